@@ -1,0 +1,30 @@
+// The reference port's kernels, callable one by one so other ports can fall back to them.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "runtime/kernels.h"
+
+namespace ax::generic {
+
+void linear_f32(const float* x, size_t rows, size_t in, const float* w, const float* bias, size_t out, float* y);
+void linear_f16(const float* x, size_t rows, size_t in, const uint16_t* w, const float* bias, size_t out, float* y);
+void linear_i8(const int8_t* xq, const float* xscale, size_t rows, size_t in, const int8_t* w, const float* wscale,
+               const float* bias, size_t out, float* y);
+void quantize_rows_i8(const float* x, size_t rows, size_t n, int8_t* q, float* scales);
+float dot_f32(const float* a, const float* b, size_t n);
+void axpy_f32(size_t n, float a, const float* x, float* y);
+void softmax_f32(float* x, size_t n);
+void layer_norm_f32(const float* x, size_t n, const float* gamma, const float* beta, float eps, float* y);
+void gelu_f32(float* x, size_t n);
+void relu_f32(float* x, size_t n);
+void add_f32(float* y, const float* x, size_t n);
+
+// The int8 rescale every port must perform in exactly this order (see runtime/kernels.h).
+inline float rescale_i8(int32_t acc, float xscale, float wscale, float bias) {
+    const float scale = xscale * wscale;
+    const float product = static_cast<float>(acc) * scale;
+    return product + bias;
+}
+
+}  // namespace ax::generic

@@ -1,0 +1,29 @@
+// Which ports this build holds. AUSPEX_HAVE_AVX2 / AUSPEX_HAVE_NEON are set by the build when the port's
+// sources are compiled in; without them the port's entry point here answers nullptr.
+#include <cstring>
+
+#include "ports/ports.h"
+
+namespace ax {
+
+#ifndef AUSPEX_HAVE_AVX2
+const Kernels* avx2_kernels() { return nullptr; }
+#endif
+#ifndef AUSPEX_HAVE_NEON
+const Kernels* neon_kernels() { return nullptr; }
+#endif
+
+const Kernels& best_kernels() {
+    if (const Kernels* k = avx2_kernels()) return *k;
+    if (const Kernels* k = neon_kernels()) return *k;
+    return generic_kernels();
+}
+
+const Kernels* kernels_by_name(const char* name) {
+    if (std::strcmp(name, "generic") == 0) return &generic_kernels();
+    if (std::strcmp(name, "avx2") == 0) return avx2_kernels();
+    if (std::strcmp(name, "neon") == 0) return neon_kernels();
+    return nullptr;
+}
+
+}  // namespace ax

@@ -1,0 +1,26 @@
+#include "runtime/attention.h"
+
+#include <cmath>
+
+namespace ax {
+
+void attend(const Kernels& k, const AttentionInput& in, size_t nhead, size_t head_dim, float* scores, float* out) {
+    const size_t d = nhead * head_dim;
+    const float scale = 1.0f / std::sqrt(static_cast<float>(head_dim));
+    for (size_t i = 0; i < in.n_q; ++i) {
+        const size_t position = in.first_position + i;
+        const size_t visible = in.causal && position + 1 < in.n_kv ? position + 1 : in.n_kv;
+        float* out_row = out + i * d;
+        for (size_t c = 0; c < d; ++c) out_row[c] = 0.0f;
+        for (size_t h = 0; h < nhead; ++h) {
+            const float* q = in.q + i * in.q_stride + h * head_dim;
+            for (size_t j = 0; j < visible; ++j)
+                scores[j] = k.dot_f32(q, in.k + j * in.kv_stride + h * head_dim, head_dim) * scale;
+            k.softmax_f32(scores, visible);
+            for (size_t j = 0; j < visible; ++j)
+                k.axpy_f32(head_dim, scores[j], in.v + j * in.kv_stride + h * head_dim, out_row + h * head_dim);
+        }
+    }
+}
+
+}  // namespace ax

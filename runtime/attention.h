@@ -1,0 +1,27 @@
+// Scaled dot-product attention over many heads, as torch.nn.MultiheadAttention computes it after the
+// input projections. Keys and values may sit in a KV cache or inside a packed qkv buffer (strides).
+#pragma once
+#include <cstddef>
+
+#include "runtime/kernels.h"
+
+namespace ax {
+
+struct AttentionInput {
+    const float* q;       // n_q rows
+    size_t q_stride;
+    const float* k;       // n_kv rows
+    const float* v;
+    size_t kv_stride;
+    size_t n_q;
+    size_t n_kv;
+    size_t first_position;  // absolute position of query row 0
+    // Causal: query at position p sees keys [0, p] (a decoder's self-attention, or the "tril" memory mask:
+    // torch.tril(ones(tgt, src)) as 0/-inf); otherwise all n_kv keys.
+    bool causal;
+};
+
+// out: n_q rows of nhead * head_dim values, contiguous. scores: scratch for n_kv floats.
+void attend(const Kernels& k, const AttentionInput& in, size_t nhead, size_t head_dim, float* scores, float* out);
+
+}  // namespace ax

@@ -1,0 +1,108 @@
+// The .axm flat-buffer model format, version 1: the constants and record layouts shared by the writer
+// (tools/) and the reader (runtime/model_file). docs/FORMAT.md is the prose specification.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+namespace ax::format {
+
+constexpr char kMagic[8] = {'A', 'U', 'S', 'P', 'E', 'X', 'M', '\0'};
+constexpr uint32_t kVersion = 1;
+constexpr uint32_t kAlignment = 64;         // every tensor's data and scales start on this boundary
+constexpr uint32_t kHeaderBytes = 64;
+constexpr uint32_t kTensorRecordBytes = 64;
+constexpr uint32_t kConfigRecordBytes = 8;
+constexpr uint32_t kMaxRank = 4;
+constexpr uint32_t kMaxTensors = 4096;
+constexpr uint32_t kMaxConfigRecords = 256;
+constexpr uint64_t kChecksumStart = 24;     // the checksum covers bytes [24, file_size)
+
+// Header field offsets (all little-endian).
+namespace header {
+constexpr size_t magic = 0;            // char[8]
+constexpr size_t version = 8;          // u32
+constexpr size_t flags = 12;           // u32, must be 0 in version 1
+constexpr size_t checksum = 16;        // u64, FNV-1a 64 of bytes [24, file_size)
+constexpr size_t file_size = 24;       // u64
+constexpr size_t family = 32;          // u32, Family
+constexpr size_t config_count = 36;    // u32, number of 8-byte config records
+constexpr size_t config_offset = 40;   // u64
+constexpr size_t tensor_count = 48;    // u32
+constexpr size_t reserved = 52;        // u32, must be 0
+constexpr size_t tensor_offset = 56;   // u64
+}  // namespace header
+
+enum class Family : uint32_t { forecaster = 1 };
+
+enum class DType : uint8_t { f32 = 0, f16 = 1, i8 = 2 };
+
+inline uint32_t dtype_bytes(DType t) { return t == DType::f32 ? 4u : t == DType::f16 ? 2u : 1u; }
+
+// Config records: u32 key, u32 value. Float values are stored as their IEEE-754 bit pattern.
+enum class ConfigKey : uint32_t {
+    d_model = 1,
+    nhead = 2,
+    dim_feedforward = 3,
+    encoder_layers = 4,
+    decoder_layers = 5,
+    n_features = 6,
+    n_outputs = 7,
+    activation = 8,           // Activation
+    norm_first = 9,           // 0 | 1
+    layer_norm_eps = 10,      // f32 bits
+    positional_encoding = 11, // PositionalEncoding
+    memory_mask = 12,         // MemoryMask
+    encoder_final_norm = 13,  // 0 | 1
+    decoder_final_norm = 14,  // 0 | 1
+    normalization = 15,       // Normalization
+};
+
+enum class Activation : uint32_t { relu = 0, gelu = 1 };
+enum class PositionalEncoding : uint32_t { none = 0, sinusoidal = 1 };
+enum class MemoryMask : uint32_t { none = 0, tril = 1 };
+enum class Normalization : uint32_t { none = 0, global = 1, last_value = 2 };
+
+// Tensor record field offsets.
+namespace tensor {
+constexpr size_t role = 0;           // u16, Role
+constexpr size_t layer = 2;          // u16, layer index, kNoLayer when the role is not per layer
+constexpr size_t dtype = 4;          // u8, DType
+constexpr size_t rank = 5;           // u8, 1..kMaxRank
+constexpr size_t reserved = 6;       // u16, must be 0
+constexpr size_t dims = 8;           // u32[4], unused dims are 0
+constexpr size_t data_offset = 24;   // u64, multiple of kAlignment
+constexpr size_t data_bytes = 32;    // u64, product(dims) * dtype_bytes
+constexpr size_t scale_offset = 40;  // u64, int8 only: one f32 scale per row (dims[0]); else 0
+constexpr size_t scale_bytes = 48;   // u64
+constexpr size_t reserved2 = 56;     // u64, must be 0
+}  // namespace tensor
+
+constexpr uint16_t kNoLayer = 0xFFFF;
+
+// What a tensor is for. Weight matrices keep PyTorch's [out, in] layout. The numbers are part of the
+// format; roles from kFirstLayerRole on are per layer (the record's layer field says which).
+enum class Role : uint16_t {
+    src_embed_weight = 1, src_embed_bias,
+    tgt_embed_weight, tgt_embed_bias,
+    generator_weight, generator_bias,
+    encoder_norm_weight, encoder_norm_bias,
+    decoder_norm_weight, decoder_norm_bias,
+    input_mean, input_scale,  // normalization parameters, [n_features]
+
+    enc_attn_in_weight = 32, enc_attn_in_bias, enc_attn_out_weight, enc_attn_out_bias,
+    enc_ff1_weight, enc_ff1_bias, enc_ff2_weight, enc_ff2_bias,
+    enc_norm1_weight, enc_norm1_bias, enc_norm2_weight, enc_norm2_bias,
+
+    dec_attn_in_weight = 64, dec_attn_in_bias, dec_attn_out_weight, dec_attn_out_bias,
+    dec_cross_in_weight, dec_cross_in_bias, dec_cross_out_weight, dec_cross_out_bias,
+    dec_ff1_weight, dec_ff1_bias, dec_ff2_weight, dec_ff2_bias,
+    dec_norm1_weight, dec_norm1_bias, dec_norm2_weight, dec_norm2_bias, dec_norm3_weight, dec_norm3_bias,
+};
+constexpr uint16_t kFirstLayerRole = 32;
+
+// Canonical PyTorch-style name of a role, for inspect and error messages (nullptr when unknown), e.g.
+// "encoder.layers.{}.self_attn.in_proj_weight" where {} stands for the layer index.
+const char* role_name(Role role);
+inline bool role_is_per_layer(Role role) { return static_cast<uint16_t>(role) >= kFirstLayerRole; }
+
+}  // namespace ax::format

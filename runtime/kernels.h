@@ -1,0 +1,44 @@
+// The kernel interface: every hot loop of the runtime goes through one of these function pointers, so a
+// port (ports/<isa>/) can replace any of them. ports/generic/ is the reference that defines the results.
+//
+// Conventions: weight matrices are PyTorch's [out, in] row-major layout; x holds `rows` contiguous rows of
+// `in` values; y gets `rows` rows of `out` values; a null bias means zero. All kernels are pure and
+// reentrant and never allocate.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+namespace ax {
+
+struct Kernels {
+    const char* name;
+
+    // y = x W^T + b with float32, IEEE half and int8 weights. The int8 form takes x already quantized
+    // per row (xq, xscale) and weight scales per output row; it accumulates exact int32 dot products and
+    // rescales each once: y = float(acc) * (xscale[r] * wscale[o]) + b[o], in that order, no FMA, so every
+    // port gives bit-identical results.
+    void (*linear_f32)(const float* x, size_t rows, size_t in, const float* w, const float* bias, size_t out,
+                       float* y);
+    void (*linear_f16)(const float* x, size_t rows, size_t in, const uint16_t* w, const float* bias, size_t out,
+                       float* y);
+    void (*linear_i8)(const int8_t* xq, const float* xscale, size_t rows, size_t in, const int8_t* w,
+                      const float* wscale, const float* bias, size_t out, float* y);
+    // Symmetric per-row quantization: scale = max|x| / 127, q = round_half_even(x * (127 / max|x|)),
+    // an all-zero row gets scale 0 and q = 0. Exactly these float operations, for bit-identical ports.
+    void (*quantize_rows_i8)(const float* x, size_t rows, size_t n, int8_t* q, float* scales);
+
+    float (*dot_f32)(const float* a, const float* b, size_t n);
+    // y += a * x
+    void (*axpy_f32)(size_t n, float a, const float* x, float* y);
+    // In place, numerically stable (max subtracted first).
+    void (*softmax_f32)(float* x, size_t n);
+    // y = (x - mean) / sqrt(var + eps) * gamma + beta, biased variance as in torch.nn.LayerNorm.
+    void (*layer_norm_f32)(const float* x, size_t n, const float* gamma, const float* beta, float eps, float* y);
+    // In place: exact GELU 0.5 x (1 + erf(x / sqrt 2)) as torch's default, and ReLU.
+    void (*gelu_f32)(float* x, size_t n);
+    void (*relu_f32)(float* x, size_t n);
+    // y += x
+    void (*add_f32)(float* y, const float* x, size_t n);
+};
+
+}  // namespace ax

@@ -1,0 +1,32 @@
+#include "runtime/linear.h"
+
+namespace ax {
+
+Linear Linear::slice(size_t first, size_t count) const {
+    Linear s = *this;
+    const size_t elem = format::dtype_bytes(dtype);
+    s.weight = static_cast<const uint8_t*>(weight) + first * in * elem;
+    if (scales) s.scales = scales + first;
+    if (bias) s.bias = bias + first;
+    s.out = count;
+    return s;
+}
+
+void linear_forward(const Kernels& k, const Linear& layer, const float* x, size_t rows, float* y,
+                    const QuantScratch& scratch) {
+    switch (layer.dtype) {
+        case format::DType::f32:
+            k.linear_f32(x, rows, layer.in, static_cast<const float*>(layer.weight), layer.bias, layer.out, y);
+            return;
+        case format::DType::f16:
+            k.linear_f16(x, rows, layer.in, static_cast<const uint16_t*>(layer.weight), layer.bias, layer.out, y);
+            return;
+        case format::DType::i8:
+            k.quantize_rows_i8(x, rows, layer.in, scratch.q, scratch.scales);
+            k.linear_i8(scratch.q, scratch.scales, rows, layer.in, static_cast<const int8_t*>(layer.weight),
+                        layer.scales, layer.bias, layer.out, y);
+            return;
+    }
+}
+
+}  // namespace ax

@@ -1,0 +1,33 @@
+// A linear layer (torch.nn.Linear) whose weights live in the model file in any stored dtype.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "runtime/format.h"
+#include "runtime/kernels.h"
+
+namespace ax {
+
+struct Linear {
+    format::DType dtype = format::DType::f32;
+    const void* weight = nullptr;   // [out, in]
+    const float* scales = nullptr;  // int8: per output row
+    const float* bias = nullptr;    // [out] or nullptr
+    size_t in = 0;
+    size_t out = 0;
+
+    // Output rows [first, first + count) as a layer of its own: the q, k or v part of a packed in_proj.
+    Linear slice(size_t first, size_t count) const;
+};
+
+// Scratch an int8 layer needs to quantize `rows` input rows of width up to `max_in`.
+struct QuantScratch {
+    int8_t* q = nullptr;      // rows * max_in
+    float* scales = nullptr;  // rows
+};
+
+// y[rows, out] = x[rows, in] W^T + b.
+void linear_forward(const Kernels& k, const Linear& layer, const float* x, size_t rows, float* y,
+                    const QuantScratch& scratch);
+
+}  // namespace ax

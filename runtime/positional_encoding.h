@@ -1,0 +1,12 @@
+// The sinusoidal positional encoding of "Attention is all you need" and the PyTorch tutorials:
+// PE[pos, 2i] = sin(pos / 10000^(2i/d)), PE[pos, 2i+1] = cos(pos / 10000^(2i/d)), computed on the fly
+// (no table in the model or the arena) with the tutorial's float32 operations.
+#pragma once
+#include <cstddef>
+
+namespace ax {
+
+// x[r, :] += PE[first_position + r, :] for `rows` rows of width d.
+void add_sinusoidal_positions(float* x, size_t rows, size_t d, size_t first_position);
+
+}  // namespace ax

@@ -1,0 +1,78 @@
+#include "runtime/tensor_binding.h"
+
+namespace ax {
+
+namespace {
+
+using format::DType;
+using format::Role;
+
+Status describe(Status s, Role role, uint16_t layer) {
+    s.add(format::role_name(role));
+    if (layer != format::kNoLayer) s.add(" (layer ").add(static_cast<int64_t>(layer)).add(")");
+    return s;
+}
+
+Status shape_error(const TensorView& v, size_t expect0, size_t expect1) {
+    Status s = describe(Status::error(StatusCode::bad_model, "tensor "), v.role, v.layer);
+    s.add(" has shape [");
+    for (uint32_t d = 0; d < v.rank; ++d) s.add(d ? ", " : "").add(static_cast<int64_t>(v.dims[d]));
+    s.add("], the model's config needs [").add(static_cast<int64_t>(expect0));
+    if (expect1) s.add(", ").add(static_cast<int64_t>(expect1));
+    return s.add("]");
+}
+
+}  // namespace
+
+Status TensorBinder::find(Role role, uint16_t layer, TensorView* view) {
+    if (!file_.find(role, layer, view))
+        return describe(Status::error(StatusCode::bad_model, "missing tensor "), role, layer);
+    ++bound_;
+    return Status::ok();
+}
+
+Status TensorBinder::vector(Role role, uint16_t layer, size_t n, const float** result) {
+    TensorView v;
+    AX_RETURN_IF_ERROR(find(role, layer, &v));
+    if (v.rank != 1 || v.dims[0] != n) return shape_error(v, n, 0);
+    if (v.dtype != DType::f32)
+        return describe(Status::error(StatusCode::bad_model, "tensor "), role, layer).add(" must be float32");
+    *result = static_cast<const float*>(v.data);
+    return Status::ok();
+}
+
+Status TensorBinder::linear(Role weight, Role bias, uint16_t layer, size_t out, size_t in, Linear* result) {
+    TensorView v;
+    AX_RETURN_IF_ERROR(find(weight, layer, &v));
+    if (v.rank != 2 || v.dims[0] != out || v.dims[1] != in) return shape_error(v, out, in);
+    Linear l;
+    l.dtype = v.dtype;
+    l.weight = v.data;
+    l.scales = v.scales;
+    l.in = in;
+    l.out = out;
+    AX_RETURN_IF_ERROR(vector(bias, layer, out, &l.bias));
+    *result = l;
+    return Status::ok();
+}
+
+Status TensorBinder::layer_norm(Role gamma, Role beta, uint16_t layer, size_t n, LayerNormWeights* result) {
+    AX_RETURN_IF_ERROR(vector(gamma, layer, n, &result->gamma));
+    return vector(beta, layer, n, &result->beta);
+}
+
+Status TensorBinder::attention(Role in_w, uint16_t layer, size_t d, AttentionWeights* result) {
+    // The four roles of one attention are consecutive: in weight, in bias, out weight, out bias.
+    const auto r = [in_w](int k) { return static_cast<Role>(static_cast<uint16_t>(in_w) + k); };
+    AX_RETURN_IF_ERROR(linear(r(0), r(1), layer, 3 * d, d, &result->in_proj));
+    return linear(r(2), r(3), layer, d, d, &result->out_proj);
+}
+
+Status TensorBinder::check_all_used() const {
+    if (bound_ == file_.tensor_count()) return Status::ok();
+    return Status::error(StatusCode::bad_model, "the model holds ")
+        .add(static_cast<int64_t>(file_.tensor_count() - bound_))
+        .add(" tensor(s) its family and config do not use (e.g. a layer beyond the layer count)");
+}
+
+}  // namespace ax

@@ -1,0 +1,35 @@
+// Binds tensors of an opened model to the runtime's layer structures, checking each one's shape and dtype
+// against what the family expects. Shared by every model family.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "runtime/linear.h"
+#include "runtime/model_file.h"
+#include "runtime/status.h"
+#include "runtime/transformer_layer.h"
+
+namespace ax {
+
+class TensorBinder {
+public:
+    explicit TensorBinder(const ModelFile& file) : file_(file) {}
+
+    // A weight [out, in] of any stored dtype plus its float32 bias [out].
+    Status linear(format::Role weight, format::Role bias, uint16_t layer, size_t out, size_t in, Linear* result);
+    // A float32 vector of n values.
+    Status vector(format::Role role, uint16_t layer, size_t n, const float** result);
+    Status layer_norm(format::Role gamma, format::Role beta, uint16_t layer, size_t n, LayerNormWeights* result);
+    Status attention(format::Role in_w, uint16_t layer, size_t d, AttentionWeights* result);
+
+    // After binding everything the family uses: refuses a file holding tensors nobody asked for.
+    Status check_all_used() const;
+
+private:
+    Status find(format::Role role, uint16_t layer, TensorView* view);
+
+    const ModelFile& file_;
+    uint32_t bound_ = 0;
+};
+
+}  // namespace ax

@@ -1,0 +1,77 @@
+#include <cmath>
+#include <cstdio>
+
+#include "tools/cli/commands.h"
+#include "tools/csv.h"
+#include "tools/host_session.h"
+#include "tools/svg_plot.h"
+#include "tools/tool_error.h"
+
+namespace ax::cli {
+
+namespace {
+
+void write_plot(const std::string& path, const tools::Table& history, const tools::Table& forecast,
+                const tools::Table* truth) {
+    std::vector<tools::PlotPanel> panels;
+    for (size_t c = 0; c < history.cols; ++c) {
+        tools::PlotPanel p;
+        p.title = c < history.header.size() ? history.header[c] : "feature " + std::to_string(c);
+        auto column = [c](const tools::Table& t, size_t rows) {
+            std::vector<float> v;
+            for (size_t r = 0; r < rows; ++r) v.push_back(t.at(r, c));
+            return v;
+        };
+        p.series.push_back({"history", "#1f77b4", false, 0, column(history, history.rows)});
+        if (truth) p.series.push_back({"truth", "#2ca02c", true, history.rows, column(*truth, truth->rows)});
+        p.series.push_back({"forecast", "#d62728", false, history.rows, column(forecast, forecast.rows)});
+        panels.push_back(p);
+    }
+    tools::write_svg(path, tools::render_svg("auspex forecast", panels));
+}
+
+}  // namespace
+
+int cmd_forecast(const Argv& argv) {
+    const Args args(argv, {"input", "horizon", "window", "output", "plot", "truth", "port"}, {"recompute"});
+    args.expect_positionals(1, "one model (.axm)");
+    const auto m = tools::load_model(args.positionals()[0]);
+    const ForecasterConfig& c = m->forecaster.config();
+    tools::Table history = tools::read_csv(args.require("input"));
+    if (history.cols != c.n_features)
+        throw tools::ToolError("the model takes " + std::to_string(c.n_features) + " feature column(s), " +
+                               args.get("input") + " has " + std::to_string(history.cols));
+    const size_t horizon = args.get_size("horizon", 24, 1, kMaxSequenceLength);
+    const size_t window = args.get_size("window", history.rows, 1, kMaxSequenceLength);
+    if (window < history.rows) {
+        // Keep the most recent `window` rows as the encoder window.
+        history.values.erase(history.values.begin(),
+                             history.values.begin() + static_cast<long>((history.rows - window) * history.cols));
+        history.rows = window;
+    }
+    tools::HostSession session(*m, choose_kernels(args), history.rows, horizon);
+    tools::Table out;
+    out.rows = horizon;
+    out.cols = c.n_features;
+    out.header = history.header;
+    out.values = args.has("recompute") ? session.forecast_recompute(history.values.data(), history.rows, horizon)
+                                       : session.forecast(history.values.data(), history.rows, horizon);
+    const std::string path = args.get("output");
+    if (path.empty())
+        std::fputs(tools::format_csv(out).c_str(), stdout);
+    else
+        tools::write_csv(path, out);
+    if (args.has("plot")) {
+        tools::Table truth;
+        if (args.has("truth")) {
+            truth = tools::read_csv(args.get("truth"));
+            if (truth.cols != c.n_features)
+                throw tools::ToolError(args.get("truth") + " has " + std::to_string(truth.cols) +
+                                       " column(s), the forecast has " + std::to_string(c.n_features));
+        }
+        write_plot(args.get("plot"), history, out, args.has("truth") ? &truth : nullptr);
+    }
+    return 0;
+}
+
+}  // namespace ax::cli

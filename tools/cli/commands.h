@@ -1,0 +1,22 @@
+// The auspex subcommands. Each takes the arguments after its name and returns the exit status; errors
+// are thrown as ToolError (exit 1) or UsageError (exit 2) and printed by main.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "runtime/kernels.h"
+#include "tools/cli/args.h"
+
+namespace ax::cli {
+
+using Argv = std::vector<std::string>;
+
+int cmd_convert(const Argv& argv);
+int cmd_inspect(const Argv& argv);
+int cmd_run(const Argv& argv);
+int cmd_forecast(const Argv& argv);
+
+// The kernel port from --port or AUSPEX_PORT, else the best this CPU runs.
+const Kernels& choose_kernels(const Args& args);
+
+}  // namespace ax::cli

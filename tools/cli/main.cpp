@@ -1,0 +1,61 @@
+// auspex: the host CLI. One binary: convert, inspect, run, forecast.
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <string>
+
+#include "tools/cli/commands.h"
+#include "tools/tool_error.h"
+
+namespace {
+
+struct Command {
+    const char* name;
+    int (*run)(const ax::cli::Argv&);
+    const char* usage;
+};
+
+const Command kCommands[] = {
+    {"convert", ax::cli::cmd_convert, "convert CHECKPOINT(.pt|.safetensors) --config CONFIG.json -o MODEL.axm [--dtype f32|f16|int8]"},
+    {"inspect", ax::cli::cmd_inspect, "inspect MODEL.axm [--window S] [--horizon H]"},
+    {"run", ax::cli::cmd_run, "run MODEL.axm --src SRC.csv --tgt TGT.csv [-o OUT.csv] [--model-space] [--port P]"},
+    {"forecast", ax::cli::cmd_forecast,
+     "forecast MODEL.axm --input HISTORY.csv [--horizon H] [--window S] [-o OUT.csv] [--plot FC.svg [--truth T.csv]] "
+     "[--recompute] [--port P]"},
+};
+
+void print_usage(FILE* to) {
+    std::fprintf(to, "usage: auspex COMMAND ...\n");
+    for (const Command& c : kCommands) std::fprintf(to, "  auspex %s\n", c.usage);
+    std::fprintf(to, "--port generic|avx2|neon (or AUSPEX_PORT) picks the kernel port.\n");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc < 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0) {
+        print_usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    for (const Command& c : kCommands) {
+        if (std::strcmp(argv[1], c.name) != 0) continue;
+        try {
+            return c.run(ax::cli::Argv(argv + 2, argv + argc));
+        } catch (const ax::cli::UsageError& e) {
+            std::fprintf(stderr, "auspex %s: %s\nusage: auspex %s\n", c.name, e.message.c_str(), c.usage);
+            return 2;
+        } catch (const ax::tools::ToolError& e) {
+            std::fprintf(stderr, "auspex %s: error: %s\n", c.name, e.what());
+            return 1;
+        } catch (const std::bad_alloc&) {
+            std::fprintf(stderr, "auspex %s: error: out of memory\n", c.name);
+            return 1;
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "auspex %s: error: %s\n", c.name, e.what());
+            return 1;
+        }
+    }
+    std::fprintf(stderr, "auspex: unknown command \"%s\"\n", argv[1]);
+    print_usage(stderr);
+    return 2;
+}

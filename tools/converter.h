@@ -1,0 +1,19 @@
+// checkpoint + config -> .axm bytes, verified by opening the result with the runtime.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "runtime/format.h"
+
+namespace ax::tools {
+
+struct ConvertOptions {
+    std::string checkpoint_path;
+    std::string config_path;
+    format::DType dtype = format::DType::f32;  // storage of weight matrices
+};
+
+std::vector<uint8_t> convert_model(const ConvertOptions& options);
+
+}  // namespace ax::tools
