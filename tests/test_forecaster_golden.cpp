@@ -1,0 +1,97 @@
+// The forecaster against real PyTorch modules: fixtures made by tests/fixtures/gen_forecaster_fixtures.py.
+#include <doctest/doctest.h>
+
+#include "tests/test_support.h"
+#include "tools/converter.h"
+#include "tools/csv.h"
+#include "tools/host_session.h"
+#include "tools/json.h"
+
+namespace {
+
+using namespace ax;
+
+const char* const kCases[] = {"post_relu_tril", "pre_gelu_none_final", "odd_sizes", "multi_out",
+                              "pre_relu_tril",  "norm_global",         "norm_last_value"};
+
+constexpr double kTolerance = 1e-4;
+
+struct Case {
+    std::string dir;
+    size_t horizon = 0;
+    bool has_safetensors = false;
+    bool has_forecast = false;
+    tools::Table src, tgt, run_out, history, forecast;
+};
+
+Case load_case(const std::string& name) {
+    Case c;
+    c.dir = test::fixture_path("forecaster/" + name);
+    const tools::JsonValue meta = tools::parse_json_file(c.dir + "/case.json");
+    c.horizon = static_cast<size_t>(meta.find("horizon")->as_int("horizon", 1, 1000));
+    c.has_safetensors = meta.find("has_safetensors")->as_bool("has_safetensors");
+    c.has_forecast = meta.find("has_forecast")->as_bool("has_forecast");
+    c.src = tools::read_csv(c.dir + "/src.csv");
+    c.tgt = tools::read_csv(c.dir + "/tgt.csv");
+    c.run_out = tools::read_csv(c.dir + "/run_out.csv");
+    if (c.has_forecast) {
+        c.history = tools::read_csv(c.dir + "/history.csv");
+        c.forecast = tools::read_csv(c.dir + "/forecast.csv");
+    }
+    return c;
+}
+
+void check_model(const Case& c, const std::vector<uint8_t>& bytes, const std::string& label) {
+    const auto model = tools::load_model_bytes(bytes, label);
+    for (const Kernels* k : test::available_ports()) {
+        INFO(label << " on port " << std::string(k->name));
+        tools::HostSession run(*model, *k, c.src.rows, c.tgt.rows);
+        test::check_close(run.run(c.src.values.data(), c.src.rows, c.tgt.values.data(), c.tgt.rows, InputSpace::model),
+                          c.run_out.values, kTolerance, label + ": teacher-forced run");
+        if (!c.has_forecast) continue;
+        tools::HostSession fc(*model, *k, c.history.rows, c.horizon);
+        const std::vector<float> cached = fc.forecast(c.history.values.data(), c.history.rows, c.horizon);
+        test::check_close(cached, c.forecast.values, kTolerance, label + ": 24-step forecast");
+        const std::vector<float> full = fc.forecast_recompute(c.history.values.data(), c.history.rows, c.horizon);
+        test::check_close(cached, full, 1e-5, label + ": KV-cached forecast against full recompute");
+    }
+}
+
+}  // namespace
+
+TEST_CASE("forecaster matches PyTorch on every fixture, from .pt and .safetensors") {
+    for (const char* name : kCases) {
+        INFO("case " << std::string(name));
+        const Case c = load_case(name);
+        tools::ConvertOptions options;
+        options.config_path = c.dir + "/config.json";
+        options.checkpoint_path = c.dir + "/model.pt";
+        check_model(c, tools::convert_model(options), std::string(name) + " (.pt)");
+        if (c.has_safetensors) {
+            options.checkpoint_path = c.dir + "/model.safetensors";
+            check_model(c, tools::convert_model(options), std::string(name) + " (.safetensors)");
+        }
+    }
+}
+
+TEST_CASE("a session runs in exactly the arena size the model reports, and not one byte less") {
+    const Case c = load_case("pre_gelu_none_final");
+    tools::ConvertOptions options;
+    options.config_path = c.dir + "/config.json";
+    options.checkpoint_path = c.dir + "/model.pt";
+    const auto model = tools::load_model_bytes(tools::convert_model(options), "model");
+    const size_t bytes = model->forecaster.arena_bytes(c.history.rows, c.horizon);
+    REQUIRE(bytes > 0);
+    tools::AlignedBuffer arena(bytes + 64);
+    // Fill past the end with a pattern: a session that wrote beyond its size would change it.
+    for (size_t i = bytes; i < bytes + 64; ++i) arena.data()[i] = 0xA5;
+    ForecastSession session;
+    CHECK(session.init(model->forecaster, *test::available_ports().back(), arena.data(), bytes - 1, c.history.rows,
+                       c.horizon).code() == StatusCode::arena_too_small);
+    REQUIRE(session.init(model->forecaster, *test::available_ports().back(), arena.data(), bytes, c.history.rows,
+                         c.horizon).is_ok());
+    std::vector<float> out(c.horizon * 3);
+    REQUIRE(session.forecast(c.history.values.data(), c.history.rows, c.horizon, out.data()).is_ok());
+    test::check_close(out, c.forecast.values, kTolerance, "forecast inside the exact arena");
+    for (size_t i = bytes; i < bytes + 64; ++i) CHECK(arena.data()[i] == 0xA5);
+}
