@@ -23,6 +23,9 @@ void to_f16(AxmTensor& t) {
     t.data.resize(v.size() * 2);
     for (size_t i = 0; i < v.size(); ++i) {
         const uint16_t h = float_to_half(v[i]);
+        if ((h & 0x7c00u) == 0x7c00u)
+            throw ToolError("tensor " + t.source_name + " holds " + std::to_string(v[i]) +
+                            ", beyond float16's range (65504): keep this model in f32 or int8");
         t.data[2 * i] = static_cast<uint8_t>(h);
         t.data[2 * i + 1] = static_cast<uint8_t>(h >> 8);
     }
