@@ -3,6 +3,7 @@
 
 #include "tools/cli/commands.h"
 #include "tools/csv.h"
+#include "tools/forecast_report.h"
 #include "tools/host_session.h"
 #include "tools/svg_plot.h"
 #include "tools/tool_error.h"
@@ -22,9 +23,16 @@ void write_plot(const std::string& path, const tools::Table& history, const tool
             for (size_t r = 0; r < rows; ++r) v.push_back(t.at(r, c));
             return v;
         };
+        // Forecast and truth start from the last observed point so the lines join the history.
+        const float last = history.at(history.rows - 1, c);
+        auto continued = [&](const tools::Table& t) {
+            std::vector<float> v = column(t, t.rows);
+            v.insert(v.begin(), last);
+            return v;
+        };
         p.series.push_back({"history", "#1f77b4", false, 0, column(history, history.rows)});
-        if (truth) p.series.push_back({"truth", "#2ca02c", true, history.rows, column(*truth, truth->rows)});
-        p.series.push_back({"forecast", "#d62728", false, history.rows, column(forecast, forecast.rows)});
+        if (truth) p.series.push_back({"truth", "#2ca02c", true, history.rows - 1, continued(*truth)});
+        p.series.push_back({"forecast", "#d62728", false, history.rows - 1, continued(forecast)});
         panels.push_back(p);
     }
     tools::write_svg(path, tools::render_svg("auspex forecast", panels));
@@ -61,16 +69,16 @@ int cmd_forecast(const Argv& argv) {
         std::fputs(tools::format_csv(out).c_str(), stdout);
     else
         tools::write_csv(path, out);
-    if (args.has("plot")) {
-        tools::Table truth;
-        if (args.has("truth")) {
-            truth = tools::read_csv(args.get("truth"));
-            if (truth.cols != c.n_features)
-                throw tools::ToolError(args.get("truth") + " has " + std::to_string(truth.cols) +
-                                       " column(s), the forecast has " + std::to_string(c.n_features));
-        }
-        write_plot(args.get("plot"), history, out, args.has("truth") ? &truth : nullptr);
+    tools::Table truth;
+    if (args.has("truth")) {
+        truth = tools::read_csv(args.get("truth"));
+        if (truth.cols != c.n_features)
+            throw tools::ToolError(args.get("truth") + " has " + std::to_string(truth.cols) +
+                                   " column(s), the forecast has " + std::to_string(c.n_features));
+        // Printed beside the forecast only when the forecast itself went to a file.
+        if (!path.empty()) std::fputs(tools::forecast_report(out, truth).c_str(), stdout);
     }
+    if (args.has("plot")) write_plot(args.get("plot"), history, out, args.has("truth") ? &truth : nullptr);
     return 0;
 }
 

@@ -15,6 +15,8 @@ int cmd_convert(const Argv& argv);
 int cmd_inspect(const Argv& argv);
 int cmd_run(const Argv& argv);
 int cmd_forecast(const Argv& argv);
+int cmd_verify(const Argv& argv);
+int cmd_bench(const Argv& argv);
 
 // The kernel port from --port or AUSPEX_PORT, else the best this CPU runs.
 const Kernels& choose_kernels(const Args& args);

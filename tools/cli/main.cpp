@@ -1,4 +1,4 @@
-// auspex: the host CLI. One binary: convert, inspect, run, forecast.
+// auspex: the host CLI. One binary: convert, inspect, run, forecast, verify, bench.
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -22,6 +22,10 @@ const Command kCommands[] = {
     {"forecast", ax::cli::cmd_forecast,
      "forecast MODEL.axm --input HISTORY.csv [--horizon H] [--window S] [-o OUT.csv] [--plot FC.svg [--truth T.csv]] "
      "[--recompute] [--port P]"},
+    {"verify", ax::cli::cmd_verify,
+     "verify QUANT.axm --against F32.axm --input DATA.csv [--window S] [--horizon H] [--stride N] [--port P]"},
+    {"bench", ax::cli::cmd_bench,
+     "bench MODEL.axm [--window S] [--horizon H] [--runs N] [--json] [--port P]  |  bench --kernels [--json]"},
 };
 
 void print_usage(FILE* to) {
