@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all build deps test test-host test-sanitize test-cross demo clean
+.PHONY: all build deps test test-host test-sanitize test-cross fuzz demo clean
 
 all: build
 
@@ -18,6 +18,7 @@ test: deps
 	@$(MAKE) --no-print-directory test-host
 	@$(MAKE) --no-print-directory test-sanitize
 	@$(MAKE) --no-print-directory test-cross
+	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(if $(filter true,$(CI)),60,10)
 	@echo "all tests passed"
 
 test-host: build
@@ -33,6 +34,11 @@ test-sanitize:
 test-cross:
 	@echo "cross builds: not set up yet"
 # ---- end cross ----
+
+# ---- fuzz ----
+fuzz:
+	@echo "fuzz targets: not set up yet"
+# ---- end fuzz ----
 
 # Convert the bundled example forecaster, forecast the held-out tail of its series, compare with the truth.
 demo: build
