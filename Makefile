@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all build deps test test-host test-sanitize test-cross fuzz demo clean
+.PHONY: all build deps test test-host test-sanitize test-cross test-firmware firmware size fuzz demo clean
 
 all: build
 
@@ -18,6 +18,7 @@ test: deps
 	@$(MAKE) --no-print-directory test-host
 	@$(MAKE) --no-print-directory test-sanitize
 	@$(MAKE) --no-print-directory test-cross
+	@$(MAKE) --no-print-directory test-firmware
 	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(if $(filter true,$(CI)),60,10)
 	@echo "all tests passed"
 
@@ -34,6 +35,15 @@ test-sanitize:
 test-cross:
 	@echo "cross builds: not set up yet"
 # ---- end cross ----
+
+# ---- firmware ----
+firmware:
+	@echo "firmware: not set up yet"
+test-firmware:
+	@echo "firmware tests: not set up yet"
+size:
+	@echo "size: not set up yet"
+# ---- end firmware ----
 
 # ---- fuzz ----
 fuzz:
