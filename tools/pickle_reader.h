@@ -1,0 +1,40 @@
+// Reads the pickle (data.pkl) inside a torch.save archive without executing anything: a small stack
+// machine that knows the opcodes of pickle protocols 2-5 that torch writes and understands only the
+// globals torch uses to rebuild tensors. Any other class is kept as an opaque object so that a whole
+// pickled nn.Module can be named and refused, not run.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ax::tools {
+
+// One storage as torch.save's persistent id describes it; its bytes are the archive entry data/<key>.
+struct PickledStorage {
+    std::string key;
+    std::string type;  // torch storage class without the module, e.g. "FloatStorage"
+    int64_t numel = 0;
+};
+
+// A tensor as torch._utils._rebuild_tensor_v2 describes it: a strided view of one storage. The parser
+// has already checked that every element the view addresses lies inside the storage.
+struct PickledTensor {
+    std::string name;
+    size_t storage = 0;  // index into PickledStateDict::storages
+    int64_t offset = 0;  // in elements
+    std::vector<int64_t> size;
+    std::vector<int64_t> stride;
+    int64_t numel = 0;
+};
+
+struct PickledStateDict {
+    std::vector<PickledStorage> storages;  // one per distinct key
+    std::vector<PickledTensor> tensors;    // in the pickle's order
+};
+
+// Interprets a data.pkl holding a state_dict, or a dict nesting one under a key such as "state_dict" or
+// "model_state_dict". Throws ToolError for anything else, saying what to save instead.
+PickledStateDict parse_torch_pickle(const uint8_t* data, size_t size);
+
+}  // namespace ax::tools
