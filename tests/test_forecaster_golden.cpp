@@ -95,3 +95,19 @@ TEST_CASE("a session runs in exactly the arena size the model reports, and not o
     test::check_close(out, c.forecast.values, kTolerance, "forecast inside the exact arena");
     for (size_t i = bytes; i < bytes + 64; ++i) CHECK(arena.data()[i] == 0xA5);
 }
+
+TEST_CASE("the bundled example forecaster reproduces PyTorch's own forecast of the demo window") {
+    const std::string dir = std::string(AUSPEX_SOURCE_DIR) + "/models/example";
+    tools::ConvertOptions options;
+    options.checkpoint_path = dir + "/forecaster.pt";
+    options.config_path = dir + "/config.json";
+    const auto model = tools::load_model_bytes(tools::convert_model(options), "example");
+    const tools::Table history = tools::read_csv(dir + "/history.csv");
+    const tools::Table expected = tools::read_csv(dir + "/expected_forecast.csv");
+    for (const Kernels* k : test::available_ports()) {
+        INFO("port " << std::string(k->name));
+        tools::HostSession s(*model, *k, history.rows, expected.rows);
+        test::check_close(s.forecast(history.values.data(), history.rows, expected.rows), expected.values, kTolerance,
+                          "example forecast");
+    }
+}
