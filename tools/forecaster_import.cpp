@@ -204,7 +204,7 @@ AxmModel import_forecaster(const TensorMap& tensors, const ConvertConfig& config
 
     const std::string first_in = enc.prefix + "0.self_attn.in_proj_weight";
     const auto& in_shape = tensors.at(first_in).shape;
-    if (in_shape.size() != 2 || in_shape[0] != 3 * in_shape[1])
+    if (in_shape.size() != 2 || in_shape[1] < 1 || in_shape[0] != 3 * in_shape[1])
         throw ToolError("tensor " + first_in + " has shape " + shape_text(in_shape) + ", expected [3*d_model, d_model]");
     const int64_t d = in_shape[1];
     check_stated(config.d_model, d, "d_model", first_in, in_shape);

@@ -22,8 +22,10 @@ void quantize_rows_i8(const float* x, size_t rows, size_t n, int8_t* q, float* s
         const float inv = 127.0f / amax;
         for (size_t i = 0; i < n; ++i) {
             // nearbyint rounds half to even in the default rounding mode, as SIMD conversions do.
+            // A row whose amax is below ~3.7e-37 makes inv infinite: 0 * inf is NaN, which maps to 0.
             float v = std::nearbyint(xr[i] * inv);
             v = v > 127.0f ? 127.0f : (v < -127.0f ? -127.0f : v);
+            if (v != v) v = 0.0f;
             qr[i] = static_cast<int8_t>(v);
         }
     }

@@ -1,0 +1,54 @@
+// The AVX2 port's kernel table, handed out only when the CPU running the program has AVX2, FMA and F16C
+// and the OS saves the YMM registers. This file is compiled with -mavx2 like the rest of the port, so the
+// check is plain integer code (cpuid, xgetbv) in functions marked target("no-avx"): nothing here may
+// execute an AVX instruction before the answer is known.
+#include <cpuid.h>
+
+#include <cstdint>
+
+#include "ports/avx2/avx2.h"
+#include "ports/ports.h"
+
+namespace ax {
+namespace {
+
+const Kernels kAvx2Table = {
+    "avx2",
+    avx2::linear_f32,
+    avx2::linear_f16,
+    avx2::linear_i8,
+    avx2::quantize_rows_i8,
+    avx2::dot_f32,
+    avx2::axpy_f32,
+    avx2::softmax_f32,
+    avx2::layer_norm_f32,
+    avx2::gelu_f32,
+    avx2::relu_f32,
+    avx2::add_f32,
+};
+
+__attribute__((target("no-avx"))) bool cpu_has_avx2_fma_f16c() {
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx)) return false;
+    const bool fma = (ecx & (1u << 12)) != 0;
+    const bool osxsave = (ecx & (1u << 27)) != 0;
+    const bool avx = (ecx & (1u << 28)) != 0;
+    const bool f16c = (ecx & (1u << 29)) != 0;
+    if (!(fma && osxsave && avx && f16c)) return false;
+    // XCR0 bits 1 and 2: the OS saves SSE and AVX (YMM) state across context switches.
+    uint32_t xcr0_lo = 0, xcr0_hi = 0;
+    __asm__ volatile("xgetbv" : "=a"(xcr0_lo), "=d"(xcr0_hi) : "c"(0));
+    if ((xcr0_lo & 6u) != 6u) return false;
+    if (__get_cpuid_max(0, nullptr) < 7) return false;
+    __cpuid_count(7, 0, eax, ebx, ecx, edx);
+    return (ebx & (1u << 5)) != 0;  // AVX2
+}
+
+}  // namespace
+
+__attribute__((target("no-avx"))) const Kernels* avx2_kernels() {
+    static const bool supported = cpu_has_avx2_fma_f16c();
+    return supported ? &kAvx2Table : nullptr;
+}
+
+}  // namespace ax

@@ -1,0 +1,442 @@
+// The checks every kernel port must pass: each port in ax::test::available_ports() against the generic
+// reference on deterministic random data. Shapes include rows 1, in/out 1, odd sizes, tails shorter than
+// a vector, row counts that are no multiple of any blocking, inputs crossing the AVX2 port's 256-input
+// panels, and pointers offset by one float from the allocation (so not vector-aligned). int8 products
+// and quantization must be bit-identical; float kernels agree within 1e-5 (relative to sum |x_i w_i|
+// for sums, else |a - b| <= 1e-5 * max(1, |b|)). Outputs carry canaries after their end, and the inputs
+// are allocated to their exact size so AddressSanitizer sees any read past them.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "ports/ports.h"
+#include "runtime/half.h"
+#include "tests/test_support.h"
+
+namespace {
+
+using ax::Kernels;
+
+// xorshift64*: the same numbers with every standard library (std:: distributions are not portable).
+struct Rng {
+    uint64_t s;
+    explicit Rng(uint64_t seed) : s(seed * 0x9E3779B97F4A7C15ull + 1) {}
+    uint64_t next() {
+        s ^= s >> 12;
+        s ^= s << 25;
+        s ^= s >> 27;
+        return s * 0x2545F4914F6CDD1Dull;
+    }
+    // Uniform in [-scale, scale).
+    float uniform(float scale = 1.0f) {
+        const float u = static_cast<float>(next() >> 40) * (1.0f / 16777216.0f);  // [0, 1), 24 bits
+        return (2.0f * u - 1.0f) * scale;
+    }
+    int8_t i8() { return static_cast<int8_t>(static_cast<int>(next() >> 56) - 128); }  // -128..127
+};
+
+// A buffer whose data starts `offset` elements into its allocation; the allocation ends exactly at the
+// end of the data (inputs: ASan sees over-reads) or `canary` elements later (outputs: checked after).
+template <class T>
+struct Buf {
+    std::vector<T> storage;
+    size_t offset = 0, n = 0, canary = 0;
+    Buf(size_t n_, size_t offset_, size_t canary_ = 0) : storage(offset_ + n_ + canary_), offset(offset_), n(n_), canary(canary_) {}
+    T* data() { return storage.data() + offset; }
+    const T* data() const { return storage.data() + offset; }
+    T& operator[](size_t i) { return data()[i]; }
+    const T& operator[](size_t i) const { return data()[i]; }
+    std::vector<T> values() const { return std::vector<T>(data(), data() + n); }
+};
+
+constexpr float kCanary = -12345.678f;
+
+Buf<float> random_floats(Rng& rng, size_t n, size_t offset, float scale = 1.0f) {
+    Buf<float> b(n, offset);
+    for (size_t i = 0; i < n; ++i) b[i] = rng.uniform(scale);
+    return b;
+}
+
+Buf<float> output(size_t n, size_t offset) {
+    Buf<float> b(n, offset, 8);
+    for (float& v : b.storage) v = kCanary;
+    return b;
+}
+
+bool canaries_intact(const Buf<float>& b) {
+    for (size_t i = 0; i < b.offset; ++i)
+        if (b.storage[i] != kCanary) return false;
+    for (size_t i = b.offset + b.n; i < b.storage.size(); ++i)
+        if (b.storage[i] != kCanary) return false;
+    return true;
+}
+
+uint32_t bits_of(float f) {
+    uint32_t u;
+    std::memcpy(&u, &f, sizeof u);
+    return u;
+}
+
+bool close(float got, float want, double scale = 0.0) {
+    const double tol = 1e-5 * std::fmax(1.0, std::fmax(std::fabs(static_cast<double>(want)), scale));
+    return std::fabs(static_cast<double>(got) - static_cast<double>(want)) <= tol;
+}
+
+// The ports under test besides generic itself (generic against itself would prove nothing).
+std::vector<const Kernels*> ports_to_test() {
+    std::vector<const Kernels*> ports;
+    for (const Kernels* k : ax::test::available_ports())
+        if (k != &ax::generic_kernels()) ports.push_back(k);
+    return ports;
+}
+
+struct LinearCase {
+    size_t rows, in, out;
+};
+
+// Every combination of awkward sizes, plus shapes of real layers and ones crossing 256-input panels.
+std::vector<LinearCase> linear_cases() {
+    std::vector<LinearCase> cases;
+    const size_t rows[] = {1, 2, 3, 4, 5, 6, 7, 8, 12, 13, 19};
+    const size_t ins[] = {1, 3, 7, 8, 9, 13, 16, 17, 31, 33, 65, 127};
+    const size_t outs[] = {1, 3, 4, 7, 8, 9, 13, 16, 17, 31, 33, 65};
+    for (size_t r : rows)
+        for (size_t i : ins)
+            for (size_t o : outs) cases.push_back({r, i, o});
+    const LinearCase big[] = {{1, 256, 1024}, {2, 257, 63},  {3, 300, 17},  {5, 511, 40},  {24, 512, 70},
+                              {96, 64, 256},  {37, 300, 50}, {7, 1000, 9},  {13, 769, 33}, {96, 256, 100},
+                              {1, 4099, 5},   {6, 256, 16},  {12, 255, 32}, {18, 513, 48}, {70, 280, 21},
+                              {80, 513, 17},  {65, 260, 31}, {1, 33, 8},    {2, 64, 12},  {3, 95, 9}};
+    for (const LinearCase& c : big) cases.push_back(c);
+    return cases;
+}
+
+// sum_i |x_i w_i| + |b|: the scale a float dot product's rounding error is relative to.
+template <class W>
+double abs_sum(const float* x, const W* w, size_t in, float b) {
+    double s = std::fabs(static_cast<double>(b));
+    for (size_t i = 0; i < in; ++i) s += std::fabs(static_cast<double>(x[i]) * static_cast<double>(w[i]));
+    return s;
+}
+
+std::vector<float> halves_as_floats(const uint16_t* h, size_t n) {
+    std::vector<float> f(n);
+    for (size_t i = 0; i < n; ++i) f[i] = ax::half_to_float(h[i]);
+    return f;
+}
+
+}  // namespace
+
+TEST_CASE("ports: linear_f32 and linear_f16 agree with generic within 1e-5 of sum |x w|") {
+    const Kernels& ref = ax::generic_kernels();
+    for (const Kernels* port : ports_to_test()) {
+        Rng rng(1);
+        size_t index = 0;
+        for (const LinearCase& c : linear_cases()) {
+            ++index;
+            const size_t off = index % 2;  // every other case unaligned by one float
+            const bool with_bias = (index / 2) % 2 == 0;
+            INFO("port " << std::string(port->name) << ": rows " << c.rows << " in " << c.in << " out " << c.out << " offset "
+                         << off << (with_bias ? " bias" : " no bias"));
+            const Buf<float> x = random_floats(rng, c.rows * c.in, off);
+            const Buf<float> w = random_floats(rng, c.out * c.in, off, 0.5f);
+            const Buf<float> bias = random_floats(rng, c.out, off);
+            Buf<uint16_t> wh(c.out * c.in, off);
+            for (size_t i = 0; i < wh.n; ++i) wh[i] = ax::float_to_half(w[i]);
+            const std::vector<float> whf = halves_as_floats(wh.data(), wh.n);
+            const float* b = with_bias ? bias.data() : nullptr;
+
+            Buf<float> want = output(c.rows * c.out, off), got = output(c.rows * c.out, off);
+            ref.linear_f32(x.data(), c.rows, c.in, w.data(), b, c.out, want.data());
+            port->linear_f32(x.data(), c.rows, c.in, w.data(), b, c.out, got.data());
+            REQUIRE(canaries_intact(got));
+            for (size_t r = 0; r < c.rows; ++r)
+                for (size_t o = 0; o < c.out; ++o) {
+                    const double scale = abs_sum(x.data() + r * c.in, w.data() + o * c.in, c.in, b ? b[o] : 0.0f);
+                    const size_t k = r * c.out + o;
+                    if (!close(got[k], want[k], scale)) {
+                        INFO("linear_f32 y[" << r << "][" << o << "] = " << got[k] << ", generic " << want[k]);
+                        REQUIRE(close(got[k], want[k], scale));
+                    }
+                }
+
+            Buf<float> want16 = output(c.rows * c.out, off), got16 = output(c.rows * c.out, off);
+            ref.linear_f16(x.data(), c.rows, c.in, wh.data(), b, c.out, want16.data());
+            port->linear_f16(x.data(), c.rows, c.in, wh.data(), b, c.out, got16.data());
+            REQUIRE(canaries_intact(got16));
+            for (size_t r = 0; r < c.rows; ++r)
+                for (size_t o = 0; o < c.out; ++o) {
+                    const double scale = abs_sum(x.data() + r * c.in, whf.data() + o * c.in, c.in, b ? b[o] : 0.0f);
+                    const size_t k = r * c.out + o;
+                    if (!close(got16[k], want16[k], scale)) {
+                        INFO("linear_f16 y[" << r << "][" << o << "] = " << got16[k] << ", generic " << want16[k]);
+                        REQUIRE(close(got16[k], want16[k], scale));
+                    }
+                }
+        }
+    }
+}
+
+TEST_CASE("ports: half weights convert exactly, every finite half") {
+    // x = 1 and one weight per output row: y[o] is the half's value, exactly (the sum 0 + h is exact).
+    for (const Kernels* port : ports_to_test()) {
+        INFO("port " << std::string(port->name));
+        std::vector<uint16_t> w;
+        for (uint32_t h = 0; h < 0x10000; ++h)
+            if ((h & 0x7c00u) != 0x7c00u) w.push_back(static_cast<uint16_t>(h));
+        const float one = 1.0f;
+        std::vector<float> y(w.size());
+        port->linear_f16(&one, 1, 1, w.data(), nullptr, w.size(), y.data());
+        for (size_t i = 0; i < w.size(); ++i) {
+            const float want = 0.0f + ax::half_to_float(w[i]);
+            if (bits_of(y[i]) != bits_of(want)) {
+                INFO("half " << w[i] << ": " << y[i] << ", want " << want);
+                REQUIRE(bits_of(y[i]) == bits_of(want));
+            }
+        }
+    }
+}
+
+TEST_CASE("ports: linear_i8 is bit-identical to generic") {
+    const Kernels& ref = ax::generic_kernels();
+    for (const Kernels* port : ports_to_test()) {
+        Rng rng(2);
+        size_t index = 0;
+        for (const LinearCase& c : linear_cases()) {
+            ++index;
+            const size_t off = index % 2;
+            const bool with_bias = (index / 2) % 2 == 0;
+            INFO("port " << std::string(port->name) << ": rows " << c.rows << " in " << c.in << " out " << c.out << " offset "
+                         << off << (with_bias ? " bias" : " no bias") << (index % 3 == 0 ? " x with -128" : ""));
+            // W over the full int8 range, -128 included (a model file might hold it); x as quantize_rows_i8
+            // makes it, [-127, 127], in two cases of three, else with -128 too (ports may take another path).
+            const bool x_full_range = index % 3 == 0;
+            Buf<int8_t> xq(c.rows * c.in, off), wq(c.out * c.in, off);
+            for (size_t i = 0; i < xq.n; ++i) {
+                const int8_t v = rng.i8();
+                xq[i] = x_full_range || v != -128 ? v : int8_t(-127);
+            }
+            for (size_t i = 0; i < wq.n; ++i) wq[i] = rng.i8();
+            Buf<float> xs(c.rows, off), ws(c.out, off);
+            for (size_t i = 0; i < xs.n; ++i) xs[i] = 1e-3f + std::fabs(rng.uniform(0.05f));
+            for (size_t i = 0; i < ws.n; ++i) ws[i] = 1e-3f + std::fabs(rng.uniform(0.05f));
+            const Buf<float> bias = random_floats(rng, c.out, off);
+            const float* b = with_bias ? bias.data() : nullptr;
+            Buf<float> want = output(c.rows * c.out, off), got = output(c.rows * c.out, off);
+            ref.linear_i8(xq.data(), xs.data(), c.rows, c.in, wq.data(), ws.data(), b, c.out, want.data());
+            port->linear_i8(xq.data(), xs.data(), c.rows, c.in, wq.data(), ws.data(), b, c.out, got.data());
+            REQUIRE(canaries_intact(got));
+            REQUIRE(std::memcmp(got.data(), want.data(), got.n * sizeof(float)) == 0);
+        }
+    }
+}
+
+TEST_CASE("ports: linear_i8 is exact at the ends of the int8 range") {
+    // Constant x and W at the ends of the range, where a saturating int16 pair sum breaks (-128 * -128 * 2
+    // = 2^15), on one row (GEMV paths) and several, for long rows and every tail.
+    const Kernels& ref = ax::generic_kernels();
+    for (const Kernels* port : ports_to_test()) {
+        for (size_t rows : {1u, 5u}) {
+            for (size_t in : {1u, 15u, 16u, 17u, 31u, 32u, 33u, 63u, 4095u, 4096u, 4097u}) {
+                for (int xv : {-128, -127, 127}) {
+                    for (int wv : {-128, -127, 127}) {
+                        INFO("port " << std::string(port->name) << ": rows " << rows << " in " << in << " x " << xv
+                                     << " w " << wv);
+                        const size_t out = 11;
+                        std::vector<int8_t> xq(rows * in, static_cast<int8_t>(xv)), wq(out * in, static_cast<int8_t>(wv));
+                        std::vector<float> xs(rows, 1.0f), ws(out, 1.0f), want(rows * out), got(rows * out);
+                        ref.linear_i8(xq.data(), xs.data(), rows, in, wq.data(), ws.data(), nullptr, out, want.data());
+                        port->linear_i8(xq.data(), xs.data(), rows, in, wq.data(), ws.data(), nullptr, out, got.data());
+                        for (size_t i = 0; i < got.size(); ++i) {
+                            REQUIRE(bits_of(got[i]) == bits_of(want[i]));
+                            REQUIRE(got[i] == static_cast<float>(xv * wv * static_cast<int32_t>(in)));
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+TEST_CASE("ports: quantize_rows_i8 is bit-identical to generic, edge rows included") {
+    const Kernels& ref = ax::generic_kernels();
+    const float denorm = std::numeric_limits<float>::denorm_min();
+    std::vector<std::vector<float>> rows = {
+        {0.0f},
+        {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+        {-0.0f, 0.0f, -0.0f, 0, 0, 0, 0, 0, 0},
+        // One huge outlier: everything else rounds to 0 or +-1.
+        {0.1f, -0.2f, 0.3f, 1e30f, -0.4f, 0.5f, 0.6f, -0.7f, 0.8f, 0.9f, 1.0f, -1.1f, 1.2f, 5e27f, -4e27f, 3.9e27f},
+        {0.1f, -0.2f, 0.3f, -3e38f, -0.4f, 0.5f, 0.6f, -0.7f, 0.8f, 0.9f, 1.0f, -1.1f, 1.2f},
+        // Negative only.
+        {-1.0f, -2.0f, -3.5f, -0.25f, -7.0f, -100.0f, -0.001f, -42.0f, -99.5f, -13.0f, -8.0f, -0.5f},
+        // amax 127: x * inv is x itself, so the halves are exact ties and round to even.
+        {127, 0.5f, 1.5f, 2.5f, -0.5f, -1.5f, -2.5f, 3.5f, 125.5f, -126.5f, 63.5f, -64.5f, 0.49999997f, 100.5f,
+         -100.5f, 4.5f, 5.5f, -5.5f, 6.5f, 7.5f, -7.5f, 8.5f, 9.5f, 10.5f, 11.5f, -12.5f, 126.5f, -0.5f, 0.5f,
+         -1.5f, 1.5f, 2.5f, -3.5f},
+        // amax 254: x * inv = x / 2, ties again.
+        {254, 1, 3, 5, 7, -1, -3, -5, -7, 9, 11, 13, 15, -17, -19, -21, 251, -253, 253, -251, 25, 27, -29, 31},
+        // amax 63.5: inv = 2, x.25 -> x.5 ties.
+        {63.5f, 0.25f, 0.75f, 1.25f, -0.25f, -0.75f, -1.25f, 10.25f, -20.75f, 30.25f, 62.25f, -62.75f},
+        // Tiny amax: 127 / amax overflows to infinity and every (nonzero) x * inv saturates to +-127.
+        {1e-38f, -2e-38f, 5e-39f, denorm, -denorm, 3e-39f, 1e-39f, 2e-38f, -1e-45f},
+        {denorm, -denorm, denorm, denorm, -denorm, denorm, -denorm, denorm, denorm},
+        // Huge amax.
+        {1e38f, -3e38f, 1, -1, 1e-30f, 2e37f, 5e30f, -2.9e38f, 3.4e38f, 1.7e38f},
+        // One value, and values just below and above a tie.
+        {-3.0f},
+        {127, 0.49999997f, 0.50000006f, 1.4999999f, 1.5000001f, -2.4999998f, -2.5000002f},
+    };
+    Rng rng(3);
+    for (size_t n : {1u, 2u, 7u, 8u, 9u, 15u, 16u, 17u, 31u, 32u, 33u, 63u, 64u, 65u, 127u, 257u, 1000u}) {
+        std::vector<float> r(n);
+        for (float& v : r) v = rng.uniform(3.0f);
+        rows.push_back(r);
+        for (float& v : r) v = std::round(rng.uniform(1.0f) * 64.0f) / 64.0f;  // many exact ties
+        r[0] = 1.0f;
+        rows.push_back(r);
+    }
+    for (const Kernels* port : ports_to_test()) {
+        for (size_t k = 0; k < rows.size(); ++k) {
+            for (size_t off : {0u, 1u}) {
+                // Each row twice (the second reversed), so every row starts at a different alignment too.
+                const std::vector<float>& row = rows[k];
+                const size_t n = row.size();
+                Buf<float> x(2 * n, off);
+                for (size_t i = 0; i < n; ++i) x[i] = x[2 * n - 1 - i] = row[i];
+                Buf<int8_t> qa(2 * n, off), qb(2 * n, off);
+                Buf<float> sa(2, off), sb(2, off);
+                ref.quantize_rows_i8(x.data(), 2, n, qa.data(), sa.data());
+                port->quantize_rows_i8(x.data(), 2, n, qb.data(), sb.data());
+                INFO("port " << std::string(port->name) << ": row " << k << " (n " << n << ") offset " << off);
+                CHECK(bits_of(sa[0]) == bits_of(sb[0]));
+                CHECK(bits_of(sa[1]) == bits_of(sb[1]));
+                for (size_t i = 0; i < 2 * n; ++i) {
+                    if (qa[i] != qb[i]) {
+                        INFO("element " << i << " = " << x[i] << ": " << int(qb[i]) << ", generic " << int(qa[i]));
+                        REQUIRE(qa[i] == qb[i]);
+                    }
+                }
+            }
+        }
+    }
+}
+
+TEST_CASE("ports: dot, axpy, add and relu agree with generic") {
+    const Kernels& ref = ax::generic_kernels();
+    for (const Kernels* port : ports_to_test()) {
+        Rng rng(4);
+        std::vector<size_t> sizes;
+        for (size_t n = 0; n <= 70; ++n) sizes.push_back(n);
+        for (size_t n : {127u, 128u, 129u, 255u, 1000u, 4097u}) sizes.push_back(n);
+        for (size_t n : sizes) {
+            for (size_t off : {0u, 1u}) {
+                INFO("port " << std::string(port->name) << ": n " << n << " offset " << off);
+                const Buf<float> a = random_floats(rng, n, off, 2.0f), b = random_floats(rng, n, off, 2.0f);
+                const double scale = abs_sum(a.data(), b.data(), n, 0.0f);
+                CHECK(close(port->dot_f32(a.data(), b.data(), n), ref.dot_f32(a.data(), b.data(), n), scale));
+
+                Buf<float> ya = output(n, off), yb = output(n, off);
+                for (size_t i = 0; i < n; ++i) ya[i] = yb[i] = b[i];
+                ref.axpy_f32(n, -0.37f, a.data(), ya.data());
+                port->axpy_f32(n, -0.37f, a.data(), yb.data());
+                CHECK(canaries_intact(yb));
+                ax::test::check_close(yb.values(), ya.values(), 1e-5, "axpy");
+
+                for (size_t i = 0; i < n; ++i) ya[i] = yb[i] = b[i];
+                ref.add_f32(ya.data(), a.data(), n);
+                port->add_f32(yb.data(), a.data(), n);
+                CHECK(canaries_intact(yb));
+                ax::test::check_close(yb.values(), ya.values(), 1e-5, "add");
+
+                for (size_t i = 0; i < n; ++i) ya[i] = yb[i] = (i % 5 == 3) ? -0.0f : a[i];
+                ref.relu_f32(ya.data(), n);
+                port->relu_f32(yb.data(), n);
+                CHECK(canaries_intact(yb));
+                CHECK(std::memcmp(ya.data(), yb.data(), n * sizeof(float)) == 0);
+            }
+        }
+    }
+}
+
+TEST_CASE("ports: softmax agrees with generic") {
+    const Kernels& ref = ax::generic_kernels();
+    const float inf = std::numeric_limits<float>::infinity();
+    for (const Kernels* port : ports_to_test()) {
+        Rng rng(5);
+        for (size_t n : {1u, 2u, 3u, 5u, 7u, 8u, 9u, 15u, 16u, 17u, 24u, 31u, 33u, 64u, 65u, 96u, 127u, 300u, 1000u}) {
+            for (float spread : {1.0f, 10.0f, 60.0f, 200.0f}) {
+                for (size_t off : {0u, 1u}) {
+                    INFO("port " << std::string(port->name) << ": n " << n << " spread " << spread << " offset " << off);
+                    Buf<float> a = output(n, off), b = output(n, off);
+                    for (size_t i = 0; i < n; ++i) a[i] = b[i] = rng.uniform(spread) + 5.0f;
+                    if (n > 4 && spread == 10.0f) a[2] = b[2] = -inf;  // a masked score
+                    ref.softmax_f32(a.data(), n);
+                    port->softmax_f32(b.data(), n);
+                    CHECK(canaries_intact(b));
+                    ax::test::check_close(b.values(), a.values(), 1e-5, "softmax");
+                }
+            }
+        }
+    }
+}
+
+TEST_CASE("ports: layer_norm agrees with generic") {
+    const Kernels& ref = ax::generic_kernels();
+    for (const Kernels* port : ports_to_test()) {
+        Rng rng(6);
+        for (size_t n : {1u, 2u, 3u, 7u, 8u, 9u, 13u, 16u, 17u, 31u, 32u, 33u, 64u, 65u, 127u, 256u, 512u, 1000u}) {
+            for (float mean : {0.0f, 3.0f, -20.0f}) {
+                // generic sums the mean in one float chain, itself off by about sqrt(n) eps |mean|: past a
+                // few hundred values of mean 20 that alone is 1e-5 of the standard deviation.
+                if (mean == -20.0f && n > 256) continue;
+                for (size_t off : {0u, 1u}) {
+                    INFO("port " << std::string(port->name) << ": n " << n << " mean " << mean << " offset " << off);
+                    Buf<float> x = random_floats(rng, n, off, 2.0f);
+                    for (size_t i = 0; i < n; ++i) x[i] += mean;
+                    const Buf<float> gamma = random_floats(rng, n, off, 1.5f), beta = random_floats(rng, n, off);
+                    Buf<float> ya = output(n, off), yb = output(n, off);
+                    ref.layer_norm_f32(x.data(), n, gamma.data(), beta.data(), 1e-5f, ya.data());
+                    port->layer_norm_f32(x.data(), n, gamma.data(), beta.data(), 1e-5f, yb.data());
+                    CHECK(canaries_intact(yb));
+                    ax::test::check_close(yb.values(), ya.values(), 1e-5, "layer_norm");
+                }
+            }
+        }
+    }
+}
+
+TEST_CASE("ports: gelu agrees with generic") {
+    const Kernels& ref = ax::generic_kernels();
+    for (const Kernels* port : ports_to_test()) {
+        // A dense sweep over [-12, 12] (the erf approximation's branches at |x / sqrt 2| = 0.875 and 4),
+        // special values, then random lengths and offsets.
+        std::vector<float> sweep;
+        for (int i = -120000; i <= 120000; ++i) sweep.push_back(static_cast<float>(i) * 1e-4f);
+        for (float v : {0.0f, -0.0f, 1.2374368f, -1.2374368f, 5.656854f, -5.656854f, 50.0f, -50.0f, 1e-20f, -1e-20f,
+                        1e30f, -1e30f})
+            sweep.push_back(v);
+        std::vector<float> a = sweep, b = sweep;
+        ref.gelu_f32(a.data(), a.size());
+        port->gelu_f32(b.data(), b.size());
+        ax::test::check_close(b, a, 1e-5, std::string("gelu sweep, port ") + port->name);
+
+        Rng rng(7);
+        for (size_t n : {1u, 2u, 3u, 7u, 8u, 9u, 15u, 17u, 31u, 33u, 65u, 127u, 1000u}) {
+            for (size_t off : {0u, 1u}) {
+                INFO("port " << std::string(port->name) << ": n " << n << " offset " << off);
+                Buf<float> ya = output(n, off), yb = output(n, off);
+                for (size_t i = 0; i < n; ++i) ya[i] = yb[i] = rng.uniform(6.0f);
+                ref.gelu_f32(ya.data(), n);
+                port->gelu_f32(yb.data(), n);
+                CHECK(canaries_intact(yb));
+                ax::test::check_close(yb.values(), ya.values(), 1e-5, "gelu");
+            }
+        }
+    }
+}

@@ -1,0 +1,15 @@
+// `auspex bench --kernels`: the speed of every kernel port this build and CPU can run.
+#pragma once
+#include <string>
+
+namespace ax::tools {
+
+// Times linear_f32 / linear_f16 (GFLOP/s) and linear_i8 (GOP/s), 2 * rows * in * out operations each,
+// on layer shapes of the forecasters (batched rows and single-row GEMV), plus quantize, dot, softmax,
+// layer_norm and gelu throughput, for every available port: the median of repeated runs after a warm-up.
+// On x86 with AVX2 it also measures the single-core AVX2 FMA peak (independent FMAs in registers) and
+// the clock, and reports each float product as a fraction of that peak. Returns a readable table, or
+// JSON when `json`. A benchmark, not a test: it never judges the numbers.
+std::string run_kernel_bench(bool json);
+
+}  // namespace ax::tools
