@@ -32,7 +32,7 @@ struct ColumnError {
 };
 
 void print_errors(const char* what, const std::vector<ColumnError>& columns, const std::vector<std::string>& names) {
-    std::printf("%s (%zu windows)\n", what, columns.empty() ? 0 : columns[0].count);
+    std::printf("%s (%zu values per output)\n", what, columns.empty() ? 0 : columns[0].count);
     std::printf("  %-16s %12s %12s %12s %12s\n", "output", "max abs", "mean abs", "max rel", "mean rel");
     for (size_t c = 0; c < columns.size(); ++c) {
         const std::string name = c < names.size() ? names[c] : "output " + std::to_string(c);
