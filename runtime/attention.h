@@ -2,6 +2,7 @@
 // input projections. Keys and values may sit in a KV cache or inside a packed qkv buffer (strides).
 #pragma once
 #include <cstddef>
+#include <cstdint>
 
 #include "runtime/kernels.h"
 
@@ -19,6 +20,10 @@ struct AttentionInput {
     // Causal: query at position p sees keys [0, p] (a decoder's self-attention, or the "tril" memory mask:
     // torch.tril(ones(tgt, src)) as 0/-inf); otherwise all n_kv keys.
     bool causal;
+    // Key padding: key j takes part only when key_valid[j] != 0 (nullptr: every key does), as PyTorch's
+    // key_padding_mask with true = pad. A query row that sees no valid key gets an all-zero output (where
+    // PyTorch produces NaN and masks filled with -1e9 give the mean of the values).
+    const uint8_t* key_valid = nullptr;
 };
 
 // out: n_q rows of nhead * head_dim values, contiguous. scores: scratch for n_kv floats.

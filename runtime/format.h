@@ -32,7 +32,7 @@ constexpr size_t reserved = 52;        // u32, must be 0
 constexpr size_t tensor_offset = 56;   // u64
 }  // namespace header
 
-enum class Family : uint32_t { forecaster = 1 };
+enum class Family : uint32_t { forecaster = 1, seq2seq = 2, classifier = 3, tvae = 4 };
 
 enum class DType : uint8_t { f32 = 0, f16 = 1, i8 = 2 };
 
@@ -55,12 +55,31 @@ enum class ConfigKey : uint32_t {
     encoder_final_norm = 13,  // 0 | 1
     decoder_final_norm = 14,  // 0 | 1
     normalization = 15,       // Normalization
+    // Token and latent families (seq2seq, classifier, tvae):
+    src_vocab = 16,           // source (classifier: input) vocabulary size
+    tgt_vocab = 17,           // target vocabulary size (seq2seq)
+    pad_id = 18,              // token id, or kNoToken
+    bos_id = 19,              // token id, or kNoToken
+    eos_id = 20,              // token id, or kNoToken
+    max_positions = 21,       // longest sequence the positions allow (learned table rows...), 0 = unlimited
+    embed_scale = 22,         // f32 bits: token embeddings are multiplied by it (sqrt(d_model) in the tutorials)
+    pooling = 23,             // Pooling
+    output_activation = 24,   // OutputActivation
+    latent_size = 25,         // tvae: size of z
+    start_id = 26,            // classifier with a decoder: the token fed to it, or kNoToken
 };
 
 enum class Activation : uint32_t { relu = 0, gelu = 1 };
-enum class PositionalEncoding : uint32_t { none = 0, sinusoidal = 1 };
+// learned: a [max_positions, d] table indexed 0..L-1. sinusoidal_pad0: the sinusoidal table indexed by
+// 1 + the token's index for non-pad tokens and 0 (a zero row) for pads.
+enum class PositionalEncoding : uint32_t { none = 0, sinusoidal = 1, learned = 2, sinusoidal_pad0 = 3 };
 enum class MemoryMask : uint32_t { none = 0, tril = 1 };
 enum class Normalization : uint32_t { none = 0, global = 1, last_value = 2 };
+enum class Pooling : uint32_t { mean = 0, max = 1, first = 2 };
+enum class OutputActivation : uint32_t { none = 0, sigmoid = 1, softmax = 2 };
+
+// A token-id config value meaning "no such token".
+constexpr uint32_t kNoToken = 0xFFFFFFFFu;
 
 // Tensor record field offsets.
 namespace tensor {
@@ -88,6 +107,16 @@ enum class Role : uint16_t {
     encoder_norm_weight, encoder_norm_bias,
     decoder_norm_weight, decoder_norm_bias,
     input_mean, input_scale,  // normalization parameters, [n_features]
+    src_token_embed = 13,     // [src_vocab, d]: nn.Embedding, any stored dtype (int8: one scale per token)
+    tgt_token_embed,          // [tgt_vocab, d]
+    src_pos_embed,            // [max_positions, d]: learned positions (nn.Embedding)
+    tgt_pos_embed,            // [max_positions, d]
+    head_weight, head_bias,   // classifier head [n_labels, d], [n_labels]
+    z_mean_weight, z_mean_bias,        // tvae [latent, d], [latent]
+    z_log_var_weight, z_log_var_bias,  // tvae [latent, d], [latent]
+    z_embed_weight, z_embed_bias,      // tvae [d, latent], [d]
+    seq_embed_weight, seq_embed_bias,      // tvae [d, n_features], [d]
+    r_seq_embed_weight, r_seq_embed_bias,  // tvae [n_features, d], [n_features]
 
     enc_attn_in_weight = 32, enc_attn_in_bias, enc_attn_out_weight, enc_attn_out_bias,
     enc_ff1_weight, enc_ff1_bias, enc_ff2_weight, enc_ff2_bias,

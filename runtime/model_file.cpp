@@ -20,7 +20,9 @@ Status bad_tensor(uint32_t index, const char* text) {
     return bad("tensor record ").add(static_cast<int64_t>(index)).add(": ").add(text);
 }
 
-bool known_family(uint32_t f) { return f == static_cast<uint32_t>(format::Family::forecaster); }
+bool known_family(uint32_t f) {
+    return f >= static_cast<uint32_t>(format::Family::forecaster) && f <= static_cast<uint32_t>(format::Family::tvae);
+}
 
 bool known_dtype(uint8_t d) { return d <= static_cast<uint8_t>(DType::i8); }
 

@@ -9,4 +9,7 @@ namespace ax {
 // x[r, :] += PE[first_position + r, :] for `rows` rows of width d.
 void add_sinusoidal_positions(float* x, size_t rows, size_t d, size_t first_position);
 
+// row[:] += PE[position, :] for one row of width d (the same float operations).
+void add_sinusoidal_position(float* row, size_t d, size_t position);
+
 }  // namespace ax

@@ -68,6 +68,20 @@ Status TensorBinder::attention(Role in_w, uint16_t layer, size_t d, AttentionWei
     return linear(r(2), r(3), layer, d, d, &result->out_proj);
 }
 
+Status TensorBinder::embedding(Role role, uint16_t layer, size_t rows, size_t dim, EmbeddingTable* result) {
+    TensorView v;
+    AX_RETURN_IF_ERROR(find(role, layer, &v));
+    if (v.rank != 2 || v.dims[0] != rows || v.dims[1] != dim) return shape_error(v, rows, dim);
+    EmbeddingTable t;
+    t.dtype = v.dtype;
+    t.data = v.data;
+    t.scales = v.scales;
+    t.rows = rows;
+    t.dim = dim;
+    *result = t;
+    return Status::ok();
+}
+
 Status TensorBinder::check_all_used() const {
     if (bound_ == file_.tensor_count()) return Status::ok();
     return Status::error(StatusCode::bad_model, "the model holds ")

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "runtime/embedding.h"
 #include "runtime/linear.h"
 #include "runtime/model_file.h"
 #include "runtime/status.h"
@@ -21,6 +22,8 @@ public:
     Status vector(format::Role role, uint16_t layer, size_t n, const float** result);
     Status layer_norm(format::Role gamma, format::Role beta, uint16_t layer, size_t n, LayerNormWeights* result);
     Status attention(format::Role in_w, uint16_t layer, size_t d, AttentionWeights* result);
+    // A [rows, dim] lookup table (token embeddings, learned positions) of any stored dtype.
+    Status embedding(format::Role role, uint16_t layer, size_t rows, size_t dim, EmbeddingTable* result);
 
     // After binding everything the family uses: refuses a file holding tensors nobody asked for.
     Status check_all_used() const;

@@ -43,7 +43,7 @@ void residual(const Kernels& k, const LayerOptions& o, const LayerNormWeights& n
 
 }  // namespace
 
-void LayerScratch::allocate(Arena& arena, const LayerOptions& o, size_t max_rows, size_t max_keys) {
+void LayerScratch::allocate(Arena& arena, const LayerOptions& o, size_t max_rows, size_t max_keys, size_t max_in) {
     const size_t d = o.d_model;
     h = arena.alloc<float>(max_rows * d);
     qkv = arena.alloc<float>(max_rows * 3 * d);
@@ -51,7 +51,7 @@ void LayerScratch::allocate(Arena& arena, const LayerOptions& o, size_t max_rows
     tmp = arena.alloc<float>(max_rows * d);
     ff = arena.alloc<float>(max_rows * o.dim_feedforward);
     scores = arena.alloc<float>(max_keys);
-    quant.q = arena.alloc<int8_t>(max_rows * max_of(d, o.dim_feedforward));
+    quant.q = arena.alloc<int8_t>(max_rows * max_of(max_of(d, o.dim_feedforward), max_in));
     quant.scales = arena.alloc<float>(max_rows);
 }
 
@@ -66,12 +66,12 @@ void layer_norm_rows(const Kernels& k, const LayerNormWeights& w, const float* x
 }
 
 void encoder_layer_forward(const Kernels& k, const LayerOptions& o, const EncoderLayerWeights& w, float* x,
-                           size_t rows, LayerScratch& s) {
+                           size_t rows, LayerScratch& s, const uint8_t* key_valid) {
     const size_t d = o.d_model;
     const size_t head_dim = d / o.nhead;
     residual(k, o, w.norm1, x, rows, s, [&](const float* in) {
         linear_forward(k, w.self_attn.in_proj, in, rows, s.qkv, s.quant);
-        const AttentionInput a{s.qkv, 3 * d, s.qkv + d, s.qkv + 2 * d, 3 * d, rows, rows, 0, false};
+        const AttentionInput a{s.qkv, 3 * d, s.qkv + d, s.qkv + 2 * d, 3 * d, rows, rows, 0, false, key_valid};
         attend(k, a, o.nhead, head_dim, s.scores, s.att);
         linear_forward(k, w.self_attn.out_proj, s.att, rows, s.tmp, s.quant);
     });
@@ -88,7 +88,8 @@ void decoder_layer_prepare_memory(const Kernels& k, const LayerOptions& o, const
 
 void decoder_layer_forward(const Kernels& k, const LayerOptions& o, const DecoderLayerWeights& w, float* x,
                            size_t rows, size_t first_position, KvCache& self_cache, const KvCache& cross,
-                           size_t mem_rows, bool memory_causal, LayerScratch& s) {
+                           size_t mem_rows, bool memory_causal, LayerScratch& s, const uint8_t* self_valid,
+                           const uint8_t* memory_valid) {
     const size_t d = o.d_model;
     const size_t head_dim = d / o.nhead;
     residual(k, o, w.norm1, x, rows, s, [&](const float* in) {
@@ -97,13 +98,14 @@ void decoder_layer_forward(const Kernels& k, const LayerOptions& o, const Decode
         linear_forward(k, p.slice(d, d), in, rows, self_cache.key + first_position * d, s.quant);
         linear_forward(k, p.slice(2 * d, d), in, rows, self_cache.value + first_position * d, s.quant);
         const AttentionInput a{s.qkv, d, self_cache.key, self_cache.value, d, rows, first_position + rows,
-                               first_position, true};
+                               first_position, true, self_valid};
         attend(k, a, o.nhead, head_dim, s.scores, s.att);
         linear_forward(k, w.self_attn.out_proj, s.att, rows, s.tmp, s.quant);
     });
     residual(k, o, w.norm2, x, rows, s, [&](const float* in) {
         linear_forward(k, w.cross_attn.in_proj.slice(0, d), in, rows, s.qkv, s.quant);
-        const AttentionInput a{s.qkv, d, cross.key, cross.value, d, rows, mem_rows, first_position, memory_causal};
+        const AttentionInput a{s.qkv, d, cross.key, cross.value, d, rows, mem_rows, first_position, memory_causal,
+                               memory_valid};
         attend(k, a, o.nhead, head_dim, s.scores, s.att);
         linear_forward(k, w.cross_attn.out_proj, s.att, rows, s.tmp, s.quant);
     });

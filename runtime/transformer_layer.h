@@ -4,6 +4,7 @@
 // all rows at once.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 
 #include "runtime/arena.h"
 #include "runtime/format.h"
@@ -43,7 +44,9 @@ struct LayerOptions {
     float eps = 1e-5f;
 };
 
-// Working memory for up to `max_rows` rows and `max_keys` attention keys, carved from an arena.
+// Working memory for up to `max_rows` rows and `max_keys` attention keys, carved from an arena. The int8
+// quantization scratch holds rows of max(d_model, dim_feedforward, max_in) values: a family whose other
+// layers read wider rows (input embeddings of many features, a latent vector) passes their width as max_in.
 struct LayerScratch {
     float* h = nullptr;       // [rows, d] normed input
     float* qkv = nullptr;     // [rows, 3d]
@@ -53,7 +56,7 @@ struct LayerScratch {
     float* scores = nullptr;  // [max_keys]
     QuantScratch quant;       // [rows, max(d, dim_feedforward)]
 
-    void allocate(Arena& arena, const LayerOptions& o, size_t max_rows, size_t max_keys);
+    void allocate(Arena& arena, const LayerOptions& o, size_t max_rows, size_t max_keys, size_t max_in = 0);
 };
 
 // Keys and values of one attention, [capacity, d] each.
@@ -68,8 +71,9 @@ void layer_norm_rows(const Kernels& k, const LayerNormWeights& w, const float* x
                      float* y);
 
 // x: [rows, d], updated in place (rows <= the scratch's max_rows).
+// key_valid (optional, `rows` flags): key padding, see AttentionInput::key_valid.
 void encoder_layer_forward(const Kernels& k, const LayerOptions& o, const EncoderLayerWeights& w, float* x,
-                           size_t rows, LayerScratch& s);
+                           size_t rows, LayerScratch& s, const uint8_t* key_valid = nullptr);
 
 // Projects the encoder memory [mem_rows, d] into the cross-attention keys and values, once per sequence.
 void decoder_layer_prepare_memory(const Kernels& k, const LayerOptions& o, const DecoderLayerWeights& w,
@@ -77,9 +81,11 @@ void decoder_layer_prepare_memory(const Kernels& k, const LayerOptions& o, const
 
 // x: rows [first_position, first_position + rows) of the target, updated in place. Appends their keys
 // and values to `self_cache`, which must hold positions [0, first_position) already. `memory_causal`
-// applies the tril memory mask.
+// applies the tril memory mask. Optional key padding: self_valid flags target positions
+// [0, first_position + rows), memory_valid flags the mem_rows memory rows.
 void decoder_layer_forward(const Kernels& k, const LayerOptions& o, const DecoderLayerWeights& w, float* x,
                            size_t rows, size_t first_position, KvCache& self_cache, const KvCache& cross,
-                           size_t mem_rows, bool memory_causal, LayerScratch& s);
+                           size_t mem_rows, bool memory_causal, LayerScratch& s,
+                           const uint8_t* self_valid = nullptr, const uint8_t* memory_valid = nullptr);
 
 }  // namespace ax

@@ -60,7 +60,7 @@ ConvertConfig parse_convert_config(const JsonValue& root, const std::string& sou
     for (const auto& [key, v] : root.as_object(source)) {
         const std::string where = source + ": \"" + key + "\"";
         if (key == "arch") {
-            c.arch = one_of(v, where, {"forecaster"});
+            c.arch = one_of(v, where, {"forecaster", "seq2seq", "classifier", "tvae"});
         } else if (key == "nhead") {
             c.nhead = v.as_int(where, 1, kBig);
             have_nhead = true;
@@ -72,7 +72,7 @@ ConvertConfig parse_convert_config(const JsonValue& root, const std::string& sou
             c.layer_norm_eps = v.as_number(where);
             if (!(c.layer_norm_eps > 0.0) || c.layer_norm_eps > 1.0) throw ToolError(where + " must be in (0, 1]");
         } else if (key == "positional_encoding") {
-            c.positional_encoding = one_of(v, where, {"sinusoidal", "none"});
+            c.positional_encoding = one_of(v, where, {"sinusoidal", "learned", "sinusoidal_pad0", "none"});
         } else if (key == "memory_mask") {
             c.memory_mask = one_of(v, where, {"none", "tril"});
         } else if (key == "normalization") {
@@ -84,11 +84,42 @@ ConvertConfig parse_convert_config(const JsonValue& root, const std::string& sou
         } else if (key == "num_encoder_layers") {
             c.num_encoder_layers = v.as_int(where, 1, 256);
         } else if (key == "num_decoder_layers") {
-            c.num_decoder_layers = v.as_int(where, 1, 256);
+            c.num_decoder_layers = v.as_int(where, 0, 256);
         } else if (key == "n_features") {
             c.n_features = v.as_int(where, 1, kBig);
         } else if (key == "n_outputs") {
             c.n_outputs = v.as_int(where, 1, kBig);
+        } else if (key == "pad_id") {
+            c.pad_id = v.as_int(where, 0, kBig);
+        } else if (key == "bos_id") {
+            c.bos_id = v.as_int(where, 0, kBig);
+        } else if (key == "eos_id") {
+            c.eos_id = v.as_int(where, 0, kBig);
+        } else if (key == "start_id") {
+            c.start_id = v.as_int(where, 0, kBig);
+        } else if (key == "embed_scale") {
+            if (v.is_string()) {
+                one_of(v, where, {"sqrt_d_model"});
+                c.embed_scale_sqrt_d = true;
+            } else {
+                c.embed_scale = v.as_number(where);
+                if (!(*c.embed_scale > 0.0) || *c.embed_scale > 1e6)
+                    throw ToolError(where + " must be \"sqrt_d_model\" or a number in (0, 1e6]");
+            }
+        } else if (key == "pooling") {
+            c.pooling = one_of(v, where, {"mean", "max", "first"});
+        } else if (key == "output_activation") {
+            c.output_activation = one_of(v, where, {"sigmoid", "softmax", "none"});
+        } else if (key == "src_vocab") {
+            c.src_vocab = v.as_int(where, 1, kBig);
+        } else if (key == "tgt_vocab") {
+            c.tgt_vocab = v.as_int(where, 1, kBig);
+        } else if (key == "n_labels") {
+            c.n_labels = v.as_int(where, 1, kBig);
+        } else if (key == "latent_size") {
+            c.latent_size = v.as_int(where, 1, kBig);
+        } else if (key == "max_positions") {
+            c.max_positions = v.as_int(where, 1, kBig);
         } else if (key == "dropout" || key == "batch_first" || key == "comment") {
             // Training-only or informational: accepted so that configs written for PyTorch still load.
         } else {

@@ -16,16 +16,27 @@ struct NormalizationSpec {
 };
 
 struct ConvertConfig {
-    std::string arch;                       // "forecaster"
+    std::string arch;                       // forecaster | seq2seq | classifier | tvae
     int64_t nhead = 0;
     std::string activation = "relu";        // relu | gelu
     bool norm_first = false;
     double layer_norm_eps = 1e-5;
-    std::optional<std::string> positional_encoding;  // sinusoidal | none; absent: inferred from a `pe` buffer
+    // sinusoidal | none (every family), learned | sinusoidal_pad0 (token families); absent: inferred from
+    // the tensors (a `pe` buffer, a position table)
+    std::optional<std::string> positional_encoding;
     std::string memory_mask = "none";       // none | tril
     NormalizationSpec normalization;
+    // Token families: special ids (absent: none), the token embedding scale (a number, or "sqrt_d_model"
+    // as the translation tutorial; absent: the family's default), the classifier's pooling, output
+    // activation and decoder start token.
+    std::optional<int64_t> pad_id, bos_id, eos_id, start_id;
+    std::optional<double> embed_scale;
+    bool embed_scale_sqrt_d = false;
+    std::optional<std::string> pooling;            // mean | max | first
+    std::optional<std::string> output_activation;  // sigmoid | softmax | none
     // Optional statements about the shapes; each must agree with the tensors.
     std::optional<int64_t> d_model, dim_feedforward, num_encoder_layers, num_decoder_layers, n_features, n_outputs;
+    std::optional<int64_t> src_vocab, tgt_vocab, n_labels, latent_size, max_positions;
 };
 
 // Unknown keys and wrong types are errors naming the key, so that a typo never goes unnoticed.

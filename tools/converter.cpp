@@ -1,24 +1,48 @@
 #include "tools/converter.h"
 
 #include "tools/axm_writer.h"
+#include "tools/classifier_import.h"
 #include "tools/checkpoint.h"
 #include "tools/convert_config.h"
 #include "tools/forecaster_import.h"
 #include "tools/model_loader.h"
 #include "tools/quantize.h"
+#include "tools/rename_map.h"
+#include "tools/seq2seq_import.h"
 #include "tools/tool_error.h"
+#include "tools/tvae_import.h"
 
 namespace ax::tools {
 
+namespace {
+
+AxmModel import_model(const TensorMap& tensors, const ConvertConfig& config) {
+    if (config.arch == "seq2seq") return import_seq2seq(tensors, config);
+    if (config.arch == "classifier") return import_classifier(tensors, config);
+    if (config.arch == "tvae") return import_tvae(tensors, config);
+    if (config.pad_id || config.bos_id || config.eos_id || config.start_id || config.embed_scale ||
+        config.embed_scale_sqrt_d || config.pooling || config.output_activation || config.src_vocab ||
+        config.tgt_vocab || config.n_labels || config.latent_size || config.max_positions)
+        throw ToolError("config keys pad_id, bos_id, eos_id, start_id, embed_scale, pooling, output_activation, "
+                        "src_vocab, tgt_vocab, n_labels, latent_size and max_positions do not apply to a forecaster");
+    if (config.positional_encoding && *config.positional_encoding != "sinusoidal" &&
+        *config.positional_encoding != "none")
+        throw ToolError("a forecaster's \"positional_encoding\" is \"sinusoidal\" or \"none\"");
+    return import_forecaster(tensors, config);
+}
+
+}  // namespace
+
 std::vector<uint8_t> convert_model(const ConvertOptions& options) {
     const ConvertConfig config = read_convert_config(options.config_path);
-    const TensorMap tensors = read_checkpoint(options.checkpoint_path);
-    AxmModel model = import_forecaster(tensors, config);
+    TensorMap tensors = read_checkpoint(options.checkpoint_path);
+    if (!options.map_path.empty()) tensors = RenameMap::read(options.map_path).apply(tensors);
+    AxmModel model = import_model(tensors, config);
     store_weights_as(model, options.dtype);
     std::vector<uint8_t> bytes = serialize_axm(model);
     // The converter's own output must open cleanly; anything else is our bug, reported as such.
     try {
-        load_model_bytes(bytes, "converted model");
+        open_model_bytes(bytes, "converted model");
     } catch (const ToolError& e) {
         throw ToolError(std::string("internal error, the converted model does not validate: ") + e.what());
     }

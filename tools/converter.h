@@ -12,6 +12,7 @@ struct ConvertOptions {
     std::string checkpoint_path;
     std::string config_path;
     format::DType dtype = format::DType::f32;  // storage of weight matrices
+    std::string map_path;  // optional rename map (docs/FORMAT.md, "Rename maps"), applied before import
 };
 
 std::vector<uint8_t> convert_model(const ConvertOptions& options);

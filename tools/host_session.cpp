@@ -6,6 +6,7 @@ namespace ax::tools {
 
 HostSession::HostSession(const LoadedModel& model, const Kernels& kernels, size_t max_window, size_t max_horizon)
     : model_(model) {
+    require_family(model, format::Family::forecaster);
     const size_t bytes = model.forecaster.arena_bytes(max_window, max_horizon);
     if (bytes == 0) throw ToolError("window and horizon must be 1.." + std::to_string(kMaxSequenceLength));
     arena_ = AlignedBuffer(bytes);

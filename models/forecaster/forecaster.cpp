@@ -188,7 +188,7 @@ SessionLayout lay_out(Arena& arena, const ForecasterConfig& c, size_t max_window
             new (&s.cross_cache[i]) KvCache(cross);  // placement into the arena
         }
     }
-    s.scratch.allocate(arena, c.layer, rows, rows);
+    s.scratch.allocate(arena, c.layer, rows, rows, c.n_features);  // int8 input embeddings read n_features
     return s;
 }
 

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "runtime/config_reader.h"
 #include "runtime/format.h"
 #include "runtime/kernels.h"
 #include "runtime/linear.h"
@@ -26,10 +27,8 @@ struct ForecasterConfig {
     format::Normalization normalization = format::Normalization::none;
 };
 
-// Largest sizes a model may declare: they keep every size computation far from overflow.
-constexpr size_t kMaxModelWidth = 1u << 16;    // d_model, dim_feedforward, features, outputs
-constexpr size_t kMaxModelLayers = 256;
-constexpr size_t kMaxSequenceLength = 1u << 20;
+// kMaxModelWidth, kMaxModelLayers and kMaxSequenceLength (shared by every family) are in
+// runtime/config_reader.h.
 
 // Reads a config from its records; shared by the runtime and the converter's self-check.
 Status read_forecaster_config(const ModelFile& file, ForecasterConfig* out);

@@ -9,12 +9,13 @@
 namespace ax::cli {
 
 int cmd_convert(const Argv& argv) {
-    const Args args(argv, {"config", "output", "dtype"}, {});
+    const Args args(argv, {"config", "output", "dtype", "map"}, {});
     args.expect_positionals(1, "one checkpoint (.pt or .safetensors)");
     tools::ConvertOptions options;
     options.checkpoint_path = args.positionals()[0];
     options.config_path = args.require("config");
     options.dtype = tools::parse_dtype(args.get("dtype", "f32"));
+    options.map_path = args.get("map");
     const std::string output = args.require("output");
     const std::vector<uint8_t> bytes = tools::convert_model(options);
     std::ofstream out(output, std::ios::binary);

@@ -2,15 +2,48 @@
 
 #include "tools/cli/commands.h"
 #include "tools/csv.h"
+#include "tools/family_sessions.h"
 #include "tools/host_session.h"
 #include "tools/tool_error.h"
 
 namespace ax::cli {
 
+namespace {
+
+// seq2seq: one teacher-forced pass over --src-tokens and --tgt-tokens; one row of logits per target token.
+int run_seq2seq(const Args& args, const tools::LoadedModel& m) {
+    if (args.has("src") || args.has("tgt") || args.has("model-space"))
+        throw UsageError{"a seq2seq model takes --src-tokens and --tgt-tokens (not --src/--tgt CSV files)"};
+    const Seq2SeqConfig& c = m.seq2seq.config();
+    const std::vector<int32_t> src = tools::parse_token_list(args.require("src-tokens"), "--src-tokens");
+    const std::vector<int32_t> tgt = tools::parse_token_list(args.require("tgt-tokens"), "--tgt-tokens");
+    tools::HostSeq2Seq session(m, choose_kernels(args), src.size(), tgt.size());
+    if (args.has("pad"))
+        session.set_pad_id(args.get("pad") == "none"
+                               ? format::kNoToken
+                               : static_cast<uint32_t>(args.get_size("pad", 0, 0, kMaxModelWidth)));
+    tools::Table out;
+    out.rows = tgt.size();
+    out.cols = c.tgt_vocab;
+    out.values = session.run(src, tgt);
+    const std::string path = args.get("output");
+    if (path.empty())
+        std::fputs(tools::format_csv(out).c_str(), stdout);
+    else
+        tools::write_csv(path, out);
+    return 0;
+}
+
+}  // namespace
+
 int cmd_run(const Argv& argv) {
-    const Args args(argv, {"src", "tgt", "output", "port"}, {"model-space"});
+    const Args args(argv, {"src", "tgt", "output", "port", "src-tokens", "tgt-tokens", "pad"}, {"model-space"});
     args.expect_positionals(1, "one model (.axm)");
-    const auto m = tools::load_model(args.positionals()[0]);
+    const auto m = tools::open_model(args.positionals()[0]);
+    if (m->family == format::Family::seq2seq) return run_seq2seq(args, *m);
+    tools::require_family(*m, format::Family::forecaster);
+    if (args.has("src-tokens") || args.has("tgt-tokens") || args.has("pad"))
+        throw UsageError{"--src-tokens, --tgt-tokens and --pad are for seq2seq models"};
     const ForecasterConfig& c = m->forecaster.config();
     const tools::Table src = tools::read_csv(args.require("src"));
     const tools::Table tgt = tools::read_csv(args.require("tgt"));

@@ -1,0 +1,179 @@
+#include "models/classifier/classifier.h"
+
+#include <cmath>
+
+#include "runtime/arena.h"
+#include "runtime/pooling.h"
+#include "runtime/tensor_binding.h"
+
+namespace ax {
+
+namespace {
+
+using format::ConfigKey;
+using format::PositionalEncoding;
+using format::Role;
+
+Status bad_config(const char* text) { return Status::error(StatusCode::bad_model, text); }
+
+bool length_ok(size_t n) { return n >= 1 && n <= kMaxSequenceLength; }
+
+struct SessionLayout {
+    StackSession stack;
+    float* x;
+    float* dec_x;
+    float* pooled;
+    uint8_t* valid;
+    LayerScratch scratch;
+};
+
+// The one description of a session's memory: used to count (arena without memory) and to lay out.
+SessionLayout lay_out(Arena& arena, const ClassifierConfig& c, size_t max_len) {
+    const size_t d = c.stack.layer.d_model;
+    SessionLayout s;
+    s.stack.allocate(arena, c.stack, 1, max_len);
+    s.x = arena.alloc<float>(max_len * d);
+    s.dec_x = arena.alloc<float>(d);
+    s.pooled = arena.alloc<float>(d);
+    s.valid = arena.alloc<uint8_t>(max_len);
+    s.scratch.allocate(arena, c.stack.layer, max_len, max_len);
+    return s;
+}
+
+}  // namespace
+
+Status read_classifier_config(const ModelFile& f, ClassifierConfig* out) {
+    if (f.family() != format::Family::classifier) return bad_config("not a classifier model");
+    ClassifierConfig c;
+    AX_RETURN_IF_ERROR(read_stack_config(f, 0, &c.stack));
+    AX_RETURN_IF_ERROR(read_config_size(f, ConfigKey::src_vocab, "src_vocab", 1, kMaxModelWidth, &c.vocab));
+    AX_RETURN_IF_ERROR(read_config_size(f, ConfigKey::n_outputs, "n_outputs", 1, kMaxModelWidth, &c.n_labels));
+    AX_RETURN_IF_ERROR(read_config_token(f, ConfigKey::pad_id, "pad_id", c.vocab, true, &c.pad_id));
+    AX_RETURN_IF_ERROR(
+        read_config_token(f, ConfigKey::start_id, "start_id", c.vocab, c.stack.decoder_layers == 0, &c.start_id));
+    uint32_t v = 0;
+    AX_RETURN_IF_ERROR(read_config_u32(f, ConfigKey::positional_encoding, "positional_encoding", 0, 3, &v));
+    c.positional_encoding = static_cast<PositionalEncoding>(v);
+    if (c.positional_encoding != PositionalEncoding::none && c.positional_encoding != PositionalEncoding::learned &&
+        c.stack.layer.d_model % 2 != 0)
+        return bad_config("sinusoidal positions need an even d_model");
+    AX_RETURN_IF_ERROR(read_config_size(f, ConfigKey::max_positions, "max_positions", 0, kMaxSequenceLength,
+                                        &c.max_positions));
+    if (c.positional_encoding == PositionalEncoding::learned && c.max_positions == 0)
+        return bad_config("learned positions need max_positions >= 1");
+    if (c.positional_encoding == PositionalEncoding::sinusoidal_pad0 && c.pad_id == format::kNoToken)
+        return bad_config("sinusoidal_pad0 positions need a pad_id");
+    AX_RETURN_IF_ERROR(read_config_positive_float(f, ConfigKey::embed_scale, "embed_scale", &c.embed_scale));
+    AX_RETURN_IF_ERROR(read_config_u32(f, ConfigKey::pooling, "pooling", 0, 2, &v));
+    c.pooling = static_cast<format::Pooling>(v);
+    AX_RETURN_IF_ERROR(read_config_u32(f, ConfigKey::output_activation, "output_activation", 0, 2, &v));
+    c.output_activation = static_cast<format::OutputActivation>(v);
+    *out = c;
+    return Status::ok();
+}
+
+Status Classifier::open(const ModelFile& file, Classifier* out) {
+    Classifier m;
+    m.file_ = &file;
+    AX_RETURN_IF_ERROR(read_classifier_config(file, &m.config_));
+    const ClassifierConfig& c = m.config_;
+    const size_t d = c.stack.layer.d_model;
+    const uint16_t none = format::kNoLayer;
+    TensorBinder b(file);
+    AX_RETURN_IF_ERROR(b.embedding(Role::src_token_embed, none, c.vocab, d, &m.input_.tokens));
+    if (c.positional_encoding == PositionalEncoding::learned)
+        AX_RETURN_IF_ERROR(b.embedding(Role::src_pos_embed, none, c.max_positions, d, &m.input_.positions));
+    m.input_.positional_encoding = c.positional_encoding;
+    m.input_.scale = c.embed_scale;
+    m.input_.pad_id = c.pad_id;
+    AX_RETURN_IF_ERROR(b.linear(Role::head_weight, Role::head_bias, none, c.n_labels, d, &m.head_));
+    AX_RETURN_IF_ERROR(bind_stack(b, c.stack, &m.encoder_norm_, &m.decoder_norm_));
+    AX_RETURN_IF_ERROR(b.check_all_used());
+    *out = m;
+    return Status::ok();
+}
+
+size_t Classifier::arena_bytes(size_t max_len) const {
+    if (!length_ok(max_len)) return 0;
+    Arena counter;
+    lay_out(counter, config_, max_len);
+    return counter.exhausted() ? 0 : counter.used();
+}
+
+Status ClassifierSession::init(const Classifier& model, const Kernels& kernels, void* arena, size_t arena_bytes,
+                               size_t max_len) {
+    if (!length_ok(max_len))
+        return Status::error(StatusCode::invalid_argument, "max length must be 1..").add_u(kMaxSequenceLength);
+    if (arena == nullptr || reinterpret_cast<uintptr_t>(arena) % 16 != 0)
+        return Status::error(StatusCode::invalid_argument, "arena must be non-null and 16-byte aligned");
+    const size_t needed = model.arena_bytes(max_len);
+    if (arena_bytes < needed)
+        return Status::error(StatusCode::arena_too_small, "arena of ").add_u(arena_bytes)
+            .add(" bytes, the session needs ").add_u(needed);
+    Arena a(arena, arena_bytes);
+    SessionLayout s = lay_out(a, model.config_, max_len);
+    if (a.exhausted()) return Status::error(StatusCode::arena_too_small, "arena exhausted");
+    AX_RETURN_IF_ERROR(s.stack.bind(model.file(), model.config_.stack));
+    model_ = &model;
+    k_ = &kernels;
+    max_len_ = max_len;
+    input_ = model.input_;
+    stack_ = s.stack;
+    x_ = s.x;
+    dec_x_ = s.dec_x;
+    pooled_ = s.pooled;
+    valid_ = s.valid;
+    scratch_ = s.scratch;
+    return Status::ok();
+}
+
+Status ClassifierSession::set_pad_id(uint32_t pad_id) {
+    if (model_ == nullptr) return Status::error(StatusCode::invalid_argument, "session not initialised");
+    const ClassifierConfig& c = model_->config_;
+    if (pad_id != format::kNoToken && pad_id >= c.vocab)
+        return Status::error(StatusCode::invalid_argument, "pad id ").add_u(pad_id).add(" is outside the vocabulary");
+    if (pad_id == format::kNoToken && c.positional_encoding == PositionalEncoding::sinusoidal_pad0)
+        return Status::error(StatusCode::invalid_argument, "this model's positions need a pad id");
+    input_.pad_id = pad_id;
+    return Status::ok();
+}
+
+Status ClassifierSession::classify(const int32_t* tokens, size_t len, float* out) {
+    if (model_ == nullptr) return Status::error(StatusCode::invalid_argument, "session not initialised");
+    const ClassifierConfig& c = model_->config_;
+    if (len < 1 || len > max_len_)
+        return Status::error(StatusCode::invalid_argument, "input of ").add_u(len).add(" tokens outside 1..")
+            .add_u(max_len_).add(" declared for this session");
+    if (c.max_positions != 0 && len > c.max_positions)
+        return Status::error(StatusCode::invalid_argument, "input of ").add_u(len)
+            .add(" tokens is longer than the model's ").add_u(c.max_positions).add(" positions");
+    AX_RETURN_IF_ERROR(check_tokens(tokens, len, c.vocab, "input"));
+    if (out == nullptr) return Status::error(StatusCode::invalid_argument, "output buffer is null");
+    const Kernels& k = *k_;
+    const size_t d = c.stack.layer.d_model;
+    bool any_pad = false;
+    for (size_t i = 0; i < len; ++i) {
+        valid_[i] = static_cast<uint32_t>(tokens[i]) != input_.pad_id;
+        any_pad = any_pad || !valid_[i];
+    }
+    const uint8_t* valid = any_pad ? valid_ : nullptr;
+    embed_tokens(input_, tokens, len, 0, x_);
+    stack_.encode(k, c.stack, model_->encoder_norm_, x_, len, valid, scratch_);
+    const float* features = pooled_;
+    if (c.stack.decoder_layers > 0) {
+        stack_.prepare_memory(k, c.stack, x_, len, scratch_);
+        const int32_t start = static_cast<int32_t>(c.start_id);
+        embed_tokens(input_, &start, 1, 0, dec_x_);
+        stack_.decode(k, c.stack, model_->decoder_norm_, dec_x_, 1, 0, len, nullptr, valid, scratch_);
+        features = dec_x_;
+    } else {
+        pool_rows(c.pooling, x_, len, d, valid, pooled_);
+    }
+    linear_forward(k, model_->head_, features, 1, out, scratch_.quant);
+    apply_output_activation(k, c.output_activation, out, c.n_labels);
+    for (size_t i = 0; i < c.n_labels; ++i)
+        if (!std::isfinite(out[i])) return Status::error(StatusCode::bad_input, "the outputs overflowed to NaN or Inf");
+    return Status::ok();
+}
+
+}  // namespace ax

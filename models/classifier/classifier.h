@@ -1,0 +1,80 @@
+// The sequence classifier family: token embeddings (times a scale), positions (learned, sinusoidal, the
+// pad-aware sinusoidal_pad0 table or none), a Transformer encoder with a key padding mask, optionally a
+// decoder fed one fixed start token over the encoder's memory, pooling over time that ignores pads (mean,
+// max or first) or the decoder's one output row, a linear head, and sigmoid, softmax or no activation.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "runtime/config_reader.h"
+#include "runtime/embedding.h"
+#include "runtime/format.h"
+#include "runtime/kernels.h"
+#include "runtime/linear.h"
+#include "runtime/model_file.h"
+#include "runtime/status.h"
+#include "runtime/transformer_stack.h"
+
+namespace ax {
+
+struct ClassifierConfig {
+    StackConfig stack;                     // decoder_layers 0: encoder only
+    size_t vocab = 0;
+    size_t n_labels = 0;
+    uint32_t pad_id = format::kNoToken;    // kNoToken: no padding mask
+    uint32_t start_id = format::kNoToken;  // the decoder's input token (decoder_layers > 0)
+    format::PositionalEncoding positional_encoding = format::PositionalEncoding::none;
+    size_t max_positions = 0;              // longest input; 0 = no limit
+    float embed_scale = 1.0f;
+    format::Pooling pooling = format::Pooling::mean;
+    format::OutputActivation output_activation = format::OutputActivation::none;
+};
+
+Status read_classifier_config(const ModelFile& file, ClassifierConfig* out);
+
+class Classifier {
+public:
+    // Validates the config and every tensor's presence, shape and dtype. `file` must outlive the model.
+    static Status open(const ModelFile& file, Classifier* out);
+
+    const ClassifierConfig& config() const { return config_; }
+    const ModelFile& file() const { return *file_; }
+
+    // Exact bytes a session needs for inputs up to max_len tokens; 0 when max_len is 0 or too large.
+    size_t arena_bytes(size_t max_len) const;
+
+private:
+    friend class ClassifierSession;
+
+    const ModelFile* file_ = nullptr;
+    ClassifierConfig config_;
+    TokenInput input_;
+    Linear head_;
+    LayerNormWeights encoder_norm_, decoder_norm_;
+};
+
+class ClassifierSession {
+public:
+    // Lays the session out in `arena` (16-byte aligned, at least model.arena_bytes(max_len) bytes).
+    Status init(const Classifier& model, const Kernels& kernels, void* arena, size_t arena_bytes, size_t max_len);
+
+    // The pad id for the padding mask, pooling and sinusoidal_pad0 positions; starts as the model's.
+    Status set_pad_id(uint32_t pad_id);
+
+    // One sequence of 1..max_len tokens: out gets n_labels values (probabilities after sigmoid or softmax).
+    Status classify(const int32_t* tokens, size_t len, float* out);
+
+private:
+    const Classifier* model_ = nullptr;
+    const Kernels* k_ = nullptr;
+    size_t max_len_ = 0;
+    TokenInput input_;
+    StackSession stack_;
+    float* x_ = nullptr;        // [max_len, d]
+    float* dec_x_ = nullptr;    // [1, d]
+    float* pooled_ = nullptr;   // [d]
+    uint8_t* valid_ = nullptr;  // [max_len]
+    LayerScratch scratch_;
+};
+
+}  // namespace ax

@@ -1,0 +1,242 @@
+#include "models/seq2seq/seq2seq.h"
+
+#include <cmath>
+#include <new>
+
+#include "runtime/arena.h"
+#include "runtime/tensor_binding.h"
+
+namespace ax {
+
+namespace {
+
+using format::ConfigKey;
+using format::PositionalEncoding;
+using format::Role;
+
+Status bad_config(const char* text) { return Status::error(StatusCode::bad_model, text); }
+
+bool length_ok(size_t n) { return n >= 1 && n <= kMaxSequenceLength; }
+
+struct SessionLayout {
+    StackSession stack;
+    float* memory;
+    float* dec_x;
+    float* step_logits;
+    uint8_t* src_valid;
+    uint8_t* tgt_valid;
+    LayerScratch scratch;
+};
+
+// The one description of a session's memory: used to count (arena without memory) and to lay out.
+SessionLayout lay_out(Arena& arena, const Seq2SeqConfig& c, size_t max_src, size_t max_tgt) {
+    const size_t d = c.stack.layer.d_model;
+    const size_t rows = max_src > max_tgt ? max_src : max_tgt;
+    SessionLayout s;
+    s.stack.allocate(arena, c.stack, max_tgt, max_src);
+    s.memory = arena.alloc<float>(max_src * d);
+    s.dec_x = arena.alloc<float>(max_tgt * d);
+    s.step_logits = arena.alloc<float>(c.tgt_vocab);
+    s.src_valid = arena.alloc<uint8_t>(max_src);
+    s.tgt_valid = arena.alloc<uint8_t>(max_tgt);
+    s.scratch.allocate(arena, c.stack.layer, rows, rows);
+    return s;
+}
+
+}  // namespace
+
+Status read_seq2seq_config(const ModelFile& f, Seq2SeqConfig* out) {
+    if (f.family() != format::Family::seq2seq) return bad_config("not a seq2seq model");
+    Seq2SeqConfig c;
+    AX_RETURN_IF_ERROR(read_stack_config(f, 1, &c.stack));
+    AX_RETURN_IF_ERROR(read_config_size(f, ConfigKey::src_vocab, "src_vocab", 1, kMaxModelWidth, &c.src_vocab));
+    AX_RETURN_IF_ERROR(read_config_size(f, ConfigKey::tgt_vocab, "tgt_vocab", 1, kMaxModelWidth, &c.tgt_vocab));
+    const size_t both = c.src_vocab < c.tgt_vocab ? c.src_vocab : c.tgt_vocab;
+    AX_RETURN_IF_ERROR(read_config_token(f, ConfigKey::pad_id, "pad_id", both, true, &c.pad_id));
+    AX_RETURN_IF_ERROR(read_config_token(f, ConfigKey::bos_id, "bos_id", c.tgt_vocab, true, &c.bos_id));
+    AX_RETURN_IF_ERROR(read_config_token(f, ConfigKey::eos_id, "eos_id", c.tgt_vocab, true, &c.eos_id));
+    uint32_t v = 0;
+    AX_RETURN_IF_ERROR(read_config_u32(f, ConfigKey::positional_encoding, "positional_encoding", 0, 3, &v));
+    c.positional_encoding = static_cast<PositionalEncoding>(v);
+    if (c.positional_encoding != PositionalEncoding::none && c.positional_encoding != PositionalEncoding::learned &&
+        c.stack.layer.d_model % 2 != 0)
+        return bad_config("sinusoidal positions need an even d_model");
+    AX_RETURN_IF_ERROR(read_config_size(f, ConfigKey::max_positions, "max_positions", 0, kMaxSequenceLength,
+                                        &c.max_positions));
+    if (c.positional_encoding == PositionalEncoding::learned && c.max_positions == 0)
+        return bad_config("learned positions need max_positions >= 1");
+    if (c.positional_encoding == PositionalEncoding::sinusoidal_pad0 && c.pad_id == format::kNoToken)
+        return bad_config("sinusoidal_pad0 positions need a pad_id");
+    AX_RETURN_IF_ERROR(read_config_positive_float(f, ConfigKey::embed_scale, "embed_scale", &c.embed_scale));
+    *out = c;
+    return Status::ok();
+}
+
+Status Seq2Seq::open(const ModelFile& file, Seq2Seq* out) {
+    Seq2Seq m;
+    m.file_ = &file;
+    AX_RETURN_IF_ERROR(read_seq2seq_config(file, &m.config_));
+    const Seq2SeqConfig& c = m.config_;
+    const size_t d = c.stack.layer.d_model;
+    const uint16_t none = format::kNoLayer;
+    TensorBinder b(file);
+    AX_RETURN_IF_ERROR(b.embedding(Role::src_token_embed, none, c.src_vocab, d, &m.src_input_.tokens));
+    AX_RETURN_IF_ERROR(b.embedding(Role::tgt_token_embed, none, c.tgt_vocab, d, &m.tgt_input_.tokens));
+    if (c.positional_encoding == PositionalEncoding::learned) {
+        AX_RETURN_IF_ERROR(b.embedding(Role::src_pos_embed, none, c.max_positions, d, &m.src_input_.positions));
+        AX_RETURN_IF_ERROR(b.embedding(Role::tgt_pos_embed, none, c.max_positions, d, &m.tgt_input_.positions));
+    }
+    TokenInput* inputs[] = {&m.src_input_, &m.tgt_input_};
+    for (TokenInput* in : inputs) {
+        in->positional_encoding = c.positional_encoding;
+        in->scale = c.embed_scale;
+        in->pad_id = c.pad_id;
+    }
+    AX_RETURN_IF_ERROR(b.linear(Role::generator_weight, Role::generator_bias, none, c.tgt_vocab, d, &m.generator_));
+    AX_RETURN_IF_ERROR(bind_stack(b, c.stack, &m.encoder_norm_, &m.decoder_norm_));
+    AX_RETURN_IF_ERROR(b.check_all_used());
+    *out = m;
+    return Status::ok();
+}
+
+size_t Seq2Seq::arena_bytes(size_t max_src, size_t max_tgt) const {
+    if (!length_ok(max_src) || !length_ok(max_tgt)) return 0;
+    Arena counter;
+    lay_out(counter, config_, max_src, max_tgt);
+    return counter.exhausted() ? 0 : counter.used();
+}
+
+Status Seq2SeqSession::init(const Seq2Seq& model, const Kernels& kernels, void* arena, size_t arena_bytes,
+                            size_t max_src, size_t max_tgt) {
+    if (!length_ok(max_src) || !length_ok(max_tgt))
+        return Status::error(StatusCode::invalid_argument, "source and target lengths must be 1..")
+            .add_u(kMaxSequenceLength);
+    if (arena == nullptr || reinterpret_cast<uintptr_t>(arena) % 16 != 0)
+        return Status::error(StatusCode::invalid_argument, "arena must be non-null and 16-byte aligned");
+    const size_t needed = model.arena_bytes(max_src, max_tgt);
+    if (arena_bytes < needed)
+        return Status::error(StatusCode::arena_too_small, "arena of ").add_u(arena_bytes)
+            .add(" bytes, the session needs ").add_u(needed);
+    Arena a(arena, arena_bytes);
+    SessionLayout s = lay_out(a, model.config_, max_src, max_tgt);
+    if (a.exhausted()) return Status::error(StatusCode::arena_too_small, "arena exhausted");
+    AX_RETURN_IF_ERROR(s.stack.bind(model.file(), model.config_.stack));
+    model_ = &model;
+    k_ = &kernels;
+    max_src_ = max_src;
+    max_tgt_ = max_tgt;
+    pad_id_ = model.config_.pad_id;
+    src_input_ = model.src_input_;
+    tgt_input_ = model.tgt_input_;
+    stack_ = s.stack;
+    memory_ = s.memory;
+    dec_x_ = s.dec_x;
+    step_logits_ = s.step_logits;
+    src_valid_ = s.src_valid;
+    tgt_valid_ = s.tgt_valid;
+    scratch_ = s.scratch;
+    return Status::ok();
+}
+
+Status Seq2SeqSession::set_pad_id(uint32_t pad_id) {
+    if (model_ == nullptr) return Status::error(StatusCode::invalid_argument, "session not initialised");
+    const Seq2SeqConfig& c = model_->config_;
+    if (pad_id != format::kNoToken && (pad_id >= c.src_vocab || pad_id >= c.tgt_vocab))
+        return Status::error(StatusCode::invalid_argument, "pad id ").add_u(pad_id).add(" is outside the vocabulary");
+    if (pad_id == format::kNoToken && c.positional_encoding == PositionalEncoding::sinusoidal_pad0)
+        return Status::error(StatusCode::invalid_argument, "this model's positions need a pad id");
+    pad_id_ = pad_id;
+    src_input_.pad_id = pad_id;
+    tgt_input_.pad_id = pad_id;
+    return Status::ok();
+}
+
+const uint8_t* Seq2SeqSession::flags(const int32_t* ids, size_t n, uint8_t* valid) const {
+    bool any_pad = false;
+    for (size_t i = 0; i < n; ++i) {
+        valid[i] = static_cast<uint32_t>(ids[i]) != pad_id_;
+        any_pad = any_pad || !valid[i];
+    }
+    return any_pad ? valid : nullptr;
+}
+
+Status Seq2SeqSession::check_source(const int32_t* src, size_t src_len) const {
+    if (model_ == nullptr) return Status::error(StatusCode::invalid_argument, "session not initialised");
+    const Seq2SeqConfig& c = model_->config_;
+    if (src_len < 1 || src_len > max_src_)
+        return Status::error(StatusCode::invalid_argument, "source of ").add_u(src_len).add(" tokens outside 1..")
+            .add_u(max_src_).add(" declared for this session");
+    if (c.max_positions != 0 && src_len > c.max_positions)
+        return Status::error(StatusCode::invalid_argument, "source of ").add_u(src_len)
+            .add(" tokens is longer than the model's ").add_u(c.max_positions).add(" positions");
+    return check_tokens(src, src_len, c.src_vocab, "source");
+}
+
+const uint8_t* Seq2SeqSession::encode(const int32_t* src, size_t src_len) {
+    const Seq2SeqConfig& c = model_->config_;
+    const Kernels& k = *k_;
+    embed_tokens(src_input_, src, src_len, 0, memory_);
+    const uint8_t* valid = flags(src, src_len, src_valid_);
+    stack_.encode(k, c.stack, model_->encoder_norm_, memory_, src_len, valid, scratch_);
+    stack_.prepare_memory(k, c.stack, memory_, src_len, scratch_);
+    return valid;
+}
+
+Status Seq2SeqSession::run(const int32_t* src, size_t src_len, const int32_t* tgt, size_t tgt_len, float* logits) {
+    AX_RETURN_IF_ERROR(check_source(src, src_len));
+    const Seq2SeqConfig& c = model_->config_;
+    if (tgt_len < 1 || tgt_len > max_tgt_)
+        return Status::error(StatusCode::invalid_argument, "target of ").add_u(tgt_len).add(" tokens outside 1..")
+            .add_u(max_tgt_).add(" declared for this session");
+    if (c.max_positions != 0 && tgt_len > c.max_positions)
+        return Status::error(StatusCode::invalid_argument, "target of ").add_u(tgt_len)
+            .add(" tokens is longer than the model's ").add_u(c.max_positions).add(" positions");
+    AX_RETURN_IF_ERROR(check_tokens(tgt, tgt_len, c.tgt_vocab, "target"));
+    if (logits == nullptr) return Status::error(StatusCode::invalid_argument, "output buffer is null");
+    const uint8_t* memory_valid = encode(src, src_len);
+    embed_tokens(tgt_input_, tgt, tgt_len, 0, dec_x_);
+    const uint8_t* self_valid = flags(tgt, tgt_len, tgt_valid_);
+    stack_.decode(*k_, c.stack, model_->decoder_norm_, dec_x_, tgt_len, 0, src_len, self_valid, memory_valid,
+                  scratch_);
+    linear_forward(*k_, model_->generator_, dec_x_, tgt_len, logits, scratch_.quant);
+    return Status::ok();
+}
+
+Status Seq2SeqSession::translate(const int32_t* src, size_t src_len, uint32_t bos, uint32_t eos, size_t max_len,
+                                 int32_t* out, size_t* out_len) {
+    AX_RETURN_IF_ERROR(check_source(src, src_len));
+    const Seq2SeqConfig& c = model_->config_;
+    if (out == nullptr || out_len == nullptr)
+        return Status::error(StatusCode::invalid_argument, "output buffer is null");
+    *out_len = 0;
+    if (bos == format::kNoToken || bos >= c.tgt_vocab)
+        return Status::error(StatusCode::invalid_argument, "greedy decoding needs a bos id in the target vocabulary");
+    if (eos != format::kNoToken && eos >= c.tgt_vocab)
+        return Status::error(StatusCode::invalid_argument, "eos id ").add_u(eos).add(" is outside the vocabulary");
+    if (max_len < 1 || max_len > max_tgt_)
+        return Status::error(StatusCode::invalid_argument, "max length ").add_u(max_len).add(" outside 1..")
+            .add_u(max_tgt_).add(" declared for this session");
+    if (c.max_positions != 0 && max_len > c.max_positions)
+        return Status::error(StatusCode::invalid_argument, "max length ").add_u(max_len)
+            .add(" is longer than the model's ").add_u(c.max_positions).add(" positions");
+    const uint8_t* memory_valid = encode(src, src_len);
+    const size_t d = c.stack.layer.d_model;
+    int32_t token = static_cast<int32_t>(bos);
+    for (size_t t = 0; t < max_len; ++t) {
+        float* row = dec_x_ + t * d;
+        embed_tokens(tgt_input_, &token, 1, t, row);
+        stack_.decode(*k_, c.stack, model_->decoder_norm_, row, 1, t, src_len, nullptr, memory_valid, scratch_);
+        linear_forward(*k_, model_->generator_, row, 1, step_logits_, scratch_.quant);
+        size_t best = 0;
+        for (size_t i = 1; i < c.tgt_vocab; ++i)
+            if (step_logits_[i] > step_logits_[best]) best = i;
+        if (!std::isfinite(step_logits_[best]))
+            return Status::error(StatusCode::bad_input, "the decoder's logits overflowed to NaN or Inf");
+        token = static_cast<int32_t>(best);
+        out[(*out_len)++] = token;
+        if (static_cast<uint32_t>(token) == eos) break;
+    }
+    return Status::ok();
+}
+
+}  // namespace ax

@@ -1,0 +1,97 @@
+// The seq2seq translator family: the PyTorch "language translation with nn.Transformer" model. Source and
+// target token embeddings times a scale (sqrt(d_model)), positions (sinusoidal, learned or none), an
+// nn.Transformer encoder and decoder with final norms, key padding masks from a pad id, a linear generator
+// over the target vocabulary; greedy decoding with the KV cache.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "runtime/config_reader.h"
+#include "runtime/embedding.h"
+#include "runtime/format.h"
+#include "runtime/kernels.h"
+#include "runtime/linear.h"
+#include "runtime/model_file.h"
+#include "runtime/status.h"
+#include "runtime/transformer_stack.h"
+
+namespace ax {
+
+struct Seq2SeqConfig {
+    StackConfig stack;
+    size_t src_vocab = 0;
+    size_t tgt_vocab = 0;
+    uint32_t pad_id = format::kNoToken;  // kNoToken: no padding masks
+    uint32_t bos_id = format::kNoToken;  // defaults for translate
+    uint32_t eos_id = format::kNoToken;
+    format::PositionalEncoding positional_encoding = format::PositionalEncoding::none;
+    size_t max_positions = 0;            // longest source or target sequence; 0 = no limit
+    float embed_scale = 1.0f;
+};
+
+Status read_seq2seq_config(const ModelFile& file, Seq2SeqConfig* out);
+
+class Seq2Seq {
+public:
+    // Validates the config and every tensor's presence, shape and dtype. `file` must outlive the model.
+    static Status open(const ModelFile& file, Seq2Seq* out);
+
+    const Seq2SeqConfig& config() const { return config_; }
+    const ModelFile& file() const { return *file_; }
+
+    // Exact bytes a session needs for sources up to max_src tokens and decoder lengths (teacher-forced
+    // target tokens, or translate's max_len) up to max_tgt. 0 when a length is 0 or above the limits.
+    size_t arena_bytes(size_t max_src, size_t max_tgt) const;
+
+private:
+    friend class Seq2SeqSession;
+
+    const ModelFile* file_ = nullptr;
+    Seq2SeqConfig config_;
+    TokenInput src_input_, tgt_input_;
+    Linear generator_;
+    LayerNormWeights encoder_norm_, decoder_norm_;
+};
+
+class Seq2SeqSession {
+public:
+    // Lays the session out in `arena` (16-byte aligned, at least model.arena_bytes(max_src, max_tgt)).
+    Status init(const Seq2Seq& model, const Kernels& kernels, void* arena, size_t arena_bytes, size_t max_src,
+                size_t max_tgt);
+
+    // The pad id used for key padding masks (and sinusoidal_pad0 positions); starts as the model's. kNoToken
+    // turns the masks off.
+    Status set_pad_id(uint32_t pad_id);
+
+    // Teacher-forced pass as the module's forward(src, tgt) with src/tgt/memory key padding masks from the
+    // pad id and a causal target mask: logits gets tgt_len x tgt_vocab values.
+    Status run(const int32_t* src, size_t src_len, const int32_t* tgt, size_t tgt_len, float* logits);
+
+    // Greedy decoding: the decoder starts from bos and is fed its argmax (first on ties) until it emits eos
+    // (eos is written) or has written max_len tokens (1..max_tgt). Source pads are masked; the generated
+    // sequence is not (as the tutorial's greedy_decode). eos may be kNoToken (always max_len tokens).
+    Status translate(const int32_t* src, size_t src_len, uint32_t bos, uint32_t eos, size_t max_len, int32_t* out,
+                     size_t* out_len);
+
+private:
+    Status check_source(const int32_t* src, size_t src_len) const;
+    // Encodes the source into the cross-attention caches; returns the memory mask (nullptr: no pads).
+    const uint8_t* encode(const int32_t* src, size_t src_len);
+    const uint8_t* flags(const int32_t* ids, size_t n, uint8_t* valid) const;
+
+    const Seq2Seq* model_ = nullptr;
+    const Kernels* k_ = nullptr;
+    size_t max_src_ = 0;
+    size_t max_tgt_ = 0;
+    uint32_t pad_id_ = format::kNoToken;
+    TokenInput src_input_, tgt_input_;
+    StackSession stack_;
+    float* memory_ = nullptr;        // [max_src, d]
+    float* dec_x_ = nullptr;         // [max_tgt, d]
+    float* step_logits_ = nullptr;   // [tgt_vocab]
+    uint8_t* src_valid_ = nullptr;   // [max_src]
+    uint8_t* tgt_valid_ = nullptr;   // [max_tgt]
+    LayerScratch scratch_;
+};
+
+}  // namespace ax

@@ -1,0 +1,209 @@
+#include "models/tvae/tvae.h"
+
+#include <cmath>
+#include <cstring>
+
+#include "runtime/arena.h"
+#include "runtime/pooling.h"
+#include "runtime/positional_encoding.h"
+#include "runtime/tensor_binding.h"
+
+namespace ax {
+
+namespace {
+
+using format::ConfigKey;
+using format::PositionalEncoding;
+using format::Role;
+
+Status bad_config(const char* text) { return Status::error(StatusCode::bad_model, text); }
+
+bool length_ok(size_t n) { return n >= 1 && n <= kMaxSequenceLength; }
+
+Status check_finite(const float* x, size_t n, const char* what) {
+    if (x == nullptr) return Status::error(StatusCode::invalid_argument, what).add(" is null");
+    for (size_t i = 0; i < n; ++i)
+        if (!std::isfinite(x[i])) return Status::error(StatusCode::bad_input, what).add(" holds NaN or Inf");
+    return Status::ok();
+}
+
+struct SessionLayout {
+    StackSession stack;
+    float* x;
+    float* dec_x;
+    float* pooled;
+    float* z;
+    float* memory;
+    float* zero_row;
+    LayerScratch scratch;
+};
+
+// The one description of a session's memory: used to count (arena without memory) and to lay out.
+SessionLayout lay_out(Arena& arena, const TvaeConfig& c, size_t max_len) {
+    const size_t d = c.stack.layer.d_model;
+    SessionLayout s;
+    s.stack.allocate(arena, c.stack, max_len, 1);
+    s.x = arena.alloc<float>(max_len * d);
+    s.dec_x = arena.alloc<float>(max_len * d);
+    s.pooled = arena.alloc<float>(d);
+    s.z = arena.alloc<float>(c.latent_size);
+    s.memory = arena.alloc<float>(d);
+    s.zero_row = arena.alloc<float>(c.n_features);
+    // int8 seq_embedding reads rows of n_features values, z_embedding one row of latent_size values.
+    const size_t widest = c.n_features > c.latent_size ? c.n_features : c.latent_size;
+    s.scratch.allocate(arena, c.stack.layer, max_len, max_len, widest);
+    return s;
+}
+
+}  // namespace
+
+Status read_tvae_config(const ModelFile& f, TvaeConfig* out) {
+    if (f.family() != format::Family::tvae) return bad_config("not a tvae model");
+    TvaeConfig c;
+    AX_RETURN_IF_ERROR(read_stack_config(f, 1, &c.stack));
+    AX_RETURN_IF_ERROR(read_config_size(f, ConfigKey::n_features, "n_features", 1, kMaxModelWidth, &c.n_features));
+    AX_RETURN_IF_ERROR(read_config_size(f, ConfigKey::latent_size, "latent_size", 1, kMaxModelWidth, &c.latent_size));
+    uint32_t v = 0;
+    AX_RETURN_IF_ERROR(read_config_u32(f, ConfigKey::positional_encoding, "positional_encoding", 0, 1, &v));
+    c.positional_encoding = static_cast<PositionalEncoding>(v);
+    if (c.positional_encoding == PositionalEncoding::sinusoidal && c.stack.layer.d_model % 2 != 0)
+        return bad_config("sinusoidal positions need an even d_model");
+    AX_RETURN_IF_ERROR(read_config_size(f, ConfigKey::max_positions, "max_positions", 0, kMaxSequenceLength,
+                                        &c.max_positions));
+    *out = c;
+    return Status::ok();
+}
+
+Status Tvae::open(const ModelFile& file, Tvae* out) {
+    Tvae m;
+    m.file_ = &file;
+    AX_RETURN_IF_ERROR(read_tvae_config(file, &m.config_));
+    const TvaeConfig& c = m.config_;
+    const size_t d = c.stack.layer.d_model;
+    const uint16_t none = format::kNoLayer;
+    TensorBinder b(file);
+    AX_RETURN_IF_ERROR(b.linear(Role::seq_embed_weight, Role::seq_embed_bias, none, d, c.n_features, &m.seq_embed_));
+    AX_RETURN_IF_ERROR(b.linear(Role::z_mean_weight, Role::z_mean_bias, none, c.latent_size, d, &m.z_mean_));
+    AX_RETURN_IF_ERROR(b.linear(Role::z_log_var_weight, Role::z_log_var_bias, none, c.latent_size, d, &m.z_log_var_));
+    AX_RETURN_IF_ERROR(b.linear(Role::z_embed_weight, Role::z_embed_bias, none, d, c.latent_size, &m.z_embed_));
+    AX_RETURN_IF_ERROR(
+        b.linear(Role::r_seq_embed_weight, Role::r_seq_embed_bias, none, c.n_features, d, &m.r_seq_embed_));
+    AX_RETURN_IF_ERROR(bind_stack(b, c.stack, &m.encoder_norm_, &m.decoder_norm_));
+    AX_RETURN_IF_ERROR(b.check_all_used());
+    *out = m;
+    return Status::ok();
+}
+
+size_t Tvae::arena_bytes(size_t max_len) const {
+    if (!length_ok(max_len)) return 0;
+    Arena counter;
+    lay_out(counter, config_, max_len);
+    return counter.exhausted() ? 0 : counter.used();
+}
+
+Status TvaeSession::init(const Tvae& model, const Kernels& kernels, void* arena, size_t arena_bytes, size_t max_len) {
+    if (!length_ok(max_len))
+        return Status::error(StatusCode::invalid_argument, "max length must be 1..").add_u(kMaxSequenceLength);
+    if (arena == nullptr || reinterpret_cast<uintptr_t>(arena) % 16 != 0)
+        return Status::error(StatusCode::invalid_argument, "arena must be non-null and 16-byte aligned");
+    const size_t needed = model.arena_bytes(max_len);
+    if (arena_bytes < needed)
+        return Status::error(StatusCode::arena_too_small, "arena of ").add_u(arena_bytes)
+            .add(" bytes, the session needs ").add_u(needed);
+    Arena a(arena, arena_bytes);
+    SessionLayout s = lay_out(a, model.config_, max_len);
+    if (a.exhausted()) return Status::error(StatusCode::arena_too_small, "arena exhausted");
+    AX_RETURN_IF_ERROR(s.stack.bind(model.file(), model.config_.stack));
+    for (size_t i = 0; i < model.config_.n_features; ++i) s.zero_row[i] = 0.0f;
+    model_ = &model;
+    k_ = &kernels;
+    max_len_ = max_len;
+    stack_ = s.stack;
+    x_ = s.x;
+    dec_x_ = s.dec_x;
+    pooled_ = s.pooled;
+    z_ = s.z;
+    memory_ = s.memory;
+    zero_row_ = s.zero_row;
+    scratch_ = s.scratch;
+    return Status::ok();
+}
+
+Status TvaeSession::check_length(size_t len) const {
+    if (model_ == nullptr) return Status::error(StatusCode::invalid_argument, "session not initialised");
+    if (len < 1 || len > max_len_)
+        return Status::error(StatusCode::invalid_argument, "sequence of ").add_u(len).add(" rows outside 1..")
+            .add_u(max_len_).add(" declared for this session");
+    const size_t limit = model_->config_.max_positions;
+    if (limit != 0 && len > limit)
+        return Status::error(StatusCode::invalid_argument, "sequence of ").add_u(len)
+            .add(" rows is longer than the model's ").add_u(limit).add(" positions");
+    return Status::ok();
+}
+
+Status TvaeSession::encode(const float* x, size_t len, float* z_mean, float* z_log_var) {
+    AX_RETURN_IF_ERROR(check_length(len));
+    const TvaeConfig& c = model_->config_;
+    AX_RETURN_IF_ERROR(check_finite(x, len * c.n_features, "input sequence"));
+    if (z_mean == nullptr) return Status::error(StatusCode::invalid_argument, "z_mean buffer is null");
+    const Kernels& k = *k_;
+    const size_t d = c.stack.layer.d_model;
+    linear_forward(k, model_->seq_embed_, x, len, x_, scratch_.quant);
+    if (c.positional_encoding == PositionalEncoding::sinusoidal) add_sinusoidal_positions(x_, len, d, 0);
+    stack_.encode(k, c.stack, model_->encoder_norm_, x_, len, nullptr, scratch_);
+    pool_rows(format::Pooling::mean, x_, len, d, nullptr, pooled_);
+    linear_forward(k, model_->z_mean_, pooled_, 1, z_mean, scratch_.quant);
+    if (z_log_var) linear_forward(k, model_->z_log_var_, pooled_, 1, z_log_var, scratch_.quant);
+    return Status::ok();
+}
+
+void TvaeSession::set_latent(const float* z) {
+    const TvaeConfig& c = model_->config_;
+    linear_forward(*k_, model_->z_embed_, z, 1, memory_, scratch_.quant);
+    stack_.prepare_memory(*k_, c.stack, memory_, 1, scratch_);
+}
+
+Status TvaeSession::run(const float* x, size_t len, float* out, float* z_mean, float* z_log_var) {
+    if (out == nullptr) return Status::error(StatusCode::invalid_argument, "output buffer is null");
+    AX_RETURN_IF_ERROR(encode(x, len, z_, z_log_var));
+    const TvaeConfig& c = model_->config_;
+    const Kernels& k = *k_;
+    const size_t d = c.stack.layer.d_model;
+    if (z_mean) std::memcpy(z_mean, z_, c.latent_size * sizeof(float));
+    set_latent(z_);
+    linear_forward(k, model_->seq_embed_, zero_row_, 1, dec_x_, scratch_.quant);
+    if (len > 1) linear_forward(k, model_->seq_embed_, x, len - 1, dec_x_ + d, scratch_.quant);
+    if (c.positional_encoding == PositionalEncoding::sinusoidal) add_sinusoidal_positions(dec_x_, len, d, 0);
+    stack_.decode(k, c.stack, model_->decoder_norm_, dec_x_, len, 0, 1, nullptr, nullptr, scratch_);
+    linear_forward(k, model_->r_seq_embed_, dec_x_, len, out, scratch_.quant);
+    return Status::ok();
+}
+
+Status TvaeSession::generate(const float* z, size_t len, float* out) {
+    AX_RETURN_IF_ERROR(check_length(len));
+    const TvaeConfig& c = model_->config_;
+    AX_RETURN_IF_ERROR(check_finite(z, c.latent_size, "latent vector"));
+    if (out == nullptr) return Status::error(StatusCode::invalid_argument, "output buffer is null");
+    if (z != z_) std::memcpy(z_, z, c.latent_size * sizeof(float));
+    set_latent(z_);
+    const Kernels& k = *k_;
+    const size_t d = c.stack.layer.d_model;
+    const size_t nf = c.n_features;
+    for (size_t t = 0; t < len; ++t) {
+        float* row = dec_x_ + t * d;
+        linear_forward(k, model_->seq_embed_, t == 0 ? zero_row_ : out + (t - 1) * nf, 1, row, scratch_.quant);
+        if (c.positional_encoding == PositionalEncoding::sinusoidal) add_sinusoidal_positions(row, 1, d, t);
+        stack_.decode(k, c.stack, model_->decoder_norm_, row, 1, t, 1, nullptr, nullptr, scratch_);
+        linear_forward(k, model_->r_seq_embed_, row, 1, out + t * nf, scratch_.quant);
+    }
+    for (size_t i = 0; i < len * nf; ++i)
+        if (!std::isfinite(out[i])) return Status::error(StatusCode::bad_input, "the output overflowed to NaN or Inf");
+    return Status::ok();
+}
+
+Status TvaeSession::reconstruct(const float* x, size_t len, float* out) {
+    AX_RETURN_IF_ERROR(encode(x, len, z_, nullptr));
+    return generate(z_, len, out);
+}
+
+}  // namespace ax

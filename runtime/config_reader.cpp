@@ -1,0 +1,60 @@
+#include "runtime/config_reader.h"
+
+#include <cmath>
+
+#include "runtime/bytes.h"
+
+namespace ax {
+
+namespace {
+
+Status bad_config(const char* text) { return Status::error(StatusCode::bad_model, text); }
+
+}  // namespace
+
+Status read_config_u32(const ModelFile& f, format::ConfigKey key, const char* name, uint32_t lo, uint32_t hi,
+                       uint32_t* out) {
+    if (!f.config(key, out)) return bad_config("config lacks ").add(name);
+    if (*out < lo || *out > hi)
+        return bad_config("config ").add(name).add(" = ").add_u(*out).add(" outside ").add_u(lo).add("..").add_u(hi);
+    return Status::ok();
+}
+
+Status read_config_size(const ModelFile& f, format::ConfigKey key, const char* name, size_t lo, size_t hi,
+                        size_t* out) {
+    uint32_t v = 0;
+    AX_RETURN_IF_ERROR(read_config_u32(f, key, name, static_cast<uint32_t>(lo), static_cast<uint32_t>(hi), &v));
+    *out = v;
+    return Status::ok();
+}
+
+Status read_config_flag(const ModelFile& f, format::ConfigKey key, const char* name, bool* out) {
+    uint32_t v = 0;
+    AX_RETURN_IF_ERROR(read_config_u32(f, key, name, 0, 1, &v));
+    *out = v != 0;
+    return Status::ok();
+}
+
+Status read_config_positive_float(const ModelFile& f, format::ConfigKey key, const char* name, float* out) {
+    uint32_t v = 0;
+    if (!f.config(key, &v)) return bad_config("config lacks ").add(name);
+    const float x = bits_to_float(v);
+    if (!(x > 0.0f) || !std::isfinite(x)) return bad_config("config ").add(name).add(" must be a positive number");
+    *out = x;
+    return Status::ok();
+}
+
+Status read_config_token(const ModelFile& f, format::ConfigKey key, const char* name, size_t vocab, bool optional,
+                         uint32_t* out) {
+    if (!f.config(key, out)) return bad_config("config lacks ").add(name);
+    if (*out == format::kNoToken) {
+        if (optional) return Status::ok();
+        return bad_config("config ").add(name).add(" is required");
+    }
+    if (*out >= vocab)
+        return bad_config("config ").add(name).add(" = ").add_u(*out).add(" is outside the vocabulary of ")
+            .add_u(vocab);
+    return Status::ok();
+}
+
+}  // namespace ax

@@ -1,0 +1,31 @@
+// Reading a model's config records with range checks, shared by the model families. Every value comes from
+// an untrusted file, so each read names the key and the allowed range when it fails.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "runtime/format.h"
+#include "runtime/model_file.h"
+#include "runtime/status.h"
+
+namespace ax {
+
+// Largest sizes a model may declare: they keep every size computation far from overflow.
+constexpr size_t kMaxModelWidth = 1u << 16;    // d_model, dim_feedforward, features, outputs, vocabularies
+constexpr size_t kMaxModelLayers = 256;
+constexpr size_t kMaxSequenceLength = 1u << 20;
+
+// A required u32 in [lo, hi].
+Status read_config_u32(const ModelFile& f, format::ConfigKey key, const char* name, uint32_t lo, uint32_t hi,
+                       uint32_t* out);
+// A required size in [lo, hi].
+Status read_config_size(const ModelFile& f, format::ConfigKey key, const char* name, size_t lo, size_t hi,
+                        size_t* out);
+Status read_config_flag(const ModelFile& f, format::ConfigKey key, const char* name, bool* out);
+// A required finite float32 > 0.
+Status read_config_positive_float(const ModelFile& f, format::ConfigKey key, const char* name, float* out);
+// A required token id: below `vocab`, or format::kNoToken when `optional`.
+Status read_config_token(const ModelFile& f, format::ConfigKey key, const char* name, size_t vocab, bool optional,
+                         uint32_t* out);
+
+}  // namespace ax

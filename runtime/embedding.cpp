@@ -1,0 +1,83 @@
+#include "runtime/embedding.h"
+
+#include "runtime/half.h"
+#include "runtime/positional_encoding.h"
+
+namespace ax {
+
+void embedding_row(const EmbeddingTable& t, size_t row, float scale, float* out) {
+    const size_t n = t.dim;
+    switch (t.dtype) {
+        case format::DType::f32: {
+            const float* w = static_cast<const float*>(t.data) + row * n;
+            for (size_t i = 0; i < n; ++i) out[i] = w[i] * scale;
+            return;
+        }
+        case format::DType::f16: {
+            const uint16_t* w = static_cast<const uint16_t*>(t.data) + row * n;
+            for (size_t i = 0; i < n; ++i) out[i] = half_to_float(w[i]) * scale;
+            return;
+        }
+        case format::DType::i8: {
+            const int8_t* w = static_cast<const int8_t*>(t.data) + row * n;
+            const float s = t.scales[row];
+            for (size_t i = 0; i < n; ++i) out[i] = static_cast<float>(w[i]) * s * scale;
+            return;
+        }
+    }
+}
+
+void embedding_add_row(const EmbeddingTable& t, size_t row, float* out) {
+    const size_t n = t.dim;
+    switch (t.dtype) {
+        case format::DType::f32: {
+            const float* w = static_cast<const float*>(t.data) + row * n;
+            for (size_t i = 0; i < n; ++i) out[i] += w[i];
+            return;
+        }
+        case format::DType::f16: {
+            const uint16_t* w = static_cast<const uint16_t*>(t.data) + row * n;
+            for (size_t i = 0; i < n; ++i) out[i] += half_to_float(w[i]);
+            return;
+        }
+        case format::DType::i8: {
+            const int8_t* w = static_cast<const int8_t*>(t.data) + row * n;
+            const float s = t.scales[row];
+            for (size_t i = 0; i < n; ++i) out[i] += static_cast<float>(w[i]) * s;
+            return;
+        }
+    }
+}
+
+void embed_tokens(const TokenInput& in, const int32_t* ids, size_t rows, size_t first_position, float* x) {
+    const size_t d = in.tokens.dim;
+    for (size_t r = 0; r < rows; ++r) {
+        float* row = x + r * d;
+        const size_t position = first_position + r;
+        embedding_row(in.tokens, static_cast<size_t>(ids[r]), in.scale, row);
+        switch (in.positional_encoding) {
+            case format::PositionalEncoding::none:
+                break;
+            case format::PositionalEncoding::sinusoidal:
+                add_sinusoidal_position(row, d, position);
+                break;
+            case format::PositionalEncoding::learned:
+                embedding_add_row(in.positions, position, row);
+                break;
+            case format::PositionalEncoding::sinusoidal_pad0:
+                if (static_cast<uint32_t>(ids[r]) != in.pad_id) add_sinusoidal_position(row, d, position + 1);
+                break;
+        }
+    }
+}
+
+Status check_tokens(const int32_t* ids, size_t n, size_t vocab, const char* what) {
+    if (ids == nullptr) return Status::error(StatusCode::invalid_argument, what).add(" is null");
+    for (size_t i = 0; i < n; ++i)
+        if (ids[i] < 0 || static_cast<size_t>(ids[i]) >= vocab)
+            return Status::error(StatusCode::bad_input, what).add(": token ").add(static_cast<int64_t>(ids[i]))
+                .add(" at index ").add_u(i).add(" is outside the vocabulary (0..").add_u(vocab - 1).add(")");
+    return Status::ok();
+}
+
+}  // namespace ax

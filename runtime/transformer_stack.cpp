@@ -1,0 +1,134 @@
+#include "runtime/transformer_stack.h"
+
+#include <new>
+
+#include "runtime/config_reader.h"
+
+namespace ax {
+
+namespace {
+
+using format::ConfigKey;
+using format::Role;
+
+Status bind_encoder_layer(TensorBinder& b, const LayerOptions& o, size_t index, EncoderLayerWeights* w) {
+    const size_t d = o.d_model;
+    const size_t ff = o.dim_feedforward;
+    const uint16_t L = static_cast<uint16_t>(index);
+    AX_RETURN_IF_ERROR(b.attention(Role::enc_attn_in_weight, L, d, &w->self_attn));
+    AX_RETURN_IF_ERROR(b.linear(Role::enc_ff1_weight, Role::enc_ff1_bias, L, ff, d, &w->ff1));
+    AX_RETURN_IF_ERROR(b.linear(Role::enc_ff2_weight, Role::enc_ff2_bias, L, d, ff, &w->ff2));
+    AX_RETURN_IF_ERROR(b.layer_norm(Role::enc_norm1_weight, Role::enc_norm1_bias, L, d, &w->norm1));
+    return b.layer_norm(Role::enc_norm2_weight, Role::enc_norm2_bias, L, d, &w->norm2);
+}
+
+Status bind_decoder_layer(TensorBinder& b, const LayerOptions& o, size_t index, DecoderLayerWeights* w) {
+    const size_t d = o.d_model;
+    const size_t ff = o.dim_feedforward;
+    const uint16_t L = static_cast<uint16_t>(index);
+    AX_RETURN_IF_ERROR(b.attention(Role::dec_attn_in_weight, L, d, &w->self_attn));
+    AX_RETURN_IF_ERROR(b.attention(Role::dec_cross_in_weight, L, d, &w->cross_attn));
+    AX_RETURN_IF_ERROR(b.linear(Role::dec_ff1_weight, Role::dec_ff1_bias, L, ff, d, &w->ff1));
+    AX_RETURN_IF_ERROR(b.linear(Role::dec_ff2_weight, Role::dec_ff2_bias, L, d, ff, &w->ff2));
+    AX_RETURN_IF_ERROR(b.layer_norm(Role::dec_norm1_weight, Role::dec_norm1_bias, L, d, &w->norm1));
+    AX_RETURN_IF_ERROR(b.layer_norm(Role::dec_norm2_weight, Role::dec_norm2_bias, L, d, &w->norm2));
+    return b.layer_norm(Role::dec_norm3_weight, Role::dec_norm3_bias, L, d, &w->norm3);
+}
+
+}  // namespace
+
+Status read_stack_config(const ModelFile& f, size_t min_decoder_layers, StackConfig* out) {
+    StackConfig c;
+    LayerOptions& l = c.layer;
+    AX_RETURN_IF_ERROR(read_config_size(f, ConfigKey::d_model, "d_model", 1, kMaxModelWidth, &l.d_model));
+    AX_RETURN_IF_ERROR(read_config_size(f, ConfigKey::nhead, "nhead", 1, l.d_model, &l.nhead));
+    if (l.d_model % l.nhead != 0) return Status::error(StatusCode::bad_model, "d_model is not a multiple of nhead");
+    AX_RETURN_IF_ERROR(
+        read_config_size(f, ConfigKey::dim_feedforward, "dim_feedforward", 1, kMaxModelWidth, &l.dim_feedforward));
+    AX_RETURN_IF_ERROR(
+        read_config_size(f, ConfigKey::encoder_layers, "encoder_layers", 1, kMaxModelLayers, &c.encoder_layers));
+    AX_RETURN_IF_ERROR(read_config_size(f, ConfigKey::decoder_layers, "decoder_layers", min_decoder_layers,
+                                        kMaxModelLayers, &c.decoder_layers));
+    uint32_t v = 0;
+    AX_RETURN_IF_ERROR(read_config_u32(f, ConfigKey::activation, "activation", 0, 1, &v));
+    l.activation = static_cast<format::Activation>(v);
+    AX_RETURN_IF_ERROR(read_config_flag(f, ConfigKey::norm_first, "norm_first", &l.norm_first));
+    AX_RETURN_IF_ERROR(read_config_positive_float(f, ConfigKey::layer_norm_eps, "layer_norm_eps", &l.eps));
+    AX_RETURN_IF_ERROR(
+        read_config_flag(f, ConfigKey::encoder_final_norm, "encoder_final_norm", &c.encoder_final_norm));
+    AX_RETURN_IF_ERROR(
+        read_config_flag(f, ConfigKey::decoder_final_norm, "decoder_final_norm", &c.decoder_final_norm));
+    if (c.decoder_layers == 0 && c.decoder_final_norm)
+        return Status::error(StatusCode::bad_model, "a decoder final norm without decoder layers");
+    *out = c;
+    return Status::ok();
+}
+
+Status bind_stack(TensorBinder& b, const StackConfig& c, LayerNormWeights* encoder_norm,
+                  LayerNormWeights* decoder_norm) {
+    const size_t d = c.layer.d_model;
+    if (c.encoder_final_norm)
+        AX_RETURN_IF_ERROR(
+            b.layer_norm(Role::encoder_norm_weight, Role::encoder_norm_bias, format::kNoLayer, d, encoder_norm));
+    if (c.decoder_final_norm)
+        AX_RETURN_IF_ERROR(
+            b.layer_norm(Role::decoder_norm_weight, Role::decoder_norm_bias, format::kNoLayer, d, decoder_norm));
+    for (size_t i = 0; i < c.encoder_layers; ++i) {
+        EncoderLayerWeights w;
+        AX_RETURN_IF_ERROR(bind_encoder_layer(b, c.layer, i, &w));
+    }
+    for (size_t i = 0; i < c.decoder_layers; ++i) {
+        DecoderLayerWeights w;
+        AX_RETURN_IF_ERROR(bind_decoder_layer(b, c.layer, i, &w));
+    }
+    return Status::ok();
+}
+
+void StackSession::allocate(Arena& arena, const StackConfig& c, size_t max_target, size_t max_memory) {
+    const size_t d = c.layer.d_model;
+    encoder = arena.alloc<EncoderLayerWeights>(c.encoder_layers);
+    decoder = arena.alloc<DecoderLayerWeights>(c.decoder_layers);
+    self_cache = arena.alloc<KvCache>(c.decoder_layers);
+    cross_cache = arena.alloc<KvCache>(c.decoder_layers);
+    for (size_t i = 0; i < c.decoder_layers; ++i) {
+        KvCache self, cross;
+        self.allocate(arena, max_target, d);
+        cross.allocate(arena, max_memory, d);
+        if (!arena.counting() && !arena.exhausted()) {
+            new (&self_cache[i]) KvCache(self);  // placement into the arena
+            new (&cross_cache[i]) KvCache(cross);
+        }
+    }
+}
+
+Status StackSession::bind(const ModelFile& file, const StackConfig& c) {
+    TensorBinder b(file);
+    for (size_t i = 0; i < c.encoder_layers; ++i)
+        AX_RETURN_IF_ERROR(bind_encoder_layer(b, c.layer, i, new (&encoder[i]) EncoderLayerWeights()));
+    for (size_t i = 0; i < c.decoder_layers; ++i)
+        AX_RETURN_IF_ERROR(bind_decoder_layer(b, c.layer, i, new (&decoder[i]) DecoderLayerWeights()));
+    return Status::ok();
+}
+
+void StackSession::encode(const Kernels& k, const StackConfig& c, const LayerNormWeights& final_norm, float* x,
+                          size_t rows, const uint8_t* valid, LayerScratch& s) const {
+    for (size_t i = 0; i < c.encoder_layers; ++i) encoder_layer_forward(k, c.layer, encoder[i], x, rows, s, valid);
+    if (c.encoder_final_norm) layer_norm_rows(k, final_norm, x, rows, c.layer.d_model, c.layer.eps, x);
+}
+
+void StackSession::prepare_memory(const Kernels& k, const StackConfig& c, const float* memory, size_t rows,
+                                  LayerScratch& s) const {
+    for (size_t i = 0; i < c.decoder_layers; ++i)
+        decoder_layer_prepare_memory(k, c.layer, decoder[i], memory, rows, cross_cache[i], s);
+}
+
+void StackSession::decode(const Kernels& k, const StackConfig& c, const LayerNormWeights& final_norm, float* x,
+                          size_t rows, size_t first, size_t mem_rows, const uint8_t* self_valid,
+                          const uint8_t* memory_valid, LayerScratch& s) const {
+    for (size_t i = 0; i < c.decoder_layers; ++i)
+        decoder_layer_forward(k, c.layer, decoder[i], x, rows, first, self_cache[i], cross_cache[i], mem_rows, false,
+                              s, self_valid, memory_valid);
+    if (c.decoder_final_norm) layer_norm_rows(k, final_norm, x, rows, c.layer.d_model, c.layer.eps, x);
+}
+
+}  // namespace ax

@@ -1,0 +1,59 @@
+// Helpers of the token and latent family suites (seq2seq, classifier, tvae): fixture cases, conversion,
+// error measures.
+#pragma once
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "tests/test_support.h"
+#include "tools/converter.h"
+#include "tools/json.h"
+#include "tools/model_loader.h"
+
+namespace ax::test {
+
+inline std::vector<int32_t> json_ids(const tools::JsonValue& v, const std::string& what) {
+    std::vector<int32_t> out;
+    for (const tools::JsonValue& x : v.as_array(what)) out.push_back(static_cast<int32_t>(x.as_int(what, 0, 1 << 30)));
+    return out;
+}
+
+inline tools::JsonValue case_json(const std::string& dir) { return tools::parse_json_file(dir + "/case.json"); }
+
+inline std::vector<uint8_t> convert_case(const std::string& dir, format::DType dtype = format::DType::f32,
+                                         const std::string& checkpoint = "model.pt", const std::string& map = "") {
+    tools::ConvertOptions o;
+    o.checkpoint_path = dir + "/" + checkpoint;
+    o.config_path = dir + "/config.json";
+    o.dtype = dtype;
+    o.map_path = map;
+    return tools::convert_model(o);
+}
+
+inline double rms(const std::vector<float>& v) {
+    double s = 0;
+    for (float x : v) s += static_cast<double>(x) * x;
+    return v.empty() ? 0.0 : std::sqrt(s / static_cast<double>(v.size()));
+}
+
+inline double max_abs_error(const std::vector<float>& a, const std::vector<float>& b) {
+    double worst = 0;
+    for (size_t i = 0; i < a.size() && i < b.size(); ++i) {
+        const double e = std::fabs(static_cast<double>(a[i]) - b[i]);
+        if (!(e <= worst)) worst = e;
+    }
+    return worst;
+}
+
+inline bool all_finite(const std::vector<float>& v) {
+    for (float x : v)
+        if (!std::isfinite(x)) return false;
+    return true;
+}
+
+// Defined by the family suites, shared with the rename-map suite: check every output of a fixture case in
+// `dir` against a converted model, on every port; return the worst mixed error.
+double check_seq2seq_model(const std::string& dir, const std::vector<uint8_t>& bytes, const std::string& label);
+double check_tvae_model(const std::string& dir, const std::vector<uint8_t>& bytes, const std::string& label);
+
+}  // namespace ax::test

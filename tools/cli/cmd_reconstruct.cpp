@@ -1,0 +1,48 @@
+// reconstruct: a Transformer-VAE in eval mode on one sequence (encode, z = z_mean or a sample, decode from a
+// zero row for the input's length); prints the reconstruction error, the anomaly score.
+#include <cstdio>
+
+#include "tools/cli/commands.h"
+#include "tools/csv.h"
+#include "tools/family_sessions.h"
+#include "tools/tool_error.h"
+
+namespace ax::cli {
+
+int cmd_reconstruct(const Argv& argv) {
+    const Args args(argv, {"input", "output", "seed", "port"}, {"sample"});
+    args.expect_positionals(1, "one tvae model (.axm)");
+    const auto m = tools::open_model(args.positionals()[0]);
+    tools::require_family(*m, format::Family::tvae);
+    const TvaeConfig& c = m->tvae.config();
+    if (args.has("seed") && !args.has("sample")) throw UsageError{"--seed goes with --sample"};
+    const tools::Table in = tools::read_csv(args.require("input"));
+    if (in.cols != c.n_features)
+        throw tools::ToolError(args.get("input") + " has " + std::to_string(in.cols) + " column(s), the model takes " +
+                               std::to_string(c.n_features));
+    tools::HostTvae session(*m, choose_kernels(args), in.rows);
+    tools::Table out;
+    out.rows = in.rows;
+    out.cols = in.cols;
+    out.header = in.header;
+    if (args.has("sample")) {
+        std::vector<float> mean, log_var;
+        session.encode(in.values, in.rows, &mean, &log_var);
+        const uint64_t seed = args.get_size("seed", 0, 0, SIZE_MAX);
+        out.values = session.generate(tools::sample_latent(mean, log_var, seed), in.rows);
+    } else {
+        out.values = session.reconstruct(in.values, in.rows);
+    }
+    const double mse = tools::mean_squared_error(out.values, in.values);
+    const std::string path = args.get("output");
+    if (path.empty()) {
+        std::fputs(tools::format_csv(out).c_str(), stdout);
+        std::fprintf(stderr, "reconstruction error (mean squared): %.9g\n", mse);
+    } else {
+        tools::write_csv(path, out);
+        std::printf("reconstruction error (mean squared): %.9g\n", mse);
+    }
+    return 0;
+}
+
+}  // namespace ax::cli
