@@ -172,7 +172,9 @@ std::string header_field(const std::string& name, size_t col) {
     if (name.empty()) throw ToolError("cannot write CSV: column " + std::to_string(col + 1) + " has no name");
     if (name.find_first_of("\r\n") != std::string::npos)
         throw ToolError("cannot write CSV: name of column " + std::to_string(col + 1) + " contains a line break");
-    bool plain = name.find_first_of(",\"") == std::string::npos && trim(name) == name && is_text(name);
+    // A leading byte order mark would be dropped on reading when this is the first column: quote it.
+    bool plain = name.find_first_of(",\"") == std::string::npos && trim(name) == name && is_text(name) &&
+                 name.compare(0, 3, "\xEF\xBB\xBF") != 0;
     if (plain) return name;
     std::string out = "\"";
     for (char ch : name) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);

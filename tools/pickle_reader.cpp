@@ -25,6 +25,12 @@ constexpr size_t kMaxMemo = size_t{1} << 21;
 constexpr uint64_t kMaxString = uint64_t{1} << 24;
 constexpr size_t kMaxGlobalLine = 256;
 constexpr size_t kMaxRank = 8;
+// Real names are tens of characters; the importers match names with std::regex, whose recursion depth grows
+// with the name, so a hostile name of ~50 KB overflowed the stack there.
+constexpr size_t kMaxNameBytes = 1024;
+// Even an empty tensor may not claim a dimension beyond int32 (what .axm stores), so that shape arithmetic
+// downstream (3 * d_model, ...) cannot overflow.
+constexpr int64_t kMaxDimension = INT32_MAX;
 constexpr size_t kMaxKeysListed = 16;
 constexpr size_t kMaxKeyShown = 64;
 
@@ -319,6 +325,8 @@ Ref Machine::rebuild_tensor(const std::vector<Ref>& args, const std::string& fun
             fail("tensor size overflows 64 bits");
         }
     }
+    for (const int64_t n : t.size)
+        if (n > kMaxDimension) fail("tensor dimension " + std::to_string(n) + " exceeds the limit of 2^31 - 1");
     const PickledStorage& storage = storages_[t.storage];
     if (numel > 0 && furthest >= storage.numel) {
         fail("tensor reads element " + std::to_string(furthest) + " of storage '" + storage.key + "', which holds " +
@@ -551,6 +559,10 @@ PickledStateDict Machine::select_state_dict(Ref root) const {
             throw ToolError("state_dict has a key that is " + describe(items[i]) + ", not a string");
         }
         const std::string& name = nodes_[items[i]].text;
+        if (name.size() > kMaxNameBytes) {
+            throw ToolError("state_dict key '" + name.substr(0, 64) + "...' is " + std::to_string(name.size()) +
+                            " bytes long, above the limit of " + std::to_string(kMaxNameBytes));
+        }
         const Node& value = nodes_[items[i + 1]];
         if (value.kind == Kind::Object && value.text.rfind("torch._utils._rebuild_", 0) == 0) {
             throw ToolError("state_dict entry '" + name + "' is a tensor of a kind this reader does not support (" +

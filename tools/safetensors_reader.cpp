@@ -18,6 +18,12 @@ constexpr int kMaxJsonDepth = 16;
 // About ten values describe a tensor; the cap bounds the parsed tree of a hostile 100 MB header.
 constexpr size_t kMaxJsonValues = size_t{1} << 21;
 constexpr size_t kMaxRank = 8;
+// Real names are tens of characters; the importers match names with std::regex, whose recursion depth grows
+// with the name, so a hostile name of ~50 KB overflowed the stack there.
+constexpr size_t kMaxNameBytes = 1024;
+// Even an empty tensor may not claim a dimension beyond int32 (what .axm stores), so that shape arithmetic
+// downstream (3 * d_model, ...) cannot overflow.
+constexpr uint64_t kMaxDimension = INT32_MAX;
 constexpr int64_t kMinElementBudget = int64_t{1} << 20;
 
 struct Json {
@@ -273,6 +279,12 @@ HostTensor read_tensor(const Json& entry, const std::string& name, const uint8_t
         }
         t.shape.push_back(static_cast<int64_t>(n));
     }
+    for (const int64_t n : t.shape) {
+        if (static_cast<uint64_t>(n) > kMaxDimension) {
+            throw ToolError("tensor '" + name + "' has a dimension of " + std::to_string(n) + ", above the limit of " +
+                            std::to_string(kMaxDimension));
+        }
+    }
     const uint64_t begin = count_of(&offsets.items[0], name, "data offset");
     const uint64_t end = count_of(&offsets.items[1], name, "data offset");
     if (begin > end || end > data_size) {
@@ -316,6 +328,10 @@ TensorMap read_safetensors_bytes(const uint8_t* data, size_t size) {
     for (size_t i = 0; i < root.keys.size(); ++i) {
         const std::string& name = root.keys[i];
         if (name == "__metadata__") continue;
+        if (name.size() > kMaxNameBytes) {
+            throw ToolError("tensor name '" + name.substr(0, 64) + "...' is " + std::to_string(name.size()) +
+                            " bytes long, above the limit of " + std::to_string(kMaxNameBytes));
+        }
         out.emplace(name, read_tensor(root.items[i], name, section, section_size, budget));
     }
     if (out.empty()) throw ToolError("safetensors file holds no tensors");
