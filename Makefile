@@ -32,22 +32,99 @@ test-sanitize:
 	@cd $(BUILD)-sanitize && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ctest --output-on-failure
 
 # ---- cross ----
+# ARM Linux cross builds, each with the whole test suite run by CTest under qemu-user (the toolchain files set
+# CMAKE_CROSSCOMPILING_EMULATOR): aarch64 is the ARMv8.0-A baseline on an emulated Cortex-A53 (which would
+# SIGILL on any dot-product or i8mm instruction), aarch64-dotprod is ARMv8.2-A+dotprod on qemu's "max" CPU
+# (the vdotq_s32 int8 path), armhf is ARMv7-A + NEON on an emulated Cortex-A8. One target alone:
+# make test-cross-armhf.
+CROSS_TARGETS ?= aarch64 aarch64-dotprod armhf
+cross_toolchain_aarch64 := aarch64-linux-gnu
+cross_toolchain_aarch64-dotprod := aarch64-linux-gnu-dotprod
+cross_toolchain_armhf := arm-linux-gnueabihf
+
 test-cross:
-	@echo "cross builds: not set up yet"
+	@for t in $(CROSS_TARGETS); do $(MAKE) --no-print-directory test-cross-$$t || exit 1; done
+
+define cross_rules
+.PHONY: test-cross-$(1)
+test-cross-$(1):
+	@echo "== cross: $(1) ($$(cross_toolchain_$(1)))"
+	@cmake -S . -B $$(BUILD)-$(1) -DCMAKE_BUILD_TYPE=Release -DAUSPEX_BUILD_TOOLS=ON -DAUSPEX_BUILD_TESTS=ON \
+		-DCMAKE_TOOLCHAIN_FILE=$$(CURDIR)/ports/toolchains/$$(cross_toolchain_$(1)).cmake >/dev/null
+	@cmake --build $$(BUILD)-$(1) -j $$(JOBS)
+	@cd $$(BUILD)-$(1) && ctest --output-on-failure
+endef
+$(foreach t,$(CROSS_TARGETS),$(eval $(call cross_rules,$(t))))
 # ---- end cross ----
 
 # ---- firmware ----
-firmware:
-	@echo "firmware: not set up yet"
-test-firmware:
-	@echo "firmware tests: not set up yet"
+# Bare-metal Cortex-M on emulated boards (qemu-system-arm): one CMake tree per board in $(BUILD)/firmware/<board>,
+# cross-compiled with ports/cortex-m/arm-none-eabi.cmake; the host build's auspex makes the model headers.
+#   make firmware       forecast.elf, forecast_c.elf (the example, C++ and C API) and the on-board test image
+#   make test-firmware  runs them: forecasts against the host's, the doctest image, the heap-free proof
+#   make size           text/data/bss of the runtime and the example firmware per target
+FIRMWARE_BOARDS ?= mps2-an386:cortex-m4 mps2-an500:cortex-m7 mps3-an547:cortex-m55
+FIRMWARE_DIR = $(BUILD)/firmware
+
+firmware: build
+	@for b in $(FIRMWARE_BOARDS); do \
+		board=$${b%%:*}; cpu=$${b#*:}; \
+		echo "firmware: $$board ($$cpu)"; \
+		cmake --no-warn-unused-cli -S . -B $(FIRMWARE_DIR)/$$board -DCMAKE_TOOLCHAIN_FILE=ports/cortex-m/arm-none-eabi.cmake \
+			-DCMAKE_BUILD_TYPE=Release -DAUSPEX_CORTEX_M_CPU=$$cpu -DAUSPEX_FIRMWARE_BOARD=$$board \
+			-DAUSPEX_BUILD_FIRMWARE=ON -DAUSPEX_BUILD_TOOLS=OFF -DAUSPEX_BUILD_TESTS=OFF \
+			-DAUSPEX_HOST_AUSPEX=$(abspath $(BUILD))/auspex >/dev/null || exit 1; \
+		cmake --build $(FIRMWARE_DIR)/$$board -j $(JOBS) || exit 1; \
+	done
+
+test-firmware: firmware
+	@for b in $(FIRMWARE_BOARDS); do \
+		board=$${b%%:*}; \
+		echo "test-firmware: $$board"; \
+		(cd $(FIRMWARE_DIR)/$$board && ctest --output-on-failure -j $(JOBS)) || exit 1; \
+		sed -n -e 's/^\(ok: .*\)/  \1/p' -e 's/^\(auspex: .*\)/  \1/p' \
+			-e 's/^\([a-z_]* *[a-z0-9]* *arena .*host header.*\)/  \1/p' \
+			$(FIRMWARE_DIR)/$$board/Testing/Temporary/LastTest.log; \
+	done
+	@echo "firmware tests passed on: $(foreach b,$(FIRMWARE_BOARDS),$(firstword $(subst :, ,$(b))))"
+
 size:
-	@echo "size: not set up yet"
+	@$(MAKE) --no-print-directory firmware >/dev/null
+	@sh ports/cortex-m/size_report.sh $(FIRMWARE_DIR) $(foreach b,$(FIRMWARE_BOARDS),$(firstword $(subst :, ,$(b))))
 # ---- end firmware ----
 
 # ---- fuzz ----
+# libFuzzer with AddressSanitizer and UBSan (clang): builds $(BUILD)-fuzz, seeds the corpora from the test
+# fixtures (tests/fuzz/make_corpus.sh), then runs every target for FUZZ_SECONDS, one after another. Any crash,
+# undefined behaviour, leak, hang (10 s on one input) or memory use above 2 GB fails, after all targets ran.
+# A finding is saved as $(BUILD)-fuzz/artifacts/<target>-crash-<sha1> (or -leak-, -timeout-, -oom-); replay
+# it with `$(BUILD)-fuzz/fuzz/<target> FILE`. Corpora ($(BUILD)-fuzz/corpus/<target>) grow from run to run.
+FUZZ_SECONDS ?= 60
+FUZZ_BUILD ?= $(BUILD)-fuzz
+# target:max_len:dictionary (tests/fuzz/<dictionary>.dict)
+FUZZ_TARGETS ?= fuzz_model_file:262144:axm fuzz_model_run:65536:axm fuzz_torch_checkpoint:262144:torch_checkpoint \
+	fuzz_safetensors:262144:safetensors fuzz_config_json:65536:json fuzz_csv:65536:csv fuzz_rename_map:65536:rename_map
+
 fuzz:
-	@echo "fuzz targets: not set up yet"
+	@cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ -DAUSPEX_FUZZ=ON \
+		-DAUSPEX_BUILD_TESTS=OFF >/dev/null
+	@cmake --build $(FUZZ_BUILD) -j $(JOBS) --target auspex_fuzz
+	@bash tests/fuzz/make_corpus.sh $(FUZZ_BUILD)
+	@mkdir -p $(FUZZ_BUILD)/artifacts $(FUZZ_BUILD)/logs
+	@failed=""; for spec in $(FUZZ_TARGETS); do \
+		t=$${spec%%:*}; rest=$${spec#*:}; len=$${rest%%:*}; dict=$${rest#*:}; log=$(FUZZ_BUILD)/logs/$$t.log; \
+		echo "== fuzz $$t: $(FUZZ_SECONDS) s, max_len $$len"; \
+		if ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+			$(FUZZ_BUILD)/fuzz/$$t $(FUZZ_BUILD)/corpus/$$t -max_total_time=$(FUZZ_SECONDS) -max_len=$$len \
+			-rss_limit_mb=2048 -timeout=10 -print_final_stats=1 -dict=tests/fuzz/$$dict.dict \
+			-artifact_prefix=$(FUZZ_BUILD)/artifacts/$$t- >$$log 2>&1; then \
+			grep -E '^stat::(number_of_executed_units|average_exec_per_sec)' $$log | sed 's/^/   /'; \
+		else \
+			tail -n 60 $$log; echo "== fuzz $$t: FINDING (full log: $$log)"; failed="$$failed $$t"; \
+		fi; \
+	done; \
+	if [ -n "$$failed" ]; then echo "fuzz findings in:$$failed; inputs in $(FUZZ_BUILD)/artifacts"; exit 1; fi
+	@echo "fuzz: no findings"
 # ---- end fuzz ----
 
 # Convert the bundled example forecaster, forecast the held-out tail of its series, compare with the truth.
@@ -59,4 +136,4 @@ demo: build
 	@echo "forecast written to $(BUILD)/demo/forecast.csv, plot to $(BUILD)/demo/forecast.svg"
 
 clean:
-	rm -rf $(BUILD) $(BUILD)-sanitize $(BUILD)-aarch64 $(BUILD)-armhf
+	rm -rf $(BUILD) $(BUILD)-sanitize $(BUILD)-aarch64 $(BUILD)-aarch64-dotprod $(BUILD)-armhf $(BUILD)-fuzz

@@ -16,6 +16,13 @@ if [ "${AUSPEX_SKIP_CROSS:-0}" != 1 ]; then
   have_cmd arm-linux-gnueabihf-g++ || need+=(g++-arm-linux-gnueabihf)
   have_cmd qemu-aarch64 || need+=(qemu-user)
 fi
+if [ "${AUSPEX_SKIP_FIRMWARE:-0}" != 1 ]; then
+  # Bare-metal Cortex-M: compiler, newlib (C and C++ libraries) and the emulated boards.
+  have_cmd arm-none-eabi-g++ || need+=(gcc-arm-none-eabi)
+  [ -f /usr/lib/arm-none-eabi/newlib/libc.a ] || need+=(libnewlib-arm-none-eabi)
+  [ -f /usr/lib/arm-none-eabi/newlib/libstdc++.a ] || need+=(libstdc++-arm-none-eabi-newlib)
+  have_cmd qemu-system-arm || need+=(qemu-system-arm)
+fi
 
 if [ ${#need[@]} -eq 0 ]; then
   exit 0

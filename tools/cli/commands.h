@@ -17,6 +17,11 @@ int cmd_run(const Argv& argv);
 int cmd_forecast(const Argv& argv);
 int cmd_verify(const Argv& argv);
 int cmd_bench(const Argv& argv);
+int cmd_translate(const Argv& argv);
+int cmd_classify(const Argv& argv);
+int cmd_reconstruct(const Argv& argv);
+int cmd_generate(const Argv& argv);
+int cmd_header(const Argv& argv);
 
 // The kernel port from --port or AUSPEX_PORT, else the best this CPU runs.
 const Kernels& choose_kernels(const Args& args);

@@ -1,4 +1,5 @@
-// auspex: the host CLI. One binary: convert, inspect, run, forecast, verify, bench.
+// auspex: the host CLI. One binary: convert, inspect, run, forecast, verify, bench, translate, classify,
+// reconstruct, generate, ...
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -16,9 +17,12 @@ struct Command {
 };
 
 const Command kCommands[] = {
-    {"convert", ax::cli::cmd_convert, "convert CHECKPOINT(.pt|.safetensors) --config CONFIG.json -o MODEL.axm [--dtype f32|f16|int8]"},
-    {"inspect", ax::cli::cmd_inspect, "inspect MODEL.axm [--window S] [--horizon H]"},
-    {"run", ax::cli::cmd_run, "run MODEL.axm --src SRC.csv --tgt TGT.csv [-o OUT.csv] [--model-space] [--port P]"},
+    {"convert", ax::cli::cmd_convert, "convert CHECKPOINT(.pt|.safetensors) --config CONFIG.json -o MODEL.axm [--dtype f32|f16|int8] [--map RENAME.map]"},
+    {"inspect", ax::cli::cmd_inspect,
+     "inspect MODEL.axm [--window S --horizon H | --src-len S --tgt-len T | --max-len L]"},
+    {"run", ax::cli::cmd_run,
+     "run MODEL.axm --src SRC.csv --tgt TGT.csv [-o OUT.csv] [--model-space] [--port P]  |  "
+     "run SEQ2SEQ.axm --src-tokens \"...\" --tgt-tokens \"...\" [--pad ID|none] [-o LOGITS.csv]"},
     {"forecast", ax::cli::cmd_forecast,
      "forecast MODEL.axm --input HISTORY.csv [--horizon H] [--window S] [-o OUT.csv] [--plot FC.svg [--truth T.csv]] "
      "[--recompute] [--port P]"},
@@ -26,6 +30,13 @@ const Command kCommands[] = {
      "verify QUANT.axm --against F32.axm --input DATA.csv [--window S] [--horizon H] [--stride N] [--port P]"},
     {"bench", ax::cli::cmd_bench,
      "bench MODEL.axm [--window S] [--horizon H] [--runs N] [--json] [--port P]  |  bench --kernels [--json]"},
+    {"translate", ax::cli::cmd_translate,
+     "translate SEQ2SEQ.axm --tokens \"5 17 9 2\" [--bos ID] [--eos ID|none] [--pad ID|none] [--max-len N] [--port P]"},
+    {"classify", ax::cli::cmd_classify, "classify CLASSIFIER.axm --tokens \"5 17 9 2\" [--pad ID|none] [--port P]"},
+    {"reconstruct", ax::cli::cmd_reconstruct,
+     "reconstruct TVAE.axm --input SEQ.csv [-o OUT.csv] [--sample [--seed N]] [--port P]"},
+    {"generate", ax::cli::cmd_generate, "generate TVAE.axm --z \"0.1 -0.3 ...\" --length L [-o OUT.csv] [--port P]"},
+    {"header", ax::cli::cmd_header, "header MODEL.axm -o MODEL.h [--name NAME] [--window S] [--horizon H]"},
 };
 
 void print_usage(FILE* to) {

@@ -1,0 +1,42 @@
+// The bundled example forecaster on a bare-metal Cortex-M board, through the C++ API: the int8 model is a
+// const array in flash (example_model.h, made by `auspex header`), the session lives in a static arena in
+// .bss sized at compile time, and the held-out history (example_history.h) is forecast 24 steps ahead.
+// Prints one forecast row per line ("%.9g", comma-separated features), exactly as `auspex forecast` does on
+// the host; diagnostics go to stderr, errors with a non-zero exit status. (newlib's printf here has no %zu.)
+#include <cstdint>
+#include <cstdio>
+
+#include "example_history.h"  // generated: EXAMPLE_HISTORY_ROWS x EXAMPLE_HISTORY_COLS floats, raw units
+#include "example_model.h"    // generated: example_model[], EXAMPLE_MODEL_ARENA_BYTES, ...
+#include "models/forecaster/forecaster.h"
+#include "ports/ports.h"
+
+static_assert(EXAMPLE_HISTORY_ROWS == EXAMPLE_MODEL_WINDOW, "the arena is sized for the history's length");
+static_assert(EXAMPLE_HISTORY_COLS == EXAMPLE_MODEL_N_FEATURES, "the history has one column per feature");
+
+alignas(64) static uint8_t arena[EXAMPLE_MODEL_ARENA_BYTES];
+static float forecast[EXAMPLE_MODEL_HORIZON * EXAMPLE_MODEL_N_FEATURES];
+static ax::ModelFile file;
+static ax::Forecaster model;
+static ax::ForecastSession session;
+
+int main() {
+    ax::Status s = ax::ModelFile::open(example_model, sizeof example_model, ax::Checksum::verify, &file);
+    if (s) s = ax::Forecaster::open(file, &model);
+    if (s) s = session.init(model, ax::best_kernels(), arena, sizeof arena, EXAMPLE_MODEL_WINDOW, EXAMPLE_MODEL_HORIZON);
+    if (s) s = session.forecast(example_history, EXAMPLE_MODEL_WINDOW, EXAMPLE_MODEL_HORIZON, forecast);
+    if (!s) {
+        std::fprintf(stderr, "forecast failed: %s\n", s.message());
+        return 1;
+    }
+    // Diagnostics on stderr; stdout carries only the forecast, compared with the host's text.
+    std::fprintf(stderr, "auspex: int8 model %lu bytes in flash, session arena %lu bytes used of %lu in .bss\n",
+                 static_cast<unsigned long>(sizeof example_model),
+                 static_cast<unsigned long>(model.arena_bytes(EXAMPLE_MODEL_WINDOW, EXAMPLE_MODEL_HORIZON)),
+                 static_cast<unsigned long>(sizeof arena));
+    for (size_t t = 0; t < EXAMPLE_MODEL_HORIZON; ++t)
+        for (size_t i = 0; i < EXAMPLE_MODEL_N_FEATURES; ++i)
+            std::printf(i + 1 < EXAMPLE_MODEL_N_FEATURES ? "%.9g," : "%.9g\n",
+                        static_cast<double>(forecast[t * EXAMPLE_MODEL_N_FEATURES + i]));
+    return 0;
+}

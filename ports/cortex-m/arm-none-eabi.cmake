@@ -1,0 +1,61 @@
+# Bare-metal Arm Cortex-M with the GNU Arm Embedded toolchain (Debian: gcc-arm-none-eabi, newlib).
+#
+#   cmake -S . -B build/firmware/mps2-an386 -DCMAKE_TOOLCHAIN_FILE=ports/cortex-m/arm-none-eabi.cmake \
+#         -DAUSPEX_CORTEX_M_CPU=cortex-m4 -DAUSPEX_BUILD_TOOLS=OFF -DAUSPEX_BUILD_TESTS=OFF
+#
+# AUSPEX_CORTEX_M_CPU picks the core and its floating-point unit (always the hard-float ABI):
+#   cortex-m4   Armv7E-M, single-precision FPv4           (qemu: mps2-an386)
+#   cortex-m7   Armv7E-M, double-precision FPv5           (qemu: mps2-an500)
+#   cortex-m55  Armv8.1-M, Helium (MVE) and FPv5           (qemu: mps3-an547)
+# Code is built for size (-Os) without exceptions or RTTI, one section per function and object so that
+# the linker's --gc-sections drops what a firmware does not call. Flags go into the *_INIT variables, so
+# -DCMAKE_CXX_FLAGS=... on the command line adds to them instead of replacing the CPU selection.
+set(CMAKE_SYSTEM_NAME Generic)
+
+set(AUSPEX_CORTEX_M_CPU "cortex-m4" CACHE STRING "Cortex-M core: cortex-m4, cortex-m7 or cortex-m55")
+set_property(CACHE AUSPEX_CORTEX_M_CPU PROPERTY STRINGS cortex-m4 cortex-m7 cortex-m55)
+if(AUSPEX_CORTEX_M_CPU STREQUAL "cortex-m4")
+  set(AUSPEX_CPU_FLAGS "-mcpu=cortex-m4 -mfpu=fpv4-sp-d16 -mfloat-abi=hard")
+elseif(AUSPEX_CORTEX_M_CPU STREQUAL "cortex-m7")
+  set(AUSPEX_CPU_FLAGS "-mcpu=cortex-m7 -mfpu=fpv5-d16 -mfloat-abi=hard")
+elseif(AUSPEX_CORTEX_M_CPU STREQUAL "cortex-m55")
+  # -mfpu=auto: the FPU and Helium (MVE with float) that -mcpu=cortex-m55 implies.
+  set(AUSPEX_CPU_FLAGS "-mcpu=cortex-m55 -mfpu=auto -mfloat-abi=hard")
+else()
+  message(FATAL_ERROR "AUSPEX_CORTEX_M_CPU=${AUSPEX_CORTEX_M_CPU}: use cortex-m4, cortex-m7 or cortex-m55")
+endif()
+# Named after the core, so the top-level "auto" port choice (x86 -> avx2, arm -> neon) matches nothing.
+set(CMAKE_SYSTEM_PROCESSOR ${AUSPEX_CORTEX_M_CPU})
+set(AUSPEX_PORTS "none" CACHE STRING "Kernel ports to compile besides generic")
+# The CLI, the converter and the doctest suite are host programs (heap, exceptions, files).
+set(AUSPEX_BUILD_TOOLS OFF CACHE BOOL "Build the host CLI and the converter")
+set(AUSPEX_BUILD_TESTS OFF CACHE BOOL "Build the doctest suite")
+list(APPEND CMAKE_TRY_COMPILE_PLATFORM_VARIABLES AUSPEX_CORTEX_M_CPU)
+
+set(CMAKE_C_COMPILER arm-none-eabi-gcc)
+set(CMAKE_CXX_COMPILER arm-none-eabi-g++)
+set(CMAKE_ASM_COMPILER arm-none-eabi-gcc)
+set(CMAKE_AR arm-none-eabi-ar)
+set(CMAKE_RANLIB arm-none-eabi-ranlib)
+set(CMAKE_SIZE arm-none-eabi-size)
+set(CMAKE_NM arm-none-eabi-nm)
+set(CMAKE_OBJCOPY arm-none-eabi-objcopy)
+# Nothing links without a board's startup code and linker script: test the compiler with a library.
+set(CMAKE_TRY_COMPILE_TARGET_TYPE STATIC_LIBRARY)
+
+set(AUSPEX_CORTEX_M_COMMON "-mthumb -ffunction-sections -fdata-sections")
+set(CMAKE_C_FLAGS_INIT "${AUSPEX_CPU_FLAGS} ${AUSPEX_CORTEX_M_COMMON}")
+set(CMAKE_CXX_FLAGS_INIT "${AUSPEX_CPU_FLAGS} ${AUSPEX_CORTEX_M_COMMON} -fno-exceptions -fno-rtti -fno-threadsafe-statics")
+set(CMAKE_ASM_FLAGS_INIT "${AUSPEX_CPU_FLAGS} -mthumb")
+# CMake appends its own -O3 to *_FLAGS_RELEASE_INIT; a cache entry set here first wins instead.
+foreach(lang C CXX)
+  set(CMAKE_${lang}_FLAGS_RELEASE "-Os -DNDEBUG" CACHE STRING "Release flags for Cortex-M: optimise for size")
+  set(CMAKE_${lang}_FLAGS_MINSIZEREL "-Os -DNDEBUG" CACHE STRING "")
+  set(CMAKE_${lang}_FLAGS_RELWITHDEBINFO "-Os -g -DNDEBUG" CACHE STRING "")
+endforeach()
+set(CMAKE_EXE_LINKER_FLAGS_INIT "-Wl,--gc-sections")
+
+set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
+set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
+set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)
+set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE ONLY)

@@ -1,0 +1,251 @@
+# Bare-metal Cortex-M images, included by the top-level CMakeLists.txt when AUSPEX_BUILD_FIRMWARE is ON in a
+# build tree configured with ports/cortex-m/arm-none-eabi.cmake (one tree per board; `make firmware`):
+#   forecast.elf            the bundled example forecaster, int8, C++ API (models/example/firmware/)
+#   forecast_c.elf          the same through the C API
+#   auspex_firmware_tests.elf   doctest suite on the board: PyTorch fixtures embedded as arrays (tests/firmware/)
+# and CTest tests that run them under qemu-system-arm and prove the runtime heap-free (`make test-firmware`).
+# The model and data headers are generated at build time by a host build's auspex CLI (AUSPEX_HOST_AUSPEX).
+set(AUSPEX_FIRMWARE_BOARD "mps2-an386" CACHE STRING "Board: mps2-an386 (cortex-m4), mps2-an500 (cortex-m7), mps3-an547 (cortex-m55)")
+set(AUSPEX_HOST_AUSPEX "" CACHE FILEPATH "The host auspex CLI that converts models and writes the headers")
+set(AUSPEX_EXAMPLE_DIR "" CACHE PATH "forecaster.pt, config.json, history.csv of the example (default: models/example)")
+option(AUSPEX_FIRMWARE_TESTS "Build the on-board doctest image" ON)
+
+set(board_cpu_mps2-an386 cortex-m4)
+set(board_cpu_mps2-an500 cortex-m7)
+set(board_cpu_mps3-an547 cortex-m55)
+set(board ${AUSPEX_FIRMWARE_BOARD})
+if(NOT DEFINED board_cpu_${board})
+  message(FATAL_ERROR "AUSPEX_FIRMWARE_BOARD=${board}: use mps2-an386, mps2-an500 or mps3-an547")
+endif()
+if(NOT AUSPEX_CORTEX_M_CPU STREQUAL board_cpu_${board})
+  message(FATAL_ERROR "${board} has a ${board_cpu_${board}}; configure with -DAUSPEX_CORTEX_M_CPU=${board_cpu_${board}} "
+                      "and -DCMAKE_TOOLCHAIN_FILE=ports/cortex-m/arm-none-eabi.cmake")
+endif()
+if(NOT EXISTS "${AUSPEX_HOST_AUSPEX}")
+  message(FATAL_ERROR "AUSPEX_HOST_AUSPEX=\"${AUSPEX_HOST_AUSPEX}\": give the host build's auspex (make build)")
+endif()
+enable_language(C)
+enable_testing()
+
+set(fw_port ${CMAKE_CURRENT_SOURCE_DIR}/ports/cortex-m)
+set(fw_gen ${CMAKE_BINARY_DIR}/generated)
+file(MAKE_DIRECTORY ${fw_gen})
+set(host ${AUSPEX_HOST_AUSPEX})
+
+# Startup, vector table and the bounded _sbrk: an object library, so the vector table is always linked.
+add_library(auspex_board OBJECT ${fw_port}/startup.c ${fw_port}/syscalls.c)
+
+# auspex_firmware(TARGET IMAGE_LD SOURCES...): an .elf linked for the board with semihosting (newlib's
+# rdimon), our startup instead of newlib's, --gc-sections and a map file with a cross-reference table.
+function(auspex_firmware target image_ld)
+  add_executable(${target} ${ARGN} $<TARGET_OBJECTS:auspex_board>)
+  target_link_libraries(${target} PRIVATE auspex_runtime)
+  target_include_directories(${target} PRIVATE ${fw_gen})
+  target_link_options(${target} PRIVATE --specs=rdimon.specs -nostartfiles -Wl,--gc-sections
+    -L${fw_port}/boards/${board} -L${fw_port} -T${image_ld}
+    -Wl,-Map=${CMAKE_BINARY_DIR}/${target}.map -Wl,--cref)
+  set_target_properties(${target} PROPERTIES SUFFIX ".elf" RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}
+    LINK_DEPENDS "${fw_port}/${image_ld};${fw_port}/sections.ld;${fw_port}/boards/${board}/memory.ld")
+endfunction()
+
+# auspex_embed_csv(CSV NAME): generated/NAME.h with the CSV's values as a float array.
+function(auspex_embed_csv csv name)
+  add_custom_command(OUTPUT ${fw_gen}/${name}.h
+    COMMAND ${CMAKE_COMMAND} -DCSV=${csv} -DOUT=${fw_gen}/${name}.h -DNAME=${name} -P ${fw_port}/embed_csv.cmake
+    DEPENDS ${csv} ${fw_port}/embed_csv.cmake VERBATIM)
+endfunction()
+
+# Data rows of a CSV (a first line that is not all numbers is a header), at configure time.
+function(auspex_csv_rows csv out)
+  file(STRINGS ${csv} lines REGEX "[^ \t]")
+  list(LENGTH lines n)
+  list(GET lines 0 first)
+  if(NOT first MATCHES "^[-+0-9.eE, \t]+$")
+    math(EXPR n "${n} - 1")
+  endif()
+  set(${out} ${n} PARENT_SCOPE)
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${csv})
+endfunction()
+
+# ---- the example firmware: the bundled int8 forecaster on the held-out history, 24 steps ----
+if(AUSPEX_EXAMPLE_DIR)
+  set(example ${AUSPEX_EXAMPLE_DIR})
+else()
+  set(example ${CMAKE_CURRENT_SOURCE_DIR}/models/example)
+endif()
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${example}/forecaster.pt)
+if(NOT EXISTS ${example}/forecaster.pt OR NOT EXISTS ${example}/config.json OR NOT EXISTS ${example}/history.csv)
+  set(example ${CMAKE_CURRENT_SOURCE_DIR}/tests/fixtures/forecaster/post_relu_tril)
+  message(STATUS "firmware: no example model yet in models/example, using ${example}")
+  set(example_pt ${example}/model.pt)
+else()
+  set(example_pt ${example}/forecaster.pt)
+endif()
+set(example_horizon 24)
+auspex_csv_rows(${example}/history.csv example_window)
+set(example_axm ${fw_gen}/example-int8.axm)
+add_custom_command(OUTPUT ${example_axm}
+  COMMAND ${host} convert ${example_pt} --config ${example}/config.json --dtype int8 -o ${example_axm}
+  DEPENDS ${example_pt} ${example}/config.json ${host} VERBATIM)
+add_custom_command(OUTPUT ${fw_gen}/example_model.h
+  COMMAND ${host} header ${example_axm} -o ${fw_gen}/example_model.h --name example_model
+          --window ${example_window} --horizon ${example_horizon}
+  DEPENDS ${example_axm} ${host} VERBATIM)
+auspex_embed_csv(${example}/history.csv example_history)
+# What the host prints for the same model and history on the generic port: the board must print the same.
+add_custom_command(OUTPUT ${CMAKE_BINARY_DIR}/forecast.expected
+  COMMAND ${fw_port}/host_forecast.sh ${host} ${example_axm} ${example}/history.csv ${example_horizon}
+          ${CMAKE_BINARY_DIR}/forecast.expected
+  DEPENDS ${example_axm} ${example}/history.csv ${host} ${fw_port}/host_forecast.sh VERBATIM)
+add_custom_target(example_data ALL DEPENDS ${fw_gen}/example_model.h ${fw_gen}/example_history.h
+  ${CMAKE_BINARY_DIR}/forecast.expected)
+
+auspex_firmware(forecast image_code.ld ${CMAKE_CURRENT_SOURCE_DIR}/models/example/firmware/forecast_main.cpp)
+auspex_firmware(forecast_c image_code.ld ${CMAKE_CURRENT_SOURCE_DIR}/models/example/firmware/forecast_main.c)
+add_dependencies(forecast example_data)
+add_dependencies(forecast_c example_data)
+
+# The board must print the host's text exactly. Exception: the Cortex-M4's newlib (single-precision FPU
+# multilib) has the older fdlibm expf/sinf/cosf/erff, 1 ulp away from glibc's on about 10% of inputs
+# (positional encoding and softmax use them), so its forecast may differ in the last digits: there the
+# check accepts differences up to this tolerance and prints them.
+if(AUSPEX_CORTEX_M_CPU STREQUAL "cortex-m4")
+  set(default_tolerance 1e-5)
+else()
+  set(default_tolerance "")
+endif()
+set(AUSPEX_FIRMWARE_HOST_TOLERANCE "${default_tolerance}" CACHE STRING
+    "Largest |board - host| / max(1, |host|) accepted for the example forecast; empty: bit-identical")
+set(qemu_run ${fw_port}/qemu_run.sh)
+add_test(NAME forecast_matches_host COMMAND ${qemu_run} ${board} $<TARGET_FILE:forecast>
+  ${CMAKE_BINARY_DIR}/forecast.expected ${AUSPEX_FIRMWARE_HOST_TOLERANCE})
+add_test(NAME forecast_c_matches_host COMMAND ${qemu_run} ${board} $<TARGET_FILE:forecast_c>
+  ${CMAKE_BINARY_DIR}/forecast.expected ${AUSPEX_FIRMWARE_HOST_TOLERANCE})
+# The arena figure comes from the generated header, read when the test runs.
+add_test(NAME runtime_heap_free COMMAND sh -c "${fw_port}/check_heap_free.sh ${CMAKE_NM} $<TARGET_FILE:auspex_runtime> \
+$<TARGET_FILE:forecast> ${CMAKE_BINARY_DIR}/forecast.map arena \
+$(sed -n 's/^#define EXAMPLE_MODEL_ARENA_BYTES \\([0-9]*\\).*/\\1/p' ${fw_gen}/example_model.h)")
+add_test(NAME runtime_heap_free_c COMMAND sh -c "${fw_port}/check_heap_free.sh ${CMAKE_NM} $<TARGET_FILE:auspex_runtime> \
+$<TARGET_FILE:forecast_c> ${CMAKE_BINARY_DIR}/forecast_c.map arena \
+$(sed -n 's/^#define EXAMPLE_MODEL_ARENA_BYTES \\([0-9]*\\).*/\\1/p' ${fw_gen}/example_model.h)")
+
+# ---- the on-board test image: doctest, the PyTorch fixtures embedded at build time ----
+if(AUSPEX_FIRMWARE_TESTS)
+  # doctest's single header, copied: the cross compiler must not see the host's /usr/include.
+  find_file(AUSPEX_DOCTEST_HEADER doctest.h PATHS /usr/include/doctest NO_CMAKE_FIND_ROOT_PATH NO_DEFAULT_PATH)
+  if(NOT AUSPEX_DOCTEST_HEADER)
+    message(FATAL_ERROR "doctest not found: apt-get install doctest-dev")
+  endif()
+  file(COPY ${AUSPEX_DOCTEST_HEADER} DESTINATION ${fw_gen}/doctest)
+
+  # name:dtype. Every fixture as f32 (compared with PyTorch), plus int8 and f16 conversions (compared with
+  # the host's output for the same bytes).
+  set(fixture_cases post_relu_tril:f32 pre_gelu_none_final:f32 odd_sizes:f32 multi_out:f32 pre_relu_tril:f32
+      norm_global:f32 norm_last_value:f32 post_relu_tril:int8 norm_last_value:int8 pre_gelu_none_final:f16)
+  set(fx_root ${CMAKE_CURRENT_SOURCE_DIR}/tests/fixtures/forecaster)
+  set(fx_includes "")
+  set(fx_entries "")
+  set(fx_arenas "")
+  set(fx_outputs "")
+  set(fx_embedded "")
+  foreach(entry ${fixture_cases})
+    string(REPLACE ":" ";" parts ${entry})
+    list(GET parts 0 name)
+    list(GET parts 1 dtype)
+    set(dir ${fx_root}/${name})
+    set(id ${name}_${dtype})
+    string(TOUPPER ${id} ID)
+    string(TOUPPER ${name} NAME)
+    file(READ ${dir}/case.json meta)
+    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${dir}/case.json)
+    foreach(key S T n_features n_outputs)
+      string(REGEX MATCH "\"${key}\": *([0-9]+)" _ "${meta}")
+      set(${key} ${CMAKE_MATCH_1})
+    endforeach()
+    string(REGEX MATCH "\"has_forecast\": *(true|false)" _ "${meta}")
+    set(has_forecast ${CMAKE_MATCH_1})
+    set(horizon 24)
+    if(T GREATER horizon)
+      set(horizon ${T})
+    endif()
+
+    set(axm ${fw_gen}/${id}.axm)
+    add_custom_command(OUTPUT ${axm} ${fw_gen}/${id}_model.h
+      COMMAND ${host} convert ${dir}/model.pt --config ${dir}/config.json --dtype ${dtype} -o ${axm}
+      COMMAND ${host} header ${axm} -o ${fw_gen}/${id}_model.h --name ${id}_model --window ${S} --horizon ${horizon}
+      DEPENDS ${dir}/model.pt ${dir}/config.json ${host} VERBATIM)
+    add_custom_command(OUTPUT ${fw_gen}/${id}_run_host.csv
+      COMMAND ${host} run ${axm} --src ${dir}/src.csv --tgt ${dir}/tgt.csv --model-space --port generic
+              -o ${fw_gen}/${id}_run_host.csv
+      DEPENDS ${axm} ${dir}/src.csv ${dir}/tgt.csv ${host} VERBATIM)
+    auspex_embed_csv(${fw_gen}/${id}_run_host.csv ${id}_run_host)
+    list(APPEND fx_outputs ${fw_gen}/${id}_model.h ${fw_gen}/${id}_run_host.h)
+    string(APPEND fx_includes "#include \"${id}_model.h\"\n#include \"${id}_run_host.h\"\n")
+    set(csvs src tgt run_out)
+    if(has_forecast STREQUAL "true")
+      list(APPEND csvs history forecast)
+      add_custom_command(OUTPUT ${fw_gen}/${id}_forecast_host.csv
+        COMMAND ${host} forecast ${axm} --input ${dir}/history.csv --horizon 24 --port generic
+                -o ${fw_gen}/${id}_forecast_host.csv
+        DEPENDS ${axm} ${dir}/history.csv ${host} VERBATIM)
+      auspex_embed_csv(${fw_gen}/${id}_forecast_host.csv ${id}_forecast_host)
+      list(APPEND fx_outputs ${fw_gen}/${id}_forecast_host.h)
+      string(APPEND fx_includes "#include \"${id}_forecast_host.h\"\n")
+      set(forecast_fields "${name}_history, ${NAME}_HISTORY_ROWS, ${name}_forecast, ${id}_forecast_host")
+    else()
+      set(forecast_fields "nullptr, 0, nullptr, nullptr")
+    endif()
+    foreach(csv ${csvs})
+      if(NOT "${name}_${csv}" IN_LIST fx_embedded)  # a fixture's CSVs serve all its dtypes
+        list(APPEND fx_embedded ${name}_${csv})
+        auspex_embed_csv(${dir}/${csv}.csv ${name}_${csv})
+        list(APPEND fx_outputs ${fw_gen}/${name}_${csv}.h)
+        string(APPEND fx_includes "#include \"${name}_${csv}.h\"\n")
+      endif()
+    endforeach()
+    string(APPEND fx_entries "    {\"${name}\", \"${dtype}\", ${id}_model, ${ID}_MODEL_SIZE, ${ID}_MODEL_ARENA_BYTES, ${S}, ${horizon},
+     ${n_features}, ${n_outputs}, ${name}_src, ${NAME}_SRC_ROWS, ${name}_tgt, ${NAME}_TGT_ROWS, ${name}_run_out,
+     ${id}_run_host, ${forecast_fields}},\n")
+    list(APPEND fx_arenas ${ID}_MODEL_ARENA_BYTES)
+  endforeach()
+  string(REPLACE ";" ", " fx_arena_list "${fx_arenas}")
+  set(fx_source "// Generated by ports/cortex-m/firmware.cmake from tests/fixtures/forecaster. Do not edit.
+#include \"tests/firmware/fixture_cases.h\"
+
+#include <initializer_list>
+
+${fx_includes}
+namespace ax::fw {
+
+const FixtureCase kFixtureCases[] = {
+${fx_entries}};
+const size_t kFixtureCaseCount = sizeof kFixtureCases / sizeof kFixtureCases[0];
+
+namespace {
+constexpr size_t largest(std::initializer_list<size_t> sizes) {
+    size_t m = 0;
+    for (size_t s : sizes) m = s > m ? s : m;
+    return m;
+}
+}  // namespace
+const size_t kFixtureArenaBytes = largest({${fx_arena_list}});
+alignas(64) unsigned char fixture_arena[kFixtureArenaBytes];
+
+}  // namespace ax::fw
+")
+  set(fx_cpp ${fw_gen}/fixture_cases.cpp)
+  if(EXISTS ${fx_cpp})
+    file(READ ${fx_cpp} old)
+  else()
+    set(old "")
+  endif()
+  if(NOT old STREQUAL fx_source)
+    file(WRITE ${fx_cpp} "${fx_source}")
+  endif()
+  set_source_files_properties(${fx_cpp} PROPERTIES OBJECT_DEPENDS "${fx_outputs}")
+
+  file(GLOB fw_test_sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/tests/firmware/*.cpp)
+  auspex_firmware(auspex_firmware_tests image_bigram.ld ${fw_test_sources} ${fx_cpp})
+  target_include_directories(auspex_firmware_tests PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+  add_test(NAME runtime_tests_on_board COMMAND ${qemu_run} ${board} $<TARGET_FILE:auspex_firmware_tests>)
+endif()
