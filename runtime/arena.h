@@ -20,6 +20,16 @@ public:
         return static_cast<T*>(alloc_bytes(count, sizeof(T)));
     }
 
+    // Records that hold pointers (per-layer weight views, KV cache heads) take T::kArenaRecordBytes each on
+    // every target, not sizeof(T), which is smaller where pointers are 32-bit: so the size a 64-bit host
+    // computes for a model is exactly the size a 32-bit board needs.
+    template <typename T>
+    T* alloc_records(size_t count) {
+        static_assert(sizeof(T) <= T::kArenaRecordBytes, "raise kArenaRecordBytes");
+        static_assert(T::kArenaRecordBytes % alignof(T) == 0, "records must stay aligned");
+        return static_cast<T*>(alloc_bytes(count, T::kArenaRecordBytes));
+    }
+
     bool counting() const { return base_ == nullptr; }
     size_t used() const { return used_; }
     // True once an allocation did not fit (or its size overflowed); later allocations keep counting.

@@ -23,13 +23,16 @@ struct AttentionWeights {
     Linear out_proj;  // [d, d]
 };
 
+// kArenaRecordBytes: see Arena::alloc_records (the sizes on a 64-bit target, the largest there is).
 struct EncoderLayerWeights {
+    static constexpr size_t kArenaRecordBytes = 224;
     AttentionWeights self_attn;
     Linear ff1, ff2;
     LayerNormWeights norm1, norm2;
 };
 
 struct DecoderLayerWeights {
+    static constexpr size_t kArenaRecordBytes = 336;
     AttentionWeights self_attn, cross_attn;
     Linear ff1, ff2;
     LayerNormWeights norm1, norm2, norm3;
@@ -61,6 +64,7 @@ struct LayerScratch {
 
 // Keys and values of one attention, [capacity, d] each.
 struct KvCache {
+    static constexpr size_t kArenaRecordBytes = 16;
     float* key = nullptr;
     float* value = nullptr;
     void allocate(Arena& arena, size_t capacity, size_t d);

@@ -86,10 +86,10 @@ Status bind_stack(TensorBinder& b, const StackConfig& c, LayerNormWeights* encod
 
 void StackSession::allocate(Arena& arena, const StackConfig& c, size_t max_target, size_t max_memory) {
     const size_t d = c.layer.d_model;
-    encoder = arena.alloc<EncoderLayerWeights>(c.encoder_layers);
-    decoder = arena.alloc<DecoderLayerWeights>(c.decoder_layers);
-    self_cache = arena.alloc<KvCache>(c.decoder_layers);
-    cross_cache = arena.alloc<KvCache>(c.decoder_layers);
+    encoder = arena.alloc_records<EncoderLayerWeights>(c.encoder_layers);
+    decoder = arena.alloc_records<DecoderLayerWeights>(c.decoder_layers);
+    self_cache = arena.alloc_records<KvCache>(c.decoder_layers);
+    cross_cache = arena.alloc_records<KvCache>(c.decoder_layers);
     for (size_t i = 0; i < c.decoder_layers; ++i) {
         KvCache self, cross;
         self.allocate(arena, max_target, d);
@@ -124,9 +124,9 @@ void StackSession::prepare_memory(const Kernels& k, const StackConfig& c, const 
 
 void StackSession::decode(const Kernels& k, const StackConfig& c, const LayerNormWeights& final_norm, float* x,
                           size_t rows, size_t first, size_t mem_rows, const uint8_t* self_valid,
-                          const uint8_t* memory_valid, LayerScratch& s) const {
+                          const uint8_t* memory_valid, LayerScratch& s, bool memory_causal) const {
     for (size_t i = 0; i < c.decoder_layers; ++i)
-        decoder_layer_forward(k, c.layer, decoder[i], x, rows, first, self_cache[i], cross_cache[i], mem_rows, false,
+        decoder_layer_forward(k, c.layer, decoder[i], x, rows, first, self_cache[i], cross_cache[i], mem_rows, memory_causal,
                               s, self_valid, memory_valid);
     if (c.decoder_final_norm) layer_norm_rows(k, final_norm, x, rows, c.layer.d_model, c.layer.eps, x);
 }

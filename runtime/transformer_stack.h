@@ -49,10 +49,11 @@ struct StackSession {
     void prepare_memory(const Kernels& k, const StackConfig& c, const float* memory, size_t rows,
                         LayerScratch& s) const;
     // Decoder rows [first, first + rows) in place, through the layers and the final norm. Causal
-    // self-attention; self_valid flags target positions [0, first + rows), memory_valid the mem_rows rows.
+    // self-attention; self_valid flags target positions [0, first + rows), memory_valid the mem_rows rows;
+    // memory_causal: target position p sees memory rows [0, p] (the forecaster's "tril" memory mask).
     void decode(const Kernels& k, const StackConfig& c, const LayerNormWeights& final_norm, float* x, size_t rows,
                 size_t first, size_t mem_rows, const uint8_t* self_valid, const uint8_t* memory_valid,
-                LayerScratch& s) const;
+                LayerScratch& s, bool memory_causal = false) const;
 };
 
 }  // namespace ax

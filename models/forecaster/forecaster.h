@@ -11,19 +11,16 @@
 #include "runtime/model_file.h"
 #include "runtime/status.h"
 #include "runtime/transformer_layer.h"
+#include "runtime/transformer_stack.h"
 
 namespace ax {
 
 struct ForecasterConfig {
-    LayerOptions layer;
-    size_t encoder_layers = 0;
-    size_t decoder_layers = 0;
+    StackConfig stack;
     size_t n_features = 0;
     size_t n_outputs = 0;
     format::PositionalEncoding positional_encoding = format::PositionalEncoding::none;
     format::MemoryMask memory_mask = format::MemoryMask::none;
-    bool encoder_final_norm = false;
-    bool decoder_final_norm = false;
     format::Normalization normalization = format::Normalization::none;
 };
 
@@ -90,10 +87,7 @@ private:
     size_t max_window_ = 0;
     size_t max_horizon_ = 0;
     size_t mem_rows_ = 0;
-    EncoderLayerWeights* encoder_ = nullptr;
-    DecoderLayerWeights* decoder_ = nullptr;
-    KvCache* self_cache_ = nullptr;
-    KvCache* cross_cache_ = nullptr;
+    StackSession stack_;
     float* memory_ = nullptr;     // [max_window, d]
     float* dec_x_ = nullptr;      // [max_horizon, d]
     float* src_z_ = nullptr;      // [max_window, n_features]

@@ -46,13 +46,8 @@ std::string describe_forecaster(const tools::LoadedModel& m, const Args& args) {
     const size_t window = args.get_size("window", 96, 1, kMaxSequenceLength);
     const size_t horizon = args.get_size("horizon", 24, 1, kMaxSequenceLength);
     const ForecasterConfig& c = m.forecaster.config();
-    const LayerOptions& l = c.layer;
-    std::printf("shape:    d_model %zu, nhead %zu, dim_feedforward %zu, encoder_layers %zu, decoder_layers %zu\n",
-                l.d_model, l.nhead, l.dim_feedforward, c.encoder_layers, c.decoder_layers);
+    print_stack(c.stack);
     std::printf("io:       n_features %zu, n_outputs %zu\n", c.n_features, c.n_outputs);
-    std::printf("layers:   %s, activation %s, layer_norm_eps %g, final norms: encoder %s, decoder %s\n",
-                l.norm_first ? "pre-norm (norm_first)" : "post-norm", l.activation == format::Activation::gelu ? "gelu" : "relu",
-                static_cast<double>(l.eps), yes_no(c.encoder_final_norm), yes_no(c.decoder_final_norm));
     const char* norm = c.normalization == format::Normalization::global       ? "global"
                        : c.normalization == format::Normalization::last_value ? "last_value"
                                                                               : "none";
