@@ -25,8 +25,8 @@ constexpr size_t kMaxMemo = size_t{1} << 21;
 constexpr uint64_t kMaxString = uint64_t{1} << 24;
 constexpr size_t kMaxGlobalLine = 256;
 constexpr size_t kMaxRank = 8;
-// Real names are tens of characters; the importers match names with std::regex, whose recursion depth grows
-// with the name, so a hostile name of ~50 KB overflowed the stack there.
+// Real names are tens of characters. The importers once matched names with std::regex, whose recursion grows
+// with the name (a hostile name of ~50 KB overflowed the stack); the limit keeps every later step cheap.
 constexpr size_t kMaxNameBytes = 1024;
 // Even an empty tensor may not claim a dimension beyond int32 (what .axm stores), so that shape arithmetic
 // downstream (3 * d_model, ...) cannot overflow.

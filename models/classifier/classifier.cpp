@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "runtime/arena.h"
+#include "runtime/session_checks.h"
 #include "runtime/pooling.h"
 #include "runtime/tensor_binding.h"
 
@@ -13,10 +14,6 @@ namespace {
 using format::ConfigKey;
 using format::PositionalEncoding;
 using format::Role;
-
-Status bad_config(const char* text) { return Status::error(StatusCode::bad_model, text); }
-
-bool length_ok(size_t n) { return n >= 1 && n <= kMaxSequenceLength; }
 
 struct SessionLayout {
     StackSession stack;
@@ -43,7 +40,7 @@ SessionLayout lay_out(Arena& arena, const ClassifierConfig& c, size_t max_len) {
 }  // namespace
 
 Status read_classifier_config(const ModelFile& f, ClassifierConfig* out) {
-    if (f.family() != format::Family::classifier) return bad_config("not a classifier model");
+    if (f.family() != format::Family::classifier) return bad_model_config("not a classifier model");
     ClassifierConfig c;
     AX_RETURN_IF_ERROR(read_stack_config(f, 0, &c.stack));
     AX_RETURN_IF_ERROR(read_config_size(f, ConfigKey::src_vocab, "src_vocab", 1, kMaxModelWidth, &c.vocab));
@@ -56,13 +53,13 @@ Status read_classifier_config(const ModelFile& f, ClassifierConfig* out) {
     c.positional_encoding = static_cast<PositionalEncoding>(v);
     if (c.positional_encoding != PositionalEncoding::none && c.positional_encoding != PositionalEncoding::learned &&
         c.stack.layer.d_model % 2 != 0)
-        return bad_config("sinusoidal positions need an even d_model");
+        return bad_model_config("sinusoidal positions need an even d_model");
     AX_RETURN_IF_ERROR(read_config_size(f, ConfigKey::max_positions, "max_positions", 0, kMaxSequenceLength,
                                         &c.max_positions));
     if (c.positional_encoding == PositionalEncoding::learned && c.max_positions == 0)
-        return bad_config("learned positions need max_positions >= 1");
+        return bad_model_config("learned positions need max_positions >= 1");
     if (c.positional_encoding == PositionalEncoding::sinusoidal_pad0 && c.pad_id == format::kNoToken)
-        return bad_config("sinusoidal_pad0 positions need a pad_id");
+        return bad_model_config("sinusoidal_pad0 positions need a pad_id");
     AX_RETURN_IF_ERROR(read_config_positive_float(f, ConfigKey::embed_scale, "embed_scale", &c.embed_scale));
     AX_RETURN_IF_ERROR(read_config_u32(f, ConfigKey::pooling, "pooling", 0, 2, &v));
     c.pooling = static_cast<format::Pooling>(v);
@@ -94,7 +91,7 @@ Status Classifier::open(const ModelFile& file, Classifier* out) {
 }
 
 size_t Classifier::arena_bytes(size_t max_len) const {
-    if (!length_ok(max_len)) return 0;
+    if (!sequence_length_ok(max_len)) return 0;
     Arena counter;
     lay_out(counter, config_, max_len);
     return counter.exhausted() ? 0 : counter.used();
@@ -102,14 +99,7 @@ size_t Classifier::arena_bytes(size_t max_len) const {
 
 Status ClassifierSession::init(const Classifier& model, const Kernels& kernels, void* arena, size_t arena_bytes,
                                size_t max_len) {
-    if (!length_ok(max_len))
-        return Status::error(StatusCode::invalid_argument, "max length must be 1..").add_u(kMaxSequenceLength);
-    if (arena == nullptr || reinterpret_cast<uintptr_t>(arena) % 16 != 0)
-        return Status::error(StatusCode::invalid_argument, "arena must be non-null and 16-byte aligned");
-    const size_t needed = model.arena_bytes(max_len);
-    if (arena_bytes < needed)
-        return Status::error(StatusCode::arena_too_small, "arena of ").add_u(arena_bytes)
-            .add(" bytes, the session needs ").add_u(needed);
+    AX_RETURN_IF_ERROR(check_session_arena(arena, arena_bytes, model.arena_bytes(max_len)));
     Arena a(arena, arena_bytes);
     SessionLayout s = lay_out(a, model.config_, max_len);
     if (a.exhausted()) return Status::error(StatusCode::arena_too_small, "arena exhausted");

@@ -5,6 +5,7 @@
 #include <new>
 
 #include "runtime/arena.h"
+#include "runtime/session_checks.h"
 #include "runtime/bytes.h"
 #include "runtime/positional_encoding.h"
 #include "runtime/tensor_binding.h"
@@ -16,24 +17,10 @@ namespace {
 using format::ConfigKey;
 using format::Role;
 
-Status bad_config(const char* text) { return Status::error(StatusCode::bad_model, text); }
-
-bool all_finite(const float* x, size_t n) {
-    for (size_t i = 0; i < n; ++i)
-        if (!std::isfinite(x[i])) return false;
-    return true;
-}
-
-Status check_finite(const float* x, size_t n, const char* what) {
-    if (x == nullptr) return Status::error(StatusCode::invalid_argument, what).add(" is null");
-    if (!all_finite(x, n)) return Status::error(StatusCode::bad_input, what).add(" holds NaN or Inf");
-    return Status::ok();
-}
-
 }  // namespace
 
 Status read_forecaster_config(const ModelFile& f, ForecasterConfig* out) {
-    if (f.family() != format::Family::forecaster) return bad_config("not a forecaster model");
+    if (f.family() != format::Family::forecaster) return bad_model_config("not a forecaster model");
     ForecasterConfig c;
     AX_RETURN_IF_ERROR(read_stack_config(f, 1, &c.stack));
     const size_t d = c.stack.layer.d_model;
@@ -43,13 +30,13 @@ Status read_forecaster_config(const ModelFile& f, ForecasterConfig* out) {
     AX_RETURN_IF_ERROR(read_config_u32(f, ConfigKey::positional_encoding, "positional_encoding", 0, 1, &v));
     c.positional_encoding = static_cast<format::PositionalEncoding>(v);
     if (c.positional_encoding == format::PositionalEncoding::sinusoidal && d % 2 != 0)
-        return bad_config("sinusoidal positions need an even d_model");
+        return bad_model_config("sinusoidal positions need an even d_model");
     AX_RETURN_IF_ERROR(read_config_u32(f, ConfigKey::memory_mask, "memory_mask", 0, 1, &v));
     c.memory_mask = static_cast<format::MemoryMask>(v);
     AX_RETURN_IF_ERROR(read_config_u32(f, ConfigKey::normalization, "normalization", 0, 2, &v));
     c.normalization = static_cast<format::Normalization>(v);
     if (c.normalization != format::Normalization::none && c.n_outputs != c.n_features)
-        return bad_config("input normalization needs n_outputs == n_features");
+        return bad_model_config("input normalization needs n_outputs == n_features");
     *out = c;
     return Status::ok();
 }
@@ -71,7 +58,7 @@ Status Forecaster::open(const ModelFile& file, Forecaster* out) {
         AX_RETURN_IF_ERROR(b.vector(Role::input_scale, none, c.n_features, &m.input_scale_));
         for (size_t i = 0; i < c.n_features; ++i)
             if (!(m.input_scale_[i] != 0.0f) || !std::isfinite(m.input_scale_[i]))
-                return bad_config("normalization scale must be finite and non-zero");
+                return bad_model_config("normalization scale must be finite and non-zero");
     }
     AX_RETURN_IF_ERROR(bind_stack(b, c.stack, &m.encoder_norm_, &m.decoder_norm_));
     AX_RETURN_IF_ERROR(b.check_all_used());
@@ -106,12 +93,10 @@ SessionLayout lay_out(Arena& arena, const ForecasterConfig& c, size_t max_window
     return s;
 }
 
-bool length_ok(size_t n) { return n >= 1 && n <= kMaxSequenceLength; }
-
 }  // namespace
 
 size_t Forecaster::arena_bytes(size_t max_window, size_t max_horizon) const {
-    if (!length_ok(max_window) || !length_ok(max_horizon)) return 0;
+    if (!sequence_length_ok(max_window) || !sequence_length_ok(max_horizon)) return 0;
     Arena counter;
     lay_out(counter, config_, max_window, max_horizon);
     return counter.exhausted() ? 0 : counter.used();
@@ -119,15 +104,7 @@ size_t Forecaster::arena_bytes(size_t max_window, size_t max_horizon) const {
 
 Status ForecastSession::init(const Forecaster& model, const Kernels& kernels, void* arena, size_t arena_bytes,
                              size_t max_window, size_t max_horizon) {
-    if (!length_ok(max_window) || !length_ok(max_horizon))
-        return Status::error(StatusCode::invalid_argument, "window and horizon must be 1..")
-            .add(static_cast<int64_t>(kMaxSequenceLength));
-    if (arena == nullptr || reinterpret_cast<uintptr_t>(arena) % 16 != 0)
-        return Status::error(StatusCode::invalid_argument, "arena must be non-null and 16-byte aligned");
-    const size_t needed = model.arena_bytes(max_window, max_horizon);
-    if (arena_bytes < needed)
-        return Status::error(StatusCode::arena_too_small, "arena of ").add_u(arena_bytes).add(" bytes, the session needs ")
-            .add_u(needed);
+    AX_RETURN_IF_ERROR(check_session_arena(arena, arena_bytes, model.arena_bytes(max_window, max_horizon)));
     Arena a(arena, arena_bytes);
     SessionLayout s = lay_out(a, model.config_, max_window, max_horizon);
     if (a.exhausted()) return Status::error(StatusCode::arena_too_small, "arena exhausted");
@@ -201,8 +178,8 @@ Status ForecastSession::run(const float* src, size_t src_rows, const float* tgt,
                             float* out) {
     AX_RETURN_IF_ERROR(check_lengths(src_rows, tgt_rows));
     const ForecasterConfig& c = model_->config_;
-    AX_RETURN_IF_ERROR(check_finite(src, src_rows * c.n_features, "source input"));
-    AX_RETURN_IF_ERROR(check_finite(tgt, tgt_rows * c.n_features, "target input"));
+    AX_RETURN_IF_ERROR(check_finite_input(src, src_rows * c.n_features, "source input"));
+    AX_RETURN_IF_ERROR(check_finite_input(tgt, tgt_rows * c.n_features, "target input"));
     if (out == nullptr) return Status::error(StatusCode::invalid_argument, "output buffer is null");
     const bool normalized = space == InputSpace::raw && c.normalization != format::Normalization::none;
     if (normalized) {
@@ -233,7 +210,7 @@ Status ForecastSession::forecast_impl(const float* history, size_t rows, size_t 
     if (c.n_outputs != n)
         return Status::error(StatusCode::unsupported, "forecast feeds outputs back as inputs: the model has ")
             .add_u(c.n_outputs).add(" outputs but ").add_u(n).add(" features");
-    AX_RETURN_IF_ERROR(check_finite(history, rows * n, "history"));
+    AX_RETURN_IF_ERROR(check_finite_input(history, rows * n, "history"));
     if (out == nullptr) return Status::error(StatusCode::invalid_argument, "output buffer is null");
 
     std::memcpy(reference_, history + (rows - 1) * n, n * sizeof(float));

@@ -4,6 +4,7 @@
 #include <new>
 
 #include "runtime/arena.h"
+#include "runtime/session_checks.h"
 #include "runtime/tensor_binding.h"
 
 namespace ax {
@@ -13,10 +14,6 @@ namespace {
 using format::ConfigKey;
 using format::PositionalEncoding;
 using format::Role;
-
-Status bad_config(const char* text) { return Status::error(StatusCode::bad_model, text); }
-
-bool length_ok(size_t n) { return n >= 1 && n <= kMaxSequenceLength; }
 
 struct SessionLayout {
     StackSession stack;
@@ -46,7 +43,7 @@ SessionLayout lay_out(Arena& arena, const Seq2SeqConfig& c, size_t max_src, size
 }  // namespace
 
 Status read_seq2seq_config(const ModelFile& f, Seq2SeqConfig* out) {
-    if (f.family() != format::Family::seq2seq) return bad_config("not a seq2seq model");
+    if (f.family() != format::Family::seq2seq) return bad_model_config("not a seq2seq model");
     Seq2SeqConfig c;
     AX_RETURN_IF_ERROR(read_stack_config(f, 1, &c.stack));
     AX_RETURN_IF_ERROR(read_config_size(f, ConfigKey::src_vocab, "src_vocab", 1, kMaxModelWidth, &c.src_vocab));
@@ -60,13 +57,13 @@ Status read_seq2seq_config(const ModelFile& f, Seq2SeqConfig* out) {
     c.positional_encoding = static_cast<PositionalEncoding>(v);
     if (c.positional_encoding != PositionalEncoding::none && c.positional_encoding != PositionalEncoding::learned &&
         c.stack.layer.d_model % 2 != 0)
-        return bad_config("sinusoidal positions need an even d_model");
+        return bad_model_config("sinusoidal positions need an even d_model");
     AX_RETURN_IF_ERROR(read_config_size(f, ConfigKey::max_positions, "max_positions", 0, kMaxSequenceLength,
                                         &c.max_positions));
     if (c.positional_encoding == PositionalEncoding::learned && c.max_positions == 0)
-        return bad_config("learned positions need max_positions >= 1");
+        return bad_model_config("learned positions need max_positions >= 1");
     if (c.positional_encoding == PositionalEncoding::sinusoidal_pad0 && c.pad_id == format::kNoToken)
-        return bad_config("sinusoidal_pad0 positions need a pad_id");
+        return bad_model_config("sinusoidal_pad0 positions need a pad_id");
     AX_RETURN_IF_ERROR(read_config_positive_float(f, ConfigKey::embed_scale, "embed_scale", &c.embed_scale));
     *out = c;
     return Status::ok();
@@ -100,7 +97,7 @@ Status Seq2Seq::open(const ModelFile& file, Seq2Seq* out) {
 }
 
 size_t Seq2Seq::arena_bytes(size_t max_src, size_t max_tgt) const {
-    if (!length_ok(max_src) || !length_ok(max_tgt)) return 0;
+    if (!sequence_length_ok(max_src) || !sequence_length_ok(max_tgt)) return 0;
     Arena counter;
     lay_out(counter, config_, max_src, max_tgt);
     return counter.exhausted() ? 0 : counter.used();
@@ -108,15 +105,7 @@ size_t Seq2Seq::arena_bytes(size_t max_src, size_t max_tgt) const {
 
 Status Seq2SeqSession::init(const Seq2Seq& model, const Kernels& kernels, void* arena, size_t arena_bytes,
                             size_t max_src, size_t max_tgt) {
-    if (!length_ok(max_src) || !length_ok(max_tgt))
-        return Status::error(StatusCode::invalid_argument, "source and target lengths must be 1..")
-            .add_u(kMaxSequenceLength);
-    if (arena == nullptr || reinterpret_cast<uintptr_t>(arena) % 16 != 0)
-        return Status::error(StatusCode::invalid_argument, "arena must be non-null and 16-byte aligned");
-    const size_t needed = model.arena_bytes(max_src, max_tgt);
-    if (arena_bytes < needed)
-        return Status::error(StatusCode::arena_too_small, "arena of ").add_u(arena_bytes)
-            .add(" bytes, the session needs ").add_u(needed);
+    AX_RETURN_IF_ERROR(check_session_arena(arena, arena_bytes, model.arena_bytes(max_src, max_tgt)));
     Arena a(arena, arena_bytes);
     SessionLayout s = lay_out(a, model.config_, max_src, max_tgt);
     if (a.exhausted()) return Status::error(StatusCode::arena_too_small, "arena exhausted");

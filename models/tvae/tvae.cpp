@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "runtime/arena.h"
+#include "runtime/session_checks.h"
 #include "runtime/pooling.h"
 #include "runtime/positional_encoding.h"
 #include "runtime/tensor_binding.h"
@@ -15,17 +16,6 @@ namespace {
 using format::ConfigKey;
 using format::PositionalEncoding;
 using format::Role;
-
-Status bad_config(const char* text) { return Status::error(StatusCode::bad_model, text); }
-
-bool length_ok(size_t n) { return n >= 1 && n <= kMaxSequenceLength; }
-
-Status check_finite(const float* x, size_t n, const char* what) {
-    if (x == nullptr) return Status::error(StatusCode::invalid_argument, what).add(" is null");
-    for (size_t i = 0; i < n; ++i)
-        if (!std::isfinite(x[i])) return Status::error(StatusCode::bad_input, what).add(" holds NaN or Inf");
-    return Status::ok();
-}
 
 struct SessionLayout {
     StackSession stack;
@@ -58,7 +48,7 @@ SessionLayout lay_out(Arena& arena, const TvaeConfig& c, size_t max_len) {
 }  // namespace
 
 Status read_tvae_config(const ModelFile& f, TvaeConfig* out) {
-    if (f.family() != format::Family::tvae) return bad_config("not a tvae model");
+    if (f.family() != format::Family::tvae) return bad_model_config("not a tvae model");
     TvaeConfig c;
     AX_RETURN_IF_ERROR(read_stack_config(f, 1, &c.stack));
     AX_RETURN_IF_ERROR(read_config_size(f, ConfigKey::n_features, "n_features", 1, kMaxModelWidth, &c.n_features));
@@ -67,7 +57,7 @@ Status read_tvae_config(const ModelFile& f, TvaeConfig* out) {
     AX_RETURN_IF_ERROR(read_config_u32(f, ConfigKey::positional_encoding, "positional_encoding", 0, 1, &v));
     c.positional_encoding = static_cast<PositionalEncoding>(v);
     if (c.positional_encoding == PositionalEncoding::sinusoidal && c.stack.layer.d_model % 2 != 0)
-        return bad_config("sinusoidal positions need an even d_model");
+        return bad_model_config("sinusoidal positions need an even d_model");
     AX_RETURN_IF_ERROR(read_config_size(f, ConfigKey::max_positions, "max_positions", 0, kMaxSequenceLength,
                                         &c.max_positions));
     *out = c;
@@ -95,21 +85,14 @@ Status Tvae::open(const ModelFile& file, Tvae* out) {
 }
 
 size_t Tvae::arena_bytes(size_t max_len) const {
-    if (!length_ok(max_len)) return 0;
+    if (!sequence_length_ok(max_len)) return 0;
     Arena counter;
     lay_out(counter, config_, max_len);
     return counter.exhausted() ? 0 : counter.used();
 }
 
 Status TvaeSession::init(const Tvae& model, const Kernels& kernels, void* arena, size_t arena_bytes, size_t max_len) {
-    if (!length_ok(max_len))
-        return Status::error(StatusCode::invalid_argument, "max length must be 1..").add_u(kMaxSequenceLength);
-    if (arena == nullptr || reinterpret_cast<uintptr_t>(arena) % 16 != 0)
-        return Status::error(StatusCode::invalid_argument, "arena must be non-null and 16-byte aligned");
-    const size_t needed = model.arena_bytes(max_len);
-    if (arena_bytes < needed)
-        return Status::error(StatusCode::arena_too_small, "arena of ").add_u(arena_bytes)
-            .add(" bytes, the session needs ").add_u(needed);
+    AX_RETURN_IF_ERROR(check_session_arena(arena, arena_bytes, model.arena_bytes(max_len)));
     Arena a(arena, arena_bytes);
     SessionLayout s = lay_out(a, model.config_, max_len);
     if (a.exhausted()) return Status::error(StatusCode::arena_too_small, "arena exhausted");
@@ -144,7 +127,7 @@ Status TvaeSession::check_length(size_t len) const {
 Status TvaeSession::encode(const float* x, size_t len, float* z_mean, float* z_log_var) {
     AX_RETURN_IF_ERROR(check_length(len));
     const TvaeConfig& c = model_->config_;
-    AX_RETURN_IF_ERROR(check_finite(x, len * c.n_features, "input sequence"));
+    AX_RETURN_IF_ERROR(check_finite_input(x, len * c.n_features, "input sequence"));
     if (z_mean == nullptr) return Status::error(StatusCode::invalid_argument, "z_mean buffer is null");
     const Kernels& k = *k_;
     const size_t d = c.stack.layer.d_model;
@@ -182,7 +165,7 @@ Status TvaeSession::run(const float* x, size_t len, float* out, float* z_mean, f
 Status TvaeSession::generate(const float* z, size_t len, float* out) {
     AX_RETURN_IF_ERROR(check_length(len));
     const TvaeConfig& c = model_->config_;
-    AX_RETURN_IF_ERROR(check_finite(z, c.latent_size, "latent vector"));
+    AX_RETURN_IF_ERROR(check_finite_input(z, c.latent_size, "latent vector"));
     if (out == nullptr) return Status::error(StatusCode::invalid_argument, "output buffer is null");
     if (z != z_) std::memcpy(z_, z, c.latent_size * sizeof(float));
     set_latent(z_);

@@ -4,8 +4,8 @@
 #  - runtime library: every object of libauspex_runtime.a (all model families, all kernels);
 #  - runtime linked: the part of it --gc-sections keeps in forecast.elf (what a forecaster firmware pays);
 #  - forecast.elf / forecast_c.elf: whole images (text includes the int8 model and newlib's printf);
-#  - arena: the static session arena in .bss (the header's figure, computed on the 64-bit host; the exact
-#    32-bit need is printed by the on-board tests and is a little smaller).
+#  - arena: the static session arena in .bss (the header's figure, computed on the 64-bit host, which is
+#    the board's exact need: the on-board tests check the two are equal).
 #
 #   size_report.sh FIRMWARE_DIR BOARD...      (FIRMWARE_DIR/BOARD holds each board's build tree)
 set -eu

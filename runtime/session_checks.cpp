@@ -1,0 +1,37 @@
+#include "runtime/session_checks.h"
+
+#include <cmath>
+#include <cstdint>
+
+#include "runtime/config_reader.h"
+
+namespace ax {
+
+bool sequence_length_ok(size_t n) { return n >= 1 && n <= kMaxSequenceLength; }
+
+Status check_session_arena(const void* arena, size_t arena_bytes, size_t needed) {
+    if (needed == 0)
+        return Status::error(StatusCode::invalid_argument, "sequence lengths must be 1..").add_u(kMaxSequenceLength);
+    if (arena == nullptr || reinterpret_cast<uintptr_t>(arena) % 16 != 0)
+        return Status::error(StatusCode::invalid_argument, "arena must be non-null and 16-byte aligned");
+    if (arena_bytes < needed)
+        return Status::error(StatusCode::arena_too_small, "arena of ").add_u(arena_bytes)
+            .add(" bytes, the session needs ").add_u(needed);
+    return Status::ok();
+}
+
+bool all_finite(const float* x, size_t n) {
+    for (size_t i = 0; i < n; ++i)
+        if (!std::isfinite(x[i])) return false;
+    return true;
+}
+
+Status check_finite_input(const float* x, size_t n, const char* what) {
+    if (x == nullptr) return Status::error(StatusCode::invalid_argument, what).add(" is null");
+    if (!all_finite(x, n)) return Status::error(StatusCode::bad_input, what).add(" holds NaN or Inf");
+    return Status::ok();
+}
+
+Status bad_model_config(const char* text) { return Status::error(StatusCode::bad_model, text); }
+
+}  // namespace ax
