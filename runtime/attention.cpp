@@ -15,11 +15,10 @@ void attend(const Kernels& k, const AttentionInput& in, size_t nhead, size_t hea
         if (in.key_valid == nullptr) {
             for (size_t h = 0; h < nhead; ++h) {
                 const float* q = in.q + i * in.q_stride + h * head_dim;
-                for (size_t j = 0; j < visible; ++j)
-                    scores[j] = k.dot_f32(q, in.k + j * in.kv_stride + h * head_dim, head_dim) * scale;
+                k.attention_scores_f32(q, in.k + h * head_dim, in.kv_stride, visible, head_dim, scale, scores);
                 k.softmax_f32(scores, visible);
-                for (size_t j = 0; j < visible; ++j)
-                    k.axpy_f32(head_dim, scores[j], in.v + j * in.kv_stride + h * head_dim, out_row + h * head_dim);
+                k.attention_values_f32(scores, in.v + h * head_dim, in.kv_stride, visible, head_dim,
+                                       out_row + h * head_dim);
             }
             continue;
         }

@@ -30,6 +30,13 @@ struct Kernels {
     float (*dot_f32)(const float* a, const float* b, size_t n);
     // y += a * x
     void (*axpy_f32)(size_t n, float a, const float* x, float* y);
+    // One query and one head against n_keys keys (or values) of n values each, stride apart: the loops of
+    // attention in one call, so small heads do not pay a call per key.
+    // scores[j] = dot(q, k + j * stride, n) * scale (the sum's order may differ from dot_f32's);
+    void (*attention_scores_f32)(const float* q, const float* k, size_t stride, size_t n_keys, size_t n,
+                                 float scale, float* scores);
+    // out += p[j] * v[j * stride ...] for j = 0, 1, ... in turn: exactly a sequence of axpy_f32 calls.
+    void (*attention_values_f32)(const float* p, const float* v, size_t stride, size_t n_keys, size_t n, float* out);
     // In place, numerically stable (max subtracted first).
     void (*softmax_f32)(float* x, size_t n);
     // y = (x - mean) / sqrt(var + eps) * gamma + beta, biased variance as in torch.nn.LayerNorm.

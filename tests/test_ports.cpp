@@ -440,3 +440,39 @@ TEST_CASE("ports: gelu agrees with generic") {
         }
     }
 }
+
+TEST_CASE("ports: attention scores agree with generic; attention values are the port's own axpy calls") {
+    const Kernels& ref = ax::generic_kernels();
+    std::vector<const Kernels*> ports = ports_to_test();
+    ports.push_back(&ref);
+    for (const Kernels* port : ports) {
+        Rng rng(11);
+        for (size_t n : {1u, 3u, 7u, 8u, 15u, 16u, 17u, 24u, 32u, 33u, 64u, 72u}) {
+            for (size_t keys : {1u, 2u, 5u, 96u}) {
+                const size_t stride = 3 * n + 1;  // keys interleaved with other heads, rows not aligned
+                INFO("port " << std::string(port->name) << ": head " << n << ", keys " << keys);
+                const Buf<float> q = random_floats(rng, n, 1), k = random_floats(rng, (keys - 1) * stride + n, 1);
+                const Buf<float> p = random_floats(rng, keys, 0, 0.5f);
+                const float scale = 0.25f;
+                Buf<float> scores = output(keys, 1), want_scores = output(keys, 1);
+                port->attention_scores_f32(q.data(), k.data(), stride, keys, n, scale, scores.data());
+                ref.attention_scores_f32(q.data(), k.data(), stride, keys, n, scale, want_scores.data());
+                CHECK(canaries_intact(scores));
+                // Relative to the sum of |q_i k_i|, as for dot_f32 (the sums' order differs between ports).
+                for (size_t j = 0; j < keys; ++j)
+                    CHECK(close(scores[j], want_scores[j], scale * abs_sum(q.data(), k.data() + j * stride, n, 0.0f)));
+
+                Buf<float> out = output(n, 1), by_axpy = output(n, 1), want = output(n, 1);
+                for (size_t i = 0; i < n; ++i) out[i] = by_axpy[i] = want[i] = q[i];
+                port->attention_values_f32(p.data(), k.data(), stride, keys, n, out.data());
+                for (size_t j = 0; j < keys; ++j) port->axpy_f32(n, p[j], k.data() + j * stride, by_axpy.data());
+                ref.attention_values_f32(p.data(), k.data(), stride, keys, n, want.data());
+                CHECK(canaries_intact(out));
+                bool same = true;
+                for (size_t i = 0; i < n; ++i) same = same && bits_of(out[i]) == bits_of(by_axpy[i]);
+                CHECK(same);
+                ax::test::check_close(out.values(), want.values(), 1e-5, "attention values");
+            }
+        }
+    }
+}

@@ -20,6 +20,9 @@ void quantize_rows_i8(const float* x, size_t rows, size_t n, int8_t* q, float* s
 float dot_f32(const float* a, const float* b, size_t n);
 // Bit-identical to generic (a multiply and an add, never fused).
 void axpy_f32(size_t n, float a, const float* x, float* y);
+void attention_scores_f32(const float* q, const float* k, size_t stride, size_t n_keys, size_t n, float scale,
+                          float* scores);
+void attention_values_f32(const float* p, const float* v, size_t stride, size_t n_keys, size_t n, float* out);
 // Vectorised exp (polynomial, within about 1 ulp of exp on [-87, 0]; see math_avx2.h).
 void softmax_f32(float* x, size_t n);
 void layer_norm_f32(const float* x, size_t n, const float* gamma, const float* beta, float eps, float* y);

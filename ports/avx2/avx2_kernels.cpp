@@ -20,6 +20,8 @@ const Kernels kAvx2Table = {
     avx2::quantize_rows_i8,
     avx2::dot_f32,
     avx2::axpy_f32,
+    avx2::attention_scores_f32,
+    avx2::attention_values_f32,
     avx2::softmax_f32,
     avx2::layer_norm_f32,
     avx2::gelu_f32,

@@ -10,7 +10,9 @@
 
 namespace ax::avx2 {
 
-float dot_f32(const float* a, const float* b, size_t n) {
+namespace {
+
+inline float dot(const float* a, const float* b, size_t n) {
     __m256 s0 = _mm256_setzero_ps(), s1 = _mm256_setzero_ps(), s2 = _mm256_setzero_ps(), s3 = _mm256_setzero_ps();
     size_t i = 0;
     for (; i + 32 <= n; i += 32) {
@@ -25,6 +27,73 @@ float dot_f32(const float* a, const float* b, size_t n) {
         s1 = _mm256_fmadd_ps(_mm256_maskload_ps(a + i, m), _mm256_maskload_ps(b + i, m), s1);
     }
     return detail::hsum(_mm256_add_ps(_mm256_add_ps(s0, s1), _mm256_add_ps(s2, s3)));
+}
+
+}  // namespace
+
+float dot_f32(const float* a, const float* b, size_t n) { return dot(a, b, n); }
+
+void attention_scores_f32(const float* q, const float* k, size_t stride, size_t n_keys, size_t n, float scale,
+                          float* scores) {
+    // Four keys at a time share each load of q and one horizontal sum: a head is often only 8-32 wide,
+    // where a horizontal sum per key would cost as much as the products.
+    size_t j = 0;
+    if (n >= 8) {
+        const __m128 scale4 = _mm_set1_ps(scale);
+        for (; j + 4 <= n_keys; j += 4) {
+            const float* k0 = k + j * stride;
+            const float* k1 = k0 + stride;
+            const float* k2 = k1 + stride;
+            const float* k3 = k2 + stride;
+            __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
+            size_t i = 0;
+            for (; i + 8 <= n; i += 8) {
+                const __m256 qv = _mm256_loadu_ps(q + i);
+                s0 = _mm256_fmadd_ps(qv, _mm256_loadu_ps(k0 + i), s0);
+                s1 = _mm256_fmadd_ps(qv, _mm256_loadu_ps(k1 + i), s1);
+                s2 = _mm256_fmadd_ps(qv, _mm256_loadu_ps(k2 + i), s2);
+                s3 = _mm256_fmadd_ps(qv, _mm256_loadu_ps(k3 + i), s3);
+            }
+            if (i < n) {
+                const __m256i m = detail::tail_mask(n - i);
+                const __m256 qv = _mm256_maskload_ps(q + i, m);
+                s0 = _mm256_fmadd_ps(qv, _mm256_maskload_ps(k0 + i, m), s0);
+                s1 = _mm256_fmadd_ps(qv, _mm256_maskload_ps(k1 + i, m), s1);
+                s2 = _mm256_fmadd_ps(qv, _mm256_maskload_ps(k2 + i, m), s2);
+                s3 = _mm256_fmadd_ps(qv, _mm256_maskload_ps(k3 + i, m), s3);
+            }
+            _mm_storeu_ps(scores + j, _mm_mul_ps(detail::hsum4(s0, s1, s2, s3), scale4));
+        }
+    }
+    for (; j < n_keys; ++j) scores[j] = dot(q, k + j * stride, n) * scale;
+}
+
+void attention_values_f32(const float* p, const float* v, size_t stride, size_t n_keys, size_t n, float* out) {
+    // Blocks of out stay in registers across the keys; each element still gets out += p[j] * v[j] (multiply,
+    // then add) for j in order, as axpy_f32 calls would.
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        __m256 y0 = _mm256_loadu_ps(out + i), y1 = _mm256_loadu_ps(out + i + 8);
+        for (size_t j = 0; j < n_keys; ++j) {
+            const __m256 a = _mm256_set1_ps(p[j]);
+            const float* x = v + j * stride + i;
+            y0 = _mm256_add_ps(y0, _mm256_mul_ps(a, _mm256_loadu_ps(x)));
+            y1 = _mm256_add_ps(y1, _mm256_mul_ps(a, _mm256_loadu_ps(x + 8)));
+        }
+        _mm256_storeu_ps(out + i, y0);
+        _mm256_storeu_ps(out + i + 8, y1);
+    }
+    for (; i + 8 <= n; i += 8) {
+        __m256 y0 = _mm256_loadu_ps(out + i);
+        for (size_t j = 0; j < n_keys; ++j)
+            y0 = _mm256_add_ps(y0, _mm256_mul_ps(_mm256_set1_ps(p[j]), _mm256_loadu_ps(v + j * stride + i)));
+        _mm256_storeu_ps(out + i, y0);
+    }
+    for (; i < n; ++i) {
+        float y = out[i];
+        for (size_t j = 0; j < n_keys; ++j) y += p[j] * v[j * stride + i];
+        out[i] = y;
+    }
 }
 
 void axpy_f32(size_t n, float a, const float* x, float* y) {

@@ -14,6 +14,9 @@ void linear_i8(const int8_t* xq, const float* xscale, size_t rows, size_t in, co
 void quantize_rows_i8(const float* x, size_t rows, size_t n, int8_t* q, float* scales);
 float dot_f32(const float* a, const float* b, size_t n);
 void axpy_f32(size_t n, float a, const float* x, float* y);
+void attention_scores_f32(const float* q, const float* k, size_t stride, size_t n_keys, size_t n, float scale,
+                          float* scores);
+void attention_values_f32(const float* p, const float* v, size_t stride, size_t n_keys, size_t n, float* out);
 void softmax_f32(float* x, size_t n);
 void layer_norm_f32(const float* x, size_t n, const float* gamma, const float* beta, float eps, float* y);
 void gelu_f32(float* x, size_t n);

@@ -12,6 +12,8 @@ const Kernels& generic_kernels() {
         generic::quantize_rows_i8,
         generic::dot_f32,
         generic::axpy_f32,
+        generic::attention_scores_f32,
+        generic::attention_values_f32,
         generic::softmax_f32,
         generic::layer_norm_f32,
         generic::gelu_f32,

@@ -24,6 +24,15 @@ void axpy_f32(size_t n, float a, const float* x, float* y) {
     for (size_t i = 0; i < n; ++i) y[i] += a * x[i];
 }
 
+void attention_scores_f32(const float* q, const float* k, size_t stride, size_t n_keys, size_t n, float scale,
+                          float* scores) {
+    for (size_t j = 0; j < n_keys; ++j) scores[j] = dot_f32(q, k + j * stride, n) * scale;
+}
+
+void attention_values_f32(const float* p, const float* v, size_t stride, size_t n_keys, size_t n, float* out) {
+    for (size_t j = 0; j < n_keys; ++j) axpy_f32(n, p[j], v + j * stride, out);
+}
+
 void softmax_f32(float* x, size_t n) {
     float max = x[0];
     for (size_t i = 1; i < n; ++i) max = x[i] > max ? x[i] : max;

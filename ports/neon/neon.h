@@ -17,6 +17,9 @@ void quantize_rows_i8(const float* x, size_t rows, size_t n, int8_t* q, float* s
 float dot_f32(const float* a, const float* b, size_t n);
 // Bit-identical to generic (a multiply and an add, never fused).
 void axpy_f32(size_t n, float a, const float* x, float* y);
+void attention_scores_f32(const float* q, const float* k, size_t stride, size_t n_keys, size_t n, float scale,
+                          float* scores);
+void attention_values_f32(const float* p, const float* v, size_t stride, size_t n_keys, size_t n, float* out);
 void relu_f32(float* x, size_t n);
 void add_f32(float* y, const float* x, size_t n);
 

@@ -16,6 +16,8 @@ const Kernels* neon_kernels() {
         neon::quantize_rows_i8,
         neon::dot_f32,
         neon::axpy_f32,
+        neon::attention_scores_f32,
+        neon::attention_values_f32,
         generic::softmax_f32,
         generic::layer_norm_f32,
         generic::gelu_f32,

@@ -9,7 +9,9 @@
 
 namespace ax::neon {
 
-float dot_f32(const float* a, const float* b, size_t n) {
+namespace {
+
+inline float dot(const float* a, const float* b, size_t n) {
     // Four accumulators hide the multiply-add latency; the order of the sum differs from generic's.
     float32x4_t s0 = vdupq_n_f32(0.0f), s1 = s0, s2 = s0, s3 = s0;
     size_t i = 0;
@@ -23,6 +25,43 @@ float dot_f32(const float* a, const float* b, size_t n) {
     float sum = detail::hsum(vaddq_f32(vaddq_f32(s0, s1), vaddq_f32(s2, s3)));
     for (; i < n; ++i) sum += a[i] * b[i];
     return sum;
+}
+
+}  // namespace
+
+float dot_f32(const float* a, const float* b, size_t n) { return dot(a, b, n); }
+
+void attention_scores_f32(const float* q, const float* k, size_t stride, size_t n_keys, size_t n, float scale,
+                          float* scores) {
+    for (size_t j = 0; j < n_keys; ++j) scores[j] = dot(q, k + j * stride, n) * scale;
+}
+
+void attention_values_f32(const float* p, const float* v, size_t stride, size_t n_keys, size_t n, float* out) {
+    // Blocks of out stay in registers across the keys; each element still gets out += p[j] * v[j] (multiply,
+    // then add) for j in order, as axpy_f32 calls would.
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        float32x4_t y0 = vld1q_f32(out + i), y1 = vld1q_f32(out + i + 4);
+        for (size_t j = 0; j < n_keys; ++j) {
+            const float32x4_t a = vdupq_n_f32(p[j]);
+            const float* x = v + j * stride + i;
+            y0 = vaddq_f32(y0, vmulq_f32(a, vld1q_f32(x)));
+            y1 = vaddq_f32(y1, vmulq_f32(a, vld1q_f32(x + 4)));
+        }
+        vst1q_f32(out + i, y0);
+        vst1q_f32(out + i + 4, y1);
+    }
+    for (; i + 4 <= n; i += 4) {
+        float32x4_t y0 = vld1q_f32(out + i);
+        for (size_t j = 0; j < n_keys; ++j)
+            y0 = vaddq_f32(y0, vmulq_f32(vdupq_n_f32(p[j]), vld1q_f32(v + j * stride + i)));
+        vst1q_f32(out + i, y0);
+    }
+    for (; i < n; ++i) {
+        float y = out[i];
+        for (size_t j = 0; j < n_keys; ++j) y += p[j] * v[j * stride + i];
+        out[i] = y;
+    }
 }
 
 void axpy_f32(size_t n, float a, const float* x, float* y) {
