@@ -149,3 +149,32 @@ TEST_CASE("int8 and f16 forecasters stay close to their float32 originals") {
         }
     }
 }
+
+TEST_CASE("f16 and int8 keep the few small matrices float32 that the format spec names") {
+    // multi_out: n_features 3, n_outputs 2, so the input embeddings are [d, 3] and the generator [2, d].
+    const std::string dir = test::fixture_path("forecaster/multi_out");
+    for (const format::DType dtype : {format::DType::f16, format::DType::i8}) {
+        tools::ConvertOptions o;
+        o.checkpoint_path = dir + "/model.pt";
+        o.config_path = dir + "/config.json";
+        o.dtype = dtype;
+        const auto model = tools::load_model_bytes(tools::convert_model(o), "multi_out");
+        size_t converted = 0;
+        for (uint32_t i = 0; i < model->file.tensor_count(); ++i) {
+            const TensorView v = model->file.tensor(i);
+            INFO("dtype " << static_cast<int>(dtype) << ", tensor " << format::role_name(v.role));
+            if (v.rank != 2) {
+                CHECK(v.dtype == format::DType::f32);
+                continue;
+            }
+            const bool small = dtype == format::DType::f16 ? (v.dims[0] < 8 || v.dims[1] < 8) : v.dims[1] < 4;
+            CHECK(v.dtype == (small ? format::DType::f32 : dtype));
+            converted += small ? 0 : 1;
+        }
+        CHECK(converted > 0);
+        // The embeddings stay float32 in both; the generator [2, d] only in f16.
+        TensorView gen;
+        REQUIRE(model->file.find(format::Role::generator_weight, format::kNoLayer, &gen));
+        CHECK(gen.dtype == (dtype == format::DType::f16 ? format::DType::f32 : format::DType::i8));
+    }
+}

@@ -12,6 +12,16 @@ namespace {
 
 bool is_weight_matrix(const AxmTensor& t) { return t.dims.size() == 2 && t.dtype == format::DType::f32; }
 
+// Matrices that stay float32 (docs/FORMAT.md, Quantization). f16: fewer than 8 rows or columns, i.e. the
+// embeddings of a few input features and the generator of a few outputs; they are a negligible share of
+// the file, and their rounding reaches every input or output undiluted (on the bundled forecaster keeping
+// them float32 makes the f16 forecast 3x closer to the float32 one). int8: fewer than 4 columns, where a
+// row of int8 plus its float32 scale is no smaller than the float32 row.
+bool stays_float32(const AxmTensor& t, format::DType dtype) {
+    if (dtype == format::DType::f16) return t.dims[0] < 8 || t.dims[1] < 8;
+    return t.dims[1] < 4;
+}
+
 std::vector<float> as_floats(const AxmTensor& t) {
     std::vector<float> v(t.data.size() / sizeof(float));
     std::memcpy(v.data(), t.data.data(), t.data.size());
@@ -49,7 +59,7 @@ void to_i8(AxmTensor& t) {
 void store_weights_as(AxmModel& model, format::DType dtype) {
     if (dtype == format::DType::f32) return;
     for (AxmTensor& t : model.tensors) {
-        if (!is_weight_matrix(t)) continue;
+        if (!is_weight_matrix(t) || stays_float32(t, dtype)) continue;
         if (dtype == format::DType::f16)
             to_f16(t);
         else

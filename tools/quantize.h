@@ -7,8 +7,8 @@
 
 namespace ax::tools {
 
-// Converts every weight matrix (rank-2 Linear/attention weights) to `dtype`; biases, LayerNorm
-// parameters and normalization constants stay float32.
+// Converts the weight matrices (rank-2 Linear/attention weights) to `dtype`, except the few small ones
+// docs/FORMAT.md names; biases, LayerNorm parameters and normalization constants stay float32.
 void store_weights_as(AxmModel& model, format::DType dtype);
 
 format::DType parse_dtype(const std::string& name);  // "f32" | "f16" | "int8"
