@@ -2,7 +2,9 @@
 // was found; the model files they write are refused by the other families' runtimes.
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <filesystem>
+#include <limits>
 #include <fstream>
 #include <unistd.h>
 
@@ -179,5 +181,16 @@ TEST_CASE("int8 models whose inputs are wider than d_model and dim_feedforward r
         tools::HostSession s(*forecaster, *k, len, 3);
         const std::vector<float> out = s.forecast(x.data(), len, 3);
         CHECK(test::all_finite(out));
+    }
+}
+
+TEST_CASE("a checkpoint whose weights hold NaN or Inf is refused, naming the tensor") {
+    const std::string dir = test::fixture_path("forecaster/post_relu_tril");
+    const tools::ConvertConfig config = tools::read_convert_config(dir + "/config.json");
+    for (const float bad : {std::nanf(""), std::numeric_limits<float>::infinity()}) {
+        tools::TensorMap tensors = tools::read_checkpoint(dir + "/model.pt");
+        tensors.at("decoder.layers.0.linear2.weight").data[5] = bad;
+        CHECK_THROWS_WITH_AS(tools::import_forecaster(tensors, config),
+                             doctest::Contains("decoder.layers.0.linear2.weight holds NaN or Inf"), tools::ToolError);
     }
 }
