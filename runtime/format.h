@@ -93,7 +93,8 @@ constexpr size_t data_offset = 24;   // u64, multiple of kAlignment
 constexpr size_t data_bytes = 32;    // u64, product(dims) * dtype_bytes
 constexpr size_t scale_offset = 40;  // u64, int8 only: one f32 scale per row (dims[0]); else 0
 constexpr size_t scale_bytes = 48;   // u64
-constexpr size_t reserved2 = 56;     // u64, must be 0
+constexpr size_t input_absmax = 56;  // u32, float32 bits: calibrated max |input| of a weight matrix, 0 = none
+constexpr size_t reserved2 = 60;     // u32, must be 0
 }  // namespace tensor
 
 constexpr uint16_t kNoLayer = 0xFFFF;

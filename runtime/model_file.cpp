@@ -1,5 +1,6 @@
 #include "runtime/model_file.h"
 
+#include <cmath>
 #include <cstring>
 
 #include "runtime/bytes.h"
@@ -56,8 +57,12 @@ Status check_tensor(const uint8_t* r, uint32_t index, uint64_t file_size, uint64
     if (!known_dtype(dtype)) return bad_tensor(index, "unknown dtype ").add(static_cast<int64_t>(dtype));
     if (rank < 1 || rank > format::kMaxRank)
         return bad_tensor(index, "rank ").add(static_cast<int64_t>(rank)).add(" outside 1..4");
-    if (load_u16(r + rec::reserved) != 0 || load_u64(r + rec::reserved2) != 0)
+    if (load_u16(r + rec::reserved) != 0 || load_u32(r + rec::reserved2) != 0)
         return bad_tensor(index, "reserved fields are not zero");
+    const float absmax = bits_to_float(load_u32(r + rec::input_absmax));
+    if (!(absmax >= 0.0f) || !std::isfinite(absmax))
+        return bad_tensor(index, "input range is not a finite number >= 0");
+    if (absmax != 0.0f && rank != 2) return bad_tensor(index, "an input range on a tensor that is no matrix");
     uint64_t numel = 1;
     for (uint32_t d = 0; d < format::kMaxRank; ++d) {
         const uint32_t dim = load_u32(r + rec::dims + 4 * d);
@@ -177,6 +182,7 @@ TensorView ModelFile::tensor(uint32_t index) const {
     v.data_offset = load_u64(r + rec::data_offset);
     v.data = data_ + v.data_offset;
     v.data_bytes = load_u64(r + rec::data_bytes);
+    v.input_absmax = bits_to_float(load_u32(r + rec::input_absmax));
     if (v.dtype == DType::i8) v.scales = reinterpret_cast<const float*>(data_ + load_u64(r + rec::scale_offset));
     return v;
 }

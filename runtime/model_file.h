@@ -20,6 +20,7 @@ struct TensorView {
     uint64_t data_bytes = 0;
     const float* scales = nullptr;  // int8: one per row (dims[0]); otherwise nullptr
     uint64_t data_offset = 0;       // file offset, for inspect
+    float input_absmax = 0.0f;      // calibrated max |input| of a weight matrix; 0 when not calibrated
 };
 
 enum class Checksum { verify, skip };

@@ -248,3 +248,27 @@ TEST_CASE("sessions refuse zero-length, too-long and non-finite inputs") {
     CHECK(ModelFile::open(buffer.data() + 4, buffer.size() - 4, Checksum::verify, &file).code() ==
           StatusCode::invalid_argument);
 }
+
+TEST_CASE("calibrated input ranges: finite, not negative, and only on matrices") {
+    const std::vector<uint8_t> good = small_model();
+    uint32_t matrix = 0, vector = 0;
+    tools::AlignedBuffer buffer(good);
+    ModelFile file;
+    REQUIRE(ModelFile::open(buffer.data(), buffer.size(), Checksum::verify, &file).is_ok());
+    for (uint32_t i = 0; i < file.tensor_count(); ++i) (file.tensor(i).rank == 2 ? matrix : vector) = i;
+    auto with_range = [&](uint32_t index, uint32_t bits) {
+        std::vector<uint8_t> b = good;
+        put_u32(b, record(b, index) + rec::input_absmax, bits);
+        tools::reseal_axm(b);
+        return open_all(b);
+    };
+    CHECK(with_range(matrix, float_to_bits(3.5f)).is_ok());
+    CHECK(message_has(with_range(matrix, float_to_bits(-1.0f)), "input range is not a finite number"));
+    CHECK(message_has(with_range(matrix, 0x7fc00000u), "input range is not a finite number"));  // NaN
+    CHECK(message_has(with_range(matrix, 0x7f800000u), "input range is not a finite number"));  // Inf
+    CHECK(message_has(with_range(vector, float_to_bits(1.0f)), "no matrix"));
+    std::vector<uint8_t> b = good;
+    b[record(b, matrix) + rec::reserved2] = 1;
+    tools::reseal_axm(b);
+    CHECK(message_has(open_all(b), "reserved fields are not zero"));
+}

@@ -68,6 +68,7 @@ std::vector<uint8_t> serialize_axm(const AxmModel& model) {
         const uint64_t data_at = append_aligned(b, t.data.data(), t.data.size());
         put_u64(b, r + rec::data_offset, data_at);
         put_u64(b, r + rec::data_bytes, t.data.size());
+        put_u32(b, r + rec::input_absmax, float_to_bits(t.input_absmax));
         if (t.dtype == format::DType::i8) {
             const uint64_t scales_at = append_aligned(b, t.scales.data(), t.scales.size() * sizeof(float));
             put_u64(b, r + rec::scale_offset, scales_at);

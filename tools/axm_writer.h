@@ -16,6 +16,7 @@ struct AxmTensor {
     std::vector<uint32_t> dims;
     std::vector<uint8_t> data;   // little-endian element bytes
     std::vector<float> scales;   // int8 only: one per row
+    float input_absmax = 0.0f;   // calibration (tools/calibrate.h): max |input| seen by this matrix, 0 = none
     std::string source_name;     // checkpoint name, for messages only (not stored)
 };
 

@@ -1,6 +1,7 @@
 #include "tools/converter.h"
 
 #include "tools/axm_writer.h"
+#include "tools/calibrate.h"
 #include "tools/classifier_import.h"
 #include "tools/checkpoint.h"
 #include "tools/convert_config.h"
@@ -38,6 +39,8 @@ std::vector<uint8_t> convert_model(const ConvertOptions& options) {
     TensorMap tensors = read_checkpoint(options.checkpoint_path);
     if (!options.map_path.empty()) tensors = RenameMap::read(options.map_path).apply(tensors);
     AxmModel model = import_model(tensors, config);
+    if (!options.calib_path.empty())
+        calibrate(model, read_csv(options.calib_path), CalibrationOptions{options.calib_window, options.calib_horizon});
     store_weights_as(model, options.dtype);
     std::vector<uint8_t> bytes = serialize_axm(model);
     // The converter's own output must open cleanly; anything else is our bug, reported as such.

@@ -13,6 +13,9 @@ struct ConvertOptions {
     std::string config_path;
     format::DType dtype = format::DType::f32;  // storage of weight matrices
     std::string map_path;  // optional rename map (docs/FORMAT.md, "Rename maps"), applied before import
+    std::string calib_path;  // optional calibration CSV (tools/calibrate.h)
+    size_t calib_window = 96;
+    size_t calib_horizon = 24;
 };
 
 std::vector<uint8_t> convert_model(const ConvertOptions& options);

@@ -124,23 +124,29 @@ int cmd_inspect(const Argv& argv) {
         case format::Family::tvae: arena = describe_tvae(*m, args); break;
     }
     uint64_t params = 0, weight_bytes = 0;
+    bool calibrated = false;
     for (uint32_t i = 0; i < m->file.tensor_count(); ++i) {
         const TensorView v = m->file.tensor(i);
+        calibrated = calibrated || v.input_absmax > 0.0f;
         params += v.numel;
         weight_bytes += v.data_bytes + (v.dtype == format::DType::i8 ? v.dims[0] * 4ull : 0);
     }
     std::printf("tensors:  %u, %llu parameters, %llu bytes of data\n", m->file.tensor_count(),
                 static_cast<unsigned long long>(params), static_cast<unsigned long long>(weight_bytes));
     std::printf("arena:    %s\n", arena.c_str());
-    std::printf("\n%-52s %-5s %-14s %10s %10s\n", "tensor", "dtype", "shape", "offset", "bytes");
+    if (calibrated) std::printf("calibration: input ranges (max |x|) recorded for the weight matrices\n");
+    std::printf("\n%-52s %-5s %-14s %10s %10s%s\n", "tensor", "dtype", "shape", "offset", "bytes",
+                calibrated ? "  input |x| max" : "");
     for (uint32_t i = 0; i < m->file.tensor_count(); ++i) {
         const TensorView v = m->file.tensor(i);
         std::string shape = "[";
         for (uint32_t d = 0; d < v.rank; ++d) shape += (d ? ", " : "") + std::to_string(v.dims[d]);
         shape += "]";
-        std::printf("%-52s %-5s %-14s %10llu %10llu\n", tensor_name(v).c_str(), tools::dtype_name(v.dtype),
+        std::printf("%-52s %-5s %-14s %10llu %10llu", tensor_name(v).c_str(), tools::dtype_name(v.dtype),
                     shape.c_str(), static_cast<unsigned long long>(v.data_offset),
                     static_cast<unsigned long long>(v.data_bytes));
+        if (calibrated && v.rank == 2) std::printf("  %14.6g", static_cast<double>(v.input_absmax));
+        std::printf("\n");
     }
     return 0;
 }
