@@ -12,10 +12,14 @@ const Kernels* avx2_kernels() { return nullptr; }
 #ifndef AUSPEX_HAVE_NEON
 const Kernels* neon_kernels() { return nullptr; }
 #endif
+#ifndef AUSPEX_HAVE_MCU
+const Kernels* mcu_kernels() { return nullptr; }
+#endif
 
 const Kernels& best_kernels() {
     if (const Kernels* k = avx2_kernels()) return *k;
     if (const Kernels* k = neon_kernels()) return *k;
+    if (const Kernels* k = mcu_kernels()) return *k;
     return generic_kernels();
 }
 
@@ -23,6 +27,7 @@ const Kernels* kernels_by_name(const char* name) {
     if (std::strcmp(name, "generic") == 0) return &generic_kernels();
     if (std::strcmp(name, "avx2") == 0) return avx2_kernels();
     if (std::strcmp(name, "neon") == 0) return neon_kernels();
+    if (std::strcmp(name, "mcu") == 0) return mcu_kernels();
     return nullptr;
 }
 

@@ -41,6 +41,7 @@ std::vector<const Kernels*> available_ports() {
     std::vector<const Kernels*> ports{&generic_kernels()};
     if (const Kernels* k = avx2_kernels()) ports.push_back(k);
     if (const Kernels* k = neon_kernels()) ports.push_back(k);
+    if (const Kernels* k = mcu_kernels()) ports.push_back(k);
     return ports;
 }
 

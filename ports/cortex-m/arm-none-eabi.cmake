@@ -26,7 +26,7 @@ else()
 endif()
 # Named after the core, so the top-level "auto" port choice (x86 -> avx2, arm -> neon) matches nothing.
 set(CMAKE_SYSTEM_PROCESSOR ${AUSPEX_CORTEX_M_CPU})
-set(AUSPEX_PORTS "none" CACHE STRING "Kernel ports to compile besides generic")
+set(AUSPEX_PORTS "mcu" CACHE STRING "Kernel ports to compile besides generic")
 # The CLI, the converter and the doctest suite are host programs (heap, exceptions, files).
 set(AUSPEX_BUILD_TOOLS OFF CACHE BOOL "Build the host CLI and the converter")
 set(AUSPEX_BUILD_TESTS OFF CACHE BOOL "Build the doctest suite")

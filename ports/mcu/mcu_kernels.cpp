@@ -1,0 +1,32 @@
+// The Cortex-M port's kernel table: generic, with the int8 products replaced. A constant table (no
+// run-time initialization, nothing in .bss).
+#include "ports/generic/generic.h"
+#include "ports/mcu/mcu.h"
+#include "ports/ports.h"
+
+namespace ax {
+
+namespace {
+
+constexpr Kernels kMcuTable = {
+    "mcu",
+    generic::linear_f32,
+    generic::linear_f16,
+    mcu::linear_i8,
+    generic::quantize_rows_i8,
+    generic::dot_f32,
+    generic::axpy_f32,
+    generic::attention_scores_f32,
+    generic::attention_values_f32,
+    generic::softmax_f32,
+    generic::layer_norm_f32,
+    generic::gelu_f32,
+    generic::relu_f32,
+    generic::add_f32,
+};
+
+}  // namespace
+
+const Kernels* mcu_kernels() { return mcu::available() ? &kMcuTable : nullptr; }
+
+}  // namespace ax
