@@ -8,6 +8,7 @@ namespace ax {
 
 #ifndef AUSPEX_HAVE_AVX2
 const Kernels* avx2_kernels() { return nullptr; }
+const Kernels* avx2_vnni_kernels() { return nullptr; }
 #endif
 #ifndef AUSPEX_HAVE_NEON
 const Kernels* neon_kernels() { return nullptr; }
@@ -17,6 +18,7 @@ const Kernels* mcu_kernels() { return nullptr; }
 #endif
 
 const Kernels& best_kernels() {
+    if (const Kernels* k = avx2_vnni_kernels()) return *k;
     if (const Kernels* k = avx2_kernels()) return *k;
     if (const Kernels* k = neon_kernels()) return *k;
     if (const Kernels* k = mcu_kernels()) return *k;
@@ -26,6 +28,7 @@ const Kernels& best_kernels() {
 const Kernels* kernels_by_name(const char* name) {
     if (std::strcmp(name, "generic") == 0) return &generic_kernels();
     if (std::strcmp(name, "avx2") == 0) return avx2_kernels();
+    if (std::strcmp(name, "avx2-vnni") == 0) return avx2_vnni_kernels();
     if (std::strcmp(name, "neon") == 0) return neon_kernels();
     if (std::strcmp(name, "mcu") == 0) return mcu_kernels();
     return nullptr;

@@ -7,13 +7,15 @@ namespace ax {
 
 const Kernels& generic_kernels();
 const Kernels* avx2_kernels();
+// avx2 with AVX-VNNI int8 products; nullptr unless the CPU has AVX-VNNI.
+const Kernels* avx2_vnni_kernels();
 const Kernels* neon_kernels();
 // Cortex-M: int8 products with the DSP extension (M4/M7) or Helium (M55); generic elsewhere.
 const Kernels* mcu_kernels();
 
 // The fastest port this build and CPU support.
 const Kernels& best_kernels();
-// A port by name ("generic", "avx2", "neon", "mcu"); nullptr when unknown or unavailable here.
+// A port by name ("generic", "avx2", "avx2-vnni", "neon", "mcu"); nullptr when unknown or unavailable here.
 const Kernels* kernels_by_name(const char* name);
 
 }  // namespace ax

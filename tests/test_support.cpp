@@ -40,6 +40,7 @@ void check_close(const std::vector<float>& got, const std::vector<float>& want, 
 std::vector<const Kernels*> available_ports() {
     std::vector<const Kernels*> ports{&generic_kernels()};
     if (const Kernels* k = avx2_kernels()) ports.push_back(k);
+    if (const Kernels* k = avx2_vnni_kernels()) ports.push_back(k);
     if (const Kernels* k = neon_kernels()) ports.push_back(k);
     if (const Kernels* k = mcu_kernels()) ports.push_back(k);
     return ports;

@@ -373,11 +373,15 @@ std::string run_kernel_bench(bool json) {
     if (const Kernels* k = avx2_kernels()) ports.push_back(k);
     if (const Kernels* k = neon_kernels()) ports.push_back(k);
 
+    // avx2-vnni differs from avx2 in its int8 products only: it joins the matrix-product rows.
+    std::vector<const Kernels*> linear_ports = ports;
+    if (const Kernels* k = avx2_vnni_kernels()) linear_ports.push_back(k);
+
     const Peak peak = measure_peak();
     std::vector<Row> rows;
-    for (const Kernels* k : ports) bench_linear(*k, peak, rows);
+    for (const Kernels* k : linear_ports) bench_linear(*k, peak, rows);
     for (const Kernels* k : ports) bench_vectors(*k, rows);
-    const std::vector<Ratio> ratios = gemv_ratios(rows, ports);
+    const std::vector<Ratio> ratios = gemv_ratios(rows, linear_ports);
 
     // Each kernel and shape together, ports side by side, in the order measured.
     std::vector<std::string> groups;

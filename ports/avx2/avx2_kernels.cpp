@@ -12,22 +12,28 @@
 namespace ax {
 namespace {
 
-const Kernels kAvx2Table = {
-    "avx2",
-    avx2::linear_f32,
-    avx2::linear_f16,
-    avx2::linear_i8,
-    avx2::quantize_rows_i8,
-    avx2::dot_f32,
-    avx2::axpy_f32,
-    avx2::attention_scores_f32,
-    avx2::attention_values_f32,
-    avx2::softmax_f32,
-    avx2::layer_norm_f32,
-    avx2::gelu_f32,
-    avx2::relu_f32,
-    avx2::add_f32,
-};
+constexpr Kernels avx2_table(const char* name, decltype(Kernels::linear_i8) linear_i8) {
+    return Kernels{
+        name,
+        avx2::linear_f32,
+        avx2::linear_f16,
+        linear_i8,
+        avx2::quantize_rows_i8,
+        avx2::dot_f32,
+        avx2::axpy_f32,
+        avx2::attention_scores_f32,
+        avx2::attention_values_f32,
+        avx2::softmax_f32,
+        avx2::layer_norm_f32,
+        avx2::gelu_f32,
+        avx2::relu_f32,
+        avx2::add_f32,
+    };
+}
+
+constexpr Kernels kAvx2Table = avx2_table("avx2", avx2::linear_i8);
+// The same port with AVX-VNNI's int8 products: a table of its own, so both can be tested and compared.
+constexpr Kernels kAvx2VnniTable = avx2_table("avx2-vnni", avx2::linear_i8_vnni);
 
 __attribute__((target("no-avx"))) bool cpu_has_avx2_fma_f16c() {
     unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
@@ -46,11 +52,23 @@ __attribute__((target("no-avx"))) bool cpu_has_avx2_fma_f16c() {
     return (ebx & (1u << 5)) != 0;  // AVX2
 }
 
+__attribute__((target("no-avx"))) bool cpu_has_avx_vnni() {
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    if (__get_cpuid_max(0, nullptr) < 7) return false;
+    __cpuid_count(7, 1, eax, ebx, ecx, edx);
+    return (eax & (1u << 4)) != 0;  // CPUID.(7,1):EAX bit 4, AVX-VNNI (the VEX encoding, 256-bit)
+}
+
 }  // namespace
 
 __attribute__((target("no-avx"))) const Kernels* avx2_kernels() {
     static const bool supported = cpu_has_avx2_fma_f16c();
     return supported ? &kAvx2Table : nullptr;
+}
+
+__attribute__((target("no-avx"))) const Kernels* avx2_vnni_kernels() {
+    static const bool supported = cpu_has_avx2_fma_f16c() && cpu_has_avx_vnni();
+    return supported ? &kAvx2VnniTable : nullptr;
 }
 
 }  // namespace ax
