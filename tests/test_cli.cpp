@@ -143,3 +143,23 @@ TEST_CASE("cli: bad input gives one clear error line and a non-zero exit") {
     check_error(auspex("forecast " + model + " --input " + history + " --port nosuch"), 2, "nosuch");
     check_error(auspex("frobnicate"), 2, "unknown command");
 }
+
+TEST_CASE("cli: convert --calib records input ranges that inspect shows; its flags are checked") {
+    const std::string model_pt = case_file("post_relu_tril", "model.pt");
+    const std::string config = case_file("post_relu_tril", "config.json");
+    const std::string history = case_file("post_relu_tril", "history.csv");
+    const std::string out = (scratch_dir() / "calibrated.axm").string();
+    const Result r = auspex("convert " + model_pt + " --config " + config + " --dtype int8 --calib " + history +
+                            " --calib-window 16 --calib-horizon 4 -o " + out);
+    REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+    CHECK(r.output.find("calibrated input ranges") != std::string::npos);
+    const Result shown = auspex("inspect " + out);
+    REQUIRE_MESSAGE(shown.exit_code == 0, shown.output);
+    CHECK(shown.output.find("input |x| max") != std::string::npos);
+
+    check_error(auspex("convert " + model_pt + " --config " + config + " --calib-window 8 -o " + out), 1, "--calib");
+    check_error(auspex("convert " + model_pt + " --config " + config + " --calib " +
+                       write_file("calib_cols.csv", "1,2\n3,4\n") + " -o " + out), 1, "2 columns");
+    check_error(auspex("convert " + model_pt + " --config " + config + " --calib " +
+                       write_file("calib_nan.csv", "1\nnan\n") + " -o " + out), 1, ":2");
+}
