@@ -1,5 +1,6 @@
 #include "runtime/embedding.h"
 
+#include "runtime/config_reader.h"
 #include "runtime/half.h"
 #include "runtime/positional_encoding.h"
 
@@ -77,6 +78,27 @@ Status check_tokens(const int32_t* ids, size_t n, size_t vocab, const char* what
         if (ids[i] < 0 || static_cast<size_t>(ids[i]) >= vocab)
             return Status::error(StatusCode::bad_input, what).add(": token ").add(static_cast<int64_t>(ids[i]))
                 .add(" at index ").add_u(i).add(" is outside the vocabulary (0..").add_u(vocab - 1).add(")");
+    return Status::ok();
+}
+
+Status read_token_input_config(const ModelFile& f, size_t d_model, uint32_t pad_id,
+                               format::PositionalEncoding* positional_encoding, size_t* max_positions,
+                               float* embed_scale) {
+    using format::ConfigKey;
+    using format::PositionalEncoding;
+    uint32_t v = 0;
+    AX_RETURN_IF_ERROR(read_config_u32(f, ConfigKey::positional_encoding, "positional_encoding", 0, 3, &v));
+    const PositionalEncoding pe = static_cast<PositionalEncoding>(v);
+    if (pe != PositionalEncoding::none && pe != PositionalEncoding::learned && d_model % 2 != 0)
+        return Status::error(StatusCode::bad_model, "sinusoidal positions need an even d_model");
+    AX_RETURN_IF_ERROR(
+        read_config_size(f, ConfigKey::max_positions, "max_positions", 0, kMaxSequenceLength, max_positions));
+    if (pe == PositionalEncoding::learned && *max_positions == 0)
+        return Status::error(StatusCode::bad_model, "learned positions need max_positions >= 1");
+    if (pe == PositionalEncoding::sinusoidal_pad0 && pad_id == format::kNoToken)
+        return Status::error(StatusCode::bad_model, "sinusoidal_pad0 positions need a pad_id");
+    AX_RETURN_IF_ERROR(read_config_positive_float(f, ConfigKey::embed_scale, "embed_scale", embed_scale));
+    *positional_encoding = pe;
     return Status::ok();
 }
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "runtime/format.h"
+#include "runtime/model_file.h"
 #include "runtime/status.h"
 
 namespace ax {
@@ -37,6 +38,12 @@ struct TokenInput {
 // index + 1, and 0 (no position added) for a pad token. Learned positions need first_position + rows <=
 // positions.rows (the caller checks lengths against max_positions).
 void embed_tokens(const TokenInput& in, const int32_t* ids, size_t rows, size_t first_position, float* x);
+
+// The token families' input config (docs/FORMAT.md keys positional_encoding, max_positions, embed_scale),
+// checked against d_model (sinusoidal tables need it even) and pad_id (sinusoidal_pad0 needs one).
+Status read_token_input_config(const ModelFile& f, size_t d_model, uint32_t pad_id,
+                               format::PositionalEncoding* positional_encoding, size_t* max_positions,
+                               float* embed_scale);
 
 // Every id in [0, vocab); `what` names the sequence in the message.
 Status check_tokens(const int32_t* ids, size_t n, size_t vocab, const char* what);

@@ -2,13 +2,12 @@
 // non-zero exit, never a crash.
 #include <doctest/doctest.h>
 
-#include <sys/wait.h>
 
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
 
+#include "tests/cli_support.h"
 #include "tests/test_support.h"
 #include "tools/csv.h"
 
@@ -16,38 +15,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-    int exit_code;
-    std::string output;  // stdout and stderr together
-};
-
-Result auspex(const std::string& args) {
-    const std::string command = std::string(AUSPEX_CLI) + " " + args + " 2>&1";
-    Result r{-1, ""};
-    FILE* pipe = popen(command.c_str(), "r");
-    REQUIRE(pipe != nullptr);
-    char buffer[4096];
-    size_t n = 0;
-    while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) r.output.append(buffer, n);
-    const int status = pclose(pipe);
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    return r;
-}
-
-fs::path scratch_dir() {
-    static const fs::path dir = [] {
-        fs::path d = fs::temp_directory_path() / ("auspex_cli_test_" + std::to_string(::getpid()));
-        fs::create_directories(d);
-        return d;
-    }();
-    return dir;
-}
-
-std::string write_file(const std::string& name, const std::string& text) {
-    const fs::path p = scratch_dir() / name;
-    std::ofstream(p, std::ios::binary) << text;
-    return p.string();
-}
+using ax::test::auspex;
+using ax::test::check_error;
+using ax::test::Result;
+using ax::test::scratch_dir;
+using ax::test::write_file;
 
 std::string case_file(const std::string& c, const std::string& f) { return ax::test::fixture_path("forecaster/" + c + "/" + f); }
 
@@ -58,14 +30,6 @@ std::string converted(const std::string& c) {
         REQUIRE_MESSAGE(r.exit_code == 0, r.output);
     }
     return out;
-}
-
-// An error is one line naming the problem, with exit code 1 (2 for wrong usage).
-void check_error(const Result& r, int code, const std::string& phrase) {
-    INFO("output: " << r.output);
-    CHECK(r.exit_code == code);
-    CHECK(r.output.find(phrase) != std::string::npos);
-    if (code == 1) CHECK(r.output.find('\n') == r.output.size() - 1);
 }
 
 }  // namespace

@@ -49,18 +49,8 @@ Status read_classifier_config(const ModelFile& f, ClassifierConfig* out) {
     AX_RETURN_IF_ERROR(
         read_config_token(f, ConfigKey::start_id, "start_id", c.vocab, c.stack.decoder_layers == 0, &c.start_id));
     uint32_t v = 0;
-    AX_RETURN_IF_ERROR(read_config_u32(f, ConfigKey::positional_encoding, "positional_encoding", 0, 3, &v));
-    c.positional_encoding = static_cast<PositionalEncoding>(v);
-    if (c.positional_encoding != PositionalEncoding::none && c.positional_encoding != PositionalEncoding::learned &&
-        c.stack.layer.d_model % 2 != 0)
-        return bad_model_config("sinusoidal positions need an even d_model");
-    AX_RETURN_IF_ERROR(read_config_size(f, ConfigKey::max_positions, "max_positions", 0, kMaxSequenceLength,
-                                        &c.max_positions));
-    if (c.positional_encoding == PositionalEncoding::learned && c.max_positions == 0)
-        return bad_model_config("learned positions need max_positions >= 1");
-    if (c.positional_encoding == PositionalEncoding::sinusoidal_pad0 && c.pad_id == format::kNoToken)
-        return bad_model_config("sinusoidal_pad0 positions need a pad_id");
-    AX_RETURN_IF_ERROR(read_config_positive_float(f, ConfigKey::embed_scale, "embed_scale", &c.embed_scale));
+    AX_RETURN_IF_ERROR(read_token_input_config(f, c.stack.layer.d_model, c.pad_id, &c.positional_encoding,
+                                               &c.max_positions, &c.embed_scale));
     AX_RETURN_IF_ERROR(read_config_u32(f, ConfigKey::pooling, "pooling", 0, 2, &v));
     c.pooling = static_cast<format::Pooling>(v);
     AX_RETURN_IF_ERROR(read_config_u32(f, ConfigKey::output_activation, "output_activation", 0, 2, &v));

@@ -52,19 +52,8 @@ Status read_seq2seq_config(const ModelFile& f, Seq2SeqConfig* out) {
     AX_RETURN_IF_ERROR(read_config_token(f, ConfigKey::pad_id, "pad_id", both, true, &c.pad_id));
     AX_RETURN_IF_ERROR(read_config_token(f, ConfigKey::bos_id, "bos_id", c.tgt_vocab, true, &c.bos_id));
     AX_RETURN_IF_ERROR(read_config_token(f, ConfigKey::eos_id, "eos_id", c.tgt_vocab, true, &c.eos_id));
-    uint32_t v = 0;
-    AX_RETURN_IF_ERROR(read_config_u32(f, ConfigKey::positional_encoding, "positional_encoding", 0, 3, &v));
-    c.positional_encoding = static_cast<PositionalEncoding>(v);
-    if (c.positional_encoding != PositionalEncoding::none && c.positional_encoding != PositionalEncoding::learned &&
-        c.stack.layer.d_model % 2 != 0)
-        return bad_model_config("sinusoidal positions need an even d_model");
-    AX_RETURN_IF_ERROR(read_config_size(f, ConfigKey::max_positions, "max_positions", 0, kMaxSequenceLength,
-                                        &c.max_positions));
-    if (c.positional_encoding == PositionalEncoding::learned && c.max_positions == 0)
-        return bad_model_config("learned positions need max_positions >= 1");
-    if (c.positional_encoding == PositionalEncoding::sinusoidal_pad0 && c.pad_id == format::kNoToken)
-        return bad_model_config("sinusoidal_pad0 positions need a pad_id");
-    AX_RETURN_IF_ERROR(read_config_positive_float(f, ConfigKey::embed_scale, "embed_scale", &c.embed_scale));
+    AX_RETURN_IF_ERROR(read_token_input_config(f, c.stack.layer.d_model, c.pad_id, &c.positional_encoding,
+                                               &c.max_positions, &c.embed_scale));
     *out = c;
     return Status::ok();
 }

@@ -1,0 +1,48 @@
+#include "tests/cli_support.h"
+
+#include <doctest/doctest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+
+namespace ax::test {
+
+Result auspex(const std::string& args) {
+    const std::string command = std::string(AUSPEX_CLI) + " " + args + " 2>&1";
+    Result r{-1, ""};
+    FILE* pipe = popen(command.c_str(), "r");
+    REQUIRE(pipe != nullptr);
+    char buffer[4096];
+    size_t n = 0;
+    while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) r.output.append(buffer, n);
+    const int status = pclose(pipe);
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    return r;
+}
+
+std::filesystem::path scratch_dir() {
+    static const std::filesystem::path dir = [] {
+        std::filesystem::path d =
+            std::filesystem::temp_directory_path() / ("auspex_cli_test_" + std::to_string(::getpid()));
+        std::filesystem::create_directories(d);
+        return d;
+    }();
+    return dir;
+}
+
+std::string write_file(const std::string& name, const std::string& text) {
+    const std::filesystem::path p = scratch_dir() / name;
+    std::ofstream(p, std::ios::binary) << text;
+    return p.string();
+}
+
+void check_error(const Result& r, int code, const std::string& phrase) {
+    INFO("output: " << r.output);
+    CHECK(r.exit_code == code);
+    CHECK(r.output.find(phrase) != std::string::npos);
+    if (code == 1) CHECK(r.output.find('\n') == r.output.size() - 1);
+}
+
+}  // namespace ax::test

@@ -1,0 +1,26 @@
+// Running the auspex CLI from the doctest suites: a command's exit code and output, a scratch folder for
+// the files it reads and writes, and the check that an error is one line with the right exit code.
+#pragma once
+#include <filesystem>
+#include <string>
+
+namespace ax::test {
+
+struct Result {
+    int exit_code;
+    std::string output;  // stdout and stderr together
+};
+
+// Runs `auspex ARGS` (through the cross-compiling emulator when there is one; AUSPEX_CLI).
+Result auspex(const std::string& args);
+
+// A folder of this test process's own, made on first use.
+std::filesystem::path scratch_dir();
+
+// Writes `text` to scratch_dir()/name and returns the path.
+std::string write_file(const std::string& name, const std::string& text);
+
+// An error is one line naming the problem, with exit code 1 (2 for wrong usage).
+void check_error(const Result& r, int code, const std::string& phrase);
+
+}  // namespace ax::test
