@@ -1,6 +1,6 @@
 #include "runtime/pooling.h"
 
-#include <cmath>
+#include "runtime/float_math.h"
 
 namespace ax {
 
@@ -32,7 +32,7 @@ void apply_output_activation(const Kernels& k, format::OutputActivation activati
         case format::OutputActivation::none:
             return;
         case format::OutputActivation::sigmoid:
-            for (size_t i = 0; i < n; ++i) x[i] = 1.0f / (1.0f + std::exp(-x[i]));
+            for (size_t i = 0; i < n; ++i) x[i] = 1.0f / (1.0f + exp_f32(-x[i]));
             return;
         case format::OutputActivation::softmax:
             k.softmax_f32(x, n);

@@ -34,7 +34,7 @@ WINDOW = 48          # encoder window S: four years of months
 SCALE = 3.0          # last_value normalization scale, ppm (about the seasonal swing)
 COLUMN = "co2"
 
-MODEL_ARGS = dict(n_features=1, d_model=64, nhead=4, dim_feedforward=128, num_encoder_layers=2,
+MODEL_ARGS = dict(n_features=1, d_model=128, nhead=4, dim_feedforward=256, num_encoder_layers=2,
                   num_decoder_layers=2, dropout=0.1, activation="relu", norm_first=False,
                   layer_norm_eps=1e-5, positional_encoding=True, pe_max_len=128,
                   pe_layout="tutorial", memory_mask="tril")

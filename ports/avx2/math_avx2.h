@@ -5,26 +5,23 @@
 #pragma once
 #include <immintrin.h>
 
+#include "runtime/float_math_constants.h"
+
 namespace ax::avx2::detail {
 
-// e^x for x <= 88 (all the kernels need: softmax and erf only take exponentials of values <= 0).
-// x = n ln2 + r with n = round(x / ln2), |r| <= ln2 / 2; e^r = 1 + r + r^2 P(r) with Cephes' expf
-// coefficients; 2^n built in the exponent field. Below -87.3 (where e^x is
-// under FLT_MIN) the answer is 0 instead of a subnormal; -inf gives 0 and NaN stays NaN.
+// e^x for x <= 88 (all the kernels need: softmax and erf only take exponentials of values <= 0), with the
+// polynomial and constants of the scalar exp_f32 (runtime/float_math_constants.h). Below -87.3 (where e^x
+// is under FLT_MIN) the answer is 0 instead of a subnormal; -inf gives 0 and NaN stays NaN.
 inline __m256 exp8(__m256 x) {
-    const __m256 lo = _mm256_set1_ps(-87.33654f), hi = _mm256_set1_ps(88.0f);
+    using namespace float_math;
+    const __m256 lo = _mm256_set1_ps(kExpMin), hi = _mm256_set1_ps(88.0f);
     const __m256 xc = _mm256_min_ps(_mm256_max_ps(x, lo), hi);
-    const __m256 n = _mm256_round_ps(_mm256_mul_ps(xc, _mm256_set1_ps(1.44269504088896341f)),
+    const __m256 n = _mm256_round_ps(_mm256_mul_ps(xc, _mm256_set1_ps(kLog2e)),
                                      _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    // Cody-Waite: ln2 = 0.693359375 - 2.12194440e-4, the first part exact in few bits so n * part is exact.
-    __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), xc);
-    r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), r);
-    __m256 p = _mm256_set1_ps(1.9875691500e-4f);
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.3981999507e-3f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3334519073e-3f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.1665795894e-2f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459e-1f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201e-1f));
+    __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(kLn2Hi), xc);
+    r = _mm256_fnmadd_ps(n, _mm256_set1_ps(kLn2Lo), r);
+    __m256 p = _mm256_set1_ps(kExpP[0]);
+    for (int i = 1; i < 6; ++i) p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(kExpP[i]));
     const __m256 r2 = _mm256_mul_ps(r, r);
     p = _mm256_fmadd_ps(p, r2, r);
     p = _mm256_add_ps(p, _mm256_set1_ps(1.0f));
@@ -34,35 +31,29 @@ inline __m256 exp8(__m256 x) {
     return _mm256_blendv_ps(y, x, _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
 }
 
-// erf(x), after Arm's optimized-routines erff (within about 1 ulp there; a little more with exp8):
-// |x| < 0.875: x + x P(x^2); 0.875 <= |x| < 4: sign(x) (1 - e^-(a + a Q(a))), a = |x|; beyond: sign(x).
+// erf(x) with the polynomials of the scalar erf_f32 (runtime/float_math_constants.h).
 inline __m256 erf8(__m256 x) {
+    using namespace float_math;
     const __m256 sign = _mm256_and_ps(x, _mm256_set1_ps(-0.0f));
     const __m256 a = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), x);
     const __m256 x2 = _mm256_mul_ps(x, x);
 
-    __m256 p = _mm256_set1_ps(-0x1.3a1a82p-11f);
-    p = _mm256_fmadd_ps(p, x2, _mm256_set1_ps(0x1.473f48p-08f));
-    p = _mm256_fmadd_ps(p, x2, _mm256_set1_ps(-0x1.b68bd2p-06f));
-    p = _mm256_fmadd_ps(p, x2, _mm256_set1_ps(0x1.ce1a46p-04f));
-    p = _mm256_fmadd_ps(p, x2, _mm256_set1_ps(-0x1.8126e0p-02f));
-    p = _mm256_fmadd_ps(p, x2, _mm256_set1_ps(0x1.06eba6p-03f));
+    __m256 p = _mm256_set1_ps(kErfSmallP[0]);
+    for (int i = 1; i < 6; ++i) p = _mm256_fmadd_ps(p, x2, _mm256_set1_ps(kErfSmallP[i]));
     const __m256 small = _mm256_fmadd_ps(p, x, x);
 
-    __m256 q = _mm256_fmadd_ps(_mm256_set1_ps(0x1.222900p-16f), a, _mm256_set1_ps(-0x1.91d2ccp-12f));
-    const __m256 u = _mm256_fmadd_ps(_mm256_set1_ps(0x1.fd1336p-9f), a, _mm256_set1_ps(-0x1.8d6300p-6f));
+    __m256 q = _mm256_fmadd_ps(_mm256_set1_ps(kErfQ[0]), a, _mm256_set1_ps(kErfQ[1]));
+    const __m256 u = _mm256_fmadd_ps(_mm256_set1_ps(kErfQ[2]), a, _mm256_set1_ps(kErfQ[3]));
     q = _mm256_fmadd_ps(q, x2, u);
-    q = _mm256_fmadd_ps(q, a, _mm256_set1_ps(0x1.b55cb0p-4f));
-    q = _mm256_fmadd_ps(q, a, _mm256_set1_ps(0x1.450aa0p-1f));
-    q = _mm256_fmadd_ps(q, a, _mm256_set1_ps(0x1.079d0cp-3f));
+    for (int i = 4; i < 7; ++i) q = _mm256_fmadd_ps(q, a, _mm256_set1_ps(kErfQ[i]));
     q = _mm256_fmadd_ps(q, a, a);
     __m256 large = _mm256_sub_ps(_mm256_set1_ps(1.0f), exp8(_mm256_sub_ps(_mm256_setzero_ps(), q)));
     large = _mm256_min_ps(large, _mm256_set1_ps(1.0f));
     // |x| >= 4 (and infinities): 1 with x's sign.
-    large = _mm256_blendv_ps(large, _mm256_set1_ps(1.0f), _mm256_cmp_ps(a, _mm256_set1_ps(4.0f), _CMP_GE_OQ));
+    large = _mm256_blendv_ps(large, _mm256_set1_ps(1.0f), _mm256_cmp_ps(a, _mm256_set1_ps(kErfOneLimit), _CMP_GE_OQ));
     large = _mm256_or_ps(large, sign);
 
-    const __m256 y = _mm256_blendv_ps(large, small, _mm256_cmp_ps(a, _mm256_set1_ps(0.875f), _CMP_LT_OQ));
+    const __m256 y = _mm256_blendv_ps(large, small, _mm256_cmp_ps(a, _mm256_set1_ps(kErfSmallLimit), _CMP_LT_OQ));
     return _mm256_blendv_ps(y, x, _mm256_cmp_ps(x, x, _CMP_UNORD_Q));  // NaN stays NaN
 }
 

@@ -105,22 +105,13 @@ auspex_firmware(forecast_c image_code.ld ${CMAKE_CURRENT_SOURCE_DIR}/models/exam
 add_dependencies(forecast example_data)
 add_dependencies(forecast_c example_data)
 
-# The board must print the host's text exactly. Exception: the Cortex-M4's newlib (single-precision FPU
-# multilib) has the older fdlibm expf/sinf/cosf/erff, 1 ulp away from glibc's on about 10% of inputs
-# (positional encoding and softmax use them), so its forecast may differ in the last digits: there the
-# check accepts differences up to this tolerance and prints them.
-if(AUSPEX_CORTEX_M_CPU STREQUAL "cortex-m4")
-  set(default_tolerance 1e-5)
-else()
-  set(default_tolerance "")
-endif()
-set(AUSPEX_FIRMWARE_HOST_TOLERANCE "${default_tolerance}" CACHE STRING
-    "Largest |board - host| / max(1, |host|) accepted for the example forecast; empty: bit-identical")
+# The board must print the host's text exactly: the runtime computes exp, erf, sin and cos itself
+# (runtime/float_math.h), so no libm difference between newlib multilibs and glibc reaches the output.
 set(qemu_run ${fw_port}/qemu_run.sh)
 add_test(NAME forecast_matches_host COMMAND ${qemu_run} ${board} $<TARGET_FILE:forecast>
-  ${CMAKE_BINARY_DIR}/forecast.expected ${AUSPEX_FIRMWARE_HOST_TOLERANCE})
+  ${CMAKE_BINARY_DIR}/forecast.expected)
 add_test(NAME forecast_c_matches_host COMMAND ${qemu_run} ${board} $<TARGET_FILE:forecast_c>
-  ${CMAKE_BINARY_DIR}/forecast.expected ${AUSPEX_FIRMWARE_HOST_TOLERANCE})
+  ${CMAKE_BINARY_DIR}/forecast.expected)
 # The arena figure comes from the generated header, read when the test runs.
 add_test(NAME runtime_heap_free COMMAND sh -c "${fw_port}/check_heap_free.sh ${CMAKE_NM} $<TARGET_FILE:auspex_runtime> \
 $<TARGET_FILE:forecast> ${CMAKE_BINARY_DIR}/forecast.map arena \

@@ -3,6 +3,7 @@
 #include <cstddef>
 
 #include "ports/generic/generic.h"
+#include "runtime/float_math.h"
 
 namespace ax::generic {
 
@@ -38,7 +39,7 @@ void softmax_f32(float* x, size_t n) {
     for (size_t i = 1; i < n; ++i) max = x[i] > max ? x[i] : max;
     float sum = 0.0f;
     for (size_t i = 0; i < n; ++i) {
-        x[i] = std::exp(x[i] - max);
+        x[i] = exp_f32(x[i] - max);
         sum += x[i];
     }
     const float inv = 1.0f / sum;
@@ -57,7 +58,7 @@ void layer_norm_f32(const float* x, size_t n, const float* gamma, const float* b
 }
 
 void gelu_f32(float* x, size_t n) {
-    for (size_t i = 0; i < n; ++i) x[i] = 0.5f * x[i] * (1.0f + std::erf(x[i] * 0.70710678118654752f));
+    for (size_t i = 0; i < n; ++i) x[i] = 0.5f * x[i] * (1.0f + erf_f32(x[i] * 0.70710678118654752f));
 }
 
 void relu_f32(float* x, size_t n) {

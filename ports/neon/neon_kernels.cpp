@@ -1,5 +1,5 @@
 // The NEON port's kernel table. Softmax, LayerNorm and GELU stay generic: they are a small share of the
-// time next to the matrix products, and exp/erf would need approximations that change results.
+// time next to the matrix products.
 #include "ports/generic/generic.h"
 #include "ports/neon/neon.h"
 #include "ports/ports.h"
