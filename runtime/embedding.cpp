@@ -81,6 +81,23 @@ Status check_tokens(const int32_t* ids, size_t n, size_t vocab, const char* what
     return Status::ok();
 }
 
+const uint8_t* mark_non_pad(const int32_t* ids, size_t n, uint32_t pad_id, uint8_t* valid) {
+    bool any_pad = false;
+    for (size_t i = 0; i < n; ++i) {
+        valid[i] = static_cast<uint32_t>(ids[i]) != pad_id;
+        any_pad = any_pad || !valid[i];
+    }
+    return any_pad ? valid : nullptr;
+}
+
+Status check_pad_id(uint32_t pad_id, size_t vocab, format::PositionalEncoding positional_encoding) {
+    if (pad_id != format::kNoToken && pad_id >= vocab)
+        return Status::error(StatusCode::invalid_argument, "pad id ").add_u(pad_id).add(" is outside the vocabulary");
+    if (pad_id == format::kNoToken && positional_encoding == format::PositionalEncoding::sinusoidal_pad0)
+        return Status::error(StatusCode::invalid_argument, "this model's positions need a pad id");
+    return Status::ok();
+}
+
 Status read_token_input_config(const ModelFile& f, size_t d_model, uint32_t pad_id,
                                format::PositionalEncoding* positional_encoding, size_t* max_positions,
                                float* embed_scale) {

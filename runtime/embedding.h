@@ -48,4 +48,11 @@ Status read_token_input_config(const ModelFile& f, size_t d_model, uint32_t pad_
 // Every id in [0, vocab); `what` names the sequence in the message.
 Status check_tokens(const int32_t* ids, size_t n, size_t vocab, const char* what);
 
+// valid[i] = ids[i] is not pad_id. Returns valid, or nullptr when no id is a pad (the attention then
+// takes its unmasked path).
+const uint8_t* mark_non_pad(const int32_t* ids, size_t n, uint32_t pad_id, uint8_t* valid);
+
+// A pad id a session may switch to: inside vocab, or kNoToken when the positions do not need one.
+Status check_pad_id(uint32_t pad_id, size_t vocab, format::PositionalEncoding positional_encoding);
+
 }  // namespace ax

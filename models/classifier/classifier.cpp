@@ -109,11 +109,7 @@ Status ClassifierSession::init(const Classifier& model, const Kernels& kernels, 
 
 Status ClassifierSession::set_pad_id(uint32_t pad_id) {
     if (model_ == nullptr) return Status::error(StatusCode::invalid_argument, "session not initialised");
-    const ClassifierConfig& c = model_->config_;
-    if (pad_id != format::kNoToken && pad_id >= c.vocab)
-        return Status::error(StatusCode::invalid_argument, "pad id ").add_u(pad_id).add(" is outside the vocabulary");
-    if (pad_id == format::kNoToken && c.positional_encoding == PositionalEncoding::sinusoidal_pad0)
-        return Status::error(StatusCode::invalid_argument, "this model's positions need a pad id");
+    AX_RETURN_IF_ERROR(check_pad_id(pad_id, model_->config_.vocab, model_->config_.positional_encoding));
     input_.pad_id = pad_id;
     return Status::ok();
 }
@@ -131,12 +127,7 @@ Status ClassifierSession::classify(const int32_t* tokens, size_t len, float* out
     if (out == nullptr) return Status::error(StatusCode::invalid_argument, "output buffer is null");
     const Kernels& k = *k_;
     const size_t d = c.stack.layer.d_model;
-    bool any_pad = false;
-    for (size_t i = 0; i < len; ++i) {
-        valid_[i] = static_cast<uint32_t>(tokens[i]) != input_.pad_id;
-        any_pad = any_pad || !valid_[i];
-    }
-    const uint8_t* valid = any_pad ? valid_ : nullptr;
+    const uint8_t* valid = mark_non_pad(tokens, len, input_.pad_id, valid_);
     embed_tokens(input_, tokens, len, 0, x_);
     stack_.encode(k, c.stack, model_->encoder_norm_, x_, len, valid, scratch_);
     const float* features = pooled_;

@@ -119,23 +119,12 @@ Status Seq2SeqSession::init(const Seq2Seq& model, const Kernels& kernels, void* 
 Status Seq2SeqSession::set_pad_id(uint32_t pad_id) {
     if (model_ == nullptr) return Status::error(StatusCode::invalid_argument, "session not initialised");
     const Seq2SeqConfig& c = model_->config_;
-    if (pad_id != format::kNoToken && (pad_id >= c.src_vocab || pad_id >= c.tgt_vocab))
-        return Status::error(StatusCode::invalid_argument, "pad id ").add_u(pad_id).add(" is outside the vocabulary");
-    if (pad_id == format::kNoToken && c.positional_encoding == PositionalEncoding::sinusoidal_pad0)
-        return Status::error(StatusCode::invalid_argument, "this model's positions need a pad id");
+    const size_t both = c.src_vocab < c.tgt_vocab ? c.src_vocab : c.tgt_vocab;  // the pad id is shared
+    AX_RETURN_IF_ERROR(check_pad_id(pad_id, both, c.positional_encoding));
     pad_id_ = pad_id;
     src_input_.pad_id = pad_id;
     tgt_input_.pad_id = pad_id;
     return Status::ok();
-}
-
-const uint8_t* Seq2SeqSession::flags(const int32_t* ids, size_t n, uint8_t* valid) const {
-    bool any_pad = false;
-    for (size_t i = 0; i < n; ++i) {
-        valid[i] = static_cast<uint32_t>(ids[i]) != pad_id_;
-        any_pad = any_pad || !valid[i];
-    }
-    return any_pad ? valid : nullptr;
 }
 
 Status Seq2SeqSession::check_source(const int32_t* src, size_t src_len) const {
@@ -154,7 +143,7 @@ const uint8_t* Seq2SeqSession::encode(const int32_t* src, size_t src_len) {
     const Seq2SeqConfig& c = model_->config_;
     const Kernels& k = *k_;
     embed_tokens(src_input_, src, src_len, 0, memory_);
-    const uint8_t* valid = flags(src, src_len, src_valid_);
+    const uint8_t* valid = mark_non_pad(src, src_len, pad_id_, src_valid_);
     stack_.encode(k, c.stack, model_->encoder_norm_, memory_, src_len, valid, scratch_);
     stack_.prepare_memory(k, c.stack, memory_, src_len, scratch_);
     return valid;
@@ -173,7 +162,7 @@ Status Seq2SeqSession::run(const int32_t* src, size_t src_len, const int32_t* tg
     if (logits == nullptr) return Status::error(StatusCode::invalid_argument, "output buffer is null");
     const uint8_t* memory_valid = encode(src, src_len);
     embed_tokens(tgt_input_, tgt, tgt_len, 0, dec_x_);
-    const uint8_t* self_valid = flags(tgt, tgt_len, tgt_valid_);
+    const uint8_t* self_valid = mark_non_pad(tgt, tgt_len, pad_id_, tgt_valid_);
     stack_.decode(*k_, c.stack, model_->decoder_norm_, dec_x_, tgt_len, 0, src_len, self_valid, memory_valid,
                   scratch_);
     linear_forward(*k_, model_->generator_, dec_x_, tgt_len, logits, scratch_.quant);

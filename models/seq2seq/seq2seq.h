@@ -77,7 +77,6 @@ private:
     Status check_source(const int32_t* src, size_t src_len) const;
     // Encodes the source into the cross-attention caches; returns the memory mask (nullptr: no pads).
     const uint8_t* encode(const int32_t* src, size_t src_len);
-    const uint8_t* flags(const int32_t* ids, size_t n, uint8_t* valid) const;
 
     const Seq2Seq* model_ = nullptr;
     const Kernels* k_ = nullptr;
