@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <limits>
@@ -204,6 +205,44 @@ TEST_CASE("json: as_int checks integrality and range") {
     CHECK(error(9223372036854775808.0, INT64_MIN, INT64_MAX) ==
           "n: 9223372036854775808 is out of range [-9223372036854775808, 9223372036854775807]");
     CHECK(error(1e300, 0, 10) == "n: 1e+300 is out of range [0, 10]");
+}
+
+TEST_CASE("json: plain non-negative integers keep their exact 64-bit value") {
+    uint64_t n = 0;
+    CHECK(parse_json("9007199254740993", "t").exact_u64(&n));  // 2^53 + 1: no double holds it
+    CHECK(n == 9007199254740993ull);
+    CHECK(parse_json("18446744073709551615", "t").exact_u64(&n));
+    CHECK(n == UINT64_MAX);
+    CHECK(parse_json("0", "t").exact_u64(&n));
+    CHECK(n == 0);
+    // Still numbers, but not plain non-negative 64-bit integers.
+    for (const char* text : {"18446744073709551616", "-1", "-0", "1.0", "1e3", "0.5"}) {
+        INFO(text);
+        const JsonValue v = parse_json(text, "t");
+        CHECK(v.is_number());
+        CHECK_FALSE(v.exact_u64(&n));
+    }
+    CHECK_FALSE(parse_json("\"7\"", "t").exact_u64(&n));
+    CHECK(parse_json("9007199254740993", "t").as_number("n") == 9007199254740992.0);
+}
+
+TEST_CASE("json: limits on bytes, depth and value count") {
+    ax::tools::JsonLimits limits;
+    limits.max_values = 4;
+    CHECK(parse_json("[1,2,3]", "t", limits).as_array("a").size() == 3);
+    try {
+        parse_json("[1,2,3,4]", "t", limits);
+        FAIL("five values accepted");
+    } catch (const ToolError& e) {
+        CHECK(std::string(e.what()) == "t:1:8: too many values (more than 4)");
+    }
+    limits = {};
+    limits.max_depth = 2;
+    CHECK(parse_json("[[1]]", "t", limits).is_array());
+    CHECK_THROWS_WITH_AS(parse_json("[[[1]]]", "t", limits), "t:1:3: nesting deeper than 2 levels", ToolError);
+    limits = {};
+    limits.max_bytes = 4;
+    CHECK_THROWS_AS(parse_json("[1,2]", "t", limits), ToolError);
 }
 
 TEST_CASE("json: parse_json_file") {

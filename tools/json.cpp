@@ -9,12 +9,11 @@
 #include <system_error>
 
 #include "tools/tool_error.h"
+#include "tools/utf8.h"
 
 namespace ax::tools {
 namespace {
 
-constexpr int kMaxDepth = 64;
-constexpr size_t kMaxInputBytes = size_t{16} << 20;
 
 const char* type_name(JsonValue::Type type) {
     switch (type) {
@@ -39,51 +38,6 @@ std::string format_number(double d) {
     return std::string(buf, res.ptr);
 }
 
-// Length of the well-formed UTF-8 sequence starting at s[i], or 0 when it is not one (stray continuation
-// byte, overlong form, surrogate, beyond U+10FFFF, truncated).
-size_t utf8_sequence_length(const std::string& s, size_t i) {
-    auto byte = [&](size_t k) { return k < s.size() ? static_cast<unsigned char>(s[k]) : 0u; };
-    unsigned b0 = byte(i);
-    if (b0 < 0x80) return 1;
-    size_t len = 0;
-    unsigned lo = 0x80, hi = 0xBF;  // the second byte's range narrows to rule out overlongs and surrogates
-    if (b0 >= 0xC2 && b0 <= 0xDF) {
-        len = 2;
-    } else if (b0 >= 0xE0 && b0 <= 0xEF) {
-        len = 3;
-        if (b0 == 0xE0) lo = 0xA0;
-        if (b0 == 0xED) hi = 0x9F;
-    } else if (b0 >= 0xF0 && b0 <= 0xF4) {
-        len = 4;
-        if (b0 == 0xF0) lo = 0x90;
-        if (b0 == 0xF4) hi = 0x8F;
-    } else {
-        return 0;
-    }
-    if (byte(i + 1) < lo || byte(i + 1) > hi) return 0;
-    for (size_t k = 2; k < len; ++k)
-        if (byte(i + k) < 0x80 || byte(i + k) > 0xBF) return 0;
-    return len;
-}
-
-void append_utf8(std::string& out, uint32_t cp) {
-    if (cp < 0x80) {
-        out += static_cast<char>(cp);
-    } else if (cp < 0x800) {
-        out += static_cast<char>(0xC0 | (cp >> 6));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-        out += static_cast<char>(0xE0 | (cp >> 12));
-        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else {
-        out += static_cast<char>(0xF0 | (cp >> 18));
-        out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    }
-}
-
 // Keys end up in one-line error messages, so control characters are escaped and long keys shortened.
 std::string quote_for_message(const std::string& s) {
     constexpr size_t kMaxShown = 40;
@@ -104,7 +58,8 @@ std::string quote_for_message(const std::string& s) {
 
 class Parser {
 public:
-    Parser(const std::string& text, const std::string& source) : text_(text), source_(source) {}
+    Parser(const std::string& text, const std::string& source, const JsonLimits& limits)
+        : text_(text), source_(source), limits_(limits) {}
 
     JsonValue parse_document() {
         // RFC 8259 lets a parser ignore a byte order mark; Windows editors like to add one.
@@ -119,7 +74,9 @@ public:
 private:
     const std::string& text_;
     const std::string& source_;
+    const JsonLimits& limits_;
     size_t pos_ = 0;
+    size_t values_ = 0;
 
     [[noreturn]] void fail(const std::string& what) const { fail_at(pos_, what); }
 
@@ -159,6 +116,8 @@ private:
     }
 
     JsonValue parse_value(int depth) {
+        if (++values_ > limits_.max_values)
+            fail("too many values (more than " + std::to_string(limits_.max_values) + ")");
         switch (peek()) {
             case '{': return parse_object(depth + 1);
             case '[': return parse_array(depth + 1);
@@ -168,7 +127,7 @@ private:
             case 'n': parse_literal("null"); return JsonValue::make_null();
             default: break;
         }
-        if (peek() == '-' || (peek() >= '0' && peek() <= '9')) return JsonValue::make_number(parse_number());
+        if (peek() == '-' || (peek() >= '0' && peek() <= '9')) return parse_number();
         fail("expected a value, found " + describe_current());
     }
 
@@ -179,7 +138,7 @@ private:
     }
 
     void enter(int depth) const {
-        if (depth > kMaxDepth) fail("nesting deeper than " + std::to_string(kMaxDepth) + " levels");
+        if (depth > limits_.max_depth) fail("nesting deeper than " + std::to_string(limits_.max_depth) + " levels");
     }
 
     JsonValue parse_array(int depth) {
@@ -313,7 +272,7 @@ private:
     }
 
     // Checks the RFC grammar itself, because from_chars also takes forms JSON forbids ("1.", ".5", "inf").
-    double parse_number() {
+    JsonValue parse_number() {
         size_t start = pos_;
         if (peek() == '-') ++pos_;
         if (peek() == '0') {
@@ -336,7 +295,11 @@ private:
         if (res.ec == std::errc::result_out_of_range)
             fail_at(start, "number " + text_.substr(start, pos_ - start) + " is out of double range");
         if (res.ec != std::errc() || res.ptr != text_.data() + pos_) fail_at(start, "malformed number");
-        return d;
+        uint64_t n = 0;
+        const char* digits_end = text_.data() + pos_;
+        auto exact = std::from_chars(text_.data() + start, digits_end, n);
+        if (exact.ec == std::errc() && exact.ptr == digits_end) return JsonValue::make_integer(n);
+        return JsonValue::make_number(d);
     }
 };
 
@@ -364,6 +327,12 @@ int64_t JsonValue::as_int(const std::string& context, int64_t lo, int64_t hi) co
                         std::to_string(hi) + "]");
     }
     return v;
+}
+
+bool JsonValue::exact_u64(uint64_t* out) const {
+    if (!has_u64_) return false;
+    *out = u64_;
+    return true;
 }
 
 const std::string& JsonValue::as_string(const std::string& context) const {
@@ -403,6 +372,13 @@ JsonValue JsonValue::make_number(double d) {
     return v;
 }
 
+JsonValue JsonValue::make_integer(uint64_t n) {
+    JsonValue v = make_number(static_cast<double>(n));
+    v.has_u64_ = true;
+    v.u64_ = n;
+    return v;
+}
+
 JsonValue JsonValue::make_string(std::string s) {
     JsonValue v;
     v.type_ = Type::String;
@@ -424,12 +400,12 @@ JsonValue JsonValue::make_object(std::vector<std::pair<std::string, JsonValue>> 
     return v;
 }
 
-JsonValue parse_json(const std::string& text, const std::string& source_name) {
-    if (text.size() > kMaxInputBytes) {
-        throw ToolError(source_name + ": input is larger than the " + std::to_string(kMaxInputBytes >> 20) +
+JsonValue parse_json(const std::string& text, const std::string& source_name, const JsonLimits& limits) {
+    if (text.size() > limits.max_bytes) {
+        throw ToolError(source_name + ": input is larger than the " + std::to_string(limits.max_bytes >> 20) +
                         " MiB limit for JSON");
     }
-    return Parser(text, source_name).parse_document();
+    return Parser(text, source_name, limits).parse_document();
 }
 
 JsonValue parse_json_file(const std::string& path) {
@@ -439,7 +415,7 @@ JsonValue parse_json_file(const std::string& path) {
     std::string text;
     char buf[65536];
     size_t n;
-    while (text.size() <= kMaxInputBytes && (n = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
+    while (text.size() <= JsonLimits{}.max_bytes && (n = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
     bool failed = std::ferror(f) != 0;
     int read_errno = errno;
     std::fclose(f);

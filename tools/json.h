@@ -29,12 +29,17 @@ public:
     const std::vector<JsonValue>& as_array(const std::string& context) const;
     const std::vector<std::pair<std::string, JsonValue>>& as_object(const std::string& context) const;
 
+    // A number written as a plain non-negative integer that fits in 64 bits (no sign, fraction or exponent):
+    // true, with its exact value, which a double cannot hold above 2^53 (safetensors byte offsets).
+    bool exact_u64(uint64_t* out) const;
+
     // Object lookup; nullptr when absent (or when this is not an object).
     const JsonValue* find(const std::string& key) const;
 
     static JsonValue make_null();
     static JsonValue make_bool(bool b);
     static JsonValue make_number(double d);
+    static JsonValue make_integer(uint64_t n);  // a number that also keeps its exact value
     static JsonValue make_string(std::string s);
     static JsonValue make_array(std::vector<JsonValue> items);
     static JsonValue make_object(std::vector<std::pair<std::string, JsonValue>> members);
@@ -43,14 +48,23 @@ private:
     Type type_ = Type::Null;
     bool bool_ = false;
     double number_ = 0.0;
+    bool has_u64_ = false;
+    uint64_t u64_ = 0;
     std::string string_;
     std::vector<JsonValue> array_;
     std::vector<std::pair<std::string, JsonValue>> object_;  // insertion order; duplicate keys refused
 };
 
-// Parses a whole document; throws ToolError "<source>:<line>:<col>: <what>" on malformed input.
-// Nesting depth is limited (64) so hostile input cannot exhaust the stack.
-JsonValue parse_json(const std::string& text, const std::string& source_name);
+// Bounds on what a document may hold, so hostile input can exhaust neither the stack nor memory.
+struct JsonLimits {
+    size_t max_bytes = size_t{16} << 20;
+    int max_depth = 64;
+    size_t max_values = SIZE_MAX;  // values of any kind, containers included
+};
+
+// Parses a whole document; throws ToolError "<source>:<line>:<col>: <what>" on malformed input or input
+// beyond the limits.
+JsonValue parse_json(const std::string& text, const std::string& source_name, const JsonLimits& limits = {});
 JsonValue parse_json_file(const std::string& path);
 
 }  // namespace ax::tools

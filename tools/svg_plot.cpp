@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "tools/tool_error.h"
+#include "tools/utf8.h"
 
 namespace ax::tools {
 namespace {
@@ -28,32 +29,6 @@ constexpr double kCharWidth = 7;       // rough width of a 12px sans-serif chara
 constexpr int kTargetTicks = 5;
 
 const char* const kPalette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b"};
-
-// Length of the well-formed UTF-8 sequence at s[i], or 0 (overlong, surrogate, truncated, stray byte).
-size_t utf8_sequence_length(const std::string& s, size_t i) {
-    auto byte = [&](size_t k) { return k < s.size() ? static_cast<unsigned char>(s[k]) : 0u; };
-    unsigned b0 = byte(i);
-    if (b0 < 0x80) return 1;
-    size_t len = 0;
-    unsigned lo = 0x80, hi = 0xBF;  // the second byte's range narrows to rule out overlongs and surrogates
-    if (b0 >= 0xC2 && b0 <= 0xDF) {
-        len = 2;
-    } else if (b0 >= 0xE0 && b0 <= 0xEF) {
-        len = 3;
-        if (b0 == 0xE0) lo = 0xA0;
-        if (b0 == 0xED) hi = 0x9F;
-    } else if (b0 >= 0xF0 && b0 <= 0xF4) {
-        len = 4;
-        if (b0 == 0xF0) lo = 0x90;
-        if (b0 == 0xF4) hi = 0x8F;
-    } else {
-        return 0;
-    }
-    if (byte(i + 1) < lo || byte(i + 1) > hi) return 0;
-    for (size_t k = 2; k < len; ++k)
-        if (byte(i + k) < 0x80 || byte(i + k) > 0xBF) return 0;
-    return len;
-}
 
 // Labels come from user files (CSV headers in any encoding); one bad byte would make the whole document
 // unreadable, so invalid UTF-8 becomes U+FFFD and control characters, which XML 1.0 forbids, a space.
