@@ -6,18 +6,8 @@
 
 namespace ax::tools {
 
-namespace {
-
 using format::ConfigKey;
 using format::Role;
-
-std::string list(const std::vector<std::string>& names) {
-    std::string s;
-    for (const auto& n : names) s += (s.empty() ? "" : ", ") + n;
-    return s.empty() ? std::string("none") : s;
-}
-
-}  // namespace
 
 AxmModel import_classifier(const TensorMap& tensors, const ConvertConfig& config) {
     if (config.bos_id || config.eos_id || config.tgt_vocab || config.latent_size || config.memory_mask != "none" ||
@@ -35,7 +25,7 @@ AxmModel import_classifier(const TensorMap& tensors, const ConvertConfig& config
     TokenTables tables = find_token_tables(ck, d);
     if (tables.tokens.size() != 1)
         throw ToolError("cannot find the token embedding: expected one nn.Embedding table [vocab, d_model] (d_model " +
-                        std::to_string(d) + ") besides position tables; found: " + list(tables.tokens));
+                        std::to_string(d) + ") besides position tables; found: " + name_list(tables.tokens));
     const std::string table = tables.tokens[0];
     const int64_t vocab = ck.shape(table)[0];
     if (vocab < 1 || vocab > (1 << 16)) throw ToolError("token table " + table + " must have 1..65536 rows");
@@ -59,7 +49,7 @@ AxmModel import_classifier(const TensorMap& tensors, const ConvertConfig& config
         if (ck.shape(l + ".weight")[1] == d) heads.push_back(l);
     if (heads.size() != 1)
         throw ToolError("cannot find the classification head: expected one nn.Linear(d_model, n_labels) with weight "
-                        "[n_labels, " + std::to_string(d) + "]; found Linear modules: " + list(linears));
+                        "[n_labels, " + std::to_string(d) + "]; found Linear modules: " + name_list(linears));
     const int64_t labels = ck.shape(heads[0] + ".weight")[0];
     check_stated(config.n_labels, labels, "n_labels", heads[0] + ".weight", ck.shape(heads[0] + ".weight"));
 

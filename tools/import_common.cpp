@@ -18,6 +18,12 @@ std::string shape_text(const std::vector<int64_t>& shape) {
     return s + "]";
 }
 
+std::string name_list(const std::vector<std::string>& names) {
+    std::string s;
+    for (const auto& n : names) s += (s.empty() ? "" : ", ") + n;
+    return s.empty() ? std::string("none") : s;
+}
+
 const std::vector<int64_t>& CheckpointTensors::shape(const std::string& name) const {
     auto it = tensors_.find(name);
     if (it == tensors_.end()) throw ToolError("checkpoint lacks tensor " + name);

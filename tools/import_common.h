@@ -16,6 +16,8 @@
 namespace ax::tools {
 
 std::string shape_text(const std::vector<int64_t>& shape);
+// "a, b, c", or "none": the candidates an error message lists.
+std::string name_list(const std::vector<std::string>& names);
 
 // Hands out checkpoint tensors by name and remembers which were used, so leftovers can be reported.
 class CheckpointTensors {

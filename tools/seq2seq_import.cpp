@@ -8,18 +8,8 @@
 
 namespace ax::tools {
 
-namespace {
-
 using format::ConfigKey;
 using format::Role;
-
-std::string list(const std::vector<std::string>& names) {
-    std::string s;
-    for (const auto& n : names) s += (s.empty() ? "" : ", ") + n;
-    return s.empty() ? std::string("none") : s;
-}
-
-}  // namespace
 
 AxmModel import_seq2seq(const TensorMap& tensors, const ConvertConfig& config) {
     if (config.pooling || config.output_activation || config.start_id || config.n_labels || config.latent_size ||
@@ -41,7 +31,7 @@ AxmModel import_seq2seq(const TensorMap& tensors, const ConvertConfig& config) {
     if (src_table.empty() || tgt_table.empty() || src_table == tgt_table)
         throw ToolError("cannot find the source and target token embeddings: expected two nn.Embedding tables "
                         "[vocab, d_model] (d_model " + std::to_string(d) + ") named like src_tok_emb and "
-                        "tgt_tok_emb; found tables: " + list(tables.tokens));
+                        "tgt_tok_emb; found tables: " + name_list(tables.tokens));
     const int64_t src_vocab = ck.shape(src_table)[0];
     const int64_t tgt_vocab = ck.shape(tgt_table)[0];
     if (src_vocab < 1 || tgt_vocab < 1 || src_vocab > (1 << 16) || tgt_vocab > (1 << 16))
@@ -57,7 +47,7 @@ AxmModel import_seq2seq(const TensorMap& tensors, const ConvertConfig& config) {
         tgt_pos = pick_by_words(tables.positions, kTargetWords, kSourceWords);
         if (src_pos.empty() || tgt_pos.empty() || src_pos == tgt_pos)
             throw ToolError("cannot tell the learned source and target position tables apart: expected names like "
-                            "src_pos_embed and tgt_pos_embed; found " + list(tables.positions));
+                            "src_pos_embed and tgt_pos_embed; found " + name_list(tables.positions));
         max_positions = ck.shape(src_pos)[0];
         if (max_positions < 1 || max_positions > (1 << 20))
             throw ToolError("position table " + src_pos + " must have 1..1048576 rows");
@@ -77,7 +67,7 @@ AxmModel import_seq2seq(const TensorMap& tensors, const ConvertConfig& config) {
     if (gens.size() != 1)
         throw ToolError("cannot find the generator: expected one nn.Linear(d_model, tgt_vocab) with weight [" +
                         std::to_string(tgt_vocab) + ", " + std::to_string(d) + "]; found Linear modules: " +
-                        list(linears));
+                        name_list(linears));
 
     auto add = [&](Role role, const std::string& name, std::vector<int64_t> shape) {
         m.tensors.push_back(make_tensor(role, format::kNoLayer, name, ck.take(name, shape)));

@@ -11,12 +11,6 @@ namespace {
 using format::ConfigKey;
 using format::Role;
 
-std::string list(const std::vector<std::string>& names) {
-    std::string s;
-    for (const auto& n : names) s += (s.empty() ? "" : ", ") + n;
-    return s.empty() ? std::string("none") : s;
-}
-
 struct VaeLinears {
     std::string seq, z_mean, z_log_var, z_embed, r_seq;
 };
@@ -37,7 +31,7 @@ VaeLinears find_vae_linears(const CheckpointTensors& ck, int64_t d) {
     auto fail = [&]() -> VaeLinears {
         throw ToolError("cannot find the Transformer-VAE's linear layers: expected seq_embedding [d_model, n_features], "
                         "z_mean and z_log_var [latent, d_model], z_embedding [d_model, latent] and r_seq_embedding "
-                        "[n_features, d_model] (d_model " + std::to_string(d) + "); found Linear modules: " + list(all));
+                        "[n_features, d_model] (d_model " + std::to_string(d) + "); found Linear modules: " + name_list(all));
     };
     if (from_d.size() != 3 || to_d.size() != 2) return fail();
     v.z_log_var = pick_by_words(from_d, {"log_var", "logvar", "var", "sigma", "std"}, {});
@@ -95,7 +89,7 @@ AxmModel import_tvae(const TensorMap& tensors, const ConvertConfig& config) {
     TokenTables tables = find_token_tables(ck, d);  // only a sinusoidal `pe` buffer may be here
     if (!tables.tokens.empty() || !tables.positions.empty() || !tables.sinusoidal_pad0.empty())
         throw ToolError("a Transformer-VAE has no embedding tables; found " +
-                        list(tables.tokens.empty() ? tables.positions : tables.tokens));
+                        name_list(tables.tokens.empty() ? tables.positions : tables.tokens));
     int64_t max_positions = 0;
     const format::PositionalEncoding pe = decide_positions(config, tables, d, 0, &max_positions);
     if (config.max_positions && max_positions != 0 && *config.max_positions != max_positions)
