@@ -64,11 +64,7 @@ int cmd_forecast(const Argv& argv) {
     out.header = history.header;
     out.values = args.has("recompute") ? session.forecast_recompute(history.values.data(), history.rows, horizon)
                                        : session.forecast(history.values.data(), history.rows, horizon);
-    const std::string path = args.get("output");
-    if (path.empty())
-        std::fputs(tools::format_csv(out).c_str(), stdout);
-    else
-        tools::write_csv(path, out);
+    const bool to_file = write_output(args, out);
     tools::Table truth;
     if (args.has("truth")) {
         truth = tools::read_csv(args.get("truth"));
@@ -76,7 +72,7 @@ int cmd_forecast(const Argv& argv) {
             throw tools::ToolError(args.get("truth") + " has " + std::to_string(truth.cols) +
                                    " column(s), the forecast has " + std::to_string(c.n_features));
         // Printed beside the forecast only when the forecast itself went to a file.
-        if (!path.empty()) std::fputs(tools::forecast_report(out, truth).c_str(), stdout);
+        if (to_file) std::fputs(tools::forecast_report(out, truth).c_str(), stdout);
     }
     if (args.has("plot")) write_plot(args.get("plot"), history, out, args.has("truth") ? &truth : nullptr);
     return 0;

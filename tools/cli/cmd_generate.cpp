@@ -51,11 +51,7 @@ int cmd_generate(const Argv& argv) {
     out.rows = length;
     out.cols = c.n_features;
     out.values = session.generate(z, length);
-    const std::string path = args.get("output");
-    if (path.empty())
-        std::fputs(tools::format_csv(out).c_str(), stdout);
-    else
-        tools::write_csv(path, out);
+    write_output(args, out);
     return 0;
 }
 

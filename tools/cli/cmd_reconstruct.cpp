@@ -34,14 +34,8 @@ int cmd_reconstruct(const Argv& argv) {
         out.values = session.reconstruct(in.values, in.rows);
     }
     const double mse = tools::mean_squared_error(out.values, in.values);
-    const std::string path = args.get("output");
-    if (path.empty()) {
-        std::fputs(tools::format_csv(out).c_str(), stdout);
-        std::fprintf(stderr, "reconstruction error (mean squared): %.9g\n", mse);
-    } else {
-        tools::write_csv(path, out);
-        std::printf("reconstruction error (mean squared): %.9g\n", mse);
-    }
+    // On stderr when stdout carries the CSV.
+    std::fprintf(write_output(args, out) ? stdout : stderr, "reconstruction error (mean squared): %.9g\n", mse);
     return 0;
 }
 

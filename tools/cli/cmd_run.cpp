@@ -1,4 +1,3 @@
-#include <cstdio>
 
 #include "tools/cli/commands.h"
 #include "tools/csv.h"
@@ -26,11 +25,7 @@ int run_seq2seq(const Args& args, const tools::LoadedModel& m) {
     out.rows = tgt.size();
     out.cols = c.tgt_vocab;
     out.values = session.run(src, tgt);
-    const std::string path = args.get("output");
-    if (path.empty())
-        std::fputs(tools::format_csv(out).c_str(), stdout);
-    else
-        tools::write_csv(path, out);
+    write_output(args, out);
     return 0;
 }
 
@@ -59,11 +54,7 @@ int cmd_run(const Argv& argv) {
     out.cols = c.n_outputs;
     out.values = session.run(src.values.data(), src.rows, tgt.values.data(), tgt.rows, space);
     if (c.n_outputs == c.n_features) out.header = tgt.header;
-    const std::string path = args.get("output");
-    if (path.empty())
-        std::fputs(tools::format_csv(out).c_str(), stdout);
-    else
-        tools::write_csv(path, out);
+    write_output(args, out);
     return 0;
 }
 

@@ -6,6 +6,7 @@
 
 #include "runtime/kernels.h"
 #include "tools/cli/args.h"
+#include "tools/csv.h"
 
 namespace ax::cli {
 
@@ -25,5 +26,8 @@ int cmd_header(const Argv& argv);
 
 // The kernel port from --port or AUSPEX_PORT, else the best this CPU runs.
 const Kernels& choose_kernels(const Args& args);
+
+// The table as CSV to the file of -o/--output, or to stdout without one; true when it went to a file.
+bool write_output(const Args& args, const tools::Table& table);
 
 }  // namespace ax::cli
