@@ -1,4 +1,5 @@
-// Little-endian field access on untrusted byte buffers: memcpy-based, so alignment never matters.
+// Little-endian field access on untrusted byte buffers: loads assemble bytes one by one and float bits go
+// through memcpy, so neither alignment nor the host's byte order matters.
 #pragma once
 #include <cstdint>
 #include <cstring>
@@ -24,7 +25,8 @@ inline uint32_t float_to_bits(float f) {
     return bits;
 }
 
-// Overflow-checked size arithmetic for sizes read from files: false when the result does not fit.
+// Overflow-checked size arithmetic for sizes read from files: true when the result does not fit (then *out
+// holds the wrapped value and must not be used).
 inline bool mul_overflows(uint64_t a, uint64_t b, uint64_t* out) { return __builtin_mul_overflow(a, b, out); }
 inline bool add_overflows(uint64_t a, uint64_t b, uint64_t* out) { return __builtin_add_overflow(a, b, out); }
 
