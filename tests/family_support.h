@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "tests/test_support.h"
-#include "tools/converter.h"
-#include "tools/json.h"
-#include "tools/model_loader.h"
+#include "tools/convert/converter.h"
+#include "tools/text/json.h"
+#include "tools/host/model_loader.h"
 
 namespace ax::test {
 

@@ -1,4 +1,4 @@
-// The C API (models/c_api/auspex.h) against the C++ API on converted PyTorch fixtures: same arena figure,
+// The C API (runtime/api/auspex.h) against the C++ API on converted PyTorch fixtures: same arena figure,
 // bit-identical forecasts and teacher-forced outputs, and every error path answering with a status code
 // and a message instead of crashing. Also `auspex header`, which embeds a model for C and C++ firmware.
 #include <doctest/doctest.h>
@@ -14,13 +14,13 @@
 #include <string>
 #include <vector>
 
-#include "models/c_api/auspex.h"
+#include "runtime/api/auspex.h"
 #include "ports/ports.h"
 #include "tests/test_support.h"
-#include "tools/aligned_buffer.h"
-#include "tools/converter.h"
-#include "tools/csv.h"
-#include "tools/host_session.h"
+#include "tools/common/aligned_buffer.h"
+#include "tools/convert/converter.h"
+#include "tools/text/csv.h"
+#include "tools/host/host_session.h"
 
 namespace {
 

@@ -6,14 +6,14 @@
 
 #include "ports/ports.h"
 #include "tests/test_support.h"
-#include "tools/calibrate.h"
-#include "tools/checkpoint.h"
-#include "tools/convert_config.h"
-#include "tools/converter.h"
-#include "tools/csv.h"
-#include "tools/forecaster_import.h"
-#include "tools/host_session.h"
-#include "tools/tool_error.h"
+#include "tools/convert/calibrate.h"
+#include "tools/checkpoint/checkpoint.h"
+#include "tools/import/convert_config.h"
+#include "tools/convert/converter.h"
+#include "tools/text/csv.h"
+#include "tools/import/forecaster_import.h"
+#include "tools/host/host_session.h"
+#include "tools/common/tool_error.h"
 
 namespace {
 

@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "tools/checkpoint.h"
-#include "tools/pickle_reader.h"
-#include "tools/tool_error.h"
-#include "tools/zip_archive.h"
+#include "tools/checkpoint/checkpoint.h"
+#include "tools/checkpoint/pickle_reader.h"
+#include "tools/common/tool_error.h"
+#include "tools/checkpoint/zip_archive.h"
 
 using namespace ax::tools;
 using namespace std::string_literals;  // pickles below contain NUL bytes

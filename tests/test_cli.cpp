@@ -9,7 +9,7 @@
 
 #include "tests/cli_support.h"
 #include "tests/test_support.h"
-#include "tools/csv.h"
+#include "tools/text/csv.h"
 
 namespace {
 

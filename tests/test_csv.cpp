@@ -8,8 +8,8 @@
 #include <random>
 #include <string>
 
-#include "tools/csv.h"
-#include "tools/tool_error.h"
+#include "tools/text/csv.h"
+#include "tools/common/tool_error.h"
 
 using ax::tools::format_csv;
 using ax::tools::parse_csv;

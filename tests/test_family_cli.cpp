@@ -11,8 +11,8 @@
 
 #include "tests/cli_support.h"
 #include "tests/family_support.h"
-#include "tools/csv.h"
-#include "tools/family_sessions.h"
+#include "tools/text/csv.h"
+#include "tools/host/family_sessions.h"
 
 namespace {
 
@@ -184,7 +184,7 @@ TEST_CASE("cli tvae: inspect, reconstruct (score) and generate reproduce PyTorch
 }
 
 TEST_CASE("cli: convert --map brings a hand-written layout to canonical names") {
-    const std::string map = std::string(AUSPEX_SOURCE_DIR) + "/models/maps/bentrevett_seq2seq.map";
+    const std::string map = std::string(AUSPEX_SOURCE_DIR) + "/tools/import/maps/bentrevett_seq2seq.map";
     const std::string model = converted("seq2seq/bentrevett_map", "--map " + map);
     const Result info = auspex("inspect " + model);
     REQUIRE_MESSAGE(info.exit_code == 0, info.output);

@@ -9,13 +9,13 @@
 #include <unistd.h>
 
 #include "tests/family_support.h"
-#include "tools/axm_writer.h"
-#include "tools/family_sessions.h"
-#include "tools/forecaster_import.h"
-#include "tools/host_session.h"
-#include "tools/quantize.h"
-#include "tools/tvae_import.h"
-#include "tools/tool_error.h"
+#include "tools/convert/axm_writer.h"
+#include "tools/host/family_sessions.h"
+#include "tools/import/forecaster_import.h"
+#include "tools/host/host_session.h"
+#include "tools/convert/quantize.h"
+#include "tools/import/tvae_import.h"
+#include "tools/common/tool_error.h"
 
 namespace {
 

@@ -2,10 +2,10 @@
 #include <doctest/doctest.h>
 
 #include "tests/test_support.h"
-#include "tools/converter.h"
-#include "tools/csv.h"
-#include "tools/host_session.h"
-#include "tools/json.h"
+#include "tools/convert/converter.h"
+#include "tools/text/csv.h"
+#include "tools/host/host_session.h"
+#include "tools/text/json.h"
 
 namespace {
 

@@ -13,16 +13,16 @@
 #include "ports/generic/generic.h"
 #include "ports/ports.h"
 #include "tests/test_support.h"
-#include "tools/checkpoint.h"
-#include "tools/convert_config.h"
-#include "tools/converter.h"
-#include "tools/csv.h"
-#include "tools/forecaster_import.h"
-#include "tools/host_session.h"
-#include "tools/model_loader.h"
-#include "tools/pickle_reader.h"
-#include "tools/rename_map.h"
-#include "tools/tool_error.h"
+#include "tools/checkpoint/checkpoint.h"
+#include "tools/import/convert_config.h"
+#include "tools/convert/converter.h"
+#include "tools/text/csv.h"
+#include "tools/import/forecaster_import.h"
+#include "tools/host/host_session.h"
+#include "tools/host/model_loader.h"
+#include "tools/checkpoint/pickle_reader.h"
+#include "tools/import/rename_map.h"
+#include "tools/common/tool_error.h"
 
 using namespace ax;
 using namespace ax::tools;
@@ -133,7 +133,7 @@ TEST_CASE("fuzz regression: an int8 model runs on a source row of tiny values") 
 
 // fuzz_safetensors: a checkpoint whose attention weights are [0, 0] gives d_model 0, and a `pe` buffer of
 // shape [5, 1, 0] then passed the shape check and divided its element count by d_model = 0 (SIGFPE in
-// tools/forecaster_import.cpp). The importer must refuse a zero d_model with a ToolError.
+// tools/import/forecaster_import.cpp). The importer must refuse a zero d_model with a ToolError.
 TEST_CASE("fuzz regression: a checkpoint implying d_model 0 is refused, not divided by") {
     const std::string header =
         R"({"encoder.layers.0.self_attn.in_proj_weight":{"dtype":"F32","shape":[0,0],"data_offsets":[0,0]},)"
@@ -154,7 +154,7 @@ TEST_CASE("fuzz regression: a checkpoint implying d_model 0 is refused, not divi
 
 // fuzz_csv: a quoted header name starting with a UTF-8 byte order mark was written back unquoted; as the
 // first column it then sat at the start of the file, where the reader drops a BOM, so the table did not read
-// back (here the name became empty). Fixed in tools/csv.cpp: such names are written quoted.
+// back (here the name became empty). Fixed in tools/text/csv.cpp: such names are written quoted.
 TEST_CASE("fuzz regression: a header name starting with a byte order mark survives a CSV round trip") {
     for (const std::string& text : {std::string("\"\xEF\xBB\xBF\"\n6\n"), std::string("\"\xEF\xBB\xBFtime\",b\n1,2\n")}) {
         const Table table = parse_csv(text, "bom.csv");
@@ -167,7 +167,7 @@ TEST_CASE("fuzz regression: a header name starting with a byte order mark surviv
 }
 
 // fuzz_safetensors / fuzz_torch_checkpoint (found by reading what the convert path does with names): the
-// importers (tools/forecaster_import.cpp, tools/import_common.cpp) and rename maps match every tensor name
+// importers (tools/import/forecaster_import.cpp, tools/import/import_common.cpp) and rename maps match every tensor name
 // with std::regex, whose libstdc++ matcher recurses once per character: a tensor name of ~50 KB overflowed
 // the stack (SIGSEGV in a release `auspex convert`). Fixed in the readers, which refuse names over 1024 bytes.
 TEST_CASE("fuzz regression: checkpoint readers refuse absurdly long tensor names") {
@@ -187,7 +187,7 @@ TEST_CASE("fuzz regression: checkpoint readers refuse absurdly long tensor names
 }
 
 // fuzz_safetensors: a tensor with no elements may still claim any dimension: shape [0, 2^62] for an
-// in_proj_weight made tools/forecaster_import.cpp compute 3 * 2^62 (signed overflow, UBSan). Fixed in the
+// in_proj_weight made tools/import/forecaster_import.cpp compute 3 * 2^62 (signed overflow, UBSan). Fixed in the
 // readers, which refuse any dimension above 2^31 - 1 (the .axm format stores 32-bit dims).
 TEST_CASE("fuzz regression: checkpoint readers refuse huge dimensions even on empty tensors") {
     const std::string header =
@@ -204,7 +204,7 @@ TEST_CASE("fuzz regression: checkpoint readers refuse huge dimensions even on em
 
 // fuzz_rename_map: a rename-map rule was compiled into a std::regex, and libstdc++'s regex compiler recurses
 // once per pattern character: one rule line of ~100 KB overflowed the stack (SIGSEGV) in RenameMap::parse.
-// Fixed in tools/rename_map.cpp: rules are matched without std::regex and lines over 4096 bytes are refused.
+// Fixed in tools/import/rename_map.cpp: rules are matched without std::regex and lines over 4096 bytes are refused.
 TEST_CASE("fuzz regression: a rename map with an absurdly long rule is refused, not a stack overflow") {
     const std::string text = std::string(200000, 'a') + "{x} -> b{x}\n";
     CHECK_THROWS_WITH_AS(RenameMap::parse(text, "long.map"), doctest::Contains("longer than 4096"), ToolError);

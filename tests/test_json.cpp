@@ -6,8 +6,8 @@
 #include <limits>
 #include <string>
 
-#include "tools/json.h"
-#include "tools/tool_error.h"
+#include "tools/text/json.h"
+#include "tools/common/tool_error.h"
 
 using ax::tools::JsonValue;
 using ax::tools::parse_json;

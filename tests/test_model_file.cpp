@@ -9,9 +9,9 @@
 #include "ports/ports.h"
 #include "runtime/bytes.h"
 #include "tests/test_support.h"
-#include "tools/aligned_buffer.h"
-#include "tools/axm_writer.h"
-#include "tools/converter.h"
+#include "tools/common/aligned_buffer.h"
+#include "tools/convert/axm_writer.h"
+#include "tools/convert/converter.h"
 
 namespace {
 

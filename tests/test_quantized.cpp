@@ -10,9 +10,9 @@
 #include "ports/ports.h"
 #include "runtime/half.h"
 #include "tests/test_support.h"
-#include "tools/converter.h"
-#include "tools/csv.h"
-#include "tools/host_session.h"
+#include "tools/convert/converter.h"
+#include "tools/text/csv.h"
+#include "tools/host/host_session.h"
 
 namespace {
 

@@ -1,19 +1,19 @@
-// Rename maps (tools/rename_map.h): the rule language, q/k/v packing, Conv1d reshaping, zero biases, and the
-// two shipped maps (models/maps/) converting hand-written PyTorch modules that match PyTorch at 1e-4.
+// Rename maps (tools/import/rename_map.h): the rule language, q/k/v packing, Conv1d reshaping, zero biases, and the
+// two shipped maps (tools/import/maps/) converting hand-written PyTorch modules that match PyTorch at 1e-4.
 #include <doctest/doctest.h>
 
 #include <functional>
 
 #include "tests/family_support.h"
-#include "tools/family_sessions.h"
-#include "tools/rename_map.h"
-#include "tools/tool_error.h"
+#include "tools/host/family_sessions.h"
+#include "tools/import/rename_map.h"
+#include "tools/common/tool_error.h"
 
 namespace {
 
 using namespace ax;
 
-std::string map_path(const std::string& name) { return std::string(AUSPEX_SOURCE_DIR) + "/models/maps/" + name; }
+std::string map_path(const std::string& name) { return std::string(AUSPEX_SOURCE_DIR) + "/tools/import/maps/" + name; }
 
 tools::HostTensor tensor(std::vector<int64_t> shape, float first) {
     tools::HostTensor t;

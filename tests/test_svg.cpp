@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "tools/svg_plot.h"
-#include "tools/tool_error.h"
+#include "tools/text/svg_plot.h"
+#include "tools/common/tool_error.h"
 
 using ax::tools::PlotPanel;
 using ax::tools::PlotSeries;

@@ -4,8 +4,8 @@
 
 #include "ports/ports.h"
 #include "tests/family_support.h"
-#include "tools/csv.h"
-#include "tools/family_sessions.h"
+#include "tools/text/csv.h"
+#include "tools/host/family_sessions.h"
 
 namespace {
 

@@ -1,13 +1,13 @@
-// Fuzzes the JSON reader (tools/json.cpp) and the converter's config on top of it
-// (tools/convert_config.cpp). Bad input must end in a ToolError, nothing else.
+// Fuzzes the JSON reader (tools/text/json.cpp) and the converter's config on top of it
+// (tools/import/convert_config.cpp). Bad input must end in a ToolError, nothing else.
 #include <cstddef>
 #include <cstdint>
 #include <string>
 
 #include "fuzz_support.h"
-#include "tools/convert_config.h"
-#include "tools/json.h"
-#include "tools/tool_error.h"
+#include "tools/import/convert_config.h"
+#include "tools/text/json.h"
+#include "tools/common/tool_error.h"
 
 namespace {
 

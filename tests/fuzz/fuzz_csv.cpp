@@ -1,4 +1,4 @@
-// Fuzzes the CSV reader (tools/csv.cpp) and checks that whatever it accepts writes back and reads back as
+// Fuzzes the CSV reader (tools/text/csv.cpp) and checks that whatever it accepts writes back and reads back as
 // the same table (header names and float bit patterns). Bad input must end in a ToolError, nothing else.
 #include <cstddef>
 #include <cstdint>
@@ -7,8 +7,8 @@
 #include <string>
 
 #include "fuzz_support.h"
-#include "tools/csv.h"
-#include "tools/tool_error.h"
+#include "tools/text/csv.h"
+#include "tools/common/tool_error.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     using namespace ax::tools;

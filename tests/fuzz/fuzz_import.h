@@ -1,5 +1,5 @@
-// The converter's path after a checkpoint reader (tools/*_import.cpp, tools/import_common.cpp,
-// tools/quantize.cpp, tools/axm_writer.cpp, tools/model_loader.cpp), shared by the two checkpoint fuzz
+// The converter's path after a checkpoint reader (tools/import/*_import.cpp, tools/import/import_common.cpp,
+// tools/convert/quantize.cpp, tools/convert/axm_writer.cpp, tools/host/model_loader.cpp), shared by the two checkpoint fuzz
 // targets: whatever tensors a reader returns are mapped to each model family in turn, and what imports is
 // stored as f32/f16/int8, serialized and opened again.
 #pragma once
@@ -8,16 +8,16 @@
 #include <cstdlib>
 
 #include "fuzz_support.h"
-#include "tools/axm_writer.h"
-#include "tools/checkpoint.h"
-#include "tools/classifier_import.h"
-#include "tools/convert_config.h"
-#include "tools/forecaster_import.h"
-#include "tools/model_loader.h"
-#include "tools/quantize.h"
-#include "tools/seq2seq_import.h"
-#include "tools/tool_error.h"
-#include "tools/tvae_import.h"
+#include "tools/convert/axm_writer.h"
+#include "tools/checkpoint/checkpoint.h"
+#include "tools/import/classifier_import.h"
+#include "tools/import/convert_config.h"
+#include "tools/import/forecaster_import.h"
+#include "tools/host/model_loader.h"
+#include "tools/convert/quantize.h"
+#include "tools/import/seq2seq_import.h"
+#include "tools/common/tool_error.h"
+#include "tools/import/tvae_import.h"
 
 namespace ax::fuzz {
 

@@ -1,6 +1,6 @@
 // Fuzzes the .axm opener (runtime/model_file.cpp) and the families' validation on top of it: the
 // forecaster's config, tensor binding and arena planning (models/forecaster/forecaster.cpp), and every
-// family's open through the host loader (tools/model_loader.cpp). A model file is untrusted: any input must
+// family's open through the host loader (tools/host/model_loader.cpp). A model file is untrusted: any input must
 // give a Status (or, in the host loader, a ToolError), never a read outside the buffer.
 //
 // The checksum is opened both ways: Checksum::skip lets mutations reach the structural checks (a mutated
@@ -13,8 +13,8 @@
 #include "fuzz_support.h"
 #include "runtime/bytes.h"
 #include "runtime/checksum.h"
-#include "tools/model_loader.h"
-#include "tools/tool_error.h"
+#include "tools/host/model_loader.h"
+#include "tools/common/tool_error.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// Fuzzes the rename-map reader (tools/rename_map.cpp: rule syntax, captures, the regex each rule becomes) and
+// Fuzzes the rename-map reader (tools/import/rename_map.cpp: rule syntax, captures, the regex each rule becomes) and
 // its application to a small fixed checkpoint (q/k/v stacking, Conv1d squeezing, zero biases), then the
 // converter's path on the result (fuzz_import.h). Bad input must end in a ToolError, nothing else.
 #include <cstddef>
@@ -6,7 +6,7 @@
 #include <string>
 
 #include "fuzz_import.h"
-#include "tools/rename_map.h"
+#include "tools/import/rename_map.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// Fuzzes the safetensors reader (tools/safetensors_reader.cpp: header length, its JSON, offsets, dtypes,
+// Fuzzes the safetensors reader (tools/checkpoint/safetensors_reader.cpp: header length, its JSON, offsets, dtypes,
 // element widening), then the converter's path on whatever tensors come out (fuzz_import.h). Bad input must
 // end in a ToolError, nothing else.
 #include <cstddef>

@@ -36,7 +36,7 @@ copy() {
 cases=$(ls -d "$fixtures"/*/*/ 2>/dev/null | grep -v /checkpoints/ || true)
 
 # .axm models: tiny synthetic forecasters, and every fixture case converted as f32, f16 and int8 (a case of
-# hand-written modules with the first rename map of models/maps/ that converts it). A case nothing converts
+# hand-written modules with the first rename map of tools/import/maps/ that converts it). A case nothing converts
 # is reported and skipped (its own tests say why); the corpus is still made.
 "$seed_models" tiny "$work"
 for case_dir in $cases; do
@@ -45,7 +45,7 @@ for case_dir in $cases; do
         [ -f "$ckpt" ] && [ -f "$case_dir"config.json ] || continue
         "$seed_models" convert "$ckpt" "$case_dir"config.json "$work/$name.${ckpt##*.}" 2>/dev/null && continue
         converted=no
-        for map in "$root"/models/maps/*.map; do
+        for map in "$root"/tools/import/maps/*.map; do
             [ -f "$map" ] || continue
             if "$seed_models" convert "$ckpt" "$case_dir"config.json "$work/$name.${ckpt##*.}" "$map" 2>/dev/null; then
                 converted=yes
@@ -64,7 +64,7 @@ copy fuzz_torch_checkpoint "$fixtures"/checkpoints/*.pt "$fixtures"/*/*/model.pt
 copy fuzz_safetensors "$fixtures"/checkpoints/*.safetensors "$fixtures"/*/*/*.safetensors "$work"/*.safetensors
 copy fuzz_config_json "$fixtures"/*/*/*.json "$seeds"/*.json
 copy fuzz_csv "$fixtures"/*/*/*.csv "$root"/models/example/*.csv "$seeds"/*.csv
-copy fuzz_rename_map "$root"/models/maps/*.map "$seeds"/*.map
+copy fuzz_rename_map "$root"/tools/import/maps/*.map "$seeds"/*.map
 
 for t in "$corpus"/*/; do
     echo "corpus $(basename "$t"): $(find "$t" -type f | wc -l) files"

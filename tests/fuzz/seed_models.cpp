@@ -14,14 +14,14 @@
 #include <string>
 #include <vector>
 
-#include "tools/axm_writer.h"
-#include "tools/checkpoint.h"
-#include "tools/convert_config.h"
-#include "tools/converter.h"
-#include "tools/forecaster_import.h"
-#include "tools/model_loader.h"
-#include "tools/quantize.h"
-#include "tools/tool_error.h"
+#include "tools/convert/axm_writer.h"
+#include "tools/checkpoint/checkpoint.h"
+#include "tools/import/convert_config.h"
+#include "tools/convert/converter.h"
+#include "tools/import/forecaster_import.h"
+#include "tools/host/model_loader.h"
+#include "tools/convert/quantize.h"
+#include "tools/common/tool_error.h"
 
 using namespace ax;
 using namespace ax::tools;

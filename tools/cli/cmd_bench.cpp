@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "tools/cli/commands.h"
-#include "tools/host_session.h"
-#include "tools/kernel_bench.h"
+#include "tools/host/host_session.h"
+#include "tools/host/kernel_bench.h"
 
 namespace ax::cli {
 

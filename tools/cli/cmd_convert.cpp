@@ -3,9 +3,9 @@
 
 #include "runtime/config_reader.h"
 #include "tools/cli/commands.h"
-#include "tools/converter.h"
-#include "tools/quantize.h"
-#include "tools/tool_error.h"
+#include "tools/convert/converter.h"
+#include "tools/convert/quantize.h"
+#include "tools/common/tool_error.h"
 
 namespace ax::cli {
 

@@ -2,11 +2,11 @@
 #include <cstdio>
 
 #include "tools/cli/commands.h"
-#include "tools/csv.h"
-#include "tools/forecast_report.h"
-#include "tools/host_session.h"
-#include "tools/svg_plot.h"
-#include "tools/tool_error.h"
+#include "tools/text/csv.h"
+#include "tools/host/forecast_report.h"
+#include "tools/host/host_session.h"
+#include "tools/text/svg_plot.h"
+#include "tools/common/tool_error.h"
 
 namespace ax::cli {
 

@@ -7,9 +7,9 @@
 #include <string>
 
 #include "tools/cli/commands.h"
-#include "tools/model_loader.h"
-#include "tools/quantize.h"
-#include "tools/tool_error.h"
+#include "tools/host/model_loader.h"
+#include "tools/convert/quantize.h"
+#include "tools/common/tool_error.h"
 
 namespace ax::cli {
 

@@ -3,8 +3,8 @@
 #include <string>
 
 #include "tools/cli/commands.h"
-#include "tools/model_loader.h"
-#include "tools/quantize.h"
+#include "tools/host/model_loader.h"
+#include "tools/convert/quantize.h"
 
 namespace ax::cli {
 

@@ -3,9 +3,9 @@
 #include <cstdio>
 
 #include "tools/cli/commands.h"
-#include "tools/csv.h"
-#include "tools/family_sessions.h"
-#include "tools/tool_error.h"
+#include "tools/text/csv.h"
+#include "tools/host/family_sessions.h"
+#include "tools/common/tool_error.h"
 
 namespace ax::cli {
 

@@ -2,8 +2,8 @@
 #include <cstdio>
 
 #include "tools/cli/commands.h"
-#include "tools/family_sessions.h"
-#include "tools/tool_error.h"
+#include "tools/host/family_sessions.h"
+#include "tools/common/tool_error.h"
 
 namespace ax::cli {
 

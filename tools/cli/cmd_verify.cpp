@@ -5,9 +5,9 @@
 #include <vector>
 
 #include "tools/cli/commands.h"
-#include "tools/csv.h"
-#include "tools/host_session.h"
-#include "tools/tool_error.h"
+#include "tools/text/csv.h"
+#include "tools/host/host_session.h"
+#include "tools/common/tool_error.h"
 
 namespace ax::cli {
 

@@ -6,7 +6,7 @@
 
 #include "runtime/kernels.h"
 #include "tools/cli/args.h"
-#include "tools/csv.h"
+#include "tools/text/csv.h"
 
 namespace ax::cli {
 

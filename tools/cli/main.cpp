@@ -6,7 +6,7 @@
 #include <string>
 
 #include "tools/cli/commands.h"
-#include "tools/tool_error.h"
+#include "tools/common/tool_error.h"
 
 namespace {
 

@@ -1,7 +1,7 @@
 #include <cstdio>
 
 #include "tools/cli/commands.h"
-#include "tools/csv.h"
+#include "tools/text/csv.h"
 
 namespace ax::cli {
 

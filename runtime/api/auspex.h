@@ -1,0 +1,89 @@
+/* auspex C API: open a forecaster model held in memory (flash), lay a session out in a caller-provided
+ * arena and forecast, from C or C++. Nothing is allocated: the handle is a plain struct the caller places
+ * anywhere (a static variable is typical) and every buffer is the caller's.
+ *
+ *   #include "runtime/api/auspex.h"
+ *   #include "model.h"        (from `auspex header m.axm -o model.h --name model --window S --horizon H`:
+ *                              model[], MODEL_SIZE, MODEL_WINDOW, MODEL_HORIZON, MODEL_ARENA_BYTES, ...)
+ *
+ *   static auspex_forecaster fc;
+ *   static unsigned char arena[MODEL_ARENA_BYTES] __attribute__((aligned(16)));
+ *   static float out[MODEL_HORIZON * MODEL_N_FEATURES];
+ *
+ *   if (auspex_open(&fc, model, MODEL_SIZE, 1) != AUSPEX_OK ||
+ *       auspex_session_init(&fc, arena, sizeof arena, MODEL_WINDOW, MODEL_HORIZON) != AUSPEX_OK ||
+ *       auspex_forecast(&fc, history, MODEL_WINDOW, MODEL_HORIZON, out) != AUSPEX_OK)
+ *       report(auspex_status_message(&fc));
+ *
+ * Every function returns an auspex_status code (0 = AUSPEX_OK) and keeps the message of the last call for
+ * auspex_status_message. The handle refers to itself and to the model bytes: do not copy or move it after
+ * auspex_open, and keep the model bytes and the arena alive while it is used. One handle serves one thread.
+ */
+#ifndef AUSPEX_C_API_H
+#define AUSPEX_C_API_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The runtime's status codes (ax::StatusCode). */
+typedef enum auspex_status {
+    AUSPEX_OK = 0,
+    AUSPEX_INVALID_ARGUMENT = 1, /* unusable arguments: null pointers, lengths, an unopened handle */
+    AUSPEX_BAD_MODEL = 2,        /* the model is malformed, truncated, corrupted or inconsistent */
+    AUSPEX_UNSUPPORTED = 3,      /* a valid model using something this build does not implement */
+    AUSPEX_ARENA_TOO_SMALL = 4,  /* the arena cannot hold the session */
+    AUSPEX_BAD_INPUT = 5         /* input data is unusable (NaN/Inf) or the forecast overflowed */
+} auspex_status;
+
+/* Storage of one opened model and its session (the C++ ModelFile, Forecaster and ForecastSession). The
+ * size is checked against the C++ objects when the runtime is compiled. */
+#define AUSPEX_FORECASTER_BYTES (sizeof(void*) > 4 ? 1280u : 768u)
+
+typedef struct auspex_forecaster {
+    union {
+        unsigned char bytes[AUSPEX_FORECASTER_BYTES];
+        unsigned long long align_u64; /* alignment of the C++ objects inside */
+        double align_f64;
+        void* align_ptr;
+    } opaque;
+} auspex_forecaster;
+
+/* Opens and validates a .axm model of `size` bytes at `model` (16-byte aligned, used in place, never
+ * copied). verify_checksum = 0 skips only the checksum (for a flash image verified another way). */
+int auspex_open(auspex_forecaster* f, const void* model, size_t size, int verify_checksum);
+
+/* Input features per time step and outputs per step of an opened model; 0 when not opened. */
+size_t auspex_n_features(const auspex_forecaster* f);
+size_t auspex_n_outputs(const auspex_forecaster* f);
+
+/* Exact arena bytes a session needs for encoder windows up to max_window rows and horizons (decoder
+ * lengths) up to max_horizon: the figure `auspex inspect` and `auspex header` print. 0 when not opened or
+ * a length is 0 or too large. */
+size_t auspex_arena_bytes(const auspex_forecaster* f, size_t max_window, size_t max_horizon);
+
+/* Lays the session out in arena (16-byte aligned, at least auspex_arena_bytes bytes), using the fastest
+ * kernel port of this build. Nothing is allocated afterwards. */
+int auspex_session_init(auspex_forecaster* f, void* arena, size_t arena_bytes, size_t max_window,
+                        size_t max_horizon);
+
+/* Autoregressive forecast: history holds `rows` time steps x n_features (raw units, row-major); out gets
+ * horizon x n_features values in the same units. Needs n_outputs == n_features. */
+int auspex_forecast(auspex_forecaster* f, const float* history, size_t rows, size_t horizon, float* out);
+
+/* One teacher-forced pass, as the PyTorch module's forward(src, tgt): out gets tgt_rows x n_outputs.
+ * model_space != 0 feeds src and tgt to the network as they are; 0 applies the model's stored
+ * normalization (raw units in and out). */
+int auspex_run(auspex_forecaster* f, const float* src, size_t src_rows, const float* tgt, size_t tgt_rows,
+               int model_space, float* out);
+
+/* The message of the last call on this handle: "ok", or a short description of the error. Never null. */
+const char* auspex_status_message(const auspex_forecaster* f);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* AUSPEX_C_API_H */

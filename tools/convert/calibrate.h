@@ -1,0 +1,24 @@
+// Static calibration (`auspex convert --calib data.csv`): runs the float32 model on real inputs and records,
+// for each weight matrix, the largest |x| of any input row it multiplied. Stored in the tensor records
+// (docs/FORMAT.md, "Calibration"), these are the static activation scales an integer-only runtime needs
+// (x_scale = input_absmax / 127) on a board without an FPU. The float and int8 kernels ignore them.
+#pragma once
+#include <cstddef>
+
+#include "tools/convert/axm_writer.h"
+#include "tools/text/csv.h"
+
+namespace ax::tools {
+
+struct CalibrationOptions {
+    size_t window = 96;   // encoder rows per forecast (all the data's rows when it holds fewer)
+    size_t horizon = 24;  // forecast steps
+};
+
+// `model` is a float32 forecaster as the importer made it (before quantization); every rank-2 weight
+// tensor gets its input_absmax. The data's rows (raw units, one column per feature) are cut into windows,
+// `horizon` apart, each forecast `horizon` steps as `auspex forecast` would. Returns the window count.
+// Throws ToolError for another family, a wrong column count, or too few rows for one window.
+size_t calibrate(AxmModel& model, const Table& data, const CalibrationOptions& options);
+
+}  // namespace ax::tools

@@ -1,0 +1,55 @@
+#include "tools/convert/converter.h"
+
+#include "tools/convert/axm_writer.h"
+#include "tools/convert/calibrate.h"
+#include "tools/import/classifier_import.h"
+#include "tools/checkpoint/checkpoint.h"
+#include "tools/import/convert_config.h"
+#include "tools/import/forecaster_import.h"
+#include "tools/host/model_loader.h"
+#include "tools/convert/quantize.h"
+#include "tools/import/rename_map.h"
+#include "tools/import/seq2seq_import.h"
+#include "tools/common/tool_error.h"
+#include "tools/import/tvae_import.h"
+
+namespace ax::tools {
+
+namespace {
+
+AxmModel import_model(const TensorMap& tensors, const ConvertConfig& config) {
+    if (config.arch == "seq2seq") return import_seq2seq(tensors, config);
+    if (config.arch == "classifier") return import_classifier(tensors, config);
+    if (config.arch == "tvae") return import_tvae(tensors, config);
+    if (config.pad_id || config.bos_id || config.eos_id || config.start_id || config.embed_scale ||
+        config.embed_scale_sqrt_d || config.pooling || config.output_activation || config.src_vocab ||
+        config.tgt_vocab || config.n_labels || config.latent_size || config.max_positions)
+        throw ToolError("config keys pad_id, bos_id, eos_id, start_id, embed_scale, pooling, output_activation, "
+                        "src_vocab, tgt_vocab, n_labels, latent_size and max_positions do not apply to a forecaster");
+    if (config.positional_encoding && *config.positional_encoding != "sinusoidal" &&
+        *config.positional_encoding != "none")
+        throw ToolError("a forecaster's \"positional_encoding\" is \"sinusoidal\" or \"none\"");
+    return import_forecaster(tensors, config);
+}
+
+}  // namespace
+
+std::vector<uint8_t> convert_model(const ConvertOptions& options) {
+    const ConvertConfig config = read_convert_config(options.config_path);
+    TensorMap tensors = read_checkpoint(options.checkpoint_path);
+    if (!options.map_path.empty()) tensors = RenameMap::read(options.map_path).apply(tensors);
+    AxmModel model = import_model(tensors, config);
+    if (!options.calib_path.empty())
+        calibrate(model, read_csv(options.calib_path), CalibrationOptions{options.calib_window, options.calib_horizon});
+    store_weights_as(model, options.dtype);
+    std::vector<uint8_t> bytes = serialize_axm(model);
+    // The converter's own output must open cleanly; anything else is our bug, reported as such.
+    try {
+        open_model_bytes(bytes, "converted model");
+    } catch (const ToolError& e) {
+        throw ToolError(std::string("internal error, the converted model does not validate: ") + e.what());
+    }
+    return bytes;
+}
+
+}  // namespace ax::tools

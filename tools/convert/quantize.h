@@ -1,0 +1,17 @@
+// Weight storage types: float32 as read, IEEE half, or int8 symmetric per output row (docs/FORMAT.md).
+#pragma once
+#include <string>
+
+#include "runtime/format.h"
+#include "tools/convert/axm_writer.h"
+
+namespace ax::tools {
+
+// Converts the weight matrices (rank-2 Linear/attention weights) to `dtype`, except the few small ones
+// docs/FORMAT.md names; biases, LayerNorm parameters and normalization constants stay float32.
+void store_weights_as(AxmModel& model, format::DType dtype);
+
+format::DType parse_dtype(const std::string& name);  // "f32" | "f16" | "int8"
+const char* dtype_name(format::DType dtype);
+
+}  // namespace ax::tools

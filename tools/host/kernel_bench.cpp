@@ -1,0 +1,400 @@
+#include "tools/host/kernel_bench.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "ports/ports.h"
+#include "runtime/half.h"
+#include "tools/common/aligned_buffer.h"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define AX_BENCH_X86 1
+#include <immintrin.h>
+#endif
+
+namespace ax::tools {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) {
+    return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+// Median time of one call of f in nanoseconds: warm-up (at least 2 calls and 20 ms), then `samples`
+// samples, each repeating f enough times to last about 1 ms. Short samples and the median keep the
+// figure honest on a loaded machine: a sample the scheduler interrupts is an outlier, not the answer.
+constexpr int kSamples = 15;
+
+template <class F>
+double median_ns(F&& f, int samples = kSamples) {
+    const Clock::time_point t0 = Clock::now();
+    int calls = 0;
+    do {
+        f();
+        ++calls;
+    } while (calls < 2 || seconds_since(t0) < 0.02);
+    const double per_call = seconds_since(t0) / calls;
+    const long reps = std::max(1L, static_cast<long>(std::ceil(1e-3 / per_call)));
+    std::vector<double> times;
+    for (int s = 0; s < samples; ++s) {
+        const Clock::time_point t = Clock::now();
+        for (long r = 0; r < reps; ++r) f();
+        times.push_back(seconds_since(t) * 1e9 / static_cast<double>(reps));
+    }
+    std::sort(times.begin(), times.end());
+    return times[times.size() / 2];
+}
+
+// Deterministic data (xorshift64*), uniform in [-scale, scale).
+struct Rng {
+    uint64_t s = 0x2545F4914F6CDD1Dull;
+    float uniform(float scale) {
+        s ^= s >> 12;
+        s ^= s << 25;
+        s ^= s >> 27;
+        const uint64_t v = s * 0x2545F4914F6CDD1Dull;
+        return (static_cast<float>(v >> 40) * (2.0f / 16777216.0f) - 1.0f) * scale;
+    }
+};
+
+// Typed view of a 64-byte aligned heap buffer, as model tensors are aligned in a .axm file.
+template <class T>
+struct Array {
+    AlignedBuffer buf;
+    size_t n;
+    explicit Array(size_t n_) : buf(n_ * sizeof(T)), n(n_) {}
+    T* data() { return reinterpret_cast<T*>(buf.data()); }
+    T& operator[](size_t i) { return data()[i]; }
+};
+
+Array<float> random_floats(Rng& rng, size_t n, float scale) {
+    Array<float> a(n);
+    for (size_t i = 0; i < n; ++i) a[i] = rng.uniform(scale);
+    return a;
+}
+
+// ---- the machine's single-core AVX2 peak ----
+
+struct Peak {
+    bool valid = false;
+    double fma_gflops = 0;     // measured: independent FMAs in registers
+    double clock_ghz = 0;      // measured: a chain of dependent integer adds, one per cycle
+    double theory_gflops = 0;  // 2 FMA units * 8 floats * 2 flops * clock
+};
+
+#if defined(AX_BENCH_X86)
+// 12 independent accumulators, more than FMA latency x FMA units on any AVX2 core, so the FMA units never
+// wait: flops = iterations * 12 * 8 * 2.
+__attribute__((target("avx2,fma"))) float fma_loop(long iterations) {
+    const __m256 m = _mm256_set1_ps(0.999999f), c = _mm256_set1_ps(1e-6f);
+    __m256 a0 = _mm256_set1_ps(1.00f), a1 = _mm256_set1_ps(1.01f), a2 = _mm256_set1_ps(1.02f),
+           a3 = _mm256_set1_ps(1.03f), a4 = _mm256_set1_ps(1.04f), a5 = _mm256_set1_ps(1.05f),
+           a6 = _mm256_set1_ps(1.06f), a7 = _mm256_set1_ps(1.07f), a8 = _mm256_set1_ps(1.08f),
+           a9 = _mm256_set1_ps(1.09f), a10 = _mm256_set1_ps(1.10f), a11 = _mm256_set1_ps(1.11f);
+    for (long i = 0; i < iterations; ++i) {
+        a0 = _mm256_fmadd_ps(a0, m, c);
+        a1 = _mm256_fmadd_ps(a1, m, c);
+        a2 = _mm256_fmadd_ps(a2, m, c);
+        a3 = _mm256_fmadd_ps(a3, m, c);
+        a4 = _mm256_fmadd_ps(a4, m, c);
+        a5 = _mm256_fmadd_ps(a5, m, c);
+        a6 = _mm256_fmadd_ps(a6, m, c);
+        a7 = _mm256_fmadd_ps(a7, m, c);
+        a8 = _mm256_fmadd_ps(a8, m, c);
+        a9 = _mm256_fmadd_ps(a9, m, c);
+        a10 = _mm256_fmadd_ps(a10, m, c);
+        a11 = _mm256_fmadd_ps(a11, m, c);
+        // Opaque to the optimiser (no instruction): it may neither fold a chain that reaches a fixed point
+        // nor merge chains, so the loop runs exactly 12 FMAs per iteration.
+        __asm__("" : "+x"(a0), "+x"(a1), "+x"(a2), "+x"(a3), "+x"(a4), "+x"(a5), "+x"(a6), "+x"(a7), "+x"(a8),
+                "+x"(a9), "+x"(a10), "+x"(a11));
+    }
+    const __m256 s = _mm256_add_ps(
+        _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3)),
+                      _mm256_add_ps(_mm256_add_ps(a4, a5), _mm256_add_ps(a6, a7))),
+        _mm256_add_ps(_mm256_add_ps(a8, a9), _mm256_add_ps(a10, a11)));
+    alignas(32) float out[8];
+    _mm256_store_ps(out, s);
+    return out[0];
+}
+
+// 16 dependent register-register adds per iteration: 16 cycles on any x86 core of the last 20 years (the
+// loop counter runs beside them).
+long add_chain(long iterations) {
+    long x = 0;
+    const long one = 1;
+    for (long i = 0; i < iterations; ++i) {
+        __asm__ volatile(
+            "add %1, %0\n\tadd %1, %0\n\tadd %1, %0\n\tadd %1, %0\n\t"
+            "add %1, %0\n\tadd %1, %0\n\tadd %1, %0\n\tadd %1, %0\n\t"
+            "add %1, %0\n\tadd %1, %0\n\tadd %1, %0\n\tadd %1, %0\n\t"
+            "add %1, %0\n\tadd %1, %0\n\tadd %1, %0\n\tadd %1, %0"
+            : "+r"(x)
+            : "r"(one));
+    }
+    return x;
+}
+
+Peak measure_peak() {
+    Peak p;
+    if (avx2_kernels() == nullptr) return p;  // no AVX2+FMA on this CPU
+    // The counts are read from volatiles so that the compiler cannot hoist the pure loops out of the
+    // timing loop; each call lasts a fraction of a millisecond.
+    static volatile long fma_iterations = 20000, add_iterations = 50000;
+    volatile float sink = 0;
+    const double fma_ns = median_ns([&] { sink = sink + fma_loop(fma_iterations); });
+    p.fma_gflops = static_cast<double>(fma_iterations) * 12 * 8 * 2 / fma_ns;
+    volatile long lsink = 0;
+    const double add_ns = median_ns([&] { lsink = lsink + add_chain(add_iterations); });
+    p.clock_ghz = static_cast<double>(add_iterations) * 16 / add_ns;
+    p.theory_gflops = 2.0 * 8 * 2 * p.clock_ghz;
+    p.valid = true;
+    return p;
+}
+#else
+Peak measure_peak() { return Peak{}; }
+#endif
+
+// ---- the measurements ----
+
+struct Row {
+    std::string port, kernel, shape, unit;
+    double ns = 0;    // median time of one call
+    double rate = 0;  // unit per second: GFLOP/s, GOP/s or Gelem/s
+    // Of the measured and of the theoretical AVX2 FMA peak, for float products; < 0: not applicable.
+    double peak_fraction = -1, theory_fraction = -1;
+    double vs_generic = -1;  // speed over the generic port's on the same kernel and shape
+};
+
+struct LinearShape {
+    size_t rows, in, out;
+};
+
+const LinearShape kLinearShapes[] = {{96, 256, 1024}, {1, 256, 1024}, {24, 512, 2048}, {1, 512, 2048}, {96, 64, 256}};
+
+std::string shape_text(const LinearShape& s) {
+    return std::to_string(s.rows) + "x" + std::to_string(s.in) + "x" + std::to_string(s.out);
+}
+
+void bench_linear(const Kernels& k, const Peak& peak, std::vector<Row>& rows) {
+    for (const LinearShape& s : kLinearShapes) {
+        Rng rng;
+        Array<float> x = random_floats(rng, s.rows * s.in, 1.0f);
+        Array<float> w = random_floats(rng, s.out * s.in, 0.1f);
+        Array<float> bias = random_floats(rng, s.out, 0.1f);
+        Array<float> y(s.rows * s.out);
+        Array<uint16_t> wh(s.out * s.in);
+        for (size_t i = 0; i < wh.n; ++i) wh[i] = float_to_half(w[i]);
+        Array<int8_t> xq(s.rows * s.in), wq(s.out * s.in);
+        Array<float> xscale(s.rows), wscale(s.out);
+        k.quantize_rows_i8(x.data(), s.rows, s.in, xq.data(), xscale.data());
+        k.quantize_rows_i8(w.data(), s.out, s.in, wq.data(), wscale.data());
+        const double ops = 2.0 * static_cast<double>(s.rows) * static_cast<double>(s.in) * static_cast<double>(s.out);
+
+        auto add = [&](const char* kernel, const char* unit, double ns, bool float_fma) {
+            Row r{k.name, kernel, shape_text(s), unit, ns, ops / ns};
+            if (float_fma && peak.valid) {
+                r.peak_fraction = r.rate / peak.fma_gflops;
+                r.theory_fraction = r.rate / peak.theory_gflops;
+            }
+            rows.push_back(r);
+        };
+        add("linear_f32", "GFLOP/s",
+            median_ns([&] { k.linear_f32(x.data(), s.rows, s.in, w.data(), bias.data(), s.out, y.data()); }), true);
+        add("linear_f16", "GFLOP/s",
+            median_ns([&] { k.linear_f16(x.data(), s.rows, s.in, wh.data(), bias.data(), s.out, y.data()); }), true);
+        add("linear_i8", "GOP/s", median_ns([&] {
+                k.linear_i8(xq.data(), xscale.data(), s.rows, s.in, wq.data(), wscale.data(), bias.data(), s.out,
+                            y.data());
+            }),
+            false);
+    }
+}
+
+void bench_vectors(const Kernels& k, std::vector<Row>& rows) {
+    Rng rng;
+    auto add = [&](const char* kernel, size_t n, double work, const char* unit, double ns) {
+        rows.push_back(Row{k.name, kernel, "n=" + std::to_string(n), unit, ns, work / ns});
+    };
+    {
+        const size_t r = 96, n = 256;
+        Array<float> x = random_floats(rng, r * n, 2.0f);
+        Array<int8_t> q(r * n);
+        Array<float> scales(r);
+        const double ns = median_ns([&] { k.quantize_rows_i8(x.data(), r, n, q.data(), scales.data()); });
+        rows.push_back(Row{k.name, "quantize_rows_i8", "96x256", "Gelem/s", ns, double(r * n) / ns});
+    }
+    for (size_t n : {64u, 1024u}) {
+        Array<float> a = random_floats(rng, n, 1.0f), b = random_floats(rng, n, 1.0f);
+        volatile float sink = 0;
+        add("dot_f32", n, 2.0 * n, "GFLOP/s", median_ns([&] { sink = sink + k.dot_f32(a.data(), b.data(), n); }));
+    }
+    for (size_t n : {96u, 1024u}) {
+        // Softmax of a softmax stays a distribution: repeating it in place keeps the input realistic.
+        Array<float> a = random_floats(rng, n, 4.0f);
+        add("softmax_f32", n, double(n), "Gelem/s", median_ns([&] { k.softmax_f32(a.data(), n); }));
+    }
+    for (size_t n : {256u, 1024u}) {
+        Array<float> x = random_floats(rng, n, 2.0f), g = random_floats(rng, n, 1.0f), b = random_floats(rng, n, 1.0f);
+        Array<float> y(n);
+        add("layer_norm_f32", n, double(n), "Gelem/s",
+            median_ns([&] { k.layer_norm_f32(x.data(), n, g.data(), b.data(), 1e-5f, y.data()); }));
+    }
+    for (size_t n : {1024u}) {
+        // GELU in place would shrink its input towards 0 call after call: restore it each time and take
+        // the copy's own time off.
+        Array<float> src = random_floats(rng, n, 4.0f), x(n);
+        const double copy_ns = median_ns([&] { std::memcpy(x.data(), src.data(), n * sizeof(float)); });
+        const double ns = median_ns([&] {
+            std::memcpy(x.data(), src.data(), n * sizeof(float));
+            k.gelu_f32(x.data(), n);
+        });
+        add("gelu_f32", n, double(n), "Gelem/s", std::max(ns - copy_ns, 1e-3));
+    }
+}
+
+std::string fmt(const char* format, double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, format, v);
+    return buf;
+}
+
+std::string json_string(const std::string& s) {
+    std::string out = "\"";
+    for (char c : s) {
+        if (c == '"' || c == '\\') out += '\\';
+        out += c;
+    }
+    return out + "\"";
+}
+
+const Row* find(const std::vector<Row>& rows, const std::string& port, const std::string& kernel,
+                const std::string& shape) {
+    for (const Row& r : rows)
+        if (r.port == port && r.kernel == kernel && r.shape == shape) return &r;
+    return nullptr;
+}
+
+// linear_i8 GEMV throughput over linear_f32's on the same shape, per port and GEMV shape.
+struct Ratio {
+    std::string port, shape;
+    double value;
+};
+
+std::vector<Ratio> gemv_ratios(const std::vector<Row>& rows, const std::vector<const Kernels*>& ports) {
+    std::vector<Ratio> out;
+    for (const Kernels* k : ports)
+        for (const LinearShape& s : kLinearShapes) {
+            if (s.rows != 1) continue;
+            const Row* f = find(rows, k->name, "linear_f32", shape_text(s));
+            const Row* q = find(rows, k->name, "linear_i8", shape_text(s));
+            if (f && q) out.push_back(Ratio{k->name, shape_text(s), q->rate / f->rate});
+        }
+    return out;
+}
+
+std::string to_text(const Peak& peak, const std::vector<Row>& rows, const std::vector<Ratio>& ratios) {
+    std::string t = "auspex kernel benchmark (single thread; median of " + std::to_string(kSamples) +
+                    " timed samples of about 1 ms after warm-up)\n";
+    if (peak.valid) {
+        t += "clock, from dependent integer adds:     " + fmt("%.2f", peak.clock_ghz) + " GHz\n";
+        t += "AVX2 FMA peak, measured:                " + fmt("%.1f", peak.fma_gflops) + " GFLOP/s (" +
+             fmt("%.1f", peak.fma_gflops / peak.clock_ghz) + " flops/cycle at that clock)\n";
+        t += "AVX2 FMA peak, 2 units x 8 x 2 x clock: " + fmt("%.1f", peak.theory_gflops) + " GFLOP/s\n";
+        t += "%peak: of the measured peak; %theory: of the theoretical one.\n";
+    } else {
+        t += "AVX2 FMA peak: not measured (not x86-64, or no AVX2+FMA on this CPU)\n";
+    }
+    t += "\n";
+    char line[200];
+    std::snprintf(line, sizeof line, "%-17s %-12s %-8s %11s %9s %-8s %7s %7s %9s\n", "kernel", "shape", "port",
+                  "ns/call", "rate", "unit", "%peak", "%theory", "x generic");
+    t += line;
+    t += std::string(97, '-') + "\n";
+    // A blank line after each matrix product's group, so each product's ports read together.
+    const Row* last = nullptr;
+    for (const Row& r : rows) {
+        if (last && (last->kernel != r.kernel || last->shape != r.shape) && last->kernel.compare(0, 7, "linear_") == 0)
+            t += "\n";
+        last = &r;
+        const std::string pct = r.peak_fraction >= 0 ? fmt("%.1f", 100.0 * r.peak_fraction) : "-";
+        const std::string theory = r.theory_fraction >= 0 ? fmt("%.1f", 100.0 * r.theory_fraction) : "-";
+        const std::string speedup = r.vs_generic >= 0 ? fmt("%.1f", r.vs_generic) : "-";
+        std::snprintf(line, sizeof line, "%-17s %-12s %-8s %11.0f %9.2f %-8s %7s %7s %9s\n", r.kernel.c_str(),
+                      r.shape.c_str(), r.port.c_str(), r.ns, r.rate, r.unit.c_str(), pct.c_str(), theory.c_str(),
+                      speedup.c_str());
+        t += line;
+    }
+    if (!ratios.empty()) {
+        t += "\nint8 GEMV over f32 GEMV (linear_i8 GOP/s / linear_f32 GFLOP/s, same shape, same run):\n";
+        for (const Ratio& r : ratios) t += "  " + r.port + " " + r.shape + ": " + fmt("%.2f", r.value) + "x\n";
+    }
+    return t;
+}
+
+std::string to_json(const Peak& peak, const std::vector<Row>& rows, const std::vector<Ratio>& ratios) {
+    std::string j = "{\n  \"peak\": ";
+    if (peak.valid)
+        j += "{\"clock_ghz\": " + fmt("%.4f", peak.clock_ghz) + ", \"fma_gflops_measured\": " +
+             fmt("%.3f", peak.fma_gflops) + ", \"fma_gflops_theoretical\": " + fmt("%.3f", peak.theory_gflops) + "}";
+    else
+        j += "null";
+    j += ",\n  \"results\": [\n";
+    for (size_t i = 0; i < rows.size(); ++i) {
+        const Row& r = rows[i];
+        j += "    {\"port\": " + json_string(r.port) + ", \"kernel\": " + json_string(r.kernel) +
+             ", \"shape\": " + json_string(r.shape) + ", \"ns\": " + fmt("%.1f", r.ns) + ", \"rate\": " +
+             fmt("%.4f", r.rate) + ", \"unit\": " + json_string(r.unit) + ", \"peak_fraction\": " +
+             (r.peak_fraction >= 0 ? fmt("%.4f", r.peak_fraction) : std::string("null")) +
+             ", \"theory_fraction\": " + (r.theory_fraction >= 0 ? fmt("%.4f", r.theory_fraction) : std::string("null")) +
+             ", \"vs_generic\": " + (r.vs_generic >= 0 ? fmt("%.3f", r.vs_generic) : std::string("null")) + "}";
+        j += i + 1 < rows.size() ? ",\n" : "\n";
+    }
+    j += "  ],\n  \"i8_over_f32_gemv\": [";
+    for (size_t i = 0; i < ratios.size(); ++i) {
+        j += "{\"port\": " + json_string(ratios[i].port) + ", \"shape\": " + json_string(ratios[i].shape) +
+             ", \"ratio\": " + fmt("%.4f", ratios[i].value) + "}";
+        if (i + 1 < ratios.size()) j += ", ";
+    }
+    return j + "]\n}\n";
+}
+
+}  // namespace
+
+std::string run_kernel_bench(bool json) {
+    std::vector<const Kernels*> ports{&generic_kernels()};
+    if (const Kernels* k = avx2_kernels()) ports.push_back(k);
+    if (const Kernels* k = neon_kernels()) ports.push_back(k);
+
+    // avx2-vnni differs from avx2 in its int8 products only: it joins the matrix-product rows.
+    std::vector<const Kernels*> linear_ports = ports;
+    if (const Kernels* k = avx2_vnni_kernels()) linear_ports.push_back(k);
+
+    const Peak peak = measure_peak();
+    std::vector<Row> rows;
+    for (const Kernels* k : linear_ports) bench_linear(*k, peak, rows);
+    for (const Kernels* k : ports) bench_vectors(*k, rows);
+    const std::vector<Ratio> ratios = gemv_ratios(rows, linear_ports);
+
+    // Each kernel and shape together, ports side by side, in the order measured.
+    std::vector<std::string> groups;
+    for (const Row& r : rows)
+        if (std::find(groups.begin(), groups.end(), r.kernel + " " + r.shape) == groups.end())
+            groups.push_back(r.kernel + " " + r.shape);
+    std::stable_sort(rows.begin(), rows.end(), [&](const Row& a, const Row& b) {
+        return std::find(groups.begin(), groups.end(), a.kernel + " " + a.shape) <
+               std::find(groups.begin(), groups.end(), b.kernel + " " + b.shape);
+    });
+    for (Row& r : rows)
+        if (const Row* g = find(rows, "generic", r.kernel, r.shape)) r.vs_generic = r.rate / g->rate;
+    return json ? to_json(peak, rows, ratios) : to_text(peak, rows, ratios);
+}
+
+}  // namespace ax::tools

@@ -1,0 +1,364 @@
+#include "tools/import/import_common.h"
+
+#include <cmath>
+#include <cstring>
+#include <map>
+
+#include "runtime/bytes.h"
+#include "tools/common/tool_error.h"
+
+namespace ax::tools {
+
+using format::ConfigKey;
+using format::Role;
+
+std::string shape_text(const std::vector<int64_t>& shape) {
+    std::string s = "[";
+    for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+    return s + "]";
+}
+
+std::string name_list(const std::vector<std::string>& names) {
+    std::string s;
+    for (const auto& n : names) s += (s.empty() ? "" : ", ") + n;
+    return s.empty() ? std::string("none") : s;
+}
+
+const std::vector<int64_t>& CheckpointTensors::shape(const std::string& name) const {
+    auto it = tensors_.find(name);
+    if (it == tensors_.end()) throw ToolError("checkpoint lacks tensor " + name);
+    return it->second.shape;
+}
+
+const HostTensor& CheckpointTensors::take(const std::string& name, const std::vector<int64_t>& expected) {
+    auto it = tensors_.find(name);
+    if (it == tensors_.end()) throw ToolError("checkpoint lacks tensor " + name);
+    if (it->second.shape != expected)
+        throw ToolError("tensor " + name + " has shape " + shape_text(it->second.shape) + ", the model needs " +
+                        shape_text(expected));
+    for (float v : it->second.data)
+        if (!std::isfinite(v)) throw ToolError("tensor " + name + " holds NaN or Inf: the checkpoint is broken");
+    used_.insert(name);
+    return it->second;
+}
+
+void CheckpointTensors::check_all_used(const std::string& family) const {
+    std::vector<std::string> left;
+    for (const auto& [name, t] : tensors_)
+        if (!used_.count(name)) left.push_back(name + " " + shape_text(t.shape));
+    if (left.empty()) return;
+    std::string list;
+    for (size_t i = 0; i < left.size() && i < 8; ++i) list += (i ? ", " : "") + left[i];
+    if (left.size() > 8) list += ", ... (" + std::to_string(left.size()) + " in all)";
+    throw ToolError("checkpoint tensors that fit no part of a " + family + ": " + list);
+}
+
+bool split_layer_name(const std::string& name, const std::string& suffix, std::string* prefix, size_t* index) {
+    if (name.size() < suffix.size() || name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
+        return false;
+    // name = prefix + digits + "." + suffix, where prefix ends with "layers."
+    size_t digits_end = name.size() - suffix.size();
+    if (digits_end == 0 || name[digits_end - 1] != '.') return false;
+    --digits_end;
+    size_t digits = digits_end;
+    while (digits > 0 && name[digits - 1] >= '0' && name[digits - 1] <= '9') --digits;
+    if (digits == digits_end || digits < 7 || name.compare(digits - 7, 7, "layers.") != 0) return false;
+    if (digits_end - digits > 4) throw ToolError("tensor " + name + ": layer index too large");
+    *prefix = name.substr(0, digits);
+    *index = std::stoul(name.substr(digits, digits_end - digits));
+    return true;
+}
+
+void find_layer_stacks(const TensorMap& tensors, std::vector<LayerStack>* encoders, std::vector<LayerStack>* decoders) {
+    std::map<std::string, std::set<size_t>> stacks;
+    for (const auto& [name, t] : tensors) {
+        std::string prefix;
+        size_t index = 0;
+        if (split_layer_name(name, "self_attn.in_proj_weight", &prefix, &index)) stacks[prefix].insert(index);
+    }
+    for (const auto& [prefix, indices] : stacks) {
+        LayerStack s{prefix, indices.size()};
+        if (*indices.rbegin() + 1 != indices.size())
+            throw ToolError("layers under " + prefix + " are not numbered 0.." + std::to_string(indices.size() - 1));
+        (tensors.count(prefix + "0.multihead_attn.in_proj_weight") ? decoders : encoders)->push_back(s);
+    }
+}
+
+AxmTensor make_tensor(Role role, uint16_t layer, const std::string& name, const HostTensor& t) {
+    AxmTensor out;
+    out.role = role;
+    out.layer = layer;
+    out.source_name = name;
+    for (int64_t d : t.shape) out.dims.push_back(static_cast<uint32_t>(d));
+    out.data.resize(t.data.size() * sizeof(float));
+    std::memcpy(out.data.data(), t.data.data(), out.data.size());
+    return out;
+}
+
+void check_stated(const std::optional<int64_t>& stated, int64_t actual, const char* key, const std::string& tensor,
+                  const std::vector<int64_t>& shape) {
+    if (stated && *stated != actual)
+        throw ToolError(std::string("config \"") + key + "\" = " + std::to_string(*stated) + " contradicts tensor " +
+                        tensor + " of shape " + shape_text(shape) + " (which gives " + std::to_string(actual) + ")");
+}
+
+namespace {
+
+std::string describe_stacks(const std::vector<LayerStack>& v) {
+    std::string s;
+    for (const auto& x : v) s += (s.empty() ? "" : ", ") + x.prefix;
+    return s.empty() ? std::string("none") : s;
+}
+
+}  // namespace
+
+StackShape import_stacks(CheckpointTensors& ck, AxmModel& m, const ConvertConfig& config, bool decoder_required,
+                         bool decoder_allowed, const std::string& family) {
+    std::vector<LayerStack> enc, dec;
+    find_layer_stacks(ck.all(), &enc, &dec);
+    const bool dec_ok = decoder_required ? dec.size() == 1 : decoder_allowed ? dec.size() <= 1 : dec.empty();
+    if (enc.size() != 1 || !dec_ok)
+        throw ToolError("a " + family + " needs one encoder layer stack" +
+                        (decoder_required  ? std::string(" and one decoder layer stack")
+                         : decoder_allowed ? std::string(" and at most one decoder layer stack")
+                                           : std::string(" and no decoder")) +
+                        " (tensors like encoder.layers.0.self_attn.in_proj_weight, "
+                        "decoder.layers.0.multihead_attn.in_proj_weight); found encoder stacks: " +
+                        describe_stacks(enc) + "; decoder stacks: " + describe_stacks(dec) +
+                        " (a hand-written layout needs a rename map: convert --map FILE)");
+    StackShape s;
+    const LayerStack e = enc[0];
+    const std::string first_in = e.prefix + "0.self_attn.in_proj_weight";
+    const auto& in_shape = ck.shape(first_in);
+    if (in_shape.size() != 2 || in_shape[1] < 1 || in_shape[0] != 3 * in_shape[1])
+        throw ToolError("tensor " + first_in + " has shape " + shape_text(in_shape) + ", expected [3*d_model, d_model]");
+    const int64_t d = in_shape[1];
+    if (d < 1 || d > (1 << 16))
+        throw ToolError("tensor " + first_in + " has shape " + shape_text(in_shape) + ": d_model must be 1..65536");
+    check_stated(config.d_model, d, "d_model", first_in, in_shape);
+    if (d % config.nhead != 0)
+        throw ToolError("d_model " + std::to_string(d) + " (from " + first_in + ") is not a multiple of nhead " +
+                        std::to_string(config.nhead));
+    const std::string first_ff = e.prefix + "0.linear1.weight";
+    if (!ck.has(first_ff) || ck.shape(first_ff).size() != 2)
+        throw ToolError("checkpoint lacks a 2-D tensor " + first_ff);
+    const int64_t ff = ck.shape(first_ff)[0];
+    if (ff < 1 || ff > (1 << 16))
+        throw ToolError("tensor " + first_ff + " has shape " + shape_text(ck.shape(first_ff)) +
+                        ": dim_feedforward must be 1..65536");
+    check_stated(config.dim_feedforward, ff, "dim_feedforward", first_ff, ck.shape(first_ff));
+    check_stated(config.num_encoder_layers, static_cast<int64_t>(e.count), "num_encoder_layers", first_in, in_shape);
+    s.d_model = d;
+    s.dim_feedforward = ff;
+    s.encoder_layers = e.count;
+    s.encoder_root = e.root();
+    if (!dec.empty()) {
+        s.decoder_layers = dec[0].count;
+        s.decoder_root = dec[0].root();
+        check_stated(config.num_decoder_layers, static_cast<int64_t>(dec[0].count), "num_decoder_layers",
+                     dec[0].prefix + "0.self_attn.in_proj_weight", in_shape);
+    } else if (config.num_decoder_layers && *config.num_decoder_layers != 0) {
+        throw ToolError("config \"num_decoder_layers\" = " + std::to_string(*config.num_decoder_layers) +
+                        " but the checkpoint holds no decoder layers");
+    }
+
+    auto add = [&](Role role, uint16_t layer, const std::string& name, std::vector<int64_t> shape) {
+        m.tensors.push_back(make_tensor(role, layer, name, ck.take(name, shape)));
+    };
+    auto next = [](Role r, int k) { return static_cast<Role>(static_cast<uint16_t>(r) + k); };
+    auto add_linear = [&](Role weight, uint16_t layer, const std::string& module, int64_t out, int64_t in) {
+        add(weight, layer, module + ".weight", {out, in});
+        add(next(weight, 1), layer, module + ".bias", {out});
+    };
+    auto add_norm = [&](Role weight, uint16_t layer, const std::string& module) {
+        add(weight, layer, module + ".weight", {d});
+        add(next(weight, 1), layer, module + ".bias", {d});
+    };
+    auto add_attention = [&](Role in_weight, uint16_t layer, const std::string& module) {
+        add(in_weight, layer, module + ".in_proj_weight", {3 * d, d});
+        add(next(in_weight, 1), layer, module + ".in_proj_bias", {3 * d});
+        add_linear(next(in_weight, 2), layer, module + ".out_proj", d, d);
+    };
+    s.encoder_final_norm = ck.has(s.encoder_root + "norm.weight");
+    if (s.encoder_final_norm) add_norm(Role::encoder_norm_weight, format::kNoLayer, s.encoder_root + "norm");
+    if (!dec.empty()) {
+        s.decoder_final_norm = ck.has(s.decoder_root + "norm.weight");
+        if (s.decoder_final_norm) add_norm(Role::decoder_norm_weight, format::kNoLayer, s.decoder_root + "norm");
+    }
+    for (size_t i = 0; i < s.encoder_layers; ++i) {
+        const uint16_t L = static_cast<uint16_t>(i);
+        const std::string p = e.prefix + std::to_string(i) + ".";
+        add_attention(Role::enc_attn_in_weight, L, p + "self_attn");
+        add_linear(Role::enc_ff1_weight, L, p + "linear1", ff, d);
+        add_linear(Role::enc_ff2_weight, L, p + "linear2", d, ff);
+        add_norm(Role::enc_norm1_weight, L, p + "norm1");
+        add_norm(Role::enc_norm2_weight, L, p + "norm2");
+    }
+    for (size_t i = 0; i < s.decoder_layers; ++i) {
+        const uint16_t L = static_cast<uint16_t>(i);
+        const std::string p = dec[0].prefix + std::to_string(i) + ".";
+        add_attention(Role::dec_attn_in_weight, L, p + "self_attn");
+        add_attention(Role::dec_cross_in_weight, L, p + "multihead_attn");
+        add_linear(Role::dec_ff1_weight, L, p + "linear1", ff, d);
+        add_linear(Role::dec_ff2_weight, L, p + "linear2", d, ff);
+        add_norm(Role::dec_norm1_weight, L, p + "norm1");
+        add_norm(Role::dec_norm2_weight, L, p + "norm2");
+        add_norm(Role::dec_norm3_weight, L, p + "norm3");
+    }
+    return s;
+}
+
+void add_stack_config(AxmModel& m, const StackShape& s, const ConvertConfig& config) {
+    auto u = [](int64_t v) { return static_cast<uint32_t>(v); };
+    const std::vector<std::pair<ConfigKey, uint32_t>> records = {
+        {ConfigKey::d_model, u(s.d_model)},
+        {ConfigKey::nhead, u(config.nhead)},
+        {ConfigKey::dim_feedforward, u(s.dim_feedforward)},
+        {ConfigKey::encoder_layers, u(static_cast<int64_t>(s.encoder_layers))},
+        {ConfigKey::decoder_layers, u(static_cast<int64_t>(s.decoder_layers))},
+        {ConfigKey::activation, config.activation == "gelu" ? 1u : 0u},
+        {ConfigKey::norm_first, config.norm_first ? 1u : 0u},
+        {ConfigKey::layer_norm_eps, float_to_bits(static_cast<float>(config.layer_norm_eps))},
+        {ConfigKey::encoder_final_norm, s.encoder_final_norm ? 1u : 0u},
+        {ConfigKey::decoder_final_norm, s.decoder_final_norm ? 1u : 0u},
+    };
+    m.config.insert(m.config.end(), records.begin(), records.end());
+}
+
+std::vector<std::string> find_linear_modules(const CheckpointTensors& ck) {
+    std::vector<std::string> modules;
+    for (const auto& [name, t] : ck.all()) {
+        if (ck.used(name)) continue;
+        const size_t dot = name.rfind(".weight");
+        if (dot == std::string::npos || dot + 7 != name.size() || t.shape.size() != 2) continue;
+        const std::string module = name.substr(0, dot);
+        if (ck.has(module + ".bias") && ck.shape(module + ".bias").size() == 1) modules.push_back(module);
+    }
+    return modules;
+}
+
+bool is_sinusoidal_table(const HostTensor& t, int64_t d, bool pad0, int64_t* rows) {
+    if (t.shape.empty() || t.shape.back() != d || d < 2) return false;
+    const int64_t n = static_cast<int64_t>(t.data.size()) / d;
+    // [L, d], [L, 1, d] or [1, L, d] all store row p at p * d.
+    for (size_t i = 0; i + 1 < t.shape.size(); ++i)
+        if (t.shape[i] != n && t.shape[i] != 1) return false;
+    if (n < 2) return false;
+    for (int64_t pos = 0; pos < n && pos < 128; ++pos) {
+        for (int64_t i = 0; i < d; ++i) {
+            double want = 0.0;
+            if (!(pad0 && pos == 0)) {
+                const double div = std::exp(static_cast<double>(i - i % 2) * (-std::log(10000.0) / d));
+                want = i % 2 == 0 ? std::sin(pos * div) : std::cos(pos * div);
+            }
+            if (std::fabs(t.data[pos * d + i] - want) > 1e-3) return false;
+        }
+    }
+    *rows = n;
+    return true;
+}
+
+bool name_has(const std::string& name, std::initializer_list<const char*> words) {
+    for (const char* w : words)
+        if (name.find(w) != std::string::npos) return true;
+    return false;
+}
+
+float embed_scale_value(const ConvertConfig& config, int64_t d, float fallback) {
+    if (config.embed_scale_sqrt_d) return static_cast<float>(std::sqrt(static_cast<double>(d)));
+    if (config.embed_scale) return static_cast<float>(*config.embed_scale);
+    return fallback;
+}
+
+uint32_t token_id(const std::optional<int64_t>& id, int64_t vocab, const char* key) {
+    if (!id) return format::kNoToken;
+    if (*id >= vocab)
+        throw ToolError(std::string("config \"") + key + "\" = " + std::to_string(*id) +
+                        " is outside the vocabulary of " + std::to_string(vocab) + " tokens");
+    return static_cast<uint32_t>(*id);
+}
+
+const std::initializer_list<const char*> kSourceWords = {"src", "source", "enc", "input"};
+const std::initializer_list<const char*> kTargetWords = {"tgt", "trg", "target", "dec", "output"};
+
+TokenTables find_token_tables(CheckpointTensors& ck, int64_t d) {
+    TokenTables t;
+    for (const auto& [name, tensor] : ck.all()) {
+        if (ck.used(name) || tensor.shape.empty() || tensor.shape.back() != d) continue;
+        const bool weight = name.size() > 7 && name.compare(name.size() - 7, 7, ".weight") == 0;
+        const std::string module = weight ? name.substr(0, name.size() - 7) : name;
+        if (weight && ck.has(module + ".bias")) continue;  // a Linear or LayerNorm
+        int64_t rows = 0;
+        if (is_sinusoidal_table(tensor, d, false, &rows)) {
+            if (!t.sinusoidal.empty()) throw ToolError("two sinusoidal tables: " + t.sinusoidal + " and " + name);
+            t.sinusoidal = name;
+            t.sinusoidal_rows = rows;
+            ck.mark_used(name);
+        } else if (is_sinusoidal_table(tensor, d, true, &rows)) {
+            if (!t.sinusoidal_pad0.empty())
+                throw ToolError("two sinusoidal tables: " + t.sinusoidal_pad0 + " and " + name);
+            t.sinusoidal_pad0 = name;
+            t.sinusoidal_rows = rows;
+            ck.mark_used(name);
+        } else if (weight && tensor.shape.size() == 2) {
+            (name_has(module, {"pos"}) ? t.positions : t.tokens).push_back(name);
+        }
+    }
+    return t;
+}
+
+std::string pick_by_words(const std::vector<std::string>& names, std::initializer_list<const char*> yes,
+                          std::initializer_list<const char*> no) {
+    std::string found;
+    for (const std::string& n : names) {
+        if (!name_has(n, yes) || name_has(n, no)) continue;
+        if (!found.empty()) return "";
+        found = n;
+    }
+    return found;
+}
+
+format::PositionalEncoding decide_positions(const ConvertConfig& config, const TokenTables& t, int64_t d,
+                                            size_t learned_tables, int64_t* max_positions) {
+    using PE = format::PositionalEncoding;
+    std::string mode;
+    if (config.positional_encoding) {
+        mode = *config.positional_encoding;
+    } else if (!t.positions.empty()) {
+        mode = "learned";
+    } else if (!t.sinusoidal_pad0.empty()) {
+        mode = "sinusoidal_pad0";
+    } else if (!t.sinusoidal.empty()) {
+        mode = "sinusoidal";
+    } else {
+        mode = "none";
+    }
+    auto refuse = [&](const std::string& what) {
+        throw ToolError("the config says \"positional_encoding\": \"" + mode + "\" but the checkpoint holds " + what);
+    };
+    *max_positions = 0;
+    if (mode != "learned" && !t.positions.empty()) refuse("learned position table " + t.positions[0]);
+    if (mode != "sinusoidal" && !t.sinusoidal.empty()) refuse("the sinusoidal table " + t.sinusoidal);
+    if (mode != "sinusoidal_pad0" && !t.sinusoidal_pad0.empty())
+        refuse("the sinusoidal table " + t.sinusoidal_pad0 + " whose row 0 is zero (use \"sinusoidal_pad0\")");
+    if ((mode == "sinusoidal" || mode == "sinusoidal_pad0") && d % 2 != 0)
+        throw ToolError("sinusoidal positions need an even d_model, got " + std::to_string(d));
+    if (mode == "sinusoidal") {
+        *max_positions = t.sinusoidal_rows;
+        return PE::sinusoidal;
+    }
+    if (mode == "sinusoidal_pad0") {
+        *max_positions = t.sinusoidal_pad0.empty() ? 0 : t.sinusoidal_rows - 1;
+        return PE::sinusoidal_pad0;
+    }
+    if (mode == "learned") {
+        if (t.positions.size() != learned_tables)
+            throw ToolError("learned positions need " + std::to_string(learned_tables) +
+                            " position table(s) (nn.Embedding(max_len, d_model) named with \"pos\"); found " +
+                            std::to_string(t.positions.size()));
+        return PE::learned;
+    }
+    return PE::none;
+}
+
+}  // namespace ax::tools

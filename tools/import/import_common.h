@@ -1,0 +1,121 @@
+// Pieces shared by the family importers of the token and latent families (seq2seq, classifier, tvae):
+// handing out checkpoint tensors with shape checks and leftover tracking, finding nn.TransformerEncoder /
+// TransformerDecoder layer stacks by structure, recognising sinusoidal tables, and the config records of
+// a stack.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "tools/convert/axm_writer.h"
+#include "tools/checkpoint/checkpoint.h"
+#include "tools/import/convert_config.h"
+
+namespace ax::tools {
+
+std::string shape_text(const std::vector<int64_t>& shape);
+// "a, b, c", or "none": the candidates an error message lists.
+std::string name_list(const std::vector<std::string>& names);
+
+// Hands out checkpoint tensors by name and remembers which were used, so leftovers can be reported.
+class CheckpointTensors {
+public:
+    explicit CheckpointTensors(const TensorMap& tensors) : tensors_(tensors) {}
+
+    bool has(const std::string& name) const { return tensors_.count(name) != 0; }
+    const std::vector<int64_t>& shape(const std::string& name) const;
+    // The tensor, checked to have `expected` shape and finite values; marks it used.
+    const HostTensor& take(const std::string& name, const std::vector<int64_t>& expected);
+    void mark_used(const std::string& name) { used_.insert(name); }
+    bool used(const std::string& name) const { return used_.count(name) != 0; }
+    const TensorMap& all() const { return tensors_; }
+    // Throws, listing the tensors nothing used, when there are any.
+    void check_all_used(const std::string& family) const;
+
+private:
+    const TensorMap& tensors_;
+    std::set<std::string> used_;
+};
+
+struct LayerStack {
+    std::string prefix;  // ends with "layers."
+    size_t count = 0;
+    std::string root() const { return prefix.substr(0, prefix.size() - 7); }  // without "layers."
+};
+
+// Whether `name` is P + "N." + suffix with P ending in "layers." (P may start anywhere, as in
+// "transformer.encoder.layers."); gives P and N. Throws on an absurd layer number.
+bool split_layer_name(const std::string& name, const std::string& suffix, std::string* prefix, size_t* index);
+
+// Layer stacks by structure: prefixes P holding P + "N.self_attn.in_proj_weight"; decoder stacks also hold
+// "N.multihead_attn.in_proj_weight".
+void find_layer_stacks(const TensorMap& tensors, std::vector<LayerStack>* encoders, std::vector<LayerStack>* decoders);
+
+AxmTensor make_tensor(format::Role role, uint16_t layer, const std::string& name, const HostTensor& t);
+
+void check_stated(const std::optional<int64_t>& stated, int64_t actual, const char* key, const std::string& tensor,
+                  const std::vector<int64_t>& shape);
+
+// What an encoder (and optional decoder) stack gave the model.
+struct StackShape {
+    int64_t d_model = 0;
+    int64_t dim_feedforward = 0;
+    size_t encoder_layers = 0;
+    size_t decoder_layers = 0;
+    bool encoder_final_norm = false;
+    bool decoder_final_norm = false;
+    std::string encoder_root, decoder_root;  // e.g. "transformer.encoder." ("" when absent)
+};
+
+// Finds one encoder stack and (when `decoder` is "required" or "optional") one decoder stack, adds every
+// layer tensor and final norm to the model, checks the config's statements and nhead. `family` names the
+// family in messages.
+StackShape import_stacks(CheckpointTensors& ck, AxmModel& m, const ConvertConfig& config, bool decoder_required,
+                         bool decoder_allowed, const std::string& family);
+
+// The config records every stack family shares: d_model, nhead, dim_feedforward, layer counts, activation,
+// norm_first, layer_norm_eps, final norms.
+void add_stack_config(AxmModel& m, const StackShape& s, const ConvertConfig& config);
+
+// Top-level nn.Linear modules (X.weight rank 2 plus X.bias) outside the layer stacks.
+std::vector<std::string> find_linear_modules(const CheckpointTensors& ck);
+
+// True when `t` holds the sinusoidal table PE[pos, 2i] = sin(pos / 10000^(2i/d)), PE[pos, 2i+1] = cos(...)
+// over its rows (any shape ending in d: [L, d], [L, 1, d], [1, L, d]); with pad0, row 0 is zero and row p
+// holds PE[p]. *rows gets L.
+bool is_sinusoidal_table(const HostTensor& t, int64_t d, bool pad0, int64_t* rows);
+
+bool name_has(const std::string& name, std::initializer_list<const char*> words);
+
+float embed_scale_value(const ConvertConfig& config, int64_t d, float fallback);
+
+// Config token ids: a stated id must be within the vocabulary.
+uint32_t token_id(const std::optional<int64_t>& id, int64_t vocab, const char* key);
+
+// Lookup tables outside the layer stacks, told apart by content and name: frozen sinusoidal tables and
+// `pe`-like buffers (recognised by their values, never stored: the runtime computes them), learned
+// position tables (2-D [rows, d] `.weight` without a bias, named with "pos") and token tables (the rest).
+struct TokenTables {
+    std::vector<std::string> tokens;
+    std::vector<std::string> positions;
+    std::string sinusoidal;       // a plain table or buffer, when present
+    std::string sinusoidal_pad0;  // a table whose row 0 is zero, when present
+    int64_t sinusoidal_rows = 0;
+};
+TokenTables find_token_tables(CheckpointTensors& ck, int64_t d);
+
+// Picks the one name that is "source"-like (src_words) or "target"-like among candidates; "" when not
+// exactly one fits.
+std::string pick_by_words(const std::vector<std::string>& names, std::initializer_list<const char*> yes,
+                          std::initializer_list<const char*> no);
+extern const std::initializer_list<const char*> kSourceWords;
+extern const std::initializer_list<const char*> kTargetWords;
+
+// The positional encoding from the config (checked against the tables found) or inferred from the tables;
+// sets *max_positions (0 = unlimited) from the table's rows.
+format::PositionalEncoding decide_positions(const ConvertConfig& config, const TokenTables& t, int64_t d,
+                                            size_t learned_tables, int64_t* max_positions);
+
+}  // namespace ax::tools

@@ -1,0 +1,106 @@
+#include "tools/import/seq2seq_import.h"
+
+#include <cmath>
+
+#include "runtime/bytes.h"
+#include "tools/import/import_common.h"
+#include "tools/common/tool_error.h"
+
+namespace ax::tools {
+
+using format::ConfigKey;
+using format::Role;
+
+AxmModel import_seq2seq(const TensorMap& tensors, const ConvertConfig& config) {
+    if (config.pooling || config.output_activation || config.start_id || config.n_labels || config.latent_size ||
+        config.memory_mask != "none" || config.normalization.mode != "none" || config.n_features || config.n_outputs)
+        throw ToolError("config keys pooling, output_activation, start_id, n_labels, latent_size, memory_mask, "
+                        "normalization, n_features and n_outputs do not apply to a seq2seq model");
+    CheckpointTensors ck(tensors);
+    AxmModel m;
+    m.family = format::Family::seq2seq;
+    const StackShape s = import_stacks(ck, m, config, true, true, "seq2seq translator");
+    const int64_t d = s.d_model;
+
+    TokenTables tables = find_token_tables(ck, d);
+    std::string src_table, tgt_table;
+    if (tables.tokens.size() == 2) {
+        src_table = pick_by_words(tables.tokens, kSourceWords, kTargetWords);
+        tgt_table = pick_by_words(tables.tokens, kTargetWords, kSourceWords);
+    }
+    if (src_table.empty() || tgt_table.empty() || src_table == tgt_table)
+        throw ToolError("cannot find the source and target token embeddings: expected two nn.Embedding tables "
+                        "[vocab, d_model] (d_model " + std::to_string(d) + ") named like src_tok_emb and "
+                        "tgt_tok_emb; found tables: " + name_list(tables.tokens));
+    const int64_t src_vocab = ck.shape(src_table)[0];
+    const int64_t tgt_vocab = ck.shape(tgt_table)[0];
+    if (src_vocab < 1 || tgt_vocab < 1 || src_vocab > (1 << 16) || tgt_vocab > (1 << 16))
+        throw ToolError("token tables " + src_table + " and " + tgt_table + " must have 1..65536 rows");
+    check_stated(config.src_vocab, src_vocab, "src_vocab", src_table, ck.shape(src_table));
+    check_stated(config.tgt_vocab, tgt_vocab, "tgt_vocab", tgt_table, ck.shape(tgt_table));
+
+    int64_t max_positions = 0;
+    const format::PositionalEncoding pe = decide_positions(config, tables, d, 2, &max_positions);
+    std::string src_pos, tgt_pos;
+    if (pe == format::PositionalEncoding::learned) {
+        src_pos = pick_by_words(tables.positions, kSourceWords, kTargetWords);
+        tgt_pos = pick_by_words(tables.positions, kTargetWords, kSourceWords);
+        if (src_pos.empty() || tgt_pos.empty() || src_pos == tgt_pos)
+            throw ToolError("cannot tell the learned source and target position tables apart: expected names like "
+                            "src_pos_embed and tgt_pos_embed; found " + name_list(tables.positions));
+        max_positions = ck.shape(src_pos)[0];
+        if (max_positions < 1 || max_positions > (1 << 20))
+            throw ToolError("position table " + src_pos + " must have 1..1048576 rows");
+        if (ck.shape(tgt_pos)[0] != max_positions)
+            throw ToolError("position tables " + src_pos + " " + shape_text(ck.shape(src_pos)) + " and " + tgt_pos +
+                            " " + shape_text(ck.shape(tgt_pos)) + " differ in length");
+    }
+    if (config.max_positions && max_positions != 0 && *config.max_positions != max_positions)
+        throw ToolError("config \"max_positions\" = " + std::to_string(*config.max_positions) +
+                        " contradicts the position table's " + std::to_string(max_positions) + " positions");
+    if (config.max_positions && max_positions == 0) max_positions = *config.max_positions;
+
+    std::vector<std::string> gens;
+    const std::vector<std::string> linears = find_linear_modules(ck);
+    for (const std::string& l : linears)
+        if (ck.shape(l + ".weight") == std::vector<int64_t>{tgt_vocab, d}) gens.push_back(l);
+    if (gens.size() != 1)
+        throw ToolError("cannot find the generator: expected one nn.Linear(d_model, tgt_vocab) with weight [" +
+                        std::to_string(tgt_vocab) + ", " + std::to_string(d) + "]; found Linear modules: " +
+                        name_list(linears));
+
+    auto add = [&](Role role, const std::string& name, std::vector<int64_t> shape) {
+        m.tensors.push_back(make_tensor(role, format::kNoLayer, name, ck.take(name, shape)));
+    };
+    add(Role::src_token_embed, src_table, {src_vocab, d});
+    add(Role::tgt_token_embed, tgt_table, {tgt_vocab, d});
+    if (pe == format::PositionalEncoding::learned) {
+        add(Role::src_pos_embed, src_pos, {max_positions, d});
+        add(Role::tgt_pos_embed, tgt_pos, {max_positions, d});
+    }
+    add(Role::generator_weight, gens[0] + ".weight", {tgt_vocab, d});
+    add(Role::generator_bias, gens[0] + ".bias", {tgt_vocab});
+    ck.check_all_used("seq2seq translator");
+
+    const int64_t both = src_vocab < tgt_vocab ? src_vocab : tgt_vocab;
+    const uint32_t pad = token_id(config.pad_id, both, "pad_id");
+    const uint32_t bos = token_id(config.bos_id, tgt_vocab, "bos_id");
+    const uint32_t eos = token_id(config.eos_id, tgt_vocab, "eos_id");
+    if (pe == format::PositionalEncoding::sinusoidal_pad0 && pad == format::kNoToken)
+        throw ToolError("\"positional_encoding\": \"sinusoidal_pad0\" needs a \"pad_id\"");
+    add_stack_config(m, s, config);
+    const float scale = embed_scale_value(config, d, static_cast<float>(std::sqrt(static_cast<double>(d))));
+    m.config.insert(m.config.end(), {
+        {ConfigKey::src_vocab, static_cast<uint32_t>(src_vocab)},
+        {ConfigKey::tgt_vocab, static_cast<uint32_t>(tgt_vocab)},
+        {ConfigKey::pad_id, pad},
+        {ConfigKey::bos_id, bos},
+        {ConfigKey::eos_id, eos},
+        {ConfigKey::positional_encoding, static_cast<uint32_t>(pe)},
+        {ConfigKey::max_positions, static_cast<uint32_t>(max_positions)},
+        {ConfigKey::embed_scale, float_to_bits(scale)},
+    });
+    return m;
+}
+
+}  // namespace ax::tools
