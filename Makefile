@@ -8,7 +8,7 @@ CMAKE_FLAGS ?=
 all: build
 
 build:
-	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS) >/dev/null
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DAUSPEX_BUILD_TESTS=ON $(CMAKE_FLAGS) >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
 
 deps:
@@ -128,7 +128,13 @@ fuzz:
 # ---- end fuzz ----
 
 # Convert the bundled example forecaster, forecast the held-out tail of its series, compare with the truth.
-demo: build
+# The README's first command: on a fresh machine it installs only the compiler and CMake, and builds the
+# CLI without the test suite when doctest is not there (make test installs it and turns the suite on).
+demo:
+	@AUSPEX_DEPS=build bash .ci/install-deps.sh
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release \
+		-DAUSPEX_BUILD_TESTS=$(if $(wildcard /usr/include/doctest/doctest.h),ON,OFF) $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS) --target auspex
 	@mkdir -p $(BUILD)/demo
 	@$(BUILD)/auspex convert models/example/forecaster.pt --config models/example/config.json -o $(BUILD)/demo/forecaster.axm
 	@$(BUILD)/auspex forecast $(BUILD)/demo/forecaster.axm --input models/example/history.csv --horizon 24 \

@@ -2,15 +2,21 @@
 # Installs what building and testing auspex needs, if it is missing (Debian 12). Safe to run again.
 set -euo pipefail
 
+# AUSPEX_DEPS=build: only what building the CLI needs (make demo); default: everything make test needs.
 need=()
 have_cmd() { command -v "$1" >/dev/null 2>&1; }
 have_cmd cmake || need+=(cmake)
 have_cmd g++ || need+=(g++)
 have_cmd make || need+=(make)
-[ -f /usr/include/doctest/doctest.h ] || need+=(doctest-dev)
-have_cmd clang++ || need+=(clang)
-# Sanitizer and fuzzer runtimes for clang.
-ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.asan-x86_64.a >/dev/null 2>&1 || need+=(libclang-rt-dev)
+if [ "${AUSPEX_DEPS:-all}" = build ]; then
+  AUSPEX_SKIP_TESTS=1 AUSPEX_SKIP_CROSS=1 AUSPEX_SKIP_FIRMWARE=1
+fi
+if [ "${AUSPEX_SKIP_TESTS:-0}" != 1 ]; then
+  [ -f /usr/include/doctest/doctest.h ] || need+=(doctest-dev)
+  have_cmd clang++ || need+=(clang)
+  # Sanitizer and fuzzer runtimes for clang.
+  ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.asan-x86_64.a >/dev/null 2>&1 || need+=(libclang-rt-dev)
+fi
 if [ "${AUSPEX_SKIP_CROSS:-0}" != 1 ]; then
   have_cmd aarch64-linux-gnu-g++ || need+=(g++-aarch64-linux-gnu)
   have_cmd arm-linux-gnueabihf-g++ || need+=(g++-arm-linux-gnueabihf)
