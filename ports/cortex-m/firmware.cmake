@@ -161,6 +161,9 @@ auspex_firmware(forecast image_code.ld ${CMAKE_CURRENT_SOURCE_DIR}/models/exampl
 auspex_firmware(forecast_c image_code.ld ${CMAKE_CURRENT_SOURCE_DIR}/models/example/firmware/forecast_main.c)
 add_dependencies(forecast example_data)
 add_dependencies(forecast_c example_data)
+# make insn: the example forecast once per kernel port between markers, for tests/insn/insn_plugin.c.
+auspex_firmware(insn image_code.ld ${CMAKE_CURRENT_SOURCE_DIR}/tests/insn/insn_main.cpp)
+add_dependencies(insn example_data)
 
 # The board must print the host's text exactly: the runtime computes exp, erf, sin and cos itself
 # (runtime/float_math.h), so no libm difference between newlib multilibs and glibc reaches the output.
