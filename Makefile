@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all build deps test test-host test-sanitize test-cross test-firmware firmware size fuzz demo clean
+.PHONY: all build deps test test-host test-sanitize test-cross test-firmware firmware size insn fuzz demo clean
 
 all: build
 
@@ -83,8 +83,9 @@ FIRMWARE_TESTS ?=
 FIRMWARE_DIR = $(BUILD)/firmware
 board_cpu = $$(sed -n 's/^set(board_cpu \([a-z0-9-]*\)).*/\1/p' ports/cortex-m/boards/$(1)/board.cmake)
 
-firmware: build
-	@for board in $(FIRMWARE_BOARDS); do \
+# $(call firmware_build,BOARDS,TARGET): configure and build each board's tree (TARGET empty: everything).
+define firmware_build
+	@for board in $(1); do \
 		cpu=$(call board_cpu,$$board); \
 		if [ -z "$$cpu" ]; then echo "firmware: no board $$board in ports/cortex-m/boards" >&2; exit 1; fi; \
 		echo "firmware: $$board ($$cpu)"; \
@@ -96,8 +97,12 @@ firmware: build
 			-DAUSPEX_EXAMPLE_CONVERT="$(FIRMWARE_CONVERT)" -DAUSPEX_FIRMWARE_STACK_SIZE="$(FIRMWARE_STACK)" \
 			-DAUSPEX_FIRMWARE_TESTS="$(FIRMWARE_TESTS)" \
 			-DAUSPEX_HOST_AUSPEX=$(abspath $(BUILD))/auspex >/dev/null || exit 1; \
-		cmake --build $(FIRMWARE_DIR)/$$board -j $(JOBS) || exit 1; \
+		cmake --build $(FIRMWARE_DIR)/$$board -j $(JOBS) $(if $(2),--target $(2)) || exit 1; \
 	done
+endef
+
+firmware: build
+	$(call firmware_build,$(FIRMWARE_BOARDS),)
 
 test-firmware: firmware
 	@for board in $(FIRMWARE_BOARDS); do \
@@ -112,6 +117,24 @@ test-firmware: firmware
 size:
 	@$(MAKE) --no-print-directory firmware >/dev/null
 	@sh ports/cortex-m/size_report.sh $(FIRMWARE_DIR) $(FIRMWARE_BOARDS)
+
+# Instructions per forecast and per kernel, generic port against the best one, counted by a QEMU TCG plugin
+# built here (tests/insn/insn_plugin.c): the example forecast (insn.elf) on each board of INSN_BOARDS, and
+# with INSN_LINUX the same program for ARM Linux under qemu-user (tests/insn/insn.mk). Not part of make test.
+INSN_BOARDS ?= mps2-an386 mps2-an500 mps3-an547 mps2-an385
+INSN_DIR = $(BUILD)/insn
+board_label = $(shell sed -n 's/^set(board_cpu cortex-\(m[0-9]*\)).*/\1/p' ports/cortex-m/boards/$(1)/board.cmake | tr m M) ($(1))
+board_machine = $(shell sed -n 's/^set(board_qemu_machine \([a-z0-9-]*\)).*/\1/p' ports/cortex-m/boards/$(1)/board.cmake)
+
+$(INSN_DIR)/insn_plugin.so: tests/insn/insn_plugin.c
+	@mkdir -p $(INSN_DIR)
+	@gcc -shared -fPIC -O2 -Wall -Wextra -Werror -o $@ $<
+
+insn: build $(INSN_DIR)/insn_plugin.so
+	$(call firmware_build,$(INSN_BOARDS),insn)
+	@sh tests/insn/insn_report.sh $(INSN_DIR)/insn_plugin.so \
+		$(foreach b,$(INSN_BOARDS),"$(call board_label,$(b)):system:$(call board_machine,$(b)):$(FIRMWARE_DIR)/$(b)/insn.elf") \
+		| tee $(INSN_DIR)/insn.md
 # ---- end firmware ----
 
 # ---- fuzz ----
