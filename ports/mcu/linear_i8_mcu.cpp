@@ -31,14 +31,52 @@ int32_t dot(const int8_t* x, const int8_t* w, size_t n) {
     return acc;
 }
 
+// Four outputs per pass over the input row: each 16 inputs are loaded once for four weight rows (n apart).
+void dot4(const int8_t* x, const int8_t* w, size_t n, int32_t* acc) {
+    const int8_t* w0 = w;
+    const int8_t* w1 = w0 + n;
+    const int8_t* w2 = w1 + n;
+    const int8_t* w3 = w2 + n;
+    int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        const int8x16_t xv = vld1q_s8(x + i);
+        s0 = vmladavaq_s8(s0, xv, vld1q_s8(w0 + i));
+        s1 = vmladavaq_s8(s1, xv, vld1q_s8(w1 + i));
+        s2 = vmladavaq_s8(s2, xv, vld1q_s8(w2 + i));
+        s3 = vmladavaq_s8(s3, xv, vld1q_s8(w3 + i));
+    }
+    if (i < n) {
+        const mve_pred16_t p = vctp8q(static_cast<uint32_t>(n - i));
+        const int8x16_t xv = vld1q_z_s8(x + i, p);
+        s0 = vmladavaq_p_s8(s0, xv, vld1q_z_s8(w0 + i, p), p);
+        s1 = vmladavaq_p_s8(s1, xv, vld1q_z_s8(w1 + i, p), p);
+        s2 = vmladavaq_p_s8(s2, xv, vld1q_z_s8(w2 + i, p), p);
+        s3 = vmladavaq_p_s8(s3, xv, vld1q_z_s8(w3 + i, p), p);
+    }
+    acc[0] = s0;
+    acc[1] = s1;
+    acc[2] = s2;
+    acc[3] = s3;
+}
+
 }  // namespace
 
 void linear_i8(const int8_t* xq, const float* xscale, size_t rows, size_t in, const int8_t* w, const float* wscale,
                const float* bias, size_t out, float* y) {
-    for (size_t r = 0; r < rows; ++r)
-        for (size_t o = 0; o < out; ++o)
-            y[r * out + o] = generic::rescale_i8(dot(xq + r * in, w + o * in, in), xscale[r], wscale[o],
-                                                 bias ? bias[o] : 0.0f);
+    for (size_t r = 0; r < rows; ++r) {
+        const int8_t* xr = xq + r * in;
+        float* yr = y + r * out;
+        size_t o = 0;
+        for (; o + 4 <= out; o += 4) {
+            int32_t acc[4];
+            dot4(xr, w + o * in, in, acc);
+            for (size_t k = 0; k < 4; ++k)
+                yr[o + k] = generic::rescale_i8(acc[k], xscale[r], wscale[o + k], bias ? bias[o + k] : 0.0f);
+        }
+        for (; o < out; ++o)
+            yr[o] = generic::rescale_i8(dot(xr, w + o * in, in), xscale[r], wscale[o], bias ? bias[o] : 0.0f);
+    }
 }
 
 #elif defined(AX_MCU_DSP)
