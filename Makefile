@@ -119,9 +119,11 @@ size:
 	@sh ports/cortex-m/size_report.sh $(FIRMWARE_DIR) $(FIRMWARE_BOARDS)
 
 # Instructions per forecast and per kernel, generic port against the best one, counted by a QEMU TCG plugin
-# built here (tests/insn/insn_plugin.c): the example forecast (insn.elf) on each board of INSN_BOARDS, and
-# with INSN_LINUX the same program for ARM Linux under qemu-user (tests/insn/insn.mk). Not part of make test.
+# built here (tests/insn/insn_plugin.c): the example forecast (insn.elf) on each board of INSN_BOARDS, and the
+# same program cross-built for ARM Linux (INSN_LINUX: toolchains of ports/toolchains/) under qemu-user, with
+# the model headers of the first board. Not part of make test. Report: $(BUILD)/insn/insn.md.
 INSN_BOARDS ?= mps2-an386 mps2-an500 mps3-an547 mps2-an385
+INSN_LINUX ?= aarch64 aarch64-dotprod armhf
 INSN_DIR = $(BUILD)/insn
 board_label = $(shell sed -n 's/^set(board_cpu cortex-\(m[0-9]*\)).*/\1/p' ports/cortex-m/boards/$(1)/board.cmake | tr m M) ($(1))
 board_machine = $(shell sed -n 's/^set(board_qemu_machine \([a-z0-9-]*\)).*/\1/p' ports/cortex-m/boards/$(1)/board.cmake)
@@ -132,8 +134,17 @@ $(INSN_DIR)/insn_plugin.so: tests/insn/insn_plugin.c
 
 insn: build $(INSN_DIR)/insn_plugin.so
 	$(call firmware_build,$(INSN_BOARDS),insn)
+	@for t in $(INSN_LINUX); do \
+		echo "insn: $$t (qemu-user)"; \
+		cmake -S . -B $(INSN_DIR)/$$t -DCMAKE_BUILD_TYPE=Release -DAUSPEX_BUILD_TOOLS=OFF -DAUSPEX_BUILD_TESTS=OFF \
+			-DCMAKE_TOOLCHAIN_FILE=$(CURDIR)/ports/toolchains/$$(case $$t in aarch64) echo aarch64-linux-gnu;; \
+				aarch64-dotprod) echo aarch64-linux-gnu-dotprod;; armhf) echo arm-linux-gnueabihf;; esac).cmake \
+			-DAUSPEX_INSN_HEADERS=$(abspath $(FIRMWARE_DIR)/$(firstword $(INSN_BOARDS))/generated) >/dev/null || exit 1; \
+		cmake --build $(INSN_DIR)/$$t -j $(JOBS) --target insn >/dev/null || exit 1; \
+	done
 	@sh tests/insn/insn_report.sh $(INSN_DIR)/insn_plugin.so \
 		$(foreach b,$(INSN_BOARDS),"$(call board_label,$(b)):system:$(call board_machine,$(b)):$(FIRMWARE_DIR)/$(b)/insn.elf") \
+		$(foreach t,$(INSN_LINUX),"$(t) (qemu-user):$$(cat $(INSN_DIR)/$(t)/insn_runner):$(INSN_DIR)/$(t)/insn") \
 		| tee $(INSN_DIR)/insn.md
 # ---- end firmware ----
 
