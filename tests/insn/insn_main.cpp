@@ -2,8 +2,8 @@
 // port (region "generic") and on best_kernels() (region "best": mcu on M4/M7/M55, skipped where best is
 // generic), each between two marker functions, so the plugin counts exactly one ForecastSession::forecast
 // (not the model's checksum, the session's setup or printf). Built for every Cortex-M board as insn.elf
-// (ports/cortex-m/firmware.cmake) and for ARM Linux by `make insn` (Makefile, CMakeLists.txt: AUSPEX_INSN_HEADERS), from the headers
-// `auspex header` writes for the example.
+// (ports/cortex-m/firmware.cmake) and for ARM Linux by `make insn` (CMakeLists.txt, AUSPEX_INSN_HEADERS),
+// from the headers `auspex header` writes for the example.
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
