@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all build deps test test-host test-sanitize test-cross test-firmware firmware size fuzz demo clean
+.PHONY: all build deps test test-host test-sanitize test-cross test-firmware firmware size insn fuzz demo clean
 
 all: build
 
@@ -63,34 +63,89 @@ $(foreach t,$(CROSS_TARGETS),$(eval $(call cross_rules,$(t))))
 #   make firmware       forecast.elf, forecast_c.elf (the example, C++ and C API) and the on-board test image
 #   make test-firmware  runs them: forecasts against the host's, the doctest image, the heap-free proof
 #   make size           text/data/bss of the runtime and the example firmware per target
-FIRMWARE_BOARDS ?= mps2-an386:cortex-m4 mps2-an500:cortex-m7 mps3-an547:cortex-m55
+#   make insn           instructions per forecast and per kernel, generic port against mcu, under a QEMU plugin
+# Each board is a folder of ports/cortex-m/boards/ (memory.ld, board.cmake with its core, qemu machine and
+# defaults). These variables override the boards' defaults for every board built; empty means the default:
+#   FIRMWARE_BOARDS            boards to build and test
+#   FIRMWARE_EXAMPLE           folder with forecaster.pt, config.json, history.csv (default models/example)
+#   FIRMWARE_WINDOW            history rows the example forecasts from (its last rows; default all of them)
+#   FIRMWARE_HORIZON           steps forecast (default 24)
+#   FIRMWARE_CONVERT           auspex convert options of the example model (default --dtype int8)
+#   FIRMWARE_STACK             stack bytes at the top of RAM (default 65536; 8192 on stm32f405)
+#   FIRMWARE_TESTS             ON or OFF: build and run the on-board doctest image (default ON; OFF on stm32f405)
+FIRMWARE_BOARDS ?= mps2-an386 mps2-an500 mps3-an547 mps2-an385 stm32f405
+FIRMWARE_EXAMPLE ?=
+FIRMWARE_WINDOW ?=
+FIRMWARE_HORIZON ?=
+FIRMWARE_CONVERT ?=
+FIRMWARE_STACK ?=
+FIRMWARE_TESTS ?=
 FIRMWARE_DIR = $(BUILD)/firmware
+board_cpu = $$(sed -n 's/^set(board_cpu \([a-z0-9-]*\)).*/\1/p' ports/cortex-m/boards/$(1)/board.cmake)
 
-firmware: build
-	@for b in $(FIRMWARE_BOARDS); do \
-		board=$${b%%:*}; cpu=$${b#*:}; \
+# $(call firmware_build,BOARDS,TARGET): configure and build each board's tree (TARGET empty: everything).
+define firmware_build
+	@for board in $(1); do \
+		cpu=$(call board_cpu,$$board); \
+		if [ -z "$$cpu" ]; then echo "firmware: no board $$board in ports/cortex-m/boards" >&2; exit 1; fi; \
 		echo "firmware: $$board ($$cpu)"; \
 		cmake --no-warn-unused-cli -S . -B $(FIRMWARE_DIR)/$$board -DCMAKE_TOOLCHAIN_FILE=ports/cortex-m/arm-none-eabi.cmake \
 			-DCMAKE_BUILD_TYPE=Release -DAUSPEX_CORTEX_M_CPU=$$cpu -DAUSPEX_FIRMWARE_BOARD=$$board \
 			-DAUSPEX_BUILD_FIRMWARE=ON -DAUSPEX_BUILD_TOOLS=OFF -DAUSPEX_BUILD_TESTS=OFF \
+			-DAUSPEX_EXAMPLE_DIR="$(if $(FIRMWARE_EXAMPLE),$(abspath $(FIRMWARE_EXAMPLE)))" \
+			-DAUSPEX_EXAMPLE_WINDOW="$(FIRMWARE_WINDOW)" -DAUSPEX_EXAMPLE_HORIZON="$(FIRMWARE_HORIZON)" \
+			-DAUSPEX_EXAMPLE_CONVERT="$(FIRMWARE_CONVERT)" -DAUSPEX_FIRMWARE_STACK_SIZE="$(FIRMWARE_STACK)" \
+			-DAUSPEX_FIRMWARE_TESTS="$(FIRMWARE_TESTS)" \
 			-DAUSPEX_HOST_AUSPEX=$(abspath $(BUILD))/auspex >/dev/null || exit 1; \
-		cmake --build $(FIRMWARE_DIR)/$$board -j $(JOBS) || exit 1; \
+		cmake --build $(FIRMWARE_DIR)/$$board -j $(JOBS) $(if $(2),--target $(2)) || exit 1; \
 	done
+endef
+
+firmware: build
+	$(call firmware_build,$(FIRMWARE_BOARDS),)
 
 test-firmware: firmware
-	@for b in $(FIRMWARE_BOARDS); do \
-		board=$${b%%:*}; \
+	@for board in $(FIRMWARE_BOARDS); do \
 		echo "test-firmware: $$board"; \
 		(cd $(FIRMWARE_DIR)/$$board && ctest --output-on-failure -j $(JOBS)) || exit 1; \
 		sed -n -e 's/^\(ok: .*\)/  \1/p' -e 's/^\(auspex: .*\)/  \1/p' \
 			-e 's/^\([a-z_]* *[a-z0-9]* *arena .*host header.*\)/  \1/p' \
 			$(FIRMWARE_DIR)/$$board/Testing/Temporary/LastTest.log; \
 	done
-	@echo "firmware tests passed on: $(foreach b,$(FIRMWARE_BOARDS),$(firstword $(subst :, ,$(b))))"
+	@echo "firmware tests passed on: $(FIRMWARE_BOARDS)"
 
 size:
 	@$(MAKE) --no-print-directory firmware >/dev/null
-	@sh ports/cortex-m/size_report.sh $(FIRMWARE_DIR) $(foreach b,$(FIRMWARE_BOARDS),$(firstword $(subst :, ,$(b))))
+	@sh ports/cortex-m/size_report.sh $(FIRMWARE_DIR) $(FIRMWARE_BOARDS)
+
+# Instructions per forecast and per kernel, generic port against the best one, counted by a QEMU TCG plugin
+# built here (tests/insn/insn_plugin.c): the example forecast (insn.elf) on each board of INSN_BOARDS, and the
+# same program cross-built for ARM Linux (INSN_LINUX: toolchains of ports/toolchains/) under qemu-user, with
+# the model headers of the first board. Not part of make test. Report: $(BUILD)/insn/insn.md.
+INSN_BOARDS ?= mps2-an386 mps2-an500 mps3-an547 mps2-an385
+INSN_LINUX ?= aarch64 aarch64-dotprod armhf
+INSN_DIR = $(BUILD)/insn
+board_label = $(shell sed -n 's/^set(board_cpu cortex-\(m[0-9]*\)).*/\1/p' ports/cortex-m/boards/$(1)/board.cmake | tr m M) ($(1))
+board_machine = $(shell sed -n 's/^set(board_qemu_machine \([a-z0-9-]*\)).*/\1/p' ports/cortex-m/boards/$(1)/board.cmake)
+
+$(INSN_DIR)/insn_plugin.so: tests/insn/insn_plugin.c
+	@mkdir -p $(INSN_DIR)
+	@gcc -shared -fPIC -O2 -Wall -Wextra -Werror -o $@ $<
+
+insn: build $(INSN_DIR)/insn_plugin.so
+	$(call firmware_build,$(INSN_BOARDS),insn)
+	@for t in $(INSN_LINUX); do \
+		echo "insn: $$t (qemu-user)"; \
+		cmake -S . -B $(INSN_DIR)/$$t -DCMAKE_BUILD_TYPE=Release -DAUSPEX_BUILD_TOOLS=OFF -DAUSPEX_BUILD_TESTS=OFF \
+			-DCMAKE_TOOLCHAIN_FILE=$(CURDIR)/ports/toolchains/$$(case $$t in aarch64) echo aarch64-linux-gnu;; \
+				aarch64-dotprod) echo aarch64-linux-gnu-dotprod;; armhf) echo arm-linux-gnueabihf;; esac).cmake \
+			-DAUSPEX_INSN_HEADERS=$(abspath $(FIRMWARE_DIR)/$(firstword $(INSN_BOARDS))/generated) >/dev/null || exit 1; \
+		cmake --build $(INSN_DIR)/$$t -j $(JOBS) --target insn >/dev/null || exit 1; \
+	done
+	@sh tests/insn/insn_report.sh $(INSN_DIR)/insn_plugin.so \
+		$(foreach b,$(INSN_BOARDS),"$(call board_label,$(b)):system:$(call board_machine,$(b)):$(FIRMWARE_DIR)/$(b)/insn.elf") \
+		$(foreach t,$(INSN_LINUX),"$(t) (qemu-user):$$(cat $(INSN_DIR)/$(t)/insn_runner):$(INSN_DIR)/$(t)/insn") \
+		| tee $(INSN_DIR)/insn.md
 # ---- end firmware ----
 
 # ---- fuzz ----

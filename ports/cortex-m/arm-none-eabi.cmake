@@ -3,18 +3,24 @@
 #   cmake -S . -B build/firmware/mps2-an386 -DCMAKE_TOOLCHAIN_FILE=ports/cortex-m/arm-none-eabi.cmake \
 #         -DAUSPEX_CORTEX_M_CPU=cortex-m4 -DAUSPEX_BUILD_TOOLS=OFF -DAUSPEX_BUILD_TESTS=OFF
 #
-# AUSPEX_CORTEX_M_CPU picks the core and its floating-point unit (always the hard-float ABI):
-#   cortex-m4   Armv7E-M, single-precision FPv4           (qemu: mps2-an386)
-#   cortex-m7   Armv7E-M, double-precision FPv5           (qemu: mps2-an500)
+# AUSPEX_CORTEX_M_CPU picks the core and its floating-point unit:
+#   cortex-m3   Armv7-M, no FPU: software floating point (-mfloat-abi=soft)   (qemu: mps2-an385)
+#   cortex-m4   Armv7E-M, single-precision FPv4, DSP       (qemu: mps2-an386, netduinoplus2 = stm32f405)
+#   cortex-m7   Armv7E-M, double-precision FPv5, DSP       (qemu: mps2-an500)
 #   cortex-m55  Armv8.1-M, Helium (MVE) and FPv5           (qemu: mps3-an547)
+# The cores with an FPU use the hard-float ABI.
 # Code is built for size (-Os) without exceptions or RTTI, one section per function and object so that
 # the linker's --gc-sections drops what a firmware does not call. Flags go into the *_INIT variables, so
 # -DCMAKE_CXX_FLAGS=... on the command line adds to them instead of replacing the CPU selection.
 set(CMAKE_SYSTEM_NAME Generic)
 
-set(AUSPEX_CORTEX_M_CPU "cortex-m4" CACHE STRING "Cortex-M core: cortex-m4, cortex-m7 or cortex-m55")
-set_property(CACHE AUSPEX_CORTEX_M_CPU PROPERTY STRINGS cortex-m4 cortex-m7 cortex-m55)
-if(AUSPEX_CORTEX_M_CPU STREQUAL "cortex-m4")
+set(AUSPEX_CORTEX_M_CPU "cortex-m4" CACHE STRING "Cortex-M core: cortex-m3, cortex-m4, cortex-m7 or cortex-m55")
+set_property(CACHE AUSPEX_CORTEX_M_CPU PROPERTY STRINGS cortex-m3 cortex-m4 cortex-m7 cortex-m55)
+if(AUSPEX_CORTEX_M_CPU STREQUAL "cortex-m3")
+  # IEEE add, multiply, divide and square root in libgcc/newlib are correctly rounded, so results stay
+  # bit-identical to the FPU boards' and the host's.
+  set(AUSPEX_CPU_FLAGS "-mcpu=cortex-m3 -mfloat-abi=soft")
+elseif(AUSPEX_CORTEX_M_CPU STREQUAL "cortex-m4")
   set(AUSPEX_CPU_FLAGS "-mcpu=cortex-m4 -mfpu=fpv4-sp-d16 -mfloat-abi=hard")
 elseif(AUSPEX_CORTEX_M_CPU STREQUAL "cortex-m7")
   set(AUSPEX_CPU_FLAGS "-mcpu=cortex-m7 -mfpu=fpv5-d16 -mfloat-abi=hard")
@@ -22,11 +28,12 @@ elseif(AUSPEX_CORTEX_M_CPU STREQUAL "cortex-m55")
   # -mfpu=auto: the FPU and Helium (MVE with float) that -mcpu=cortex-m55 implies.
   set(AUSPEX_CPU_FLAGS "-mcpu=cortex-m55 -mfpu=auto -mfloat-abi=hard")
 else()
-  message(FATAL_ERROR "AUSPEX_CORTEX_M_CPU=${AUSPEX_CORTEX_M_CPU}: use cortex-m4, cortex-m7 or cortex-m55")
+  message(FATAL_ERROR "AUSPEX_CORTEX_M_CPU=${AUSPEX_CORTEX_M_CPU}: use cortex-m3, cortex-m4, cortex-m7 or cortex-m55")
 endif()
-# Named after the core, so the top-level "auto" port choice (x86 -> avx2, arm -> neon) matches nothing.
+# Named after the core: the top-level AUSPEX_PORTS=auto picks the mcu port for cortex-m*, whose DSP and
+# Helium code is compiled only where the core has it (ports/mcu/linear_i8_mcu.cpp tests __ARM_FEATURE_DSP
+# and __ARM_FEATURE_MVE; on a Cortex-M3 the port reports itself unavailable and generic runs).
 set(CMAKE_SYSTEM_PROCESSOR ${AUSPEX_CORTEX_M_CPU})
-set(AUSPEX_PORTS "mcu" CACHE STRING "Kernel ports to compile besides generic")
 # The CLI, the converter and the doctest suite are host programs (heap, exceptions, files).
 set(AUSPEX_BUILD_TOOLS OFF CACHE BOOL "Build the host CLI and the converter")
 set(AUSPEX_BUILD_TESTS OFF CACHE BOOL "Build the doctest suite")

@@ -5,25 +5,54 @@
 #   auspex_firmware_tests.elf   doctest suite on the board: PyTorch fixtures embedded as arrays (tests/firmware/)
 # and CTest tests that run them under qemu-system-arm and prove the runtime heap-free (`make test-firmware`).
 # The model and data headers are generated at build time by a host build's auspex CLI (AUSPEX_HOST_AUSPEX).
-set(AUSPEX_FIRMWARE_BOARD "mps2-an386" CACHE STRING "Board: mps2-an386 (cortex-m4), mps2-an500 (cortex-m7), mps3-an547 (cortex-m55)")
+# Each board is a folder ports/cortex-m/boards/<board>/ with memory.ld (its regions) and board.cmake (its core,
+# its qemu machine and the defaults below); see ports/cortex-m/README.md, "Adding a board".
+set(AUSPEX_FIRMWARE_BOARD "mps2-an386" CACHE STRING "Board: a folder of ports/cortex-m/boards/")
 set(AUSPEX_HOST_AUSPEX "" CACHE FILEPATH "The host auspex CLI that converts models and writes the headers")
 set(AUSPEX_EXAMPLE_DIR "" CACHE PATH "forecaster.pt, config.json, history.csv of the example (default: models/example)")
-option(AUSPEX_FIRMWARE_TESTS "Build the on-board doctest image" ON)
+# Empty: the board's default (board.cmake).
+set(AUSPEX_FIRMWARE_TESTS "" CACHE STRING "Build and run the on-board doctest image: ON, OFF, empty = board default")
+set(AUSPEX_FIRMWARE_STACK_SIZE "" CACHE STRING "Stack bytes at the top of RAM; empty = board default")
+set(AUSPEX_EXAMPLE_WINDOW "" CACHE STRING "History rows the example forecasts from (its last rows); empty = board default, else all")
+set(AUSPEX_EXAMPLE_HORIZON "" CACHE STRING "Steps the example forecasts; empty = board default, else 24")
+set(AUSPEX_EXAMPLE_CONVERT "" CACHE STRING "auspex convert options for the example model; empty = board default, else --dtype int8")
 
-set(board_cpu_mps2-an386 cortex-m4)
-set(board_cpu_mps2-an500 cortex-m7)
-set(board_cpu_mps3-an547 cortex-m55)
 set(board ${AUSPEX_FIRMWARE_BOARD})
-if(NOT DEFINED board_cpu_${board})
-  message(FATAL_ERROR "AUSPEX_FIRMWARE_BOARD=${board}: use mps2-an386, mps2-an500 or mps3-an547")
+set(board_dir ${CMAKE_CURRENT_SOURCE_DIR}/ports/cortex-m/boards/${board})
+if(NOT EXISTS ${board_dir}/board.cmake OR NOT EXISTS ${board_dir}/memory.ld)
+  file(GLOB known RELATIVE ${CMAKE_CURRENT_SOURCE_DIR}/ports/cortex-m/boards ${CMAKE_CURRENT_SOURCE_DIR}/ports/cortex-m/boards/*)
+  message(FATAL_ERROR "AUSPEX_FIRMWARE_BOARD=${board}: no ${board_dir}/board.cmake and memory.ld; boards: ${known}")
 endif()
-if(NOT AUSPEX_CORTEX_M_CPU STREQUAL board_cpu_${board})
-  message(FATAL_ERROR "${board} has a ${board_cpu_${board}}; configure with -DAUSPEX_CORTEX_M_CPU=${board_cpu_${board}} "
+unset(board_example_window)
+unset(board_example_horizon)
+unset(board_example_convert)
+include(${board_dir}/board.cmake)
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${board_dir}/board.cmake)
+if(NOT AUSPEX_CORTEX_M_CPU STREQUAL board_cpu)
+  message(FATAL_ERROR "${board} has a ${board_cpu}; configure with -DAUSPEX_CORTEX_M_CPU=${board_cpu} "
                       "and -DCMAKE_TOOLCHAIN_FILE=ports/cortex-m/arm-none-eabi.cmake")
 endif()
 if(NOT EXISTS "${AUSPEX_HOST_AUSPEX}")
   message(FATAL_ERROR "AUSPEX_HOST_AUSPEX=\"${AUSPEX_HOST_AUSPEX}\": give the host build's auspex (make build)")
 endif()
+foreach(pair "tests;AUSPEX_FIRMWARE_TESTS;board_firmware_tests" "stack_size;AUSPEX_FIRMWARE_STACK_SIZE;board_stack_size"
+             "example_window;AUSPEX_EXAMPLE_WINDOW;board_example_window"
+             "example_horizon;AUSPEX_EXAMPLE_HORIZON;board_example_horizon" "example_convert;AUSPEX_EXAMPLE_CONVERT;board_example_convert")
+  list(GET pair 0 name)
+  list(GET pair 1 cache)
+  list(GET pair 2 default)
+  if(NOT "${${cache}}" STREQUAL "")
+    set(fw_${name} ${${cache}})
+  else()
+    set(fw_${name} ${${default}})
+  endif()
+endforeach()
+if(NOT fw_example_convert)
+  set(fw_example_convert --dtype int8)
+endif()
+separate_arguments(fw_example_convert)
+message(STATUS "firmware: ${board} (${board_cpu}, qemu -M ${board_qemu_machine}), stack ${fw_stack_size} B, "
+               "on-board tests ${fw_tests}")
 enable_language(C)
 enable_testing()
 
@@ -42,10 +71,10 @@ function(auspex_firmware target image_ld)
   target_link_libraries(${target} PRIVATE auspex_runtime)
   target_include_directories(${target} PRIVATE ${fw_gen})
   target_link_options(${target} PRIVATE --specs=rdimon.specs -nostartfiles -Wl,--gc-sections
-    -L${fw_port}/boards/${board} -L${fw_port} -T${image_ld}
+    -L${board_dir} -L${fw_port} -T${image_ld} -Wl,--defsym=STACK_SIZE=${fw_stack_size}
     -Wl,-Map=${CMAKE_BINARY_DIR}/${target}.map -Wl,--cref)
   set_target_properties(${target} PROPERTIES SUFFIX ".elf" RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}
-    LINK_DEPENDS "${fw_port}/${image_ld};${fw_port}/sections.ld;${fw_port}/boards/${board}/memory.ld")
+    LINK_DEPENDS "${fw_port}/${image_ld};${fw_port}/sections.ld;${board_dir}/memory.ld")
 endfunction()
 
 # auspex_embed_csv(CSV NAME): generated/NAME.h with the CSV's values as a float array.
@@ -68,6 +97,7 @@ function(auspex_csv_rows csv out)
 endfunction()
 
 # ---- the example firmware: the bundled int8 forecaster on the held-out history, 24 steps ----
+# (window, horizon, model and convert options per board and per build: see the cache variables above)
 if(AUSPEX_EXAMPLE_DIR)
   set(example ${AUSPEX_EXAMPLE_DIR})
 else()
@@ -82,21 +112,48 @@ else()
   set(example_pt ${example}/forecaster.pt)
 endif()
 set(example_horizon 24)
-auspex_csv_rows(${example}/history.csv example_window)
-set(example_axm ${fw_gen}/example-int8.axm)
+if(fw_example_horizon)
+  set(example_horizon ${fw_example_horizon})
+endif()
+auspex_csv_rows(${example}/history.csv history_rows)
+set(example_history_csv ${example}/history.csv)
+set(example_window ${history_rows})
+if(fw_example_window AND fw_example_window LESS history_rows)
+  # The last rows of the history (and its header line, if any), written at configure time.
+  set(example_window ${fw_example_window})
+  file(STRINGS ${example}/history.csv lines REGEX "[^ \t]")
+  list(LENGTH lines n)
+  math(EXPR first "${n} - ${example_window}")
+  set(text "")
+  list(GET lines 0 line0)
+  if(NOT line0 MATCHES "^[-+0-9.eE, \t]+$")
+    set(text "${line0}\n")
+  endif()
+  math(EXPR last "${n} - 1")
+  foreach(i RANGE ${first} ${last})
+    list(GET lines ${i} line)
+    string(APPEND text "${line}\n")
+  endforeach()
+  set(example_history_csv ${fw_gen}/history_last${example_window}.csv)
+  file(WRITE ${example_history_csv}.tmp "${text}")
+  configure_file(${example_history_csv}.tmp ${example_history_csv} COPYONLY)
+endif()
+message(STATUS "firmware: example ${example_pt}, window ${example_window} of ${history_rows} rows, "
+               "horizon ${example_horizon}, convert ${fw_example_convert}")
+set(example_axm ${fw_gen}/example.axm)
 add_custom_command(OUTPUT ${example_axm}
-  COMMAND ${host} convert ${example_pt} --config ${example}/config.json --dtype int8 -o ${example_axm}
-  DEPENDS ${example_pt} ${example}/config.json ${host} VERBATIM)
+  COMMAND ${host} convert ${example_pt} --config ${example}/config.json ${fw_example_convert} -o ${example_axm}
+  DEPENDS ${example_pt} ${example}/config.json ${host} ${board_dir}/board.cmake VERBATIM)
 add_custom_command(OUTPUT ${fw_gen}/example_model.h
   COMMAND ${host} header ${example_axm} -o ${fw_gen}/example_model.h --name example_model
           --window ${example_window} --horizon ${example_horizon}
   DEPENDS ${example_axm} ${host} VERBATIM)
-auspex_embed_csv(${example}/history.csv example_history)
+auspex_embed_csv(${example_history_csv} example_history)
 # What the host prints for the same model and history on the generic port: the board must print the same.
 add_custom_command(OUTPUT ${CMAKE_BINARY_DIR}/forecast.expected
-  COMMAND ${fw_port}/host_forecast.sh ${host} ${example_axm} ${example}/history.csv ${example_horizon}
+  COMMAND ${fw_port}/host_forecast.sh ${host} ${example_axm} ${example_history_csv} ${example_horizon}
           ${CMAKE_BINARY_DIR}/forecast.expected
-  DEPENDS ${example_axm} ${example}/history.csv ${host} ${fw_port}/host_forecast.sh VERBATIM)
+  DEPENDS ${example_axm} ${example_history_csv} ${host} ${fw_port}/host_forecast.sh VERBATIM)
 add_custom_target(example_data ALL DEPENDS ${fw_gen}/example_model.h ${fw_gen}/example_history.h
   ${CMAKE_BINARY_DIR}/forecast.expected)
 
@@ -104,13 +161,16 @@ auspex_firmware(forecast image_code.ld ${CMAKE_CURRENT_SOURCE_DIR}/models/exampl
 auspex_firmware(forecast_c image_code.ld ${CMAKE_CURRENT_SOURCE_DIR}/models/example/firmware/forecast_main.c)
 add_dependencies(forecast example_data)
 add_dependencies(forecast_c example_data)
+# make insn: the example forecast once per kernel port between markers, for tests/insn/insn_plugin.c.
+auspex_firmware(insn image_code.ld ${CMAKE_CURRENT_SOURCE_DIR}/tests/insn/insn_main.cpp)
+add_dependencies(insn example_data)
 
 # The board must print the host's text exactly: the runtime computes exp, erf, sin and cos itself
 # (runtime/float_math.h), so no libm difference between newlib multilibs and glibc reaches the output.
 set(qemu_run ${fw_port}/qemu_run.sh)
-add_test(NAME forecast_matches_host COMMAND ${qemu_run} ${board} $<TARGET_FILE:forecast>
+add_test(NAME forecast_matches_host COMMAND ${qemu_run} ${board_qemu_machine} $<TARGET_FILE:forecast>
   ${CMAKE_BINARY_DIR}/forecast.expected)
-add_test(NAME forecast_c_matches_host COMMAND ${qemu_run} ${board} $<TARGET_FILE:forecast_c>
+add_test(NAME forecast_c_matches_host COMMAND ${qemu_run} ${board_qemu_machine} $<TARGET_FILE:forecast_c>
   ${CMAKE_BINARY_DIR}/forecast.expected)
 # The arena figure comes from the generated header, read when the test runs.
 add_test(NAME runtime_heap_free COMMAND sh -c "${fw_port}/check_heap_free.sh ${CMAKE_NM} $<TARGET_FILE:auspex_runtime> \
@@ -121,7 +181,7 @@ $<TARGET_FILE:forecast_c> ${CMAKE_BINARY_DIR}/forecast_c.map arena \
 $(sed -n 's/^#define EXAMPLE_MODEL_ARENA_BYTES \\([0-9]*\\).*/\\1/p' ${fw_gen}/example_model.h)")
 
 # ---- the on-board test image: doctest, the PyTorch fixtures embedded at build time ----
-if(AUSPEX_FIRMWARE_TESTS)
+if(fw_tests)
   # doctest's single header, copied: the cross compiler must not see the host's /usr/include.
   find_file(AUSPEX_DOCTEST_HEADER doctest.h PATHS /usr/include/doctest NO_CMAKE_FIND_ROOT_PATH NO_DEFAULT_PATH)
   if(NOT AUSPEX_DOCTEST_HEADER)
@@ -236,7 +296,7 @@ alignas(64) unsigned char fixture_arena[kFixtureArenaBytes];
   set_source_files_properties(${fx_cpp} PROPERTIES OBJECT_DEPENDS "${fx_outputs}")
 
   file(GLOB fw_test_sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/tests/firmware/*.cpp)
-  auspex_firmware(auspex_firmware_tests image_bigram.ld ${fw_test_sources} ${fx_cpp})
+  auspex_firmware(auspex_firmware_tests ${board_test_image} ${fw_test_sources} ${fx_cpp})
   target_include_directories(auspex_firmware_tests PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
-  add_test(NAME runtime_tests_on_board COMMAND ${qemu_run} ${board} $<TARGET_FILE:auspex_firmware_tests>)
+  add_test(NAME runtime_tests_on_board COMMAND ${qemu_run} ${board_qemu_machine} $<TARGET_FILE:auspex_firmware_tests>)
 endif()
