@@ -22,6 +22,17 @@ void write_bytes(const std::string& path, const std::string& bytes) {
     if (!out) throw tools::ToolError("cannot write " + path);
 }
 
+// "1e-05, 1e-06".
+std::string eps_values(const std::vector<double>& values) {
+    std::string out;
+    for (double v : values) {
+        char text[32];
+        std::snprintf(text, sizeof text, "%g", v);
+        out += (out.empty() ? "" : ", ") + std::string(text);
+    }
+    return out;
+}
+
 // --find-config: the search's report on stdout, the found config to `path`; throws when nothing matches.
 tools::ConvertConfig find_config(const tools::TensorMap& tensors, const tools::ConvertOptions& options,
                                  const tools::CheckFiles& check, const std::string& path) {
@@ -32,12 +43,16 @@ tools::ConvertConfig find_config(const tools::TensorMap& tensors, const tools::C
                                tools::describe_difference(s.result) +
                                "; is the check pair from this checkpoint, in eval mode? nothing written");
     std::printf("find-config: %zu config(s) tried, %zu matched PyTorch\n", s.tried, s.matches.size());
-    if (s.matches.size() > 1) {
-        std::printf("find-config: the matches differ only in %s, which makes no difference beyond the tolerance "
-                    "on this check pair; picked the one that changes the fewest keys of %s (then nhead, "
-                    "activation, norm_first, memory_mask, positional_encoding, layer_norm_eps in that order, "
-                    "your values first). A longer check input may tell them apart. Matches:\n",
-                    s.varying.c_str(), options.config_path.empty() ? "the defaults" : options.config_path.c_str());
+    if (s.varying == "layer_norm_eps") {
+        std::printf("find-config: layer_norm_eps is not told apart by this check pair (these match: %s); kept "
+                    "the value of %s\n", eps_values(s.matched_eps).c_str(),
+                    options.config_path.empty() ? "PyTorch's default" : "your config");
+    } else if (s.matches.size() > 1) {
+        std::printf("find-config: %zu configs match, differing in %s: this check pair does not tell them apart "
+                    "(a longer input may). Picked the first that changes the fewest keys of %s (your values "
+                    "first). Matches:\n",
+                    s.matches.size(), s.varying.c_str(),
+                    options.config_path.empty() ? "PyTorch's defaults" : options.config_path.c_str());
         for (const std::string& m : s.matches) std::printf("  %s\n", m.c_str());
     }
     write_bytes(path, tools::format_json(s.json));

@@ -6,6 +6,7 @@
 
 #include "tools/common/tool_error.h"
 #include "tools/convert/converter.h"
+#include "tools/import/import_common.h"
 
 namespace ax::tools {
 
@@ -78,6 +79,21 @@ uint32_t config_record(const AxmModel& m, format::ConfigKey key) {
     for (const auto& [k, v] : m.config)
         if (k == key) return v;
     throw ToolError("internal error: imported model lacks a config record");
+}
+
+// Rewrites the records of the keys a search varies, encoded as the importers encode them.
+void set_records(AxmModel& m, const ConvertConfig& config) {
+    AxmModel encoded;
+    add_stack_config(encoded, StackShape{}, config);
+    encoded.config.emplace_back(format::ConfigKey::memory_mask, static_cast<uint32_t>(config.memory_mask == "tril"
+                                                                                      ? format::MemoryMask::tril
+                                                                                      : format::MemoryMask::none));
+    for (auto& [key, value] : m.config)
+        for (const auto& [k, v] : encoded.config)
+            if (k == key && (k == format::ConfigKey::nhead || k == format::ConfigKey::activation ||
+                             k == format::ConfigKey::norm_first || k == format::ConfigKey::layer_norm_eps ||
+                             k == format::ConfigKey::memory_mask))
+                value = v;
 }
 
 // The user's config, or a bare one naming the family when none was given: a forecaster or tvae needs
@@ -176,55 +192,88 @@ ConfigSearch search_config(const TensorMap& tensors, const std::string& config_p
     std::vector<CheckResult> matched_results;
     double closest_ratio = HUGE_VAL;
     Candidate closest;
+    CheckResult closest_result;
     std::string first_refusal;
-    for (int64_t h : user_first(base.nhead, heads))
-        for (const std::string& act : user_first(base.activation, {"relu", "gelu"}))
-            for (bool nf : user_first(base.norm_first, {false, true}))
-                for (const std::string& mask : masks)
-                    for (const std::string& pe : pes)
-                        for (double eps : user_first(base.layer_norm_eps, {1e-5, 1e-6})) {
-                            const Candidate c{h, act, nf, eps, pe, mask};
-                            AxmModel model;
-                            try {
-                                model = import_model(tensors, apply(base, c));
-                            } catch (const ToolError& e) {
-                                // A candidate the shapes rule out (nhead not dividing d_model, "none"
-                                // beside a `pe` buffer, ...).
-                                if (first_refusal.empty()) first_refusal = e.what();
-                                ++out.refused;
-                                continue;
-                            }
-                            const CheckResult r = check_model(model, pair);
-                            ++out.tried;
-                            if (r.passed) {
-                                matched.push_back(c);
-                                matched_results.push_back(r);
-                            }
-                            const double ratio = r.max_diff / r.tolerance;
-                            if (ratio < closest_ratio) {
-                                closest_ratio = ratio;
-                                closest = c;
-                                out.result = r;
-                            }
-                        }
-    if (out.tried == 0) throw ToolError("no candidate config imports: " + first_refusal);
-
-    Candidate pick = closest;
-    if (!matched.empty()) {
-        // Several can match when a key makes no difference at the tolerance (layer_norm_eps 1e-5 vs 1e-6 on
-        // activations of unit scale, say): keep the user's config as far as possible, then the search order.
-        size_t best = 0;
-        for (size_t i = 1; i < matched.size(); ++i)
-            if (changes(base, nhead_stated, matched[i]) < changes(base, nhead_stated, matched[best])) best = i;
-        pick = matched[best];
-        out.found = true;
-        out.result = matched_results[best];
-        out.matches.push_back(describe(pick));
-        for (size_t i = 0; i < matched.size(); ++i)
-            if (i != best) out.matches.push_back(describe(matched[i]));
-        out.varying = varying_keys(matched);
+    // One import per positional encoding (the only tried key that changes which tensors a model holds);
+    // the other keys are config records, rewritten in place, so a candidate costs a run, not an import.
+    std::vector<std::pair<std::string, AxmModel>> templates;
+    for (const std::string& pe : pes) {
+        try {
+            templates.emplace_back(pe, import_model(tensors, apply(probe, Candidate{1, base.activation, base.norm_first,
+                                                                                   base.layer_norm_eps, pe, ""})));
+        } catch (const ToolError& e) {
+            // A positional encoding the tensors rule out ("none" beside a `pe` buffer, ...).
+            if (first_refusal.empty()) first_refusal = e.what();
+            ++out.refused;
+        }
     }
+    if (templates.empty()) throw ToolError("no candidate config imports: " + first_refusal);
+    auto try_candidate = [&](AxmModel& model, const Candidate& c) {
+        set_records(model, apply(base, c));
+        const CheckResult r = check_model(model, pair);
+        ++out.tried;
+        if (r.passed) {
+            matched.push_back(c);
+            matched_results.push_back(r);
+        }
+        if (r.max_diff / r.tolerance < closest_ratio) {
+            closest_ratio = r.max_diff / r.tolerance;
+            closest = c;
+            closest_result = r;
+        }
+    };
+    auto grid = [&](const std::vector<double>& eps_values) {
+        for (auto& [pe, model] : templates)
+            for (int64_t h : user_first(base.nhead, heads))
+                for (const std::string& act : user_first(base.activation, {"relu", "gelu"}))
+                    for (bool nf : user_first(base.norm_first, {false, true}))
+                        for (const std::string& mask : masks)
+                            for (double eps : eps_values) try_candidate(model, Candidate{h, act, nf, eps, pe, mask});
+    };
+    // layer_norm_eps rarely shows at the tolerance (1e-5 vs 1e-6 moves unit-scale outputs by ~1e-5 of
+    // them), so the grid runs with the user's eps first and the others only when nothing matched; after a
+    // match they are tried on the pick alone, to say whether this check pair tells them apart.
+    const std::vector<double> eps_all = user_first(base.layer_norm_eps, {1e-5, 1e-6});
+    const std::vector<double> eps_rest(eps_all.begin() + 1, eps_all.end());
+    grid({eps_all[0]});
+    if (matched.empty()) grid(eps_rest);
+    if (matched.empty()) {
+        out.result = closest_result;
+        out.config = apply(base, closest);
+        out.json = candidate_json(user, closest);
+        out.description = describe(closest);
+        return out;
+    }
+    // Several can match when a key makes no difference at the tolerance: keep the user's config as far as
+    // possible, then the search order (the user's values first).
+    size_t best = 0;
+    for (size_t i = 1; i < matched.size(); ++i)
+        if (changes(base, nhead_stated, matched[i]) < changes(base, nhead_stated, matched[best])) best = i;
+    const Candidate pick = matched[best];
+    out.found = true;
+    out.result = matched_results[best];
+    for (double eps : eps_rest)
+        if (eps != pick.layer_norm_eps)
+            for (auto& [pe, model] : templates)
+                if (pe == pick.positional_encoding)
+                    try_candidate(model, Candidate{pick.nhead, pick.activation, pick.norm_first, eps, pe,
+                                                   pick.memory_mask});
+    out.matches.push_back(describe(pick));
+    out.matched_eps.push_back(pick.layer_norm_eps);
+    for (size_t i = 0; i < matched.size(); ++i)
+        if (i != best) {
+            out.matches.push_back(describe(matched[i]));
+            out.matched_eps.push_back(matched[i].layer_norm_eps);
+        }
+    out.varying = varying_keys(matched);
     out.config = apply(base, pick);
+    // The rewritten records must be what an import of the picked config writes.
+    for (auto& [pe, model] : templates)
+        if (pe == pick.positional_encoding) {
+            set_records(model, out.config);
+            if (import_model(tensors, out.config).config != model.config)
+                throw ToolError("internal error: the searched model's config records differ from an import's");
+        }
     out.json = candidate_json(user, pick);
     out.description = describe(pick);
     return out;
