@@ -45,8 +45,8 @@ tools::ConvertConfig find_config(const tools::TensorMap& tensors, const tools::C
     std::printf("find-config: %zu config(s) tried, %zu matched PyTorch\n", s.tried, s.matches.size());
     if (s.varying == "layer_norm_eps") {
         std::printf("find-config: layer_norm_eps is not told apart by this check pair (these match: %s); kept "
-                    "the value of %s\n", eps_values(s.matched_eps).c_str(),
-                    options.config_path.empty() ? "PyTorch's default" : "your config");
+                    "%s\n", eps_values(s.matched_eps).c_str(),
+                    s.config_stated_eps ? "your config's" : "PyTorch's default, 1e-05");
     } else if (s.matches.size() > 1) {
         std::printf("find-config: %zu configs match, differing in %s: this check pair does not tell them apart "
                     "(a longer input may). Picked the first that changes the fewest keys of %s (your values "

@@ -188,6 +188,7 @@ ConfigSearch search_config(const TensorMap& tensors, const std::string& config_p
         forecaster ? user_first(base.memory_mask, {"none", "tril"}) : std::vector<std::string>{""};
 
     ConfigSearch out;
+    out.config_stated_eps = user.is_object() && user.find("layer_norm_eps");
     std::vector<Candidate> matched;
     std::vector<CheckResult> matched_results;
     double closest_ratio = HUGE_VAL;

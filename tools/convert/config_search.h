@@ -23,6 +23,7 @@ struct ConfigSearch {
     size_t refused = 0;          // positional encodings the importer refused (e.g. "none" beside a `pe` buffer)
     std::vector<std::string> matches;  // every matching candidate, pick first
     std::vector<double> matched_eps;   // their layer_norm_eps, same order
+    bool config_stated_eps = false;    // whether the user's config gave layer_norm_eps
     std::string varying;         // the keys in which the matches differ ("" when one matches)
 };
 
