@@ -233,6 +233,13 @@ TEST_CASE("convert --find-config: without --config for a forecaster; layer_norm_
     check_error(auspex(c.convert(wrong, out_path("eps_wrong.axm"))), 1, "largest difference");
 
     const Case plain = forecaster_case("post_relu_tril");
+    // An nhead that does not even divide d_model is where a search may start.
+    const Result five = auspex(plain.convert(config_with(plain, {{"nhead", JsonValue::make_integer(5)}}, "five.json"),
+                                             out_path("five.axm")) + " --find-config " + found);
+    INFO(five.output);
+    CHECK(five.exit_code == 0);
+    CHECK(ax::tools::parse_json_file(found).find("nhead")->as_int("nhead", 1, 64) == 4);
+
     const Result bare = auspex(plain.convert("", out_path("bare.axm")) + " --find-config " + found);
     INFO(bare.output);
     CHECK(bare.exit_code == 0);

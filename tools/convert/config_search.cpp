@@ -209,9 +209,20 @@ ConfigSearch search_config(const TensorMap& tensors, const std::string& config_p
         }
     }
     if (templates.empty()) throw ToolError("no candidate config imports: " + first_refusal);
+    // A check pair that does not fit the model's shapes fails every candidate alike: said here, plainly.
+    check_model(templates.front().second, pair);
+    const std::vector<int64_t> head_order = d % base.nhead == 0 ? user_first(base.nhead, heads) : heads;
     auto try_candidate = [&](AxmModel& model, const Candidate& c) {
         set_records(model, apply(base, c));
-        const CheckResult r = check_model(model, pair);
+        CheckResult r;
+        try {
+            r = check_model(model, pair);
+        } catch (const ToolError& e) {
+            // A combination the runtime refuses to open is no candidate.
+            if (first_refusal.empty()) first_refusal = e.what();
+            ++out.refused;
+            return;
+        }
         ++out.tried;
         if (r.passed) {
             matched.push_back(c);
@@ -225,7 +236,7 @@ ConfigSearch search_config(const TensorMap& tensors, const std::string& config_p
     };
     auto grid = [&](const std::vector<double>& eps_values) {
         for (auto& [pe, model] : templates)
-            for (int64_t h : user_first(base.nhead, heads))
+            for (int64_t h : head_order)
                 for (const std::string& act : user_first(base.activation, {"relu", "gelu"}))
                     for (bool nf : user_first(base.norm_first, {false, true}))
                         for (const std::string& mask : masks)
@@ -238,6 +249,7 @@ ConfigSearch search_config(const TensorMap& tensors, const std::string& config_p
     const std::vector<double> eps_rest(eps_all.begin() + 1, eps_all.end());
     grid({eps_all[0]});
     if (matched.empty()) grid(eps_rest);
+    if (out.tried == 0) throw ToolError("no candidate config runs: " + first_refusal);
     if (matched.empty()) {
         out.result = closest_result;
         out.config = apply(base, closest);

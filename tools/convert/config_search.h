@@ -20,7 +20,8 @@ struct ConfigSearch {
     CheckResult result;          // the pick's (or closest candidate's) check
     std::string description;     // "nhead 4, activation relu, ..." of the pick or closest candidate
     size_t tried = 0;            // candidates run
-    size_t refused = 0;          // positional encodings the importer refused (e.g. "none" beside a `pe` buffer)
+    size_t refused = 0;          // positional encodings the importer refused ("none" beside a `pe` buffer),
+                                 // combinations the runtime refused
     std::vector<std::string> matches;  // every matching candidate, pick first
     std::vector<double> matched_eps;   // their layer_norm_eps, same order
     bool config_stated_eps = false;    // whether the user's config gave layer_norm_eps
