@@ -170,6 +170,7 @@ ConfigSearch search_config(const TensorMap& tensors, const std::string& config_p
     // The base import tells d_model and the family (and reports a checkpoint no candidate can fix).
     ConvertConfig probe = base;
     probe.nhead = 1;
+    probe.positional_encoding.reset();  // inferred from the tensors: the user's may be the wrong key
     const AxmModel probe_model = import_model(tensors, probe);
     const int64_t d = config_record(probe_model, format::ConfigKey::d_model);
     const CheckPair pair = read_check_pair(files, probe_model.family);
