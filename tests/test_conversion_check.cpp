@@ -305,3 +305,38 @@ TEST_CASE("convert --check: malformed or mismatched check files are clear errors
     CHECK(!fs::exists(scratch_dir() / "none.json"));
     CHECK(!fs::exists(out));
 }
+
+TEST_CASE("convert --find-config: when several configs match it says so and keeps the user's values") {
+    // One encoder and one decoder row (tests/fixtures/gen_check_fixtures.py): nhead and the memory mask
+    // cannot show, activation still does.
+    Case c = forecaster_case("post_relu_tril");
+    c.check = " --check-input " + c.dir() + "/one_src.csv --check-target " + c.dir() + "/one_tgt.csv --check-output " +
+              c.dir() + "/one_out.csv";
+    const std::string found = out_path("several.json");
+    const std::string wrong = config_with(c, {{"nhead", JsonValue::make_integer(2)},
+                                              {"activation", JsonValue::make_string("gelu")}},
+                                          "several_wrong.json");
+    const Result r = auspex(c.convert(wrong, out_path("several.axm")) + " --find-config " + found);
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    CHECK(r.output.find("configs match, differing in nhead, layer_norm_eps, memory_mask") != std::string::npos);
+    CHECK(r.output.find("this check pair does not tell them apart") != std::string::npos);
+    const JsonValue got = ax::tools::parse_json_file(found);
+    CHECK(got.find("nhead")->as_int("nhead", 1, 64) == 2);               // the user's, as good as any here
+    CHECK(got.find("memory_mask")->as_string("mask") == "tril");         // the user's
+    CHECK(got.find("activation")->as_string("activation") == "relu");    // what the pair does tell
+}
+
+TEST_CASE("format_json writes a config that reads back the same, numbers in their shortest form") {
+    const std::string text = R"({"arch": "forecaster", "nhead": 4, "layer_norm_eps": 1e-05, "norm_first": false,
+        "normalization": {"mode": "global", "mean": [300, -40.5], "scale": [0.1, 2]}, "comment": "a \"q\"\n"})";
+    const JsonValue v = ax::tools::parse_json(text, "config");
+    const std::string written = ax::tools::format_json(v);
+    CHECK(written.find("\"layer_norm_eps\": 1e-05") != std::string::npos);
+    CHECK(written.find("\"mean\": [300, -40.5]") != std::string::npos);
+    CHECK(written.find("\"scale\": [0.1, 2]") != std::string::npos);
+    CHECK(ax::tools::format_json(ax::tools::parse_json(written, "written")) == written);
+    const JsonValue back = ax::tools::parse_json(written, "written");
+    CHECK(back.find("comment")->as_string("comment") == "a \"q\"\n");
+    CHECK(back.find("normalization")->find("scale")->as_array("scale")[0].as_number("s") == 0.1);
+}
