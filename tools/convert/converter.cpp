@@ -15,8 +15,6 @@
 
 namespace ax::tools {
 
-namespace {
-
 AxmModel import_model(const TensorMap& tensors, const ConvertConfig& config) {
     if (config.arch == "seq2seq") return import_seq2seq(tensors, config);
     if (config.arch == "classifier") return import_classifier(tensors, config);
@@ -32,13 +30,18 @@ AxmModel import_model(const TensorMap& tensors, const ConvertConfig& config) {
     return import_forecaster(tensors, config);
 }
 
-}  // namespace
+TensorMap read_model_tensors(const ConvertOptions& options) {
+    TensorMap tensors = read_checkpoint(options.checkpoint_path);
+    if (!options.map_path.empty()) tensors = RenameMap::read(options.map_path).apply(tensors);
+    return tensors;
+}
 
 std::vector<uint8_t> convert_model(const ConvertOptions& options) {
     const ConvertConfig config = read_convert_config(options.config_path);
-    TensorMap tensors = read_checkpoint(options.checkpoint_path);
-    if (!options.map_path.empty()) tensors = RenameMap::read(options.map_path).apply(tensors);
-    AxmModel model = import_model(tensors, config);
+    return finish_model(import_model(read_model_tensors(options), config), options);
+}
+
+std::vector<uint8_t> finish_model(AxmModel model, const ConvertOptions& options) {
     if (!options.calib_path.empty())
         calibrate(model, read_csv(options.calib_path), CalibrationOptions{options.calib_window, options.calib_horizon});
     store_weights_as(model, options.dtype);
