@@ -74,7 +74,8 @@ private:
     float* dec_x_ = nullptr;    // [1, d]
     float* pooled_ = nullptr;   // [d]
     uint8_t* valid_ = nullptr;  // [max_len]
-    LayerScratch scratch_;
+    LayerScratch encoder_scratch_;  // live while encoding (and pooling) only
+    LayerScratch decoder_scratch_;  // from preparing the cross-attention caches to the outputs
 };
 
 }  // namespace ax

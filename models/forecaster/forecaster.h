@@ -93,7 +93,8 @@ private:
     float* src_z_ = nullptr;      // [max_window, n_features]
     float* tgt_z_ = nullptr;      // [max_horizon, n_features]
     float* reference_ = nullptr;  // [n_features], last observed row
-    LayerScratch scratch_;
+    LayerScratch encoder_scratch_;  // live while encoding only
+    LayerScratch decoder_scratch_;  // from preparing the cross-attention caches to the outputs
 };
 
 }  // namespace ax

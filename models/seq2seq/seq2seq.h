@@ -90,7 +90,8 @@ private:
     float* step_logits_ = nullptr;   // [tgt_vocab]
     uint8_t* src_valid_ = nullptr;   // [max_src]
     uint8_t* tgt_valid_ = nullptr;   // [max_tgt]
-    LayerScratch scratch_;
+    LayerScratch encoder_scratch_;  // live while encoding only
+    LayerScratch decoder_scratch_;  // from preparing the cross-attention caches to the outputs
 };
 
 }  // namespace ax

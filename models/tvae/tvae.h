@@ -84,7 +84,8 @@ private:
     float* z_ = nullptr;        // [latent]
     float* memory_ = nullptr;   // [d]
     float* zero_row_ = nullptr; // [n_features]
-    LayerScratch scratch_;
+    LayerScratch encoder_scratch_;  // live while encoding only
+    LayerScratch decoder_scratch_;  // from making the memory row to the outputs
 };
 
 }  // namespace ax
