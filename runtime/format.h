@@ -71,6 +71,8 @@ enum class ConfigKey : uint32_t {
 };
 
 enum class Activation : uint32_t { relu = 0, gelu = 1 };
+// How the decoder's key/value caches store their rows (config key kv_cache).
+enum class CacheType : uint32_t { f32 = 0, i8 = 1 };
 // learned: a [max_positions, d] table indexed 0..L-1. sinusoidal_pad0: the sinusoidal table indexed by
 // 1 + the token's index for non-pad tokens and 0 (a zero row) for pads.
 enum class PositionalEncoding : uint32_t { none = 0, sinusoidal = 1, learned = 2, sinusoidal_pad0 = 3 };

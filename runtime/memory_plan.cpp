@@ -19,14 +19,14 @@ MemoryPlan::MemoryPlan(const MemoryPlan& solved, void* base, size_t capacity)
     failed_ = !solved.solved_ || solved.failed_ || base == nullptr || capacity < solved.total_;
 }
 
-void* MemoryPlan::request(size_t count, size_t size, Phase first, Phase last) {
+void* MemoryPlan::request(const char* name, size_t count, size_t size, Phase first, Phase last) {
     uint64_t bytes = 0;
     if (last < first || mul_overflows(count, size, &bytes) || bytes > SIZE_MAX / 2 || count_ == kMaxBuffers) {
         failed_ = true;
         return nullptr;
     }
     const size_t i = count_++;
-    buffers_[i] = Buffer{static_cast<size_t>(bytes), 0, first, last};
+    buffers_[i] = Buffer{name, static_cast<size_t>(bytes), 0, first, last};
     if (planned_ == nullptr || failed_) return nullptr;
     // Placing: the i-th request must be the i-th planned one, or the layout would not be the one counted.
     const Buffer& p = planned_->buffers_[i];

@@ -31,21 +31,22 @@ public:
     // their offsets. base must be 16-byte aligned; capacity at least solved.total_bytes().
     MemoryPlan(const MemoryPlan& solved, void* base, size_t capacity);
 
+    // `name` (a string literal) labels the buffer in `auspex inspect`.
     template <typename T>
-    T* alloc(size_t count, Phase first, Phase last) {
-        return static_cast<T*>(request(count, sizeof(T), first, last));
+    T* alloc(const char* name, size_t count, Phase first, Phase last) {
+        return static_cast<T*>(request(name, count, sizeof(T), first, last));
     }
-    // Records holding pointers take T::kArenaRecordBytes each on every target (see transformer_layer.h).
+    // Records holding pointers (live for the whole call) take T::kArenaRecordBytes each on every target (see transformer_layer.h).
     template <typename T>
-    T* alloc_records(size_t count, Phase first, Phase last) {
+    T* alloc_records(const char* name, size_t count) {
         static_assert(sizeof(T) <= T::kArenaRecordBytes, "raise kArenaRecordBytes");
         static_assert(T::kArenaRecordBytes % alignof(T) == 0, "records must stay aligned");
-        return static_cast<T*>(request(count, T::kArenaRecordBytes, first, last));
+        return static_cast<T*>(request(name, count, T::kArenaRecordBytes, Phase::encode, Phase::decode));
     }
-    // Live for the whole call (session state, weight tables).
+    // Live for the whole call (session state kept between calls or written before encoding).
     template <typename T>
-    T* alloc_session(size_t count) {
-        return alloc<T>(count, Phase::encode, Phase::decode);
+    T* alloc_session(const char* name, size_t count) {
+        return alloc<T>(name, count, Phase::encode, Phase::decode);
     }
 
     // Planning only: assigns offsets (largest buffer first, each at the lowest offset free during its
@@ -58,6 +59,7 @@ public:
     size_t buffer_count() const { return count_; }
 
     struct Buffer {
+        const char* name;
         size_t bytes;
         size_t offset;
         Phase first;
@@ -66,7 +68,7 @@ public:
     const Buffer& buffer(size_t i) const { return buffers_[i]; }
 
 private:
-    void* request(size_t count, size_t size, Phase first, Phase last);
+    void* request(const char* name, size_t count, size_t size, Phase first, Phase last);
 
     Buffer buffers_[kMaxBuffers] = {};
     size_t count_ = 0;

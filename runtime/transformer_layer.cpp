@@ -43,15 +43,16 @@ void feed_forward_tile(const Kernels& k, const LayerOptions& o, const Linear& ff
 }
 
 // Keys or values of rows [0, n) (layer `p`'s output rows [first, first + d)) into cache rows [at, at + n):
-// straight into a float cache, or through s.kv and per-row quantization into an int8 one.
+// straight into a float cache, or through s.tmp (free until the sublayer's output projection) and per-row
+// quantization into an int8 one.
 void project_into_cache(const Kernels& k, const Linear& p, size_t first, size_t d, const float* in, size_t n,
                         void* cache, float* scales, CacheType type, size_t at, LayerScratch& s) {
     if (type == CacheType::f32) {
         linear_forward(k, p.slice(first, d), in, n, static_cast<float*>(cache) + at * d, s.quant);
         return;
     }
-    linear_forward(k, p.slice(first, d), in, n, s.kv, s.quant);
-    k.quantize_rows_i8(s.kv, n, d, static_cast<int8_t*>(cache) + at * d, scales + at);
+    linear_forward(k, p.slice(first, d), in, n, s.tmp, s.quant);
+    k.quantize_rows_i8(s.tmp, n, d, static_cast<int8_t*>(cache) + at * d, scales + at);
 }
 
 AttentionInput cache_attention(const float* q, const KvCache& c, size_t d, size_t n_q, size_t n_kv, size_t first,
@@ -105,25 +106,29 @@ void LayerScratch::allocate(MemoryPlan& plan, const LayerOptions& o, size_t enco
                             size_t max_in, Phase first, Phase last) {
     const size_t d = o.d_model;
     const size_t tile = kRowTile;
-    h = o.norm_first ? plan.alloc<float>(tile * d, first, last) : nullptr;
-    q = plan.alloc<float>(tile * d, first, last);
-    tmp = plan.alloc<float>(tile * d, first, last);
-    ff = plan.alloc<float>(tile * o.dim_feedforward, first, last);
-    if (encoder_rows > 0) {
+    const bool enc = encoder_rows > 0;
+    h = o.norm_first ? plan.alloc<float>(enc ? "encoder tile: normed rows" : "decoder tile: normed rows", tile * d,
+                                         first, last)
+                     : nullptr;
+    q = plan.alloc<float>(enc ? "encoder tile: queries" : "decoder tile: queries", tile * d, first, last);
+    tmp = plan.alloc<float>(enc ? "encoder tile: sublayer out" : "decoder tile: sublayer out", tile * d, first, last);
+    ff = plan.alloc<float>(enc ? "encoder tile: feed-forward" : "decoder tile: feed-forward", tile * o.dim_feedforward,
+                           first, last);
+    if (enc) {
         const size_t head_dim = d / o.nhead;
-        kv = nullptr;
-        att = plan.alloc<float>(encoder_rows * d, first, last);
-        head_k = plan.alloc<float>(encoder_rows * head_dim, first, last);
-        head_v = plan.alloc<float>(encoder_rows * head_dim, first, last);
-        scores = plan.alloc<float>(encoder_rows, first, last);
+        att = plan.alloc<float>("encoder attention output", encoder_rows * d, first, last);
+        head_k = plan.alloc<float>("encoder keys, one head", encoder_rows * head_dim, first, last);
+        head_v = plan.alloc<float>("encoder values, one head", encoder_rows * head_dim, first, last);
+        scores = plan.alloc<float>("encoder scores, one row", encoder_rows, first, last);
     } else {
-        kv = plan.alloc<float>(tile * d, first, last);
-        att = plan.alloc<float>(tile * d, first, last);
+        att = plan.alloc<float>("decoder tile: attention out", tile * d, first, last);
         head_k = head_v = nullptr;
-        scores = plan.alloc<float>(max_keys, first, last);
+        scores = plan.alloc<float>("decoder scores, one row", max_keys, first, last);
     }
-    quant.q = plan.alloc<int8_t>(tile * max_of(max_of(d, o.dim_feedforward), max_in), first, last);
-    quant.scales = plan.alloc<float>(tile, first, last);
+    quant.q = plan.alloc<int8_t>(enc ? "encoder tile: int8 inputs" : "decoder tile: int8 inputs",
+                                 tile * max_of(max_of(d, o.dim_feedforward), max_in), first, last);
+    quant.scales = plan.alloc<float>(enc ? "encoder tile: input scales" : "decoder tile: input scales", tile, first,
+                                     last);
     quant.rows = tile;
 }
 

@@ -60,9 +60,8 @@ constexpr size_t kRowTile = 8;
 struct LayerScratch {
     float* h = nullptr;       // [tile, d] normed input (pre-norm)
     float* q = nullptr;       // [tile, d] queries
-    float* tmp = nullptr;     // [tile, d] a sublayer's output
+    float* tmp = nullptr;     // [tile, d] a sublayer's output; keys or values on their way into an int8 cache
     float* ff = nullptr;      // [tile, dim_feedforward]
-    float* kv = nullptr;      // [tile, d] keys or values on their way into an int8 cache (decoder only)
     float* att = nullptr;     // attention output: encoder [max_rows, d], decoder [tile, d]
     float* head_k = nullptr;  // encoder only: one head's keys [max_rows, head_dim]
     float* head_v = nullptr;  // encoder only: one head's values [max_rows, head_dim]
@@ -75,8 +74,7 @@ struct LayerScratch {
                   Phase first, Phase last);
 };
 
-// How a key/value cache stores its rows (config key kv_cache).
-enum class CacheType : uint8_t { f32 = 0, i8 = 1 };
+using format::CacheType;
 
 // Keys and values of one attention, [capacity, d] each: float32, or int8 with one float scale per row
 // (quantize_rows_i8's rule: symmetric, max |x| / 127).

@@ -95,21 +95,25 @@ void StackSession::allocate(MemoryPlan& plan, const StackConfig& c, size_t max_t
     const size_t d = c.layer.d_model;
     const size_t layers = c.decoder_layers;
     const size_t cross_rows = memory_causal && max_target < max_memory ? max_target : max_memory;
-    encoder = plan.alloc_records<EncoderLayerWeights>(c.encoder_layers, Phase::encode, Phase::decode);
-    decoder = plan.alloc_records<DecoderLayerWeights>(layers, Phase::encode, Phase::decode);
-    self_cache = plan.alloc_records<KvCache>(layers, Phase::encode, Phase::decode);
-    cross_cache = plan.alloc_records<KvCache>(layers, Phase::encode, Phase::decode);
+    encoder = plan.alloc_records<EncoderLayerWeights>("encoder layer tables", c.encoder_layers);
+    decoder = plan.alloc_records<DecoderLayerWeights>("decoder layer tables", layers);
+    self_cache = plan.alloc_records<KvCache>("self-attention cache records", layers);
+    cross_cache = plan.alloc_records<KvCache>("cross-attention cache records", layers);
     // One block per kind for all layers: the plan's buffer count does not grow with the depth.
     const CacheType t = c.kv_cache;
     const size_t elem = t == CacheType::i8 ? 1 : sizeof(float);
-    uint8_t* self_rows = plan.alloc<uint8_t>(layers * 2 * max_target * d * elem, Phase::decode, Phase::decode);
+    uint8_t* self_rows =
+        plan.alloc<uint8_t>("self-attention k/v cache", layers * 2 * max_target * d * elem, Phase::decode, Phase::decode);
     uint8_t* cross_rows_block =
-        plan.alloc<uint8_t>(layers * 2 * cross_rows * d * elem, Phase::prepare, Phase::decode);
+        plan.alloc<uint8_t>("cross-attention k/v cache", layers * 2 * cross_rows * d * elem, Phase::prepare,
+                            Phase::decode);
     float* self_scales = nullptr;
     float* cross_scales = nullptr;
     if (t == CacheType::i8) {
-        self_scales = plan.alloc<float>(layers * 2 * max_target, Phase::decode, Phase::decode);
-        cross_scales = plan.alloc<float>(layers * 2 * cross_rows, Phase::prepare, Phase::decode);
+        self_scales = plan.alloc<float>("self-attention cache scales", layers * 2 * max_target, Phase::decode,
+                                        Phase::decode);
+        cross_scales = plan.alloc<float>("cross-attention cache scales", layers * 2 * cross_rows, Phase::prepare,
+                                         Phase::decode);
     }
     if (self_cache == nullptr || plan.failed()) return;  // planning: no memory to fill in
     const auto cache = [&](uint8_t* rows, float* scales, size_t capacity, size_t i) {

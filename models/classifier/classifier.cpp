@@ -33,10 +33,10 @@ SessionLayout lay_out(MemoryPlan& plan, const ClassifierConfig& c, size_t max_le
     const bool decoder = c.stack.decoder_layers > 0;
     SessionLayout s;
     s.stack.allocate(plan, c.stack, 1, max_len);
-    s.x = plan.alloc<float>(max_len * d, Phase::encode, decoder ? Phase::prepare : Phase::encode);
-    s.dec_x = plan.alloc<float>(d, Phase::decode, Phase::decode);
-    s.pooled = plan.alloc<float>(d, Phase::encode, Phase::encode);
-    s.valid = plan.alloc_session<uint8_t>(max_len);
+    s.x = plan.alloc<float>("token rows / encoder output", max_len * d, Phase::encode, decoder ? Phase::prepare : Phase::encode);
+    s.dec_x = plan.alloc<float>("decoder row", d, Phase::decode, Phase::decode);
+    s.pooled = plan.alloc<float>("pooled features", d, Phase::encode, Phase::encode);
+    s.valid = plan.alloc_session<uint8_t>("key padding flags", max_len);
     s.encoder_scratch.allocate(plan, c.stack.layer, max_len, max_len, 0, Phase::encode, Phase::encode);
     if (decoder) s.decoder_scratch.allocate(plan, c.stack.layer, 0, max_len, 0, Phase::prepare, Phase::decode);
     return s;

@@ -36,12 +36,12 @@ SessionLayout lay_out(MemoryPlan& plan, const TvaeConfig& c, size_t max_len) {
     const size_t d = c.stack.layer.d_model;
     SessionLayout s;
     s.stack.allocate(plan, c.stack, max_len, 1);
-    s.x = plan.alloc<float>(max_len * d, Phase::encode, Phase::encode);
-    s.dec_x = plan.alloc<float>(max_len * d, Phase::decode, Phase::decode);
-    s.pooled = plan.alloc<float>(d, Phase::encode, Phase::encode);
-    s.z = plan.alloc_session<float>(c.latent_size);
-    s.memory = plan.alloc<float>(d, Phase::prepare, Phase::prepare);
-    s.zero_row = plan.alloc_session<float>(c.n_features);  // written once by init
+    s.x = plan.alloc<float>("encoder rows", max_len * d, Phase::encode, Phase::encode);
+    s.dec_x = plan.alloc<float>("decoder rows", max_len * d, Phase::decode, Phase::decode);
+    s.pooled = plan.alloc<float>("pooled rows", d, Phase::encode, Phase::encode);
+    s.z = plan.alloc_session<float>("latent z", c.latent_size);
+    s.memory = plan.alloc<float>("memory row", d, Phase::prepare, Phase::prepare);
+    s.zero_row = plan.alloc_session<float>("zero input row", c.n_features);  // written once by init
     // int8 seq_embedding reads rows of n_features values, z_embedding one row of latent_size values.
     const size_t widest = c.n_features > c.latent_size ? c.n_features : c.latent_size;
     s.encoder_scratch.allocate(plan, c.stack.layer, max_len, max_len, widest, Phase::encode, Phase::encode);
