@@ -85,11 +85,16 @@ Status Classifier::open(const ModelFile& file, Classifier* out) {
     return Status::ok();
 }
 
+bool plan_classifier_arena(const ClassifierConfig& config, size_t max_len, MemoryPlan* plan) {
+    if (!sequence_length_ok(max_len)) return false;
+    lay_out(*plan, config, max_len);
+    return plan->solve();
+}
+
 size_t Classifier::arena_bytes(size_t max_len) const {
     if (!sequence_length_ok(max_len)) return 0;
     MemoryPlan plan;
-    lay_out(plan, config_, max_len);
-    return plan.solve() ? plan.total_bytes() : 0;
+    return plan_classifier_arena(config_, max_len, &plan) ? plan.total_bytes() : 0;
 }
 
 Status ClassifierSession::init(const Classifier& model, const Kernels& kernels, void* arena, size_t arena_bytes,

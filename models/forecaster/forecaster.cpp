@@ -102,11 +102,16 @@ SessionLayout lay_out(MemoryPlan& plan, const ForecasterConfig& c, size_t max_wi
 
 }  // namespace
 
+bool plan_forecaster_arena(const ForecasterConfig& config, size_t max_window, size_t max_horizon, MemoryPlan* plan) {
+    if (!sequence_length_ok(max_window) || !sequence_length_ok(max_horizon)) return false;
+    lay_out(*plan, config, max_window, max_horizon);
+    return plan->solve();
+}
+
 size_t Forecaster::arena_bytes(size_t max_window, size_t max_horizon) const {
     if (!sequence_length_ok(max_window) || !sequence_length_ok(max_horizon)) return 0;
     MemoryPlan plan;
-    lay_out(plan, config_, max_window, max_horizon);
-    return plan.solve() ? plan.total_bytes() : 0;
+    return plan_forecaster_arena(config_, max_window, max_horizon, &plan) ? plan.total_bytes() : 0;
 }
 
 Status ForecastSession::init(const Forecaster& model, const Kernels& kernels, void* arena, size_t arena_bytes,

@@ -88,11 +88,16 @@ Status Seq2Seq::open(const ModelFile& file, Seq2Seq* out) {
     return Status::ok();
 }
 
+bool plan_seq2seq_arena(const Seq2SeqConfig& config, size_t max_src, size_t max_tgt, MemoryPlan* plan) {
+    if (!sequence_length_ok(max_src) || !sequence_length_ok(max_tgt)) return false;
+    lay_out(*plan, config, max_src, max_tgt);
+    return plan->solve();
+}
+
 size_t Seq2Seq::arena_bytes(size_t max_src, size_t max_tgt) const {
     if (!sequence_length_ok(max_src) || !sequence_length_ok(max_tgt)) return 0;
     MemoryPlan plan;
-    lay_out(plan, config_, max_src, max_tgt);
-    return plan.solve() ? plan.total_bytes() : 0;
+    return plan_seq2seq_arena(config_, max_src, max_tgt, &plan) ? plan.total_bytes() : 0;
 }
 
 Status Seq2SeqSession::init(const Seq2Seq& model, const Kernels& kernels, void* arena, size_t arena_bytes,

@@ -10,6 +10,7 @@
 #include "runtime/embedding.h"
 #include "runtime/format.h"
 #include "runtime/kernels.h"
+#include "runtime/memory_plan.h"
 #include "runtime/linear.h"
 #include "runtime/model_file.h"
 #include "runtime/status.h"
@@ -30,6 +31,11 @@ struct Seq2SeqConfig {
 };
 
 Status read_seq2seq_config(const ModelFile& file, Seq2SeqConfig* out);
+
+// Plans a session's arena for a config (the model's, or a variant such as another kv_cache type): the
+// buffers, their lifetimes and offsets, as init() will place them. False when a length is 0 or above
+// kMaxSequenceLength, or a size overflows. Seq2Seq::arena_bytes is plan->total_bytes().
+bool plan_seq2seq_arena(const Seq2SeqConfig& config, size_t max_src, size_t max_tgt, MemoryPlan* plan);
 
 class Seq2Seq {
 public:

@@ -88,11 +88,16 @@ Status Tvae::open(const ModelFile& file, Tvae* out) {
     return Status::ok();
 }
 
+bool plan_tvae_arena(const TvaeConfig& config, size_t max_len, MemoryPlan* plan) {
+    if (!sequence_length_ok(max_len)) return false;
+    lay_out(*plan, config, max_len);
+    return plan->solve();
+}
+
 size_t Tvae::arena_bytes(size_t max_len) const {
     if (!sequence_length_ok(max_len)) return 0;
     MemoryPlan plan;
-    lay_out(plan, config_, max_len);
-    return plan.solve() ? plan.total_bytes() : 0;
+    return plan_tvae_arena(config_, max_len, &plan) ? plan.total_bytes() : 0;
 }
 
 Status TvaeSession::init(const Tvae& model, const Kernels& kernels, void* arena, size_t arena_bytes, size_t max_len) {

@@ -14,6 +14,7 @@
 #include "runtime/config_reader.h"
 #include "runtime/format.h"
 #include "runtime/kernels.h"
+#include "runtime/memory_plan.h"
 #include "runtime/linear.h"
 #include "runtime/model_file.h"
 #include "runtime/status.h"
@@ -30,6 +31,11 @@ struct TvaeConfig {
 };
 
 Status read_tvae_config(const ModelFile& file, TvaeConfig* out);
+
+// Plans a session's arena for a config (the model's, or a variant such as another kv_cache type): the
+// buffers, their lifetimes and offsets, as init() will place them. False when a length is 0 or above
+// kMaxSequenceLength, or a size overflows. Tvae::arena_bytes is plan->total_bytes().
+bool plan_tvae_arena(const TvaeConfig& config, size_t max_len, MemoryPlan* plan);
 
 class Tvae {
 public:
