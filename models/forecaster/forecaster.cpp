@@ -89,9 +89,10 @@ SessionLayout lay_out(MemoryPlan& plan, const ForecasterConfig& c, size_t max_wi
     s.stack.allocate(plan, c.stack, max_horizon, max_window, tril);
     // The encoder output lives until every decoder layer has its cross-attention keys and values.
     s.memory = plan.alloc<float>("encoder rows / memory", max_window * d, Phase::encode, Phase::prepare);
-    s.dec_x = plan.alloc<float>("decoder rows", max_horizon * d, Phase::decode, Phase::decode);
+    s.dec_x = plan.alloc<float>("decoder rows", kRowTile * d, Phase::decode, Phase::decode);
     s.src_z = plan.alloc<float>("normalized window", max_window * n, Phase::encode, Phase::encode);
-    s.tgt_z = plan.alloc_session<float>("decoder inputs", (max_horizon + 1) * n);  // written before encoding, read by the decoder
+    // Written before encoding, read by the decoder.
+    s.tgt_z = plan.alloc_session<float>("decoder inputs", (max_horizon + 1) * n);
     s.reference = plan.alloc_session<float>("last observed row", n);
     // int8 input embeddings read rows of n_features values.
     s.encoder_scratch.allocate(plan, c.stack.layer, max_window, max_window, n, Phase::encode, Phase::encode);
@@ -184,11 +185,17 @@ void ForecastSession::decode(const float* tgt, size_t rows, size_t first, float*
     const Kernels& k = *k_;
     const size_t d = c.stack.layer.d_model;
     const bool tril = c.memory_mask == format::MemoryMask::tril;
-    linear_forward(k, model_->tgt_embed_, tgt, rows, dec_x_, decoder_scratch_.quant);
-    if (c.positional_encoding == format::PositionalEncoding::sinusoidal) add_sinusoidal_positions(dec_x_, rows, d, first);
-    stack_.decode(k, c.stack, model_->decoder_norm_, dec_x_, rows, first, mem_rows_, nullptr, nullptr, decoder_scratch_,
-                  tril);
-    linear_forward(k, model_->generator_, dec_x_, rows, out, decoder_scratch_.quant);
+    // A tile of rows at a time through embedding, every layer and the generator: causal self-attention needs
+    // only the cached keys of earlier rows, so no [rows, d] buffer is needed.
+    for (size_t r = 0; r < rows; r += kRowTile) {
+        const size_t n = rows - r < kRowTile ? rows - r : kRowTile;
+        linear_forward(k, model_->tgt_embed_, tgt + r * c.n_features, n, dec_x_, decoder_scratch_.quant);
+        if (c.positional_encoding == format::PositionalEncoding::sinusoidal)
+            add_sinusoidal_positions(dec_x_, n, d, first + r);
+        stack_.decode(k, c.stack, model_->decoder_norm_, dec_x_, n, first + r, mem_rows_, nullptr, nullptr,
+                      decoder_scratch_, tril);
+        linear_forward(k, model_->generator_, dec_x_, n, out + r * c.n_outputs, decoder_scratch_.quant);
+    }
 }
 
 Status ForecastSession::run(const float* src, size_t src_rows, const float* tgt, size_t tgt_rows, InputSpace space,

@@ -33,7 +33,7 @@ SessionLayout lay_out(MemoryPlan& plan, const Seq2SeqConfig& c, size_t max_src, 
     SessionLayout s;
     s.stack.allocate(plan, c.stack, max_tgt, max_src);
     s.memory = plan.alloc<float>("encoder rows / memory", max_src * d, Phase::encode, Phase::prepare);
-    s.dec_x = plan.alloc<float>("decoder rows", max_tgt * d, Phase::decode, Phase::decode);
+    s.dec_x = plan.alloc<float>("decoder rows", kRowTile * d, Phase::decode, Phase::decode);
     s.step_logits = plan.alloc<float>("step logits", c.tgt_vocab, Phase::decode, Phase::decode);
     s.src_valid = plan.alloc_session<uint8_t>("source padding flags", max_src);  // the memory's key padding, read by the decoder
     s.tgt_valid = plan.alloc<uint8_t>("target padding flags", max_tgt, Phase::decode, Phase::decode);
@@ -173,11 +173,16 @@ Status Seq2SeqSession::run(const int32_t* src, size_t src_len, const int32_t* tg
     AX_RETURN_IF_ERROR(check_tokens(tgt, tgt_len, c.tgt_vocab, "target"));
     if (logits == nullptr) return Status::error(StatusCode::invalid_argument, "output buffer is null");
     const uint8_t* memory_valid = encode(src, src_len);
-    embed_tokens(tgt_input_, tgt, tgt_len, 0, dec_x_);
     const uint8_t* self_valid = mark_non_pad(tgt, tgt_len, pad_id_, tgt_valid_);
-    stack_.decode(*k_, c.stack, model_->decoder_norm_, dec_x_, tgt_len, 0, src_len, self_valid, memory_valid,
-                  decoder_scratch_);
-    linear_forward(*k_, model_->generator_, dec_x_, tgt_len, logits, decoder_scratch_.quant);
+    // A tile of rows at a time through embedding, every layer and the generator (causal self-attention needs
+    // only the cached keys of earlier rows).
+    for (size_t r = 0; r < tgt_len; r += kRowTile) {
+        const size_t n = tgt_len - r < kRowTile ? tgt_len - r : kRowTile;
+        embed_tokens(tgt_input_, tgt + r, n, r, dec_x_);
+        stack_.decode(*k_, c.stack, model_->decoder_norm_, dec_x_, n, r, src_len, self_valid, memory_valid,
+                      decoder_scratch_);
+        linear_forward(*k_, model_->generator_, dec_x_, n, logits + r * c.tgt_vocab, decoder_scratch_.quant);
+    }
     return Status::ok();
 }
 
@@ -199,10 +204,9 @@ Status Seq2SeqSession::translate(const int32_t* src, size_t src_len, uint32_t bo
         return Status::error(StatusCode::invalid_argument, "max length ").add_u(max_len)
             .add(" is longer than the model's ").add_u(c.max_positions).add(" positions");
     const uint8_t* memory_valid = encode(src, src_len);
-    const size_t d = c.stack.layer.d_model;
     int32_t token = static_cast<int32_t>(bos);
     for (size_t t = 0; t < max_len; ++t) {
-        float* row = dec_x_ + t * d;
+        float* row = dec_x_;
         embed_tokens(tgt_input_, &token, 1, t, row);
         stack_.decode(*k_, c.stack, model_->decoder_norm_, row, 1, t, src_len, nullptr, memory_valid, decoder_scratch_);
         linear_forward(*k_, model_->generator_, row, 1, step_logits_, decoder_scratch_.quant);

@@ -37,7 +37,7 @@ SessionLayout lay_out(MemoryPlan& plan, const TvaeConfig& c, size_t max_len) {
     SessionLayout s;
     s.stack.allocate(plan, c.stack, max_len, 1);
     s.x = plan.alloc<float>("encoder rows", max_len * d, Phase::encode, Phase::encode);
-    s.dec_x = plan.alloc<float>("decoder rows", max_len * d, Phase::decode, Phase::decode);
+    s.dec_x = plan.alloc<float>("decoder rows", kRowTile * d, Phase::decode, Phase::decode);
     s.pooled = plan.alloc<float>("pooled rows", d, Phase::encode, Phase::encode);
     s.z = plan.alloc_session<float>("latent z", c.latent_size);
     s.memory = plan.alloc<float>("memory row", d, Phase::prepare, Phase::prepare);
@@ -167,11 +167,21 @@ Status TvaeSession::run(const float* x, size_t len, float* out, float* z_mean, f
     const size_t d = c.stack.layer.d_model;
     if (z_mean) std::memcpy(z_mean, z_, c.latent_size * sizeof(float));
     set_latent(z_);
-    linear_forward(k, model_->seq_embed_, zero_row_, 1, dec_x_, decoder_scratch_.quant);
-    if (len > 1) linear_forward(k, model_->seq_embed_, x, len - 1, dec_x_ + d, decoder_scratch_.quant);
-    if (c.positional_encoding == PositionalEncoding::sinusoidal) add_sinusoidal_positions(dec_x_, len, d, 0);
-    stack_.decode(k, c.stack, model_->decoder_norm_, dec_x_, len, 0, 1, nullptr, nullptr, decoder_scratch_);
-    linear_forward(k, model_->r_seq_embed_, dec_x_, len, out, decoder_scratch_.quant);
+    const size_t nf = c.n_features;
+    // The decoder's input is the sequence shifted right behind a zero row; a tile of rows at a time through
+    // embedding, every layer and the output projection (causal self-attention needs only cached keys).
+    for (size_t r = 0; r < len; r += kRowTile) {
+        const size_t n = len - r < kRowTile ? len - r : kRowTile;
+        if (r == 0) {
+            linear_forward(k, model_->seq_embed_, zero_row_, 1, dec_x_, decoder_scratch_.quant);
+            if (n > 1) linear_forward(k, model_->seq_embed_, x, n - 1, dec_x_ + d, decoder_scratch_.quant);
+        } else {
+            linear_forward(k, model_->seq_embed_, x + (r - 1) * nf, n, dec_x_, decoder_scratch_.quant);
+        }
+        if (c.positional_encoding == PositionalEncoding::sinusoidal) add_sinusoidal_positions(dec_x_, n, d, r);
+        stack_.decode(k, c.stack, model_->decoder_norm_, dec_x_, n, r, 1, nullptr, nullptr, decoder_scratch_);
+        linear_forward(k, model_->r_seq_embed_, dec_x_, n, out + r * nf, decoder_scratch_.quant);
+    }
     return Status::ok();
 }
 
@@ -186,7 +196,7 @@ Status TvaeSession::generate(const float* z, size_t len, float* out) {
     const size_t d = c.stack.layer.d_model;
     const size_t nf = c.n_features;
     for (size_t t = 0; t < len; ++t) {
-        float* row = dec_x_ + t * d;
+        float* row = dec_x_;
         linear_forward(k, model_->seq_embed_, t == 0 ? zero_row_ : out + (t - 1) * nf, 1, row, decoder_scratch_.quant);
         if (c.positional_encoding == PositionalEncoding::sinusoidal) add_sinusoidal_positions(row, 1, d, t);
         stack_.decode(k, c.stack, model_->decoder_norm_, row, 1, t, 1, nullptr, nullptr, decoder_scratch_);
