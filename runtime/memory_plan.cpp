@@ -19,7 +19,7 @@ MemoryPlan::MemoryPlan(const MemoryPlan& solved, void* base, size_t capacity)
     failed_ = !solved.solved_ || solved.failed_ || base == nullptr || capacity < solved.total_;
 }
 
-void* MemoryPlan::request(const char* name, size_t count, size_t size, Phase first, Phase last) {
+void* MemoryPlan::request(const char* name, uint64_t count, size_t size, Phase first, Phase last) {
     uint64_t bytes = 0;
     if (last < first || mul_overflows(count, size, &bytes) || bytes > SIZE_MAX / 2 || count_ == kMaxBuffers) {
         failed_ = true;

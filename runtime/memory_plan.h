@@ -31,21 +31,23 @@ public:
     // their offsets. base must be 16-byte aligned; capacity at least solved.total_bytes().
     MemoryPlan(const MemoryPlan& solved, void* base, size_t capacity);
 
-    // `name` (a string literal) labels the buffer in `auspex inspect`.
+    // `name` (a string literal) labels the buffer in `auspex inspect`. Counts are 64-bit so that a product
+    // of a model's sizes (rows x d_model x layers) cannot wrap on a 32-bit target: form them as
+    // uint64_t{a} * b; one that does not fit the target's memory fails the plan.
     template <typename T>
-    T* alloc(const char* name, size_t count, Phase first, Phase last) {
+    T* alloc(const char* name, uint64_t count, Phase first, Phase last) {
         return static_cast<T*>(request(name, count, sizeof(T), first, last));
     }
     // Records holding pointers (live for the whole call) take T::kArenaRecordBytes each on every target (see transformer_layer.h).
     template <typename T>
-    T* alloc_records(const char* name, size_t count) {
+    T* alloc_records(const char* name, uint64_t count) {
         static_assert(sizeof(T) <= T::kArenaRecordBytes, "raise kArenaRecordBytes");
         static_assert(T::kArenaRecordBytes % alignof(T) == 0, "records must stay aligned");
         return static_cast<T*>(request(name, count, T::kArenaRecordBytes, Phase::encode, Phase::decode));
     }
     // Live for the whole call (session state kept between calls or written before encoding).
     template <typename T>
-    T* alloc_session(const char* name, size_t count) {
+    T* alloc_session(const char* name, uint64_t count) {
         return alloc<T>(name, count, Phase::encode, Phase::decode);
     }
 
@@ -68,7 +70,7 @@ public:
     const Buffer& buffer(size_t i) const { return buffers_[i]; }
 
 private:
-    void* request(const char* name, size_t count, size_t size, Phase first, Phase last);
+    void* request(const char* name, uint64_t count, size_t size, Phase first, Phase last);
 
     Buffer buffers_[kMaxBuffers] = {};
     size_t count_ = 0;

@@ -116,9 +116,9 @@ void LayerScratch::allocate(MemoryPlan& plan, const LayerOptions& o, size_t enco
                            first, last);
     if (enc) {
         const size_t head_dim = d / o.nhead;
-        att = plan.alloc<float>("encoder attention output", encoder_rows * d, first, last);
-        head_k = plan.alloc<float>("encoder keys, one head", encoder_rows * head_dim, first, last);
-        head_v = plan.alloc<float>("encoder values, one head", encoder_rows * head_dim, first, last);
+        att = plan.alloc<float>("encoder attention output", uint64_t{encoder_rows} * d, first, last);
+        head_k = plan.alloc<float>("encoder keys, one head", uint64_t{encoder_rows} * head_dim, first, last);
+        head_v = plan.alloc<float>("encoder values, one head", uint64_t{encoder_rows} * head_dim, first, last);
         scores = plan.alloc<float>("encoder scores, one row", encoder_rows, first, last);
     } else {
         att = plan.alloc<float>("decoder tile: attention out", tile * d, first, last);

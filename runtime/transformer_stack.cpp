@@ -102,17 +102,17 @@ void StackSession::allocate(MemoryPlan& plan, const StackConfig& c, size_t max_t
     // One block per kind for all layers: the plan's buffer count does not grow with the depth.
     const CacheType t = c.kv_cache;
     const size_t elem = t == CacheType::i8 ? 1 : sizeof(float);
-    uint8_t* self_rows =
-        plan.alloc<uint8_t>("self-attention k/v cache", layers * 2 * max_target * d * elem, Phase::decode, Phase::decode);
+    uint8_t* self_rows = plan.alloc<uint8_t>("self-attention k/v cache", uint64_t{layers} * 2 * max_target * d * elem,
+                                             Phase::decode, Phase::decode);
     uint8_t* cross_rows_block =
-        plan.alloc<uint8_t>("cross-attention k/v cache", layers * 2 * cross_rows * d * elem, Phase::prepare,
+        plan.alloc<uint8_t>("cross-attention k/v cache", uint64_t{layers} * 2 * cross_rows * d * elem, Phase::prepare,
                             Phase::decode);
     float* self_scales = nullptr;
     float* cross_scales = nullptr;
     if (t == CacheType::i8) {
-        self_scales = plan.alloc<float>("self-attention cache scales", layers * 2 * max_target, Phase::decode,
+        self_scales = plan.alloc<float>("self-attention cache scales", uint64_t{layers} * 2 * max_target, Phase::decode,
                                         Phase::decode);
-        cross_scales = plan.alloc<float>("cross-attention cache scales", layers * 2 * cross_rows, Phase::prepare,
+        cross_scales = plan.alloc<float>("cross-attention cache scales", uint64_t{layers} * 2 * cross_rows, Phase::prepare,
                                          Phase::decode);
     }
     if (self_cache == nullptr || plan.failed()) return;  // planning: no memory to fill in

@@ -33,7 +33,8 @@ SessionLayout lay_out(MemoryPlan& plan, const ClassifierConfig& c, size_t max_le
     const bool decoder = c.stack.decoder_layers > 0;
     SessionLayout s;
     s.stack.allocate(plan, c.stack, 1, max_len);
-    s.x = plan.alloc<float>("token rows / encoder output", max_len * d, Phase::encode, decoder ? Phase::prepare : Phase::encode);
+    s.x = plan.alloc<float>("token rows / encoder output", uint64_t{max_len} * d, Phase::encode,
+                            decoder ? Phase::prepare : Phase::encode);
     s.dec_x = plan.alloc<float>("decoder row", d, Phase::decode, Phase::decode);
     s.pooled = plan.alloc<float>("pooled features", d, Phase::encode, Phase::encode);
     s.valid = plan.alloc_session<uint8_t>("key padding flags", max_len);

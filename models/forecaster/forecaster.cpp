@@ -88,11 +88,11 @@ SessionLayout lay_out(MemoryPlan& plan, const ForecasterConfig& c, size_t max_wi
     SessionLayout s;
     s.stack.allocate(plan, c.stack, max_horizon, max_window, tril);
     // The encoder output lives until every decoder layer has its cross-attention keys and values.
-    s.memory = plan.alloc<float>("encoder rows / memory", max_window * d, Phase::encode, Phase::prepare);
+    s.memory = plan.alloc<float>("encoder rows / memory", uint64_t{max_window} * d, Phase::encode, Phase::prepare);
     s.dec_x = plan.alloc<float>("decoder rows", kRowTile * d, Phase::decode, Phase::decode);
-    s.src_z = plan.alloc<float>("normalized window", max_window * n, Phase::encode, Phase::encode);
+    s.src_z = plan.alloc<float>("normalized window", uint64_t{max_window} * n, Phase::encode, Phase::encode);
     // Written before encoding, read by the decoder.
-    s.tgt_z = plan.alloc_session<float>("decoder inputs", (max_horizon + 1) * n);
+    s.tgt_z = plan.alloc_session<float>("decoder inputs", (uint64_t{max_horizon} + 1) * n);
     s.reference = plan.alloc_session<float>("last observed row", n);
     // int8 input embeddings read rows of n_features values.
     s.encoder_scratch.allocate(plan, c.stack.layer, max_window, max_window, n, Phase::encode, Phase::encode);

@@ -32,10 +32,11 @@ SessionLayout lay_out(MemoryPlan& plan, const Seq2SeqConfig& c, size_t max_src, 
     const size_t d = c.stack.layer.d_model;
     SessionLayout s;
     s.stack.allocate(plan, c.stack, max_tgt, max_src);
-    s.memory = plan.alloc<float>("encoder rows / memory", max_src * d, Phase::encode, Phase::prepare);
+    s.memory = plan.alloc<float>("encoder rows / memory", uint64_t{max_src} * d, Phase::encode, Phase::prepare);
     s.dec_x = plan.alloc<float>("decoder rows", kRowTile * d, Phase::decode, Phase::decode);
     s.step_logits = plan.alloc<float>("step logits", c.tgt_vocab, Phase::decode, Phase::decode);
-    s.src_valid = plan.alloc_session<uint8_t>("source padding flags", max_src);  // the memory's key padding, read by the decoder
+    // The memory's key padding, read by the decoder.
+    s.src_valid = plan.alloc_session<uint8_t>("source padding flags", max_src);
     s.tgt_valid = plan.alloc<uint8_t>("target padding flags", max_tgt, Phase::decode, Phase::decode);
     s.encoder_scratch.allocate(plan, c.stack.layer, max_src, max_src, 0, Phase::encode, Phase::encode);
     const size_t keys = max_src > max_tgt ? max_src : max_tgt;

@@ -36,7 +36,7 @@ SessionLayout lay_out(MemoryPlan& plan, const TvaeConfig& c, size_t max_len) {
     const size_t d = c.stack.layer.d_model;
     SessionLayout s;
     s.stack.allocate(plan, c.stack, max_len, 1);
-    s.x = plan.alloc<float>("encoder rows", max_len * d, Phase::encode, Phase::encode);
+    s.x = plan.alloc<float>("encoder rows", uint64_t{max_len} * d, Phase::encode, Phase::encode);
     s.dec_x = plan.alloc<float>("decoder rows", kRowTile * d, Phase::decode, Phase::decode);
     s.pooled = plan.alloc<float>("pooled rows", d, Phase::encode, Phase::encode);
     s.z = plan.alloc_session<float>("latent z", c.latent_size);
