@@ -70,7 +70,7 @@ $(foreach t,$(CROSS_TARGETS),$(eval $(call cross_rules,$(t))))
 #   FIRMWARE_EXAMPLE           folder with forecaster.pt, config.json, history.csv (default models/example)
 #   FIRMWARE_WINDOW            history rows the example forecasts from (its last rows; default all of them)
 #   FIRMWARE_HORIZON           steps forecast (default 24)
-#   FIRMWARE_CONVERT           auspex convert options of the example model (default --dtype int8)
+#   FIRMWARE_CONVERT           auspex convert options of the example model (default --dtype int8 --kv-cache int8)
 #   FIRMWARE_STACK             stack bytes at the top of RAM (default 65536; 8192 on stm32f405)
 #   FIRMWARE_TESTS             ON or OFF: build and run the on-board doctest image (default ON; OFF on stm32f405)
 FIRMWARE_BOARDS ?= mps2-an386 mps2-an500 mps3-an547 mps2-an385 stm32f405

@@ -4,13 +4,15 @@
 
 namespace ax {
 
-void attend(const Kernels& k, const AttentionInput& in, size_t nhead, size_t head_dim, float* scores, float* out) {
+void attend(const Kernels& k, const AttentionInput& in, size_t nhead, size_t head_dim, float* scores, float* out,
+            size_t out_stride) {
     const size_t d = nhead * head_dim;
+    const size_t stride = out_stride != 0 ? out_stride : d;
     const float scale = 1.0f / std::sqrt(static_cast<float>(head_dim));
     for (size_t i = 0; i < in.n_q; ++i) {
         const size_t position = in.first_position + i;
         const size_t visible = in.causal && position + 1 < in.n_kv ? position + 1 : in.n_kv;
-        float* out_row = out + i * d;
+        float* out_row = out + i * stride;
         for (size_t c = 0; c < d; ++c) out_row[c] = 0.0f;
         size_t valid = visible;
         if (in.key_valid != nullptr) {
@@ -20,7 +22,11 @@ void attend(const Kernels& k, const AttentionInput& in, size_t nhead, size_t hea
         }
         for (size_t h = 0; h < nhead; ++h) {
             const float* q = in.q + i * in.q_stride + h * head_dim;
-            k.attention_scores_f32(q, in.k + h * head_dim, in.kv_stride, visible, head_dim, scale, scores);
+            if (in.k_i8 != nullptr)
+                k.attention_scores_i8(q, in.k_i8 + h * head_dim, in.k_scale, in.kv_stride, visible, head_dim, scale,
+                                      scores);
+            else
+                k.attention_scores_f32(q, in.k + h * head_dim, in.kv_stride, visible, head_dim, scale, scores);
             if (valid == visible) {
                 k.softmax_f32(scores, visible);
             } else {
@@ -32,8 +38,12 @@ void attend(const Kernels& k, const AttentionInput& in, size_t nhead, size_t hea
                 k.softmax_f32(scores, n);
                 for (size_t j = visible; j-- > 0;) scores[j] = in.key_valid[j] ? scores[--n] : 0.0f;
             }
-            k.attention_values_f32(scores, in.v + h * head_dim, in.kv_stride, visible, head_dim,
-                                   out_row + h * head_dim);
+            if (in.v_i8 != nullptr)
+                k.attention_values_i8(scores, in.v_i8 + h * head_dim, in.v_scale, in.kv_stride, visible, head_dim,
+                                      out_row + h * head_dim);
+            else
+                k.attention_values_f32(scores, in.v + h * head_dim, in.kv_stride, visible, head_dim,
+                                       out_row + h * head_dim);
         }
     }
 }

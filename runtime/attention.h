@@ -24,9 +24,15 @@ struct AttentionInput {
     // key_padding_mask with true = pad. A query row that sees no valid key gets an all-zero output (where
     // PyTorch produces NaN and masks filled with -1e9 give the mean of the values).
     const uint8_t* key_valid = nullptr;
+    // An int8 cache (k and v unused): rows of int8 keys and values, kv_stride apart, one scale per row.
+    const int8_t* k_i8 = nullptr;
+    const int8_t* v_i8 = nullptr;
+    const float* k_scale = nullptr;
+    const float* v_scale = nullptr;
 };
 
-// out: n_q rows of nhead * head_dim values, contiguous. scores: scratch for n_kv floats.
-void attend(const Kernels& k, const AttentionInput& in, size_t nhead, size_t head_dim, float* scores, float* out);
+// out: n_q rows of nhead * head_dim values, out_stride apart (0: contiguous). scores: scratch for n_kv floats.
+void attend(const Kernels& k, const AttentionInput& in, size_t nhead, size_t head_dim, float* scores, float* out,
+            size_t out_stride = 0);
 
 }  // namespace ax

@@ -67,9 +67,12 @@ enum class ConfigKey : uint32_t {
     output_activation = 24,   // OutputActivation
     latent_size = 25,         // tvae: size of z
     start_id = 26,            // classifier with a decoder: the token fed to it, or kNoToken
+    kv_cache = 27,            // optional: 0 float32 caches (the default), 1 int8 with a scale per row
 };
 
 enum class Activation : uint32_t { relu = 0, gelu = 1 };
+// How the decoder's key/value caches store their rows (config key kv_cache).
+enum class CacheType : uint32_t { f32 = 0, i8 = 1 };
 // learned: a [max_positions, d] table indexed 0..L-1. sinusoidal_pad0: the sinusoidal table indexed by
 // 1 + the token's index for non-pad tokens and 0 (a zero row) for pads.
 enum class PositionalEncoding : uint32_t { none = 0, sinusoidal = 1, learned = 2, sinusoidal_pad0 = 3 };

@@ -46,6 +46,16 @@ struct Kernels {
     void (*relu_f32)(float* x, size_t n);
     // y += x
     void (*add_f32)(float* y, const float* x, size_t n);
+
+    // Attention over an int8 key/value cache: rows of n int8 values, stride apart, each with its own float
+    // scale (the per-row rule of quantize_rows_i8). Defined by exact float operations in a fixed order, no
+    // FMA, so every port gives the same bits:
+    // scores[j] = ((sum over i = 0, 1, ... in turn of q[i] * float(k[j][i])) * kscale[j]) * scale;
+    void (*attention_scores_i8)(const float* q, const int8_t* k, const float* kscale, size_t stride, size_t n_keys,
+                                size_t n, float scale, float* scores);
+    // for j = 0, 1, ... in turn: a = p[j] * vscale[j]; out[c] = out[c] + a * float(v[j][c]) for each c.
+    void (*attention_values_i8)(const float* p, const int8_t* v, const float* vscale, size_t stride, size_t n_keys,
+                                size_t n, float* out);
 };
 
 }  // namespace ax

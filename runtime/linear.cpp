@@ -22,9 +22,13 @@ void linear_forward(const Kernels& k, const Linear& layer, const float* x, size_
             k.linear_f16(x, rows, layer.in, static_cast<const uint16_t*>(layer.weight), layer.bias, layer.out, y);
             return;
         case format::DType::i8:
-            k.quantize_rows_i8(x, rows, layer.in, scratch.q, scratch.scales);
-            k.linear_i8(scratch.q, scratch.scales, rows, layer.in, static_cast<const int8_t*>(layer.weight),
-                        layer.scales, layer.bias, layer.out, y);
+            const size_t step = scratch.rows > 0 ? scratch.rows : rows;  // rows 0: one scratch for all rows
+            for (size_t r = 0; r < rows; r += step) {
+                const size_t n = rows - r < step ? rows - r : step;
+                k.quantize_rows_i8(x + r * layer.in, n, layer.in, scratch.q, scratch.scales);
+                k.linear_i8(scratch.q, scratch.scales, n, layer.in, static_cast<const int8_t*>(layer.weight),
+                            layer.scales, layer.bias, layer.out, y + r * layer.out);
+            }
             return;
     }
 }

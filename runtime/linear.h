@@ -20,13 +20,15 @@ struct Linear {
     Linear slice(size_t first, size_t count) const;
 };
 
-// Scratch an int8 layer needs to quantize `rows` input rows of width up to `max_in`.
+// Scratch an int8 layer needs to quantize up to `rows` input rows of width up to max_in at a time.
 struct QuantScratch {
     int8_t* q = nullptr;      // rows * max_in
     float* scales = nullptr;  // rows
+    size_t rows = 0;
 };
 
-// y[rows, out] = x[rows, in] W^T + b.
+// y[rows, out] = x[rows, in] W^T + b. An int8 layer quantizes and multiplies scratch.rows rows at a time
+// (each row's result depends on that row only, so the tiling changes no bit).
 void linear_forward(const Kernels& k, const Linear& layer, const float* x, size_t rows, float* y,
                     const QuantScratch& scratch);
 

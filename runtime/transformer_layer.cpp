@@ -1,6 +1,5 @@
 #include "runtime/transformer_layer.h"
 
-
 #include "runtime/attention.h"
 
 namespace ax {
@@ -8,6 +7,7 @@ namespace ax {
 namespace {
 
 size_t max_of(size_t a, size_t b) { return a > b ? a : b; }
+size_t min_of(size_t a, size_t b) { return a < b ? a : b; }
 
 void activate(const Kernels& k, format::Activation a, float* x, size_t n) {
     if (a == format::Activation::gelu)
@@ -16,48 +16,125 @@ void activate(const Kernels& k, format::Activation a, float* x, size_t n) {
         k.relu_f32(x, n);
 }
 
-// tmp = linear2(act(linear1(h)))
-void feed_forward(const Kernels& k, const LayerOptions& o, const Linear& ff1, const Linear& ff2, const float* h,
-                  size_t rows, LayerScratch& s) {
-    linear_forward(k, ff1, h, rows, s.ff, s.quant);
-    activate(k, o.activation, s.ff, rows * o.dim_feedforward);
-    linear_forward(k, ff2, s.ff, rows, s.tmp, s.quant);
+// The input of a sublayer for rows x[0, n): x itself (post-norm) or its LayerNorm in s.h (pre-norm).
+const float* sublayer_input(const Kernels& k, const LayerOptions& o, const LayerNormWeights& norm, const float* x,
+                            size_t n, LayerScratch& s) {
+    if (!o.norm_first) return x;
+    layer_norm_rows(k, norm, x, n, o.d_model, o.eps, s.h);
+    return s.h;
 }
 
-// Residual step shared by every sublayer. Post-norm: x = norm(x + f(x)). Pre-norm: x = x + f(norm(x)).
-// `sublayer` reads its input from `in` and leaves its output in s.tmp.
-template <typename Sublayer>
-void residual(const Kernels& k, const LayerOptions& o, const LayerNormWeights& norm, float* x, size_t rows,
-              LayerScratch& s, Sublayer sublayer) {
-    const size_t n = rows * o.d_model;
-    if (o.norm_first) {
-        layer_norm_rows(k, norm, x, rows, o.d_model, o.eps, s.h);
-        sublayer(s.h);
-        k.add_f32(x, s.tmp, n);
-    } else {
-        sublayer(x);
-        k.add_f32(x, s.tmp, n);
-        layer_norm_rows(k, norm, x, rows, o.d_model, o.eps, x);
+// The residual step once a sublayer's output for rows x[0, n) is in s.tmp. Post-norm: x = norm(x + f(x));
+// pre-norm: x = x + f(norm(x)).
+void add_residual(const Kernels& k, const LayerOptions& o, const LayerNormWeights& norm, float* x, size_t n,
+                  LayerScratch& s) {
+    k.add_f32(x, s.tmp, n * o.d_model);
+    if (!o.norm_first) layer_norm_rows(k, norm, x, n, o.d_model, o.eps, x);
+}
+
+// x[0, n) through one feed-forward sublayer with its residual step: s.tmp = linear2(act(linear1(in))).
+void feed_forward_tile(const Kernels& k, const LayerOptions& o, const Linear& ff1, const Linear& ff2,
+                       const LayerNormWeights& norm, float* x, size_t n, LayerScratch& s) {
+    const float* in = sublayer_input(k, o, norm, x, n, s);
+    linear_forward(k, ff1, in, n, s.ff, s.quant);
+    activate(k, o.activation, s.ff, n * o.dim_feedforward);
+    linear_forward(k, ff2, s.ff, n, s.tmp, s.quant);
+    add_residual(k, o, norm, x, n, s);
+}
+
+// Keys or values of rows [0, n) (layer `p`'s output rows [first, first + d)) into cache rows [at, at + n):
+// straight into a float cache, or through s.tmp (free until the sublayer's output projection) and per-row
+// quantization into an int8 one.
+void project_into_cache(const Kernels& k, const Linear& p, size_t first, size_t d, const float* in, size_t n,
+                        void* cache, float* scales, CacheType type, size_t at, LayerScratch& s) {
+    if (type == CacheType::f32) {
+        linear_forward(k, p.slice(first, d), in, n, static_cast<float*>(cache) + at * d, s.quant);
+        return;
     }
+    linear_forward(k, p.slice(first, d), in, n, s.tmp, s.quant);
+    k.quantize_rows_i8(s.tmp, n, d, static_cast<int8_t*>(cache) + at * d, scales + at);
+}
+
+AttentionInput cache_attention(const float* q, const KvCache& c, size_t d, size_t n_q, size_t n_kv, size_t first,
+                               bool causal, const uint8_t* valid) {
+    AttentionInput a{q, d, nullptr, nullptr, d, n_q, n_kv, first, causal, valid};
+    if (c.type == CacheType::i8) {
+        a.k_i8 = c.key_i8();
+        a.v_i8 = c.value_i8();
+        a.k_scale = c.key_scale;
+        a.v_scale = c.value_scale;
+    } else {
+        a.k = c.key_f32();
+        a.v = c.value_f32();
+    }
+    return a;
+}
+
+// Decoder rows [first, first + n) of x (n <= kRowTile): the whole layer, sublayer by sublayer.
+void decoder_tile_forward(const Kernels& k, const LayerOptions& o, const DecoderLayerWeights& w, float* x, size_t n,
+                          size_t first, KvCache& self_cache, const KvCache& cross, size_t mem_rows,
+                          bool memory_causal, LayerScratch& s, const uint8_t* self_valid,
+                          const uint8_t* memory_valid) {
+    const size_t d = o.d_model;
+    const size_t head_dim = d / o.nhead;
+    {
+        const float* in = sublayer_input(k, o, w.norm1, x, n, s);
+        const Linear& p = w.self_attn.in_proj;
+        linear_forward(k, p.slice(0, d), in, n, s.q, s.quant);
+        project_into_cache(k, p, d, d, in, n, self_cache.key, self_cache.key_scale, self_cache.type, first, s);
+        project_into_cache(k, p, 2 * d, d, in, n, self_cache.value, self_cache.value_scale, self_cache.type, first,
+                           s);
+        const AttentionInput a = cache_attention(s.q, self_cache, d, n, first + n, first, true, self_valid);
+        attend(k, a, o.nhead, head_dim, s.scores, s.att);
+        linear_forward(k, w.self_attn.out_proj, s.att, n, s.tmp, s.quant);
+        add_residual(k, o, w.norm1, x, n, s);
+    }
+    {
+        const float* in = sublayer_input(k, o, w.norm2, x, n, s);
+        linear_forward(k, w.cross_attn.in_proj.slice(0, d), in, n, s.q, s.quant);
+        const AttentionInput a = cache_attention(s.q, cross, d, n, mem_rows, first, memory_causal, memory_valid);
+        attend(k, a, o.nhead, head_dim, s.scores, s.att);
+        linear_forward(k, w.cross_attn.out_proj, s.att, n, s.tmp, s.quant);
+        add_residual(k, o, w.norm2, x, n, s);
+    }
+    feed_forward_tile(k, o, w.ff1, w.ff2, w.norm3, x, n, s);
 }
 
 }  // namespace
 
-void LayerScratch::allocate(Arena& arena, const LayerOptions& o, size_t max_rows, size_t max_keys, size_t max_in) {
+void LayerScratch::allocate(MemoryPlan& plan, const LayerOptions& o, size_t encoder_rows, size_t max_keys,
+                            size_t max_in, Phase first, Phase last) {
     const size_t d = o.d_model;
-    h = arena.alloc<float>(max_rows * d);
-    qkv = arena.alloc<float>(max_rows * 3 * d);
-    att = arena.alloc<float>(max_rows * d);
-    tmp = arena.alloc<float>(max_rows * d);
-    ff = arena.alloc<float>(max_rows * o.dim_feedforward);
-    scores = arena.alloc<float>(max_keys);
-    quant.q = arena.alloc<int8_t>(max_rows * max_of(max_of(d, o.dim_feedforward), max_in));
-    quant.scales = arena.alloc<float>(max_rows);
+    const size_t tile = kRowTile;
+    const bool enc = encoder_rows > 0;
+    h = o.norm_first ? plan.alloc<float>(enc ? "encoder tile: normed rows" : "decoder tile: normed rows", tile * d,
+                                         first, last)
+                     : nullptr;
+    q = plan.alloc<float>(enc ? "encoder tile: queries" : "decoder tile: queries", tile * d, first, last);
+    tmp = plan.alloc<float>(enc ? "encoder tile: sublayer out" : "decoder tile: sublayer out", tile * d, first, last);
+    ff = plan.alloc<float>(enc ? "encoder tile: feed-forward" : "decoder tile: feed-forward", tile * o.dim_feedforward,
+                           first, last);
+    if (enc) {
+        const size_t head_dim = d / o.nhead;
+        att = plan.alloc<float>("encoder attention output", uint64_t{encoder_rows} * d, first, last);
+        head_k = plan.alloc<float>("encoder keys, one head", uint64_t{encoder_rows} * head_dim, first, last);
+        head_v = plan.alloc<float>("encoder values, one head", uint64_t{encoder_rows} * head_dim, first, last);
+        scores = plan.alloc<float>("encoder scores, one row", encoder_rows, first, last);
+    } else {
+        att = plan.alloc<float>("decoder tile: attention out", tile * d, first, last);
+        head_k = head_v = nullptr;
+        scores = plan.alloc<float>("decoder scores, one row", max_keys, first, last);
+    }
+    quant.q = plan.alloc<int8_t>(enc ? "encoder tile: int8 inputs" : "decoder tile: int8 inputs",
+                                 tile * max_of(max_of(d, o.dim_feedforward), max_in), first, last);
+    quant.scales = plan.alloc<float>(enc ? "encoder tile: input scales" : "decoder tile: input scales", tile, first,
+                                     last);
+    quant.rows = tile;
 }
 
-void KvCache::allocate(Arena& arena, size_t capacity, size_t d) {
-    key = arena.alloc<float>(capacity * d);
-    value = arena.alloc<float>(capacity * d);
+size_t KvCache::row_bytes(CacheType type, size_t d) {
+    // Keys and values; int8 rows carry one float scale each.
+    return type == CacheType::i8 ? 2 * (d + sizeof(float)) : 2 * d * sizeof(float);
 }
 
 void layer_norm_rows(const Kernels& k, const LayerNormWeights& w, const float* x, size_t rows, size_t d, float eps,
@@ -69,48 +146,54 @@ void encoder_layer_forward(const Kernels& k, const LayerOptions& o, const Encode
                            size_t rows, LayerScratch& s, const uint8_t* key_valid) {
     const size_t d = o.d_model;
     const size_t head_dim = d / o.nhead;
-    residual(k, o, w.norm1, x, rows, s, [&](const float* in) {
-        linear_forward(k, w.self_attn.in_proj, in, rows, s.qkv, s.quant);
-        const AttentionInput a{s.qkv, 3 * d, s.qkv + d, s.qkv + 2 * d, 3 * d, rows, rows, 0, false, key_valid};
-        attend(k, a, o.nhead, head_dim, s.scores, s.att);
-        linear_forward(k, w.self_attn.out_proj, s.att, rows, s.tmp, s.quant);
-    });
-    residual(k, o, w.norm2, x, rows, s,
-             [&](const float* in) { feed_forward(k, o, w.ff1, w.ff2, in, rows, s); });
+    const Linear& p = w.self_attn.in_proj;
+    // Self-attention, head by head: the head's keys and values for every row, then its queries a tile at a
+    // time, each query row's scores over all keys. x stays unchanged until every head is done.
+    for (size_t h = 0; h < o.nhead; ++h) {
+        const size_t col = h * head_dim;
+        for (size_t r = 0; r < rows; r += kRowTile) {
+            const size_t n = min_of(kRowTile, rows - r);
+            const float* in = sublayer_input(k, o, w.norm1, x + r * d, n, s);
+            linear_forward(k, p.slice(d + col, head_dim), in, n, s.head_k + r * head_dim, s.quant);
+            linear_forward(k, p.slice(2 * d + col, head_dim), in, n, s.head_v + r * head_dim, s.quant);
+        }
+        for (size_t r = 0; r < rows; r += kRowTile) {
+            const size_t n = min_of(kRowTile, rows - r);
+            const float* in = sublayer_input(k, o, w.norm1, x + r * d, n, s);
+            linear_forward(k, p.slice(col, head_dim), in, n, s.q, s.quant);
+            const AttentionInput a{s.q, head_dim, s.head_k, s.head_v, head_dim, n, rows, r, false, key_valid};
+            attend(k, a, 1, head_dim, s.scores, s.att + r * d + col, d);
+        }
+    }
+    // Output projection and residual, then the feed-forward sublayer, a tile of rows at a time.
+    for (size_t r = 0; r < rows; r += kRowTile) {
+        const size_t n = min_of(kRowTile, rows - r);
+        linear_forward(k, w.self_attn.out_proj, s.att + r * d, n, s.tmp, s.quant);
+        add_residual(k, o, w.norm1, x + r * d, n, s);
+        feed_forward_tile(k, o, w.ff1, w.ff2, w.norm2, x + r * d, n, s);
+    }
 }
 
 void decoder_layer_prepare_memory(const Kernels& k, const LayerOptions& o, const DecoderLayerWeights& w,
                                   const float* memory, size_t mem_rows, KvCache& cross, LayerScratch& s) {
     const size_t d = o.d_model;
-    linear_forward(k, w.cross_attn.in_proj.slice(d, d), memory, mem_rows, cross.key, s.quant);
-    linear_forward(k, w.cross_attn.in_proj.slice(2 * d, d), memory, mem_rows, cross.value, s.quant);
+    const size_t rows = min_of(mem_rows, cross.capacity);
+    for (size_t r = 0; r < rows; r += kRowTile) {
+        const size_t n = min_of(kRowTile, rows - r);
+        const float* in = memory + r * d;
+        project_into_cache(k, w.cross_attn.in_proj, d, d, in, n, cross.key, cross.key_scale, cross.type, r, s);
+        project_into_cache(k, w.cross_attn.in_proj, 2 * d, d, in, n, cross.value, cross.value_scale, cross.type, r,
+                           s);
+    }
 }
 
 void decoder_layer_forward(const Kernels& k, const LayerOptions& o, const DecoderLayerWeights& w, float* x,
                            size_t rows, size_t first_position, KvCache& self_cache, const KvCache& cross,
                            size_t mem_rows, bool memory_causal, LayerScratch& s, const uint8_t* self_valid,
                            const uint8_t* memory_valid) {
-    const size_t d = o.d_model;
-    const size_t head_dim = d / o.nhead;
-    residual(k, o, w.norm1, x, rows, s, [&](const float* in) {
-        const Linear& p = w.self_attn.in_proj;
-        linear_forward(k, p.slice(0, d), in, rows, s.qkv, s.quant);
-        linear_forward(k, p.slice(d, d), in, rows, self_cache.key + first_position * d, s.quant);
-        linear_forward(k, p.slice(2 * d, d), in, rows, self_cache.value + first_position * d, s.quant);
-        const AttentionInput a{s.qkv, d, self_cache.key, self_cache.value, d, rows, first_position + rows,
-                               first_position, true, self_valid};
-        attend(k, a, o.nhead, head_dim, s.scores, s.att);
-        linear_forward(k, w.self_attn.out_proj, s.att, rows, s.tmp, s.quant);
-    });
-    residual(k, o, w.norm2, x, rows, s, [&](const float* in) {
-        linear_forward(k, w.cross_attn.in_proj.slice(0, d), in, rows, s.qkv, s.quant);
-        const AttentionInput a{s.qkv, d, cross.key, cross.value, d, rows, mem_rows, first_position, memory_causal,
-                               memory_valid};
-        attend(k, a, o.nhead, head_dim, s.scores, s.att);
-        linear_forward(k, w.cross_attn.out_proj, s.att, rows, s.tmp, s.quant);
-    });
-    residual(k, o, w.norm3, x, rows, s,
-             [&](const float* in) { feed_forward(k, o, w.ff1, w.ff2, in, rows, s); });
+    for (size_t r = 0; r < rows; r += kRowTile)
+        decoder_tile_forward(k, o, w, x + r * o.d_model, min_of(kRowTile, rows - r), first_position + r, self_cache,
+                             cross, mem_rows, memory_causal, s, self_valid, memory_valid);
 }
 
 }  // namespace ax

@@ -6,10 +6,10 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "runtime/arena.h"
 #include "runtime/format.h"
 #include "runtime/kernels.h"
 #include "runtime/linear.h"
+#include "runtime/memory_plan.h"
 
 namespace ax {
 
@@ -23,7 +23,7 @@ struct AttentionWeights {
     Linear out_proj;  // [d, d]
 };
 
-// kArenaRecordBytes: see Arena::alloc_records (the sizes on a 64-bit target, the largest there is).
+// kArenaRecordBytes: see MemoryPlan::alloc_records (the sizes on a 64-bit target, the largest there is).
 struct EncoderLayerWeights {
     static constexpr size_t kArenaRecordBytes = 224;
     AttentionWeights self_attn;
@@ -47,43 +47,72 @@ struct LayerOptions {
     float eps = 1e-5f;
 };
 
-// Working memory for up to `max_rows` rows and `max_keys` attention keys, carved from an arena. The int8
-// quantization scratch holds rows of max(d_model, dim_feedforward, max_in) values: a family whose other
-// layers read wider rows (input embeddings of many features, a latent vector) passes their width as max_in.
-struct LayerScratch {
-    float* h = nullptr;       // [rows, d] normed input
-    float* qkv = nullptr;     // [rows, 3d]
-    float* att = nullptr;     // [rows, d]
-    float* tmp = nullptr;     // [rows, d]
-    float* ff = nullptr;      // [rows, dim_feedforward]
-    float* scores = nullptr;  // [max_keys]
-    QuantScratch quant;       // [rows, max(d, dim_feedforward)]
+// Rows per tile: the encoder's projections, feed-forward and residual steps and every decoder step work on
+// at most this many rows at a time, so no [rows, dim_feedforward] or [rows, 3 d_model] buffer exists. Small
+// enough that a tile's buffers are a few KB at d_model 128, large enough that a tile's matrix products still
+// stream each weight once per 8 rows (on a microcontroller the weights come from flash).
+constexpr size_t kRowTile = 8;
 
-    void allocate(Arena& arena, const LayerOptions& o, size_t max_rows, size_t max_keys, size_t max_in = 0);
+// Working memory of the encoder or the decoder layers, carved from a session's memory plan. The int8
+// quantization scratch holds kRowTile rows of max(d_model, dim_feedforward, max_in) values: a family whose
+// other layers read wider rows (input embeddings of many features, a latent vector) passes that width as
+// max_in; linear_forward quantizes longer inputs a tile at a time.
+struct LayerScratch {
+    float* h = nullptr;       // [tile, d] normed input (pre-norm)
+    float* q = nullptr;       // [tile, d] queries
+    float* tmp = nullptr;     // [tile, d] a sublayer's output; keys or values on their way into an int8 cache
+    float* ff = nullptr;      // [tile, dim_feedforward]
+    float* att = nullptr;     // attention output: encoder [max_rows, d], decoder [tile, d]
+    float* head_k = nullptr;  // encoder only: one head's keys [max_rows, head_dim]
+    float* head_v = nullptr;  // encoder only: one head's values [max_rows, head_dim]
+    float* scores = nullptr;  // [max_keys]: one query row of one head
+    QuantScratch quant;       // [tile, max(d, dim_feedforward, max_in)]
+
+    // encoder_rows > 0: the encoder's scratch for sequences up to that length (max_keys = encoder_rows);
+    // encoder_rows == 0: the decoder's, whose attention sees up to max_keys keys. Live in [first, last].
+    void allocate(MemoryPlan& plan, const LayerOptions& o, size_t encoder_rows, size_t max_keys, size_t max_in,
+                  Phase first, Phase last);
 };
 
-// Keys and values of one attention, [capacity, d] each.
+using format::CacheType;
+
+// Keys and values of one attention, [capacity, d] each: float32, or int8 with one float scale per row
+// (quantize_rows_i8's rule: symmetric, max |x| / 127).
 struct KvCache {
-    static constexpr size_t kArenaRecordBytes = 16;
-    float* key = nullptr;
-    float* value = nullptr;
-    void allocate(Arena& arena, size_t capacity, size_t d);
+    static constexpr size_t kArenaRecordBytes = 48;
+    void* key = nullptr;
+    void* value = nullptr;
+    float* key_scale = nullptr;  // int8: [capacity]
+    float* value_scale = nullptr;
+    size_t capacity = 0;
+    CacheType type = CacheType::f32;
+
+    float* key_f32() const { return static_cast<float*>(key); }
+    float* value_f32() const { return static_cast<float*>(value); }
+    int8_t* key_i8() const { return static_cast<int8_t*>(key); }
+    int8_t* value_i8() const { return static_cast<int8_t*>(value); }
+    // Bytes of keys and values (and scales) for `capacity` rows of d values.
+    static size_t row_bytes(CacheType type, size_t d);
 };
 
 // Row-wise LayerNorm; y may equal x.
 void layer_norm_rows(const Kernels& k, const LayerNormWeights& w, const float* x, size_t rows, size_t d, float eps,
                      float* y);
 
-// x: [rows, d], updated in place (rows <= the scratch's max_rows).
+// x: [rows, d], updated in place (rows <= the scratch's encoder_rows). Computed head by head (each head's
+// keys and values for all rows, its queries a tile at a time) and then a tile of rows at a time.
 // key_valid (optional, `rows` flags): key padding, see AttentionInput::key_valid.
 void encoder_layer_forward(const Kernels& k, const LayerOptions& o, const EncoderLayerWeights& w, float* x,
                            size_t rows, LayerScratch& s, const uint8_t* key_valid = nullptr);
 
 // Projects the encoder memory [mem_rows, d] into the cross-attention keys and values, once per sequence.
+// Only the first cross.capacity rows are projected: a session whose decoder sees memory rows [0, p] only
+// (the tril memory mask) sizes the cache to its longest decoder length.
 void decoder_layer_prepare_memory(const Kernels& k, const LayerOptions& o, const DecoderLayerWeights& w,
                                   const float* memory, size_t mem_rows, KvCache& cross, LayerScratch& s);
 
-// x: rows [first_position, first_position + rows) of the target, updated in place. Appends their keys
+// x: rows [first_position, first_position + rows) of the target, updated in place, kRowTile rows at a
+// time (causal self-attention: a row needs only the keys of the rows before it, already cached). Appends their keys
 // and values to `self_cache`, which must hold positions [0, first_position) already. `memory_causal`
 // applies the tril memory mask. Optional key padding: self_valid flags target positions
 // [0, first_position + rows), memory_valid flags the mem_rows memory rows.

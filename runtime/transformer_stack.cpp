@@ -60,6 +60,12 @@ Status read_stack_config(const ModelFile& f, size_t min_decoder_layers, StackCon
         read_config_flag(f, ConfigKey::decoder_final_norm, "decoder_final_norm", &c.decoder_final_norm));
     if (c.decoder_layers == 0 && c.decoder_final_norm)
         return Status::error(StatusCode::bad_model, "a decoder final norm without decoder layers");
+    if (f.config(ConfigKey::kv_cache, &v)) {  // optional: files written before the key existed have float caches
+        AX_RETURN_IF_ERROR(read_config_u32(f, ConfigKey::kv_cache, "kv_cache", 0, 1, &v));
+        c.kv_cache = static_cast<CacheType>(v);
+        if (c.decoder_layers == 0 && c.kv_cache != CacheType::f32)
+            return Status::error(StatusCode::bad_model, "an int8 kv_cache without decoder layers");
+    }
     *out = c;
     return Status::ok();
 }
@@ -84,20 +90,47 @@ Status bind_stack(TensorBinder& b, const StackConfig& c, LayerNormWeights* encod
     return Status::ok();
 }
 
-void StackSession::allocate(Arena& arena, const StackConfig& c, size_t max_target, size_t max_memory) {
+void StackSession::allocate(MemoryPlan& plan, const StackConfig& c, size_t max_target, size_t max_memory,
+                            bool memory_causal) {
     const size_t d = c.layer.d_model;
-    encoder = arena.alloc_records<EncoderLayerWeights>(c.encoder_layers);
-    decoder = arena.alloc_records<DecoderLayerWeights>(c.decoder_layers);
-    self_cache = arena.alloc_records<KvCache>(c.decoder_layers);
-    cross_cache = arena.alloc_records<KvCache>(c.decoder_layers);
-    for (size_t i = 0; i < c.decoder_layers; ++i) {
-        KvCache self, cross;
-        self.allocate(arena, max_target, d);
-        cross.allocate(arena, max_memory, d);
-        if (!arena.counting() && !arena.exhausted()) {
-            new (&self_cache[i]) KvCache(self);  // placement into the arena
-            new (&cross_cache[i]) KvCache(cross);
+    const size_t layers = c.decoder_layers;
+    const size_t cross_rows = memory_causal && max_target < max_memory ? max_target : max_memory;
+    encoder = plan.alloc_records<EncoderLayerWeights>("encoder layer tables", c.encoder_layers);
+    decoder = plan.alloc_records<DecoderLayerWeights>("decoder layer tables", layers);
+    self_cache = plan.alloc_records<KvCache>("self-attention cache records", layers);
+    cross_cache = plan.alloc_records<KvCache>("cross-attention cache records", layers);
+    // One block per kind for all layers: the plan's buffer count does not grow with the depth.
+    const CacheType t = c.kv_cache;
+    const size_t elem = t == CacheType::i8 ? 1 : sizeof(float);
+    uint8_t* self_rows = plan.alloc<uint8_t>("self-attention k/v cache", uint64_t{layers} * 2 * max_target * d * elem,
+                                             Phase::decode, Phase::decode);
+    uint8_t* cross_rows_block =
+        plan.alloc<uint8_t>("cross-attention k/v cache", uint64_t{layers} * 2 * cross_rows * d * elem, Phase::prepare,
+                            Phase::decode);
+    float* self_scales = nullptr;
+    float* cross_scales = nullptr;
+    if (t == CacheType::i8) {
+        self_scales = plan.alloc<float>("self-attention cache scales", uint64_t{layers} * 2 * max_target, Phase::decode,
+                                        Phase::decode);
+        cross_scales = plan.alloc<float>("cross-attention cache scales", uint64_t{layers} * 2 * cross_rows, Phase::prepare,
+                                         Phase::decode);
+    }
+    if (self_cache == nullptr || plan.failed()) return;  // planning: no memory to fill in
+    const auto cache = [&](uint8_t* rows, float* scales, size_t capacity, size_t i) {
+        KvCache kv;
+        kv.capacity = capacity;
+        kv.type = t;
+        kv.key = rows + (2 * i) * capacity * d * elem;
+        kv.value = rows + (2 * i + 1) * capacity * d * elem;
+        if (scales != nullptr) {
+            kv.key_scale = scales + (2 * i) * capacity;
+            kv.value_scale = scales + (2 * i + 1) * capacity;
         }
+        return kv;
+    };
+    for (size_t i = 0; i < layers; ++i) {
+        new (&self_cache[i]) KvCache(cache(self_rows, self_scales, max_target, i));  // placement into the arena
+        new (&cross_cache[i]) KvCache(cache(cross_rows_block, cross_scales, cross_rows, i));
     }
 }
 

@@ -5,8 +5,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "runtime/arena.h"
 #include "runtime/kernels.h"
+#include "runtime/memory_plan.h"
 #include "runtime/model_file.h"
 #include "runtime/status.h"
 #include "runtime/tensor_binding.h"
@@ -20,10 +20,11 @@ struct StackConfig {
     size_t decoder_layers = 0;  // 0 only where the family allows no decoder
     bool encoder_final_norm = false;
     bool decoder_final_norm = false;
+    CacheType kv_cache = CacheType::f32;  // how the decoder's key/value caches store their rows
 };
 
 // Reads d_model, nhead, dim_feedforward, the layer counts, activation, norm_first, layer_norm_eps and the
-// final-norm flags. min_decoder_layers is 0 for a family whose decoder is optional.
+// final-norm flags, and the optional kv_cache key (absent: float32). min_decoder_layers is 0 for a family whose decoder is optional.
 Status read_stack_config(const ModelFile& f, size_t min_decoder_layers, StackConfig* out);
 
 // Binds the final norms (when present) and every layer once, so that a session's later binding cannot fail.
@@ -37,8 +38,11 @@ struct StackSession {
     KvCache* self_cache = nullptr;   // capacity max_target rows per decoder layer
     KvCache* cross_cache = nullptr;  // capacity max_memory rows per decoder layer
 
-    // Counts (arena without memory) or lays out the tables and caches.
-    void allocate(Arena& arena, const StackConfig& c, size_t max_target, size_t max_memory);
+    // Plans (or places) the tables, live for the whole call, and the caches: the cross-attention caches from
+    // Phase::prepare, the self-attention caches in Phase::decode only. A decoder whose position p sees memory
+    // rows [0, p] only (memory_causal) needs at most max_target memory rows cached.
+    void allocate(MemoryPlan& plan, const StackConfig& c, size_t max_target, size_t max_memory,
+                  bool memory_causal = false);
     // After a successful allocation over real memory: fills the weight tables.
     Status bind(const ModelFile& file, const StackConfig& c);
 

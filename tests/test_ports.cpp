@@ -476,3 +476,36 @@ TEST_CASE("ports: attention scores agree with generic; attention values are the 
         }
     }
 }
+
+TEST_CASE("ports: attention over an int8 cache is bit-identical to generic") {
+    // The int8 key/value cache kernels are defined by exact float operations in a fixed order (kernels.h):
+    // every port must give generic's bits, on head sizes with tails, strided rows and zero-scale rows.
+    const Kernels& ref = ax::generic_kernels();
+    for (const Kernels* port : ports_to_test()) {
+        Rng rng(13);
+        for (size_t n : {1u, 3u, 7u, 8u, 16u, 17u, 32u, 33u, 64u}) {
+            for (size_t keys : {1u, 2u, 5u, 48u}) {
+                const size_t stride = 4 * n + 3;  // all heads of a cache row, rows not aligned
+                INFO("port " << std::string(port->name) << ": head " << n << ", keys " << keys);
+                const Buf<float> q = random_floats(rng, n, 1);
+                Buf<int8_t> kv((keys - 1) * stride + n, 1);
+                for (size_t i = 0; i < kv.n; ++i) kv[i] = static_cast<int8_t>(rng.i8() == -128 ? -127 : rng.i8());
+                Buf<float> scales(keys, 1);
+                for (size_t j = 0; j < keys; ++j) scales[j] = j % 5 == 3 ? 0.0f : std::fabs(rng.uniform(0.02f));
+                const Buf<float> p = random_floats(rng, keys, 0, 0.5f);
+                Buf<float> got = output(keys, 1), want = output(keys, 1);
+                port->attention_scores_i8(q.data(), kv.data(), scales.data(), stride, keys, n, 0.125f, got.data());
+                ref.attention_scores_i8(q.data(), kv.data(), scales.data(), stride, keys, n, 0.125f, want.data());
+                CHECK(canaries_intact(got));
+                CHECK(std::memcmp(got.data(), want.data(), keys * sizeof(float)) == 0);
+
+                Buf<float> out = output(n, 1), want_out = output(n, 1);
+                for (size_t i = 0; i < n; ++i) out[i] = want_out[i] = q[i];
+                port->attention_values_i8(p.data(), kv.data(), scales.data(), stride, keys, n, out.data());
+                ref.attention_values_i8(p.data(), kv.data(), scales.data(), stride, keys, n, want_out.data());
+                CHECK(canaries_intact(out));
+                CHECK(std::memcmp(out.data(), want_out.data(), n * sizeof(float)) == 0);
+            }
+        }
+    }
+}

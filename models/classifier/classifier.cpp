@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "runtime/arena.h"
+#include "runtime/memory_plan.h"
 #include "runtime/session_checks.h"
 #include "runtime/pooling.h"
 #include "runtime/tensor_binding.h"
@@ -21,19 +21,25 @@ struct SessionLayout {
     float* dec_x;
     float* pooled;
     uint8_t* valid;
-    LayerScratch scratch;
+    LayerScratch encoder_scratch;
+    LayerScratch decoder_scratch;
 };
 
-// The one description of a session's memory: used to count (arena without memory) and to lay out.
-SessionLayout lay_out(Arena& arena, const ClassifierConfig& c, size_t max_len) {
+// The one description of a session's memory and the phases each buffer is live in: planned once to count
+// (MemoryPlan without memory), then placed over the caller's arena by the same calls. Without a decoder,
+// pooling and the head belong to the encode phase.
+SessionLayout lay_out(MemoryPlan& plan, const ClassifierConfig& c, size_t max_len) {
     const size_t d = c.stack.layer.d_model;
+    const bool decoder = c.stack.decoder_layers > 0;
     SessionLayout s;
-    s.stack.allocate(arena, c.stack, 1, max_len);
-    s.x = arena.alloc<float>(max_len * d);
-    s.dec_x = arena.alloc<float>(d);
-    s.pooled = arena.alloc<float>(d);
-    s.valid = arena.alloc<uint8_t>(max_len);
-    s.scratch.allocate(arena, c.stack.layer, max_len, max_len);
+    s.stack.allocate(plan, c.stack, 1, max_len);
+    s.x = plan.alloc<float>("token rows / encoder output", uint64_t{max_len} * d, Phase::encode,
+                            decoder ? Phase::prepare : Phase::encode);
+    s.dec_x = plan.alloc<float>("decoder row", d, Phase::decode, Phase::decode);
+    s.pooled = plan.alloc<float>("pooled features", d, Phase::encode, Phase::encode);
+    s.valid = plan.alloc_session<uint8_t>("key padding flags", max_len);
+    s.encoder_scratch.allocate(plan, c.stack.layer, max_len, max_len, 0, Phase::encode, Phase::encode);
+    if (decoder) s.decoder_scratch.allocate(plan, c.stack.layer, 0, max_len, 0, Phase::prepare, Phase::decode);
     return s;
 }
 
@@ -80,19 +86,27 @@ Status Classifier::open(const ModelFile& file, Classifier* out) {
     return Status::ok();
 }
 
+bool plan_classifier_arena(const ClassifierConfig& config, size_t max_len, MemoryPlan* plan) {
+    if (!sequence_length_ok(max_len)) return false;
+    lay_out(*plan, config, max_len);
+    return plan->solve();
+}
+
 size_t Classifier::arena_bytes(size_t max_len) const {
     if (!sequence_length_ok(max_len)) return 0;
-    Arena counter;
-    lay_out(counter, config_, max_len);
-    return counter.exhausted() ? 0 : counter.used();
+    MemoryPlan plan;
+    return plan_classifier_arena(config_, max_len, &plan) ? plan.total_bytes() : 0;
 }
 
 Status ClassifierSession::init(const Classifier& model, const Kernels& kernels, void* arena, size_t arena_bytes,
                                size_t max_len) {
     AX_RETURN_IF_ERROR(check_session_arena(arena, arena_bytes, model.arena_bytes(max_len)));
-    Arena a(arena, arena_bytes);
-    SessionLayout s = lay_out(a, model.config_, max_len);
-    if (a.exhausted()) return Status::error(StatusCode::arena_too_small, "arena exhausted");
+    MemoryPlan planned;
+    lay_out(planned, model.config_, max_len);
+    planned.solve();
+    MemoryPlan placing(planned, arena, arena_bytes);
+    SessionLayout s = lay_out(placing, model.config_, max_len);
+    if (placing.failed()) return Status::error(StatusCode::arena_too_small, "arena exhausted");
     AX_RETURN_IF_ERROR(s.stack.bind(model.file(), model.config_.stack));
     model_ = &model;
     k_ = &kernels;
@@ -103,7 +117,8 @@ Status ClassifierSession::init(const Classifier& model, const Kernels& kernels, 
     dec_x_ = s.dec_x;
     pooled_ = s.pooled;
     valid_ = s.valid;
-    scratch_ = s.scratch;
+    encoder_scratch_ = s.encoder_scratch;
+    decoder_scratch_ = s.decoder_scratch;
     return Status::ok();
 }
 
@@ -129,18 +144,20 @@ Status ClassifierSession::classify(const int32_t* tokens, size_t len, float* out
     const size_t d = c.stack.layer.d_model;
     const uint8_t* valid = mark_non_pad(tokens, len, input_.pad_id, valid_);
     embed_tokens(input_, tokens, len, 0, x_);
-    stack_.encode(k, c.stack, model_->encoder_norm_, x_, len, valid, scratch_);
+    stack_.encode(k, c.stack, model_->encoder_norm_, x_, len, valid, encoder_scratch_);
     const float* features = pooled_;
+    const QuantScratch* head_quant = &encoder_scratch_.quant;
     if (c.stack.decoder_layers > 0) {
-        stack_.prepare_memory(k, c.stack, x_, len, scratch_);
+        stack_.prepare_memory(k, c.stack, x_, len, decoder_scratch_);
         const int32_t start = static_cast<int32_t>(c.start_id);
         embed_tokens(input_, &start, 1, 0, dec_x_);
-        stack_.decode(k, c.stack, model_->decoder_norm_, dec_x_, 1, 0, len, nullptr, valid, scratch_);
+        stack_.decode(k, c.stack, model_->decoder_norm_, dec_x_, 1, 0, len, nullptr, valid, decoder_scratch_);
         features = dec_x_;
+        head_quant = &decoder_scratch_.quant;
     } else {
         pool_rows(c.pooling, x_, len, d, valid, pooled_);
     }
-    linear_forward(k, model_->head_, features, 1, out, scratch_.quant);
+    linear_forward(k, model_->head_, features, 1, out, *head_quant);
     apply_output_activation(k, c.output_activation, out, c.n_labels);
     for (size_t i = 0; i < c.n_labels; ++i)
         if (!std::isfinite(out[i])) return Status::error(StatusCode::bad_input, "the outputs overflowed to NaN or Inf");

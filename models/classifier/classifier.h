@@ -10,6 +10,7 @@
 #include "runtime/embedding.h"
 #include "runtime/format.h"
 #include "runtime/kernels.h"
+#include "runtime/memory_plan.h"
 #include "runtime/linear.h"
 #include "runtime/model_file.h"
 #include "runtime/status.h"
@@ -31,6 +32,11 @@ struct ClassifierConfig {
 };
 
 Status read_classifier_config(const ModelFile& file, ClassifierConfig* out);
+
+// Plans a session's arena for a config (the model's, or a variant such as another kv_cache type): the
+// buffers, their lifetimes and offsets, as init() will place them. False when a length is 0 or above
+// kMaxSequenceLength, or a size overflows. Classifier::arena_bytes is plan->total_bytes().
+bool plan_classifier_arena(const ClassifierConfig& config, size_t max_len, MemoryPlan* plan);
 
 class Classifier {
 public:
@@ -74,7 +80,8 @@ private:
     float* dec_x_ = nullptr;    // [1, d]
     float* pooled_ = nullptr;   // [d]
     uint8_t* valid_ = nullptr;  // [max_len]
-    LayerScratch scratch_;
+    LayerScratch encoder_scratch_;  // live while encoding (and pooling) only
+    LayerScratch decoder_scratch_;  // from preparing the cross-attention caches to the outputs
 };
 
 }  // namespace ax

@@ -1,19 +1,32 @@
 #!/usr/bin/env bash
-# The README's quantization table: converts the bundled forecaster to f32, f16 and int8, forecasts the
-# held-out 24 months with each and prints file size, error against the truth, and distance from the float32
-# forecast. Usage (after `make`): bash models/example/quantization_report.sh [BUILD_DIR]
+# The README's quantization table: converts the bundled forecaster to f32, f16 and int8 weights, and int8
+# weights with int8 key/value caches (`--kv-cache int8`, variant int8+kv8), forecasts the held-out 24 months
+# with each and prints file size, the session arena for window 48 / horizon 24 (`auspex inspect`), error
+# against the truth, and distance from the float32 forecast.
+# Usage (after `make`): bash models/example/quantization_report.sh [BUILD_DIR]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${1:-build}
 out=$build/quantization
 mkdir -p "$out"
 ex=models/example
-printf '| weights | file bytes | vs f32 file | MAE ppm | MAE vs f32 | RMSE ppm | verify: max forecast diff from f32, ppm |\n'
-printf '|---|---|---|---|---|---|---|\n'
+variants="f32 f16 int8 f32+kv8 int8+kv8"
+# variant -> convert options: the weights' dtype, and +kv8 for int8 key/value caches.
+convert_options() {
+  case $1 in
+    *+kv8) echo "--dtype ${1%+kv8} --kv-cache int8" ;;
+    *) echo "--dtype $1" ;;
+  esac
+}
+printf '| weights | file bytes | vs f32 file | arena bytes | MAE ppm | MAE vs f32 | RMSE ppm | verify: max forecast diff from f32, ppm |\n'
+printf '|---|---|---|---|---|---|---|---|\n'
 f32_bytes=""
 f32_mae=""
-for dtype in f32 f16 int8; do
-  "$build/auspex" convert "$ex/forecaster.pt" --config "$ex/config.json" --dtype "$dtype" -o "$out/$dtype.axm" >/dev/null
+for dtype in $variants; do
+  # shellcheck disable=SC2046  # the options are words on purpose
+  "$build/auspex" convert "$ex/forecaster.pt" --config "$ex/config.json" $(convert_options "$dtype") \
+    -o "$out/$dtype.axm" >/dev/null
+  arena=$("$build/auspex" inspect "$out/$dtype.axm" --window 48 --horizon 24 | awk '/^arena:/ { print $2 }')
   report=$("$build/auspex" forecast "$out/$dtype.axm" --input "$ex/history.csv" --horizon 24 \
     --truth "$ex/truth.csv" -o "$out/forecast-$dtype.csv" 2>&1)
   # MAE and RMSE at full precision from the CSVs (the forecast's report rounds them to 4 digits).
@@ -29,8 +42,8 @@ for dtype in f32 f16 int8; do
     diff=$("$build/auspex" verify "$out/$dtype.axm" --against "$out/f32.axm" --input "$ex/history.csv" |
       awk '/^forecasts/ { f = 1; next } f && NF == 5 && $1 != "output" { print $2; exit }')
   fi
-  awk -v d="$dtype" -v b="$bytes" -v fb="$f32_bytes" -v m="$mae" -v fm="$f32_mae" -v r="$rmse" -v x="$diff" \
-    'BEGIN { printf "| %s | %d | %.1f%% | %.4f | %+.3f%% | %.4f | %s |\n", d, b, 100 * b / fb, m, 100 * (m - fm) / fm, r, x }'
+  awk -v d="$dtype" -v b="$bytes" -v fb="$f32_bytes" -v a="$arena" -v m="$mae" -v fm="$f32_mae" -v r="$rmse" -v x="$diff" \
+    'BEGIN { printf "| %s | %d | %.1f%% | %d | %.4f | %+.3f%% | %.4f | %s |\n", d, b, 100 * b / fb, a, m, 100 * (m - fm) / fm, r, x }'
 done
 
 # One test window is a small sample: the same comparison over many forecast origins. From every 6th month,
@@ -42,7 +55,7 @@ printf '| weights | origins | MAE ppm | MAE vs f32 | mean abs diff from f32 fore
 series=$ex/series.csv
 rows=$(($(wc -l <"$series") - 1))
 first=$((12 * (1980 - 1958) - 2 + 1))   # data row of Jan 1980 (the series starts in Mar 1958), first forecast month
-for dtype in f32 f16 int8; do
+for dtype in $variants; do
   : >"$out/rolling-$dtype.txt"
   origin=$first
   while [ $((origin + 23)) -le "$rows" ]; do
@@ -54,7 +67,7 @@ for dtype in f32 f16 int8; do
     origin=$((origin + 6))
   done
 done
-for dtype in f32 f16 int8; do
+for dtype in $variants; do
   paste -d, "$out/rolling-$dtype.txt" "$out/rolling-f32.txt" | awk -F, -v d="$dtype" '
     { e = $1 - $2; a += (e < 0 ? -e : e); f = $3 - $4; fa += (f < 0 ? -f : f); g = $1 - $3; ga += (g < 0 ? -g : g); n++ }
     END { printf "| %s | %d | %.4f | %+.3f%% | %s |\n", d, n / 24, a / n, 100 * (a - fa) / fa, d == "f32" ? "-" : sprintf("%.4f", ga / n) }'

@@ -4,7 +4,7 @@
 #include <cstring>
 #include <new>
 
-#include "runtime/arena.h"
+#include "runtime/memory_plan.h"
 #include "runtime/session_checks.h"
 #include "runtime/bytes.h"
 #include "runtime/positional_encoding.h"
@@ -68,7 +68,8 @@ Status Forecaster::open(const ModelFile& file, Forecaster* out) {
 
 namespace {
 
-// The one description of a session's memory: used to count (arena without memory) and to lay out.
+// The one description of a session's memory and the phases each buffer is live in: planned once to count
+// (MemoryPlan without memory), then placed over the caller's arena by the same calls.
 struct SessionLayout {
     StackSession stack;
     float* memory;
@@ -76,38 +77,53 @@ struct SessionLayout {
     float* src_z;
     float* tgt_z;
     float* reference;
-    LayerScratch scratch;
+    LayerScratch encoder_scratch;
+    LayerScratch decoder_scratch;
 };
 
-SessionLayout lay_out(Arena& arena, const ForecasterConfig& c, size_t max_window, size_t max_horizon) {
+SessionLayout lay_out(MemoryPlan& plan, const ForecasterConfig& c, size_t max_window, size_t max_horizon) {
     const size_t d = c.stack.layer.d_model;
-    const size_t rows = max_window > max_horizon ? max_window : max_horizon;
+    const size_t n = c.n_features;
+    const bool tril = c.memory_mask == format::MemoryMask::tril;
     SessionLayout s;
-    s.stack.allocate(arena, c.stack, max_horizon, max_window);
-    s.memory = arena.alloc<float>(max_window * d);
-    s.dec_x = arena.alloc<float>(max_horizon * d);
-    s.src_z = arena.alloc<float>(max_window * c.n_features);
-    s.tgt_z = arena.alloc<float>((max_horizon + 1) * c.n_features);
-    s.reference = arena.alloc<float>(c.n_features);
-    s.scratch.allocate(arena, c.stack.layer, rows, rows, c.n_features);  // int8 input embeddings read n_features
+    s.stack.allocate(plan, c.stack, max_horizon, max_window, tril);
+    // The encoder output lives until every decoder layer has its cross-attention keys and values.
+    s.memory = plan.alloc<float>("encoder rows / memory", uint64_t{max_window} * d, Phase::encode, Phase::prepare);
+    s.dec_x = plan.alloc<float>("decoder rows", kRowTile * d, Phase::decode, Phase::decode);
+    s.src_z = plan.alloc<float>("normalized window", uint64_t{max_window} * n, Phase::encode, Phase::encode);
+    // Written before encoding, read by the decoder.
+    s.tgt_z = plan.alloc_session<float>("decoder inputs", (uint64_t{max_horizon} + 1) * n);
+    s.reference = plan.alloc_session<float>("last observed row", n);
+    // int8 input embeddings read rows of n_features values.
+    s.encoder_scratch.allocate(plan, c.stack.layer, max_window, max_window, n, Phase::encode, Phase::encode);
+    const size_t keys = max_horizon > max_window ? max_horizon : max_window;
+    s.decoder_scratch.allocate(plan, c.stack.layer, 0, keys, n, Phase::prepare, Phase::decode);
     return s;
 }
 
 }  // namespace
 
+bool plan_forecaster_arena(const ForecasterConfig& config, size_t max_window, size_t max_horizon, MemoryPlan* plan) {
+    if (!sequence_length_ok(max_window) || !sequence_length_ok(max_horizon)) return false;
+    lay_out(*plan, config, max_window, max_horizon);
+    return plan->solve();
+}
+
 size_t Forecaster::arena_bytes(size_t max_window, size_t max_horizon) const {
     if (!sequence_length_ok(max_window) || !sequence_length_ok(max_horizon)) return 0;
-    Arena counter;
-    lay_out(counter, config_, max_window, max_horizon);
-    return counter.exhausted() ? 0 : counter.used();
+    MemoryPlan plan;
+    return plan_forecaster_arena(config_, max_window, max_horizon, &plan) ? plan.total_bytes() : 0;
 }
 
 Status ForecastSession::init(const Forecaster& model, const Kernels& kernels, void* arena, size_t arena_bytes,
                              size_t max_window, size_t max_horizon) {
     AX_RETURN_IF_ERROR(check_session_arena(arena, arena_bytes, model.arena_bytes(max_window, max_horizon)));
-    Arena a(arena, arena_bytes);
-    SessionLayout s = lay_out(a, model.config_, max_window, max_horizon);
-    if (a.exhausted()) return Status::error(StatusCode::arena_too_small, "arena exhausted");
+    MemoryPlan planned;
+    lay_out(planned, model.config_, max_window, max_horizon);
+    planned.solve();
+    MemoryPlan placing(planned, arena, arena_bytes);
+    SessionLayout s = lay_out(placing, model.config_, max_window, max_horizon);
+    if (placing.failed()) return Status::error(StatusCode::arena_too_small, "arena exhausted");
 
     // Layer weights were validated by Forecaster::open; binding again cannot fail.
     AX_RETURN_IF_ERROR(s.stack.bind(model.file(), model.config_.stack));
@@ -121,7 +137,8 @@ Status ForecastSession::init(const Forecaster& model, const Kernels& kernels, vo
     src_z_ = s.src_z;
     tgt_z_ = s.tgt_z;
     reference_ = s.reference;
-    scratch_ = s.scratch;
+    encoder_scratch_ = s.encoder_scratch;
+    decoder_scratch_ = s.decoder_scratch;
     return Status::ok();
 }
 
@@ -156,10 +173,10 @@ void ForecastSession::encode(const float* src, size_t rows) {
     const ForecasterConfig& c = model_->config_;
     const Kernels& k = *k_;
     const size_t d = c.stack.layer.d_model;
-    linear_forward(k, model_->src_embed_, src, rows, memory_, scratch_.quant);
+    linear_forward(k, model_->src_embed_, src, rows, memory_, encoder_scratch_.quant);
     if (c.positional_encoding == format::PositionalEncoding::sinusoidal) add_sinusoidal_positions(memory_, rows, d, 0);
-    stack_.encode(k, c.stack, model_->encoder_norm_, memory_, rows, nullptr, scratch_);
-    stack_.prepare_memory(k, c.stack, memory_, rows, scratch_);
+    stack_.encode(k, c.stack, model_->encoder_norm_, memory_, rows, nullptr, encoder_scratch_);
+    stack_.prepare_memory(k, c.stack, memory_, rows, decoder_scratch_);
     mem_rows_ = rows;
 }
 
@@ -168,10 +185,17 @@ void ForecastSession::decode(const float* tgt, size_t rows, size_t first, float*
     const Kernels& k = *k_;
     const size_t d = c.stack.layer.d_model;
     const bool tril = c.memory_mask == format::MemoryMask::tril;
-    linear_forward(k, model_->tgt_embed_, tgt, rows, dec_x_, scratch_.quant);
-    if (c.positional_encoding == format::PositionalEncoding::sinusoidal) add_sinusoidal_positions(dec_x_, rows, d, first);
-    stack_.decode(k, c.stack, model_->decoder_norm_, dec_x_, rows, first, mem_rows_, nullptr, nullptr, scratch_, tril);
-    linear_forward(k, model_->generator_, dec_x_, rows, out, scratch_.quant);
+    // A tile of rows at a time through embedding, every layer and the generator: causal self-attention needs
+    // only the cached keys of earlier rows, so no [rows, d] buffer is needed.
+    for (size_t r = 0; r < rows; r += kRowTile) {
+        const size_t n = rows - r < kRowTile ? rows - r : kRowTile;
+        linear_forward(k, model_->tgt_embed_, tgt + r * c.n_features, n, dec_x_, decoder_scratch_.quant);
+        if (c.positional_encoding == format::PositionalEncoding::sinusoidal)
+            add_sinusoidal_positions(dec_x_, n, d, first + r);
+        stack_.decode(k, c.stack, model_->decoder_norm_, dec_x_, n, first + r, mem_rows_, nullptr, nullptr,
+                      decoder_scratch_, tril);
+        linear_forward(k, model_->generator_, dec_x_, n, out + r * c.n_outputs, decoder_scratch_.quant);
+    }
 }
 
 Status ForecastSession::run(const float* src, size_t src_rows, const float* tgt, size_t tgt_rows, InputSpace space,
@@ -219,9 +243,10 @@ Status ForecastSession::forecast_impl(const float* history, size_t rows, size_t 
         normalize(history, rows, reference_, src_z_);
         src = src_z_;
     }
-    encode(src, rows);
-    // tgt_z_ holds the decoder inputs: the last observed row, then each prediction (model space).
+    // tgt_z_ holds the decoder inputs: the last observed row, then each prediction (model space). The row is
+    // copied before encoding: src_z_ shares its bytes with buffers of the later phases.
     std::memcpy(tgt_z_, src + (rows - 1) * n, n * sizeof(float));
+    encode(src, rows);
     for (size_t t = 0; t < horizon; ++t) {
         float* next = tgt_z_ + (t + 1) * n;
         if (cached) {

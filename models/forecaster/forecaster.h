@@ -7,6 +7,7 @@
 #include "runtime/config_reader.h"
 #include "runtime/format.h"
 #include "runtime/kernels.h"
+#include "runtime/memory_plan.h"
 #include "runtime/linear.h"
 #include "runtime/model_file.h"
 #include "runtime/status.h"
@@ -29,6 +30,11 @@ struct ForecasterConfig {
 
 // Reads a config from its records; shared by the runtime and the converter's self-check.
 Status read_forecaster_config(const ModelFile& file, ForecasterConfig* out);
+
+// Plans a session's arena for a config (the model's, or a variant such as another kv_cache type): the
+// buffers, their lifetimes and offsets, as init() will place them. False when a length is 0 or above
+// kMaxSequenceLength, or a size overflows. Forecaster::arena_bytes is plan->total_bytes().
+bool plan_forecaster_arena(const ForecasterConfig& config, size_t max_window, size_t max_horizon, MemoryPlan* plan);
 
 class Forecaster {
 public:
@@ -89,11 +95,12 @@ private:
     size_t mem_rows_ = 0;
     StackSession stack_;
     float* memory_ = nullptr;     // [max_window, d]
-    float* dec_x_ = nullptr;      // [max_horizon, d]
+    float* dec_x_ = nullptr;      // [kRowTile, d]: the decoder works a tile of rows at a time
     float* src_z_ = nullptr;      // [max_window, n_features]
     float* tgt_z_ = nullptr;      // [max_horizon, n_features]
     float* reference_ = nullptr;  // [n_features], last observed row
-    LayerScratch scratch_;
+    LayerScratch encoder_scratch_;  // live while encoding only
+    LayerScratch decoder_scratch_;  // from preparing the cross-attention caches to the outputs
 };
 
 }  // namespace ax

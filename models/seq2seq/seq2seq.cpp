@@ -3,7 +3,7 @@
 #include <cmath>
 #include <new>
 
-#include "runtime/arena.h"
+#include "runtime/memory_plan.h"
 #include "runtime/session_checks.h"
 #include "runtime/tensor_binding.h"
 
@@ -22,21 +22,25 @@ struct SessionLayout {
     float* step_logits;
     uint8_t* src_valid;
     uint8_t* tgt_valid;
-    LayerScratch scratch;
+    LayerScratch encoder_scratch;
+    LayerScratch decoder_scratch;
 };
 
-// The one description of a session's memory: used to count (arena without memory) and to lay out.
-SessionLayout lay_out(Arena& arena, const Seq2SeqConfig& c, size_t max_src, size_t max_tgt) {
+// The one description of a session's memory and the phases each buffer is live in: planned once to count
+// (MemoryPlan without memory), then placed over the caller's arena by the same calls.
+SessionLayout lay_out(MemoryPlan& plan, const Seq2SeqConfig& c, size_t max_src, size_t max_tgt) {
     const size_t d = c.stack.layer.d_model;
-    const size_t rows = max_src > max_tgt ? max_src : max_tgt;
     SessionLayout s;
-    s.stack.allocate(arena, c.stack, max_tgt, max_src);
-    s.memory = arena.alloc<float>(max_src * d);
-    s.dec_x = arena.alloc<float>(max_tgt * d);
-    s.step_logits = arena.alloc<float>(c.tgt_vocab);
-    s.src_valid = arena.alloc<uint8_t>(max_src);
-    s.tgt_valid = arena.alloc<uint8_t>(max_tgt);
-    s.scratch.allocate(arena, c.stack.layer, rows, rows);
+    s.stack.allocate(plan, c.stack, max_tgt, max_src);
+    s.memory = plan.alloc<float>("encoder rows / memory", uint64_t{max_src} * d, Phase::encode, Phase::prepare);
+    s.dec_x = plan.alloc<float>("decoder rows", kRowTile * d, Phase::decode, Phase::decode);
+    s.step_logits = plan.alloc<float>("step logits", c.tgt_vocab, Phase::decode, Phase::decode);
+    // The memory's key padding, read by the decoder.
+    s.src_valid = plan.alloc_session<uint8_t>("source padding flags", max_src);
+    s.tgt_valid = plan.alloc<uint8_t>("target padding flags", max_tgt, Phase::decode, Phase::decode);
+    s.encoder_scratch.allocate(plan, c.stack.layer, max_src, max_src, 0, Phase::encode, Phase::encode);
+    const size_t keys = max_src > max_tgt ? max_src : max_tgt;
+    s.decoder_scratch.allocate(plan, c.stack.layer, 0, keys, 0, Phase::prepare, Phase::decode);
     return s;
 }
 
@@ -85,19 +89,27 @@ Status Seq2Seq::open(const ModelFile& file, Seq2Seq* out) {
     return Status::ok();
 }
 
+bool plan_seq2seq_arena(const Seq2SeqConfig& config, size_t max_src, size_t max_tgt, MemoryPlan* plan) {
+    if (!sequence_length_ok(max_src) || !sequence_length_ok(max_tgt)) return false;
+    lay_out(*plan, config, max_src, max_tgt);
+    return plan->solve();
+}
+
 size_t Seq2Seq::arena_bytes(size_t max_src, size_t max_tgt) const {
     if (!sequence_length_ok(max_src) || !sequence_length_ok(max_tgt)) return 0;
-    Arena counter;
-    lay_out(counter, config_, max_src, max_tgt);
-    return counter.exhausted() ? 0 : counter.used();
+    MemoryPlan plan;
+    return plan_seq2seq_arena(config_, max_src, max_tgt, &plan) ? plan.total_bytes() : 0;
 }
 
 Status Seq2SeqSession::init(const Seq2Seq& model, const Kernels& kernels, void* arena, size_t arena_bytes,
                             size_t max_src, size_t max_tgt) {
     AX_RETURN_IF_ERROR(check_session_arena(arena, arena_bytes, model.arena_bytes(max_src, max_tgt)));
-    Arena a(arena, arena_bytes);
-    SessionLayout s = lay_out(a, model.config_, max_src, max_tgt);
-    if (a.exhausted()) return Status::error(StatusCode::arena_too_small, "arena exhausted");
+    MemoryPlan planned;
+    lay_out(planned, model.config_, max_src, max_tgt);
+    planned.solve();
+    MemoryPlan placing(planned, arena, arena_bytes);
+    SessionLayout s = lay_out(placing, model.config_, max_src, max_tgt);
+    if (placing.failed()) return Status::error(StatusCode::arena_too_small, "arena exhausted");
     AX_RETURN_IF_ERROR(s.stack.bind(model.file(), model.config_.stack));
     model_ = &model;
     k_ = &kernels;
@@ -112,7 +124,8 @@ Status Seq2SeqSession::init(const Seq2Seq& model, const Kernels& kernels, void* 
     step_logits_ = s.step_logits;
     src_valid_ = s.src_valid;
     tgt_valid_ = s.tgt_valid;
-    scratch_ = s.scratch;
+    encoder_scratch_ = s.encoder_scratch;
+    decoder_scratch_ = s.decoder_scratch;
     return Status::ok();
 }
 
@@ -144,8 +157,8 @@ const uint8_t* Seq2SeqSession::encode(const int32_t* src, size_t src_len) {
     const Kernels& k = *k_;
     embed_tokens(src_input_, src, src_len, 0, memory_);
     const uint8_t* valid = mark_non_pad(src, src_len, pad_id_, src_valid_);
-    stack_.encode(k, c.stack, model_->encoder_norm_, memory_, src_len, valid, scratch_);
-    stack_.prepare_memory(k, c.stack, memory_, src_len, scratch_);
+    stack_.encode(k, c.stack, model_->encoder_norm_, memory_, src_len, valid, encoder_scratch_);
+    stack_.prepare_memory(k, c.stack, memory_, src_len, decoder_scratch_);
     return valid;
 }
 
@@ -161,11 +174,16 @@ Status Seq2SeqSession::run(const int32_t* src, size_t src_len, const int32_t* tg
     AX_RETURN_IF_ERROR(check_tokens(tgt, tgt_len, c.tgt_vocab, "target"));
     if (logits == nullptr) return Status::error(StatusCode::invalid_argument, "output buffer is null");
     const uint8_t* memory_valid = encode(src, src_len);
-    embed_tokens(tgt_input_, tgt, tgt_len, 0, dec_x_);
     const uint8_t* self_valid = mark_non_pad(tgt, tgt_len, pad_id_, tgt_valid_);
-    stack_.decode(*k_, c.stack, model_->decoder_norm_, dec_x_, tgt_len, 0, src_len, self_valid, memory_valid,
-                  scratch_);
-    linear_forward(*k_, model_->generator_, dec_x_, tgt_len, logits, scratch_.quant);
+    // A tile of rows at a time through embedding, every layer and the generator (causal self-attention needs
+    // only the cached keys of earlier rows).
+    for (size_t r = 0; r < tgt_len; r += kRowTile) {
+        const size_t n = tgt_len - r < kRowTile ? tgt_len - r : kRowTile;
+        embed_tokens(tgt_input_, tgt + r, n, r, dec_x_);
+        stack_.decode(*k_, c.stack, model_->decoder_norm_, dec_x_, n, r, src_len, self_valid, memory_valid,
+                      decoder_scratch_);
+        linear_forward(*k_, model_->generator_, dec_x_, n, logits + r * c.tgt_vocab, decoder_scratch_.quant);
+    }
     return Status::ok();
 }
 
@@ -187,13 +205,12 @@ Status Seq2SeqSession::translate(const int32_t* src, size_t src_len, uint32_t bo
         return Status::error(StatusCode::invalid_argument, "max length ").add_u(max_len)
             .add(" is longer than the model's ").add_u(c.max_positions).add(" positions");
     const uint8_t* memory_valid = encode(src, src_len);
-    const size_t d = c.stack.layer.d_model;
     int32_t token = static_cast<int32_t>(bos);
     for (size_t t = 0; t < max_len; ++t) {
-        float* row = dec_x_ + t * d;
+        float* row = dec_x_;
         embed_tokens(tgt_input_, &token, 1, t, row);
-        stack_.decode(*k_, c.stack, model_->decoder_norm_, row, 1, t, src_len, nullptr, memory_valid, scratch_);
-        linear_forward(*k_, model_->generator_, row, 1, step_logits_, scratch_.quant);
+        stack_.decode(*k_, c.stack, model_->decoder_norm_, row, 1, t, src_len, nullptr, memory_valid, decoder_scratch_);
+        linear_forward(*k_, model_->generator_, row, 1, step_logits_, decoder_scratch_.quant);
         size_t best = 0;
         for (size_t i = 1; i < c.tgt_vocab; ++i)
             if (step_logits_[i] > step_logits_[best]) best = i;

@@ -10,6 +10,7 @@
 #include "runtime/embedding.h"
 #include "runtime/format.h"
 #include "runtime/kernels.h"
+#include "runtime/memory_plan.h"
 #include "runtime/linear.h"
 #include "runtime/model_file.h"
 #include "runtime/status.h"
@@ -30,6 +31,11 @@ struct Seq2SeqConfig {
 };
 
 Status read_seq2seq_config(const ModelFile& file, Seq2SeqConfig* out);
+
+// Plans a session's arena for a config (the model's, or a variant such as another kv_cache type): the
+// buffers, their lifetimes and offsets, as init() will place them. False when a length is 0 or above
+// kMaxSequenceLength, or a size overflows. Seq2Seq::arena_bytes is plan->total_bytes().
+bool plan_seq2seq_arena(const Seq2SeqConfig& config, size_t max_src, size_t max_tgt, MemoryPlan* plan);
 
 class Seq2Seq {
 public:
@@ -86,11 +92,12 @@ private:
     TokenInput src_input_, tgt_input_;
     StackSession stack_;
     float* memory_ = nullptr;        // [max_src, d]
-    float* dec_x_ = nullptr;         // [max_tgt, d]
+    float* dec_x_ = nullptr;         // [kRowTile, d]: the decoder works a tile of rows at a time
     float* step_logits_ = nullptr;   // [tgt_vocab]
     uint8_t* src_valid_ = nullptr;   // [max_src]
     uint8_t* tgt_valid_ = nullptr;   // [max_tgt]
-    LayerScratch scratch_;
+    LayerScratch encoder_scratch_;  // live while encoding only
+    LayerScratch decoder_scratch_;  // from preparing the cross-attention caches to the outputs
 };
 
 }  // namespace ax

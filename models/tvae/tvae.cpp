@@ -3,7 +3,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "runtime/arena.h"
+#include "runtime/memory_plan.h"
 #include "runtime/session_checks.h"
 #include "runtime/pooling.h"
 #include "runtime/positional_encoding.h"
@@ -25,23 +25,27 @@ struct SessionLayout {
     float* z;
     float* memory;
     float* zero_row;
-    LayerScratch scratch;
+    LayerScratch encoder_scratch;
+    LayerScratch decoder_scratch;
 };
 
-// The one description of a session's memory: used to count (arena without memory) and to lay out.
-SessionLayout lay_out(Arena& arena, const TvaeConfig& c, size_t max_len) {
+// The one description of a session's memory and the phases each buffer is live in: planned once to count
+// (MemoryPlan without memory), then placed over the caller's arena by the same calls. The encoder phase
+// ends with z; the decoder's memory row is made from z in the prepare phase.
+SessionLayout lay_out(MemoryPlan& plan, const TvaeConfig& c, size_t max_len) {
     const size_t d = c.stack.layer.d_model;
     SessionLayout s;
-    s.stack.allocate(arena, c.stack, max_len, 1);
-    s.x = arena.alloc<float>(max_len * d);
-    s.dec_x = arena.alloc<float>(max_len * d);
-    s.pooled = arena.alloc<float>(d);
-    s.z = arena.alloc<float>(c.latent_size);
-    s.memory = arena.alloc<float>(d);
-    s.zero_row = arena.alloc<float>(c.n_features);
+    s.stack.allocate(plan, c.stack, max_len, 1);
+    s.x = plan.alloc<float>("encoder rows", uint64_t{max_len} * d, Phase::encode, Phase::encode);
+    s.dec_x = plan.alloc<float>("decoder rows", kRowTile * d, Phase::decode, Phase::decode);
+    s.pooled = plan.alloc<float>("pooled rows", d, Phase::encode, Phase::encode);
+    s.z = plan.alloc_session<float>("latent z", c.latent_size);
+    s.memory = plan.alloc<float>("memory row", d, Phase::prepare, Phase::prepare);
+    s.zero_row = plan.alloc_session<float>("zero input row", c.n_features);  // written once by init
     // int8 seq_embedding reads rows of n_features values, z_embedding one row of latent_size values.
     const size_t widest = c.n_features > c.latent_size ? c.n_features : c.latent_size;
-    s.scratch.allocate(arena, c.stack.layer, max_len, max_len, widest);
+    s.encoder_scratch.allocate(plan, c.stack.layer, max_len, max_len, widest, Phase::encode, Phase::encode);
+    s.decoder_scratch.allocate(plan, c.stack.layer, 0, max_len, widest, Phase::prepare, Phase::decode);
     return s;
 }
 
@@ -84,18 +88,26 @@ Status Tvae::open(const ModelFile& file, Tvae* out) {
     return Status::ok();
 }
 
+bool plan_tvae_arena(const TvaeConfig& config, size_t max_len, MemoryPlan* plan) {
+    if (!sequence_length_ok(max_len)) return false;
+    lay_out(*plan, config, max_len);
+    return plan->solve();
+}
+
 size_t Tvae::arena_bytes(size_t max_len) const {
     if (!sequence_length_ok(max_len)) return 0;
-    Arena counter;
-    lay_out(counter, config_, max_len);
-    return counter.exhausted() ? 0 : counter.used();
+    MemoryPlan plan;
+    return plan_tvae_arena(config_, max_len, &plan) ? plan.total_bytes() : 0;
 }
 
 Status TvaeSession::init(const Tvae& model, const Kernels& kernels, void* arena, size_t arena_bytes, size_t max_len) {
     AX_RETURN_IF_ERROR(check_session_arena(arena, arena_bytes, model.arena_bytes(max_len)));
-    Arena a(arena, arena_bytes);
-    SessionLayout s = lay_out(a, model.config_, max_len);
-    if (a.exhausted()) return Status::error(StatusCode::arena_too_small, "arena exhausted");
+    MemoryPlan planned;
+    lay_out(planned, model.config_, max_len);
+    planned.solve();
+    MemoryPlan placing(planned, arena, arena_bytes);
+    SessionLayout s = lay_out(placing, model.config_, max_len);
+    if (placing.failed()) return Status::error(StatusCode::arena_too_small, "arena exhausted");
     AX_RETURN_IF_ERROR(s.stack.bind(model.file(), model.config_.stack));
     for (size_t i = 0; i < model.config_.n_features; ++i) s.zero_row[i] = 0.0f;
     model_ = &model;
@@ -108,7 +120,8 @@ Status TvaeSession::init(const Tvae& model, const Kernels& kernels, void* arena,
     z_ = s.z;
     memory_ = s.memory;
     zero_row_ = s.zero_row;
-    scratch_ = s.scratch;
+    encoder_scratch_ = s.encoder_scratch;
+    decoder_scratch_ = s.decoder_scratch;
     return Status::ok();
 }
 
@@ -131,19 +144,19 @@ Status TvaeSession::encode(const float* x, size_t len, float* z_mean, float* z_l
     if (z_mean == nullptr) return Status::error(StatusCode::invalid_argument, "z_mean buffer is null");
     const Kernels& k = *k_;
     const size_t d = c.stack.layer.d_model;
-    linear_forward(k, model_->seq_embed_, x, len, x_, scratch_.quant);
+    linear_forward(k, model_->seq_embed_, x, len, x_, encoder_scratch_.quant);
     if (c.positional_encoding == PositionalEncoding::sinusoidal) add_sinusoidal_positions(x_, len, d, 0);
-    stack_.encode(k, c.stack, model_->encoder_norm_, x_, len, nullptr, scratch_);
+    stack_.encode(k, c.stack, model_->encoder_norm_, x_, len, nullptr, encoder_scratch_);
     pool_rows(format::Pooling::mean, x_, len, d, nullptr, pooled_);
-    linear_forward(k, model_->z_mean_, pooled_, 1, z_mean, scratch_.quant);
-    if (z_log_var) linear_forward(k, model_->z_log_var_, pooled_, 1, z_log_var, scratch_.quant);
+    linear_forward(k, model_->z_mean_, pooled_, 1, z_mean, encoder_scratch_.quant);
+    if (z_log_var) linear_forward(k, model_->z_log_var_, pooled_, 1, z_log_var, encoder_scratch_.quant);
     return Status::ok();
 }
 
 void TvaeSession::set_latent(const float* z) {
     const TvaeConfig& c = model_->config_;
-    linear_forward(*k_, model_->z_embed_, z, 1, memory_, scratch_.quant);
-    stack_.prepare_memory(*k_, c.stack, memory_, 1, scratch_);
+    linear_forward(*k_, model_->z_embed_, z, 1, memory_, decoder_scratch_.quant);
+    stack_.prepare_memory(*k_, c.stack, memory_, 1, decoder_scratch_);
 }
 
 Status TvaeSession::run(const float* x, size_t len, float* out, float* z_mean, float* z_log_var) {
@@ -154,11 +167,21 @@ Status TvaeSession::run(const float* x, size_t len, float* out, float* z_mean, f
     const size_t d = c.stack.layer.d_model;
     if (z_mean) std::memcpy(z_mean, z_, c.latent_size * sizeof(float));
     set_latent(z_);
-    linear_forward(k, model_->seq_embed_, zero_row_, 1, dec_x_, scratch_.quant);
-    if (len > 1) linear_forward(k, model_->seq_embed_, x, len - 1, dec_x_ + d, scratch_.quant);
-    if (c.positional_encoding == PositionalEncoding::sinusoidal) add_sinusoidal_positions(dec_x_, len, d, 0);
-    stack_.decode(k, c.stack, model_->decoder_norm_, dec_x_, len, 0, 1, nullptr, nullptr, scratch_);
-    linear_forward(k, model_->r_seq_embed_, dec_x_, len, out, scratch_.quant);
+    const size_t nf = c.n_features;
+    // The decoder's input is the sequence shifted right behind a zero row; a tile of rows at a time through
+    // embedding, every layer and the output projection (causal self-attention needs only cached keys).
+    for (size_t r = 0; r < len; r += kRowTile) {
+        const size_t n = len - r < kRowTile ? len - r : kRowTile;
+        if (r == 0) {
+            linear_forward(k, model_->seq_embed_, zero_row_, 1, dec_x_, decoder_scratch_.quant);
+            if (n > 1) linear_forward(k, model_->seq_embed_, x, n - 1, dec_x_ + d, decoder_scratch_.quant);
+        } else {
+            linear_forward(k, model_->seq_embed_, x + (r - 1) * nf, n, dec_x_, decoder_scratch_.quant);
+        }
+        if (c.positional_encoding == PositionalEncoding::sinusoidal) add_sinusoidal_positions(dec_x_, n, d, r);
+        stack_.decode(k, c.stack, model_->decoder_norm_, dec_x_, n, r, 1, nullptr, nullptr, decoder_scratch_);
+        linear_forward(k, model_->r_seq_embed_, dec_x_, n, out + r * nf, decoder_scratch_.quant);
+    }
     return Status::ok();
 }
 
@@ -173,11 +196,11 @@ Status TvaeSession::generate(const float* z, size_t len, float* out) {
     const size_t d = c.stack.layer.d_model;
     const size_t nf = c.n_features;
     for (size_t t = 0; t < len; ++t) {
-        float* row = dec_x_ + t * d;
-        linear_forward(k, model_->seq_embed_, t == 0 ? zero_row_ : out + (t - 1) * nf, 1, row, scratch_.quant);
+        float* row = dec_x_;
+        linear_forward(k, model_->seq_embed_, t == 0 ? zero_row_ : out + (t - 1) * nf, 1, row, decoder_scratch_.quant);
         if (c.positional_encoding == PositionalEncoding::sinusoidal) add_sinusoidal_positions(row, 1, d, t);
-        stack_.decode(k, c.stack, model_->decoder_norm_, row, 1, t, 1, nullptr, nullptr, scratch_);
-        linear_forward(k, model_->r_seq_embed_, row, 1, out + t * nf, scratch_.quant);
+        stack_.decode(k, c.stack, model_->decoder_norm_, row, 1, t, 1, nullptr, nullptr, decoder_scratch_);
+        linear_forward(k, model_->r_seq_embed_, row, 1, out + t * nf, decoder_scratch_.quant);
     }
     for (size_t i = 0; i < len * nf; ++i)
         if (!std::isfinite(out[i])) return Status::error(StatusCode::bad_input, "the output overflowed to NaN or Inf");

@@ -14,6 +14,7 @@
 #include "runtime/config_reader.h"
 #include "runtime/format.h"
 #include "runtime/kernels.h"
+#include "runtime/memory_plan.h"
 #include "runtime/linear.h"
 #include "runtime/model_file.h"
 #include "runtime/status.h"
@@ -30,6 +31,11 @@ struct TvaeConfig {
 };
 
 Status read_tvae_config(const ModelFile& file, TvaeConfig* out);
+
+// Plans a session's arena for a config (the model's, or a variant such as another kv_cache type): the
+// buffers, their lifetimes and offsets, as init() will place them. False when a length is 0 or above
+// kMaxSequenceLength, or a size overflows. Tvae::arena_bytes is plan->total_bytes().
+bool plan_tvae_arena(const TvaeConfig& config, size_t max_len, MemoryPlan* plan);
 
 class Tvae {
 public:
@@ -79,12 +85,13 @@ private:
     size_t max_len_ = 0;
     StackSession stack_;
     float* x_ = nullptr;        // [max_len, d]
-    float* dec_x_ = nullptr;    // [max_len, d]
+    float* dec_x_ = nullptr;    // [kRowTile, d]: the decoder works a tile of rows at a time
     float* pooled_ = nullptr;   // [d]
     float* z_ = nullptr;        // [latent]
     float* memory_ = nullptr;   // [d]
     float* zero_row_ = nullptr; // [n_features]
-    LayerScratch scratch_;
+    LayerScratch encoder_scratch_;  // live while encoding only
+    LayerScratch decoder_scratch_;  // from making the memory row to the outputs
 };
 
 }  // namespace ax

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "ports/avx2/avx2.h"
+#include "ports/generic/generic.h"
 #include "ports/ports.h"
 
 namespace ax {
@@ -28,6 +29,8 @@ constexpr Kernels avx2_table(const char* name, decltype(Kernels::linear_i8) line
         avx2::gelu_f32,
         avx2::relu_f32,
         avx2::add_f32,
+        generic::attention_scores_i8,  // generic: scalar, exact order
+        generic::attention_values_i8,
     };
 }
 

@@ -22,6 +22,10 @@ void layer_norm_f32(const float* x, size_t n, const float* gamma, const float* b
 void gelu_f32(float* x, size_t n);
 void relu_f32(float* x, size_t n);
 void add_f32(float* y, const float* x, size_t n);
+void attention_scores_i8(const float* q, const int8_t* k, const float* kscale, size_t stride, size_t n_keys, size_t n,
+                         float scale, float* scores);
+void attention_values_i8(const float* p, const int8_t* v, const float* vscale, size_t stride, size_t n_keys, size_t n,
+                         float* out);
 
 // The int8 rescale every port must perform in exactly this order (see runtime/kernels.h).
 inline float rescale_i8(int32_t acc, float xscale, float wscale, float bias) {

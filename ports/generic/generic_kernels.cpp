@@ -19,6 +19,8 @@ const Kernels& generic_kernels() {
         generic::gelu_f32,
         generic::relu_f32,
         generic::add_f32,
+        generic::attention_scores_i8,  // generic: scalar, exact order
+        generic::attention_values_i8,
     };
     return table;
 }

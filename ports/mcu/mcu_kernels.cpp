@@ -23,6 +23,8 @@ constexpr Kernels kMcuTable = {
     generic::gelu_f32,
     generic::relu_f32,
     generic::add_f32,
+    generic::attention_scores_i8,  // generic: scalar, exact order
+    generic::attention_values_i8,
 };
 
 }  // namespace

@@ -23,6 +23,8 @@ const Kernels* neon_kernels() {
         generic::gelu_f32,
         neon::relu_f32,
         neon::add_f32,
+        generic::attention_scores_i8,  // generic: scalar, exact order
+        generic::attention_values_i8,
     };
     return &table;
 }

@@ -65,7 +65,7 @@ void open_case(const FixtureCase& c, Opened* o) {
     REQUIRE(need > 0);
     REQUIRE(need <= fw::kFixtureArenaBytes);
     // The header's figure was computed on the 64-bit host; the arena's layout does not depend on pointer
-    // width (Arena::alloc_records), so it is this board's exact need.
+    // width (MemoryPlan::alloc_records), so it is this board's exact need.
     CHECK(need == c.header_arena_bytes);
     const Status s = o->session.init(o->model, generic_kernels(), fw::fixture_arena, need, c.window, c.horizon);
     INFO(s.message());

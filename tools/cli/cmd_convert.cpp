@@ -63,7 +63,7 @@ tools::ConvertConfig find_config(const tools::TensorMap& tensors, const tools::C
 }  // namespace
 
 int cmd_convert(const Argv& argv) {
-    const Args args(argv, {"config", "output", "dtype", "map", "calib", "calib-window", "calib-horizon",
+    const Args args(argv, {"config", "output", "dtype", "kv-cache", "map", "calib", "calib-window", "calib-horizon",
                            "check-input", "check-target", "check-output", "find-config"},
                     {});
     args.expect_positionals(1, "one checkpoint (.pt or .safetensors)");
@@ -72,6 +72,7 @@ int cmd_convert(const Argv& argv) {
     const std::string found_path = args.get("find-config");
     options.config_path = found_path.empty() ? args.require("config") : args.get("config");
     options.dtype = tools::parse_dtype(args.get("dtype", "f32"));
+    options.kv_cache = tools::parse_kv_cache(args.get("kv-cache", "f32"));
     options.map_path = args.get("map");
     options.calib_path = args.get("calib");
     options.calib_window = args.get_size("calib-window", 96, 1, kMaxSequenceLength);
@@ -87,8 +88,10 @@ int cmd_convert(const Argv& argv) {
     if (!check.given()) {
         const std::vector<uint8_t> bytes = tools::convert_model(options);
         write_bytes(output, std::string(bytes.begin(), bytes.end()));
-        std::printf("wrote %s: %zu bytes, weights %s%s\n", output.c_str(), bytes.size(),
-                    tools::dtype_name(options.dtype), options.calib_path.empty() ? "" : ", calibrated input ranges");
+        std::printf("wrote %s: %zu bytes, weights %s%s%s\n", output.c_str(), bytes.size(),
+                    tools::dtype_name(options.dtype),
+                    options.kv_cache == format::CacheType::i8 ? ", int8 kv cache" : "",
+                    options.calib_path.empty() ? "" : ", calibrated input ranges");
         return 0;
     }
 
@@ -119,7 +122,8 @@ int cmd_convert(const Argv& argv) {
                 options.dtype == format::DType::f32 ? "" : ", float32 model checked before quantizing",
                 quantized.c_str());
     write_bytes(output, std::string(bytes.begin(), bytes.end()));
-    std::printf("wrote %s: %zu bytes, weights %s%s\n", output.c_str(), bytes.size(), tools::dtype_name(options.dtype),
+    std::printf("wrote %s: %zu bytes, weights %s%s%s\n", output.c_str(), bytes.size(), tools::dtype_name(options.dtype),
+                options.kv_cache == format::CacheType::i8 ? ", int8 kv cache" : "",
                 options.calib_path.empty() ? "" : ", calibrated input ranges");
     return 0;
 }

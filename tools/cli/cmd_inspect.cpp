@@ -3,6 +3,7 @@
 #include <string>
 
 #include "tools/cli/commands.h"
+#include "tools/cli/fit_report.h"
 #include "tools/host/model_loader.h"
 #include "tools/convert/quantize.h"
 
@@ -31,6 +32,13 @@ const char* positions_name(format::PositionalEncoding p) {
 
 std::string token_text(uint32_t id) { return id == format::kNoToken ? "none" : std::to_string(id); }
 
+// A config whose caches are of another type: what --kv-cache would give.
+template <typename Config>
+Config with_cache(Config c, format::CacheType t) {
+    c.stack.kv_cache = t;
+    return c;
+}
+
 void print_stack(const StackConfig& s) {
     const LayerOptions& l = s.layer;
     std::printf("shape:    d_model %zu, nhead %zu, dim_feedforward %zu, encoder_layers %zu, decoder_layers %zu\n",
@@ -39,10 +47,13 @@ void print_stack(const StackConfig& s) {
                 l.norm_first ? "pre-norm (norm_first)" : "post-norm",
                 l.activation == format::Activation::gelu ? "gelu" : "relu", static_cast<double>(l.eps),
                 yes_no(s.encoder_final_norm), yes_no(s.decoder_final_norm));
+    if (s.decoder_layers > 0)
+        std::printf("kv cache: %s\n", s.kv_cache == format::CacheType::i8 ? "int8, one scale per row (--kv-cache int8)"
+                                                                          : "f32");
 }
 
 // Prints the family's configuration and returns the arena line.
-std::string describe_forecaster(const tools::LoadedModel& m, const Args& args) {
+std::string describe_forecaster(const tools::LoadedModel& m, const Args& args, MemoryPlan* plan, ArenaQuery* q) {
     const size_t window = args.get_size("window", 96, 1, kMaxSequenceLength);
     const size_t horizon = args.get_size("horizon", 24, 1, kMaxSequenceLength);
     const ForecasterConfig& c = m.forecaster.config();
@@ -54,11 +65,19 @@ std::string describe_forecaster(const tools::LoadedModel& m, const Args& args) {
     std::printf("inputs:   positional_encoding %s, memory_mask %s, normalization %s\n",
                 c.positional_encoding == format::PositionalEncoding::sinusoidal ? "sinusoidal" : "none",
                 c.memory_mask == format::MemoryMask::tril ? "tril" : "none", norm);
+    plan_forecaster_arena(c, window, horizon, plan);
+    q->lengths = "window " + std::to_string(window) + ", horizon " + std::to_string(horizon);
+    q->longest = "window for horizon " + std::to_string(horizon);
+    q->longest_limit = kMaxSequenceLength;
+    q->arena_for = [c, horizon](size_t n, format::CacheType t) {
+        MemoryPlan p;
+        return plan_forecaster_arena(with_cache(c, t), n, horizon, &p) ? p.total_bytes() : 0;
+    };
     return std::to_string(m.forecaster.arena_bytes(window, horizon)) + " bytes for window " + std::to_string(window) +
            ", horizon " + std::to_string(horizon) + " (set with --window, --horizon)";
 }
 
-std::string describe_seq2seq(const tools::LoadedModel& m, const Args& args) {
+std::string describe_seq2seq(const tools::LoadedModel& m, const Args& args, MemoryPlan* plan, ArenaQuery* q) {
     const Seq2SeqConfig& c = m.seq2seq.config();
     print_stack(c.stack);
     std::printf("io:       src_vocab %zu, tgt_vocab %zu, pad %s, bos %s, eos %s\n", c.src_vocab, c.tgt_vocab,
@@ -70,11 +89,19 @@ std::string describe_seq2seq(const tools::LoadedModel& m, const Args& args) {
     const size_t limit = c.max_positions ? c.max_positions : kMaxSequenceLength;
     const size_t src = args.get_size("src-len", std::min<size_t>(64, limit), 1, limit);
     const size_t tgt = args.get_size("tgt-len", std::min<size_t>(64, limit), 1, limit);
+    plan_seq2seq_arena(c, src, tgt, plan);
+    q->lengths = "source " + std::to_string(src) + ", target " + std::to_string(tgt) + " tokens";
+    q->longest = "source for target " + std::to_string(tgt);
+    q->longest_limit = limit;
+    q->arena_for = [c, tgt](size_t n, format::CacheType t) {
+        MemoryPlan p;
+        return plan_seq2seq_arena(with_cache(c, t), n, tgt, &p) ? p.total_bytes() : 0;
+    };
     return std::to_string(m.seq2seq.arena_bytes(src, tgt)) + " bytes for source " + std::to_string(src) +
            " tokens, target/max-len " + std::to_string(tgt) + " (set with --src-len, --tgt-len)";
 }
 
-std::string describe_classifier(const tools::LoadedModel& m, const Args& args) {
+std::string describe_classifier(const tools::LoadedModel& m, const Args& args, MemoryPlan* plan, ArenaQuery* q) {
     const ClassifierConfig& c = m.classifier.config();
     print_stack(c.stack);
     const char* pooling = c.pooling == format::Pooling::max ? "max" : c.pooling == format::Pooling::first ? "first" : "mean";
@@ -91,11 +118,19 @@ std::string describe_classifier(const tools::LoadedModel& m, const Args& args) {
                 static_cast<double>(c.embed_scale));
     const size_t limit = c.max_positions ? c.max_positions : kMaxSequenceLength;
     const size_t len = args.get_size("max-len", std::min<size_t>(64, limit), 1, limit);
+    plan_classifier_arena(c, len, plan);
+    q->lengths = "inputs up to " + std::to_string(len) + " tokens";
+    q->longest = "input";
+    q->longest_limit = limit;
+    q->arena_for = [c](size_t n, format::CacheType t) {
+        MemoryPlan p;
+        return plan_classifier_arena(with_cache(c, t), n, &p) ? p.total_bytes() : 0;
+    };
     return std::to_string(m.classifier.arena_bytes(len)) + " bytes for inputs up to " + std::to_string(len) +
            " tokens (set with --max-len)";
 }
 
-std::string describe_tvae(const tools::LoadedModel& m, const Args& args) {
+std::string describe_tvae(const tools::LoadedModel& m, const Args& args, MemoryPlan* plan, ArenaQuery* q) {
     const TvaeConfig& c = m.tvae.config();
     print_stack(c.stack);
     std::printf("io:       n_features %zu, latent_size %zu\n", c.n_features, c.latent_size);
@@ -103,6 +138,14 @@ std::string describe_tvae(const tools::LoadedModel& m, const Args& args) {
                 c.max_positions ? std::to_string(c.max_positions).c_str() : "unlimited");
     const size_t limit = c.max_positions ? c.max_positions : kMaxSequenceLength;
     const size_t len = args.get_size("max-len", std::min<size_t>(64, limit), 1, limit);
+    plan_tvae_arena(c, len, plan);
+    q->lengths = "sequences up to " + std::to_string(len) + " rows";
+    q->longest = "sequence";
+    q->longest_limit = limit;
+    q->arena_for = [c](size_t n, format::CacheType t) {
+        MemoryPlan p;
+        return plan_tvae_arena(with_cache(c, t), n, &p) ? p.total_bytes() : 0;
+    };
     return std::to_string(m.tvae.arena_bytes(len)) + " bytes for sequences up to " + std::to_string(len) +
            " rows (set with --max-len)";
 }
@@ -110,18 +153,22 @@ std::string describe_tvae(const tools::LoadedModel& m, const Args& args) {
 }  // namespace
 
 int cmd_inspect(const Argv& argv) {
-    const Args args(argv, {"window", "horizon", "src-len", "tgt-len", "max-len"}, {});
+    const Args args(argv, {"window", "horizon", "src-len", "tgt-len", "max-len", "flash", "ram", "board"}, {});
     args.expect_positionals(1, "one model (.axm)");
+    MemoryBudget budget;
+    const bool fit = read_memory_budget(args, &budget);  // before opening, so a malformed size fails first
     const auto m = tools::open_model(args.positionals()[0]);
     std::printf("model:    %s (%llu bytes, format v%u, checksum ok)\n", m->path.c_str(),
                 static_cast<unsigned long long>(m->file.file_size()), format::kVersion);
     std::printf("family:   %s\n", tools::family_name(m->family));
     std::string arena;
+    MemoryPlan plan;
+    ArenaQuery query;
     switch (m->family) {
-        case format::Family::forecaster: arena = describe_forecaster(*m, args); break;
-        case format::Family::seq2seq: arena = describe_seq2seq(*m, args); break;
-        case format::Family::classifier: arena = describe_classifier(*m, args); break;
-        case format::Family::tvae: arena = describe_tvae(*m, args); break;
+        case format::Family::forecaster: arena = describe_forecaster(*m, args, &plan, &query); break;
+        case format::Family::seq2seq: arena = describe_seq2seq(*m, args, &plan, &query); break;
+        case format::Family::classifier: arena = describe_classifier(*m, args, &plan, &query); break;
+        case format::Family::tvae: arena = describe_tvae(*m, args, &plan, &query); break;
     }
     uint64_t params = 0, weight_bytes = 0;
     bool calibrated = false;
@@ -135,6 +182,18 @@ int cmd_inspect(const Argv& argv) {
                 static_cast<unsigned long long>(params), static_cast<unsigned long long>(weight_bytes));
     std::printf("arena:    %s\n", arena.c_str());
     if (calibrated) std::printf("calibration: input ranges (max |x|) recorded for the weight matrices\n");
+    if (fit) {
+        query.model_bytes = m->file.file_size();
+        query.plan = &plan;
+        const StackConfig& stack = m->family == format::Family::forecaster ? m->forecaster.config().stack
+                                   : m->family == format::Family::seq2seq  ? m->seq2seq.config().stack
+                                   : m->family == format::Family::classifier ? m->classifier.config().stack
+                                                                            : m->tvae.config().stack;
+        query.has_decoder = stack.decoder_layers > 0;
+        query.cache = stack.kv_cache;
+        print_fit_report(budget, query);
+        return 0;  // the answer is printed; the tensor table is for inspect without a fit question
+    }
     std::printf("\n%-52s %-5s %-14s %10s %10s%s\n", "tensor", "dtype", "shape", "offset", "bytes",
                 calibrated ? "  input |x| max" : "");
     for (uint32_t i = 0; i < m->file.tensor_count(); ++i) {

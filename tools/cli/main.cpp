@@ -17,10 +17,11 @@ struct Command {
 };
 
 const Command kCommands[] = {
-    {"convert", ax::cli::cmd_convert, "convert CHECKPOINT(.pt|.safetensors) --config CONFIG.json -o MODEL.axm [--dtype f32|f16|int8] [--map RENAME.map] [--calib DATA.csv [--calib-window S] [--calib-horizon H]] "
+    {"convert", ax::cli::cmd_convert, "convert CHECKPOINT(.pt|.safetensors) --config CONFIG.json -o MODEL.axm [--dtype f32|f16|int8] [--kv-cache f32|int8] [--map RENAME.map] [--calib DATA.csv [--calib-window S] [--calib-horizon H]] "
      "[--check-input IN --check-output PYTORCH_OUT.csv [--check-target TGT] [--find-config FOUND.json]]"},
     {"inspect", ax::cli::cmd_inspect,
-     "inspect MODEL.axm [--window S --horizon H | --src-len S --tgt-len T | --max-len L]"},
+     "inspect MODEL.axm [--window S --horizon H | --src-len S --tgt-len T | --max-len L] "
+     "[--board NAME | --flash SIZE --ram SIZE]"},
     {"run", ax::cli::cmd_run,
      "run MODEL.axm --src SRC.csv --tgt TGT.csv [-o OUT.csv] [--model-space] [--port P]  |  "
      "run SEQ2SEQ.axm --src-tokens \"...\" --tgt-tokens \"...\" [--pad ID|none] [-o LOGITS.csv]"},

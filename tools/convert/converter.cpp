@@ -45,6 +45,7 @@ std::vector<uint8_t> finish_model(AxmModel model, const ConvertOptions& options)
     if (!options.calib_path.empty())
         calibrate(model, read_csv(options.calib_path), CalibrationOptions{options.calib_window, options.calib_horizon});
     store_weights_as(model, options.dtype);
+    set_kv_cache(model, options.kv_cache);
     std::vector<uint8_t> bytes = serialize_axm(model);
     // The converter's own output must open cleanly; anything else is our bug, reported as such.
     try {

@@ -15,6 +15,7 @@ struct ConvertOptions {
     std::string checkpoint_path;
     std::string config_path;
     format::DType dtype = format::DType::f32;  // storage of weight matrices
+    format::CacheType kv_cache = format::CacheType::f32;  // the decoder's key/value caches (config kv_cache)
     std::string map_path;  // optional rename map (docs/FORMAT.md, "Rename maps"), applied before import
     std::string calib_path;  // optional calibration CSV (tools/convert/calibrate.h)
     size_t calib_window = 96;

@@ -83,4 +83,24 @@ const char* dtype_name(format::DType dtype) {
     return "?";
 }
 
+format::CacheType parse_kv_cache(const std::string& name) {
+    if (name == "f32" || name == "float32") return format::CacheType::f32;
+    if (name == "int8" || name == "i8") return format::CacheType::i8;
+    throw ToolError("unknown kv-cache type \"" + name + "\" (use f32 or int8)");
+}
+
+const char* kv_cache_name(format::CacheType type) {
+    return type == format::CacheType::i8 ? "int8" : type == format::CacheType::f32 ? "f32" : "?";
+}
+
+void set_kv_cache(AxmModel& model, format::CacheType type) {
+    if (type == format::CacheType::f32) return;
+    uint32_t decoder_layers = 0;
+    for (const auto& [key, value] : model.config)
+        if (key == format::ConfigKey::decoder_layers) decoder_layers = value;
+    if (decoder_layers == 0)
+        throw ToolError("--kv-cache int8: this model has no decoder, so no key/value cache to store as int8");
+    model.config.emplace_back(format::ConfigKey::kv_cache, static_cast<uint32_t>(type));
+}
+
 }  // namespace ax::tools

@@ -7,12 +7,6 @@ set(board_qemu_machine netduinoplus2)  # qemu-system-arm -M
 set(board_firmware_tests OFF)
 set(board_test_image image_code.ld)
 set(board_stack_size 8192)  # default of AUSPEX_FIRMWARE_STACK_SIZE: the example firmware uses about 2 KB
-# The example's session must fit 128 KB with .data, .bss, newlib's heap and the stack. The session arena of
-# the bundled int8 forecaster (d_model 128) is 395,264 B at window 48 / horizon 24 today, most of it the
-# decoder's caches, which grow with the horizon (window 8 / horizon 24 still needs 188,128 B): until the
-# arena planning of branch memplan lands, this board forecasts 12 steps from the last 12 history rows
-# (115,248 B). Once `convert --kv-cache int8` brings window 48 / horizon 24 under 100 KB, replace these
-# three lines by the one `set(board_example_convert --dtype int8 --kv-cache int8)`.
-set(board_example_window 12)
-set(board_example_horizon 12)
-set(board_example_convert --dtype int8)
+# The example's session must fit 128 KB with .data, .bss, newlib's heap and the stack: int8 weights stay in
+# flash and int8 key/value caches bring the session arena at window 48 / horizon 24 to 81,860 B.
+set(board_example_convert --dtype int8 --kv-cache int8)

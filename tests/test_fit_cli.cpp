@@ -1,0 +1,114 @@
+// The CLI side of issue 12: `convert --kv-cache int8`, and `inspect --flash/--ram/--board` ("will it fit?"),
+// whose arena figure is the one `header` writes and a session uses.
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "tests/cli_support.h"
+#include "tests/test_support.h"
+
+namespace {
+
+using ax::test::auspex;
+using ax::test::check_error;
+using ax::test::Result;
+using ax::test::scratch_dir;
+
+std::string fixture(const std::string& family, const std::string& c, const std::string& f) {
+    return ax::test::fixture_path(family + "/" + c + "/" + f);
+}
+
+std::string convert(const std::string& family, const std::string& c, const std::string& options,
+                    const std::string& out_name) {
+    const std::string out = (scratch_dir() / out_name).string();
+    const Result r = auspex("convert " + fixture(family, c, "model.pt") + " --config " + fixture(family, c, "config.json") +
+                            " " + options + " -o " + out);
+    REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+    return out;
+}
+
+bool has(const Result& r, const std::string& text) { return r.output.find(text) != std::string::npos; }
+
+// The number after `prefix` in the output.
+unsigned long long number_after(const std::string& text, const std::string& prefix) {
+    const size_t at = text.find(prefix);
+    REQUIRE_MESSAGE(at != std::string::npos, text);
+    return std::stoull(text.substr(at + prefix.size()));
+}
+
+}  // namespace
+
+TEST_CASE("cli: convert --kv-cache int8 records the cache type, inspect shows it and its smaller arena") {
+    const std::string f32 = convert("forecaster", "post_relu_tril", "", "kv_f32.axm");
+    const std::string i8 = convert("forecaster", "post_relu_tril", "--dtype int8 --kv-cache int8", "kv_i8.axm");
+    const Result a = auspex("inspect " + f32 + " --window 12 --horizon 6");
+    const Result b = auspex("inspect " + i8 + " --window 12 --horizon 6");
+    REQUIRE(a.exit_code == 0);
+    REQUIRE(b.exit_code == 0);
+    CHECK(has(a, "kv cache: f32"));
+    CHECK(has(b, "kv cache: int8"));
+    CHECK(number_after(b.output, "arena:    ") < number_after(a.output, "arena:    "));
+}
+
+TEST_CASE("cli: --kv-cache on a model without a decoder, or of an unknown type, is a clear error") {
+    const std::string out = (scratch_dir() / "never.axm").string();
+    const std::string cls = fixture("classifier", "pad0_max_sigmoid", "model.pt") + " --config " +
+                            fixture("classifier", "pad0_max_sigmoid", "config.json");
+    check_error(auspex("convert " + cls + " --kv-cache int8 -o " + out), 1, "no decoder");
+    const std::string fc = fixture("forecaster", "post_relu_tril", "model.pt") + " --config " +
+                           fixture("forecaster", "post_relu_tril", "config.json");
+    check_error(auspex("convert " + fc + " --kv-cache int4 -o " + out), 1, "unknown kv-cache type \"int4\"");
+}
+
+TEST_CASE("cli: inspect --flash/--ram answers yes or no, shows the arena by buffer and the longest window") {
+    const std::string model = convert("forecaster", "post_relu_tril", "", "fit.axm");
+    const Result yes = auspex("inspect " + model + " --window 12 --horizon 6 --flash 1M --ram 128K");
+    REQUIRE_MESSAGE(yes.exit_code == 0, yes.output);
+    CHECK(has(yes, "fits:     yes"));
+    CHECK(has(yes, "of 1048576 bytes: yes"));
+    CHECK(has(yes, "of 131072 bytes: yes"));
+    CHECK(has(yes, "longest window for horizon 6 in 131072 bytes of RAM: "));
+    CHECK(has(yes, "with f32 caches (this model's)"));
+    CHECK(has(yes, "with int8 caches"));
+    CHECK(has(yes, "self-attention k/v cache"));
+    // The planned figure of the buffer table is the arena line's, which is what init needs.
+    CHECK(number_after(yes.output, "share bytes): ") == number_after(yes.output, "arena:    "));
+
+    const Result no = auspex("inspect " + model + " --window 12 --horizon 6 --ram 4K");
+    REQUIRE_MESSAGE(no.exit_code == 0, no.output);
+    CHECK(has(no, "fits:     no"));
+    CHECK(has(no, "bytes short"));
+    CHECK(has(no, "flash:  not checked"));
+
+    const Result board = auspex("inspect " + model + " --board stm32f405 --window 12 --horizon 6");
+    REQUIRE_MESSAGE(board.exit_code == 0, board.output);
+    CHECK(has(board, "stm32f405: Cortex-M4F, 1 MB flash, 128 KB SRAM"));
+    CHECK(has(board, "of 131072 bytes"));
+    // --ram overrides the board's figure.
+    CHECK(has(auspex("inspect " + model + " --board stm32f405 --ram 64K"), "of 65536 bytes"));
+}
+
+TEST_CASE("cli: inspect's fit options refuse malformed sizes and unknown boards") {
+    const std::string model = convert("forecaster", "post_relu_tril", "", "fit_bad.axm");
+    check_error(auspex("inspect " + model + " --ram 12Q"), 2, "--ram \"12Q\" is not a memory size");
+    check_error(auspex("inspect " + model + " --flash K"), 2, "--flash \"K\" is not a memory size");
+    check_error(auspex("inspect " + model + " --ram 0"), 2, "is not a memory size");
+    check_error(auspex("inspect " + model + " --ram -5K"), 2, "is not a memory size");
+    check_error(auspex("inspect " + model + " --board stm32f999"), 2, "unknown board \"stm32f999\"");
+}
+
+TEST_CASE("cli: header writes the arena figure inspect reports, for f32 and int8 caches") {
+    for (const char* options : {"", "--dtype int8 --kv-cache int8"}) {
+        const std::string model = convert("forecaster", "post_relu_tril", options, "hdr.axm");
+        const std::string h = (scratch_dir() / "hdr.h").string();
+        const Result r = auspex("header " + model + " -o " + h + " --name m --window 12 --horizon 6");
+        REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+        std::ifstream in(h);
+        std::stringstream text;
+        text << in.rdbuf();
+        const Result info = auspex("inspect " + model + " --window 12 --horizon 6");
+        CHECK(number_after(text.str(), "_ARENA_BYTES ") == number_after(info.output, "arena:    "));
+    }
+}

@@ -1,0 +1,168 @@
+#include "tools/cli/fit_report.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <vector>
+
+namespace ax::cli {
+
+namespace {
+
+struct Board {
+    const char* name;
+    uint64_t flash;
+    uint64_t ram;
+    const char* note;
+};
+
+// Code memory and the RAM the linker script gives the firmware (ports/cortex-m/boards/*/memory.ld); the
+// STM32F405 is the real chip's 1 MB flash and 128 KB of contiguous SRAM (its 64 KB CCM is not counted).
+constexpr uint64_t kK = 1024;
+const Board kBoards[] = {
+    {"stm32f405", 1024 * kK, 128 * kK, "stm32f405: Cortex-M4F, 1 MB flash, 128 KB SRAM"},
+    {"mps2-an385", 4096 * kK, 4096 * kK, "mps2-an385: Cortex-M3, 4 MB code memory, 4 MB RAM"},
+    {"mps2-an386", 4096 * kK, 4096 * kK, "mps2-an386: Cortex-M4F, 4 MB code memory, 4 MB RAM"},
+    {"mps2-an500", 4096 * kK, 4096 * kK, "mps2-an500: Cortex-M7, 4 MB code memory, 4 MB RAM"},
+    {"mps3-an547", 512 * kK, 512 * kK, "mps3-an547: Cortex-M55, 512 KB ITCM, 512 KB DTCM"},
+};
+
+std::string board_names() {
+    std::string s;
+    for (const Board& b : kBoards) s += (s.empty() ? "" : ", ") + std::string(b.name);
+    return s;
+}
+
+const char* cache_name(format::CacheType t) { return t == format::CacheType::i8 ? "int8" : "f32"; }
+
+std::string phases(const MemoryPlan::Buffer& b) {
+    static const char kLetter[] = {'E', 'P', 'D'};
+    std::string s(1, kLetter[static_cast<int>(b.first)]);
+    if (b.last != b.first) s += std::string("-") + kLetter[static_cast<int>(b.last)];
+    return s;
+}
+
+// The longest length in [1, limit] whose arena fits in ram (arenas grow with the length), or 0.
+size_t longest_fit(const ArenaQuery& q, format::CacheType type, uint64_t ram) {
+    const auto fits = [&](size_t n) {
+        const size_t a = q.arena_for(n, type);
+        return a != 0 && a <= ram;
+    };
+    if (q.longest_limit == 0 || !fits(1)) return 0;
+    size_t lo = 1, hi = q.longest_limit;  // fits(lo) holds
+    while (lo < hi) {
+        const size_t mid = lo + (hi - lo + 1) / 2;
+        if (fits(mid))
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
+void print_arena_by_buffer(const MemoryPlan& plan) {
+    std::vector<size_t> order(plan.buffer_count());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return plan.buffer(a).offset < plan.buffer(b).offset; });
+    uint64_t sum = 0;
+    for (size_t i : order) sum += plan.buffer(i).bytes;
+    std::printf("\narena by buffer (live in phases E encode, P cross-attention keys/values, D decode; buffers never\n"
+                "live together share bytes): %zu bytes planned, %llu bytes if summed\n",
+                plan.total_bytes(), static_cast<unsigned long long>(sum));
+    std::printf("  %10s %10s %-5s %s\n", "offset", "bytes", "live", "buffer");
+    for (size_t i : order) {
+        const MemoryPlan::Buffer& b = plan.buffer(i);
+        if (b.bytes == 0) continue;
+        std::printf("  %10zu %10zu %-5s %s\n", b.offset, b.bytes, phases(b).c_str(), b.name ? b.name : "?");
+    }
+}
+
+}  // namespace
+
+uint64_t parse_memory_size(const std::string& option, const std::string& text) {
+    size_t i = 0;
+    uint64_t n = 0;
+    while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) {
+        if (n > (UINT64_MAX - 9) / 10) throw UsageError{"--" + option + " " + text + " is too large"};
+        n = n * 10 + static_cast<uint64_t>(text[i++] - '0');
+    }
+    std::string unit = text.substr(i);
+    for (char& c : unit) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    uint64_t scale = 0;
+    if (unit.empty() || unit == "B") scale = 1;
+    if (unit == "K" || unit == "KB" || unit == "KIB") scale = 1024;
+    if (unit == "M" || unit == "MB" || unit == "MIB") scale = 1024 * 1024;
+    if (i == 0 || scale == 0 || n == 0)
+        throw UsageError{"--" + option + " \"" + text + "\" is not a memory size (bytes, or a whole number with K or M, " +
+                         "e.g. 131072, 128K, 1M)"};
+    if (n > UINT64_MAX / scale) throw UsageError{"--" + option + " " + text + " is too large"};
+    return n * scale;
+}
+
+bool read_memory_budget(const Args& args, MemoryBudget* out) {
+    if (!args.has("board") && !args.has("flash") && !args.has("ram")) return false;
+    MemoryBudget b;
+    if (args.has("board")) {
+        const std::string name = args.get("board");
+        const Board* found = nullptr;
+        for (const Board& k : kBoards)
+            if (name == k.name) found = &k;
+        if (found == nullptr) throw UsageError{"unknown board \"" + name + "\" (known: " + board_names() + ")"};
+        b.board = found->note;
+        b.flash = found->flash;
+        b.ram = found->ram;
+    }
+    if (args.has("flash")) b.flash = parse_memory_size("flash", args.get("flash"));
+    if (args.has("ram")) b.ram = parse_memory_size("ram", args.get("ram"));
+    *out = b;
+    return true;
+}
+
+bool print_fit_report(const MemoryBudget& budget, const ArenaQuery& q) {
+    const uint64_t arena = q.plan->total_bytes();
+    const bool flash_ok = budget.flash == 0 || q.model_bytes <= budget.flash;
+    const bool ram_ok = budget.ram == 0 || (arena != 0 && arena <= budget.ram);
+    const bool fits = flash_ok && ram_ok;
+    std::printf("\nfits:     %s (%s%s%s, kv cache %s)\n", fits ? "yes" : "no", budget.board.c_str(),
+                budget.board.empty() ? "" : "; ", q.lengths.c_str(), cache_name(q.cache));
+    if (budget.flash == 0) {
+        std::printf("  flash:  not checked (give --flash or --board)\n");
+    } else if (flash_ok) {
+        std::printf("  flash:  model %llu of %llu bytes: yes, %llu bytes left for the firmware's code\n",
+                    static_cast<unsigned long long>(q.model_bytes), static_cast<unsigned long long>(budget.flash),
+                    static_cast<unsigned long long>(budget.flash - q.model_bytes));
+    } else {
+        std::printf("  flash:  model %llu of %llu bytes: no, %llu bytes too large\n",
+                    static_cast<unsigned long long>(q.model_bytes), static_cast<unsigned long long>(budget.flash),
+                    static_cast<unsigned long long>(q.model_bytes - budget.flash));
+    }
+    if (budget.ram == 0) {
+        std::printf("  RAM:    not checked (give --ram or --board)\n");
+        print_arena_by_buffer(*q.plan);
+        return fits;
+    }
+    if (ram_ok)
+        std::printf("  RAM:    arena %llu of %llu bytes: yes, %llu bytes left for stack and data\n",
+                    static_cast<unsigned long long>(arena), static_cast<unsigned long long>(budget.ram),
+                    static_cast<unsigned long long>(budget.ram - arena));
+    else
+        std::printf("  RAM:    arena %llu of %llu bytes: no, %llu bytes short\n", static_cast<unsigned long long>(arena),
+                    static_cast<unsigned long long>(budget.ram), static_cast<unsigned long long>(arena - budget.ram));
+    std::string longest;
+    const format::CacheType types[] = {format::CacheType::f32, format::CacheType::i8};
+    for (format::CacheType t : types) {
+        if (!q.has_decoder && t != q.cache) continue;
+        const size_t n = longest_fit(q, t, budget.ram);
+        if (!longest.empty()) longest += ", ";
+        longest += (n == 0 ? std::string("none") : std::to_string(n)) +
+                   (q.has_decoder ? std::string(" with ") + cache_name(t) + " caches" : std::string()) +
+                   (q.has_decoder && t == q.cache ? " (this model's)" : "");
+    }
+    std::printf("  longest %s in %llu bytes of RAM: %s\n", q.longest.c_str(),
+                static_cast<unsigned long long>(budget.ram), longest.c_str());
+    print_arena_by_buffer(*q.plan);
+    return fits;
+}
+
+}  // namespace ax::cli
