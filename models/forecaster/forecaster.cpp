@@ -37,6 +37,12 @@ Status read_forecaster_config(const ModelFile& f, ForecasterConfig* out) {
     c.normalization = static_cast<format::Normalization>(v);
     if (c.normalization != format::Normalization::none && c.n_outputs != c.n_features)
         return bad_model_config("input normalization needs n_outputs == n_features");
+    // Both keys are younger than the family: files without them have no limit and no stated window.
+    AX_RETURN_IF_ERROR(read_config_optional_size(f, ConfigKey::max_positions, "max_positions", 0, kMaxSequenceLength,
+                                                 0, &c.max_positions));
+    AX_RETURN_IF_ERROR(read_config_optional_size(f, ConfigKey::window, "window", 0, kMaxSequenceLength, 0, &c.window));
+    if (c.max_positions != 0 && c.window > c.max_positions)
+        return bad_model_config("config window is longer than max_positions");
     *out = c;
     return Status::ok();
 }
@@ -104,6 +110,14 @@ size_t Forecaster::arena_bytes(size_t max_window, size_t max_horizon) const {
 
 Status ForecastSession::init(const Forecaster& model, const Kernels& kernels, void* arena, size_t arena_bytes,
                              size_t max_window, size_t max_horizon) {
+    const size_t limit = model.config_.max_positions;
+    if (limit != 0 && max_window > limit)
+        return Status::error(StatusCode::invalid_argument, "window of ").add_u(max_window)
+            .add(" rows is longer than the model's ").add_u(limit).add(" positions (max_positions)");
+    // The decoder's rows get positions 0..horizon-1 too, as in PyTorch's forward(src, tgt).
+    if (limit != 0 && max_horizon > limit)
+        return Status::error(StatusCode::invalid_argument, "decoder length ").add_u(max_horizon)
+            .add(" is longer than the model's ").add_u(limit).add(" positions (max_positions)");
     AX_RETURN_IF_ERROR(check_session_arena(arena, arena_bytes, model.arena_bytes(max_window, max_horizon)));
     Arena a(arena, arena_bytes);
     SessionLayout s = lay_out(a, model.config_, max_window, max_horizon);

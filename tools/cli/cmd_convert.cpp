@@ -18,8 +18,8 @@ int cmd_convert(const Argv& argv) {
     options.dtype = tools::parse_dtype(args.get("dtype", "f32"));
     options.map_path = args.get("map");
     options.calib_path = args.get("calib");
-    options.calib_window = args.get_size("calib-window", 96, 1, kMaxSequenceLength);
-    options.calib_horizon = args.get_size("calib-horizon", 24, 1, kMaxSequenceLength);
+    options.calib_window = args.get_size("calib-window", 0, 1, kMaxSequenceLength);
+    options.calib_horizon = args.get_size("calib-horizon", options.calib_horizon, 1, kMaxSequenceLength);
     if (options.calib_path.empty() && (args.has("calib-window") || args.has("calib-horizon")))
         throw tools::ToolError("--calib-window and --calib-horizon go with --calib data.csv");
     const std::string output = args.require("output");

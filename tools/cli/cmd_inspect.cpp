@@ -5,6 +5,7 @@
 #include "tools/cli/commands.h"
 #include "tools/host/model_loader.h"
 #include "tools/convert/quantize.h"
+#include "tools/host/forecast_window.h"
 
 namespace ax::cli {
 
@@ -41,19 +42,35 @@ void print_stack(const StackConfig& s) {
                 yes_no(s.encoder_final_norm), yes_no(s.decoder_final_norm));
 }
 
+struct Lengths {
+    size_t window, horizon;
+};
+
+// --window and --horizon, or the model's defaults; throws for lengths past its positions.
+Lengths forecaster_lengths(const ForecasterConfig& c, const Args& args) {
+    const size_t window = args.get_size("window", tools::default_window(c), 1, kMaxSequenceLength);
+    const size_t horizon = args.get_size("horizon", tools::kDefaultHorizon, 1, kMaxSequenceLength);
+    tools::check_window_fits(c, window, "--window " + std::to_string(window));
+    tools::check_horizon_fits(c, horizon, "--horizon " + std::to_string(horizon));
+    return {window, horizon};
+}
+
 // Prints the family's configuration and returns the arena line.
 std::string describe_forecaster(const tools::LoadedModel& m, const Args& args) {
-    const size_t window = args.get_size("window", 96, 1, kMaxSequenceLength);
-    const size_t horizon = args.get_size("horizon", 24, 1, kMaxSequenceLength);
     const ForecasterConfig& c = m.forecaster.config();
+    const auto [window, horizon] = forecaster_lengths(c, args);
     print_stack(c.stack);
     std::printf("io:       n_features %zu, n_outputs %zu\n", c.n_features, c.n_outputs);
     const char* norm = c.normalization == format::Normalization::global       ? "global"
                        : c.normalization == format::Normalization::last_value ? "last_value"
                                                                               : "none";
-    std::printf("inputs:   positional_encoding %s, memory_mask %s, normalization %s\n",
+    std::printf("inputs:   positional_encoding %s, max_positions %s, memory_mask %s, normalization %s\n",
                 c.positional_encoding == format::PositionalEncoding::sinusoidal ? "sinusoidal" : "none",
+                c.max_positions ? std::to_string(c.max_positions).c_str() : "unlimited",
                 c.memory_mask == format::MemoryMask::tril ? "tril" : "none", norm);
+    const std::string stated = c.window ? std::to_string(c.window) + " rows, the model's training window"
+                                        : "not stated (commands default to " + std::to_string(tools::default_window(c)) + " rows)";
+    std::printf("window:   %s\n", stated.c_str());
     return std::to_string(m.forecaster.arena_bytes(window, horizon)) + " bytes for window " + std::to_string(window) +
            ", horizon " + std::to_string(horizon) + " (set with --window, --horizon)";
 }
@@ -113,6 +130,8 @@ int cmd_inspect(const Argv& argv) {
     const Args args(argv, {"window", "horizon", "src-len", "tgt-len", "max-len"}, {});
     args.expect_positionals(1, "one model (.axm)");
     const auto m = tools::open_model(args.positionals()[0]);
+    // Refused before anything is printed, so that an error stays one line.
+    if (m->family == format::Family::forecaster) forecaster_lengths(m->forecaster.config(), args);
     std::printf("model:    %s (%llu bytes, format v%u, checksum ok)\n", m->path.c_str(),
                 static_cast<unsigned long long>(m->file.file_size()), format::kVersion);
     std::printf("family:   %s\n", tools::family_name(m->family));

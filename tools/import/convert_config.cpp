@@ -120,6 +120,8 @@ ConvertConfig parse_convert_config(const JsonValue& root, const std::string& sou
             c.latent_size = v.as_int(where, 1, kBig);
         } else if (key == "max_positions") {
             c.max_positions = v.as_int(where, 1, kBig);
+        } else if (key == "window") {
+            c.window = v.as_int(where, 1, kBig);
         } else if (key == "dropout" || key == "batch_first" || key == "comment") {
             // Training-only or informational: accepted so that configs written for PyTorch still load.
         } else {

@@ -37,6 +37,7 @@ struct ConvertConfig {
     // Optional statements about the shapes; each must agree with the tensors.
     std::optional<int64_t> d_model, dim_feedforward, num_encoder_layers, num_decoder_layers, n_features, n_outputs;
     std::optional<int64_t> src_vocab, tgt_vocab, n_labels, latent_size, max_positions;
+    std::optional<int64_t> window;  // forecaster: the encoder rows it was trained on
 };
 
 // Unknown keys and wrong types are errors naming the key, so that a typo never goes unnoticed.

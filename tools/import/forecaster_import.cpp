@@ -53,13 +53,12 @@ LinearNames find_linears(const CheckpointTensors& ck, int64_t d) {
 }
 
 // The `pe` buffer of a tutorial PositionalEncoding module: recognised, checked and dropped (the runtime
-// computes the table). Returns whether there was one.
-bool check_pe_buffers(CheckpointTensors& ck, const ConvertConfig& config, int64_t d) {
-    bool present = false;
+// computes the table). Returns its rows (the fewest, should there be several), 0 when there is none.
+int64_t check_pe_buffers(CheckpointTensors& ck, const ConvertConfig& config, int64_t d, std::string* buffer_name) {
+    int64_t fewest = 0;
     for (const auto& [name, t] : ck.all()) {
         const bool is_pe = name == "pe" || (name.size() > 3 && name.compare(name.size() - 3, 3, ".pe") == 0);
         if (!is_pe) continue;
-        present = true;
         ck.mark_used(name);
         if (config.positional_encoding && *config.positional_encoding == "none")
             throw ToolError("checkpoint holds a positional-encoding buffer " + name +
@@ -71,8 +70,28 @@ bool check_pe_buffers(CheckpointTensors& ck, const ConvertConfig& config, int64_
         if (!is_sinusoidal_table(t, d, false, &rows))
             throw ToolError("positional-encoding buffer " + name + " is not the sinusoidal table " +
                             "PE[pos,2i]=sin(pos/10000^(2i/d)), PE[pos,2i+1]=cos(...)");
+        if (fewest == 0 || rows < fewest) {
+            fewest = rows;
+            *buffer_name = name;
+        }
     }
-    return present;
+    return fewest;
+}
+
+// The positions' limit: the `pe` buffer's rows (PyTorch cannot index past them), or the config's statement
+// when there is no buffer. The config's "window" must fit in it.
+int64_t decide_max_positions(const ConvertConfig& config, int64_t pe_rows, const std::string& pe_name) {
+    if (config.max_positions && pe_rows != 0 && *config.max_positions != pe_rows)
+        throw ToolError("config \"max_positions\" = " + std::to_string(*config.max_positions) + " contradicts the " +
+                        std::to_string(pe_rows) + " rows of the positional-encoding buffer " + pe_name);
+    const int64_t limit = pe_rows != 0 ? pe_rows : config.max_positions.value_or(0);
+    if (config.window && limit != 0 && *config.window > limit)
+        throw ToolError("config \"window\" = " + std::to_string(*config.window) + " is longer than the model's " +
+                        std::to_string(limit) + " positions (" +
+                        (pe_rows != 0 ? "the rows of its positional-encoding buffer " + pe_name
+                                      : std::string("config \"max_positions\"")) +
+                        "): PyTorch cannot run that window either; state the window the model was trained on");
+    return limit;
 }
 
 }  // namespace
@@ -93,8 +112,10 @@ AxmModel import_forecaster(const TensorMap& tensors, const ConvertConfig& config
     check_stated(config.n_features, nf, "n_features", lin.src + ".weight", src_shape);
     check_stated(config.n_outputs, no, "n_outputs", lin.generator + ".weight", gen_shape);
 
-    const bool pe_buffer = check_pe_buffers(ck, config, d);
-    const bool sinusoidal = config.positional_encoding ? *config.positional_encoding == "sinusoidal" : pe_buffer;
+    std::string pe_name;
+    const int64_t pe_rows = check_pe_buffers(ck, config, d, &pe_name);
+    const bool sinusoidal = config.positional_encoding ? *config.positional_encoding == "sinusoidal" : pe_rows != 0;
+    const int64_t max_positions = decide_max_positions(config, pe_rows, pe_name);
     if (sinusoidal && d % 2 != 0) throw ToolError("sinusoidal positions need an even d_model, got " + std::to_string(d));
 
     auto add_linear = [&](Role weight, const std::string& module, int64_t out, int64_t in) {
@@ -128,6 +149,9 @@ AxmModel import_forecaster(const TensorMap& tensors, const ConvertConfig& config
         {ConfigKey::memory_mask, config.memory_mask == "tril" ? 1u : 0u},
         {ConfigKey::normalization, norm.mode == "global" ? 1u : norm.mode == "last_value" ? 2u : 0u},
     });
+    // Written only when known, so that a model without them reads exactly as files from before the keys.
+    if (max_positions != 0) m.config.push_back({ConfigKey::max_positions, u(max_positions)});
+    if (config.window) m.config.push_back({ConfigKey::window, u(*config.window)});
     return m;
 }
 
