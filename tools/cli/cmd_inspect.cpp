@@ -3,6 +3,7 @@
 #include <string>
 
 #include "tools/cli/commands.h"
+#include "tools/common/enum_text.h"
 #include "tools/host/model_loader.h"
 #include "tools/convert/quantize.h"
 #include "tools/host/forecast_window.h"
@@ -20,16 +21,6 @@ std::string tensor_name(const TensorView& v) {
     return name;
 }
 
-const char* positions_name(format::PositionalEncoding p) {
-    switch (p) {
-        case format::PositionalEncoding::none: return "none";
-        case format::PositionalEncoding::sinusoidal: return "sinusoidal";
-        case format::PositionalEncoding::learned: return "learned";
-        case format::PositionalEncoding::sinusoidal_pad0: return "sinusoidal_pad0";
-    }
-    return "?";
-}
-
 std::string token_text(uint32_t id) { return id == format::kNoToken ? "none" : std::to_string(id); }
 
 void print_stack(const StackConfig& s) {
@@ -38,7 +29,7 @@ void print_stack(const StackConfig& s) {
                 l.d_model, l.nhead, l.dim_feedforward, s.encoder_layers, s.decoder_layers);
     std::printf("layers:   %s, activation %s, layer_norm_eps %g, final norms: encoder %s, decoder %s\n",
                 l.norm_first ? "pre-norm (norm_first)" : "post-norm",
-                l.activation == format::Activation::gelu ? "gelu" : "relu", static_cast<double>(l.eps),
+                tools::enum_text(l.activation).c_str(), static_cast<double>(l.eps),
                 yes_no(s.encoder_final_norm), yes_no(s.decoder_final_norm));
 }
 
@@ -61,13 +52,10 @@ std::string describe_forecaster(const tools::LoadedModel& m, const Args& args) {
     const auto [window, horizon] = forecaster_lengths(c, args);
     print_stack(c.stack);
     std::printf("io:       n_features %zu, n_outputs %zu\n", c.n_features, c.n_outputs);
-    const char* norm = c.normalization == format::Normalization::global       ? "global"
-                       : c.normalization == format::Normalization::last_value ? "last_value"
-                                                                              : "none";
     std::printf("inputs:   positional_encoding %s, max_positions %s, memory_mask %s, normalization %s\n",
-                c.positional_encoding == format::PositionalEncoding::sinusoidal ? "sinusoidal" : "none",
+                tools::enum_text(c.positional_encoding).c_str(),
                 c.max_positions ? std::to_string(c.max_positions).c_str() : "unlimited",
-                c.memory_mask == format::MemoryMask::tril ? "tril" : "none", norm);
+                tools::enum_text(c.memory_mask).c_str(), tools::enum_text(c.normalization).c_str());
     const std::string stated = c.window ? std::to_string(c.window) + " rows, the model's training window"
                                         : "not stated (commands default to " + std::to_string(tools::default_window(c)) + " rows)";
     std::printf("window:   %s\n", stated.c_str());
@@ -81,7 +69,7 @@ std::string describe_seq2seq(const tools::LoadedModel& m, const Args& args) {
     std::printf("io:       src_vocab %zu, tgt_vocab %zu, pad %s, bos %s, eos %s\n", c.src_vocab, c.tgt_vocab,
                 token_text(c.pad_id).c_str(), token_text(c.bos_id).c_str(), token_text(c.eos_id).c_str());
     std::printf("inputs:   positional_encoding %s, max_positions %s, embed_scale %g\n",
-                positions_name(c.positional_encoding),
+                tools::enum_text(c.positional_encoding).c_str(),
                 c.max_positions ? std::to_string(c.max_positions).c_str() : "unlimited",
                 static_cast<double>(c.embed_scale));
     const size_t limit = c.max_positions ? c.max_positions : kMaxSequenceLength;
@@ -94,16 +82,14 @@ std::string describe_seq2seq(const tools::LoadedModel& m, const Args& args) {
 std::string describe_classifier(const tools::LoadedModel& m, const Args& args) {
     const ClassifierConfig& c = m.classifier.config();
     print_stack(c.stack);
-    const char* pooling = c.pooling == format::Pooling::max ? "max" : c.pooling == format::Pooling::first ? "first" : "mean";
-    const char* act = c.output_activation == format::OutputActivation::sigmoid   ? "sigmoid"
-                      : c.output_activation == format::OutputActivation::softmax ? "softmax"
-                                                                                 : "none";
+    const std::string pooling = tools::enum_text(c.pooling);
+    const std::string act = tools::enum_text(c.output_activation);
     std::printf("io:       vocab %zu, labels %zu, pad %s, output %s, %s\n", c.vocab, c.n_labels,
-                token_text(c.pad_id).c_str(), act,
+                token_text(c.pad_id).c_str(), act.c_str(),
                 c.stack.decoder_layers ? ("decoder fed start token " + token_text(c.start_id)).c_str()
                                        : (std::string("pooling ") + pooling).c_str());
     std::printf("inputs:   positional_encoding %s, max_positions %s, embed_scale %g\n",
-                positions_name(c.positional_encoding),
+                tools::enum_text(c.positional_encoding).c_str(),
                 c.max_positions ? std::to_string(c.max_positions).c_str() : "unlimited",
                 static_cast<double>(c.embed_scale));
     const size_t limit = c.max_positions ? c.max_positions : kMaxSequenceLength;
@@ -116,7 +102,7 @@ std::string describe_tvae(const tools::LoadedModel& m, const Args& args) {
     const TvaeConfig& c = m.tvae.config();
     print_stack(c.stack);
     std::printf("io:       n_features %zu, latent_size %zu\n", c.n_features, c.latent_size);
-    std::printf("inputs:   positional_encoding %s, max_positions %s\n", positions_name(c.positional_encoding),
+    std::printf("inputs:   positional_encoding %s, max_positions %s\n", tools::enum_text(c.positional_encoding).c_str(),
                 c.max_positions ? std::to_string(c.max_positions).c_str() : "unlimited");
     const size_t limit = c.max_positions ? c.max_positions : kMaxSequenceLength;
     const size_t len = args.get_size("max-len", std::min<size_t>(64, limit), 1, limit);

@@ -2,6 +2,7 @@
 
 #include "runtime/bytes.h"
 #include "tools/import/import_common.h"
+#include "tools/common/enum_text.h"
 #include "tools/common/tool_error.h"
 
 namespace ax::tools {
@@ -60,7 +61,7 @@ int64_t check_pe_buffers(CheckpointTensors& ck, const ConvertConfig& config, int
         const bool is_pe = name == "pe" || (name.size() > 3 && name.compare(name.size() - 3, 3, ".pe") == 0);
         if (!is_pe) continue;
         ck.mark_used(name);
-        if (config.positional_encoding && *config.positional_encoding == "none")
+        if (config.positional_encoding == format::PositionalEncoding::none)
             throw ToolError("checkpoint holds a positional-encoding buffer " + name +
                             " but the config says \"positional_encoding\": \"none\"");
         if (t.shape.empty() || t.shape.back() != d)
@@ -97,7 +98,8 @@ int64_t decide_max_positions(const ConvertConfig& config, int64_t pe_rows, const
 }  // namespace
 
 AxmModel import_forecaster(const TensorMap& tensors, const ConvertConfig& config) {
-    if (config.arch != "forecaster") throw ToolError("config arch \"" + config.arch + "\" is not \"forecaster\"");
+    if (config.arch != format::Family::forecaster)
+        throw ToolError("config arch \"" + enum_text(config.arch) + "\" is not \"forecaster\"");
     CheckpointTensors ck(tensors);
     AxmModel m;
     m.family = format::Family::forecaster;
@@ -114,7 +116,8 @@ AxmModel import_forecaster(const TensorMap& tensors, const ConvertConfig& config
 
     std::string pe_name;
     const int64_t pe_rows = check_pe_buffers(ck, config, d, &pe_name);
-    const bool sinusoidal = config.positional_encoding ? *config.positional_encoding == "sinusoidal" : pe_rows != 0;
+    const bool sinusoidal = config.positional_encoding ? *config.positional_encoding == format::PositionalEncoding::sinusoidal
+                                                       : pe_rows != 0;
     const int64_t max_positions = decide_max_positions(config, pe_rows, pe_name);
     if (sinusoidal && d % 2 != 0) throw ToolError("sinusoidal positions need an even d_model, got " + std::to_string(d));
 
@@ -128,14 +131,15 @@ AxmModel import_forecaster(const TensorMap& tensors, const ConvertConfig& config
     add_linear(Role::generator_weight, lin.generator, no, d);
 
     const NormalizationSpec& norm = config.normalization;
-    if (norm.mode != "none") {
+    const bool global = norm.mode == format::Normalization::global;
+    if (norm.mode != format::Normalization::none) {
         if (no != nf)
             throw ToolError("normalization needs n_outputs == n_features (the generator gives " + std::to_string(no) +
                             " outputs for " + std::to_string(nf) + " features)");
         if (static_cast<int64_t>(norm.scale.size()) != nf ||
-            (norm.mode == "global" && static_cast<int64_t>(norm.mean.size()) != nf))
+            (global && static_cast<int64_t>(norm.mean.size()) != nf))
             throw ToolError("normalization mean/scale need one value per feature (" + std::to_string(nf) + ")");
-        if (norm.mode == "global") m.tensors.push_back(vector_tensor(Role::input_mean, "normalization.mean", norm.mean));
+        if (global) m.tensors.push_back(vector_tensor(Role::input_mean, "normalization.mean", norm.mean));
         m.tensors.push_back(vector_tensor(Role::input_scale, "normalization.scale", norm.scale));
     }
     ck.check_all_used("forecaster");
@@ -145,9 +149,10 @@ AxmModel import_forecaster(const TensorMap& tensors, const ConvertConfig& config
     m.config.insert(m.config.end(), {
         {ConfigKey::n_features, u(nf)},
         {ConfigKey::n_outputs, u(no)},
-        {ConfigKey::positional_encoding, sinusoidal ? 1u : 0u},
-        {ConfigKey::memory_mask, config.memory_mask == "tril" ? 1u : 0u},
-        {ConfigKey::normalization, norm.mode == "global" ? 1u : norm.mode == "last_value" ? 2u : 0u},
+        {ConfigKey::positional_encoding,
+         static_cast<uint32_t>(sinusoidal ? format::PositionalEncoding::sinusoidal : format::PositionalEncoding::none)},
+        {ConfigKey::memory_mask, static_cast<uint32_t>(config.memory_mask)},
+        {ConfigKey::normalization, static_cast<uint32_t>(norm.mode)},
     });
     // Written only when known, so that a model without them reads exactly as files from before the keys.
     if (max_positions != 0) m.config.push_back({ConfigKey::max_positions, u(max_positions)});
