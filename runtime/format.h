@@ -142,6 +142,15 @@ const char* enum_name(E value) {
     return nullptr;
 }
 
+// The largest value with a name (every enum here numbers its values 0.. or 1.. without gaps).
+template <typename E>
+constexpr uint32_t enum_max() {
+    uint32_t top = 0;
+    for (const EnumName<E>& row : names_of(E{}))
+        if (static_cast<uint32_t>(row.value) > top) top = static_cast<uint32_t>(row.value);
+    return top;
+}
+
 // The value named `text` (a name or an alias); false when no row has that name.
 template <typename E>
 bool parse_enum(const char* text, E* out) {

@@ -31,10 +31,8 @@ Status read_forecaster_config(const ModelFile& f, ForecasterConfig* out) {
     c.positional_encoding = static_cast<format::PositionalEncoding>(v);
     if (c.positional_encoding == format::PositionalEncoding::sinusoidal && d % 2 != 0)
         return bad_model_config("sinusoidal positions need an even d_model");
-    AX_RETURN_IF_ERROR(read_config_u32(f, ConfigKey::memory_mask, "memory_mask", 0, 1, &v));
-    c.memory_mask = static_cast<format::MemoryMask>(v);
-    AX_RETURN_IF_ERROR(read_config_u32(f, ConfigKey::normalization, "normalization", 0, 2, &v));
-    c.normalization = static_cast<format::Normalization>(v);
+    AX_RETURN_IF_ERROR(read_config_enum(f, ConfigKey::memory_mask, "memory_mask", &c.memory_mask));
+    AX_RETURN_IF_ERROR(read_config_enum(f, ConfigKey::normalization, "normalization", &c.normalization));
     if (c.normalization != format::Normalization::none && c.n_outputs != c.n_features)
         return bad_model_config("input normalization needs n_outputs == n_features");
     // Both keys are younger than the family: files without them have no limit and no stated window.

@@ -12,6 +12,10 @@ namespace ax::cli {
 
 namespace {
 
+// The token and latent families' sequence length when --src-len/--tgt-len/--max-len is not given (or the
+// model's max_positions, when fewer).
+constexpr size_t kDefaultTokens = 64;
+
 const char* yes_no(bool b) { return b ? "yes" : "no"; }
 
 std::string tensor_name(const TensorView& v) {
@@ -73,8 +77,8 @@ std::string describe_seq2seq(const tools::LoadedModel& m, const Args& args) {
                 c.max_positions ? std::to_string(c.max_positions).c_str() : "unlimited",
                 static_cast<double>(c.embed_scale));
     const size_t limit = c.max_positions ? c.max_positions : kMaxSequenceLength;
-    const size_t src = args.get_size("src-len", std::min<size_t>(64, limit), 1, limit);
-    const size_t tgt = args.get_size("tgt-len", std::min<size_t>(64, limit), 1, limit);
+    const size_t src = args.get_size("src-len", std::min(kDefaultTokens, limit), 1, limit);
+    const size_t tgt = args.get_size("tgt-len", std::min(kDefaultTokens, limit), 1, limit);
     return std::to_string(m.seq2seq.arena_bytes(src, tgt)) + " bytes for source " + std::to_string(src) +
            " tokens, target/max-len " + std::to_string(tgt) + " (set with --src-len, --tgt-len)";
 }
@@ -93,7 +97,7 @@ std::string describe_classifier(const tools::LoadedModel& m, const Args& args) {
                 c.max_positions ? std::to_string(c.max_positions).c_str() : "unlimited",
                 static_cast<double>(c.embed_scale));
     const size_t limit = c.max_positions ? c.max_positions : kMaxSequenceLength;
-    const size_t len = args.get_size("max-len", std::min<size_t>(64, limit), 1, limit);
+    const size_t len = args.get_size("max-len", std::min(kDefaultTokens, limit), 1, limit);
     return std::to_string(m.classifier.arena_bytes(len)) + " bytes for inputs up to " + std::to_string(len) +
            " tokens (set with --max-len)";
 }
@@ -105,7 +109,7 @@ std::string describe_tvae(const tools::LoadedModel& m, const Args& args) {
     std::printf("inputs:   positional_encoding %s, max_positions %s\n", tools::enum_text(c.positional_encoding).c_str(),
                 c.max_positions ? std::to_string(c.max_positions).c_str() : "unlimited");
     const size_t limit = c.max_positions ? c.max_positions : kMaxSequenceLength;
-    const size_t len = args.get_size("max-len", std::min<size_t>(64, limit), 1, limit);
+    const size_t len = args.get_size("max-len", std::min(kDefaultTokens, limit), 1, limit);
     return std::to_string(m.tvae.arena_bytes(len)) + " bytes for sequences up to " + std::to_string(len) +
            " rows (set with --max-len)";
 }
