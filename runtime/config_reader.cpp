@@ -28,6 +28,16 @@ Status read_config_size(const ModelFile& f, format::ConfigKey key, const char* n
     return Status::ok();
 }
 
+Status read_config_optional_size(const ModelFile& f, format::ConfigKey key, const char* name, size_t lo, size_t hi,
+                                 size_t fallback, size_t* out) {
+    uint32_t v = 0;
+    if (!f.config(key, &v)) {
+        *out = fallback;
+        return Status::ok();
+    }
+    return read_config_size(f, key, name, lo, hi, out);
+}
+
 Status read_config_flag(const ModelFile& f, format::ConfigKey key, const char* name, bool* out) {
     uint32_t v = 0;
     AX_RETURN_IF_ERROR(read_config_u32(f, key, name, 0, 1, &v));

@@ -18,6 +18,17 @@ constexpr size_t kMaxSequenceLength = 1u << 20;
 // A required u32 in [lo, hi].
 Status read_config_u32(const ModelFile& f, format::ConfigKey key, const char* name, uint32_t lo, uint32_t hi,
                        uint32_t* out);
+// An optional size in [lo, hi]: `fallback` when the file has no such record (files written before it).
+Status read_config_optional_size(const ModelFile& f, format::ConfigKey key, const char* name, size_t lo, size_t hi,
+                                 size_t fallback, size_t* out);
+// A required value of a format enum, 0..the largest its names table holds.
+template <typename E>
+Status read_config_enum(const ModelFile& f, format::ConfigKey key, const char* name, E* out) {
+    uint32_t v = 0;
+    AX_RETURN_IF_ERROR(read_config_u32(f, key, name, 0, format::enum_max<E>(), &v));
+    *out = static_cast<E>(v);
+    return Status::ok();
+}
 // A required size in [lo, hi].
 Status read_config_size(const ModelFile& f, format::ConfigKey key, const char* name, size_t lo, size_t hi,
                         size_t* out);

@@ -103,9 +103,8 @@ Status read_token_input_config(const ModelFile& f, size_t d_model, uint32_t pad_
                                float* embed_scale) {
     using format::ConfigKey;
     using format::PositionalEncoding;
-    uint32_t v = 0;
-    AX_RETURN_IF_ERROR(read_config_u32(f, ConfigKey::positional_encoding, "positional_encoding", 0, 3, &v));
-    const PositionalEncoding pe = static_cast<PositionalEncoding>(v);
+    PositionalEncoding pe = PositionalEncoding::none;
+    AX_RETURN_IF_ERROR(read_config_enum(f, ConfigKey::positional_encoding, "positional_encoding", &pe));
     if (pe != PositionalEncoding::none && pe != PositionalEncoding::learned && d_model % 2 != 0)
         return Status::error(StatusCode::bad_model, "sinusoidal positions need an even d_model");
     AX_RETURN_IF_ERROR(

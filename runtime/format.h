@@ -6,6 +6,28 @@
 
 namespace ax::format {
 
+// Each enum's spellings (configs, inspect, messages) sit in a table right after it, so a new value needs one
+// more row there and nothing else. The first row naming a value is its name; later rows are aliases that
+// parse_enum also accepts.
+template <typename E>
+struct EnumName {
+    E value;
+    const char* name;
+};
+
+template <typename E>
+struct EnumNames {
+    const EnumName<E>* rows;
+    size_t count;
+    const EnumName<E>* begin() const { return rows; }
+    const EnumName<E>* end() const { return rows + count; }
+};
+
+template <typename E, size_t N>
+constexpr EnumNames<E> names_table(const EnumName<E> (&rows)[N]) {
+    return {rows, N};
+}
+
 constexpr char kMagic[8] = {'A', 'U', 'S', 'P', 'E', 'X', 'M', '\0'};
 constexpr uint32_t kVersion = 1;
 constexpr uint32_t kAlignment = 64;         // every tensor's data and scales start on this boundary
@@ -33,8 +55,16 @@ constexpr size_t tensor_offset = 56;   // u64
 }  // namespace header
 
 enum class Family : uint32_t { forecaster = 1, seq2seq = 2, classifier = 3, tvae = 4 };
+inline constexpr EnumName<Family> kFamilyNames[] = {
+    {Family::forecaster, "forecaster"}, {Family::seq2seq, "seq2seq"}, {Family::classifier, "classifier"},
+    {Family::tvae, "tvae"}};
+constexpr EnumNames<Family> names_of(Family) { return names_table(kFamilyNames); }
 
 enum class DType : uint8_t { f32 = 0, f16 = 1, i8 = 2 };
+inline constexpr EnumName<DType> kDTypeNames[] = {
+    {DType::f32, "f32"},     {DType::f16, "f16"},     {DType::i8, "int8"},
+    {DType::f32, "float32"}, {DType::f16, "float16"}, {DType::i8, "i8"}};
+constexpr EnumNames<DType> names_of(DType) { return names_table(kDTypeNames); }
 
 inline uint32_t dtype_bytes(DType t) { return t == DType::f32 ? 4u : t == DType::f16 ? 2u : 1u; }
 
@@ -68,18 +98,80 @@ enum class ConfigKey : uint32_t {
     latent_size = 25,         // tvae: size of z
     start_id = 26,            // classifier with a decoder: the token fed to it, or kNoToken
     kv_cache = 27,            // optional: 0 float32 caches (the default), 1 int8 with a scale per row
+    window = 28,              // forecaster: encoder rows it was trained on (optional; absent or 0 = not stated)
 };
 
 enum class Activation : uint32_t { relu = 0, gelu = 1 };
+inline constexpr EnumName<Activation> kActivationNames[] = {{Activation::relu, "relu"}, {Activation::gelu, "gelu"}};
+constexpr EnumNames<Activation> names_of(Activation) { return names_table(kActivationNames); }
+
 // How the decoder's key/value caches store their rows (config key kv_cache).
 enum class CacheType : uint32_t { f32 = 0, i8 = 1 };
+inline constexpr EnumName<CacheType> kCacheTypeNames[] = {
+    {CacheType::f32, "f32"}, {CacheType::i8, "int8"}, {CacheType::f32, "float32"}, {CacheType::i8, "i8"}};
+constexpr EnumNames<CacheType> names_of(CacheType) { return names_table(kCacheTypeNames); }
+
 // learned: a [max_positions, d] table indexed 0..L-1. sinusoidal_pad0: the sinusoidal table indexed by
 // 1 + the token's index for non-pad tokens and 0 (a zero row) for pads.
 enum class PositionalEncoding : uint32_t { none = 0, sinusoidal = 1, learned = 2, sinusoidal_pad0 = 3 };
+inline constexpr EnumName<PositionalEncoding> kPositionalEncodingNames[] = {
+    {PositionalEncoding::none, "none"},
+    {PositionalEncoding::sinusoidal, "sinusoidal"},
+    {PositionalEncoding::learned, "learned"},
+    {PositionalEncoding::sinusoidal_pad0, "sinusoidal_pad0"},
+};
+constexpr EnumNames<PositionalEncoding> names_of(PositionalEncoding) { return names_table(kPositionalEncodingNames); }
+
 enum class MemoryMask : uint32_t { none = 0, tril = 1 };
+inline constexpr EnumName<MemoryMask> kMemoryMaskNames[] = {{MemoryMask::none, "none"}, {MemoryMask::tril, "tril"}};
+constexpr EnumNames<MemoryMask> names_of(MemoryMask) { return names_table(kMemoryMaskNames); }
+
 enum class Normalization : uint32_t { none = 0, global = 1, last_value = 2 };
+inline constexpr EnumName<Normalization> kNormalizationNames[] = {
+    {Normalization::none, "none"}, {Normalization::global, "global"}, {Normalization::last_value, "last_value"}};
+constexpr EnumNames<Normalization> names_of(Normalization) { return names_table(kNormalizationNames); }
+
 enum class Pooling : uint32_t { mean = 0, max = 1, first = 2 };
+inline constexpr EnumName<Pooling> kPoolingNames[] = {
+    {Pooling::mean, "mean"}, {Pooling::max, "max"}, {Pooling::first, "first"}};
+constexpr EnumNames<Pooling> names_of(Pooling) { return names_table(kPoolingNames); }
+
 enum class OutputActivation : uint32_t { none = 0, sigmoid = 1, softmax = 2 };
+inline constexpr EnumName<OutputActivation> kOutputActivationNames[] = {
+    {OutputActivation::none, "none"}, {OutputActivation::sigmoid, "sigmoid"}, {OutputActivation::softmax, "softmax"}};
+constexpr EnumNames<OutputActivation> names_of(OutputActivation) { return names_table(kOutputActivationNames); }
+
+// The name of a value (its first row), or nullptr for a value without one (an unchecked cast).
+template <typename E>
+const char* enum_name(E value) {
+    for (const EnumName<E>& row : names_of(value))
+        if (row.value == value) return row.name;
+    return nullptr;
+}
+
+// The largest value with a name (every enum here numbers its values 0.. or 1.. without gaps).
+template <typename E>
+constexpr uint32_t enum_max() {
+    uint32_t top = 0;
+    for (const EnumName<E>& row : names_of(E{}))
+        if (static_cast<uint32_t>(row.value) > top) top = static_cast<uint32_t>(row.value);
+    return top;
+}
+
+// The value named `text` (a name or an alias); false when no row has that name.
+template <typename E>
+bool parse_enum(const char* text, E* out) {
+    for (const EnumName<E>& row : names_of(E{})) {
+        const char* a = row.name;
+        const char* b = text;
+        while (*a != '\0' && *a == *b) ++a, ++b;
+        if (*a == '\0' && *b == '\0') {
+            *out = row.value;
+            return true;
+        }
+    }
+    return false;
+}
 
 // A token-id config value meaning "no such token".
 constexpr uint32_t kNoToken = 0xFFFFFFFFu;

@@ -49,9 +49,7 @@ Status read_stack_config(const ModelFile& f, size_t min_decoder_layers, StackCon
         read_config_size(f, ConfigKey::encoder_layers, "encoder_layers", 1, kMaxModelLayers, &c.encoder_layers));
     AX_RETURN_IF_ERROR(read_config_size(f, ConfigKey::decoder_layers, "decoder_layers", min_decoder_layers,
                                         kMaxModelLayers, &c.decoder_layers));
-    uint32_t v = 0;
-    AX_RETURN_IF_ERROR(read_config_u32(f, ConfigKey::activation, "activation", 0, 1, &v));
-    l.activation = static_cast<format::Activation>(v);
+    AX_RETURN_IF_ERROR(read_config_enum(f, ConfigKey::activation, "activation", &l.activation));
     AX_RETURN_IF_ERROR(read_config_flag(f, ConfigKey::norm_first, "norm_first", &l.norm_first));
     AX_RETURN_IF_ERROR(read_config_positive_float(f, ConfigKey::layer_norm_eps, "layer_norm_eps", &l.eps));
     AX_RETURN_IF_ERROR(
@@ -60,9 +58,9 @@ Status read_stack_config(const ModelFile& f, size_t min_decoder_layers, StackCon
         read_config_flag(f, ConfigKey::decoder_final_norm, "decoder_final_norm", &c.decoder_final_norm));
     if (c.decoder_layers == 0 && c.decoder_final_norm)
         return Status::error(StatusCode::bad_model, "a decoder final norm without decoder layers");
+    uint32_t v = 0;
     if (f.config(ConfigKey::kv_cache, &v)) {  // optional: files written before the key existed have float caches
-        AX_RETURN_IF_ERROR(read_config_u32(f, ConfigKey::kv_cache, "kv_cache", 0, 1, &v));
-        c.kv_cache = static_cast<CacheType>(v);
+        AX_RETURN_IF_ERROR(read_config_enum(f, ConfigKey::kv_cache, "kv_cache", &c.kv_cache));
         if (c.decoder_layers == 0 && c.kv_cache != CacheType::f32)
             return Status::error(StatusCode::bad_model, "an int8 kv_cache without decoder layers");
     }

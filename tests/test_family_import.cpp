@@ -151,7 +151,7 @@ TEST_CASE("int8 models whose inputs are wider than d_model and dim_feedforward r
     put(vae, "r_seq_embedding.weight", {features, d}, seed);
     put(vae, "r_seq_embedding.bias", {features}, seed);
     tools::ConvertConfig config;
-    config.arch = "tvae";
+    config.arch = format::Family::tvae;
     config.nhead = 2;
     tools::AxmModel m = tools::import_tvae(vae, config);
     tools::store_weights_as(m, format::DType::i8);
@@ -173,7 +173,7 @@ TEST_CASE("int8 models whose inputs are wider than d_model and dim_feedforward r
     put(fc, "embedding_tgt.bias", {d}, seed);
     put(fc, "generator.weight", {features, d}, seed);
     put(fc, "generator.bias", {features}, seed);
-    config.arch = "forecaster";
+    config.arch = format::Family::forecaster;
     tools::AxmModel f = tools::import_forecaster(fc, config);
     tools::store_weights_as(f, format::DType::i8);
     const auto forecaster = tools::load_model_bytes(tools::serialize_axm(f), "wide forecaster");

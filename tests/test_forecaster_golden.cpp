@@ -11,8 +11,8 @@ namespace {
 
 using namespace ax;
 
-const char* const kCases[] = {"post_relu_tril", "pre_gelu_none_final", "odd_sizes", "multi_out",
-                              "pre_relu_tril",  "norm_global",         "norm_last_value"};
+const char* const kCases[] = {"post_relu_tril", "pre_gelu_none_final", "odd_sizes",       "multi_out",
+                              "pre_relu_tril",  "norm_global",         "norm_last_value", "window48"};
 
 constexpr double kTolerance = 1e-4;
 
@@ -37,6 +37,14 @@ Case load_case(const std::string& name) {
     if (c.has_forecast) {
         c.history = tools::read_csv(c.dir + "/history.csv");
         c.forecast = tools::read_csv(c.dir + "/forecast.csv");
+        // A case with a stated window forecast the last `window` rows of a longer history.
+        if (const tools::JsonValue* window = meta.find("window")) {
+            const size_t rows = static_cast<size_t>(window->as_int("window", 1, 1000));
+            REQUIRE(c.history.rows > rows);
+            c.history.values.erase(c.history.values.begin(),
+                                   c.history.values.end() - static_cast<long>(rows * c.history.cols));
+            c.history.rows = rows;
+        }
     }
     return c;
 }

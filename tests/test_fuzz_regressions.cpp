@@ -69,7 +69,7 @@ std::string state_dict_pickle(const std::string& name, const std::vector<int64_t
 
 ConvertConfig plain_config() {
     ConvertConfig c;
-    c.arch = "forecaster";
+    c.arch = format::Family::forecaster;
     c.nhead = 1;
     return c;
 }

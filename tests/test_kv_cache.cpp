@@ -12,6 +12,8 @@
 #include "tests/family_support.h"
 #include "tests/test_support.h"
 #include "tools/convert/axm_writer.h"
+#include "tools/convert/converter.h"
+#include "tools/import/convert_config.h"
 #include "tools/text/csv.h"
 #include "tools/host/family_sessions.h"
 #include "tools/host/host_session.h"
@@ -40,22 +42,15 @@ int64_t config_value(const std::vector<uint8_t>& bytes, format::ConfigKey key) {
     return -1;
 }
 
-// Adds a config record, moving the tensor table up by one record (there is room before the 64-byte aligned
-// data when the table does not end on a boundary), and reseals the file.
-std::vector<uint8_t> add_config_record(std::vector<uint8_t> bytes, uint32_t key, uint32_t value) {
-    uint8_t* h = bytes.data();
-    const uint32_t count = load_u32(h + format::header::config_count);
-    const uint64_t tensors = load_u64(h + format::header::tensor_offset);
-    const uint64_t table = static_cast<uint64_t>(load_u32(h + format::header::tensor_count)) * format::kTensorRecordBytes;
-    REQUIRE((tensors + table) % 64 != 0);  // room for 8 more bytes before the first data region
-    std::memmove(h + tensors + 8, h + tensors, table);
-    const auto put32 = [](uint8_t* p, uint32_t v) { for (int i = 0; i < 4; ++i) p[i] = uint8_t(v >> (8 * i)); };
-    put32(h + tensors, key);
-    put32(h + tensors + 4, value);
-    put32(h + format::header::config_count, count + 1);
-    put32(h + format::header::tensor_offset, static_cast<uint32_t>(tensors + 8));
-    tools::reseal_axm(bytes);
-    return bytes;
+// The fixture's float32 model with one more config record, written without the converter's own
+// validation (which refuses what these tests feed to the loader).
+std::vector<uint8_t> convert_with_record(const std::string& dir, uint32_t key, uint32_t value) {
+    tools::ConvertOptions o;
+    o.checkpoint_path = dir + "/model.pt";
+    o.config_path = dir + "/config.json";
+    tools::AxmModel m = tools::import_model(tools::read_model_tensors(o), tools::read_convert_config(o.config_path));
+    m.config.emplace_back(static_cast<format::ConfigKey>(key), value);
+    return tools::serialize_axm(m);
 }
 
 double max_abs_diff(const std::vector<float>& a, const std::vector<float>& b) {
@@ -73,14 +68,14 @@ TEST_CASE("kv cache: the converter records int8 caches, inspect's config shows t
     CHECK(tools::load_model_bytes(f32, "f32")->forecaster.config().stack.kv_cache == format::CacheType::f32);
     CHECK(tools::load_model_bytes(i8, "i8")->forecaster.config().stack.kv_cache == format::CacheType::i8);
     // An explicit f32 record is as good as none.
-    const auto explicit_f32 = tools::load_model_bytes(add_config_record(f32, 27, 0), "explicit");
+    const auto explicit_f32 = tools::load_model_bytes(convert_with_record(dir, 27, 0), "explicit");
     CHECK(explicit_f32->forecaster.config().stack.kv_cache == format::CacheType::f32);
 }
 
 TEST_CASE("kv cache: an unknown cache type, or int8 caches without a decoder, are refused") {
     const std::string fc = test::fixture_path("forecaster/post_relu_tril");
     try {
-        tools::load_model_bytes(add_config_record(convert(fc, format::DType::f32, format::CacheType::f32), 27, 2), "x");
+        tools::load_model_bytes(convert_with_record(fc, 27, 2), "x");
         FAIL("kv_cache 2 was accepted");
     } catch (const tools::ToolError& e) {
         CHECK(std::string(e.what()).find("kv_cache") != std::string::npos);
@@ -94,7 +89,7 @@ TEST_CASE("kv cache: an unknown cache type, or int8 caches without a decoder, ar
         CHECK(std::string(e.what()).find("no decoder") != std::string::npos);
     }
     try {
-        tools::open_model_bytes(add_config_record(convert(cls, format::DType::f32, format::CacheType::f32), 27, 1), "x");
+        tools::open_model_bytes(convert_with_record(cls, 27, 1), "x");
         FAIL("an int8 kv_cache without decoder layers was accepted");
     } catch (const tools::ToolError& e) {
         CHECK(std::string(e.what()).find("without decoder layers") != std::string::npos);

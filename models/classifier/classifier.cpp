@@ -54,13 +54,10 @@ Status read_classifier_config(const ModelFile& f, ClassifierConfig* out) {
     AX_RETURN_IF_ERROR(read_config_token(f, ConfigKey::pad_id, "pad_id", c.vocab, true, &c.pad_id));
     AX_RETURN_IF_ERROR(
         read_config_token(f, ConfigKey::start_id, "start_id", c.vocab, c.stack.decoder_layers == 0, &c.start_id));
-    uint32_t v = 0;
     AX_RETURN_IF_ERROR(read_token_input_config(f, c.stack.layer.d_model, c.pad_id, &c.positional_encoding,
                                                &c.max_positions, &c.embed_scale));
-    AX_RETURN_IF_ERROR(read_config_u32(f, ConfigKey::pooling, "pooling", 0, 2, &v));
-    c.pooling = static_cast<format::Pooling>(v);
-    AX_RETURN_IF_ERROR(read_config_u32(f, ConfigKey::output_activation, "output_activation", 0, 2, &v));
-    c.output_activation = static_cast<format::OutputActivation>(v);
+    AX_RETURN_IF_ERROR(read_config_enum(f, ConfigKey::pooling, "pooling", &c.pooling));
+    AX_RETURN_IF_ERROR(read_config_enum(f, ConfigKey::output_activation, "output_activation", &c.output_activation));
     *out = c;
     return Status::ok();
 }

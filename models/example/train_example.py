@@ -172,7 +172,7 @@ def main():
     config = {"arch": "forecaster", "nhead": MODEL_ARGS["nhead"],
               "activation": MODEL_ARGS["activation"], "norm_first": MODEL_ARGS["norm_first"],
               "layer_norm_eps": MODEL_ARGS["layer_norm_eps"], "positional_encoding": "sinusoidal",
-              "memory_mask": MODEL_ARGS["memory_mask"], "normalization": norm}
+              "memory_mask": MODEL_ARGS["memory_mask"], "normalization": norm, "window": WINDOW}
     with open(os.path.join(HERE, "config.json"), "w") as f:
         json.dump(config, f, indent=2)
         f.write("\n")

@@ -31,12 +31,16 @@ Status read_forecaster_config(const ModelFile& f, ForecasterConfig* out) {
     c.positional_encoding = static_cast<format::PositionalEncoding>(v);
     if (c.positional_encoding == format::PositionalEncoding::sinusoidal && d % 2 != 0)
         return bad_model_config("sinusoidal positions need an even d_model");
-    AX_RETURN_IF_ERROR(read_config_u32(f, ConfigKey::memory_mask, "memory_mask", 0, 1, &v));
-    c.memory_mask = static_cast<format::MemoryMask>(v);
-    AX_RETURN_IF_ERROR(read_config_u32(f, ConfigKey::normalization, "normalization", 0, 2, &v));
-    c.normalization = static_cast<format::Normalization>(v);
+    AX_RETURN_IF_ERROR(read_config_enum(f, ConfigKey::memory_mask, "memory_mask", &c.memory_mask));
+    AX_RETURN_IF_ERROR(read_config_enum(f, ConfigKey::normalization, "normalization", &c.normalization));
     if (c.normalization != format::Normalization::none && c.n_outputs != c.n_features)
         return bad_model_config("input normalization needs n_outputs == n_features");
+    // Both keys are younger than the family: files without them have no limit and no stated window.
+    AX_RETURN_IF_ERROR(read_config_optional_size(f, ConfigKey::max_positions, "max_positions", 0, kMaxSequenceLength,
+                                                 0, &c.max_positions));
+    AX_RETURN_IF_ERROR(read_config_optional_size(f, ConfigKey::window, "window", 0, kMaxSequenceLength, 0, &c.window));
+    if (c.max_positions != 0 && c.window > c.max_positions)
+        return bad_model_config("config window is longer than max_positions");
     *out = c;
     return Status::ok();
 }
@@ -117,6 +121,14 @@ size_t Forecaster::arena_bytes(size_t max_window, size_t max_horizon) const {
 
 Status ForecastSession::init(const Forecaster& model, const Kernels& kernels, void* arena, size_t arena_bytes,
                              size_t max_window, size_t max_horizon) {
+    const size_t limit = model.config_.max_positions;
+    if (limit != 0 && max_window > limit)
+        return Status::error(StatusCode::invalid_argument, "window of ").add_u(max_window)
+            .add(" rows is longer than the model's ").add_u(limit).add(" positions (max_positions)");
+    // The decoder's rows get positions 0..horizon-1 too, as in PyTorch's forward(src, tgt).
+    if (limit != 0 && max_horizon > limit)
+        return Status::error(StatusCode::invalid_argument, "decoder length ").add_u(max_horizon)
+            .add(" is longer than the model's ").add_u(limit).add(" positions (max_positions)");
     AX_RETURN_IF_ERROR(check_session_arena(arena, arena_bytes, model.arena_bytes(max_window, max_horizon)));
     MemoryPlan planned;
     lay_out(planned, model.config_, max_window, max_horizon);

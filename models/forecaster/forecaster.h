@@ -23,6 +23,10 @@ struct ForecasterConfig {
     format::PositionalEncoding positional_encoding = format::PositionalEncoding::none;
     format::MemoryMask memory_mask = format::MemoryMask::none;
     format::Normalization normalization = format::Normalization::none;
+    // Longest encoder window and decoder input the positions allow (the rows of the `pe` buffer the model
+    // was converted from; PyTorch refuses longer ones too); 0 = no limit (no positions, or an older file).
+    size_t max_positions = 0;
+    size_t window = 0;  // encoder rows the model was trained on; 0 = not stated
 };
 
 // kMaxModelWidth, kMaxModelLayers and kMaxSequenceLength (shared by every family) are in
@@ -64,7 +68,8 @@ enum class InputSpace { raw, model };  // raw: apply the model's stored normaliz
 class ForecastSession {
 public:
     // Lays the session out in `arena` (16-byte aligned, at least model.arena_bytes(max_window,
-    // max_horizon) bytes). Nothing is allocated afterwards.
+    // max_horizon) bytes). Nothing is allocated afterwards. Refuses a max_window or max_horizon (decoder
+    // length) beyond the model's max_positions.
     Status init(const Forecaster& model, const Kernels& kernels, void* arena, size_t arena_bytes, size_t max_window,
                 size_t max_horizon);
 

@@ -59,6 +59,12 @@ int auspex_open(auspex_forecaster* f, const void* model, size_t size, int verify
 size_t auspex_n_features(const auspex_forecaster* f);
 size_t auspex_n_outputs(const auspex_forecaster* f);
 
+/* The encoder window (rows) the model was trained on, 0 when the model does not state it; and the longest
+ * window or horizon its positions allow, 0 for no limit. 0 when not opened. auspex_session_init refuses a
+ * max_window or max_horizon beyond max_positions. */
+size_t auspex_window(const auspex_forecaster* f);
+size_t auspex_max_positions(const auspex_forecaster* f);
+
 /* Exact arena bytes a session needs for encoder windows up to max_window rows and horizons (decoder
  * lengths) up to max_horizon: the figure `auspex inspect` and `auspex header` print. 0 when not opened or
  * a length is 0 or too large. */

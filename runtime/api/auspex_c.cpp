@@ -77,6 +77,16 @@ size_t auspex_n_outputs(const auspex_forecaster* f) {
     return h && h->opened ? h->model.config().n_outputs : 0;
 }
 
+size_t auspex_window(const auspex_forecaster* f) {
+    const Handle* h = handle(f);
+    return h && h->opened ? h->model.config().window : 0;
+}
+
+size_t auspex_max_positions(const auspex_forecaster* f) {
+    const Handle* h = handle(f);
+    return h && h->opened ? h->model.config().max_positions : 0;
+}
+
 size_t auspex_arena_bytes(const auspex_forecaster* f, size_t max_window, size_t max_horizon) {
     const Handle* h = handle(f);
     return h && h->opened ? h->model.arena_bytes(max_window, max_horizon) : 0;

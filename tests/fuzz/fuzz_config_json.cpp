@@ -43,7 +43,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     walk(root, 0);
     try {
         const ConvertConfig config = parse_convert_config(root, "fuzz.json");
-        ax::fuzz::consume(config.arch.size() + static_cast<uint64_t>(config.nhead));
+        ax::fuzz::consume(static_cast<uint64_t>(config.arch) + static_cast<uint64_t>(config.nhead));
     } catch (const ToolError&) {
     }
     return 0;

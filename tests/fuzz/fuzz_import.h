@@ -43,11 +43,11 @@ inline void check_tensors(const tools::TensorMap& tensors) {
 // `selector` (a byte of the input) picks the weight storage type and a few config choices.
 inline void convert_tensors(const tools::TensorMap& tensors, uint8_t selector) {
     using Import = tools::AxmModel (*)(const tools::TensorMap&, const tools::ConvertConfig&);
-    static const std::pair<const char*, Import> kFamilies[] = {
-        {"forecaster", tools::import_forecaster},
-        {"seq2seq", tools::import_seq2seq},
-        {"classifier", tools::import_classifier},
-        {"tvae", tools::import_tvae},
+    static const std::pair<format::Family, Import> kFamilies[] = {
+        {format::Family::forecaster, tools::import_forecaster},
+        {format::Family::seq2seq, tools::import_seq2seq},
+        {format::Family::classifier, tools::import_classifier},
+        {format::Family::tvae, tools::import_tvae},
     };
     const format::DType dtype = selector % 3 == 0 ? format::DType::f32
                                 : selector % 3 == 1 ? format::DType::f16 : format::DType::i8;
@@ -55,7 +55,9 @@ inline void convert_tensors(const tools::TensorMap& tensors, uint8_t selector) {
         tools::ConvertConfig config;
         config.arch = arch;
         config.nhead = (selector & 4) ? 2 : 1;
-        if (selector & 8) config.positional_encoding = (selector & 16) ? "sinusoidal" : "none";
+        if (selector & 8)
+            config.positional_encoding =
+                (selector & 16) ? format::PositionalEncoding::sinusoidal : format::PositionalEncoding::none;
         tools::AxmModel model;
         try {
             model = import(tensors, config);

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -113,15 +114,15 @@ TensorMap tiny_tensors(const TinySpec& s) {
 
 ConvertConfig tiny_config(const TinySpec& s) {
     ConvertConfig c;
-    c.arch = "forecaster";
+    c.arch = format::Family::forecaster;
     c.nhead = s.nhead;
-    c.activation = s.gelu ? "gelu" : "relu";
+    c.activation = s.gelu ? format::Activation::gelu : format::Activation::relu;
     c.norm_first = s.norm_first;
-    c.memory_mask = s.tril ? "tril" : "none";
-    c.normalization.mode = s.normalization;
-    if (c.normalization.mode != "none") {
+    c.memory_mask = s.tril ? format::MemoryMask::tril : format::MemoryMask::none;
+    if (!format::parse_enum(s.normalization, &c.normalization.mode)) std::abort();
+    if (c.normalization.mode != format::Normalization::none) {
         for (int64_t i = 0; i < s.features; ++i) c.normalization.scale.push_back(0.5f + static_cast<float>(i));
-        if (c.normalization.mode == "global")
+        if (c.normalization.mode == format::Normalization::global)
             for (int64_t i = 0; i < s.features; ++i) c.normalization.mean.push_back(10.0f * static_cast<float>(i));
     }
     return c;

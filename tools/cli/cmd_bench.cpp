@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "tools/cli/commands.h"
+#include "tools/host/forecast_window.h"
 #include "tools/host/host_session.h"
 #include "tools/host/kernel_bench.h"
 
@@ -39,8 +40,10 @@ int cmd_bench(const Argv& argv) {
     args.expect_positionals(1, "one model (.axm), or --kernels");
     const auto model = tools::load_model(args.positionals()[0]);
     const ForecasterConfig& c = model->forecaster.config();
-    const size_t window = args.get_size("window", 96, 1, kMaxSequenceLength);
-    const size_t horizon = args.get_size("horizon", 24, 1, kMaxSequenceLength);
+    const size_t window = args.get_size("window", tools::default_window(c), 1, kMaxSequenceLength);
+    const size_t horizon = args.get_size("horizon", tools::kDefaultHorizon, 1, kMaxSequenceLength);
+    tools::check_window_fits(c, window, "--window " + std::to_string(window));
+    tools::check_horizon_fits(c, horizon, "--horizon " + std::to_string(horizon));
     const size_t runs = args.get_size("runs", 20, 1, 100000);
     const Kernels& k = choose_kernels(args);
     tools::HostSession session(*model, k, window, horizon);

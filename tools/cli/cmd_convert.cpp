@@ -75,8 +75,8 @@ int cmd_convert(const Argv& argv) {
     options.kv_cache = tools::parse_kv_cache(args.get("kv-cache", "f32"));
     options.map_path = args.get("map");
     options.calib_path = args.get("calib");
-    options.calib_window = args.get_size("calib-window", 96, 1, kMaxSequenceLength);
-    options.calib_horizon = args.get_size("calib-horizon", 24, 1, kMaxSequenceLength);
+    options.calib_window = args.get_size("calib-window", 0, 1, kMaxSequenceLength);
+    options.calib_horizon = args.get_size("calib-horizon", options.calib_horizon, 1, kMaxSequenceLength);
     if (options.calib_path.empty() && (args.has("calib-window") || args.has("calib-horizon")))
         throw tools::ToolError("--calib-window and --calib-horizon go with --calib data.csv");
     const tools::CheckFiles check{args.get("check-input"), args.get("check-target"), args.get("check-output")};

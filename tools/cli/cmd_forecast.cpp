@@ -4,6 +4,7 @@
 #include "tools/cli/commands.h"
 #include "tools/text/csv.h"
 #include "tools/host/forecast_report.h"
+#include "tools/host/forecast_window.h"
 #include "tools/host/host_session.h"
 #include "tools/text/svg_plot.h"
 #include "tools/common/tool_error.h"
@@ -49,8 +50,23 @@ int cmd_forecast(const Argv& argv) {
     if (history.cols != c.n_features)
         throw tools::ToolError("the model takes " + std::to_string(c.n_features) + " feature column(s), " +
                                args.get("input") + " has " + std::to_string(history.cols));
-    const size_t horizon = args.get_size("horizon", 24, 1, kMaxSequenceLength);
-    const size_t window = args.get_size("window", history.rows, 1, kMaxSequenceLength);
+    const size_t horizon = args.get_size("horizon", tools::kDefaultHorizon, 1, kMaxSequenceLength);
+    tools::check_horizon_fits(c, horizon, "--horizon " + std::to_string(horizon));
+    // The encoder window: --window, else the one the model was trained on, else (a model stating none) every
+    // input row.
+    size_t window = history.rows;
+    std::string source = args.get("input") + " has " + std::to_string(history.rows) + " rows and the model states no window";
+    if (args.has("window")) {
+        window = args.get_size("window", 0, 1, kMaxSequenceLength);
+        source = "--window " + std::to_string(window);
+    } else if (c.window != 0) {
+        window = c.window;
+        source = "the model's training window";
+    }
+    tools::check_window_fits(c, window, source);
+    if (history.rows < window)
+        std::fprintf(stderr, "note: %s has %zu rows, fewer than the %zu-row window (%s); forecasting from %zu\n",
+                     args.get("input").c_str(), history.rows, window, source.c_str(), history.rows);
     if (window < history.rows) {
         // Keep the most recent `window` rows as the encoder window.
         history.values.erase(history.values.begin(),

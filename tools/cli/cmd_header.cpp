@@ -7,6 +7,7 @@
 #include <string>
 
 #include "tools/cli/commands.h"
+#include "tools/host/forecast_window.h"
 #include "tools/host/model_loader.h"
 #include "tools/convert/quantize.h"
 #include "tools/common/tool_error.h"
@@ -56,11 +57,13 @@ int cmd_header(const Argv& argv) {
     if (!is_identifier(name))
         throw UsageError{"--name must be a C identifier (letters, digits, _; not starting with a digit), got \"" +
                          name + "\""};
-    const size_t window = args.get_size("window", 96, 1, kMaxSequenceLength);
-    const size_t horizon = args.get_size("horizon", 24, 1, kMaxSequenceLength);
     const std::string& path = args.positionals()[0];
     const auto m = tools::load_model(path);
     const ForecasterConfig& c = m->forecaster.config();
+    const size_t window = args.get_size("window", tools::default_window(c), 1, kMaxSequenceLength);
+    const size_t horizon = args.get_size("horizon", tools::kDefaultHorizon, 1, kMaxSequenceLength);
+    tools::check_window_fits(c, window, "--window " + std::to_string(window));
+    tools::check_horizon_fits(c, horizon, "--horizon " + std::to_string(horizon));
     const size_t arena = m->forecaster.arena_bytes(window, horizon);
     if (arena == 0) throw tools::ToolError("no arena size for window " + std::to_string(window) + ", horizon " +
                                            std::to_string(horizon));

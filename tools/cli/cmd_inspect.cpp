@@ -4,12 +4,18 @@
 
 #include "tools/cli/commands.h"
 #include "tools/cli/fit_report.h"
+#include "tools/common/enum_text.h"
 #include "tools/host/model_loader.h"
 #include "tools/convert/quantize.h"
+#include "tools/host/forecast_window.h"
 
 namespace ax::cli {
 
 namespace {
+
+// The token and latent families' sequence length when --src-len/--tgt-len/--max-len is not given (or the
+// model's max_positions, when fewer).
+constexpr size_t kDefaultTokens = 64;
 
 const char* yes_no(bool b) { return b ? "yes" : "no"; }
 
@@ -18,16 +24,6 @@ std::string tensor_name(const TensorView& v) {
     const size_t at = name.find("{}");
     if (at != std::string::npos) name.replace(at, 2, std::to_string(v.layer));
     return name;
-}
-
-const char* positions_name(format::PositionalEncoding p) {
-    switch (p) {
-        case format::PositionalEncoding::none: return "none";
-        case format::PositionalEncoding::sinusoidal: return "sinusoidal";
-        case format::PositionalEncoding::learned: return "learned";
-        case format::PositionalEncoding::sinusoidal_pad0: return "sinusoidal_pad0";
-    }
-    return "?";
 }
 
 std::string token_text(uint32_t id) { return id == format::kNoToken ? "none" : std::to_string(id); }
@@ -45,30 +41,43 @@ void print_stack(const StackConfig& s) {
                 l.d_model, l.nhead, l.dim_feedforward, s.encoder_layers, s.decoder_layers);
     std::printf("layers:   %s, activation %s, layer_norm_eps %g, final norms: encoder %s, decoder %s\n",
                 l.norm_first ? "pre-norm (norm_first)" : "post-norm",
-                l.activation == format::Activation::gelu ? "gelu" : "relu", static_cast<double>(l.eps),
+                tools::enum_text(l.activation).c_str(), static_cast<double>(l.eps),
                 yes_no(s.encoder_final_norm), yes_no(s.decoder_final_norm));
     if (s.decoder_layers > 0)
         std::printf("kv cache: %s\n", s.kv_cache == format::CacheType::i8 ? "int8, one scale per row (--kv-cache int8)"
                                                                           : "f32");
 }
 
+struct Lengths {
+    size_t window, horizon;
+};
+
+// --window and --horizon, or the model's defaults; throws for lengths past its positions.
+Lengths forecaster_lengths(const ForecasterConfig& c, const Args& args) {
+    const size_t window = args.get_size("window", tools::default_window(c), 1, kMaxSequenceLength);
+    const size_t horizon = args.get_size("horizon", tools::kDefaultHorizon, 1, kMaxSequenceLength);
+    tools::check_window_fits(c, window, "--window " + std::to_string(window));
+    tools::check_horizon_fits(c, horizon, "--horizon " + std::to_string(horizon));
+    return {window, horizon};
+}
+
 // Prints the family's configuration and returns the arena line.
 std::string describe_forecaster(const tools::LoadedModel& m, const Args& args, MemoryPlan* plan, ArenaQuery* q) {
-    const size_t window = args.get_size("window", 96, 1, kMaxSequenceLength);
-    const size_t horizon = args.get_size("horizon", 24, 1, kMaxSequenceLength);
     const ForecasterConfig& c = m.forecaster.config();
+    const auto [window, horizon] = forecaster_lengths(c, args);
     print_stack(c.stack);
     std::printf("io:       n_features %zu, n_outputs %zu\n", c.n_features, c.n_outputs);
-    const char* norm = c.normalization == format::Normalization::global       ? "global"
-                       : c.normalization == format::Normalization::last_value ? "last_value"
-                                                                              : "none";
-    std::printf("inputs:   positional_encoding %s, memory_mask %s, normalization %s\n",
-                c.positional_encoding == format::PositionalEncoding::sinusoidal ? "sinusoidal" : "none",
-                c.memory_mask == format::MemoryMask::tril ? "tril" : "none", norm);
+    std::printf("inputs:   positional_encoding %s, max_positions %s, memory_mask %s, normalization %s\n",
+                tools::enum_text(c.positional_encoding).c_str(),
+                c.max_positions ? std::to_string(c.max_positions).c_str() : "unlimited",
+                tools::enum_text(c.memory_mask).c_str(), tools::enum_text(c.normalization).c_str());
+    const std::string stated = c.window ? std::to_string(c.window) + " rows, the model's training window"
+                                        : "not stated (commands default to " + std::to_string(tools::default_window(c)) + " rows)";
+    std::printf("window:   %s\n", stated.c_str());
     plan_forecaster_arena(c, window, horizon, plan);
     q->lengths = "window " + std::to_string(window) + ", horizon " + std::to_string(horizon);
     q->longest = "window for horizon " + std::to_string(horizon);
-    q->longest_limit = kMaxSequenceLength;
+    q->longest_limit = c.max_positions ? c.max_positions : kMaxSequenceLength;
     q->arena_for = [c, horizon](size_t n, format::CacheType t) {
         MemoryPlan p;
         return plan_forecaster_arena(with_cache(c, t), n, horizon, &p) ? p.total_bytes() : 0;
@@ -83,12 +92,12 @@ std::string describe_seq2seq(const tools::LoadedModel& m, const Args& args, Memo
     std::printf("io:       src_vocab %zu, tgt_vocab %zu, pad %s, bos %s, eos %s\n", c.src_vocab, c.tgt_vocab,
                 token_text(c.pad_id).c_str(), token_text(c.bos_id).c_str(), token_text(c.eos_id).c_str());
     std::printf("inputs:   positional_encoding %s, max_positions %s, embed_scale %g\n",
-                positions_name(c.positional_encoding),
+                tools::enum_text(c.positional_encoding).c_str(),
                 c.max_positions ? std::to_string(c.max_positions).c_str() : "unlimited",
                 static_cast<double>(c.embed_scale));
     const size_t limit = c.max_positions ? c.max_positions : kMaxSequenceLength;
-    const size_t src = args.get_size("src-len", std::min<size_t>(64, limit), 1, limit);
-    const size_t tgt = args.get_size("tgt-len", std::min<size_t>(64, limit), 1, limit);
+    const size_t src = args.get_size("src-len", std::min(kDefaultTokens, limit), 1, limit);
+    const size_t tgt = args.get_size("tgt-len", std::min(kDefaultTokens, limit), 1, limit);
     plan_seq2seq_arena(c, src, tgt, plan);
     q->lengths = "source " + std::to_string(src) + ", target " + std::to_string(tgt) + " tokens";
     q->longest = "source for target " + std::to_string(tgt);
@@ -104,20 +113,18 @@ std::string describe_seq2seq(const tools::LoadedModel& m, const Args& args, Memo
 std::string describe_classifier(const tools::LoadedModel& m, const Args& args, MemoryPlan* plan, ArenaQuery* q) {
     const ClassifierConfig& c = m.classifier.config();
     print_stack(c.stack);
-    const char* pooling = c.pooling == format::Pooling::max ? "max" : c.pooling == format::Pooling::first ? "first" : "mean";
-    const char* act = c.output_activation == format::OutputActivation::sigmoid   ? "sigmoid"
-                      : c.output_activation == format::OutputActivation::softmax ? "softmax"
-                                                                                 : "none";
+    const std::string pooling = tools::enum_text(c.pooling);
+    const std::string act = tools::enum_text(c.output_activation);
     std::printf("io:       vocab %zu, labels %zu, pad %s, output %s, %s\n", c.vocab, c.n_labels,
-                token_text(c.pad_id).c_str(), act,
+                token_text(c.pad_id).c_str(), act.c_str(),
                 c.stack.decoder_layers ? ("decoder fed start token " + token_text(c.start_id)).c_str()
                                        : (std::string("pooling ") + pooling).c_str());
     std::printf("inputs:   positional_encoding %s, max_positions %s, embed_scale %g\n",
-                positions_name(c.positional_encoding),
+                tools::enum_text(c.positional_encoding).c_str(),
                 c.max_positions ? std::to_string(c.max_positions).c_str() : "unlimited",
                 static_cast<double>(c.embed_scale));
     const size_t limit = c.max_positions ? c.max_positions : kMaxSequenceLength;
-    const size_t len = args.get_size("max-len", std::min<size_t>(64, limit), 1, limit);
+    const size_t len = args.get_size("max-len", std::min(kDefaultTokens, limit), 1, limit);
     plan_classifier_arena(c, len, plan);
     q->lengths = "inputs up to " + std::to_string(len) + " tokens";
     q->longest = "input";
@@ -134,10 +141,10 @@ std::string describe_tvae(const tools::LoadedModel& m, const Args& args, MemoryP
     const TvaeConfig& c = m.tvae.config();
     print_stack(c.stack);
     std::printf("io:       n_features %zu, latent_size %zu\n", c.n_features, c.latent_size);
-    std::printf("inputs:   positional_encoding %s, max_positions %s\n", positions_name(c.positional_encoding),
+    std::printf("inputs:   positional_encoding %s, max_positions %s\n", tools::enum_text(c.positional_encoding).c_str(),
                 c.max_positions ? std::to_string(c.max_positions).c_str() : "unlimited");
     const size_t limit = c.max_positions ? c.max_positions : kMaxSequenceLength;
-    const size_t len = args.get_size("max-len", std::min<size_t>(64, limit), 1, limit);
+    const size_t len = args.get_size("max-len", std::min(kDefaultTokens, limit), 1, limit);
     plan_tvae_arena(c, len, plan);
     q->lengths = "sequences up to " + std::to_string(len) + " rows";
     q->longest = "sequence";
@@ -158,6 +165,8 @@ int cmd_inspect(const Argv& argv) {
     MemoryBudget budget;
     const bool fit = read_memory_budget(args, &budget);  // before opening, so a malformed size fails first
     const auto m = tools::open_model(args.positionals()[0]);
+    // Refused before anything is printed, so that an error stays one line.
+    if (m->family == format::Family::forecaster) forecaster_lengths(m->forecaster.config(), args);
     std::printf("model:    %s (%llu bytes, format v%u, checksum ok)\n", m->path.c_str(),
                 static_cast<unsigned long long>(m->file.file_size()), format::kVersion);
     std::printf("family:   %s\n", tools::family_name(m->family));

@@ -6,6 +6,7 @@
 
 #include "tools/cli/commands.h"
 #include "tools/text/csv.h"
+#include "tools/host/forecast_window.h"
 #include "tools/host/host_session.h"
 #include "tools/common/tool_error.h"
 
@@ -57,11 +58,16 @@ int cmd_verify(const Argv& argv) {
     if (data.cols != c.n_features)
         throw tools::ToolError(args.get("input") + " has " + std::to_string(data.cols) + " column(s), the model takes " +
                                std::to_string(c.n_features));
-    const size_t horizon = args.get_size("horizon", 24, 1, kMaxSequenceLength);
+    const size_t horizon = args.get_size("horizon", tools::kDefaultHorizon, 1, kMaxSequenceLength);
     if (data.rows < horizon + 2)
         throw tools::ToolError(args.get("input") + " has " + std::to_string(data.rows) + " rows: need more than the " +
                                "horizon (" + std::to_string(horizon) + ") plus 1");
-    const size_t window = args.get_size("window", std::min<size_t>(96, data.rows - horizon), 1, data.rows - horizon);
+    const size_t window =
+        args.get_size("window", std::min(tools::default_window(c), data.rows - horizon), 1, data.rows - horizon);
+    for (const ForecasterConfig* config : {&c, &rc}) {
+        tools::check_window_fits(*config, window, "--window " + std::to_string(window));
+        tools::check_horizon_fits(*config, horizon, "--horizon " + std::to_string(horizon));
+    }
     const size_t stride = args.get_size("stride", horizon, 1, kMaxSequenceLength);
 
     const Kernels& k = choose_kernels(args);

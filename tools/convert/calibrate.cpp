@@ -55,7 +55,10 @@ size_t calibrate(AxmModel& model, const Table& data, const CalibrationOptions& o
                         std::to_string(c.n_features) + " features");
     if (c.n_outputs != c.n_features)
         throw ToolError("calibration forecasts, which needs n_outputs == n_features");
-    const size_t window = std::min(options.window, data.rows);
+    const size_t wanted = options.window ? options.window : default_window(c);
+    check_window_fits(c, wanted, "--calib-window " + std::to_string(wanted));
+    check_horizon_fits(c, options.horizon, "--calib-horizon " + std::to_string(options.horizon));
+    const size_t window = std::min(wanted, data.rows);
     const size_t horizon = options.horizon;
     if (window == 0 || horizon == 0) throw ToolError("calibration window and horizon must be at least 1");
 

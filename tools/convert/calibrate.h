@@ -6,13 +6,15 @@
 #include <cstddef>
 
 #include "tools/convert/axm_writer.h"
+#include "tools/host/forecast_window.h"
 #include "tools/text/csv.h"
 
 namespace ax::tools {
 
 struct CalibrationOptions {
-    size_t window = 96;   // encoder rows per forecast (all the data's rows when it holds fewer)
-    size_t horizon = 24;  // forecast steps
+    size_t window = 0;   // encoder rows per forecast (0: the model's default_window; all the data's rows when it
+                         // holds fewer)
+    size_t horizon = kDefaultHorizon;  // forecast steps
 };
 
 // `model` is a float32 forecaster as the importer made it (before quantization); every rank-2 weight

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "tools/common/enum_text.h"
 #include "tools/common/tool_error.h"
 #include "tools/convert/converter.h"
 #include "tools/import/import_common.h"
@@ -15,11 +16,11 @@ namespace {
 // The keys a search varies; everything else comes from the user's config unchanged.
 struct Candidate {
     int64_t nhead = 1;
-    std::string activation;
+    format::Activation activation = format::Activation::relu;
     bool norm_first = false;
     double layer_norm_eps = 1e-5;
-    std::string positional_encoding;
-    std::string memory_mask;  // forecasters only; "" for other families
+    format::PositionalEncoding positional_encoding = format::PositionalEncoding::none;
+    std::optional<format::MemoryMask> memory_mask;  // forecasters only
 };
 
 std::string eps_text(double eps) {
@@ -29,10 +30,10 @@ std::string eps_text(double eps) {
 }
 
 std::string describe(const Candidate& c) {
-    std::string s = "nhead " + std::to_string(c.nhead) + ", activation " + c.activation +
+    std::string s = "nhead " + std::to_string(c.nhead) + ", activation " + enum_text(c.activation) +
                     ", norm_first " + (c.norm_first ? "true" : "false") + ", layer_norm_eps " +
-                    eps_text(c.layer_norm_eps) + ", positional_encoding " + c.positional_encoding;
-    if (!c.memory_mask.empty()) s += ", memory_mask " + c.memory_mask;
+                    eps_text(c.layer_norm_eps) + ", positional_encoding " + enum_text(c.positional_encoding);
+    if (c.memory_mask) s += ", memory_mask " + enum_text(*c.memory_mask);
     return s;
 }
 
@@ -42,7 +43,7 @@ ConvertConfig apply(ConvertConfig config, const Candidate& c) {
     config.norm_first = c.norm_first;
     config.layer_norm_eps = c.layer_norm_eps;
     config.positional_encoding = c.positional_encoding;
-    if (!c.memory_mask.empty()) config.memory_mask = c.memory_mask;
+    if (c.memory_mask) config.memory_mask = *c.memory_mask;
     return config;
 }
 
@@ -58,11 +59,11 @@ JsonValue candidate_json(const JsonValue& user, const Candidate& c) {
         members.emplace_back(key, std::move(value));
     };
     set("nhead", JsonValue::make_integer(static_cast<uint64_t>(c.nhead)));
-    set("activation", JsonValue::make_string(c.activation));
+    set("activation", JsonValue::make_string(enum_text(c.activation)));
     set("norm_first", JsonValue::make_bool(c.norm_first));
     set("layer_norm_eps", JsonValue::make_number(c.layer_norm_eps));
-    set("positional_encoding", JsonValue::make_string(c.positional_encoding));
-    if (!c.memory_mask.empty()) set("memory_mask", JsonValue::make_string(c.memory_mask));
+    set("positional_encoding", JsonValue::make_string(enum_text(c.positional_encoding)));
+    if (c.memory_mask) set("memory_mask", JsonValue::make_string(enum_text(*c.memory_mask)));
     return JsonValue::make_object(std::move(members));
 }
 
@@ -85,9 +86,7 @@ uint32_t config_record(const AxmModel& m, format::ConfigKey key) {
 void set_records(AxmModel& m, const ConvertConfig& config) {
     AxmModel encoded;
     add_stack_config(encoded, StackShape{}, config);
-    encoded.config.emplace_back(format::ConfigKey::memory_mask, static_cast<uint32_t>(config.memory_mask == "tril"
-                                                                                      ? format::MemoryMask::tril
-                                                                                      : format::MemoryMask::none));
+    encoded.config.emplace_back(format::ConfigKey::memory_mask, static_cast<uint32_t>(config.memory_mask));
     for (auto& [key, value] : m.config)
         for (const auto& [k, v] : encoded.config)
             if (k == key && (k == format::ConfigKey::nhead || k == format::ConfigKey::activation ||
@@ -135,7 +134,7 @@ int changes(const ConvertConfig& base, bool nhead_stated, const Candidate& c) {
     n += c.norm_first != base.norm_first;
     n += c.layer_norm_eps != base.layer_norm_eps;
     n += base.positional_encoding && c.positional_encoding != *base.positional_encoding;
-    n += !c.memory_mask.empty() && c.memory_mask != base.memory_mask;
+    n += c.memory_mask && *c.memory_mask != base.memory_mask;
     return n;
 }
 
@@ -181,12 +180,15 @@ ConfigSearch search_config(const TensorMap& tensors, const std::string& config_p
     const bool forecaster = probe_model.family == format::Family::forecaster;
     const bool token_family =
         probe_model.family == format::Family::seq2seq || probe_model.family == format::Family::classifier;
-    const std::vector<std::string> pe_all = token_family
-        ? std::vector<std::string>{"learned", "sinusoidal", "sinusoidal_pad0", "none"}
-        : std::vector<std::string>{"sinusoidal", "none"};
-    const std::vector<std::string> pes = user_first(base.positional_encoding.value_or(pe_all[0]), pe_all);
-    const std::vector<std::string> masks =
-        forecaster ? user_first(base.memory_mask, {"none", "tril"}) : std::vector<std::string>{""};
+    using PE = format::PositionalEncoding;
+    using Mask = std::optional<format::MemoryMask>;
+    const std::vector<PE> pe_all = token_family
+        ? std::vector<PE>{PE::learned, PE::sinusoidal, PE::sinusoidal_pad0, PE::none}
+        : std::vector<PE>{PE::sinusoidal, PE::none};
+    const std::vector<PE> pes = user_first(base.positional_encoding.value_or(pe_all[0]), pe_all);
+    const std::vector<Mask> masks =
+        forecaster ? user_first<Mask>(base.memory_mask, {format::MemoryMask::none, format::MemoryMask::tril})
+                   : std::vector<Mask>{std::nullopt};
 
     ConfigSearch out;
     out.config_stated_eps = user.is_object() && user.find("layer_norm_eps");
@@ -198,11 +200,11 @@ ConfigSearch search_config(const TensorMap& tensors, const std::string& config_p
     std::string first_refusal;
     // One import per positional encoding (the only tried key that changes which tensors a model holds);
     // the other keys are config records, rewritten in place, so a candidate costs a run, not an import.
-    std::vector<std::pair<std::string, AxmModel>> templates;
-    for (const std::string& pe : pes) {
+    std::vector<std::pair<PE, AxmModel>> templates;
+    for (const PE pe : pes) {
         try {
             templates.emplace_back(pe, import_model(tensors, apply(probe, Candidate{1, base.activation, base.norm_first,
-                                                                                   base.layer_norm_eps, pe, ""})));
+                                                                                   base.layer_norm_eps, pe, std::nullopt})));
         } catch (const ToolError& e) {
             // A positional encoding the tensors rule out ("none" beside a `pe` buffer, ...).
             if (first_refusal.empty()) first_refusal = e.what();
@@ -238,9 +240,10 @@ ConfigSearch search_config(const TensorMap& tensors, const std::string& config_p
     auto grid = [&](const std::vector<double>& eps_values) {
         for (auto& [pe, model] : templates)
             for (int64_t h : head_order)
-                for (const std::string& act : user_first(base.activation, {"relu", "gelu"}))
+                for (const format::Activation act :
+                     user_first(base.activation, {format::Activation::relu, format::Activation::gelu}))
                     for (bool nf : user_first(base.norm_first, {false, true}))
-                        for (const std::string& mask : masks)
+                        for (const Mask& mask : masks)
                             for (double eps : eps_values) try_candidate(model, Candidate{h, act, nf, eps, pe, mask});
     };
     // layer_norm_eps rarely shows at the tolerance (1e-5 vs 1e-6 moves unit-scale outputs by ~1e-5 of

@@ -8,6 +8,7 @@
 #include "tools/checkpoint/checkpoint.h"
 #include "tools/convert/axm_writer.h"
 #include "tools/import/convert_config.h"
+#include "tools/host/forecast_window.h"
 
 namespace ax::tools {
 
@@ -18,8 +19,8 @@ struct ConvertOptions {
     format::CacheType kv_cache = format::CacheType::f32;  // the decoder's key/value caches (config kv_cache)
     std::string map_path;  // optional rename map (docs/FORMAT.md, "Rename maps"), applied before import
     std::string calib_path;  // optional calibration CSV (tools/convert/calibrate.h)
-    size_t calib_window = 96;
-    size_t calib_horizon = 24;
+    size_t calib_window = 0;  // 0: the model's window (tools/host/forecast_window.h)
+    size_t calib_horizon = kDefaultHorizon;
 };
 
 std::vector<uint8_t> convert_model(const ConvertOptions& options);

@@ -4,6 +4,7 @@
 
 #include "ports/generic/generic.h"
 #include "runtime/half.h"
+#include "tools/common/enum_text.h"
 #include "tools/common/tool_error.h"
 
 namespace ax::tools {
@@ -68,19 +69,15 @@ void store_weights_as(AxmModel& model, format::DType dtype) {
 }
 
 format::DType parse_dtype(const std::string& name) {
-    if (name == "f32" || name == "float32") return format::DType::f32;
-    if (name == "f16" || name == "float16") return format::DType::f16;
-    if (name == "int8" || name == "i8") return format::DType::i8;
-    throw ToolError("unknown dtype \"" + name + "\" (use f32, f16 or int8)");
+    format::DType dtype{};
+    if (!format::parse_enum(name.c_str(), &dtype))
+        throw ToolError("unknown dtype \"" + name + "\" (use " + enum_choices<format::DType>() + ")");
+    return dtype;
 }
 
 const char* dtype_name(format::DType dtype) {
-    switch (dtype) {
-        case format::DType::f32: return "f32";
-        case format::DType::f16: return "f16";
-        case format::DType::i8: return "int8";
-    }
-    return "?";
+    const char* name = format::enum_name(dtype);
+    return name ? name : "?";
 }
 
 format::CacheType parse_kv_cache(const std::string& name) {

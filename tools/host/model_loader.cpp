@@ -6,13 +6,8 @@
 namespace ax::tools {
 
 const char* family_name(format::Family family) {
-    switch (family) {
-        case format::Family::forecaster: return "forecaster";
-        case format::Family::seq2seq: return "seq2seq";
-        case format::Family::classifier: return "classifier";
-        case format::Family::tvae: return "tvae";
-    }
-    return "unknown";
+    const char* name = format::enum_name(family);
+    return name ? name : "unknown";
 }
 
 namespace {

@@ -10,8 +10,8 @@ using format::ConfigKey;
 using format::Role;
 
 AxmModel import_classifier(const TensorMap& tensors, const ConvertConfig& config) {
-    if (config.bos_id || config.eos_id || config.tgt_vocab || config.latent_size || config.memory_mask != "none" ||
-        config.normalization.mode != "none" || config.n_features || config.n_outputs)
+    if (config.bos_id || config.eos_id || config.tgt_vocab || config.latent_size || config.memory_mask != format::MemoryMask::none ||
+        config.normalization.mode != format::Normalization::none || config.n_features || config.n_outputs)
         throw ToolError("config keys bos_id, eos_id, tgt_vocab, latent_size, memory_mask, normalization, n_features "
                         "and n_outputs do not apply to a classifier (its labels are \"n_labels\")");
     if (!config.output_activation)
@@ -72,8 +72,6 @@ AxmModel import_classifier(const TensorMap& tensors, const ConvertConfig& config
         throw ToolError("\"pooling\" does not apply to a classifier with a decoder (its one output row is used)");
     if (pe == format::PositionalEncoding::sinusoidal_pad0 && pad == format::kNoToken)
         throw ToolError("\"positional_encoding\": \"sinusoidal_pad0\" needs a \"pad_id\"");
-    const std::string pooling = config.pooling.value_or("mean");
-    const std::string act = *config.output_activation;
     add_stack_config(m, s, config);
     m.config.insert(m.config.end(), {
         {ConfigKey::src_vocab, static_cast<uint32_t>(vocab)},
@@ -83,13 +81,8 @@ AxmModel import_classifier(const TensorMap& tensors, const ConvertConfig& config
         {ConfigKey::positional_encoding, static_cast<uint32_t>(pe)},
         {ConfigKey::max_positions, static_cast<uint32_t>(max_positions)},
         {ConfigKey::embed_scale, float_to_bits(embed_scale_value(config, d, 1.0f))},
-        {ConfigKey::pooling, static_cast<uint32_t>(pooling == "max" ? format::Pooling::max
-                                                   : pooling == "first" ? format::Pooling::first
-                                                                        : format::Pooling::mean)},
-        {ConfigKey::output_activation,
-         static_cast<uint32_t>(act == "sigmoid"   ? format::OutputActivation::sigmoid
-                               : act == "softmax" ? format::OutputActivation::softmax
-                                                  : format::OutputActivation::none)},
+        {ConfigKey::pooling, static_cast<uint32_t>(config.pooling.value_or(format::Pooling::mean))},
+        {ConfigKey::output_activation, static_cast<uint32_t>(*config.output_activation)},
     });
     return m;
 }

@@ -3,20 +3,16 @@
 #include <cmath>
 
 #include "tools/text/json.h"
+#include "tools/common/enum_text.h"
 #include "tools/common/tool_error.h"
 
 namespace ax::tools {
 
 namespace {
 
-std::string one_of(const JsonValue& v, const std::string& context, std::initializer_list<const char*> allowed) {
-    const std::string& s = v.as_string(context);
-    std::string list;
-    for (const char* a : allowed) {
-        if (s == a) return s;
-        list += list.empty() ? std::string("\"") + a + "\"" : std::string(", \"") + a + "\"";
-    }
-    throw ToolError(context + ": \"" + s + "\" is not one of " + list);
+template <typename E>
+E one_of(const JsonValue& v, const std::string& context) {
+    return parse_enum_text<E>(v.as_string(context), context);
 }
 
 std::vector<float> float_list(const JsonValue& v, const std::string& context) {
@@ -34,7 +30,7 @@ NormalizationSpec parse_normalization(const JsonValue& v, const std::string& con
     for (const auto& [key, value] : v.as_object(context)) {
         const std::string where = context + "." + key;
         if (key == "mode")
-            n.mode = one_of(value, where, {"none", "global", "last_value"});
+            n.mode = one_of<format::Normalization>(value, where);
         else if (key == "mean")
             n.mean = float_list(value, where);
         else if (key == "scale")
@@ -42,9 +38,9 @@ NormalizationSpec parse_normalization(const JsonValue& v, const std::string& con
         else
             throw ToolError(context + ": unknown key \"" + key + "\" (expected mode, mean, scale)");
     }
-    if (n.mode == "global" && (n.mean.empty() || n.scale.empty()))
+    if (n.mode == format::Normalization::global && (n.mean.empty() || n.scale.empty()))
         throw ToolError(context + ": mode \"global\" needs \"mean\" and \"scale\" lists");
-    if (n.mode == "last_value" && (n.scale.empty() || !n.mean.empty()))
+    if (n.mode == format::Normalization::last_value && (n.scale.empty() || !n.mean.empty()))
         throw ToolError(context + ": mode \"last_value\" needs \"scale\" and takes no \"mean\"");
     for (float s : n.scale)
         if (s == 0.0f) throw ToolError(context + ".scale: a scale of 0 would divide by zero");
@@ -55,26 +51,27 @@ NormalizationSpec parse_normalization(const JsonValue& v, const std::string& con
 
 ConvertConfig parse_convert_config(const JsonValue& root, const std::string& source) {
     ConvertConfig c;
-    bool have_nhead = false;
+    bool have_nhead = false, have_arch = false;
     constexpr int64_t kBig = 1 << 20;
     for (const auto& [key, v] : root.as_object(source)) {
         const std::string where = source + ": \"" + key + "\"";
         if (key == "arch") {
-            c.arch = one_of(v, where, {"forecaster", "seq2seq", "classifier", "tvae"});
+            c.arch = one_of<format::Family>(v, where);
+            have_arch = true;
         } else if (key == "nhead") {
             c.nhead = v.as_int(where, 1, kBig);
             have_nhead = true;
         } else if (key == "activation") {
-            c.activation = one_of(v, where, {"relu", "gelu"});
+            c.activation = one_of<format::Activation>(v, where);
         } else if (key == "norm_first") {
             c.norm_first = v.as_bool(where);
         } else if (key == "layer_norm_eps") {
             c.layer_norm_eps = v.as_number(where);
             if (!(c.layer_norm_eps > 0.0) || c.layer_norm_eps > 1.0) throw ToolError(where + " must be in (0, 1]");
         } else if (key == "positional_encoding") {
-            c.positional_encoding = one_of(v, where, {"sinusoidal", "learned", "sinusoidal_pad0", "none"});
+            c.positional_encoding = one_of<format::PositionalEncoding>(v, where);
         } else if (key == "memory_mask") {
-            c.memory_mask = one_of(v, where, {"none", "tril"});
+            c.memory_mask = one_of<format::MemoryMask>(v, where);
         } else if (key == "normalization") {
             c.normalization = parse_normalization(v, where);
         } else if (key == "d_model") {
@@ -99,7 +96,8 @@ ConvertConfig parse_convert_config(const JsonValue& root, const std::string& sou
             c.start_id = v.as_int(where, 0, kBig);
         } else if (key == "embed_scale") {
             if (v.is_string()) {
-                one_of(v, where, {"sqrt_d_model"});
+                if (v.as_string(where) != "sqrt_d_model")
+                    throw ToolError(where + ": \"" + v.as_string(where) + "\" is not one of \"sqrt_d_model\"");
                 c.embed_scale_sqrt_d = true;
             } else {
                 c.embed_scale = v.as_number(where);
@@ -107,9 +105,9 @@ ConvertConfig parse_convert_config(const JsonValue& root, const std::string& sou
                     throw ToolError(where + " must be \"sqrt_d_model\" or a number in (0, 1e6]");
             }
         } else if (key == "pooling") {
-            c.pooling = one_of(v, where, {"mean", "max", "first"});
+            c.pooling = one_of<format::Pooling>(v, where);
         } else if (key == "output_activation") {
-            c.output_activation = one_of(v, where, {"sigmoid", "softmax", "none"});
+            c.output_activation = one_of<format::OutputActivation>(v, where);
         } else if (key == "src_vocab") {
             c.src_vocab = v.as_int(where, 1, kBig);
         } else if (key == "tgt_vocab") {
@@ -120,13 +118,15 @@ ConvertConfig parse_convert_config(const JsonValue& root, const std::string& sou
             c.latent_size = v.as_int(where, 1, kBig);
         } else if (key == "max_positions") {
             c.max_positions = v.as_int(where, 1, kBig);
+        } else if (key == "window") {
+            c.window = v.as_int(where, 1, kBig);
         } else if (key == "dropout" || key == "batch_first" || key == "comment") {
             // Training-only or informational: accepted so that configs written for PyTorch still load.
         } else {
             throw ToolError(source + ": unknown config key \"" + key + "\"");
         }
     }
-    if (c.arch.empty()) throw ToolError(source + ": missing \"arch\" (e.g. \"forecaster\")");
+    if (!have_arch) throw ToolError(source + ": missing \"arch\" (e.g. \"forecaster\")");
     if (!have_nhead) throw ToolError(source + ": missing \"nhead\" (it cannot be read off the tensor shapes)");
     return c;
 }

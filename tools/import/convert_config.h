@@ -5,26 +5,28 @@
 #include <string>
 #include <vector>
 
+#include "runtime/format.h"
+
 namespace ax::tools {
 
 class JsonValue;
 
 struct NormalizationSpec {
-    std::string mode = "none";  // none | global | last_value
+    format::Normalization mode = format::Normalization::none;
     std::vector<float> mean;    // global only
     std::vector<float> scale;
 };
 
 struct ConvertConfig {
-    std::string arch;                       // forecaster | seq2seq | classifier | tvae
+    format::Family arch = format::Family::forecaster;
     int64_t nhead = 0;
-    std::string activation = "relu";        // relu | gelu
+    format::Activation activation = format::Activation::relu;
     bool norm_first = false;
     double layer_norm_eps = 1e-5;
     // sinusoidal | none (every family), learned | sinusoidal_pad0 (token families); absent: inferred from
     // the tensors (a `pe` buffer, a position table)
-    std::optional<std::string> positional_encoding;
-    std::string memory_mask = "none";       // none | tril
+    std::optional<format::PositionalEncoding> positional_encoding;
+    format::MemoryMask memory_mask = format::MemoryMask::none;
     NormalizationSpec normalization;
     // Token families: special ids (absent: none), the token embedding scale (a number, or "sqrt_d_model"
     // as the translation tutorial; absent: the family's default), the classifier's pooling, output
@@ -32,11 +34,12 @@ struct ConvertConfig {
     std::optional<int64_t> pad_id, bos_id, eos_id, start_id;
     std::optional<double> embed_scale;
     bool embed_scale_sqrt_d = false;
-    std::optional<std::string> pooling;            // mean | max | first
-    std::optional<std::string> output_activation;  // sigmoid | softmax | none
+    std::optional<format::Pooling> pooling;
+    std::optional<format::OutputActivation> output_activation;
     // Optional statements about the shapes; each must agree with the tensors.
     std::optional<int64_t> d_model, dim_feedforward, num_encoder_layers, num_decoder_layers, n_features, n_outputs;
     std::optional<int64_t> src_vocab, tgt_vocab, n_labels, latent_size, max_positions;
+    std::optional<int64_t> window;  // forecaster: the encoder rows it was trained on
 };
 
 // Unknown keys and wrong types are errors naming the key, so that a typo never goes unnoticed.

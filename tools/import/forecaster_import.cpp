@@ -2,6 +2,7 @@
 
 #include "runtime/bytes.h"
 #include "tools/import/import_common.h"
+#include "tools/common/enum_text.h"
 #include "tools/common/tool_error.h"
 
 namespace ax::tools {
@@ -53,15 +54,14 @@ LinearNames find_linears(const CheckpointTensors& ck, int64_t d) {
 }
 
 // The `pe` buffer of a tutorial PositionalEncoding module: recognised, checked and dropped (the runtime
-// computes the table). Returns whether there was one.
-bool check_pe_buffers(CheckpointTensors& ck, const ConvertConfig& config, int64_t d) {
-    bool present = false;
+// computes the table). Returns its rows (the fewest, should there be several), 0 when there is none.
+int64_t check_pe_buffers(CheckpointTensors& ck, const ConvertConfig& config, int64_t d, std::string* buffer_name) {
+    int64_t fewest = 0;
     for (const auto& [name, t] : ck.all()) {
         const bool is_pe = name == "pe" || (name.size() > 3 && name.compare(name.size() - 3, 3, ".pe") == 0);
         if (!is_pe) continue;
-        present = true;
         ck.mark_used(name);
-        if (config.positional_encoding && *config.positional_encoding == "none")
+        if (config.positional_encoding == format::PositionalEncoding::none)
             throw ToolError("checkpoint holds a positional-encoding buffer " + name +
                             " but the config says \"positional_encoding\": \"none\"");
         if (t.shape.empty() || t.shape.back() != d)
@@ -71,14 +71,35 @@ bool check_pe_buffers(CheckpointTensors& ck, const ConvertConfig& config, int64_
         if (!is_sinusoidal_table(t, d, false, &rows))
             throw ToolError("positional-encoding buffer " + name + " is not the sinusoidal table " +
                             "PE[pos,2i]=sin(pos/10000^(2i/d)), PE[pos,2i+1]=cos(...)");
+        if (fewest == 0 || rows < fewest) {
+            fewest = rows;
+            *buffer_name = name;
+        }
     }
-    return present;
+    return fewest;
+}
+
+// The positions' limit: the `pe` buffer's rows (PyTorch cannot index past them), or the config's statement
+// when there is no buffer. The config's "window" must fit in it.
+int64_t decide_max_positions(const ConvertConfig& config, int64_t pe_rows, const std::string& pe_name) {
+    if (config.max_positions && pe_rows != 0 && *config.max_positions != pe_rows)
+        throw ToolError("config \"max_positions\" = " + std::to_string(*config.max_positions) + " contradicts the " +
+                        std::to_string(pe_rows) + " rows of the positional-encoding buffer " + pe_name);
+    const int64_t limit = pe_rows != 0 ? pe_rows : config.max_positions.value_or(0);
+    if (config.window && limit != 0 && *config.window > limit)
+        throw ToolError("config \"window\" = " + std::to_string(*config.window) + " is longer than the model's " +
+                        std::to_string(limit) + " positions (" +
+                        (pe_rows != 0 ? "the rows of its positional-encoding buffer " + pe_name
+                                      : std::string("config \"max_positions\"")) +
+                        "): PyTorch cannot run that window either; state the window the model was trained on");
+    return limit;
 }
 
 }  // namespace
 
 AxmModel import_forecaster(const TensorMap& tensors, const ConvertConfig& config) {
-    if (config.arch != "forecaster") throw ToolError("config arch \"" + config.arch + "\" is not \"forecaster\"");
+    if (config.arch != format::Family::forecaster)
+        throw ToolError("config arch \"" + enum_text(config.arch) + "\" is not \"forecaster\"");
     CheckpointTensors ck(tensors);
     AxmModel m;
     m.family = format::Family::forecaster;
@@ -93,8 +114,11 @@ AxmModel import_forecaster(const TensorMap& tensors, const ConvertConfig& config
     check_stated(config.n_features, nf, "n_features", lin.src + ".weight", src_shape);
     check_stated(config.n_outputs, no, "n_outputs", lin.generator + ".weight", gen_shape);
 
-    const bool pe_buffer = check_pe_buffers(ck, config, d);
-    const bool sinusoidal = config.positional_encoding ? *config.positional_encoding == "sinusoidal" : pe_buffer;
+    std::string pe_name;
+    const int64_t pe_rows = check_pe_buffers(ck, config, d, &pe_name);
+    const bool sinusoidal = config.positional_encoding ? *config.positional_encoding == format::PositionalEncoding::sinusoidal
+                                                       : pe_rows != 0;
+    const int64_t max_positions = decide_max_positions(config, pe_rows, pe_name);
     if (sinusoidal && d % 2 != 0) throw ToolError("sinusoidal positions need an even d_model, got " + std::to_string(d));
 
     auto add_linear = [&](Role weight, const std::string& module, int64_t out, int64_t in) {
@@ -107,14 +131,15 @@ AxmModel import_forecaster(const TensorMap& tensors, const ConvertConfig& config
     add_linear(Role::generator_weight, lin.generator, no, d);
 
     const NormalizationSpec& norm = config.normalization;
-    if (norm.mode != "none") {
+    const bool global = norm.mode == format::Normalization::global;
+    if (norm.mode != format::Normalization::none) {
         if (no != nf)
             throw ToolError("normalization needs n_outputs == n_features (the generator gives " + std::to_string(no) +
                             " outputs for " + std::to_string(nf) + " features)");
         if (static_cast<int64_t>(norm.scale.size()) != nf ||
-            (norm.mode == "global" && static_cast<int64_t>(norm.mean.size()) != nf))
+            (global && static_cast<int64_t>(norm.mean.size()) != nf))
             throw ToolError("normalization mean/scale need one value per feature (" + std::to_string(nf) + ")");
-        if (norm.mode == "global") m.tensors.push_back(vector_tensor(Role::input_mean, "normalization.mean", norm.mean));
+        if (global) m.tensors.push_back(vector_tensor(Role::input_mean, "normalization.mean", norm.mean));
         m.tensors.push_back(vector_tensor(Role::input_scale, "normalization.scale", norm.scale));
     }
     ck.check_all_used("forecaster");
@@ -124,10 +149,14 @@ AxmModel import_forecaster(const TensorMap& tensors, const ConvertConfig& config
     m.config.insert(m.config.end(), {
         {ConfigKey::n_features, u(nf)},
         {ConfigKey::n_outputs, u(no)},
-        {ConfigKey::positional_encoding, sinusoidal ? 1u : 0u},
-        {ConfigKey::memory_mask, config.memory_mask == "tril" ? 1u : 0u},
-        {ConfigKey::normalization, norm.mode == "global" ? 1u : norm.mode == "last_value" ? 2u : 0u},
+        {ConfigKey::positional_encoding,
+         static_cast<uint32_t>(sinusoidal ? format::PositionalEncoding::sinusoidal : format::PositionalEncoding::none)},
+        {ConfigKey::memory_mask, static_cast<uint32_t>(config.memory_mask)},
+        {ConfigKey::normalization, static_cast<uint32_t>(norm.mode)},
     });
+    // Written only when known, so that a model without them reads exactly as files from before the keys.
+    if (max_positions != 0) m.config.push_back({ConfigKey::max_positions, u(max_positions)});
+    if (config.window) m.config.push_back({ConfigKey::window, u(*config.window)});
     return m;
 }
 

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "runtime/bytes.h"
+#include "tools/common/enum_text.h"
 #include "tools/common/tool_error.h"
 
 namespace ax::tools {
@@ -216,7 +217,7 @@ void add_stack_config(AxmModel& m, const StackShape& s, const ConvertConfig& con
         {ConfigKey::dim_feedforward, u(s.dim_feedforward)},
         {ConfigKey::encoder_layers, u(static_cast<int64_t>(s.encoder_layers))},
         {ConfigKey::decoder_layers, u(static_cast<int64_t>(s.decoder_layers))},
-        {ConfigKey::activation, config.activation == "gelu" ? 1u : 0u},
+        {ConfigKey::activation, static_cast<uint32_t>(config.activation)},
         {ConfigKey::norm_first, config.norm_first ? 1u : 0u},
         {ConfigKey::layer_norm_eps, float_to_bits(static_cast<float>(config.layer_norm_eps))},
         {ConfigKey::encoder_final_norm, s.encoder_final_norm ? 1u : 0u},
@@ -321,37 +322,36 @@ std::string pick_by_words(const std::vector<std::string>& names, std::initialize
 format::PositionalEncoding decide_positions(const ConvertConfig& config, const TokenTables& t, int64_t d,
                                             size_t learned_tables, int64_t* max_positions) {
     using PE = format::PositionalEncoding;
-    std::string mode;
+    PE mode = PE::none;
     if (config.positional_encoding) {
         mode = *config.positional_encoding;
     } else if (!t.positions.empty()) {
-        mode = "learned";
+        mode = PE::learned;
     } else if (!t.sinusoidal_pad0.empty()) {
-        mode = "sinusoidal_pad0";
+        mode = PE::sinusoidal_pad0;
     } else if (!t.sinusoidal.empty()) {
-        mode = "sinusoidal";
-    } else {
-        mode = "none";
+        mode = PE::sinusoidal;
     }
     auto refuse = [&](const std::string& what) {
-        throw ToolError("the config says \"positional_encoding\": \"" + mode + "\" but the checkpoint holds " + what);
+        throw ToolError("the config says \"positional_encoding\": \"" + enum_text(mode) +
+                        "\" but the checkpoint holds " + what);
     };
     *max_positions = 0;
-    if (mode != "learned" && !t.positions.empty()) refuse("learned position table " + t.positions[0]);
-    if (mode != "sinusoidal" && !t.sinusoidal.empty()) refuse("the sinusoidal table " + t.sinusoidal);
-    if (mode != "sinusoidal_pad0" && !t.sinusoidal_pad0.empty())
+    if (mode != PE::learned && !t.positions.empty()) refuse("learned position table " + t.positions[0]);
+    if (mode != PE::sinusoidal && !t.sinusoidal.empty()) refuse("the sinusoidal table " + t.sinusoidal);
+    if (mode != PE::sinusoidal_pad0 && !t.sinusoidal_pad0.empty())
         refuse("the sinusoidal table " + t.sinusoidal_pad0 + " whose row 0 is zero (use \"sinusoidal_pad0\")");
-    if ((mode == "sinusoidal" || mode == "sinusoidal_pad0") && d % 2 != 0)
+    if ((mode == PE::sinusoidal || mode == PE::sinusoidal_pad0) && d % 2 != 0)
         throw ToolError("sinusoidal positions need an even d_model, got " + std::to_string(d));
-    if (mode == "sinusoidal") {
+    if (mode == PE::sinusoidal) {
         *max_positions = t.sinusoidal_rows;
         return PE::sinusoidal;
     }
-    if (mode == "sinusoidal_pad0") {
+    if (mode == PE::sinusoidal_pad0) {
         *max_positions = t.sinusoidal_pad0.empty() ? 0 : t.sinusoidal_rows - 1;
         return PE::sinusoidal_pad0;
     }
-    if (mode == "learned") {
+    if (mode == PE::learned) {
         if (t.positions.size() != learned_tables)
             throw ToolError("learned positions need " + std::to_string(learned_tables) +
                             " position table(s) (nn.Embedding(max_len, d_model) named with \"pos\"); found " +

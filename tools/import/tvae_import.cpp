@@ -73,13 +73,14 @@ VaeLinears find_vae_linears(const CheckpointTensors& ck, int64_t d) {
 AxmModel import_tvae(const TensorMap& tensors, const ConvertConfig& config) {
     if (config.pad_id || config.bos_id || config.eos_id || config.start_id || config.embed_scale ||
         config.embed_scale_sqrt_d || config.pooling || config.output_activation || config.src_vocab ||
-        config.tgt_vocab || config.n_labels || config.memory_mask != "none" || config.normalization.mode != "none" ||
+        config.tgt_vocab || config.n_labels || config.memory_mask != format::MemoryMask::none ||
+        config.normalization.mode != format::Normalization::none ||
         config.n_outputs)
         throw ToolError("config keys pad_id, bos_id, eos_id, start_id, embed_scale, pooling, output_activation, "
                         "src_vocab, tgt_vocab, n_labels, memory_mask, normalization and n_outputs do not apply to a "
                         "tvae model");
-    if (config.positional_encoding && *config.positional_encoding != "sinusoidal" &&
-        *config.positional_encoding != "none")
+    if (config.positional_encoding && *config.positional_encoding != format::PositionalEncoding::sinusoidal &&
+        *config.positional_encoding != format::PositionalEncoding::none)
         throw ToolError("a tvae model's \"positional_encoding\" is \"sinusoidal\" or \"none\"");
     CheckpointTensors ck(tensors);
     AxmModel m;

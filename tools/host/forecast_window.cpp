@@ -1,0 +1,35 @@
+#include "tools/host/forecast_window.h"
+
+#include "tools/common/tool_error.h"
+
+namespace ax::tools {
+
+namespace {
+
+std::string limit_text(const ForecasterConfig& c) {
+    return "the model's " + std::to_string(c.max_positions) +
+           " positions (max_positions, which auspex convert took from the positional-encoding buffer's rows or "
+           "the config; the PyTorch model refuses longer inputs too)";
+}
+
+}  // namespace
+
+size_t default_window(const ForecasterConfig& c) {
+    if (c.window != 0) return c.window;
+    return c.max_positions != 0 && c.max_positions < kDefaultWindow ? c.max_positions : kDefaultWindow;
+}
+
+void check_window_fits(const ForecasterConfig& c, size_t window, const std::string& what) {
+    if (c.max_positions == 0 || window <= c.max_positions) return;
+    throw ToolError(what + ": a window of " + std::to_string(window) + " rows is longer than " + limit_text(c) +
+                    "; use --window " + std::to_string(c.max_positions) + " or less" +
+                    (c.window ? " (the model was trained on " + std::to_string(c.window) + ")" : std::string()));
+}
+
+void check_horizon_fits(const ForecasterConfig& c, size_t horizon, const std::string& what) {
+    if (c.max_positions == 0 || horizon <= c.max_positions) return;
+    throw ToolError(what + ": the decoder's " + std::to_string(horizon) + " rows would be longer than " +
+                    limit_text(c) + "; use --horizon " + std::to_string(c.max_positions) + " or less");
+}
+
+}  // namespace ax::tools
