@@ -71,8 +71,16 @@ enum class ConfigKey : uint32_t {
 
 enum class Activation : uint32_t { relu = 0, gelu = 1 };
 // learned: a [max_positions, d] table indexed 0..L-1. sinusoidal_pad0: the sinusoidal table indexed by
-// 1 + the token's index for non-pad tokens and 0 (a zero row) for pads.
-enum class PositionalEncoding : uint32_t { none = 0, sinusoidal = 1, learned = 2, sinusoidal_pad0 = 3 };
+// 1 + the token's index for non-pad tokens and 0 (a zero row) for pads. sinusoidal_pad_pe0: the same
+// indexing over a table whose row 0 holds PE(0) = [0, 1, 0, 1, ...] (get_sinusoid_encoding_table(n + 1, d)
+// kept whole), so pads get PE(0).
+enum class PositionalEncoding : uint32_t {
+    none = 0, sinusoidal = 1, learned = 2, sinusoidal_pad0 = 3, sinusoidal_pad_pe0 = 4
+};
+// Positions counted from 1 with pads at row 0: the model needs a pad id.
+inline bool positions_from_one(PositionalEncoding p) {
+    return p == PositionalEncoding::sinusoidal_pad0 || p == PositionalEncoding::sinusoidal_pad_pe0;
+}
 enum class MemoryMask : uint32_t { none = 0, tril = 1 };
 enum class Normalization : uint32_t { none = 0, global = 1, last_value = 2 };
 enum class Pooling : uint32_t { mean = 0, max = 1, first = 2 };

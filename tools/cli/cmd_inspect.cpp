@@ -24,7 +24,8 @@ const char* positions_name(format::PositionalEncoding p) {
         case format::PositionalEncoding::none: return "none";
         case format::PositionalEncoding::sinusoidal: return "sinusoidal";
         case format::PositionalEncoding::learned: return "learned";
-        case format::PositionalEncoding::sinusoidal_pad0: return "sinusoidal_pad0";
+        case format::PositionalEncoding::sinusoidal_pad0: return "sinusoidal_pad0 (from 1, pads: zero row)";
+        case format::PositionalEncoding::sinusoidal_pad_pe0: return "sinusoidal_pad0 (from 1, pads: PE(0))";
     }
     return "?";
 }

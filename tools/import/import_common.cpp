@@ -237,23 +237,27 @@ std::vector<std::string> find_linear_modules(const CheckpointTensors& ck) {
     return modules;
 }
 
-bool is_sinusoidal_table(const HostTensor& t, int64_t d, bool pad0, int64_t* rows) {
+bool is_sinusoidal_table(const HostTensor& t, int64_t d, bool* row0_zero, int64_t* rows) {
     if (t.shape.empty() || t.shape.back() != d || d < 2) return false;
     const int64_t n = static_cast<int64_t>(t.data.size()) / d;
     // [L, d], [L, 1, d] or [1, L, d] all store row p at p * d.
     for (size_t i = 0; i + 1 < t.shape.size(); ++i)
         if (t.shape[i] != n && t.shape[i] != 1) return false;
     if (n < 2) return false;
-    for (int64_t pos = 0; pos < n && pos < 128; ++pos) {
-        for (int64_t i = 0; i < d; ++i) {
-            double want = 0.0;
-            if (!(pad0 && pos == 0)) {
-                const double div = std::exp(static_cast<double>(i - i % 2) * (-std::log(10000.0) / d));
-                want = i % 2 == 0 ? std::sin(pos * div) : std::cos(pos * div);
-            }
-            if (std::fabs(t.data[pos * d + i] - want) > 1e-3) return false;
-        }
+    auto pe = [&](int64_t pos, int64_t i) {
+        const double div = std::exp(static_cast<double>(i - i % 2) * (-std::log(10000.0) / d));
+        return i % 2 == 0 ? std::sin(pos * div) : std::cos(pos * div);
+    };
+    bool zero = true, pe0 = true;
+    for (int64_t i = 0; i < d; ++i) {
+        zero = zero && t.data[i] == 0.0f;
+        pe0 = pe0 && std::fabs(t.data[i] - pe(0, i)) <= 1e-3;
     }
+    if (!zero && !pe0) return false;
+    for (int64_t pos = 1; pos < n && pos < 128; ++pos)
+        for (int64_t i = 0; i < d; ++i)
+            if (std::fabs(t.data[pos * d + i] - pe(pos, i)) > 1e-3) return false;
+    *row0_zero = zero;
     *rows = n;
     return true;
 }
@@ -281,6 +285,13 @@ uint32_t token_id(const std::optional<int64_t>& id, int64_t vocab, const char* k
 const std::initializer_list<const char*> kSourceWords = {"src", "source", "enc", "input"};
 const std::initializer_list<const char*> kTargetWords = {"tgt", "trg", "target", "dec", "output"};
 
+int64_t TokenTables::sinusoidal_rows() const {
+    int64_t rows = 0;
+    for (const SinusoidalTable& t : sinusoidal)
+        if (rows == 0 || t.rows < rows) rows = t.rows;
+    return rows;
+}
+
 TokenTables find_token_tables(CheckpointTensors& ck, int64_t d) {
     TokenTables t;
     for (const auto& [name, tensor] : ck.all()) {
@@ -288,17 +299,18 @@ TokenTables find_token_tables(CheckpointTensors& ck, int64_t d) {
         const bool weight = name.size() > 7 && name.compare(name.size() - 7, 7, ".weight") == 0;
         const std::string module = weight ? name.substr(0, name.size() - 7) : name;
         if (weight && ck.has(module + ".bias")) continue;  // a Linear or LayerNorm
-        int64_t rows = 0;
-        if (is_sinusoidal_table(tensor, d, false, &rows)) {
-            if (!t.sinusoidal.empty()) throw ToolError("two sinusoidal tables: " + t.sinusoidal + " and " + name);
-            t.sinusoidal = name;
-            t.sinusoidal_rows = rows;
-            ck.mark_used(name);
-        } else if (is_sinusoidal_table(tensor, d, true, &rows)) {
-            if (!t.sinusoidal_pad0.empty())
-                throw ToolError("two sinusoidal tables: " + t.sinusoidal_pad0 + " and " + name);
-            t.sinusoidal_pad0 = name;
-            t.sinusoidal_rows = rows;
+        SinusoidalTable table;
+        if (is_sinusoidal_table(tensor, d, &table.row0_zero, &table.rows)) {
+            table.name = name;
+            table.embedding = weight && tensor.shape.size() == 2;
+            if (!t.sinusoidal.empty() && t.sinusoidal[0].row0_zero != table.row0_zero)
+                throw ToolError("sinusoidal tables " + t.sinusoidal[0].name + " and " + name +
+                                " differ in row 0 (one is zero, the other PE(0)): the runtime gives both sides "
+                                "one positional encoding");
+            if (t.sinusoidal.size() == 2)
+                throw ToolError("three sinusoidal tables: " + t.sinusoidal[0].name + ", " + t.sinusoidal[1].name +
+                                " and " + name + " (at most one for the encoder and one for the decoder)");
+            t.sinusoidal.push_back(table);
             ck.mark_used(name);
         } else if (weight && tensor.shape.size() == 2) {
             (name_has(module, {"pos"}) ? t.positions : t.tokens).push_back(name);
@@ -318,17 +330,35 @@ std::string pick_by_words(const std::vector<std::string>& names, std::initialize
     return found;
 }
 
+namespace {
+
+// What each "positional_encoding" value means, for the messages that ask the user to choose.
+const char* const kSinusoidalFrom0 =
+    "\"sinusoidal\" (the first token gets row 0 = PE(0), as a `pe` buffer added as pe[:L])";
+const char* const kSinusoidalFrom1 =
+    "\"sinusoidal_pad0\" (tokens get rows 1..L and pads row 0, as nn.Embedding.from_pretrained("
+    "get_sinusoid_encoding_table(n_seq + 1, d)) indexed with arange(1, L + 1) and pads set to 0)";
+
+}  // namespace
+
 format::PositionalEncoding decide_positions(const ConvertConfig& config, const TokenTables& t, int64_t d,
-                                            size_t learned_tables, int64_t* max_positions) {
+                                            size_t min_learned, size_t max_learned, int64_t* max_positions) {
     using PE = format::PositionalEncoding;
+    const SinusoidalTable* table = t.sinusoidal.empty() ? nullptr : &t.sinusoidal[0];
     std::string mode;
     if (config.positional_encoding) {
         mode = *config.positional_encoding;
     } else if (!t.positions.empty()) {
         mode = "learned";
-    } else if (!t.sinusoidal_pad0.empty()) {
+    } else if (table && table->row0_zero) {
         mode = "sinusoidal_pad0";
-    } else if (!t.sinusoidal.empty()) {
+    } else if (table) {
+        for (const SinusoidalTable& s : t.sinusoidal)
+            if (s.embedding)
+                throw ToolError("tensor " + s.name + " is a sinusoidal table held by an nn.Embedding: whether the "
+                                "model looks it up from position 0 or from 1 cannot be told from its values. Say "
+                                "which in the config: \"positional_encoding\": " + kSinusoidalFrom0 + ", or " +
+                                kSinusoidalFrom1);
         mode = "sinusoidal";
     } else {
         mode = "none";
@@ -337,25 +367,31 @@ format::PositionalEncoding decide_positions(const ConvertConfig& config, const T
         throw ToolError("the config says \"positional_encoding\": \"" + mode + "\" but the checkpoint holds " + what);
     };
     *max_positions = 0;
-    if (mode != "learned" && !t.positions.empty()) refuse("learned position table " + t.positions[0]);
-    if (mode != "sinusoidal" && !t.sinusoidal.empty()) refuse("the sinusoidal table " + t.sinusoidal);
-    if (mode != "sinusoidal_pad0" && !t.sinusoidal_pad0.empty())
-        refuse("the sinusoidal table " + t.sinusoidal_pad0 + " whose row 0 is zero (use \"sinusoidal_pad0\")");
+    if (mode != "learned" && !t.positions.empty())
+        refuse("the learned position table " + t.positions[0] + " (\"learned\": rows 0..L-1 are added to the tokens)");
+    if (table && mode != "sinusoidal" && mode != "sinusoidal_pad0")
+        refuse("the sinusoidal table " + table->name + "; the choices for it are " + kSinusoidalFrom0 + " and " +
+               kSinusoidalFrom1);
+    if (table && mode == "sinusoidal" && table->row0_zero)
+        refuse("the sinusoidal table " + table->name + " whose row 0 is zero, a padding row: a model indexing it "
+               "from 0 would give its first token nothing; if the model looks it up from 1 with pads at 0, say " +
+               kSinusoidalFrom1);
     if ((mode == "sinusoidal" || mode == "sinusoidal_pad0") && d % 2 != 0)
         throw ToolError("sinusoidal positions need an even d_model, got " + std::to_string(d));
     if (mode == "sinusoidal") {
-        *max_positions = t.sinusoidal_rows;
+        *max_positions = t.sinusoidal_rows();
         return PE::sinusoidal;
     }
     if (mode == "sinusoidal_pad0") {
-        *max_positions = t.sinusoidal_pad0.empty() ? 0 : t.sinusoidal_rows - 1;
-        return PE::sinusoidal_pad0;
+        *max_positions = table ? t.sinusoidal_rows() - 1 : 0;
+        return table && !table->row0_zero ? PE::sinusoidal_pad_pe0 : PE::sinusoidal_pad0;
     }
     if (mode == "learned") {
-        if (t.positions.size() != learned_tables)
-            throw ToolError("learned positions need " + std::to_string(learned_tables) +
+        if (t.positions.size() < min_learned || t.positions.size() > max_learned)
+            throw ToolError("learned positions need " + std::to_string(min_learned) +
+                            (max_learned > min_learned ? " or " + std::to_string(max_learned) : std::string()) +
                             " position table(s) (nn.Embedding(max_len, d_model) named with \"pos\"); found " +
-                            std::to_string(t.positions.size()));
+                            name_list(t.positions));
         return PE::learned;
     }
     return PE::none;
