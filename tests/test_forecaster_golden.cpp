@@ -2,7 +2,10 @@
 #include <doctest/doctest.h>
 
 #include "tests/test_support.h"
+#include "tools/checkpoint/checkpoint.h"
+#include "tools/common/tool_error.h"
 #include "tools/convert/converter.h"
+#include "tools/import/import_common.h"
 #include "tools/text/csv.h"
 #include "tools/host/host_session.h"
 #include "tools/text/json.h"
@@ -12,7 +15,7 @@ namespace {
 using namespace ax;
 
 const char* const kCases[] = {"post_relu_tril", "pre_gelu_none_final", "odd_sizes", "multi_out",
-                              "pre_relu_tril",  "norm_global",         "norm_last_value"};
+                              "pre_relu_tril",  "norm_global",         "norm_last_value", "seed_stray_layers"};
 
 constexpr double kTolerance = 1e-4;
 
@@ -71,6 +74,35 @@ TEST_CASE("forecaster matches PyTorch on every fixture, from .pt and .safetensor
             options.checkpoint_path = c.dir + "/model.safetensors";
             check_model(c, tools::convert_model(options), std::string(name) + " (.safetensors)");
         }
+    }
+}
+
+TEST_CASE("a seed-style forecaster's stray encoder_layer/decoder_layer copies are left out, with one note each") {
+    // self.encoder_layer / self.decoder_layer stay registered after nn.TransformerEncoder/Decoder cloned
+    // them: the state_dict holds an untrained copy of each that the forward never reaches.
+    const Case c = load_case("seed_stray_layers");
+    tools::ConvertOptions options;
+    options.config_path = c.dir + "/config.json";
+    options.checkpoint_path = c.dir + "/model.pt";
+    std::vector<std::string> notes;
+    tools::convert_model(options, &notes);
+    REQUIRE(notes.size() == 2);
+    CHECK(notes[0].find("left out decoder_layer.* (18 tensors)") == 0);
+    CHECK(notes[1].find("left out encoder_layer.* (12 tensors)") == 0);
+    // The same group with trained values cannot be told from a layer the forward uses: refused, naming the
+    // map line that drops it.
+    tools::TensorMap tensors = tools::read_checkpoint(options.checkpoint_path);
+    tensors.at("encoder_layer.norm1.weight").data[0] = 1.5f;
+    tools::AxmModel m;
+    tools::CheckpointTensors ck(tensors);
+    for (const auto& [name, t] : tensors)
+        if (name.compare(0, 14, "encoder_layer.") != 0 && name.compare(0, 14, "decoder_layer.") != 0) ck.mark_used(name);
+    try {
+        tools::leave_out_stray_layers(ck, m);
+        FAIL("a trained stray layer was left out silently");
+    } catch (const tools::ToolError& e) {
+        INFO(e.what());
+        CHECK(std::string(e.what()).find("\"encoder_layer.{rest*} -> -\"") != std::string::npos);
     }
 }
 

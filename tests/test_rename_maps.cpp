@@ -130,3 +130,23 @@ TEST_CASE("rename maps: the shipped maps convert hand-written modules that then 
         CHECK(throws_with([&] { test::convert_case(dir); }, "found encoder stacks: none"));
     }
 }
+
+TEST_CASE("rename map: {name*} spans several name components") {
+    const tools::RenameMap map = tools::RenameMap::parse(
+        "encoder_layer.{rest*} -> -\n"
+        "model.{path*}.fc.{p} -> net.{path}.linear.{p}\n",
+        "span.map");
+    tools::TensorMap in;
+    in["encoder_layer.self_attn.in_proj_weight"] = tensor({3}, 0);
+    in["encoder_layer.norm1.bias"] = tensor({3}, 0);
+    in["encoder_layer2.norm1.bias"] = tensor({3}, 0);  // another module: not under encoder_layer.
+    in["model.a.b.fc.weight"] = tensor({2}, 0);
+    in["model.a.fc.bias"] = tensor({2}, 5);
+    const tools::TensorMap out = map.apply(in);
+    CHECK(out.count("encoder_layer.self_attn.in_proj_weight") == 0);
+    CHECK(out.count("encoder_layer.norm1.bias") == 0);
+    CHECK(out.count("encoder_layer2.norm1.bias") == 1);
+    CHECK(out.count("net.a.b.linear.weight") == 1);
+    CHECK(out.at("net.a.linear.bias").data[0] == 5);
+    CHECK(out.size() == 3);
+}

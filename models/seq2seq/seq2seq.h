@@ -27,6 +27,9 @@ struct Seq2SeqConfig {
     format::PositionalEncoding positional_encoding = format::PositionalEncoding::none;
     size_t max_positions = 0;            // longest source or target sequence; 0 = no limit
     float embed_scale = 1.0f;
+    // Greedy decoding masks pad ids in the generated prefix as keys (bentrevett's translate_sentence with
+    // make_trg_mask); false: they are attended like any token (the translation tutorial's greedy_decode).
+    bool decode_mask_pads = false;
 };
 
 Status read_seq2seq_config(const ModelFile& file, Seq2SeqConfig* out);
@@ -68,8 +71,9 @@ public:
     Status run(const int32_t* src, size_t src_len, const int32_t* tgt, size_t tgt_len, float* logits);
 
     // Greedy decoding: the decoder starts from bos and is fed its argmax (first on ties) until it emits eos
-    // (eos is written) or has written max_len tokens (1..max_tgt). Source pads are masked; the generated
-    // sequence is not (as the tutorial's greedy_decode). eos may be kNoToken (always max_len tokens).
+    // (eos is written) or has written max_len tokens (1..max_tgt; bos is not counted). Source pads are
+    // masked; pad ids in the generated prefix only when the model says decode_mask_pads. eos may be kNoToken
+    // (always max_len tokens).
     Status translate(const int32_t* src, size_t src_len, uint32_t bos, uint32_t eos, size_t max_len, int32_t* out,
                      size_t* out_len);
 

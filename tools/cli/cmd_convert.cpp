@@ -23,13 +23,15 @@ int cmd_convert(const Argv& argv) {
     if (options.calib_path.empty() && (args.has("calib-window") || args.has("calib-horizon")))
         throw tools::ToolError("--calib-window and --calib-horizon go with --calib data.csv");
     const std::string output = args.require("output");
-    const std::vector<uint8_t> bytes = tools::convert_model(options);
+    std::vector<std::string> notes;
+    const std::vector<uint8_t> bytes = tools::convert_model(options, &notes);
     std::ofstream out(output, std::ios::binary);
     out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
     out.close();
     if (!out) throw tools::ToolError("cannot write " + output);
     std::printf("wrote %s: %zu bytes, weights %s%s\n", output.c_str(), bytes.size(), tools::dtype_name(options.dtype),
                 options.calib_path.empty() ? "" : ", calibrated input ranges");
+    for (const std::string& note : notes) std::printf("note: %s\n", note.c_str());
     return 0;
 }
 

@@ -62,8 +62,9 @@ std::string describe_forecaster(const tools::LoadedModel& m, const Args& args) {
 std::string describe_seq2seq(const tools::LoadedModel& m, const Args& args) {
     const Seq2SeqConfig& c = m.seq2seq.config();
     print_stack(c.stack);
-    std::printf("io:       src_vocab %zu, tgt_vocab %zu, pad %s, bos %s, eos %s\n", c.src_vocab, c.tgt_vocab,
-                token_text(c.pad_id).c_str(), token_text(c.bos_id).c_str(), token_text(c.eos_id).c_str());
+    std::printf("io:       src_vocab %zu, tgt_vocab %zu, pad %s, bos %s, eos %s, decode_mask_pads %s\n", c.src_vocab,
+                c.tgt_vocab, token_text(c.pad_id).c_str(), token_text(c.bos_id).c_str(), token_text(c.eos_id).c_str(),
+                c.decode_mask_pads ? "true" : "false");
     std::printf("inputs:   positional_encoding %s, max_positions %s, embed_scale %g\n",
                 positions_name(c.positional_encoding),
                 c.max_positions ? std::to_string(c.max_positions).c_str() : "unlimited",

@@ -18,6 +18,8 @@ namespace ax::tools {
 namespace {
 
 AxmModel import_model(const TensorMap& tensors, const ConvertConfig& config) {
+    if (config.decode_mask_pads && config.arch != "seq2seq")
+        throw ToolError("config key decode_mask_pads is for a seq2seq model's greedy decoding");
     if (config.arch == "seq2seq") return import_seq2seq(tensors, config);
     if (config.arch == "classifier") return import_classifier(tensors, config);
     if (config.arch == "tvae") return import_tvae(tensors, config);
@@ -34,11 +36,12 @@ AxmModel import_model(const TensorMap& tensors, const ConvertConfig& config) {
 
 }  // namespace
 
-std::vector<uint8_t> convert_model(const ConvertOptions& options) {
+std::vector<uint8_t> convert_model(const ConvertOptions& options, std::vector<std::string>* notes) {
     const ConvertConfig config = read_convert_config(options.config_path);
     TensorMap tensors = read_checkpoint(options.checkpoint_path);
     if (!options.map_path.empty()) tensors = RenameMap::read(options.map_path).apply(tensors);
     AxmModel model = import_model(tensors, config);
+    if (notes) *notes = model.notes;
     if (!options.calib_path.empty())
         calibrate(model, read_csv(options.calib_path), CalibrationOptions{options.calib_window, options.calib_horizon});
     store_weights_as(model, options.dtype);

@@ -18,6 +18,7 @@ struct ConvertOptions {
     size_t calib_horizon = 24;
 };
 
-std::vector<uint8_t> convert_model(const ConvertOptions& options);
+// *notes (when given) gets one line per thing the importer assumed or left out, for the user to read.
+std::vector<uint8_t> convert_model(const ConvertOptions& options, std::vector<std::string>* notes = nullptr);
 
 }  // namespace ax::tools

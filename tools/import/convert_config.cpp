@@ -108,6 +108,8 @@ ConvertConfig parse_convert_config(const JsonValue& root, const std::string& sou
             }
         } else if (key == "pooling") {
             c.pooling = one_of(v, where, {"mean", "max", "first"});
+        } else if (key == "decode_mask_pads") {
+            c.decode_mask_pads = v.as_bool(where);
         } else if (key == "output_activation") {
             c.output_activation = one_of(v, where, {"sigmoid", "softmax", "none"});
         } else if (key == "src_vocab") {

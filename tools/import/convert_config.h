@@ -34,6 +34,7 @@ struct ConvertConfig {
     bool embed_scale_sqrt_d = false;
     std::optional<std::string> pooling;            // mean | max | first
     std::optional<std::string> output_activation;  // sigmoid | softmax | none
+    std::optional<bool> decode_mask_pads;          // seq2seq greedy decoding; absent: false (the tutorial's)
     // Optional statements about the shapes; each must agree with the tensors.
     std::optional<int64_t> d_model, dim_feedforward, num_encoder_layers, num_decoder_layers, n_features, n_outputs;
     std::optional<int64_t> src_vocab, tgt_vocab, n_labels, latent_size, max_positions;

@@ -112,6 +112,62 @@ std::string describe_stacks(const std::vector<LayerStack>& v) {
 
 }  // namespace
 
+namespace {
+
+const char* const kLayerTensors[] = {
+    "self_attn.in_proj_weight", "self_attn.in_proj_bias", "self_attn.out_proj.weight", "self_attn.out_proj.bias",
+    "multihead_attn.in_proj_weight", "multihead_attn.in_proj_bias", "multihead_attn.out_proj.weight",
+    "multihead_attn.out_proj.bias", "linear1.weight", "linear1.bias", "linear2.weight", "linear2.bias",
+    "norm1.weight", "norm1.bias", "norm2.weight", "norm2.bias", "norm3.weight", "norm3.bias"};
+
+// Whether a layer's tensors hold PyTorch's initial values where training would move them: LayerNorm gains 1
+// and shifts 0, attention biases 0. A layer the forward ran through in training has moved them all.
+bool untouched_since_init(const TensorMap& tensors, const std::string& group) {
+    for (const char* suffix : kLayerTensors) {
+        auto it = tensors.find(group + suffix);
+        if (it == tensors.end()) continue;
+        const std::string s = suffix;
+        const bool norm_gain = s.compare(0, 4, "norm") == 0 && s.find("weight") != std::string::npos;
+        const bool zero = s.find("bias") != std::string::npos && s.compare(0, 6, "linear") != 0;
+        if (!norm_gain && !zero) continue;
+        for (float v : it->second.data)
+            if (v != (norm_gain ? 1.0f : 0.0f)) return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+void leave_out_stray_layers(CheckpointTensors& ck, AxmModel& m) {
+    std::set<std::string> groups;
+    for (const auto& [name, t] : ck.all()) {
+        const std::string suffix = "self_attn.in_proj_weight";
+        std::string prefix;
+        size_t index = 0;
+        if (ck.used(name) || name.size() < suffix.size() ||
+            name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0 ||
+            split_layer_name(name, suffix, &prefix, &index))
+            continue;
+        groups.insert(name.substr(0, name.size() - suffix.size()));
+    }
+    for (const std::string& g : groups) {
+        if (!untouched_since_init(ck.all(), g))
+            throw ToolError("the checkpoint holds a Transformer layer " + g + "* outside the layer stacks, trained "
+                            "(its norms and biases moved from their initial values): auspex runs only the "
+                            "nn.TransformerEncoder/Decoder stacks. If the forward does not use it, drop it with the "
+                            "map line \"" + g + "{rest*} -> -\"");
+        size_t n = 0;
+        for (const char* suffix : kLayerTensors)
+            if (ck.has(g + suffix) && !ck.used(g + suffix)) {
+                ck.mark_used(g + suffix);
+                ++n;
+            }
+        m.notes.push_back("left out " + g + "* (" + std::to_string(n) + " tensors): a Transformer layer outside the "
+                          "layer stacks, at its initial values, that the forward cannot reach (a layer kept as an "
+                          "attribute after nn.TransformerEncoder/Decoder copied it)");
+    }
+}
+
 StackShape import_stacks(CheckpointTensors& ck, AxmModel& m, const ConvertConfig& config, bool decoder_required,
                          bool decoder_allowed, const std::string& family) {
     std::vector<LayerStack> enc, dec;
@@ -205,6 +261,7 @@ StackShape import_stacks(CheckpointTensors& ck, AxmModel& m, const ConvertConfig
         add_norm(Role::dec_norm2_weight, L, p + "norm2");
         add_norm(Role::dec_norm3_weight, L, p + "norm3");
     }
+    leave_out_stray_layers(ck, m);
     return s;
 }
 

@@ -69,6 +69,12 @@ struct StackShape {
     std::string encoder_root, decoder_root;  // e.g. "transformer.encoder." ("" when absent)
 };
 
+// Layer-shaped groups outside the stacks (G + "self_attn.in_proj_weight" with G not "...layers.N."): the
+// copy seed-style models keep as self.encoder_layer after nn.TransformerEncoder(encoder_layer, N) cloned it.
+// Left out, with a note, when at its initial values (norms 1/0, attention biases 0: no forward ran through
+// it in training); otherwise an error naming the map line that drops it. import_stacks calls it.
+void leave_out_stray_layers(CheckpointTensors& ck, AxmModel& m);
+
 // Finds one encoder stack and (when `decoder` is "required" or "optional") one decoder stack, adds every
 // layer tensor and final norm to the model, checks the config's statements and nhead. `family` names the
 // family in messages.

@@ -99,6 +99,7 @@ AxmModel import_seq2seq(const TensorMap& tensors, const ConvertConfig& config) {
         {ConfigKey::positional_encoding, static_cast<uint32_t>(pe)},
         {ConfigKey::max_positions, static_cast<uint32_t>(max_positions)},
         {ConfigKey::embed_scale, float_to_bits(scale)},
+        {ConfigKey::decode_mask_pads, config.decode_mask_pads.value_or(false) ? 1u : 0u},
     });
     return m;
 }
