@@ -68,6 +68,7 @@ enum class ConfigKey : uint32_t {
     latent_size = 25,         // tvae: size of z
     start_id = 26,            // classifier with a decoder: the token fed to it, or kNoToken
     decode_mask_pads = 27,    // seq2seq, optional (absent = 0): greedy decoding masks generated pad ids as keys
+    defaults = 28,            // optional, informational: bit k set = key k was taken by default at conversion
 };
 
 enum class Activation : uint32_t { relu = 0, gelu = 1 };

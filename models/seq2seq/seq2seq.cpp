@@ -108,6 +108,7 @@ Status Seq2SeqSession::init(const Seq2Seq& model, const Kernels& kernels, void* 
     max_src_ = max_src;
     max_tgt_ = max_tgt;
     pad_id_ = model.config_.pad_id;
+    decode_mask_pads_ = model.config_.decode_mask_pads;
     src_input_ = model.src_input_;
     tgt_input_ = model.tgt_input_;
     stack_ = s.stack;
@@ -193,7 +194,7 @@ Status Seq2SeqSession::translate(const int32_t* src, size_t src_len, uint32_t bo
     const uint8_t* memory_valid = encode(src, src_len);
     const size_t d = c.stack.layer.d_model;
     int32_t token = static_cast<int32_t>(bos);
-    const bool mask_pads = c.decode_mask_pads && pad_id_ != format::kNoToken;
+    const bool mask_pads = decode_mask_pads_ && pad_id_ != format::kNoToken;
     bool any_pad = false;
     for (size_t t = 0; t < max_len; ++t) {
         float* row = dec_x_ + t * d;

@@ -65,6 +65,8 @@ public:
     // The pad id used for key padding masks (and sinusoidal_pad0 positions); starts as the model's. kNoToken
     // turns the masks off.
     Status set_pad_id(uint32_t pad_id);
+    // Whether translate masks pad ids in the generated prefix; starts as the model's decode_mask_pads.
+    void set_decode_mask_pads(bool mask) { decode_mask_pads_ = mask; }
 
     // Teacher-forced pass as the module's forward(src, tgt) with src/tgt/memory key padding masks from the
     // pad id and a causal target mask: logits gets tgt_len x tgt_vocab values.
@@ -87,6 +89,7 @@ private:
     size_t max_src_ = 0;
     size_t max_tgt_ = 0;
     uint32_t pad_id_ = format::kNoToken;
+    bool decode_mask_pads_ = false;
     TokenInput src_input_, tgt_input_;
     StackSession stack_;
     float* memory_ = nullptr;        // [max_src, d]

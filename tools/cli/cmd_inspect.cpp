@@ -3,6 +3,7 @@
 #include <string>
 
 #include "tools/cli/commands.h"
+#include "tools/import/assumed_defaults.h"
 #include "tools/host/model_loader.h"
 #include "tools/convert/quantize.h"
 
@@ -136,6 +137,10 @@ int cmd_inspect(const Argv& argv) {
     std::printf("tensors:  %u, %llu parameters, %llu bytes of data\n", m->file.tensor_count(),
                 static_cast<unsigned long long>(params), static_cast<unsigned long long>(weight_bytes));
     std::printf("arena:    %s\n", arena.c_str());
+    uint32_t defaults = 0;
+    if (m->file.config(format::ConfigKey::defaults, &defaults) && defaults != 0)
+        std::printf("assumed:  %s (taken by default at conversion, not stated in the config)\n",
+                    tools::assumed_defaults_text(defaults).c_str());
     if (calibrated) std::printf("calibration: input ranges (max |x|) recorded for the weight matrices\n");
     std::printf("\n%-52s %-5s %-14s %10s %10s%s\n", "tensor", "dtype", "shape", "offset", "bytes",
                 calibrated ? "  input |x| max" : "");

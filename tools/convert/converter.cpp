@@ -1,6 +1,7 @@
 #include "tools/convert/converter.h"
 
 #include "tools/convert/axm_writer.h"
+#include "tools/import/assumed_defaults.h"
 #include "tools/convert/calibrate.h"
 #include "tools/import/classifier_import.h"
 #include "tools/checkpoint/checkpoint.h"
@@ -41,6 +42,7 @@ std::vector<uint8_t> convert_model(const ConvertOptions& options, std::vector<st
     TensorMap tensors = read_checkpoint(options.checkpoint_path);
     if (!options.map_path.empty()) tensors = RenameMap::read(options.map_path).apply(tensors);
     AxmModel model = import_model(tensors, config);
+    record_assumed_defaults(model, config);
     if (notes) *notes = model.notes;
     if (!options.calib_path.empty())
         calibrate(model, read_csv(options.calib_path), CalibrationOptions{options.calib_window, options.calib_horizon});

@@ -59,6 +59,7 @@ ConvertConfig parse_convert_config(const JsonValue& root, const std::string& sou
     constexpr int64_t kBig = 1 << 20;
     for (const auto& [key, v] : root.as_object(source)) {
         const std::string where = source + ": \"" + key + "\"";
+        c.stated.insert(key);
         if (key == "arch") {
             c.arch = one_of(v, where, {"forecaster", "seq2seq", "classifier", "tvae"});
         } else if (key == "nhead") {

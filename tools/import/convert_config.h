@@ -2,6 +2,7 @@
 #pragma once
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,7 @@ struct ConvertConfig {
     // Optional statements about the shapes; each must agree with the tensors.
     std::optional<int64_t> d_model, dim_feedforward, num_encoder_layers, num_decoder_layers, n_features, n_outputs;
     std::optional<int64_t> src_vocab, tgt_vocab, n_labels, latent_size, max_positions;
+    std::set<std::string> stated;  // every key the config file holds, so conversion can say what it assumed
 };
 
 // Unknown keys and wrong types are errors naming the key, so that a typo never goes unnoticed.

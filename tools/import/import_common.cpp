@@ -30,9 +30,44 @@ const std::vector<int64_t>& CheckpointTensors::shape(const std::string& name) co
     return it->second.shape;
 }
 
+namespace {
+
+// The tensors of one nn.TransformerEncoderLayer / TransformerDecoderLayer, after "...layers.N.".
+const char* const kLayerTensors[] = {
+    "self_attn.in_proj_weight", "self_attn.in_proj_bias", "self_attn.out_proj.weight", "self_attn.out_proj.bias",
+    "multihead_attn.in_proj_weight", "multihead_attn.in_proj_bias", "multihead_attn.out_proj.weight",
+    "multihead_attn.out_proj.bias", "linear1.weight", "linear1.bias", "linear2.weight", "linear2.bias",
+    "norm1.weight", "norm1.bias", "norm2.weight", "norm2.bias", "norm3.weight", "norm3.bias"};
+
+bool is_layer_tensor(const std::string& rest) {
+    for (const char* t : kLayerTensors)
+        if (rest == t) return true;
+    return false;
+}
+
+}  // namespace
+
+std::string CheckpointTensors::unmatched_near(const std::string& name) const {
+    // The same layer's tensors when the name is inside a stack ("...layers.N."), else every one left.
+    std::string scope;
+    const size_t dot = name.find('.', name.rfind("layers.") == std::string::npos ? 0 : name.rfind("layers.") + 7);
+    if (name.rfind("layers.") != std::string::npos && dot != std::string::npos) scope = name.substr(0, dot + 1);
+    std::vector<std::string> left;
+    for (const auto& [n, t] : tensors_)
+        if (!used_.count(n) && n.compare(0, scope.size(), scope) == 0 &&
+            (scope.empty() || !is_layer_tensor(n.substr(scope.size()))))
+            left.push_back(n);
+    std::string list;
+    for (size_t i = 0; i < left.size() && i < 8; ++i) list += (i ? ", " : "") + left[i];
+    if (left.size() > 8) list += ", ... (" + std::to_string(left.size()) + " in all)";
+    return list.empty() ? std::string("none") : list;
+}
+
 const HostTensor& CheckpointTensors::take(const std::string& name, const std::vector<int64_t>& expected) {
     auto it = tensors_.find(name);
-    if (it == tensors_.end()) throw ToolError("checkpoint lacks tensor " + name);
+    if (it == tensors_.end())
+        throw ToolError("checkpoint lacks tensor " + name + "; tensors nothing matched there: " + unmatched_near(name) +
+                        " (a misspelt module name in the model, or a rename map line that does not fit them?)");
     if (it->second.shape != expected)
         throw ToolError("tensor " + name + " has shape " + shape_text(it->second.shape) + ", the model needs " +
                         shape_text(expected));
@@ -114,11 +149,6 @@ std::string describe_stacks(const std::vector<LayerStack>& v) {
 
 namespace {
 
-const char* const kLayerTensors[] = {
-    "self_attn.in_proj_weight", "self_attn.in_proj_bias", "self_attn.out_proj.weight", "self_attn.out_proj.bias",
-    "multihead_attn.in_proj_weight", "multihead_attn.in_proj_bias", "multihead_attn.out_proj.weight",
-    "multihead_attn.out_proj.bias", "linear1.weight", "linear1.bias", "linear2.weight", "linear2.bias",
-    "norm1.weight", "norm1.bias", "norm2.weight", "norm2.bias", "norm3.weight", "norm3.bias"};
 
 // Whether a layer's tensors hold PyTorch's initial values where training would move them: LayerNorm gains 1
 // and shifts 0, attention biases 0. A layer the forward ran through in training has moved them all.
@@ -197,7 +227,9 @@ StackShape import_stacks(CheckpointTensors& ck, AxmModel& m, const ConvertConfig
                         std::to_string(config.nhead));
     const std::string first_ff = e.prefix + "0.linear1.weight";
     if (!ck.has(first_ff) || ck.shape(first_ff).size() != 2)
-        throw ToolError("checkpoint lacks a 2-D tensor " + first_ff);
+        throw ToolError("checkpoint lacks a 2-D tensor " + first_ff + "; tensors nothing matched there: " +
+                        ck.unmatched_near(first_ff) +
+                        " (a misspelt module name in the model, or a rename map line that does not fit them?)");
     const int64_t ff = ck.shape(first_ff)[0];
     if (ff < 1 || ff > (1 << 16))
         throw ToolError("tensor " + first_ff + " has shape " + shape_text(ck.shape(first_ff)) +

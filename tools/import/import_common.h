@@ -31,6 +31,8 @@ public:
     void mark_used(const std::string& name) { used_.insert(name); }
     bool used(const std::string& name) const { return used_.count(name) != 0; }
     const TensorMap& all() const { return tensors_; }
+    // The unused tensors near `name` (its layer's, when it is in a stack; else all), for "lacks" messages.
+    std::string unmatched_near(const std::string& name) const;
     // Throws, listing the tensors nothing used, when there are any.
     void check_all_used(const std::string& family) const;
 
