@@ -68,6 +68,9 @@ void embed_tokens(const TokenInput& in, const int32_t* ids, size_t rows, size_t 
             case format::PositionalEncoding::sinusoidal_pad0:
                 if (static_cast<uint32_t>(ids[r]) != in.pad_id) add_sinusoidal_position(row, d, position + 1);
                 break;
+            case format::PositionalEncoding::sinusoidal_pad_pe0:
+                add_sinusoidal_position(row, d, static_cast<uint32_t>(ids[r]) != in.pad_id ? position + 1 : 0);
+                break;
         }
     }
 }
@@ -93,7 +96,7 @@ const uint8_t* mark_non_pad(const int32_t* ids, size_t n, uint32_t pad_id, uint8
 Status check_pad_id(uint32_t pad_id, size_t vocab, format::PositionalEncoding positional_encoding) {
     if (pad_id != format::kNoToken && pad_id >= vocab)
         return Status::error(StatusCode::invalid_argument, "pad id ").add_u(pad_id).add(" is outside the vocabulary");
-    if (pad_id == format::kNoToken && positional_encoding == format::PositionalEncoding::sinusoidal_pad0)
+    if (pad_id == format::kNoToken && format::positions_from_one(positional_encoding))
         return Status::error(StatusCode::invalid_argument, "this model's positions need a pad id");
     return Status::ok();
 }
@@ -111,8 +114,8 @@ Status read_token_input_config(const ModelFile& f, size_t d_model, uint32_t pad_
         read_config_size(f, ConfigKey::max_positions, "max_positions", 0, kMaxSequenceLength, max_positions));
     if (pe == PositionalEncoding::learned && *max_positions == 0)
         return Status::error(StatusCode::bad_model, "learned positions need max_positions >= 1");
-    if (pe == PositionalEncoding::sinusoidal_pad0 && pad_id == format::kNoToken)
-        return Status::error(StatusCode::bad_model, "sinusoidal_pad0 positions need a pad_id");
+    if (format::positions_from_one(pe) && pad_id == format::kNoToken)
+        return Status::error(StatusCode::bad_model, "positions counted from 1 (sinusoidal_pad0) need a pad_id");
     AX_RETURN_IF_ERROR(read_config_positive_float(f, ConfigKey::embed_scale, "embed_scale", embed_scale));
     *positional_encoding = pe;
     return Status::ok();

@@ -35,7 +35,7 @@ struct TokenInput {
 
 // x[r] = tokens[ids[r]] * scale + PE(first_position + r) for `rows` rows of width tokens.dim. The ids must
 // have been checked (check_tokens). Positions: sinusoidal and learned use the index; sinusoidal_pad0 uses
-// index + 1, and 0 (no position added) for a pad token. Learned positions need first_position + rows <=
+// index + 1, and for a pad token 0 (no position added; sinusoidal_pad_pe0: PE(0)). Learned positions need first_position + rows <=
 // positions.rows (the caller checks lengths against max_positions).
 void embed_tokens(const TokenInput& in, const int32_t* ids, size_t rows, size_t first_position, float* x);
 

@@ -99,6 +99,8 @@ enum class ConfigKey : uint32_t {
     start_id = 26,            // classifier with a decoder: the token fed to it, or kNoToken
     kv_cache = 27,            // optional: 0 float32 caches (the default), 1 int8 with a scale per row
     window = 28,              // forecaster: encoder rows it was trained on (optional; absent or 0 = not stated)
+    decode_mask_pads = 29,    // seq2seq, optional (absent = 0): greedy decoding masks generated pad ids as keys
+    defaults = 30,            // optional, informational: bit k set = key k was taken by default at conversion
 };
 
 enum class Activation : uint32_t { relu = 0, gelu = 1 };
@@ -112,15 +114,24 @@ inline constexpr EnumName<CacheType> kCacheTypeNames[] = {
 constexpr EnumNames<CacheType> names_of(CacheType) { return names_table(kCacheTypeNames); }
 
 // learned: a [max_positions, d] table indexed 0..L-1. sinusoidal_pad0: the sinusoidal table indexed by
-// 1 + the token's index for non-pad tokens and 0 (a zero row) for pads.
-enum class PositionalEncoding : uint32_t { none = 0, sinusoidal = 1, learned = 2, sinusoidal_pad0 = 3 };
+// 1 + the token's index for non-pad tokens and 0 (a zero row) for pads. sinusoidal_pad_pe0: the same
+// indexing over a table whose row 0 holds PE(0) = [0, 1, 0, 1, ...] (get_sinusoid_encoding_table(n + 1, d)
+// kept whole), so pads get PE(0).
+enum class PositionalEncoding : uint32_t {
+    none = 0, sinusoidal = 1, learned = 2, sinusoidal_pad0 = 3, sinusoidal_pad_pe0 = 4
+};
 inline constexpr EnumName<PositionalEncoding> kPositionalEncodingNames[] = {
     {PositionalEncoding::none, "none"},
     {PositionalEncoding::sinusoidal, "sinusoidal"},
     {PositionalEncoding::learned, "learned"},
     {PositionalEncoding::sinusoidal_pad0, "sinusoidal_pad0"},
+    {PositionalEncoding::sinusoidal_pad_pe0, "sinusoidal_pad_pe0"},
 };
 constexpr EnumNames<PositionalEncoding> names_of(PositionalEncoding) { return names_table(kPositionalEncodingNames); }
+// Positions counted from 1 with pads at row 0: the model needs a pad id.
+inline bool positions_from_one(PositionalEncoding p) {
+    return p == PositionalEncoding::sinusoidal_pad0 || p == PositionalEncoding::sinusoidal_pad_pe0;
+}
 
 enum class MemoryMask : uint32_t { none = 0, tril = 1 };
 inline constexpr EnumName<MemoryMask> kMemoryMaskNames[] = {{MemoryMask::none, "none"}, {MemoryMask::tril, "tril"}};

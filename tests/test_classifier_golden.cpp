@@ -3,6 +3,9 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
 
 #include "ports/ports.h"
 #include "tests/family_support.h"
@@ -155,4 +158,62 @@ TEST_CASE("classifier: f16 and int8 conversions stay close to float32") {
             }
         }
     }
+}
+
+namespace {
+
+std::string map_path(const std::string& name) { return std::string(AUSPEX_SOURCE_DIR) + "/tools/import/maps/" + name; }
+
+std::string conversion_error(const std::string& dir, const std::string& config_text, const std::string& map) {
+    namespace fs = std::filesystem;
+    const fs::path config = fs::temp_directory_path() / ("auspex_classifier_" + std::to_string(::getpid()) + ".json");
+    std::ofstream(config) << config_text;
+    tools::ConvertOptions o;
+    o.checkpoint_path = dir + "/model.pt";
+    o.config_path = config.string();
+    o.map_path = map;
+    std::string message;
+    try {
+        tools::convert_model(o);
+    } catch (const std::exception& e) {
+        message = e.what();
+    }
+    fs::remove(config);
+    return message;
+}
+
+}  // namespace
+
+TEST_CASE("classifier: paul-hyun's MovieClassification, as the post writes it, converts with its map and matches") {
+    // Its own encoder and decoder token tables, two frozen get_sinusoid_encoding_table(n_seq + 1, d) tables
+    // whose row 0 is PE(0), positions from 1 with pads at row 0, and a bias-free head.
+    const Case c = load_case("paulhyun_map");
+    const std::string map = map_path("paulhyun_classifier.map");
+    const std::vector<uint8_t> bytes = test::convert_case(c.dir, format::DType::f32, "model.pt", map);
+    const double worst = check_model(c, bytes, "paulhyun_map");
+    MESSAGE("paul-hyun classifier through its map: max mixed error vs PyTorch " << worst);
+    const auto model = tools::open_model_bytes(bytes, "paulhyun");
+    const ClassifierConfig& cfg = model->classifier.config();
+    CHECK(cfg.positional_encoding == format::PositionalEncoding::sinusoidal_pad_pe0);
+    CHECK(cfg.max_positions == 12);  // 13 rows, looked up from 1
+    CHECK(cfg.decoder_vocab == 30);
+    for (const auto& dtype : {format::DType::f16, format::DType::i8}) {
+        const auto q = tools::open_model_bytes(test::convert_case(c.dir, dtype, "model.pt", map), "paulhyun q");
+        tools::HostClassifier s(*q, *test::available_ports()[0], c.max_len());
+        CHECK(test::all_finite(s.classify(c.inputs[0])));
+    }
+
+    // Without a config statement the indexing of an nn.Embedding-held table cannot be told from its values:
+    // the error names both choices.
+    const std::string base = "{\"arch\": \"classifier\", \"nhead\": 3, \"activation\": \"gelu\", \"layer_norm_eps\": 1e-12, "
+                             "\"pad_id\": 0, \"start_id\": 2, \"output_activation\": \"none\"";
+    const std::string unstated = conversion_error(c.dir, base + "}", map);
+    INFO(unstated);
+    CHECK(unstated.find("cannot be told from its values") != std::string::npos);
+    CHECK(unstated.find("\"sinusoidal\"") != std::string::npos);
+    CHECK(unstated.find("\"sinusoidal_pad0\"") != std::string::npos);
+    // "learned" would index it from 0, off by one: refused, naming the two real choices.
+    const std::string learned = conversion_error(c.dir, base + ", \"positional_encoding\": \"learned\"}", map);
+    INFO(learned);
+    CHECK(learned.find("\"sinusoidal_pad0\" (tokens get rows 1..L") != std::string::npos);
 }

@@ -1,8 +1,16 @@
 // The forecaster against real PyTorch modules: fixtures made by tests/fixtures/gen_forecaster_fixtures.py.
 #include <doctest/doctest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+
 #include "tests/test_support.h"
+#include "tools/checkpoint/checkpoint.h"
+#include "tools/common/tool_error.h"
 #include "tools/convert/converter.h"
+#include "tools/import/assumed_defaults.h"
+#include "tools/import/import_common.h"
 #include "tools/text/csv.h"
 #include "tools/host/host_session.h"
 #include "tools/text/json.h"
@@ -12,7 +20,8 @@ namespace {
 using namespace ax;
 
 const char* const kCases[] = {"post_relu_tril", "pre_gelu_none_final", "odd_sizes",       "multi_out",
-                              "pre_relu_tril",  "norm_global",         "norm_last_value", "window48"};
+                              "pre_relu_tril",  "norm_global",         "norm_last_value", "window48",
+                              "seed_stray_layers"};
 
 constexpr double kTolerance = 1e-4;
 
@@ -80,6 +89,60 @@ TEST_CASE("forecaster matches PyTorch on every fixture, from .pt and .safetensor
             check_model(c, tools::convert_model(options), std::string(name) + " (.safetensors)");
         }
     }
+}
+
+TEST_CASE("a seed-style forecaster's stray encoder_layer/decoder_layer copies are left out, with one note each") {
+    // self.encoder_layer / self.decoder_layer stay registered after nn.TransformerEncoder/Decoder cloned
+    // them: the state_dict holds an untrained copy of each that the forward never reaches.
+    const Case c = load_case("seed_stray_layers");
+    tools::ConvertOptions options;
+    options.config_path = c.dir + "/config.json";
+    options.checkpoint_path = c.dir + "/model.pt";
+    std::vector<std::string> all, notes;
+    tools::convert_model(options, &all);
+    for (const std::string& n : all)
+        if (n.compare(0, 9, "left out ") == 0) notes.push_back(n);
+    REQUIRE(notes.size() == 2);
+    CHECK(notes[0].find("left out decoder_layer.* (18 tensors)") == 0);
+    CHECK(notes[1].find("left out encoder_layer.* (12 tensors)") == 0);
+    // The same group with trained values cannot be told from a layer the forward uses: refused, naming the
+    // map line that drops it.
+    tools::TensorMap tensors = tools::read_checkpoint(options.checkpoint_path);
+    tensors.at("encoder_layer.norm1.weight").data[0] = 1.5f;
+    tools::AxmModel m;
+    tools::CheckpointTensors ck(tensors);
+    for (const auto& [name, t] : tensors)
+        if (name.compare(0, 14, "encoder_layer.") != 0 && name.compare(0, 14, "decoder_layer.") != 0) ck.mark_used(name);
+    try {
+        tools::leave_out_stray_layers(ck, m);
+        FAIL("a trained stray layer was left out silently");
+    } catch (const tools::ToolError& e) {
+        INFO(e.what());
+        CHECK(std::string(e.what()).find("\"encoder_layer.{rest*} -> -\"") != std::string::npos);
+    }
+}
+
+TEST_CASE("convert says which config values it took by default, and the model file records them for inspect") {
+    const Case c = load_case("post_relu_tril");
+    namespace fs = std::filesystem;
+    const fs::path config = fs::temp_directory_path() / ("auspex_defaults_" + std::to_string(::getpid()) + ".json");
+    std::ofstream(config) << R"({"arch": "forecaster", "nhead": 4, "layer_norm_eps": 1e-5})";
+    tools::ConvertOptions options;
+    options.config_path = config.string();
+    options.checkpoint_path = c.dir + "/model.pt";
+    std::vector<std::string> notes;
+    const std::vector<uint8_t> bytes = tools::convert_model(options, &notes);
+    fs::remove(config);
+    REQUIRE(notes.size() == 1);
+    INFO(notes[0]);
+    CHECK(notes[0].find("assumed (not in the config): \"activation\": \"relu\", \"norm_first\": false, "
+                        "\"positional_encoding\": \"sinusoidal\" (from the tensors), \"memory_mask\": \"none\" (the decoder "
+                        "sees all of the memory") == 0);
+    CHECK(notes[0].find("layer_norm_eps") == std::string::npos);  // stated
+    const auto model = tools::load_model_bytes(bytes, "defaults");
+    uint32_t bits = 0;
+    REQUIRE(model->file.config(format::ConfigKey::defaults, &bits));
+    CHECK(tools::assumed_defaults_text(bits) == "activation, norm_first, positional_encoding, memory_mask, normalization");
 }
 
 TEST_CASE("a session runs in exactly the arena size the model reports, and not one byte less") {

@@ -45,7 +45,8 @@ TEST_CASE("every format enum value has one name, which parses back to it") {
     check_table<format::Family>(1, 4);
     check_table<format::DType>(0, 3);
     check_table<format::Activation>(0, 2);
-    check_table<format::PositionalEncoding>(0, 4);
+    check_table<format::PositionalEncoding>(0, 5);
+    check_table<format::CacheType>(0, 2);
     check_table<format::MemoryMask>(0, 2);
     check_table<format::Normalization>(0, 3);
     check_table<format::Pooling>(0, 3);

@@ -2,7 +2,11 @@
 // two shipped maps (tools/import/maps/) converting hand-written PyTorch modules that match PyTorch at 1e-4.
 #include <doctest/doctest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <functional>
+#include <iterator>
+#include <unistd.h>
 
 #include "tests/family_support.h"
 #include "tools/host/family_sessions.h"
@@ -129,4 +133,39 @@ TEST_CASE("rename maps: the shipped maps convert hand-written modules that then 
         CHECK(model->tvae.config().stack.layer.eps == 1e-12f);
         CHECK(throws_with([&] { test::convert_case(dir); }, "found encoder stacks: none"));
     }
+}
+
+TEST_CASE("rename map: {name*} spans several name components") {
+    const tools::RenameMap map = tools::RenameMap::parse(
+        "encoder_layer.{rest*} -> -\n"
+        "model.{path*}.fc.{p} -> net.{path}.linear.{p}\n",
+        "span.map");
+    tools::TensorMap in;
+    in["encoder_layer.self_attn.in_proj_weight"] = tensor({3}, 0);
+    in["encoder_layer.norm1.bias"] = tensor({3}, 0);
+    in["encoder_layer2.norm1.bias"] = tensor({3}, 0);  // another module: not under encoder_layer.
+    in["model.a.b.fc.weight"] = tensor({2}, 0);
+    in["model.a.fc.bias"] = tensor({2}, 5);
+    const tools::TensorMap out = map.apply(in);
+    CHECK(out.count("encoder_layer.self_attn.in_proj_weight") == 0);
+    CHECK(out.count("encoder_layer.norm1.bias") == 0);
+    CHECK(out.count("encoder_layer2.norm1.bias") == 1);
+    CHECK(out.count("net.a.b.linear.weight") == 1);
+    CHECK(out.at("net.a.linear.bias").data[0] == 5);
+    CHECK(out.size() == 3);
+}
+
+TEST_CASE("rename maps: a layer tensor nothing provided is reported with the tensors nothing matched there") {
+    // A misspelt module name (in the model or in the map) leaves the layer's tensors unmatched.
+    const std::string dir = test::fixture_path("seq2seq/bentrevett_map");
+    std::ifstream in(map_path("bentrevett_seq2seq.map"));
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    for (size_t at = text.find("positionwise_feedforward"); at != std::string::npos;
+         at = text.find("positionwise_feedforward", at + 1))
+        text.replace(at, 24, "potisionwise_feedforward");
+    const std::string path = std::filesystem::temp_directory_path() / ("auspex_typo_" + std::to_string(::getpid()) + ".map");
+    std::ofstream(path) << text;
+    CHECK(throws_with([&] { test::convert_case(dir, format::DType::f32, "model.pt", path); },
+                      "tensors nothing matched there: encoder.layers.0.positionwise_feedforward.fc_1.bias"));
+    std::filesystem::remove(path);
 }

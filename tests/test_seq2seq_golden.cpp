@@ -18,23 +18,27 @@ constexpr double kTolerance = 1e-4;
 struct Greedy {
     std::vector<int32_t> src, out;
     size_t max_len = 0;
+    uint32_t pad = 0;             // greedy_pad: a pad id the decoder generates
+    bool decode_mask_pads = false;
 };
 
 struct Case {
     std::string name, dir;
     std::vector<int32_t> src, tgt;
     uint32_t bos = 0, eos = 0, pad = 0;
-    std::vector<Greedy> greedy;
+    std::vector<Greedy> greedy, greedy_pad;
     std::vector<float> logits;
     bool has_safetensors = false;
     size_t max_tgt() const {
         size_t n = tgt.size();
         for (const Greedy& g : greedy) n = std::max(n, g.max_len);
+        for (const Greedy& g : greedy_pad) n = std::max(n, g.max_len);
         return n;
     }
     size_t max_src() const {
         size_t n = src.size();
         for (const Greedy& g : greedy) n = std::max(n, g.src.size());
+        for (const Greedy& g : greedy_pad) n = std::max(n, g.src.size());
         return n;
     }
 };
@@ -56,6 +60,15 @@ Case load_case_dir(const std::string& dir) {
         x.out = test::json_ids(*g.find("out"), "greedy out");
         x.max_len = static_cast<size_t>(g.find("max_len")->as_int("max_len", 1, 1000));
         c.greedy.push_back(x);
+    }
+    for (const tools::JsonValue& g : j.find("greedy_pad")->as_array("greedy_pad")) {  // every case has one
+        Greedy x;
+        x.src = test::json_ids(*g.find("src"), "greedy_pad src");
+        x.out = test::json_ids(*g.find("out"), "greedy_pad out");
+        x.max_len = static_cast<size_t>(g.find("max_len")->as_int("max_len", 1, 1000));
+        x.pad = static_cast<uint32_t>(g.find("pad_id")->as_int("pad_id", 0, 1000));
+        x.decode_mask_pads = g.find("decode_mask_pads")->as_bool("decode_mask_pads");
+        c.greedy_pad.push_back(x);
     }
     c.logits = tools::read_csv(c.dir + "/logits.csv").values;
     return c;
@@ -95,6 +108,18 @@ double check_seq2seq_model(const std::string& dir, const std::vector<uint8_t>& b
                 const float* row = full.data() + t * v;
                 CHECK(std::max_element(row, row + v) - row == out[t]);
             }
+        }
+        // A pad id the decoder generates: masked in the generated prefix or not, as the tutorial's own greedy
+        // decoding does (the model's decode_mask_pads; bentrevett's case also has the other rule's ids).
+        for (const Greedy& g : c.greedy_pad) {
+            s.set_pad_id(g.pad);
+            if (g.decode_mask_pads != model->seq2seq.config().decode_mask_pads) s.set_decode_mask_pads(g.decode_mask_pads);
+            const std::vector<int32_t> out = s.translate(g.src, c.bos, c.eos, g.max_len);
+            CHECK_MESSAGE(out == g.out, label << ": greedy ids with pad " << g.pad << " generated, decode_mask_pads "
+                                              << g.decode_mask_pads << ": " << tools::format_token_list(out)
+                                              << ", PyTorch " << tools::format_token_list(g.out));
+            s.set_decode_mask_pads(model->seq2seq.config().decode_mask_pads);
+            s.set_pad_id(c.pad);
         }
     }
     return worst;

@@ -52,12 +52,22 @@ Status read_classifier_config(const ModelFile& f, ClassifierConfig* out) {
     AX_RETURN_IF_ERROR(read_config_size(f, ConfigKey::src_vocab, "src_vocab", 1, kMaxModelWidth, &c.vocab));
     AX_RETURN_IF_ERROR(read_config_size(f, ConfigKey::n_outputs, "n_outputs", 1, kMaxModelWidth, &c.n_labels));
     AX_RETURN_IF_ERROR(read_config_token(f, ConfigKey::pad_id, "pad_id", c.vocab, true, &c.pad_id));
-    AX_RETURN_IF_ERROR(
-        read_config_token(f, ConfigKey::start_id, "start_id", c.vocab, c.stack.decoder_layers == 0, &c.start_id));
+    uint32_t v = 0;
+    if (f.config(ConfigKey::tgt_vocab, &v)) {  // the decoder's own token table (absent in older files)
+        if (c.stack.decoder_layers == 0) return bad_model_config("tgt_vocab is for a classifier with a decoder");
+        AX_RETURN_IF_ERROR(
+            read_config_size(f, ConfigKey::tgt_vocab, "tgt_vocab", 1, kMaxModelWidth, &c.decoder_vocab));
+    }
+    AX_RETURN_IF_ERROR(read_config_token(f, ConfigKey::start_id, "start_id", c.decoder_vocab ? c.decoder_vocab : c.vocab,
+                                         c.stack.decoder_layers == 0, &c.start_id));
     AX_RETURN_IF_ERROR(read_token_input_config(f, c.stack.layer.d_model, c.pad_id, &c.positional_encoding,
                                                &c.max_positions, &c.embed_scale));
     AX_RETURN_IF_ERROR(read_config_enum(f, ConfigKey::pooling, "pooling", &c.pooling));
     AX_RETURN_IF_ERROR(read_config_enum(f, ConfigKey::output_activation, "output_activation", &c.output_activation));
+    TensorView table;
+    if (c.positional_encoding == PositionalEncoding::learned && c.stack.decoder_layers > 0 &&
+        f.find(Role::tgt_pos_embed, format::kNoLayer, &table))
+        c.decoder_position_rows = table.dims[0];  // the binder checks the shape
     *out = c;
     return Status::ok();
 }
@@ -76,6 +86,12 @@ Status Classifier::open(const ModelFile& file, Classifier* out) {
     m.input_.positional_encoding = c.positional_encoding;
     m.input_.scale = c.embed_scale;
     m.input_.pad_id = c.pad_id;
+    m.decoder_input_ = m.input_;
+    if (c.decoder_vocab != 0)
+        AX_RETURN_IF_ERROR(b.embedding(Role::tgt_token_embed, none, c.decoder_vocab, d, &m.decoder_input_.tokens));
+    if (c.decoder_position_rows != 0)
+        AX_RETURN_IF_ERROR(
+            b.embedding(Role::tgt_pos_embed, none, c.decoder_position_rows, d, &m.decoder_input_.positions));
     AX_RETURN_IF_ERROR(b.linear(Role::head_weight, Role::head_bias, none, c.n_labels, d, &m.head_));
     AX_RETURN_IF_ERROR(bind_stack(b, c.stack, &m.encoder_norm_, &m.decoder_norm_));
     AX_RETURN_IF_ERROR(b.check_all_used());
@@ -109,6 +125,7 @@ Status ClassifierSession::init(const Classifier& model, const Kernels& kernels, 
     k_ = &kernels;
     max_len_ = max_len;
     input_ = model.input_;
+    decoder_input_ = model.decoder_input_;
     stack_ = s.stack;
     x_ = s.x;
     dec_x_ = s.dec_x;
@@ -123,6 +140,7 @@ Status ClassifierSession::set_pad_id(uint32_t pad_id) {
     if (model_ == nullptr) return Status::error(StatusCode::invalid_argument, "session not initialised");
     AX_RETURN_IF_ERROR(check_pad_id(pad_id, model_->config_.vocab, model_->config_.positional_encoding));
     input_.pad_id = pad_id;
+    decoder_input_.pad_id = pad_id;
     return Status::ok();
 }
 
@@ -147,7 +165,7 @@ Status ClassifierSession::classify(const int32_t* tokens, size_t len, float* out
     if (c.stack.decoder_layers > 0) {
         stack_.prepare_memory(k, c.stack, x_, len, decoder_scratch_);
         const int32_t start = static_cast<int32_t>(c.start_id);
-        embed_tokens(input_, &start, 1, 0, dec_x_);
+        embed_tokens(decoder_input_, &start, 1, 0, dec_x_);
         stack_.decode(k, c.stack, model_->decoder_norm_, dec_x_, 1, 0, len, nullptr, valid, decoder_scratch_);
         features = dec_x_;
         head_quant = &decoder_scratch_.quant;

@@ -1,6 +1,7 @@
 // The sequence classifier family: token embeddings (times a scale), positions (learned, sinusoidal, the
 // pad-aware sinusoidal_pad0 table or none), a Transformer encoder with a key padding mask, optionally a
-// decoder fed one fixed start token over the encoder's memory, pooling over time that ignores pads (mean,
+// decoder fed one fixed start token over the encoder's memory (embedded with the decoder's own token and
+// learned position tables when the model has them, else with the input's), pooling over time that ignores pads (mean,
 // max or first) or the decoder's one output row, a linear head, and sigmoid, softmax or no activation.
 #pragma once
 #include <cstddef>
@@ -24,6 +25,8 @@ struct ClassifierConfig {
     size_t n_labels = 0;
     uint32_t pad_id = format::kNoToken;    // kNoToken: no padding mask
     uint32_t start_id = format::kNoToken;  // the decoder's input token (decoder_layers > 0)
+    size_t decoder_vocab = 0;              // rows of the decoder's own token table; 0: it uses the input's
+    size_t decoder_position_rows = 0;      // learned positions: rows of the decoder's own table; 0: none
     format::PositionalEncoding positional_encoding = format::PositionalEncoding::none;
     size_t max_positions = 0;              // longest input; 0 = no limit
     float embed_scale = 1.0f;
@@ -54,7 +57,7 @@ private:
 
     const ModelFile* file_ = nullptr;
     ClassifierConfig config_;
-    TokenInput input_;
+    TokenInput input_, decoder_input_;
     Linear head_;
     LayerNormWeights encoder_norm_, decoder_norm_;
 };
@@ -74,7 +77,7 @@ private:
     const Classifier* model_ = nullptr;
     const Kernels* k_ = nullptr;
     size_t max_len_ = 0;
-    TokenInput input_;
+    TokenInput input_, decoder_input_;
     StackSession stack_;
     float* x_ = nullptr;        // [max_len, d]
     float* dec_x_ = nullptr;    // [1, d]

@@ -58,6 +58,10 @@ Status read_seq2seq_config(const ModelFile& f, Seq2SeqConfig* out) {
     AX_RETURN_IF_ERROR(read_config_token(f, ConfigKey::eos_id, "eos_id", c.tgt_vocab, true, &c.eos_id));
     AX_RETURN_IF_ERROR(read_token_input_config(f, c.stack.layer.d_model, c.pad_id, &c.positional_encoding,
                                                &c.max_positions, &c.embed_scale));
+    uint32_t v = 0;
+    if (f.config(ConfigKey::decode_mask_pads, &v)) {  // absent in older files: the tutorial's rule
+        AX_RETURN_IF_ERROR(read_config_flag(f, ConfigKey::decode_mask_pads, "decode_mask_pads", &c.decode_mask_pads));
+    }
     *out = c;
     return Status::ok();
 }
@@ -116,6 +120,7 @@ Status Seq2SeqSession::init(const Seq2Seq& model, const Kernels& kernels, void* 
     max_src_ = max_src;
     max_tgt_ = max_tgt;
     pad_id_ = model.config_.pad_id;
+    decode_mask_pads_ = model.config_.decode_mask_pads;
     src_input_ = model.src_input_;
     tgt_input_ = model.tgt_input_;
     stack_ = s.stack;
@@ -206,10 +211,15 @@ Status Seq2SeqSession::translate(const int32_t* src, size_t src_len, uint32_t bo
             .add(" is longer than the model's ").add_u(c.max_positions).add(" positions");
     const uint8_t* memory_valid = encode(src, src_len);
     int32_t token = static_cast<int32_t>(bos);
+    const bool mask_pads = decode_mask_pads_ && pad_id_ != format::kNoToken;
+    bool any_pad = false;
     for (size_t t = 0; t < max_len; ++t) {
         float* row = dec_x_;
         embed_tokens(tgt_input_, &token, 1, t, row);
-        stack_.decode(*k_, c.stack, model_->decoder_norm_, row, 1, t, src_len, nullptr, memory_valid, decoder_scratch_);
+        tgt_valid_[t] = static_cast<uint32_t>(token) != pad_id_;
+        any_pad = any_pad || !tgt_valid_[t];
+        const uint8_t* self_valid = mask_pads && any_pad ? tgt_valid_ : nullptr;
+        stack_.decode(*k_, c.stack, model_->decoder_norm_, row, 1, t, src_len, self_valid, memory_valid, decoder_scratch_);
         linear_forward(*k_, model_->generator_, row, 1, step_logits_, decoder_scratch_.quant);
         size_t best = 0;
         for (size_t i = 1; i < c.tgt_vocab; ++i)

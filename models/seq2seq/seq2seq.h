@@ -28,6 +28,9 @@ struct Seq2SeqConfig {
     format::PositionalEncoding positional_encoding = format::PositionalEncoding::none;
     size_t max_positions = 0;            // longest source or target sequence; 0 = no limit
     float embed_scale = 1.0f;
+    // Greedy decoding masks pad ids in the generated prefix as keys (bentrevett's translate_sentence with
+    // make_trg_mask); false: they are attended like any token (the translation tutorial's greedy_decode).
+    bool decode_mask_pads = false;
 };
 
 Status read_seq2seq_config(const ModelFile& file, Seq2SeqConfig* out);
@@ -68,14 +71,17 @@ public:
     // The pad id used for key padding masks (and sinusoidal_pad0 positions); starts as the model's. kNoToken
     // turns the masks off.
     Status set_pad_id(uint32_t pad_id);
+    // Whether translate masks pad ids in the generated prefix; starts as the model's decode_mask_pads.
+    void set_decode_mask_pads(bool mask) { decode_mask_pads_ = mask; }
 
     // Teacher-forced pass as the module's forward(src, tgt) with src/tgt/memory key padding masks from the
     // pad id and a causal target mask: logits gets tgt_len x tgt_vocab values.
     Status run(const int32_t* src, size_t src_len, const int32_t* tgt, size_t tgt_len, float* logits);
 
     // Greedy decoding: the decoder starts from bos and is fed its argmax (first on ties) until it emits eos
-    // (eos is written) or has written max_len tokens (1..max_tgt). Source pads are masked; the generated
-    // sequence is not (as the tutorial's greedy_decode). eos may be kNoToken (always max_len tokens).
+    // (eos is written) or has written max_len tokens (1..max_tgt; bos is not counted). Source pads are
+    // masked; pad ids in the generated prefix only when the model says decode_mask_pads. eos may be kNoToken
+    // (always max_len tokens).
     Status translate(const int32_t* src, size_t src_len, uint32_t bos, uint32_t eos, size_t max_len, int32_t* out,
                      size_t* out_len);
 
@@ -89,6 +95,7 @@ private:
     size_t max_src_ = 0;
     size_t max_tgt_ = 0;
     uint32_t pad_id_ = format::kNoToken;
+    bool decode_mask_pads_ = false;
     TokenInput src_input_, tgt_input_;
     StackSession stack_;
     float* memory_ = nullptr;        // [max_src, d]

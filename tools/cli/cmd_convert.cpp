@@ -86,12 +86,14 @@ int cmd_convert(const Argv& argv) {
     const std::string output = args.require("output");
 
     if (!check.given()) {
-        const std::vector<uint8_t> bytes = tools::convert_model(options);
+        std::vector<std::string> notes;
+        const std::vector<uint8_t> bytes = tools::convert_model(options, &notes);
         write_bytes(output, std::string(bytes.begin(), bytes.end()));
         std::printf("wrote %s: %zu bytes, weights %s%s%s\n", output.c_str(), bytes.size(),
                     tools::dtype_name(options.dtype),
                     options.kv_cache == format::CacheType::i8 ? ", int8 kv cache" : "",
                     options.calib_path.empty() ? "" : ", calibrated input ranges");
+        for (const std::string& note : notes) std::printf("note: %s\n", note.c_str());
         return 0;
     }
 
@@ -99,6 +101,7 @@ int cmd_convert(const Argv& argv) {
     const tools::ConvertConfig config = found_path.empty() ? tools::read_convert_config(options.config_path)
                                                            : find_config(tensors, options, check, found_path);
     tools::AxmModel model = tools::import_model(tensors, config);
+    const std::vector<std::string> notes = model.notes;
     // The check runs the float32 model: it proves the config, which quantization does not change.
     const tools::CheckPair pair = tools::read_check_pair(check, model.family);
     const tools::CheckResult result = tools::check_model(model, pair);
@@ -125,6 +128,7 @@ int cmd_convert(const Argv& argv) {
     std::printf("wrote %s: %zu bytes, weights %s%s%s\n", output.c_str(), bytes.size(), tools::dtype_name(options.dtype),
                 options.kv_cache == format::CacheType::i8 ? ", int8 kv cache" : "",
                 options.calib_path.empty() ? "" : ", calibrated input ranges");
+    for (const std::string& note : notes) std::printf("note: %s\n", note.c_str());
     return 0;
 }
 

@@ -5,6 +5,7 @@
 #include "tools/cli/commands.h"
 #include "tools/cli/fit_report.h"
 #include "tools/common/enum_text.h"
+#include "tools/import/assumed_defaults.h"
 #include "tools/host/model_loader.h"
 #include "tools/convert/quantize.h"
 #include "tools/host/forecast_window.h"
@@ -89,8 +90,9 @@ std::string describe_forecaster(const tools::LoadedModel& m, const Args& args, M
 std::string describe_seq2seq(const tools::LoadedModel& m, const Args& args, MemoryPlan* plan, ArenaQuery* q) {
     const Seq2SeqConfig& c = m.seq2seq.config();
     print_stack(c.stack);
-    std::printf("io:       src_vocab %zu, tgt_vocab %zu, pad %s, bos %s, eos %s\n", c.src_vocab, c.tgt_vocab,
-                token_text(c.pad_id).c_str(), token_text(c.bos_id).c_str(), token_text(c.eos_id).c_str());
+    std::printf("io:       src_vocab %zu, tgt_vocab %zu, pad %s, bos %s, eos %s, decode_mask_pads %s\n", c.src_vocab,
+                c.tgt_vocab, token_text(c.pad_id).c_str(), token_text(c.bos_id).c_str(), token_text(c.eos_id).c_str(),
+                c.decode_mask_pads ? "true" : "false");
     std::printf("inputs:   positional_encoding %s, max_positions %s, embed_scale %g\n",
                 tools::enum_text(c.positional_encoding).c_str(),
                 c.max_positions ? std::to_string(c.max_positions).c_str() : "unlimited",
@@ -190,6 +192,10 @@ int cmd_inspect(const Argv& argv) {
     std::printf("tensors:  %u, %llu parameters, %llu bytes of data\n", m->file.tensor_count(),
                 static_cast<unsigned long long>(params), static_cast<unsigned long long>(weight_bytes));
     std::printf("arena:    %s\n", arena.c_str());
+    uint32_t defaults = 0;
+    if (m->file.config(format::ConfigKey::defaults, &defaults) && defaults != 0)
+        std::printf("assumed:  %s (taken by default at conversion, not stated in the config)\n",
+                    tools::assumed_defaults_text(defaults).c_str());
     if (calibrated) std::printf("calibration: input ranges (max |x|) recorded for the weight matrices\n");
     if (fit) {
         query.model_bytes = m->file.file_size();

@@ -29,9 +29,10 @@ int cmd_translate(const Argv& argv) {
     const uint32_t eos = token_option(args, "eos", c.eos_id, c.tgt_vocab);
     const uint32_t pad = token_option(args, "pad", c.pad_id, c.src_vocab < c.tgt_vocab ? c.src_vocab : c.tgt_vocab);
     if (bos == format::kNoToken) throw UsageError{"the model names no BOS id: give --bos"};
-    // The tutorial's default: a few tokens more than the source, within the model's positions.
+    // --max-len counts generated ids, BOS not included. The default is the translation tutorial's:
+    // greedy_decode(max_len = n + 5) counts BOS in its max_len, so it generates at most n + 4 ids.
     size_t limit = c.max_positions ? c.max_positions : kMaxSequenceLength;
-    const size_t max_len = args.get_size("max-len", std::min(src.size() + 5, limit), 1, limit);
+    const size_t max_len = args.get_size("max-len", std::min(src.size() + 4, limit), 1, limit);
     tools::HostSeq2Seq session(*m, choose_kernels(args), src.size(), max_len);
     session.set_pad_id(pad);
     std::printf("%s\n", tools::format_token_list(session.translate(src, bos, eos, max_len)).c_str());

@@ -24,6 +24,8 @@ struct AxmModel {
     format::Family family = format::Family::forecaster;
     std::vector<std::pair<format::ConfigKey, uint32_t>> config;
     std::vector<AxmTensor> tensors;
+    // What the importer assumed or left out, one line each, for convert to print (not serialized).
+    std::vector<std::string> notes;
 };
 
 std::vector<uint8_t> serialize_axm(const AxmModel& model);

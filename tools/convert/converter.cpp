@@ -1,6 +1,7 @@
 #include "tools/convert/converter.h"
 
 #include "tools/convert/axm_writer.h"
+#include "tools/import/assumed_defaults.h"
 #include "tools/convert/calibrate.h"
 #include "tools/import/classifier_import.h"
 #include "tools/checkpoint/checkpoint.h"
@@ -18,9 +19,15 @@ namespace ax::tools {
 AxmModel import_model(const TensorMap& tensors, const ConvertConfig& config) {
     if (config.window && config.arch != format::Family::forecaster)
         throw ToolError("config key window applies to a forecaster only (the encoder rows it was trained on)");
-    if (config.arch == format::Family::seq2seq) return import_seq2seq(tensors, config);
-    if (config.arch == format::Family::classifier) return import_classifier(tensors, config);
-    if (config.arch == format::Family::tvae) return import_tvae(tensors, config);
+    if (config.decode_mask_pads && config.arch != format::Family::seq2seq)
+        throw ToolError("config key decode_mask_pads is for a seq2seq model's greedy decoding");
+    if (config.arch != format::Family::forecaster) {
+        AxmModel m = config.arch == format::Family::seq2seq      ? import_seq2seq(tensors, config)
+                     : config.arch == format::Family::classifier ? import_classifier(tensors, config)
+                                                                 : import_tvae(tensors, config);
+        record_assumed_defaults(m, config);
+        return m;
+    }
     if (config.pad_id || config.bos_id || config.eos_id || config.start_id || config.embed_scale ||
         config.embed_scale_sqrt_d || config.pooling || config.output_activation || config.src_vocab ||
         config.tgt_vocab || config.n_labels || config.latent_size)
@@ -29,7 +36,9 @@ AxmModel import_model(const TensorMap& tensors, const ConvertConfig& config) {
     if (config.positional_encoding && *config.positional_encoding != format::PositionalEncoding::sinusoidal &&
         *config.positional_encoding != format::PositionalEncoding::none)
         throw ToolError("a forecaster's \"positional_encoding\" is \"sinusoidal\" or \"none\"");
-    return import_forecaster(tensors, config);
+    AxmModel m = import_forecaster(tensors, config);
+    record_assumed_defaults(m, config);
+    return m;
 }
 
 TensorMap read_model_tensors(const ConvertOptions& options) {
@@ -38,9 +47,11 @@ TensorMap read_model_tensors(const ConvertOptions& options) {
     return tensors;
 }
 
-std::vector<uint8_t> convert_model(const ConvertOptions& options) {
+std::vector<uint8_t> convert_model(const ConvertOptions& options, std::vector<std::string>* notes) {
     const ConvertConfig config = read_convert_config(options.config_path);
-    return finish_model(import_model(read_model_tensors(options), config), options);
+    AxmModel model = import_model(read_model_tensors(options), config);
+    if (notes) *notes = model.notes;
+    return finish_model(std::move(model), options);
 }
 
 std::vector<uint8_t> finish_model(AxmModel model, const ConvertOptions& options) {

@@ -23,7 +23,8 @@ struct ConvertOptions {
     size_t calib_horizon = kDefaultHorizon;
 };
 
-std::vector<uint8_t> convert_model(const ConvertOptions& options);
+// *notes (when given) gets one line per thing the importer assumed or left out, for the user to read.
+std::vector<uint8_t> convert_model(const ConvertOptions& options, std::vector<std::string>* notes = nullptr);
 
 // The stages of convert_model, for callers that check or search configs between importing and writing
 // (tools/convert/conversion_check.h, config_search.h):

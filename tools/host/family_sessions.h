@@ -18,6 +18,7 @@ class HostSeq2Seq {
 public:
     HostSeq2Seq(const LoadedModel& model, const Kernels& kernels, size_t max_src, size_t max_tgt);
     void set_pad_id(uint32_t pad_id);
+    void set_decode_mask_pads(bool mask) { session_.set_decode_mask_pads(mask); }
     // tgt.size() x tgt_vocab logits.
     std::vector<float> run(const std::vector<int32_t>& src, const std::vector<int32_t>& tgt);
     std::vector<int32_t> translate(const std::vector<int32_t>& src, uint32_t bos, uint32_t eos, size_t max_len);

@@ -55,6 +55,7 @@ ConvertConfig parse_convert_config(const JsonValue& root, const std::string& sou
     constexpr int64_t kBig = 1 << 20;
     for (const auto& [key, v] : root.as_object(source)) {
         const std::string where = source + ": \"" + key + "\"";
+        c.stated.insert(key);
         if (key == "arch") {
             c.arch = one_of<format::Family>(v, where);
             have_arch = true;
@@ -106,6 +107,8 @@ ConvertConfig parse_convert_config(const JsonValue& root, const std::string& sou
             }
         } else if (key == "pooling") {
             c.pooling = one_of<format::Pooling>(v, where);
+        } else if (key == "decode_mask_pads") {
+            c.decode_mask_pads = v.as_bool(where);
         } else if (key == "output_activation") {
             c.output_activation = one_of<format::OutputActivation>(v, where);
         } else if (key == "src_vocab") {

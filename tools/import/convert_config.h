@@ -2,6 +2,7 @@
 #pragma once
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,8 @@ struct ConvertConfig {
     std::optional<int64_t> d_model, dim_feedforward, num_encoder_layers, num_decoder_layers, n_features, n_outputs;
     std::optional<int64_t> src_vocab, tgt_vocab, n_labels, latent_size, max_positions;
     std::optional<int64_t> window;  // forecaster: the encoder rows it was trained on
+    std::optional<bool> decode_mask_pads;          // seq2seq greedy decoding; absent: false (the tutorial's)
+    std::set<std::string> stated;  // every key the config file holds, so conversion can say what it assumed
 };
 
 // Unknown keys and wrong types are errors naming the key, so that a typo never goes unnoticed.

@@ -68,7 +68,8 @@ int64_t check_pe_buffers(CheckpointTensors& ck, const ConvertConfig& config, int
             throw ToolError("positional-encoding buffer " + name + " has shape " + shape_text(t.shape) +
                             ", expected [max_len, 1, " + std::to_string(d) + "] or similar");
         int64_t rows = 0;
-        if (!is_sinusoidal_table(t, d, false, &rows))
+        bool row0_zero = false;
+        if (!is_sinusoidal_table(t, d, &row0_zero, &rows) || row0_zero)
             throw ToolError("positional-encoding buffer " + name + " is not the sinusoidal table " +
                             "PE[pos,2i]=sin(pos/10000^(2i/d)), PE[pos,2i+1]=cos(...)");
         if (fewest == 0 || rows < fewest) {

@@ -31,9 +31,44 @@ const std::vector<int64_t>& CheckpointTensors::shape(const std::string& name) co
     return it->second.shape;
 }
 
+namespace {
+
+// The tensors of one nn.TransformerEncoderLayer / TransformerDecoderLayer, after "...layers.N.".
+const char* const kLayerTensors[] = {
+    "self_attn.in_proj_weight", "self_attn.in_proj_bias", "self_attn.out_proj.weight", "self_attn.out_proj.bias",
+    "multihead_attn.in_proj_weight", "multihead_attn.in_proj_bias", "multihead_attn.out_proj.weight",
+    "multihead_attn.out_proj.bias", "linear1.weight", "linear1.bias", "linear2.weight", "linear2.bias",
+    "norm1.weight", "norm1.bias", "norm2.weight", "norm2.bias", "norm3.weight", "norm3.bias"};
+
+bool is_layer_tensor(const std::string& rest) {
+    for (const char* t : kLayerTensors)
+        if (rest == t) return true;
+    return false;
+}
+
+}  // namespace
+
+std::string CheckpointTensors::unmatched_near(const std::string& name) const {
+    // The same layer's tensors when the name is inside a stack ("...layers.N."), else every one left.
+    std::string scope;
+    const size_t dot = name.find('.', name.rfind("layers.") == std::string::npos ? 0 : name.rfind("layers.") + 7);
+    if (name.rfind("layers.") != std::string::npos && dot != std::string::npos) scope = name.substr(0, dot + 1);
+    std::vector<std::string> left;
+    for (const auto& [n, t] : tensors_)
+        if (!used_.count(n) && n.compare(0, scope.size(), scope) == 0 &&
+            (scope.empty() || !is_layer_tensor(n.substr(scope.size()))))
+            left.push_back(n);
+    std::string list;
+    for (size_t i = 0; i < left.size() && i < 8; ++i) list += (i ? ", " : "") + left[i];
+    if (left.size() > 8) list += ", ... (" + std::to_string(left.size()) + " in all)";
+    return list.empty() ? std::string("none") : list;
+}
+
 const HostTensor& CheckpointTensors::take(const std::string& name, const std::vector<int64_t>& expected) {
     auto it = tensors_.find(name);
-    if (it == tensors_.end()) throw ToolError("checkpoint lacks tensor " + name);
+    if (it == tensors_.end())
+        throw ToolError("checkpoint lacks tensor " + name + "; tensors nothing matched there: " + unmatched_near(name) +
+                        " (a misspelt module name in the model, or a rename map line that does not fit them?)");
     if (it->second.shape != expected)
         throw ToolError("tensor " + name + " has shape " + shape_text(it->second.shape) + ", the model needs " +
                         shape_text(expected));
@@ -113,6 +148,57 @@ std::string describe_stacks(const std::vector<LayerStack>& v) {
 
 }  // namespace
 
+namespace {
+
+
+// Whether a layer's tensors hold PyTorch's initial values where training would move them: LayerNorm gains 1
+// and shifts 0, attention biases 0. A layer the forward ran through in training has moved them all.
+bool untouched_since_init(const TensorMap& tensors, const std::string& group) {
+    for (const char* suffix : kLayerTensors) {
+        auto it = tensors.find(group + suffix);
+        if (it == tensors.end()) continue;
+        const std::string s = suffix;
+        const bool norm_gain = s.compare(0, 4, "norm") == 0 && s.find("weight") != std::string::npos;
+        const bool zero = s.find("bias") != std::string::npos && s.compare(0, 6, "linear") != 0;
+        if (!norm_gain && !zero) continue;
+        for (float v : it->second.data)
+            if (v != (norm_gain ? 1.0f : 0.0f)) return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+void leave_out_stray_layers(CheckpointTensors& ck, AxmModel& m) {
+    std::set<std::string> groups;
+    for (const auto& [name, t] : ck.all()) {
+        const std::string suffix = "self_attn.in_proj_weight";
+        std::string prefix;
+        size_t index = 0;
+        if (ck.used(name) || name.size() < suffix.size() ||
+            name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0 ||
+            split_layer_name(name, suffix, &prefix, &index))
+            continue;
+        groups.insert(name.substr(0, name.size() - suffix.size()));
+    }
+    for (const std::string& g : groups) {
+        if (!untouched_since_init(ck.all(), g))
+            throw ToolError("the checkpoint holds a Transformer layer " + g + "* outside the layer stacks, trained "
+                            "(its norms and biases moved from their initial values): auspex runs only the "
+                            "nn.TransformerEncoder/Decoder stacks. If the forward does not use it, drop it with the "
+                            "map line \"" + g + "{rest*} -> -\"");
+        size_t n = 0;
+        for (const char* suffix : kLayerTensors)
+            if (ck.has(g + suffix) && !ck.used(g + suffix)) {
+                ck.mark_used(g + suffix);
+                ++n;
+            }
+        m.notes.push_back("left out " + g + "* (" + std::to_string(n) + " tensors): a Transformer layer outside the "
+                          "layer stacks, at its initial values, that the forward cannot reach (a layer kept as an "
+                          "attribute after nn.TransformerEncoder/Decoder copied it)");
+    }
+}
+
 StackShape import_stacks(CheckpointTensors& ck, AxmModel& m, const ConvertConfig& config, bool decoder_required,
                          bool decoder_allowed, const std::string& family) {
     std::vector<LayerStack> enc, dec;
@@ -142,7 +228,9 @@ StackShape import_stacks(CheckpointTensors& ck, AxmModel& m, const ConvertConfig
                         std::to_string(config.nhead));
     const std::string first_ff = e.prefix + "0.linear1.weight";
     if (!ck.has(first_ff) || ck.shape(first_ff).size() != 2)
-        throw ToolError("checkpoint lacks a 2-D tensor " + first_ff);
+        throw ToolError("checkpoint lacks a 2-D tensor " + first_ff + "; tensors nothing matched there: " +
+                        ck.unmatched_near(first_ff) +
+                        " (a misspelt module name in the model, or a rename map line that does not fit them?)");
     const int64_t ff = ck.shape(first_ff)[0];
     if (ff < 1 || ff > (1 << 16))
         throw ToolError("tensor " + first_ff + " has shape " + shape_text(ck.shape(first_ff)) +
@@ -206,6 +294,7 @@ StackShape import_stacks(CheckpointTensors& ck, AxmModel& m, const ConvertConfig
         add_norm(Role::dec_norm2_weight, L, p + "norm2");
         add_norm(Role::dec_norm3_weight, L, p + "norm3");
     }
+    leave_out_stray_layers(ck, m);
     return s;
 }
 
@@ -238,23 +327,27 @@ std::vector<std::string> find_linear_modules(const CheckpointTensors& ck) {
     return modules;
 }
 
-bool is_sinusoidal_table(const HostTensor& t, int64_t d, bool pad0, int64_t* rows) {
+bool is_sinusoidal_table(const HostTensor& t, int64_t d, bool* row0_zero, int64_t* rows) {
     if (t.shape.empty() || t.shape.back() != d || d < 2) return false;
     const int64_t n = static_cast<int64_t>(t.data.size()) / d;
     // [L, d], [L, 1, d] or [1, L, d] all store row p at p * d.
     for (size_t i = 0; i + 1 < t.shape.size(); ++i)
         if (t.shape[i] != n && t.shape[i] != 1) return false;
     if (n < 2) return false;
-    for (int64_t pos = 0; pos < n && pos < 128; ++pos) {
-        for (int64_t i = 0; i < d; ++i) {
-            double want = 0.0;
-            if (!(pad0 && pos == 0)) {
-                const double div = std::exp(static_cast<double>(i - i % 2) * (-std::log(10000.0) / d));
-                want = i % 2 == 0 ? std::sin(pos * div) : std::cos(pos * div);
-            }
-            if (std::fabs(t.data[pos * d + i] - want) > 1e-3) return false;
-        }
+    auto pe = [&](int64_t pos, int64_t i) {
+        const double div = std::exp(static_cast<double>(i - i % 2) * (-std::log(10000.0) / d));
+        return i % 2 == 0 ? std::sin(pos * div) : std::cos(pos * div);
+    };
+    bool zero = true, pe0 = true;
+    for (int64_t i = 0; i < d; ++i) {
+        zero = zero && t.data[i] == 0.0f;
+        pe0 = pe0 && std::fabs(t.data[i] - pe(0, i)) <= 1e-3;
     }
+    if (!zero && !pe0) return false;
+    for (int64_t pos = 1; pos < n && pos < 128; ++pos)
+        for (int64_t i = 0; i < d; ++i)
+            if (std::fabs(t.data[pos * d + i] - pe(pos, i)) > 1e-3) return false;
+    *row0_zero = zero;
     *rows = n;
     return true;
 }
@@ -282,6 +375,13 @@ uint32_t token_id(const std::optional<int64_t>& id, int64_t vocab, const char* k
 const std::initializer_list<const char*> kSourceWords = {"src", "source", "enc", "input"};
 const std::initializer_list<const char*> kTargetWords = {"tgt", "trg", "target", "dec", "output"};
 
+int64_t TokenTables::sinusoidal_rows() const {
+    int64_t rows = 0;
+    for (const SinusoidalTable& t : sinusoidal)
+        if (rows == 0 || t.rows < rows) rows = t.rows;
+    return rows;
+}
+
 TokenTables find_token_tables(CheckpointTensors& ck, int64_t d) {
     TokenTables t;
     for (const auto& [name, tensor] : ck.all()) {
@@ -289,17 +389,18 @@ TokenTables find_token_tables(CheckpointTensors& ck, int64_t d) {
         const bool weight = name.size() > 7 && name.compare(name.size() - 7, 7, ".weight") == 0;
         const std::string module = weight ? name.substr(0, name.size() - 7) : name;
         if (weight && ck.has(module + ".bias")) continue;  // a Linear or LayerNorm
-        int64_t rows = 0;
-        if (is_sinusoidal_table(tensor, d, false, &rows)) {
-            if (!t.sinusoidal.empty()) throw ToolError("two sinusoidal tables: " + t.sinusoidal + " and " + name);
-            t.sinusoidal = name;
-            t.sinusoidal_rows = rows;
-            ck.mark_used(name);
-        } else if (is_sinusoidal_table(tensor, d, true, &rows)) {
-            if (!t.sinusoidal_pad0.empty())
-                throw ToolError("two sinusoidal tables: " + t.sinusoidal_pad0 + " and " + name);
-            t.sinusoidal_pad0 = name;
-            t.sinusoidal_rows = rows;
+        SinusoidalTable table;
+        if (is_sinusoidal_table(tensor, d, &table.row0_zero, &table.rows)) {
+            table.name = name;
+            table.embedding = weight && tensor.shape.size() == 2;
+            if (!t.sinusoidal.empty() && t.sinusoidal[0].row0_zero != table.row0_zero)
+                throw ToolError("sinusoidal tables " + t.sinusoidal[0].name + " and " + name +
+                                " differ in row 0 (one is zero, the other PE(0)): the runtime gives both sides "
+                                "one positional encoding");
+            if (t.sinusoidal.size() == 2)
+                throw ToolError("three sinusoidal tables: " + t.sinusoidal[0].name + ", " + t.sinusoidal[1].name +
+                                " and " + name + " (at most one for the encoder and one for the decoder)");
+            t.sinusoidal.push_back(table);
             ck.mark_used(name);
         } else if (weight && tensor.shape.size() == 2) {
             (name_has(module, {"pos"}) ? t.positions : t.tokens).push_back(name);
@@ -319,17 +420,36 @@ std::string pick_by_words(const std::vector<std::string>& names, std::initialize
     return found;
 }
 
+namespace {
+
+// What each "positional_encoding" value means, for the messages that ask the user to choose.
+const char* const kSinusoidalFrom0 =
+    "\"sinusoidal\" (the first token gets row 0 = PE(0), as a `pe` buffer added as pe[:L])";
+const char* const kSinusoidalFrom1 =
+    "\"sinusoidal_pad0\" (tokens get rows 1..L and pads row 0, as nn.Embedding.from_pretrained("
+    "get_sinusoid_encoding_table(n_seq + 1, d)) indexed with arange(1, L + 1) and pads set to 0)";
+
+}  // namespace
+
 format::PositionalEncoding decide_positions(const ConvertConfig& config, const TokenTables& t, int64_t d,
-                                            size_t learned_tables, int64_t* max_positions) {
+                                            size_t min_learned, size_t max_learned, int64_t* max_positions) {
     using PE = format::PositionalEncoding;
+    const SinusoidalTable* table = t.sinusoidal.empty() ? nullptr : &t.sinusoidal[0];
     PE mode = PE::none;
     if (config.positional_encoding) {
-        mode = *config.positional_encoding;
+        // The table's row 0 tells the two pads-at-row-0 variants apart; a config names either as pad0.
+        mode = *config.positional_encoding == PE::sinusoidal_pad_pe0 ? PE::sinusoidal_pad0 : *config.positional_encoding;
     } else if (!t.positions.empty()) {
         mode = PE::learned;
-    } else if (!t.sinusoidal_pad0.empty()) {
+    } else if (table && table->row0_zero) {
         mode = PE::sinusoidal_pad0;
-    } else if (!t.sinusoidal.empty()) {
+    } else if (table) {
+        for (const SinusoidalTable& s : t.sinusoidal)
+            if (s.embedding)
+                throw ToolError("tensor " + s.name + " is a sinusoidal table held by an nn.Embedding: whether the "
+                                "model looks it up from position 0 or from 1 cannot be told from its values. Say "
+                                "which in the config: \"positional_encoding\": " + kSinusoidalFrom0 + ", or " +
+                                kSinusoidalFrom1);
         mode = PE::sinusoidal;
     }
     auto refuse = [&](const std::string& what) {
@@ -337,25 +457,31 @@ format::PositionalEncoding decide_positions(const ConvertConfig& config, const T
                         "\" but the checkpoint holds " + what);
     };
     *max_positions = 0;
-    if (mode != PE::learned && !t.positions.empty()) refuse("learned position table " + t.positions[0]);
-    if (mode != PE::sinusoidal && !t.sinusoidal.empty()) refuse("the sinusoidal table " + t.sinusoidal);
-    if (mode != PE::sinusoidal_pad0 && !t.sinusoidal_pad0.empty())
-        refuse("the sinusoidal table " + t.sinusoidal_pad0 + " whose row 0 is zero (use \"sinusoidal_pad0\")");
+    if (mode != PE::learned && !t.positions.empty())
+        refuse("the learned position table " + t.positions[0] + " (\"learned\": rows 0..L-1 are added to the tokens)");
+    if (table && mode != PE::sinusoidal && mode != PE::sinusoidal_pad0)
+        refuse("the sinusoidal table " + table->name + "; the choices for it are " + kSinusoidalFrom0 + " and " +
+               kSinusoidalFrom1);
+    if (table && mode == PE::sinusoidal && table->row0_zero)
+        refuse("the sinusoidal table " + table->name + " whose row 0 is zero, a padding row: a model indexing it "
+               "from 0 would give its first token nothing; if the model looks it up from 1 with pads at 0, say " +
+               kSinusoidalFrom1);
     if ((mode == PE::sinusoidal || mode == PE::sinusoidal_pad0) && d % 2 != 0)
         throw ToolError("sinusoidal positions need an even d_model, got " + std::to_string(d));
     if (mode == PE::sinusoidal) {
-        *max_positions = t.sinusoidal_rows;
+        *max_positions = t.sinusoidal_rows();
         return PE::sinusoidal;
     }
     if (mode == PE::sinusoidal_pad0) {
-        *max_positions = t.sinusoidal_pad0.empty() ? 0 : t.sinusoidal_rows - 1;
-        return PE::sinusoidal_pad0;
+        *max_positions = table ? t.sinusoidal_rows() - 1 : 0;
+        return table && !table->row0_zero ? PE::sinusoidal_pad_pe0 : PE::sinusoidal_pad0;
     }
     if (mode == PE::learned) {
-        if (t.positions.size() != learned_tables)
-            throw ToolError("learned positions need " + std::to_string(learned_tables) +
+        if (t.positions.size() < min_learned || t.positions.size() > max_learned)
+            throw ToolError("learned positions need " + std::to_string(min_learned) +
+                            (max_learned > min_learned ? " or " + std::to_string(max_learned) : std::string()) +
                             " position table(s) (nn.Embedding(max_len, d_model) named with \"pos\"); found " +
-                            std::to_string(t.positions.size()));
+                            name_list(t.positions));
         return PE::learned;
     }
     return PE::none;

@@ -31,6 +31,8 @@ public:
     void mark_used(const std::string& name) { used_.insert(name); }
     bool used(const std::string& name) const { return used_.count(name) != 0; }
     const TensorMap& all() const { return tensors_; }
+    // The unused tensors near `name` (its layer's, when it is in a stack; else all), for "lacks" messages.
+    std::string unmatched_near(const std::string& name) const;
     // Throws, listing the tensors nothing used, when there are any.
     void check_all_used(const std::string& family) const;
 
@@ -69,6 +71,12 @@ struct StackShape {
     std::string encoder_root, decoder_root;  // e.g. "transformer.encoder." ("" when absent)
 };
 
+// Layer-shaped groups outside the stacks (G + "self_attn.in_proj_weight" with G not "...layers.N."): the
+// copy seed-style models keep as self.encoder_layer after nn.TransformerEncoder(encoder_layer, N) cloned it.
+// Left out, with a note, when at its initial values (norms 1/0, attention biases 0: no forward ran through
+// it in training); otherwise an error naming the map line that drops it. import_stacks calls it.
+void leave_out_stray_layers(CheckpointTensors& ck, AxmModel& m);
+
 // Finds one encoder stack and (when `decoder` is "required" or "optional") one decoder stack, adds every
 // layer tensor and final norm to the model, checks the config's statements and nhead. `family` names the
 // family in messages.
@@ -83,9 +91,9 @@ void add_stack_config(AxmModel& m, const StackShape& s, const ConvertConfig& con
 std::vector<std::string> find_linear_modules(const CheckpointTensors& ck);
 
 // True when `t` holds the sinusoidal table PE[pos, 2i] = sin(pos / 10000^(2i/d)), PE[pos, 2i+1] = cos(...)
-// over its rows (any shape ending in d: [L, d], [L, 1, d], [1, L, d]); with pad0, row 0 is zero and row p
-// holds PE[p]. *rows gets L.
-bool is_sinusoidal_table(const HostTensor& t, int64_t d, bool pad0, int64_t* rows);
+// over its rows (any shape ending in d: [L, d], [L, 1, d], [1, L, d]) from row 1 on; *row0_zero tells
+// whether row 0 is zero (a padding row) rather than PE(0). *rows gets L.
+bool is_sinusoidal_table(const HostTensor& t, int64_t d, bool* row0_zero, int64_t* rows);
 
 bool name_has(const std::string& name, std::initializer_list<const char*> words);
 
@@ -96,13 +104,19 @@ uint32_t token_id(const std::optional<int64_t>& id, int64_t vocab, const char* k
 
 // Lookup tables outside the layer stacks, told apart by content and name: frozen sinusoidal tables and
 // `pe`-like buffers (recognised by their values, never stored: the runtime computes them), learned
-// position tables (2-D [rows, d] `.weight` without a bias, named with "pos") and token tables (the rest).
+// position tables (2-D [rows, d] `.weight` without a bias, named with "pos") and token tables (the rest:
+// 2-D `.weight` without a bias, which a bias-free nn.Linear(d, n, bias=False) also looks like).
+struct SinusoidalTable {
+    std::string name;
+    int64_t rows = 0;
+    bool row0_zero = false;   // row 0 is a zero padding row rather than PE(0)
+    bool embedding = false;   // an nn.Embedding weight (from_pretrained), not a buffer: indexing is the model's
+};
 struct TokenTables {
     std::vector<std::string> tokens;
     std::vector<std::string> positions;
-    std::string sinusoidal;       // a plain table or buffer, when present
-    std::string sinusoidal_pad0;  // a table whose row 0 is zero, when present
-    int64_t sinusoidal_rows = 0;
+    std::vector<SinusoidalTable> sinusoidal;  // one per side at most; all of one kind
+    int64_t sinusoidal_rows() const;          // the fewest rows of any (0: none)
 };
 TokenTables find_token_tables(CheckpointTensors& ck, int64_t d);
 
@@ -114,8 +128,10 @@ extern const std::initializer_list<const char*> kSourceWords;
 extern const std::initializer_list<const char*> kTargetWords;
 
 // The positional encoding from the config (checked against the tables found) or inferred from the tables;
-// sets *max_positions (0 = unlimited) from the table's rows.
+// sets *max_positions (0 = unlimited) from the sinusoidal tables' rows. Learned positions need
+// min_learned..max_learned tables. A sinusoidal table held by an nn.Embedding whose row 0 is PE(0) can be
+// indexed from 0 or from 1: without a config statement that is an error naming both choices.
 format::PositionalEncoding decide_positions(const ConvertConfig& config, const TokenTables& t, int64_t d,
-                                            size_t learned_tables, int64_t* max_positions);
+                                            size_t min_learned, size_t max_learned, int64_t* max_positions);
 
 }  // namespace ax::tools

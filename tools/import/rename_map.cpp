@@ -13,6 +13,7 @@ struct RenameMap::Rule {
     int line = 0;
     std::vector<std::string> literals;  // text around the captures: literals.size() == captures.size() + 1
     std::vector<std::string> captures;  // capture names in pattern order
+    std::vector<char> spans;            // per capture: {name*} spans several components (dots included)
 
     // Whether `name` matches the whole pattern; fills `values` (one per capture) when it does.
     bool match(const std::string& name, std::vector<std::string>* values) const;
@@ -31,9 +32,10 @@ bool name_char(char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
 
-// Splits "a.{N}.b" into literal text and capture names; checks the braces.
+// Splits "a.{N}.b" into literal text and capture names; checks the braces. A name ending in '*' ({rest*})
+// spans several components: it is stored without the star, and spans[i] says so.
 void scan(const std::string& text, const std::string& where, std::vector<std::string>* literals,
-          std::vector<std::string>* names) {
+          std::vector<std::string>* names, std::vector<char>* spans) {
     std::string literal;
     for (size_t i = 0; i < text.size(); ++i) {
         const char c = text[i];
@@ -44,12 +46,15 @@ void scan(const std::string& text, const std::string& where, std::vector<std::st
         }
         const size_t close = text.find('}', i);
         if (close == std::string::npos) throw ToolError(where + ": unmatched '{'");
-        const std::string name = text.substr(i + 1, close - i - 1);
+        std::string name = text.substr(i + 1, close - i - 1);
+        const bool span = !name.empty() && name.back() == '*';
+        if (span) name.pop_back();
         if (name.empty()) throw ToolError(where + ": empty capture {}");
         for (char n : name)
             if (!name_char(n)) throw ToolError(where + ": capture {" + name + "} must be letters, digits or _");
         literals->push_back(literal);
         names->push_back(name);
+        spans->push_back(span);
         literal.clear();
         i = close;
     }
@@ -83,7 +88,7 @@ bool literal_at(const std::string& name, size_t pos, const std::string& literal)
 
 }  // namespace
 
-// A capture takes one or more name characters; where several lengths fit, the longest that lets the rest
+// A capture takes one or more name characters ({x*}: dots too); where several lengths fit, the longest that lets the rest
 // match wins. Dead ends are remembered per (capture, position), so a match costs at most
 // O(captures * length^2) however the rule and name are built.
 bool RenameMap::Rule::match(const std::string& name, std::vector<std::string>* values) const {
@@ -98,7 +103,7 @@ bool RenameMap::Rule::match(const std::string& name, std::vector<std::string>* v
     std::vector<Frame> stack;
     auto push = [&](size_t c, size_t start) {
         size_t end = start;
-        while (end < n && name_char(name[end])) ++end;
+        while (end < n && (name_char(name[end]) || (spans[c] && name[end] == '.'))) ++end;
         stack.push_back({c, start, end});
     };
     if (k == 0) return n == literals[0].size();
@@ -160,7 +165,7 @@ RenameMap RenameMap::parse(const std::string& text, const std::string& source) {
         for (const std::string* side : {&rule->pattern, &rule->target})
             if (side->find_first_of(" \t") != std::string::npos)
                 throw ToolError(where + ": names cannot hold spaces: \"" + *side + "\"");
-        scan(rule->pattern, where, &rule->literals, &rule->captures);
+        scan(rule->pattern, where, &rule->literals, &rule->captures, &rule->spans);
         for (size_t i = 0; i < rule->captures.size(); ++i) {
             for (size_t j = 0; j < i; ++j)
                 if (rule->captures[j] == rule->captures[i])
@@ -171,7 +176,8 @@ RenameMap RenameMap::parse(const std::string& text, const std::string& source) {
         }
         if (rule->target != "-") {
             std::vector<std::string> target_literals, used;
-            scan(rule->target, where, &target_literals, &used);
+            std::vector<char> target_spans;
+            scan(rule->target, where, &target_literals, &used, &target_spans);
             for (const std::string& u : used) {
                 bool known = false;
                 for (const std::string& c : rule->captures) known = known || c == u;
@@ -212,7 +218,8 @@ TensorMap RenameMap::apply(const TensorMap& tensors) const {
                     continue;
                 }
                 const size_t close = rule->target.find('}', i);
-                const std::string capture = rule->target.substr(i + 1, close - i - 1);
+                std::string capture = rule->target.substr(i + 1, close - i - 1);
+                if (!capture.empty() && capture.back() == '*') capture.pop_back();
                 for (size_t c = 0; c < rule->captures.size(); ++c)
                     if (rule->captures[c] == capture) target += values[c];
                 i = close;

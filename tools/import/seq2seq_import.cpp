@@ -40,7 +40,7 @@ AxmModel import_seq2seq(const TensorMap& tensors, const ConvertConfig& config) {
     check_stated(config.tgt_vocab, tgt_vocab, "tgt_vocab", tgt_table, ck.shape(tgt_table));
 
     int64_t max_positions = 0;
-    const format::PositionalEncoding pe = decide_positions(config, tables, d, 2, &max_positions);
+    const format::PositionalEncoding pe = decide_positions(config, tables, d, 2, 2, &max_positions);
     std::string src_pos, tgt_pos;
     if (pe == format::PositionalEncoding::learned) {
         src_pos = pick_by_words(tables.positions, kSourceWords, kTargetWords);
@@ -86,7 +86,7 @@ AxmModel import_seq2seq(const TensorMap& tensors, const ConvertConfig& config) {
     const uint32_t pad = token_id(config.pad_id, both, "pad_id");
     const uint32_t bos = token_id(config.bos_id, tgt_vocab, "bos_id");
     const uint32_t eos = token_id(config.eos_id, tgt_vocab, "eos_id");
-    if (pe == format::PositionalEncoding::sinusoidal_pad0 && pad == format::kNoToken)
+    if (format::positions_from_one(pe) && pad == format::kNoToken)
         throw ToolError("\"positional_encoding\": \"sinusoidal_pad0\" needs a \"pad_id\"");
     add_stack_config(m, s, config);
     const float scale = embed_scale_value(config, d, static_cast<float>(std::sqrt(static_cast<double>(d))));
@@ -99,6 +99,7 @@ AxmModel import_seq2seq(const TensorMap& tensors, const ConvertConfig& config) {
         {ConfigKey::positional_encoding, static_cast<uint32_t>(pe)},
         {ConfigKey::max_positions, static_cast<uint32_t>(max_positions)},
         {ConfigKey::embed_scale, float_to_bits(scale)},
+        {ConfigKey::decode_mask_pads, config.decode_mask_pads.value_or(false) ? 1u : 0u},
     });
     return m;
 }

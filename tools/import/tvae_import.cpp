@@ -88,11 +88,11 @@ AxmModel import_tvae(const TensorMap& tensors, const ConvertConfig& config) {
     const StackShape s = import_stacks(ck, m, config, true, true, "Transformer-VAE");
     const int64_t d = s.d_model;
     TokenTables tables = find_token_tables(ck, d);  // only a sinusoidal `pe` buffer may be here
-    if (!tables.tokens.empty() || !tables.positions.empty() || !tables.sinusoidal_pad0.empty())
+    if (!tables.tokens.empty() || !tables.positions.empty() || (!tables.sinusoidal.empty() && tables.sinusoidal[0].row0_zero))
         throw ToolError("a Transformer-VAE has no embedding tables; found " +
                         name_list(tables.tokens.empty() ? tables.positions : tables.tokens));
     int64_t max_positions = 0;
-    const format::PositionalEncoding pe = decide_positions(config, tables, d, 0, &max_positions);
+    const format::PositionalEncoding pe = decide_positions(config, tables, d, 0, 0, &max_positions);
     if (config.max_positions && max_positions != 0 && *config.max_positions != max_positions)
         throw ToolError("config \"max_positions\" = " + std::to_string(*config.max_positions) +
                         " contradicts the positional table's " + std::to_string(max_positions) + " positions");
