@@ -132,6 +132,28 @@ std::vector<float> halves_as_floats(const uint16_t* h, size_t n) {
 
 }  // namespace
 
+TEST_CASE("ports: every kernel table is tested here, or reported as skipped") {
+    // The tables besides generic that some build of auspex can hold. Each one this build and CPU can run is
+    // among the ports every test below compares with generic; each one they cannot run is named in the
+    // output, so a machine without AVX-512 (say) shows what it did not test instead of passing quietly.
+    const char* const names[] = {"avx2", "avx2-vnni", "avx512", "avx512-256", "neon", "mcu"};
+    const std::vector<const Kernels*> tested = ports_to_test();
+    size_t available = 0;
+    for (const char* name : names) {
+        const Kernels* k = ax::kernels_by_name(name);
+        if (k == nullptr) {
+            MESSAGE("port " << std::string(name) << " skipped: not in this build, or this CPU lacks its instructions");
+            continue;
+        }
+        ++available;
+        CHECK(std::string(k->name) == name);
+        bool listed = false;
+        for (const Kernels* t : tested) listed = listed || t == k;
+        CHECK_MESSAGE(listed, "port " << std::string(name) << " runs here but is not among the ports under test");
+    }
+    CHECK(available == tested.size());
+}
+
 TEST_CASE("ports: linear_f32 and linear_f16 agree with generic within 1e-5 of sum |x w|") {
     const Kernels& ref = ax::generic_kernels();
     for (const Kernels* port : ports_to_test()) {
