@@ -60,8 +60,13 @@ bool cpu_prefers_zmm() {
 const Kernels* avx512_kernels() {
     static const bool supported = avx2_kernels() != nullptr && cpu_has_avx512_vnni();
     if (!supported) return nullptr;
-    static const Kernels table =
-        with_overrides(*avx2_kernels(), "avx512", avx512::linear_f32, avx512::linear_f16, avx512::linear_i8);
+    static const Kernels table = [] {
+        Kernels k =
+            with_overrides(*avx2_kernels(), "avx512", avx512::linear_f32, avx512::linear_f16, avx512::linear_i8);
+        k.attention_scores_f32 = avx512::attention_scores_f32;
+        k.attention_values_f32 = avx512::attention_values_f32;
+        return k;
+    }();
     return &table;
 }
 

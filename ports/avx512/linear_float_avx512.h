@@ -216,7 +216,7 @@ inline void linear_packed(const float* x, size_t rows, size_t in, const W* w, co
 }
 
 // The packed path pays a transpose per W element back over `rows` rows.
-inline bool use_packed(size_t rows, size_t in) { return rows >= 8 && in <= 8 * rows; }
+inline bool use_packed(size_t rows, size_t) { return rows >= 8; }
 
 template <class W>
 inline void linear_float(const float* x, size_t rows, size_t in, const W* w, const float* bias, size_t out,
