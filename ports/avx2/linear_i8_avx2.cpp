@@ -172,6 +172,10 @@ struct MaddTile {
     static V bcast(uint32_t word) { return _mm256_set1_epi32(static_cast<int>(word)); }
     static V madd(V acc, V xb, V w) { return _mm256_add_epi32(acc, _mm256_madd_epi16(xb, w)); }
     static void store(int32_t* p, V v) { _mm256_store_si256(reinterpret_cast<__m256i*>(p), v); }
+    static V loadi(const int32_t* p) { return _mm256_load_si256(reinterpret_cast<const __m256i*>(p)); }
+    static void finish(V acc, int32_t off, float xs, const float* ws, const float* b, size_t n, float* y) {
+        finish8(acc, off, xs, ws, b, n, y);
+    }
 };
 
 }  // namespace

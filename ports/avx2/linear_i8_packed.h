@@ -36,13 +36,6 @@ constexpr size_t kPackedMinRows = 4;      // fewer rows: the dot-product tiles (
 constexpr size_t kPackedMaxIn = 2048;     // panel bytes = 4 * kCols * ceil(in / group), at most 64 KB
 constexpr size_t kRowBlock = 128;         // rows per packed panel at most (row sums of x on the stack)
 
-// The last n (< 4 bytes) of a group of x as one word, zero-padded, never reading past p + n.
-inline uint32_t partial_word(const int8_t* p, size_t n) {
-    uint32_t v = 0;
-    std::memcpy(&v, p, n);
-    return v;
-}
-
 inline uint32_t load_word(const void* p) {
     uint32_t v;
     std::memcpy(&v, p, 4);
@@ -125,45 +118,53 @@ inline void row_sums(const int8_t* x, size_t rows, size_t n, int32_t* sums) {
     }
 }
 
-// y row r, columns [0, ncols): float(acc[c] - offset_r) * (xscale * wscale[c]) + bias[c], exactly
-// generic::rescale_i8 per lane (adding 0.0f without bias). acc: kCols int32, 32-byte aligned.
-template <size_t kCols>
-inline void rescale_row(const int32_t* acc, int32_t offset_r, float xscale, const float* wscale, const float* bias,
-                        size_t ncols, float* y) {
-    const __m256i off = _mm256_set1_epi32(offset_r);
+// finish() for 8 int32 lanes (AVX2): see tile().
+inline void finish8(__m256i acc, int32_t offset, float xscale, const float* wscale, const float* bias, size_t valid,
+                    float* y) {
+    const __m256 a = _mm256_cvtepi32_ps(_mm256_sub_epi32(acc, _mm256_set1_epi32(offset)));
     const __m256 xs = _mm256_set1_ps(xscale);
-    for (size_t c = 0; c < kCols && c < ncols; c += 8) {
-        const size_t n = ncols - c < 8 ? ncols - c : 8;
-        const __m256i a = _mm256_sub_epi32(_mm256_load_si256(reinterpret_cast<const __m256i*>(acc + c)), off);
-        if (n == 8) {
-            const __m256 scale = _mm256_mul_ps(xs, _mm256_loadu_ps(wscale + c));
-            const __m256 product = _mm256_mul_ps(_mm256_cvtepi32_ps(a), scale);
-            const __m256 b = bias ? _mm256_loadu_ps(bias + c) : _mm256_setzero_ps();
-            _mm256_storeu_ps(y + c, _mm256_add_ps(product, b));
-        } else {
-            const __m256i m = detail::tail_mask(n);
-            const __m256 scale = _mm256_mul_ps(xs, _mm256_maskload_ps(wscale + c, m));
-            const __m256 product = _mm256_mul_ps(_mm256_cvtepi32_ps(a), scale);
-            const __m256 b = bias ? _mm256_maskload_ps(bias + c, m) : _mm256_setzero_ps();
-            _mm256_maskstore_ps(y + c, m, _mm256_add_ps(product, b));
-        }
+    if (valid == 8) {
+        const __m256 product = _mm256_mul_ps(a, _mm256_mul_ps(xs, _mm256_loadu_ps(wscale)));
+        const __m256 b = bias ? _mm256_loadu_ps(bias) : _mm256_setzero_ps();
+        _mm256_storeu_ps(y, _mm256_add_ps(product, b));
+    } else {
+        const __m256i m = detail::tail_mask(valid);
+        const __m256 product = _mm256_mul_ps(a, _mm256_mul_ps(xs, _mm256_maskload_ps(wscale, m)));
+        const __m256 b = bias ? _mm256_maskload_ps(bias, m) : _mm256_setzero_ps();
+        _mm256_maskstore_ps(y, m, _mm256_add_ps(product, b));
     }
 }
 
+template <class T, size_t R>
+__attribute__((noinline)) void finish_rows(const int32_t* sums, const int32_t (&offset)[R], const float* xscale,
+                                           const float* wscale, const float* bias, size_t ncols, float* y,
+                                           size_t out) {
+    for (size_t r = 0; r < R; ++r)
+        for (size_t j = 0; j < T::kVecs; ++j) {
+            const size_t c = j * T::kLanes;
+            if (c >= ncols) break;
+            const size_t valid = ncols - c < T::kLanes ? ncols - c : T::kLanes;
+            T::finish(T::loadi(sums + r * T::kCols + c), offset[r], xscale[r], wscale + c, bias ? bias + c : nullptr,
+                      valid, y + r * out + c);
+        }
+}
+
 // The register tile: R rows of x against `groups` groups of the panel, T::kVecs vectors of T::kLanes int32
-// per row, written to acc (kCols int32 per row, aligned).
+// per row, rescaled from the registers into y rows (stride out), columns [0, ncols).
 // T supplies: V, kLanes, kVecs, kCols, kRows, kGroup (inputs per word), kVnni, zero(), load(const uint32_t*),
-// bcast(uint32_t), madd(acc, broadcast word of x, panel vector), store(int32_t*, V).
+// bcast(uint32_t), madd(acc, broadcast word of x, panel vector), store/loadi (aligned int32), and
+// finish(acc, offset, xscale, wscale, bias or null, valid lanes, y): y = float(acc - offset) * (xscale *
+// wscale) + bias (+ 0.0f without bias), lane for lane generic::rescale_i8, the first `valid` lanes stored.
 // xrow[r] + 4 g holds the word of row r, group g: x itself (VNNI) or a widened copy (madd).
 template <class T, size_t R>
-inline void tile(const int8_t* const (&xrow)[R], size_t groups, const uint32_t* panel, int32_t* acc_out) {
+inline void tile(const int8_t* const (&xrow)[R], size_t groups, const uint32_t* panel, const int32_t (&offset)[R],
+                 const float* xscale, const float* wscale, const float* bias, size_t ncols, float* y, size_t out) {
     using V = typename T::V;
     V acc[R][T::kVecs];
     AX_AVX2_UNROLL
     for (size_t r = 0; r < R; ++r)
         AX_AVX2_UNROLL
-        for (size_t j = 0; j < T::kVecs; ++j)
-            acc[r][j] = T::zero();
+        for (size_t j = 0; j < T::kVecs; ++j) acc[r][j] = T::zero();
     const int8_t* xr[R];
     AX_AVX2_UNROLL
     for (size_t r = 0; r < R; ++r) xr[r] = xrow[r];
@@ -180,64 +181,47 @@ inline void tile(const int8_t* const (&xrow)[R], size_t groups, const uint32_t* 
             for (size_t j = 0; j < T::kVecs; ++j) acc[r][j] = T::madd(acc[r][j], xb, wv[j]);
         }
     }
+    // The sums leave the registers through memory and are rescaled in a function of its own: rescaling
+    // right from the registers makes GCC spill accumulators inside the loop above.
+    alignas(64) int32_t sums[R * T::kCols];
     AX_AVX2_UNROLL
     for (size_t r = 0; r < R; ++r)
         AX_AVX2_UNROLL
-        for (size_t j = 0; j < T::kVecs; ++j) T::store(acc_out + r * T::kCols + j * T::kLanes, acc[r][j]);
+        for (size_t j = 0; j < T::kVecs; ++j) T::store(sums + r * T::kCols + j * T::kLanes, acc[r][j]);
+    finish_rows<T, R>(sums, offset, xscale, wscale, bias, ncols, y, out);
 }
 
-// Rows [r0, r0 + R) of the block against one panel: the tile, then the rescale. Row r's words start at
-// src + r * stride (bytes): x itself (VNNI) or the block's widened copy (madd, zero-padded to whole words).
+// Rows [r0, r0 + R) of the block against one panel. Row r's words start at src + r * stride (bytes): x
+// itself (VNNI) or the block's widened copy (madd, zero-padded to whole words). VNNI reads whole words of
+// x past `in` (the panel's zeros cancel them), which is within x except on its very last row: that one
+// (block row `last`) is read from `last_copy`, zero-padded.
 template <class T, size_t R>
 inline void tile_rows(const int8_t* src, size_t stride, size_t in, size_t r0, const float* xscale,
-                      const uint32_t* panel, const int32_t* sums, const float* wscale, const float* bias, size_t ncols,
-                      size_t out, float* y) {
+                      const uint32_t* panel, const int32_t* sums, size_t last, const int8_t* last_copy,
+                      const float* wscale, const float* bias, size_t ncols, size_t out, float* y) {
     constexpr size_t G = T::kGroup;
-    alignas(64) int32_t acc[R * T::kCols];
     const int8_t* xrow[R];
-    AX_AVX2_UNROLL
-    for (size_t r = 0; r < R; ++r) xrow[r] = src + (r0 + r) * stride;  // words read through memcpy: any alignment
-    if constexpr (T::kVnni) {
-        const size_t full = in / G;
-        tile<T, R>(xrow, full, panel, acc);
-        if (full * G != in) {
-            // The last partial group from a zero-padded copy, so that no load reaches past x.
-            uint32_t tail_word[R];
-            AX_AVX2_UNROLL
-            for (size_t r = 0; r < R; ++r) {
-                tail_word[r] = partial_word(xrow[r] + full * G, in - full * G);
-                xrow[r] = reinterpret_cast<const int8_t*>(&tail_word[r]);
-            }
-            alignas(64) int32_t last[R * T::kCols];
-            tile<T, R>(xrow, 1, panel + full * T::kCols, last);
-            for (size_t i = 0; i < R * T::kCols; i += 8) {
-                const __m256i a = _mm256_load_si256(reinterpret_cast<const __m256i*>(acc + i));
-                const __m256i b = _mm256_load_si256(reinterpret_cast<const __m256i*>(last + i));
-                _mm256_store_si256(reinterpret_cast<__m256i*>(acc + i), _mm256_add_epi32(a, b));
-            }
-        }
-    } else {
-        tile<T, R>(xrow, (in + G - 1) / G, panel, acc);
-    }
+    int32_t offset[R];
     AX_AVX2_UNROLL
     for (size_t r = 0; r < R; ++r) {
-        const int32_t offset = T::kVnni ? 128 * sums[r0 + r] : 0;  // |128 sum| <= 2^14 in: no overflow for in <= 2^16
-        rescale_row<T::kCols>(acc + r * T::kCols, offset, xscale[r0 + r], wscale, bias, ncols, y + (r0 + r) * out);
+        xrow[r] = r0 + r == last ? last_copy : src + (r0 + r) * stride;  // read through memcpy: any alignment
+        offset[r] = T::kVnni ? 128 * sums[r0 + r] : 0;  // |128 sum| <= 2^14 in: no overflow for in <= 2^16
     }
+    tile<T, R>(xrow, (in + G - 1) / G, panel, offset, xscale + r0, wscale, bias, ncols, y + r0 * out, out);
 }
 
 template <class T, size_t R>
 inline void tile_rows_rest(size_t rest, const int8_t* src, size_t stride, size_t in, size_t r0, const float* xscale,
-                           const uint32_t* panel, const int32_t* sums, const float* wscale, const float* bias,
-                           size_t ncols, size_t out, float* y) {
+                           const uint32_t* panel, const int32_t* sums, size_t last, const int8_t* last_copy,
+                           const float* wscale, const float* bias, size_t ncols, size_t out, float* y) {
     if constexpr (R > 0) {
         if (rest == R)
-            tile_rows<T, R>(src, stride, in, r0, xscale, panel, sums, wscale, bias, ncols, out, y);
+            tile_rows<T, R>(src, stride, in, r0, xscale, panel, sums, last, last_copy, wscale, bias, ncols, out, y);
         else
-            tile_rows_rest<T, R - 1>(rest, src, stride, in, r0, xscale, panel, sums, wscale, bias, ncols, out, y);
+            tile_rows_rest<T, R - 1>(rest, src, stride, in, r0, xscale, panel, sums, last, last_copy, wscale, bias,
+                                     ncols, out, y);
     }
 }
-
 // Whether the packed path takes this shape (else the caller's dot-product tiles).
 inline bool use_packed_i8(size_t rows, size_t in) { return rows >= kPackedMinRows && in >= 1 && in <= kPackedMaxIn; }
 
@@ -264,6 +248,9 @@ inline void linear_i8_packed(const int8_t* xq, const float* xscale, size_t rows,
     alignas(64) uint32_t panel[(kPackedMaxIn / G + 1) * T::kCols];
     alignas(64) int32_t sums[kRowBlock];
     alignas(64) int16_t wide[T::kVnni ? 16 : kWideValues];
+    // The last row of x, zero-padded to whole words (VNNI reads whole words; see tile_rows).
+    alignas(64) int8_t last_copy[T::kVnni ? kPackedMaxIn + 4 : 4] = {};
+    if constexpr (T::kVnni) std::memcpy(last_copy, xq + (rows - 1) * in, in);
     const size_t wide_stride = (in + 15) / 16 * 16;
     size_t block = kRowBlock;
     if constexpr (!T::kVnni) {
@@ -288,11 +275,13 @@ inline void linear_i8_packed(const int8_t* xq, const float* xscale, size_t rows,
             const float* bo = bias ? bias + o : nullptr;
             float* yo = y + rb * out + o;
             size_t r = 0;
+            const size_t last = T::kVnni && rb + nrows == rows ? nrows - 1 : nrows;  // nrows: none
             for (; r + T::kRows <= nrows; r += T::kRows)
-                tile_rows<T, T::kRows>(src, stride, in, r, xscale + rb, panel, sums, wscale + o, bo, ncols, out, yo);
+                tile_rows<T, T::kRows>(src, stride, in, r, xscale + rb, panel, sums, last, last_copy, wscale + o, bo,
+                                       ncols, out, yo);
             if (r < nrows)
-                tile_rows_rest<T, T::kRows - 1>(nrows - r, src, stride, in, r, xscale + rb, panel, sums, wscale + o,
-                                                bo, ncols, out, yo);
+                tile_rows_rest<T, T::kRows - 1>(nrows - r, src, stride, in, r, xscale + rb, panel, sums, last,
+                                                last_copy, wscale + o, bo, ncols, out, yo);
         }
     }
 }

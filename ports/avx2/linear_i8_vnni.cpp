@@ -28,6 +28,10 @@ struct VexVnniTile {
     static V bcast(uint32_t word) { return _mm256_set1_epi32(static_cast<int>(word)); }
     static V madd(V acc, V xb, V w) { return _mm256_dpbusd_avx_epi32(acc, w, xb); }
     static void store(int32_t* p, V v) { _mm256_store_si256(reinterpret_cast<__m256i*>(p), v); }
+    static V loadi(const int32_t* p) { return _mm256_load_si256(reinterpret_cast<const __m256i*>(p)); }
+    static void finish(V acc, int32_t off, float xs, const float* ws, const float* b, size_t n, float* y) {
+        finish8(acc, off, xs, ws, b, n, y);
+    }
 };
 
 }  // namespace

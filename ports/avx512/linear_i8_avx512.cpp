@@ -35,6 +35,14 @@ struct ZmmTile {
     static V bcast(uint32_t word) { return _mm512_set1_epi32(static_cast<int>(word)); }
     static V madd(V acc, V xb, V w) { return _mm512_dpbusd_epi32(acc, w, xb); }
     static void store(int32_t* p, V v) { _mm512_store_si512(p, v); }
+    static V loadi(const int32_t* p) { return _mm512_load_si512(p); }
+    static void finish(V acc, int32_t off, float xs, const float* ws, const float* b, size_t n, float* y) {
+        const __mmask16 m = n >= 16 ? static_cast<__mmask16>(0xffff) : static_cast<__mmask16>((1u << n) - 1u);
+        const __m512 a = _mm512_cvtepi32_ps(_mm512_sub_epi32(acc, _mm512_set1_epi32(off)));
+        const __m512 product = _mm512_mul_ps(a, _mm512_mul_ps(_mm512_set1_ps(xs), _mm512_maskz_loadu_ps(m, ws)));
+        const __m512 bias = b ? _mm512_maskz_loadu_ps(m, b) : _mm512_setzero_ps();
+        _mm512_mask_storeu_ps(y, m, _mm512_add_ps(product, bias));
+    }
 };
 
 struct YmmTile {
@@ -46,6 +54,10 @@ struct YmmTile {
     static V bcast(uint32_t word) { return _mm256_set1_epi32(static_cast<int>(word)); }
     static V madd(V acc, V xb, V w) { return _mm256_dpbusd_epi32(acc, w, xb); }
     static void store(int32_t* p, V v) { _mm256_store_si256(reinterpret_cast<__m256i*>(p), v); }
+    static V loadi(const int32_t* p) { return _mm256_load_si256(reinterpret_cast<const __m256i*>(p)); }
+    static void finish(V acc, int32_t off, float xs, const float* ws, const float* b, size_t n, float* y) {
+        avx2::finish8(acc, off, xs, ws, b, n, y);
+    }
 };
 
 void linear_few_rows(const int8_t* xq, const float* xscale, size_t rows, size_t in, const int8_t* w,
