@@ -32,6 +32,12 @@
 namespace ax::avx2 {
 namespace {
 
+#if defined(__GNUC__) && !defined(__clang__)
+#define AX_I8_GROUP_UNROLL _Pragma("GCC unroll 2")
+#else
+#define AX_I8_GROUP_UNROLL
+#endif
+
 constexpr size_t kPackedMinRows = 4;      // fewer rows: the dot-product tiles (no packing to pay back)
 constexpr size_t kPackedMaxIn = 2048;     // panel bytes = 4 * kCols * ceil(in / group), at most 64 KB
 constexpr size_t kRowBlock = 128;         // rows per packed panel at most (row sums of x on the stack)
@@ -169,6 +175,7 @@ inline void tile(const int8_t* const (&xrow)[R], size_t groups, const uint32_t* 
     AX_AVX2_UNROLL
     for (size_t r = 0; r < R; ++r) xr[r] = xrow[r];
     const uint32_t* const end = panel + groups * T::kCols;
+    AX_I8_GROUP_UNROLL
     for (const uint32_t* p = panel; p != end; p += T::kCols) {
         V wv[T::kVecs];
         AX_AVX2_UNROLL
