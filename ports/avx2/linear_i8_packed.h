@@ -230,7 +230,9 @@ inline void tile_rows_rest(size_t rest, const int8_t* src, size_t stride, size_t
     }
 }
 // Whether the packed path takes this shape (else the caller's dot-product tiles).
-inline bool use_packed_i8(size_t rows, size_t in) { return rows >= kPackedMinRows && in >= 1 && in <= kPackedMaxIn; }
+// in >= 4: a word read past the end of a row (at most 3 bytes) then stays inside the next row, so only
+// x's last row needs its padded copy (see tile_rows).
+inline bool use_packed_i8(size_t rows, size_t in) { return rows >= kPackedMinRows && in >= 4 && in <= kPackedMaxIn; }
 
 // x rows widened to int16, each zero-padded to `stride` values (a multiple of 16).
 inline void widen_rows(const int8_t* x, size_t rows, size_t in, size_t stride, int16_t* out) {
