@@ -10,6 +10,11 @@ namespace ax {
 const Kernels* avx2_kernels() { return nullptr; }
 const Kernels* avx2_vnni_kernels() { return nullptr; }
 #endif
+#ifndef AUSPEX_HAVE_AVX512
+const Kernels* avx512_kernels() { return nullptr; }
+const Kernels* avx512_256_kernels() { return nullptr; }
+bool avx512_full_width() { return false; }
+#endif
 #ifndef AUSPEX_HAVE_NEON
 const Kernels* neon_kernels() { return nullptr; }
 #endif
@@ -18,6 +23,7 @@ const Kernels* mcu_kernels() { return nullptr; }
 #endif
 
 const Kernels& best_kernels() {
+    if (const Kernels* k = avx512_full_width() ? avx512_kernels() : avx512_256_kernels()) return *k;
     if (const Kernels* k = avx2_vnni_kernels()) return *k;
     if (const Kernels* k = avx2_kernels()) return *k;
     if (const Kernels* k = neon_kernels()) return *k;
@@ -29,6 +35,8 @@ const Kernels* kernels_by_name(const char* name) {
     if (std::strcmp(name, "generic") == 0) return &generic_kernels();
     if (std::strcmp(name, "avx2") == 0) return avx2_kernels();
     if (std::strcmp(name, "avx2-vnni") == 0) return avx2_vnni_kernels();
+    if (std::strcmp(name, "avx512") == 0) return avx512_kernels();
+    if (std::strcmp(name, "avx512-256") == 0) return avx512_256_kernels();
     if (std::strcmp(name, "neon") == 0) return neon_kernels();
     if (std::strcmp(name, "mcu") == 0) return mcu_kernels();
     return nullptr;

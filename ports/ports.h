@@ -9,13 +9,20 @@ const Kernels& generic_kernels();
 const Kernels* avx2_kernels();
 // avx2 with AVX-VNNI int8 products; nullptr unless the CPU has AVX-VNNI.
 const Kernels* avx2_vnni_kernels();
+// AVX-512 F/BW/DQ/VL + VNNI (ports/avx512/): "avx512" works on ZMM registers, "avx512-256" keeps the AVX2
+// float kernels and uses EVEX vpdpbusd on YMM; nullptr unless the CPU and OS support them.
+const Kernels* avx512_kernels();
+const Kernels* avx512_256_kernels();
+// Whether this CPU runs 512-bit operations at full width (a vendor/family rule, see avx512_kernels.cpp).
+bool avx512_full_width();
 const Kernels* neon_kernels();
 // Cortex-M: int8 products with the DSP extension (M4/M7) or Helium (M55); generic elsewhere.
 const Kernels* mcu_kernels();
 
 // The fastest port this build and CPU support.
 const Kernels& best_kernels();
-// A port by name ("generic", "avx2", "avx2-vnni", "neon", "mcu"); nullptr when unknown or unavailable here.
+// A port by name ("generic", "avx2", "avx2-vnni", "avx512", "avx512-256", "neon", "mcu"); nullptr when unknown
+// or unavailable here.
 const Kernels* kernels_by_name(const char* name);
 
 }  // namespace ax

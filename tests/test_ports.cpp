@@ -99,7 +99,8 @@ struct LinearCase {
     size_t rows, in, out;
 };
 
-// Every combination of awkward sizes, plus shapes of real layers and ones crossing 256-input panels.
+// Every combination of awkward sizes, plus shapes of real layers, ones crossing 256-input panels and the
+// limits of the packed int8 paths (ports/avx2/linear_i8_packed.h).
 std::vector<LinearCase> linear_cases() {
     std::vector<LinearCase> cases;
     const size_t rows[] = {1, 2, 3, 4, 5, 6, 7, 8, 12, 13, 19};
@@ -111,7 +112,10 @@ std::vector<LinearCase> linear_cases() {
     const LinearCase big[] = {{1, 256, 1024}, {2, 257, 63},  {3, 300, 17},  {5, 511, 40},  {24, 512, 70},
                               {96, 64, 256},  {37, 300, 50}, {7, 1000, 9},  {13, 769, 33}, {96, 256, 100},
                               {1, 4099, 5},   {6, 256, 16},  {12, 255, 32}, {18, 513, 48}, {70, 280, 21},
-                              {80, 513, 17},  {65, 260, 31}, {1, 33, 8},    {2, 64, 12},  {3, 95, 9}};
+                              {80, 513, 17},  {65, 260, 31}, {1, 33, 8},    {2, 64, 12},  {3, 95, 9},
+                              // The packed int8 panels: the largest `in` they take and one past it, more rows
+                              // than one block of x (128) and more than the AVX2 path's widened block.
+                              {12, 2048, 40}, {5, 2049, 19}, {130, 67, 41}, {200, 16, 9},  {100, 250, 35}};
     for (const LinearCase& c : big) cases.push_back(c);
     return cases;
 }
@@ -131,6 +135,28 @@ std::vector<float> halves_as_floats(const uint16_t* h, size_t n) {
 }
 
 }  // namespace
+
+TEST_CASE("ports: every kernel table is tested here, or reported as skipped") {
+    // The tables besides generic that some build of auspex can hold. Each one this build and CPU can run is
+    // among the ports every test below compares with generic; each one they cannot run is named in the
+    // output, so a machine without AVX-512 (say) shows what it did not test instead of passing quietly.
+    const char* const names[] = {"avx2", "avx2-vnni", "avx512", "avx512-256", "neon", "mcu"};
+    const std::vector<const Kernels*> tested = ports_to_test();
+    size_t available = 0;
+    for (const char* name : names) {
+        const Kernels* k = ax::kernels_by_name(name);
+        if (k == nullptr) {
+            MESSAGE("port " << std::string(name) << " skipped: not in this build, or this CPU lacks its instructions");
+            continue;
+        }
+        ++available;
+        CHECK(std::string(k->name) == name);
+        bool listed = false;
+        for (const Kernels* t : tested) listed = listed || t == k;
+        CHECK_MESSAGE(listed, "port " << std::string(name) << " runs here but is not among the ports under test");
+    }
+    CHECK(available == tested.size());
+}
 
 TEST_CASE("ports: linear_f32 and linear_f16 agree with generic within 1e-5 of sum |x w|") {
     const Kernels& ref = ax::generic_kernels();

@@ -41,6 +41,8 @@ std::vector<const Kernels*> available_ports() {
     std::vector<const Kernels*> ports{&generic_kernels()};
     if (const Kernels* k = avx2_kernels()) ports.push_back(k);
     if (const Kernels* k = avx2_vnni_kernels()) ports.push_back(k);
+    if (const Kernels* k = avx512_kernels()) ports.push_back(k);
+    if (const Kernels* k = avx512_256_kernels()) ports.push_back(k);
     if (const Kernels* k = neon_kernels()) ports.push_back(k);
     if (const Kernels* k = mcu_kernels()) ports.push_back(k);
     return ports;

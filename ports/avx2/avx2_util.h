@@ -1,5 +1,7 @@
 // Small AVX2 helpers shared by the port's kernels: tail masks, horizontal sums, an 8x8 transpose.
-// Only ever included by ports/avx2/*.cpp, which the build compiles with -mavx2 -mfma -mf16c.
+// Included by ports/avx2/*.cpp (compiled with -mavx2 -mfma -mf16c) and by ports/avx512/*.cpp (compiled
+// with AVX-512 flags too): internal linkage, so that each file keeps its own copy and the linker can never
+// hand an AVX2 caller a copy compiled for AVX-512.
 #pragma once
 #include <immintrin.h>
 
@@ -15,6 +17,7 @@
 #endif
 
 namespace ax::avx2::detail {
+namespace {
 
 // Lane mask with the first n (0..8) lanes set, for _mm256_maskload_ps / _mm256_maskstore_ps.
 inline __m256i tail_mask(size_t n) {
@@ -97,4 +100,5 @@ inline __m256 load_tail(const uint16_t* p, size_t n) {
 inline float load1(const float* p) { return *p; }
 inline float load1(const uint16_t* p) { return _cvtsh_ss(*p); }
 
+}  // namespace
 }  // namespace ax::avx2::detail

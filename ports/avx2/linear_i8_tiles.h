@@ -71,5 +71,62 @@ inline bool has_minus_128(const int8_t* x, size_t n) {
     return false;
 }
 
+// ---- vpdpbusd dot-product tiles (few rows), for the VEX (AVX-VNNI) and EVEX (AVX512-VNNI + VL) forms ----
+// Dp::dpbusd(acc, unsigned bytes, signed bytes) is one of the two encodings; the file instantiating these
+// is compiled with the matching flags. |w| goes to the unsigned side, x takes w's sign (exact while x has
+// no -128; the caller checks).
+
+template <class Dp, size_t R, size_t C>
+inline void tile_vnni(const int8_t* xq, const float* xscale, size_t in, const int8_t* w, const float* wscale,
+                      const float* bias, size_t out, float* y) {
+    __m256i acc[R][C];
+    AX_AVX2_UNROLL
+    for (size_t r = 0; r < R; ++r)
+        AX_AVX2_UNROLL
+        for (size_t c = 0; c < C; ++c) acc[r][c] = _mm256_setzero_si256();
+    auto step = [&](size_t i, __m256i keep) {
+        __m256i xv[R];
+        AX_AVX2_UNROLL
+        for (size_t r = 0; r < R; ++r) xv[r] = _mm256_and_si256(load32(xq + r * in + i), keep);
+        AX_AVX2_UNROLL
+        for (size_t c = 0; c < C; ++c) {
+            const __m256i wv = load32(w + c * in + i);
+            const __m256i wabs = _mm256_abs_epi8(wv);
+            AX_AVX2_UNROLL
+            for (size_t r = 0; r < R; ++r) acc[r][c] = Dp::dpbusd(acc[r][c], wabs, _mm256_sign_epi8(xv[r], wv));
+        }
+    };
+    size_t i = 0;
+    for (; i + 32 <= in; i += 32) step(i, _mm256_set1_epi8(-1));
+    // The last 32 values again, the already-counted ones zeroed in x (in >= 32).
+    if (i < in) step(in - 32, keep_last32(in - i));
+    rescale_store(acc, xscale, wscale, bias, out, y);
+}
+
+template <class Dp, size_t R, size_t C>
+inline void rows_vnni(const int8_t* xq, const float* xscale, size_t rows, size_t in, const int8_t* w,
+                      const float* wscale, const float* bias, size_t out, size_t o, float* y) {
+    const int8_t* wo = w + o * in;
+    const float* bo = bias ? bias + o : nullptr;
+    size_t r = 0;
+    for (; r + R <= rows; r += R)
+        tile_vnni<Dp, R, C>(xq + r * in, xscale + r, in, wo, wscale + o, bo, out, y + r * out + o);
+    for (; r < rows; ++r) tile_vnni<Dp, 1, C>(xq + r * in, xscale + r, in, wo, wscale + o, bo, out, y + r * out + o);
+}
+
+// in >= 32 and no -128 in x (else the caller takes another path).
+template <class Dp>
+inline void linear_dot_vnni(const int8_t* xq, const float* xscale, size_t rows, size_t in, const int8_t* w,
+                            const float* wscale, const float* bias, size_t out, float* y) {
+    size_t o = 0;
+    if (rows == 1) {
+        for (; o + 8 <= out; o += 8) rows_vnni<Dp, 1, 8>(xq, xscale, rows, in, w, wscale, bias, out, o, y);
+    } else {
+        for (; o + 4 <= out; o += 4) rows_vnni<Dp, 2, 4>(xq, xscale, rows, in, w, wscale, bias, out, o, y);
+    }
+    for (; o + 4 <= out; o += 4) rows_vnni<Dp, 1, 4>(xq, xscale, rows, in, w, wscale, bias, out, o, y);
+    for (; o < out; ++o) rows_vnni<Dp, 1, 1>(xq, xscale, rows, in, w, wscale, bias, out, o, y);
+}
+
 }  // namespace
 }  // namespace ax::avx2

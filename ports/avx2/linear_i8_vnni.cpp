@@ -1,73 +1,52 @@
-// The int8 product with AVX-VNNI (Intel Alder Lake and later, AMD Zen 5): the AVX2 port's maddubs tiles
-// (linear_i8_avx2.cpp) with one vpdpbusd in place of maddubs + madd + add. vpdpbusd multiplies the
-// unsigned bytes |w| by the signed bytes of x carrying w's sign and adds each group of four products to an
-// int32 lane without intermediate saturation: exact, so results are bit-identical to generic. Rows of x
-// holding -128 (which quantize_rows_i8 never makes) and rows shorter than 32 take the AVX2 widening path.
-// (Shifting x to unsigned instead, with a sum-of-w correction, measured slower: the correction doubles
-// the work of a matrix-vector product.) Compiled with -mavxvnni; reached only through avx2_vnni_kernels(),
-// which checks the CPU first.
+// The int8 product with AVX-VNNI (Intel Alder Lake and later, AMD Zen 5), VEX-encoded vpdpbusd on YMM:
+// - batched (rows >= kPackedMinRows): the packed-panel tiles of linear_i8_packed.h, 6 rows x 16 outputs
+//   (12 accumulators of the 16 YMM registers), one vpdpbusd per 4 inputs of 8 outputs, w + 128 unsigned
+//   against x signed, corrected by 128 * rowsum(x): exact for every int8 input.
+// - few rows: the dot-product tiles of linear_i8_tiles.h (|w| unsigned, x with w's sign). Rows of x
+//   holding -128 (which quantize_rows_i8 never makes) and rows shorter than 32 take the AVX2 path.
+// All bit-identical to generic. Compiled with -mavxvnni; reached only through avx2_vnni_kernels(), which
+// checks the CPU first.
 #include <immintrin.h>
 
 #include "ports/avx2/avx2.h"
+#include "ports/avx2/linear_i8_packed.h"
 #include "ports/avx2/linear_i8_tiles.h"
 
 namespace ax::avx2 {
 namespace {
 
-template <size_t R, size_t C>
-inline void tile_vnni(const int8_t* xq, const float* xscale, size_t in, const int8_t* w, const float* wscale,
-                      const float* bias, size_t out, float* y) {
-    __m256i acc[R][C];
-    AX_AVX2_UNROLL
-    for (size_t r = 0; r < R; ++r)
-        AX_AVX2_UNROLL
-        for (size_t c = 0; c < C; ++c) acc[r][c] = _mm256_setzero_si256();
-    auto step = [&](size_t i, __m256i keep) {
-        __m256i xv[R];
-        AX_AVX2_UNROLL
-        for (size_t r = 0; r < R; ++r) xv[r] = _mm256_and_si256(load32(xq + r * in + i), keep);
-        AX_AVX2_UNROLL
-        for (size_t c = 0; c < C; ++c) {
-            const __m256i wv = load32(w + c * in + i);
-            const __m256i wabs = _mm256_abs_epi8(wv);
-            AX_AVX2_UNROLL
-            for (size_t r = 0; r < R; ++r)
-                acc[r][c] = _mm256_dpbusd_avx_epi32(acc[r][c], wabs, _mm256_sign_epi8(xv[r], wv));
-        }
-    };
-    size_t i = 0;
-    for (; i + 32 <= in; i += 32) step(i, _mm256_set1_epi8(-1));
-    // The last 32 values again, the already-counted ones zeroed in x (in >= 32).
-    if (i < in) step(in - 32, keep_last32(in - i));
-    rescale_store(acc, xscale, wscale, bias, out, y);
-}
+struct VexDp {
+    static __m256i dpbusd(__m256i acc, __m256i u, __m256i s) { return _mm256_dpbusd_avx_epi32(acc, u, s); }
+};
 
-template <size_t R, size_t C>
-inline void rows_vnni(const int8_t* xq, const float* xscale, size_t rows, size_t in, const int8_t* w,
-                      const float* wscale, const float* bias, size_t out, size_t o, float* y) {
-    const int8_t* wo = w + o * in;
-    const float* bo = bias ? bias + o : nullptr;
-    size_t r = 0;
-    for (; r + R <= rows; r += R) tile_vnni<R, C>(xq + r * in, xscale + r, in, wo, wscale + o, bo, out, y + r * out + o);
-    for (; r < rows; ++r) tile_vnni<1, C>(xq + r * in, xscale + r, in, wo, wscale + o, bo, out, y + r * out + o);
-}
+struct VexVnniTile {
+    using V = __m256i;
+    static constexpr size_t kLanes = 8, kVecs = 2, kCols = 16, kRows = 6, kGroup = 4;
+    static constexpr bool kVnni = true;
+    static V zero() { return _mm256_setzero_si256(); }
+    static V load(const uint32_t* p) { return _mm256_load_si256(reinterpret_cast<const __m256i*>(p)); }
+    static V bcast(uint32_t word) { return _mm256_set1_epi32(static_cast<int>(word)); }
+    static V madd(V acc, V xb, V w) { return _mm256_dpbusd_avx_epi32(acc, w, xb); }
+    static void store(int32_t* p, V v) { _mm256_store_si256(reinterpret_cast<__m256i*>(p), v); }
+    static V loadi(const int32_t* p) { return _mm256_load_si256(reinterpret_cast<const __m256i*>(p)); }
+    static void finish(V acc, int32_t off, float xs, const float* ws, const float* b, size_t n, float* y) {
+        finish8(acc, off, xs, ws, b, n, y);
+    }
+};
 
 }  // namespace
 
 void linear_i8_vnni(const int8_t* xq, const float* xscale, size_t rows, size_t in, const int8_t* w,
                     const float* wscale, const float* bias, size_t out, float* y) {
-    if (in < 32 || has_minus_128(xq, rows * in)) {
-        linear_i8(xq, xscale, rows, in, w, wscale, bias, out, y);  // the AVX2 widening path
+    if (use_packed_i8(rows, in)) {
+        linear_i8_packed<VexVnniTile>(xq, xscale, rows, in, w, wscale, bias, out, y);
         return;
     }
-    size_t o = 0;
-    if (rows == 1) {
-        for (; o + 8 <= out; o += 8) rows_vnni<1, 8>(xq, xscale, rows, in, w, wscale, bias, out, o, y);
-    } else {
-        for (; o + 4 <= out; o += 4) rows_vnni<2, 4>(xq, xscale, rows, in, w, wscale, bias, out, o, y);
+    if (in < 32 || has_minus_128(xq, rows * in)) {
+        linear_i8(xq, xscale, rows, in, w, wscale, bias, out, y);  // the AVX2 path
+        return;
     }
-    for (; o + 4 <= out; o += 4) rows_vnni<1, 4>(xq, xscale, rows, in, w, wscale, bias, out, o, y);
-    for (; o < out; ++o) rows_vnni<1, 1>(xq, xscale, rows, in, w, wscale, bias, out, o, y);
+    linear_dot_vnni<VexDp>(xq, xscale, rows, in, w, wscale, bias, out, y);
 }
 
 }  // namespace ax::avx2

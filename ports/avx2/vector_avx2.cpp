@@ -68,27 +68,44 @@ void attention_scores_f32(const float* q, const float* k, size_t stride, size_t 
     for (; j < n_keys; ++j) scores[j] = dot(q, k + j * stride, n) * scale;
 }
 
+namespace {
+
+// out[i, i + 8 NV) += p[j] * v[j][...] for every key j in turn, the block held in NV registers. The sum of
+// each element is one chain of dependent adds (exactly axpy's operations, in axpy's order), so the block
+// is made as wide as the registers allow: NV independent chains hide the add latency.
+template <size_t NV>
+inline void values_block(const float* p, const float* v, size_t stride, size_t n_keys, float* out) {
+    __m256 y[NV];
+    AX_AVX2_UNROLL
+    for (size_t t = 0; t < NV; ++t) y[t] = _mm256_loadu_ps(out + 8 * t);
+    for (size_t j = 0; j < n_keys; ++j) {
+        const __m256 a = _mm256_set1_ps(p[j]);
+        const float* x = v + j * stride;
+        AX_AVX2_UNROLL
+        for (size_t t = 0; t < NV; ++t) y[t] = _mm256_add_ps(y[t], _mm256_mul_ps(a, _mm256_loadu_ps(x + 8 * t)));
+    }
+    AX_AVX2_UNROLL
+    for (size_t t = 0; t < NV; ++t) _mm256_storeu_ps(out + 8 * t, y[t]);
+}
+
+}  // namespace
+
 void attention_values_f32(const float* p, const float* v, size_t stride, size_t n_keys, size_t n, float* out) {
     // Blocks of out stay in registers across the keys; each element still gets out += p[j] * v[j] (multiply,
     // then add) for j in order, as axpy_f32 calls would.
     size_t i = 0;
-    for (; i + 16 <= n; i += 16) {
-        __m256 y0 = _mm256_loadu_ps(out + i), y1 = _mm256_loadu_ps(out + i + 8);
-        for (size_t j = 0; j < n_keys; ++j) {
-            const __m256 a = _mm256_set1_ps(p[j]);
-            const float* x = v + j * stride + i;
-            y0 = _mm256_add_ps(y0, _mm256_mul_ps(a, _mm256_loadu_ps(x)));
-            y1 = _mm256_add_ps(y1, _mm256_mul_ps(a, _mm256_loadu_ps(x + 8)));
-        }
-        _mm256_storeu_ps(out + i, y0);
-        _mm256_storeu_ps(out + i + 8, y1);
+    for (; i + 64 <= n; i += 64) values_block<8>(p, v + i, stride, n_keys, out + i);
+    switch ((n - i) / 8) {
+        case 7: values_block<7>(p, v + i, stride, n_keys, out + i); break;
+        case 6: values_block<6>(p, v + i, stride, n_keys, out + i); break;
+        case 5: values_block<5>(p, v + i, stride, n_keys, out + i); break;
+        case 4: values_block<4>(p, v + i, stride, n_keys, out + i); break;
+        case 3: values_block<3>(p, v + i, stride, n_keys, out + i); break;
+        case 2: values_block<2>(p, v + i, stride, n_keys, out + i); break;
+        case 1: values_block<1>(p, v + i, stride, n_keys, out + i); break;
+        default: break;
     }
-    for (; i + 8 <= n; i += 8) {
-        __m256 y0 = _mm256_loadu_ps(out + i);
-        for (size_t j = 0; j < n_keys; ++j)
-            y0 = _mm256_add_ps(y0, _mm256_mul_ps(_mm256_set1_ps(p[j]), _mm256_loadu_ps(v + j * stride + i)));
-        _mm256_storeu_ps(out + i, y0);
-    }
+    i += (n - i) / 8 * 8;
     for (; i < n; ++i) {
         float y = out[i];
         for (size_t j = 0; j < n_keys; ++j) y += p[j] * v[j * stride + i];

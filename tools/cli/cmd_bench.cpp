@@ -1,9 +1,14 @@
 // bench: median latency of a teacher-forced forward pass and of an H-step forecast. A benchmark, never a
 // test: figures depend on the machine and its load, so compare ratios measured in one run.
+#include <time.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <map>
+#include <string>
+#include <tuple>
 #include <vector>
 
 #include "tools/cli/commands.h"
@@ -29,10 +34,167 @@ double median_ms(size_t runs, F&& body) {
     return times[times.size() / 2];
 }
 
+// ---- --stages: where the time of a forward pass goes, kernel by kernel ----
+// A kernel table whose every entry times the chosen port's kernel (steady_clock around each call) and adds
+// it to a per-kernel (and, for the matrix products, per-shape) account. What no kernel covers (copies,
+// embeddings, masks, the runtime's own loops) is the forward's time minus the kernels'. The clock reads
+// cost some 20-50 ns per call, which inflates the small per-head attention calls: read shares, not sums.
+// Each account is the smallest of its per-pass totals over the timed passes (a matrix product's, the sum
+// of its shapes' smallest), and the forward's time the smallest thread CPU time of a pass, so that the
+// time the scheduler gives other processes on a busy machine does not count.
+struct StageAccount {
+    double ns = 0;
+    size_t calls = 0;
+    double ops = 0;  // multiply-adds x 2 for the matrix products
+};
+
+struct StageProfile {
+    const Kernels* base = nullptr;
+    std::map<std::string, StageAccount> by_kernel;
+    std::map<std::tuple<std::string, size_t, size_t, size_t>, StageAccount> by_shape;
+    // The smallest per-pass account so far (ns of a pass; calls and ops are the same every pass).
+    std::map<std::string, StageAccount> best_kernel;
+    std::map<std::tuple<std::string, size_t, size_t, size_t>, StageAccount> best_shape;
+    void end_pass() {
+        auto keep = [](auto& best, auto& pass) {
+            for (auto& [key, a] : pass) {
+                auto it = best.find(key);
+                if (it == best.end() || a.ns < it->second.ns) best[key] = a;
+            }
+            pass.clear();
+        };
+        keep(best_kernel, by_kernel);
+        keep(best_shape, by_shape);
+    }
+};
+StageProfile g_profile;
+
+using StageClock = std::chrono::steady_clock;
+
+struct StageTimer {
+    const char* kernel;
+    StageClock::time_point t0 = StageClock::now();
+    explicit StageTimer(const char* k) : kernel(k) {}
+    ~StageTimer() {
+        StageAccount& a = g_profile.by_kernel[kernel];
+        a.ns += std::chrono::duration<double, std::nano>(StageClock::now() - t0).count();
+        ++a.calls;
+    }
+};
+
+void add_shape(const char* kernel, size_t rows, size_t in, size_t out, StageClock::time_point t0) {
+    const double ns = std::chrono::duration<double, std::nano>(StageClock::now() - t0).count();
+    for (StageAccount* a : {&g_profile.by_kernel[kernel], &g_profile.by_shape[{kernel, rows, in, out}]}) {
+        a->ns += ns;
+        ++a->calls;
+        a->ops += 2.0 * static_cast<double>(rows) * static_cast<double>(in) * static_cast<double>(out);
+    }
+}
+
+Kernels timed_kernels(const Kernels& base) {
+    g_profile.base = &base;
+    Kernels k = base;
+    k.linear_f32 = [](const float* x, size_t rows, size_t in, const float* w, const float* b, size_t out, float* y) {
+        const auto t0 = StageClock::now();
+        g_profile.base->linear_f32(x, rows, in, w, b, out, y);
+        add_shape("linear_f32", rows, in, out, t0);
+    };
+    k.linear_f16 = [](const float* x, size_t rows, size_t in, const uint16_t* w, const float* b, size_t out,
+                      float* y) {
+        const auto t0 = StageClock::now();
+        g_profile.base->linear_f16(x, rows, in, w, b, out, y);
+        add_shape("linear_f16", rows, in, out, t0);
+    };
+    k.linear_i8 = [](const int8_t* xq, const float* xs, size_t rows, size_t in, const int8_t* w, const float* ws,
+                     const float* b, size_t out, float* y) {
+        const auto t0 = StageClock::now();
+        g_profile.base->linear_i8(xq, xs, rows, in, w, ws, b, out, y);
+        add_shape("linear_i8", rows, in, out, t0);
+    };
+    k.quantize_rows_i8 = [](const float* x, size_t rows, size_t n, int8_t* q, float* s) {
+        StageTimer t("quantize_rows_i8");
+        g_profile.base->quantize_rows_i8(x, rows, n, q, s);
+    };
+    k.dot_f32 = [](const float* a, const float* b, size_t n) {
+        StageTimer t("dot_f32");
+        return g_profile.base->dot_f32(a, b, n);
+    };
+    k.axpy_f32 = [](size_t n, float a, const float* x, float* y) {
+        StageTimer t("axpy_f32");
+        g_profile.base->axpy_f32(n, a, x, y);
+    };
+    k.attention_scores_f32 = [](const float* q, const float* kk, size_t stride, size_t n_keys, size_t n, float scale,
+                                float* scores) {
+        StageTimer t("attention_scores_f32");
+        g_profile.base->attention_scores_f32(q, kk, stride, n_keys, n, scale, scores);
+    };
+    k.attention_values_f32 = [](const float* p, const float* v, size_t stride, size_t n_keys, size_t n, float* out) {
+        StageTimer t("attention_values_f32");
+        g_profile.base->attention_values_f32(p, v, stride, n_keys, n, out);
+    };
+    k.softmax_f32 = [](float* x, size_t n) {
+        StageTimer t("softmax_f32");
+        g_profile.base->softmax_f32(x, n);
+    };
+    k.layer_norm_f32 = [](const float* x, size_t n, const float* g, const float* b, float eps, float* y) {
+        StageTimer t("layer_norm_f32");
+        g_profile.base->layer_norm_f32(x, n, g, b, eps, y);
+    };
+    k.gelu_f32 = [](float* x, size_t n) {
+        StageTimer t("gelu_f32");
+        g_profile.base->gelu_f32(x, n);
+    };
+    k.relu_f32 = [](float* x, size_t n) {
+        StageTimer t("relu_f32");
+        g_profile.base->relu_f32(x, n);
+    };
+    k.add_f32 = [](float* y, const float* x, size_t n) {
+        StageTimer t("add_f32");
+        g_profile.base->add_f32(y, x, n);
+    };
+    return k;
+}
+
+// The smallest per-pass accounts of `runs` timed forward passes, against the fastest timed pass.
+void print_stages(double forward_ms, size_t runs) {
+    double kernels_ns = 0;
+    for (auto& [name, a] : g_profile.best_kernel) {
+        double shapes_ns = 0;
+        for (const auto& [key, sa] : g_profile.best_shape)
+            if (std::get<0>(key) == name) shapes_ns += sa.ns;
+        if (shapes_ns > 0) a.ns = shapes_ns;
+        kernels_ns += a.ns;
+    }
+    const double per = 1.0;
+    std::printf("  stages of one forward pass (smallest of %zu timed passes each; %% of the smallest thread CPU time\n"
+                "  of a pass, %.3f ms):\n",
+                runs, forward_ms);
+    std::printf("    %-22s %7s %10s %7s %9s\n", "kernel", "calls", "ms", "%", "GFLOP/s");
+    std::vector<std::pair<std::string, StageAccount>> sorted(g_profile.best_kernel.begin(),
+                                                             g_profile.best_kernel.end());
+    std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.second.ns > b.second.ns; });
+    for (const auto& [name, a] : sorted) {
+        const double ms = a.ns * per * 1e-6;
+        std::printf("    %-22s %7.0f %10.3f %7.1f", name.c_str(), static_cast<double>(a.calls) * per, ms,
+                    100.0 * ms / forward_ms);
+        if (a.ops > 0) std::printf(" %9.1f", a.ops / a.ns);
+        std::printf("\n");
+        for (const auto& [key, s] : g_profile.best_shape) {
+            if (std::get<0>(key) != name) continue;
+            const double sms = s.ns * per * 1e-6;
+            std::printf("      %5zu x %5zu x %5zu %7.0f %10.3f %7.1f %9.1f\n", std::get<1>(key), std::get<2>(key),
+                        std::get<3>(key), static_cast<double>(s.calls) * per, sms, 100.0 * sms / forward_ms,
+                        s.ops / s.ns);
+        }
+    }
+    const double rest = forward_ms - kernels_ns * per * 1e-6;
+    std::printf("    %-22s %7s %10.3f %7.1f\n", "(outside the kernels)", "", rest, 100.0 * rest / forward_ms);
+}
+
 }  // namespace
 
 int cmd_bench(const Argv& argv) {
-    const Args args(argv, {"window", "horizon", "runs", "port"}, {"json", "kernels"});
+    const Args args(argv, {"window", "horizon", "runs", "port"}, {"json", "kernels", "stages"});
     if (args.has("kernels")) {
         std::fputs(tools::run_kernel_bench(args.has("json")).c_str(), stdout);
         return 0;
@@ -68,6 +230,27 @@ int cmd_bench(const Argv& argv) {
         std::printf("  forward (teacher-forced, %zu decoder rows): %9.3f ms\n", horizon, forward);
         if (forecast >= 0) std::printf("  forecast (%zu steps, KV cache):          %9.3f ms\n", horizon, forecast);
         std::printf("  model bytes: %llu, arena bytes: %zu\n", model_bytes, arena);
+    }
+    if (args.has("stages") && !args.has("json")) {
+        const Kernels timed = timed_kernels(k);
+        tools::HostSession profiled(*model, timed, window, horizon);
+        profiled.run(src.data(), window, tgt.data(), horizon, InputSpace::model);  // warm-up, not counted
+        g_profile.by_kernel.clear();
+        g_profile.by_shape.clear();
+        double fastest_ms = 1e300;
+        auto cpu_ms = [] {
+            timespec ts{};
+            clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+            return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) * 1e-6;
+        };
+        for (size_t i = 0; i < runs; ++i) {
+            const double t0 = cpu_ms();
+            profiled.run(src.data(), window, tgt.data(), horizon, InputSpace::model);
+            const double ms = cpu_ms() - t0;
+            fastest_ms = std::min(fastest_ms, ms);
+            g_profile.end_pass();
+        }
+        print_stages(fastest_ms, runs);
     }
     return 0;
 }

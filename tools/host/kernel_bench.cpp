@@ -282,7 +282,7 @@ const Row* find(const std::vector<Row>& rows, const std::string& port, const std
     return nullptr;
 }
 
-// linear_i8 GEMV throughput over linear_f32's on the same shape, per port and GEMV shape.
+// linear_i8 throughput over linear_f32's on the same shape, per port and shape (GEMV and GEMM).
 struct Ratio {
     std::string port, shape;
     double value;
@@ -292,7 +292,6 @@ std::vector<Ratio> gemv_ratios(const std::vector<Row>& rows, const std::vector<c
     std::vector<Ratio> out;
     for (const Kernels* k : ports)
         for (const LinearShape& s : kLinearShapes) {
-            if (s.rows != 1) continue;
             const Row* f = find(rows, k->name, "linear_f32", shape_text(s));
             const Row* q = find(rows, k->name, "linear_i8", shape_text(s));
             if (f && q) out.push_back(Ratio{k->name, shape_text(s), q->rate / f->rate});
@@ -314,10 +313,10 @@ std::string to_text(const Peak& peak, const std::vector<Row>& rows, const std::v
     }
     t += "\n";
     char line[200];
-    std::snprintf(line, sizeof line, "%-17s %-12s %-8s %11s %9s %-8s %7s %7s %9s\n", "kernel", "shape", "port",
+    std::snprintf(line, sizeof line, "%-17s %-12s %-10s %11s %9s %-8s %7s %7s %9s\n", "kernel", "shape", "port",
                   "ns/call", "rate", "unit", "%peak", "%theory", "x generic");
     t += line;
-    t += std::string(97, '-') + "\n";
+    t += std::string(99, '-') + "\n";
     // A blank line after each matrix product's group, so each product's ports read together.
     const Row* last = nullptr;
     for (const Row& r : rows) {
@@ -327,13 +326,13 @@ std::string to_text(const Peak& peak, const std::vector<Row>& rows, const std::v
         const std::string pct = r.peak_fraction >= 0 ? fmt("%.1f", 100.0 * r.peak_fraction) : "-";
         const std::string theory = r.theory_fraction >= 0 ? fmt("%.1f", 100.0 * r.theory_fraction) : "-";
         const std::string speedup = r.vs_generic >= 0 ? fmt("%.1f", r.vs_generic) : "-";
-        std::snprintf(line, sizeof line, "%-17s %-12s %-8s %11.0f %9.2f %-8s %7s %7s %9s\n", r.kernel.c_str(),
+        std::snprintf(line, sizeof line, "%-17s %-12s %-10s %11.0f %9.2f %-8s %7s %7s %9s\n", r.kernel.c_str(),
                       r.shape.c_str(), r.port.c_str(), r.ns, r.rate, r.unit.c_str(), pct.c_str(), theory.c_str(),
                       speedup.c_str());
         t += line;
     }
     if (!ratios.empty()) {
-        t += "\nint8 GEMV over f32 GEMV (linear_i8 GOP/s / linear_f32 GFLOP/s, same shape, same run):\n";
+        t += "\nint8 over f32 (linear_i8 GOP/s / linear_f32 GFLOP/s, same port, same shape, same run):\n";
         for (const Ratio& r : ratios) t += "  " + r.port + " " + r.shape + ": " + fmt("%.2f", r.value) + "x\n";
     }
     return t;
@@ -357,7 +356,7 @@ std::string to_json(const Peak& peak, const std::vector<Row>& rows, const std::v
              ", \"vs_generic\": " + (r.vs_generic >= 0 ? fmt("%.3f", r.vs_generic) : std::string("null")) + "}";
         j += i + 1 < rows.size() ? ",\n" : "\n";
     }
-    j += "  ],\n  \"i8_over_f32_gemv\": [";
+    j += "  ],\n  \"i8_over_f32\": [";
     for (size_t i = 0; i < ratios.size(); ++i) {
         j += "{\"port\": " + json_string(ratios[i].port) + ", \"shape\": " + json_string(ratios[i].shape) +
              ", \"ratio\": " + fmt("%.4f", ratios[i].value) + "}";
@@ -373,9 +372,11 @@ std::string run_kernel_bench(bool json) {
     if (const Kernels* k = avx2_kernels()) ports.push_back(k);
     if (const Kernels* k = neon_kernels()) ports.push_back(k);
 
-    // avx2-vnni differs from avx2 in its int8 products only: it joins the matrix-product rows.
+    // avx2-vnni, avx512 and avx512-256 differ from avx2 in their matrix products only: they join those rows.
     std::vector<const Kernels*> linear_ports = ports;
     if (const Kernels* k = avx2_vnni_kernels()) linear_ports.push_back(k);
+    if (const Kernels* k = avx512_256_kernels()) linear_ports.push_back(k);
+    if (const Kernels* k = avx512_kernels()) linear_ports.push_back(k);
 
     const Peak peak = measure_peak();
     std::vector<Row> rows;

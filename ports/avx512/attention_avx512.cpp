@@ -1,0 +1,117 @@
+// The attention loops of the AVX-512 port (one query and one head against n_keys keys), on ZMM:
+// - scores: q held in registers (heads up to 64 wide), four keys per group sharing one reduction;
+//   wider heads take the AVX2 port's kernel. The sums run in another order than generic's (to rounding).
+// - values: out += p[j] * v[j] for each key in turn, multiply then add (never fused), exactly the AVX2
+//   port's axpy_f32 lane for lane, so bit-identical to a sequence of its axpy calls; up to 128 outputs held
+//   in 8 registers, so 8 independent add chains hide the add latency.
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ < 13
+// GCC 12's AVX-512 headers start some intrinsics from _mm512_undefined_*() and then warn about it
+// (GCC bug 105593, fixed in GCC 13): not an uninitialized value of ours.
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+#include <immintrin.h>
+
+#include <cstddef>
+
+#include "ports/avx2/avx2.h"
+#include "ports/avx2/avx2_util.h"
+#include "ports/avx512/avx512.h"
+
+namespace ax::avx512 {
+namespace {
+
+inline __mmask16 first_lanes(size_t n) { return n >= 16 ? static_cast<__mmask16>(0xffff) : static_cast<__mmask16>((1u << n) - 1u); }
+
+// 16 lanes to 8 (upper half onto the lower).
+inline __m256 fold(__m512 v) {
+    return _mm512_castps512_ps256(_mm512_add_ps(v, _mm512_shuffle_f32x4(v, v, _MM_SHUFFLE(3, 2, 3, 2))));
+}
+
+template <size_t NV>
+inline void scores_q(const float* q, const float* k, size_t stride, size_t n_keys, size_t n, float scale,
+                     float* scores) {
+    __m512 qv[NV];
+    __mmask16 m[NV];
+    AX_AVX2_UNROLL
+    for (size_t t = 0; t < NV; ++t) {
+        m[t] = first_lanes(n - 16 * t);
+        qv[t] = _mm512_maskz_loadu_ps(m[t], q + 16 * t);
+    }
+    size_t j = 0;
+    const __m128 scale4 = _mm_set1_ps(scale);
+    for (; j + 4 <= n_keys; j += 4) {
+        __m512 s[4];
+        AX_AVX2_UNROLL
+        for (size_t u = 0; u < 4; ++u) {
+            const float* kj = k + (j + u) * stride;
+            s[u] = _mm512_mul_ps(qv[0], _mm512_maskz_loadu_ps(m[0], kj));
+            AX_AVX2_UNROLL
+            for (size_t t = 1; t < NV; ++t) s[u] = _mm512_fmadd_ps(qv[t], _mm512_maskz_loadu_ps(m[t], kj + 16 * t), s[u]);
+        }
+        const __m128 r = avx2::detail::hsum4(fold(s[0]), fold(s[1]), fold(s[2]), fold(s[3]));
+        _mm_storeu_ps(scores + j, _mm_mul_ps(r, scale4));
+    }
+    for (; j < n_keys; ++j) {
+        const float* kj = k + j * stride;
+        __m512 s = _mm512_mul_ps(qv[0], _mm512_maskz_loadu_ps(m[0], kj));
+        AX_AVX2_UNROLL
+        for (size_t t = 1; t < NV; ++t) s = _mm512_fmadd_ps(qv[t], _mm512_maskz_loadu_ps(m[t], kj + 16 * t), s);
+        scores[j] = _mm512_reduce_add_ps(s) * scale;
+    }
+}
+
+template <size_t NV>
+inline void values_block(const float* p, const float* v, size_t stride, size_t n_keys, size_t n, float* out) {
+    __m512 y[NV];
+    __mmask16 m[NV];
+    AX_AVX2_UNROLL
+    for (size_t t = 0; t < NV; ++t) {
+        m[t] = first_lanes(n - 16 * t);
+        y[t] = _mm512_maskz_loadu_ps(m[t], out + 16 * t);
+    }
+    for (size_t j = 0; j < n_keys; ++j) {
+        const __m512 a = _mm512_set1_ps(p[j]);
+        const float* x = v + j * stride;
+        AX_AVX2_UNROLL
+        for (size_t t = 0; t < NV; ++t)
+            y[t] = _mm512_add_ps(y[t], _mm512_mul_ps(a, _mm512_maskz_loadu_ps(m[t], x + 16 * t)));
+    }
+    AX_AVX2_UNROLL
+    for (size_t t = 0; t < NV; ++t) _mm512_mask_storeu_ps(out + 16 * t, m[t], y[t]);
+}
+
+}  // namespace
+
+void attention_scores_f32(const float* q, const float* k, size_t stride, size_t n_keys, size_t n, float scale,
+                          float* scores) {
+    if (n == 0 || n > 64) {
+        avx2::attention_scores_f32(q, k, stride, n_keys, n, scale, scores);
+        return;
+    }
+    switch ((n + 15) / 16) {
+        case 1: scores_q<1>(q, k, stride, n_keys, n, scale, scores); break;
+        case 2: scores_q<2>(q, k, stride, n_keys, n, scale, scores); break;
+        case 3: scores_q<3>(q, k, stride, n_keys, n, scale, scores); break;
+        default: scores_q<4>(q, k, stride, n_keys, n, scale, scores); break;
+    }
+}
+
+void attention_values_f32(const float* p, const float* v, size_t stride, size_t n_keys, size_t n, float* out) {
+    size_t i = 0;
+    for (; i + 128 <= n; i += 128) values_block<8>(p, v + i, stride, n_keys, 128, out + i);
+    const size_t rest = n - i;
+    switch ((rest + 15) / 16) {
+        case 8: values_block<8>(p, v + i, stride, n_keys, rest, out + i); break;
+        case 7: values_block<7>(p, v + i, stride, n_keys, rest, out + i); break;
+        case 6: values_block<6>(p, v + i, stride, n_keys, rest, out + i); break;
+        case 5: values_block<5>(p, v + i, stride, n_keys, rest, out + i); break;
+        case 4: values_block<4>(p, v + i, stride, n_keys, rest, out + i); break;
+        case 3: values_block<3>(p, v + i, stride, n_keys, rest, out + i); break;
+        case 2: values_block<2>(p, v + i, stride, n_keys, rest, out + i); break;
+        case 1: values_block<1>(p, v + i, stride, n_keys, rest, out + i); break;
+        default: break;
+    }
+}
+
+}  // namespace ax::avx512

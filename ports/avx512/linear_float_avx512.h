@@ -1,0 +1,236 @@
+// The float matrix product of the AVX-512 port (float32 and IEEE-half weights; linear_f32_avx512.cpp
+// instantiates it), the AVX2 port's two tilings (ports/avx2/linear_float_avx2.h) on 512-bit registers:
+//
+// - Packed outer product: a panel of 32 W rows times up to kKC inputs is transposed (halves converted)
+//   into a 32 KB stack buffer, panel[k][32]; a 12 x 32 register tile of y (24 of the 32 ZMM registers)
+//   accumulates broadcast(x[r][k]) * panel[k][0..32) with 24 FMAs per k and no horizontal sums.
+// - Dot-product tiles for few rows (where every W element is read once per call and memory bound):
+//   R = 3 rows of x against C = 4 rows of W, 16 floats per FMA, masked loads for the tails.
+//
+// Internal linkage (compiled with AVX-512 flags only in this port's files). The sums run in another order
+// than generic's: results agree to rounding, not bit for bit. Half weights convert exactly (F16C on ZMM).
+#pragma once
+#include <immintrin.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "ports/avx2/avx2_util.h"
+
+namespace ax::avx512 {
+namespace {
+
+inline __mmask16 mask16(size_t n) { return static_cast<__mmask16>((1u << n) - 1u); }  // n < 16
+
+inline __m512 load16(const float* p) { return _mm512_loadu_ps(p); }
+inline __m512 load16(const uint16_t* p) {
+    return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+}
+inline __m512 load16_tail(const float* p, size_t n) { return _mm512_maskz_loadu_ps(mask16(n), p); }
+inline __m512 load16_tail(const uint16_t* p, size_t n) {
+    return _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(mask16(n), p));
+}
+
+// ---- dot-product tiles ----
+
+// y[r * out + c] = bias[c] + dot(x row r, W row c) for r < R, c < C (C is 1 or 4).
+template <size_t R, size_t C, class W>
+inline void tile_dot(const float* x, size_t in, const W* w, const float* bias, size_t out, float* y) {
+    __m512 acc[R][C];
+    AX_AVX2_UNROLL
+    for (size_t r = 0; r < R; ++r)
+        AX_AVX2_UNROLL
+        for (size_t c = 0; c < C; ++c) acc[r][c] = _mm512_setzero_ps();
+    size_t i = 0;
+    for (; i + 16 <= in; i += 16) {
+        __m512 xv[R];
+        AX_AVX2_UNROLL
+        for (size_t r = 0; r < R; ++r) xv[r] = _mm512_loadu_ps(x + r * in + i);
+        AX_AVX2_UNROLL
+        for (size_t c = 0; c < C; ++c) {
+            const __m512 wv = load16(w + c * in + i);
+            AX_AVX2_UNROLL
+            for (size_t r = 0; r < R; ++r) acc[r][c] = _mm512_fmadd_ps(xv[r], wv, acc[r][c]);
+        }
+    }
+    if (i < in) {
+        const size_t n = in - i;
+        __m512 xv[R];
+        AX_AVX2_UNROLL
+        for (size_t r = 0; r < R; ++r) xv[r] = _mm512_maskz_loadu_ps(mask16(n), x + r * in + i);
+        AX_AVX2_UNROLL
+        for (size_t c = 0; c < C; ++c) {
+            const __m512 wv = load16_tail(w + c * in + i, n);
+            AX_AVX2_UNROLL
+            for (size_t r = 0; r < R; ++r) acc[r][c] = _mm512_fmadd_ps(xv[r], wv, acc[r][c]);
+        }
+    }
+    AX_AVX2_UNROLL
+    for (size_t r = 0; r < R; ++r) {
+        if constexpr (C == 1) {
+            y[r * out] = (bias ? bias[0] : 0.0f) + _mm512_reduce_add_ps(acc[r][0]);
+        } else {
+            // Fold each 16-lane sum to 8 lanes, then the AVX2 four-way horizontal sum.
+            __m256 h[C];
+            AX_AVX2_UNROLL
+            for (size_t c = 0; c < C; ++c)
+                h[c] = _mm512_castps512_ps256(
+                    _mm512_add_ps(acc[r][c], _mm512_shuffle_f32x4(acc[r][c], acc[r][c], _MM_SHUFFLE(3, 2, 3, 2))));
+            AX_AVX2_UNROLL
+            for (size_t c = 0; c < C; c += 4) {
+                const __m128 s = avx2::detail::hsum4(h[c], h[c + 1], h[c + 2], h[c + 3]);
+                const __m128 b = bias ? _mm_loadu_ps(bias + c) : _mm_setzero_ps();
+                _mm_storeu_ps(y + r * out + c, _mm_add_ps(b, s));
+            }
+        }
+    }
+}
+
+template <size_t C, class W>
+inline void columns_dot(const float* x, size_t rows, size_t in, const W* w, const float* bias, size_t out, size_t o,
+                        float* y) {
+    const W* wo = w + o * in;
+    const float* bo = bias ? bias + o : nullptr;
+    size_t r = 0;
+    for (; r + 3 <= rows; r += 3) tile_dot<3, C>(x + r * in, in, wo, bo, out, y + r * out + o);
+    if (rows - r == 2) tile_dot<2, C>(x + r * in, in, wo, bo, out, y + r * out + o);
+    if (rows - r == 1) tile_dot<1, C>(x + r * in, in, wo, bo, out, y + r * out + o);
+}
+
+template <class W>
+inline void linear_dot(const float* x, size_t rows, size_t in, const W* w, const float* bias, size_t out, float* y) {
+    size_t o = 0;
+    if (rows == 1)
+        for (; o + 8 <= out; o += 8) {
+            tile_dot<1, 4>(x, in, w + o * in, bias ? bias + o : nullptr, out, y + o);
+            tile_dot<1, 4>(x, in, w + (o + 4) * in, bias ? bias + o + 4 : nullptr, out, y + o + 4);
+        }
+    for (; o + 4 <= out; o += 4) columns_dot<4>(x, rows, in, w, bias, out, o, y);
+    for (; o < out; ++o) columns_dot<1>(x, rows, in, w, bias, out, o, y);
+}
+
+// ---- packed outer-product kernel ----
+
+constexpr size_t kMR = 12;   // rows of x per register tile
+constexpr size_t kNR = 32;   // outputs per register tile (two vectors)
+constexpr size_t kKC = 256;  // inputs per packed panel: 32 x 256 floats = 32 KB of stack
+
+inline float load1(const float* p) { return *p; }
+inline float load1(const uint16_t* p) { return _cvtsh_ss(*p); }
+
+// panel[k * 32 + j] = W[j][k0 + k] for j < ncols, zero for ncols <= j < 32.
+template <class W>
+inline void pack_panel(const W* w, size_t in, size_t k0, size_t kc, size_t ncols, float* panel) {
+    for (size_t jb = 0; jb < kNR; jb += 8) {
+        const size_t nj = ncols > jb ? (ncols - jb < 8 ? ncols - jb : 8) : 0;
+        const W* wj = w + jb * in + k0;
+        float* pj = panel + jb;
+        if (nj == 8) {
+            size_t k = 0;
+            for (; k + 8 <= kc; k += 8) {
+                __m256 blk[8];
+                AX_AVX2_UNROLL
+                for (size_t t = 0; t < 8; ++t) blk[t] = avx2::detail::load8(wj + t * in + k);
+                avx2::detail::transpose8(blk);
+                AX_AVX2_UNROLL
+                for (size_t t = 0; t < 8; ++t) _mm256_store_ps(pj + (k + t) * kNR, blk[t]);
+            }
+            for (; k < kc; ++k)
+                for (size_t t = 0; t < 8; ++t) pj[k * kNR + t] = load1(wj + t * in + k);
+        } else {
+            for (size_t k = 0; k < kc; ++k)
+                for (size_t t = 0; t < 8; ++t) pj[k * kNR + t] = t < nj ? load1(wj + t * in + k) : 0.0f;
+        }
+    }
+}
+
+// y tile (MR rows, ncols <= 32 outputs) = bias + x tile times panel (`first`), or += it.
+template <size_t MR>
+inline void micro_tile(const float* x, size_t ldx, const float* panel, size_t kc, const float* bias, bool first,
+                       size_t ncols, float* y, size_t ldy) {
+    __m512 acc[MR][2];
+    AX_AVX2_UNROLL
+    for (size_t r = 0; r < MR; ++r) acc[r][0] = acc[r][1] = _mm512_setzero_ps();
+    const float* xr[MR];
+    AX_AVX2_UNROLL
+    for (size_t r = 0; r < MR; ++r) xr[r] = x + r * ldx;
+    for (size_t k = 0; k < kc; ++k) {
+        const __m512 w0 = _mm512_load_ps(panel + k * kNR);
+        const __m512 w1 = _mm512_load_ps(panel + k * kNR + 16);
+        AX_AVX2_UNROLL
+        for (size_t r = 0; r < MR; ++r) {
+            const __m512 xb = _mm512_set1_ps(xr[r][k]);
+            acc[r][0] = _mm512_fmadd_ps(xb, w0, acc[r][0]);
+            acc[r][1] = _mm512_fmadd_ps(xb, w1, acc[r][1]);
+        }
+    }
+    const __mmask16 m0 = ncols >= 16 ? static_cast<__mmask16>(0xffff) : mask16(ncols);
+    const __mmask16 m1 = ncols >= 32 ? static_cast<__mmask16>(0xffff) : (ncols > 16 ? mask16(ncols - 16) : 0);
+    __m512 b0 = _mm512_setzero_ps(), b1 = _mm512_setzero_ps();
+    if (first && bias) {
+        b0 = _mm512_maskz_loadu_ps(m0, bias);
+        b1 = _mm512_maskz_loadu_ps(m1, bias + 16);
+    }
+    AX_AVX2_UNROLL
+    for (size_t r = 0; r < MR; ++r) {
+        float* yr = y + r * ldy;
+        if (!first) {
+            b0 = _mm512_maskz_loadu_ps(m0, yr);
+            b1 = _mm512_maskz_loadu_ps(m1, yr + 16);
+        }
+        _mm512_mask_storeu_ps(yr, m0, _mm512_add_ps(b0, acc[r][0]));
+        _mm512_mask_storeu_ps(yr + 16, m1, _mm512_add_ps(b1, acc[r][1]));
+    }
+}
+
+template <size_t MR, class W>
+inline void micro_rest(size_t rest, const float* x, size_t ldx, const float* panel, size_t kc, const float* bias,
+                       bool first, size_t ncols, float* y, size_t ldy) {
+    if constexpr (MR > 0) {
+        if (rest == MR)
+            micro_tile<MR>(x, ldx, panel, kc, bias, first, ncols, y, ldy);
+        else
+            micro_rest<MR - 1, W>(rest, x, ldx, panel, kc, bias, first, ncols, y, ldy);
+    }
+}
+
+template <class W>
+inline void linear_packed(const float* x, size_t rows, size_t in, const W* w, const float* bias, size_t out,
+                          float* y) {
+    alignas(64) float panel[kKC * kNR];
+    for (size_t o = 0; o < out; o += kNR) {
+        const size_t ncols = out - o < kNR ? out - o : kNR;
+        const float* b = bias ? bias + o : nullptr;
+        for (size_t k0 = 0; k0 < in; k0 += kKC) {
+            const size_t kc = in - k0 < kKC ? in - k0 : kKC;
+            const bool first = k0 == 0;
+            pack_panel(w + o * in, in, k0, kc, ncols, panel);
+            size_t r = 0;
+            for (; r + kMR <= rows; r += kMR)
+                micro_tile<kMR>(x + r * in + k0, in, panel, kc, b, first, ncols, y + r * out + o, out);
+            if (r < rows)
+                micro_rest<kMR - 1, W>(rows - r, x + r * in + k0, in, panel, kc, b, first, ncols, y + r * out + o,
+                                       out);
+        }
+    }
+}
+
+// The packed path pays a transpose per W element back over `rows` rows.
+inline bool use_packed(size_t rows, size_t) { return rows >= 8; }
+
+template <class W>
+inline void linear_float(const float* x, size_t rows, size_t in, const W* w, const float* bias, size_t out,
+                         float* y) {
+    if (in == 0) {
+        for (size_t r = 0; r < rows; ++r)
+            for (size_t o = 0; o < out; ++o) y[r * out + o] = (bias ? bias[o] : 0.0f) + 0.0f;
+        return;
+    }
+    if (use_packed(rows, in))
+        linear_packed(x, rows, in, w, bias, out, y);
+    else
+        linear_dot(x, rows, in, w, bias, out, y);
+}
+
+}  // namespace
+}  // namespace ax::avx512
