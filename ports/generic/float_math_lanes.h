@@ -23,9 +23,12 @@
 
 namespace ax::lanes {
 
+// Inlined into each port's kernel: the constants stay in registers across a row, no call per vector.
+#define AUSPEX_LANES_INLINE __attribute__((always_inline)) inline
+
 // exp_f32 on every lane: round half away from zero of x log2(e), Cody-Waite reduction, the polynomial, 2^n.
 template <class V>
-typename V::F exp(typename V::F x) {
+AUSPEX_LANES_INLINE typename V::F exp(typename V::F x) {
     using namespace float_math;
     using F = typename V::F;
     const F t = V::mul(x, V::dup(kLog2e));
@@ -47,7 +50,7 @@ typename V::F exp(typename V::F x) {
 
 // erf_f32 on every lane: both branches computed, the scalar's choice taken per lane.
 template <class V>
-typename V::F erf(typename V::F x) {
+AUSPEX_LANES_INLINE typename V::F erf(typename V::F x) {
     using namespace float_math;
     using F = typename V::F;
     const F a = V::abs(x);
@@ -72,7 +75,7 @@ typename V::F erf(typename V::F x) {
 // lanes may settle on -0 where generic has +0 or back, which changes no x - max that exp can tell apart),
 // e^(x - max) in lanes, the sum in generic's order (one float chain), one multiply by 1 / sum.
 template <class V>
-void softmax(float* x, size_t n) {
+AUSPEX_LANES_INLINE void softmax(float* x, size_t n) {
     using F = typename V::F;
     if (n == 0) return;
     size_t i = 0;
@@ -89,30 +92,47 @@ void softmax(float* x, size_t n) {
 
     // Below this, e^d < 2^-100: its product with 1 / sum may be a denormal the vector unit would flush.
     constexpr float kTinyExp = -69.0f;
+    // Near the underflow threshold exp's last multiply, and below kTinyExp the scale's, may give a denormal
+    // the vector unit would flush: the scalar code does those vectors and the row's scaling.
+    const auto needs_scalar = [](F d) {
+        if constexpr (V::kFlushes)
+            return V::any(V::and_mask(V::lt(d, V::dup(kTinyExp)), V::gt(d, V::dup(float_math::kExpMin - 1.0f))));
+        return false;
+    };
     bool scalar_scale = false;
     const F maxv = V::dup(max);
     float sum = 0.0f;
     i = 0;
     for (; i + 4 <= n; i += 4) {
         const F d = V::sub(V::load(x + i), maxv);
-        if constexpr (V::kFlushes) {
-            if (V::any(V::and_mask(V::lt(d, V::dup(kTinyExp)), V::gt(d, V::dup(float_math::kExpMin - 1.0f))))) {
-                // Near the underflow threshold exp's last multiply may give a denormal: the scalar does it.
-                scalar_scale = true;
-                for (size_t k = i; k < i + 4; ++k) {
-                    x[k] = exp_f32(x[k] - max);
-                    sum += x[k];
-                }
-                continue;
+        if (needs_scalar(d)) {
+            scalar_scale = true;
+            for (size_t k = i; k < i + 4; ++k) {
+                x[k] = exp_f32(x[k] - max);
+                sum += x[k];
             }
+            continue;
         }
         const F e = exp<V>(d);
         V::store(x + i, e);
         sum = V::sum_in_order(sum, e);
     }
-    for (; i < n; ++i) {
-        x[i] = exp_f32(x[i] - max);
-        sum += x[i];
+    if (i < n) {
+        // The last 1-3 values padded with -inf: e^-inf = 0, and sum + 0 is sum (sum >= +0 throughout).
+        float pad[4] = {-__builtin_inff(), -__builtin_inff(), -__builtin_inff(), -__builtin_inff()};
+        for (size_t k = i; k < n; ++k) pad[k - i] = x[k];
+        const F d = V::sub(V::load(pad), maxv);
+        if (needs_scalar(d)) {
+            scalar_scale = true;
+            for (; i < n; ++i) {
+                x[i] = exp_f32(x[i] - max);
+                sum += x[i];
+            }
+        } else {
+            V::store(pad, exp<V>(d));
+            for (size_t k = i; k < n; ++k) x[k] = pad[k - i];
+            sum = V::sum_in_order(sum, V::load(pad));
+        }
     }
     const float inv = 1.0f / sum;
     i = 0;
@@ -125,7 +145,7 @@ void softmax(float* x, size_t n) {
 
 // generic::gelu_f32's bits: 0.5 x (1 + erf(x / sqrt 2)) in that order on every lane.
 template <class V>
-void gelu(float* x, size_t n) {
+AUSPEX_LANES_INLINE void gelu(float* x, size_t n) {
     using F = typename V::F;
     size_t i = 0;
     for (; i + 4 <= n; i += 4) {

@@ -43,7 +43,22 @@ void attention_scores_f32(const float* q, const float* k, size_t stride, size_t 
         const float* k2 = k1 + stride;
         const float* k3 = k2 + stride;
         float32x4_t s0 = vdupq_n_f32(0.0f), s1 = s0, s2 = s0, s3 = s0;
-        for (size_t i = 0; i < n4; i += 4) {
+        size_t i0 = 0;
+#if defined(__aarch64__)
+        // 16 values of q and of each key per step, each in one four-register load.
+        for (; i0 + 16 <= n4; i0 += 16) {
+            const float32x4x4_t qv = vld1q_f32_x4(q + i0);
+            const float32x4x4_t a = vld1q_f32_x4(k0 + i0), b = vld1q_f32_x4(k1 + i0);
+            const float32x4x4_t c = vld1q_f32_x4(k2 + i0), d = vld1q_f32_x4(k3 + i0);
+            for (int h = 0; h < 4; ++h) {
+                s0 = detail::mla(s0, qv.val[h], a.val[h]);
+                s1 = detail::mla(s1, qv.val[h], b.val[h]);
+                s2 = detail::mla(s2, qv.val[h], c.val[h]);
+                s3 = detail::mla(s3, qv.val[h], d.val[h]);
+            }
+        }
+#endif
+        for (size_t i = i0; i < n4; i += 4) {
             const float32x4_t qv = vld1q_f32(q + i);
             s0 = detail::mla(s0, qv, vld1q_f32(k0 + i));
             s1 = detail::mla(s1, qv, vld1q_f32(k1 + i));
