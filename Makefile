@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all build deps test test-host test-sanitize test-cross test-firmware firmware size insn fuzz demo clean
+.PHONY: all build deps test test-host test-sanitize test-cross test-firmware firmware size insn insn-bench fuzz demo clean
 
 all: build
 
@@ -146,6 +146,26 @@ insn: build $(INSN_DIR)/insn_plugin.so
 		$(foreach b,$(INSN_BOARDS),"$(call board_label,$(b)):system:$(call board_machine,$(b)):$(FIRMWARE_DIR)/$(b)/insn.elf") \
 		$(foreach t,$(INSN_LINUX),"$(t) (qemu-user):$$(cat $(INSN_DIR)/$(t)/insn_runner):$(INSN_DIR)/$(t)/insn") \
 		| tee $(INSN_DIR)/insn.md
+	@$(MAKE) --no-print-directory insn-bench
+
+# The issue #16 benchmark shape (d_model 64, 4 heads, 2+2 layers, ff 256, window 96, horizon 24) as int8 and
+# f32 on the ARM Linux targets: tests/insn/bench_headers.sh makes the headers. Report: $(INSN_DIR)/insn-bench.md.
+INSN_BENCH_DTYPES ?= int8 f32
+insn-bench: build $(INSN_DIR)/insn_plugin.so
+	@for d in $(INSN_BENCH_DTYPES); do \
+		sh tests/insn/bench_headers.sh $(abspath $(BUILD))/auspex $(INSN_DIR)/bench/$$d $$d || exit 1; \
+		for t in $(INSN_LINUX); do \
+			echo "insn-bench: $$t $$d (qemu-user)"; \
+			cmake -S . -B $(INSN_DIR)/bench-$$t-$$d -DCMAKE_BUILD_TYPE=Release -DAUSPEX_BUILD_TOOLS=OFF -DAUSPEX_BUILD_TESTS=OFF \
+				-DCMAKE_TOOLCHAIN_FILE=$(CURDIR)/ports/toolchains/$$(case $$t in aarch64) echo aarch64-linux-gnu;; \
+					aarch64-dotprod) echo aarch64-linux-gnu-dotprod;; armhf) echo arm-linux-gnueabihf;; esac).cmake \
+				-DAUSPEX_INSN_HEADERS=$(abspath $(INSN_DIR))/bench/$$d >/dev/null || exit 1; \
+			cmake --build $(INSN_DIR)/bench-$$t-$$d -j $(JOBS) --target insn >/dev/null || exit 1; \
+		done; \
+	done
+	@sh tests/insn/insn_report.sh $(INSN_DIR)/insn_plugin.so \
+		$(foreach d,$(INSN_BENCH_DTYPES),$(foreach t,$(INSN_LINUX),"$(t) $(d) (qemu-user):$$(cat $(INSN_DIR)/bench-$(t)-$(d)/insn_runner):$(INSN_DIR)/bench-$(t)-$(d)/insn")) \
+		| tee $(INSN_DIR)/insn-bench.md
 # ---- end firmware ----
 
 # ---- fuzz ----

@@ -1,5 +1,5 @@
-// The Cortex-M port's kernel table: generic, with the int8 products replaced. A constant table (no
-// run-time initialization, nothing in .bss).
+// The Cortex-M port's kernel table: generic, with the int8 products (and on Helium softmax and GELU) replaced.
+// A constant table (no run-time initialization, nothing in .bss).
 #include "ports/generic/generic.h"
 #include "ports/mcu/mcu.h"
 #include "ports/ports.h"
@@ -18,9 +18,9 @@ constexpr Kernels kMcuTable = {
     generic::axpy_f32,
     generic::attention_scores_f32,
     generic::attention_values_f32,
-    generic::softmax_f32,
+    mcu::softmax_f32,
     generic::layer_norm_f32,
-    generic::gelu_f32,
+    mcu::gelu_f32,
     generic::relu_f32,
     generic::add_f32,
     generic::attention_scores_i8,  // generic: scalar, exact order

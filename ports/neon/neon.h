@@ -20,6 +20,9 @@ void axpy_f32(size_t n, float a, const float* x, float* y);
 void attention_scores_f32(const float* q, const float* k, size_t stride, size_t n_keys, size_t n, float scale,
                           float* scores);
 void attention_values_f32(const float* p, const float* v, size_t stride, size_t n_keys, size_t n, float* out);
+// Bit-identical to generic (the reference's exp and erf on every lane).
+void softmax_f32(float* x, size_t n);
+void gelu_f32(float* x, size_t n);
 void relu_f32(float* x, size_t n);
 void add_f32(float* y, const float* x, size_t n);
 

@@ -1,5 +1,5 @@
-// The NEON port's kernel table. Softmax, LayerNorm and GELU stay generic: they are a small share of the
-// time next to the matrix products.
+// The NEON port's kernel table. LayerNorm stays generic: a small share of the time next to the matrix
+// products.
 #include "ports/generic/generic.h"
 #include "ports/neon/neon.h"
 #include "ports/ports.h"
@@ -18,9 +18,9 @@ const Kernels* neon_kernels() {
         neon::axpy_f32,
         neon::attention_scores_f32,
         neon::attention_values_f32,
-        generic::softmax_f32,
+        neon::softmax_f32,
         generic::layer_norm_f32,
-        generic::gelu_f32,
+        neon::gelu_f32,
         neon::relu_f32,
         neon::add_f32,
         generic::attention_scores_i8,  // generic: scalar, exact order
