@@ -1,11 +1,12 @@
 // The seq2seq translator against real PyTorch modules: fixtures made by tests/fixtures/gen_family_fixtures.py
-// (teacher-forced logits at 1e-4, greedy token ids exactly), on every port, inside the exact arena.
+// (teacher-forced logits within tests/tolerances.h, greedy token ids exactly), on every port, inside the exact arena.
 #include <doctest/doctest.h>
 
 #include <algorithm>
 
 #include "ports/ports.h"
 #include "tests/family_support.h"
+#include "tests/tolerances.h"
 #include "tools/text/csv.h"
 #include "tools/host/family_sessions.h"
 
@@ -13,7 +14,7 @@ namespace {
 
 using namespace ax;
 
-constexpr double kTolerance = 1e-4;
+constexpr double kTolerance = test::tolerance::seq2seq;
 
 struct Greedy {
     std::vector<int32_t> src, out;
@@ -102,7 +103,7 @@ double check_seq2seq_model(const std::string& dir, const std::vector<uint8_t>& b
 
 }  // namespace ax::test
 
-TEST_CASE("seq2seq matches PyTorch: teacher-forced logits at 1e-4 and greedy ids exactly, from .pt and .safetensors") {
+TEST_CASE("seq2seq matches PyTorch: teacher-forced logits and greedy ids exactly, from .pt and .safetensors") {
     for (const char* name : kCases) {
         INFO("case " << std::string(name));
         const Case c = load_case(name);
