@@ -127,13 +127,11 @@ def main():
     src, build = os.path.join(work, "src"), os.path.join(work, "build")
     jobs = os.environ.get("JOBS", "2")
     timeout = int(os.environ.get("MUTATE_TIMEOUT", "900"))
-    os.makedirs(src, exist_ok=True)
-    copy_tree(src)
-
-    # Find every snippet first: a stale list is reported before any slow build.
+    # Find every snippet first, in the working tree: a stale list is reported before any slow build (and
+    # --list never touches the scratch copy, which a running `make mutate` may be using).
     state = {}
     for m in mutations:
-        path = os.path.join(src, m.path)
+        path = os.path.join(ROOT, m.path)
         text = open(path).read() if os.path.isfile(path) else ""
         n = text.count(m.original)
         state[m.ident] = "ok" if n == 1 else ("stale" if n == 0 else "ambiguous")
@@ -143,6 +141,24 @@ def main():
     if args.list:
         print("%d mutations, %d stale or ambiguous" % (len(mutations), len(bad)))
         return 1 if bad else 0
+
+    os.makedirs(work, exist_ok=True)
+    lock = os.path.join(work, "lock")
+    try:
+        fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+        os.write(fd, str(os.getpid()).encode())
+        os.close(fd)
+    except FileExistsError:
+        sys.exit("%s exists: another make mutate is using %s (remove the file if it is not)" % (lock, work))
+    try:
+        return run_mutations(mutations, state, work, src, build, jobs, timeout)
+    finally:
+        os.remove(lock)
+
+
+def run_mutations(mutations, state, work, src, build, jobs, timeout):
+    os.makedirs(src, exist_ok=True)
+    copy_tree(src)
 
     def build_and_test():
         code, out = run(["cmake", "--build", build, "-j", jobs, "--target", "auspex_tests", "auspex"], ROOT)
@@ -180,11 +196,11 @@ def main():
         if result == "pass" and m.equivalent:
             verdict = "equivalent"
         results[m.ident] = verdict
-        first_failure = ""
+        first_failure = ""  # the test case that failed first names what caught it
         if result == "fail":
             for line in out.splitlines():
-                if "ERROR" in line or "FATAL" in line or "timeout" in line:
-                    first_failure = line.strip()[:110]
+                if line.startswith("TEST CASE:") or "timeout" in line:
+                    first_failure = line.replace("TEST CASE:", "").strip()[:110]
                     break
         print("%-26s %-22s %4.0f s  %s" % (m.ident, verdict, time.time() - t, first_failure or m.why[:80]),
               flush=True)
