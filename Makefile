@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all build deps test test-host test-sanitize test-cross test-firmware firmware size insn insn-bench fuzz demo clean
+.PHONY: all build deps test test-host test-sanitize test-cross test-firmware firmware size insn insn-bench fuzz mutate demo clean
 
 all: build
 
@@ -202,6 +202,14 @@ fuzz:
 	@echo "fuzz: no findings"
 # ---- end fuzz ----
 
+# ---- mutate ----
+# Mutation score (slow, not in CI or `make test`): each source mutation of tests/mutate/mutations.txt applied
+# alone to a scratch copy of the tree in $(BUILD)-mutate (never to the working tree), rebuilt incrementally,
+# the host suite run; prints caught/survived/stale per mutation and the score. MUTATIONS=id,id runs a few.
+mutate:
+	@MUTATE_DIR=$(BUILD)-mutate JOBS=$(JOBS) python3 tests/mutate/mutate.py $(if $(MUTATIONS),--only $(MUTATIONS))
+# ---- end mutate ----
+
 # Convert the bundled example forecaster, forecast the held-out tail of its series, compare with the truth.
 # The README's first command: on a fresh machine it installs only the compiler and CMake, and builds the
 # CLI without the test suite when doctest is not there (make test installs it and turns the suite on).
@@ -219,4 +227,4 @@ demo:
 	@echo "forecast written to $(BUILD)/demo/forecast.csv, plot to $(BUILD)/demo/forecast.svg"
 
 clean:
-	rm -rf $(BUILD) $(BUILD)-sanitize $(BUILD)-aarch64 $(BUILD)-aarch64-dotprod $(BUILD)-armhf $(BUILD)-fuzz
+	rm -rf $(BUILD) $(BUILD)-sanitize $(BUILD)-aarch64 $(BUILD)-aarch64-dotprod $(BUILD)-armhf $(BUILD)-fuzz $(BUILD)-mutate

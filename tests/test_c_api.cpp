@@ -17,6 +17,7 @@
 #include "runtime/api/auspex.h"
 #include "ports/ports.h"
 #include "tests/test_support.h"
+#include "tests/tolerances.h"
 #include "tools/common/aligned_buffer.h"
 #include "tools/convert/converter.h"
 #include "tools/text/csv.h"
@@ -70,11 +71,11 @@ TEST_CASE("the C API forecasts exactly what the C++ API forecasts, in the same a
             tools::HostSession cpp(*loaded, best_kernels(), history.rows, horizon);
             const std::vector<float> want = cpp.forecast(history.values.data(), history.rows, horizon);
             CHECK(same_bits(got, want));
-            // And against PyTorch, through the C API (int8 is an approximation: only f32 is held to 1e-4).
+            // And against PyTorch, through the C API (int8 is an approximation: only f32 is held to tests/tolerances.h).
             if (dtype == format::DType::f32) {
                 const tools::Table golden =
                     tools::read_csv(test::fixture_path(std::string("forecaster/") + name + "/forecast.csv"));
-                test::check_close(got, golden.values, 1e-4, "C API forecast against PyTorch");
+                test::check_close(got, golden.values, test::tolerance::forecaster, "C API forecast against PyTorch");
             }
 
             // A teacher-forced pass in model space, the first rows of the history as both inputs.

@@ -1,5 +1,5 @@
 // The sequence classifier against real PyTorch modules (tests/fixtures/gen_family_fixtures.py): every
-// fixture's outputs at 1e-4 on every port, inside the exact arena; bad input gives a clear status.
+// fixture's outputs within tests/tolerances.h on every port, inside the exact arena; bad input gives a clear status.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -9,6 +9,7 @@
 
 #include "ports/ports.h"
 #include "tests/family_support.h"
+#include "tests/tolerances.h"
 #include "tools/text/csv.h"
 #include "tools/host/family_sessions.h"
 
@@ -16,7 +17,7 @@ namespace {
 
 using namespace ax;
 
-constexpr double kTolerance = 1e-4;
+constexpr double kTolerance = test::tolerance::classifier;
 
 const char* const kCases[] = {"learned_mean_softmax", "pad0_max_sigmoid", "cls_first_norm", "decoder_start"};
 

@@ -9,6 +9,7 @@
 
 #include "tests/cli_support.h"
 #include "tests/test_support.h"
+#include "tests/tolerances.h"
 #include "tools/text/csv.h"
 
 namespace {
@@ -45,7 +46,7 @@ TEST_CASE("cli: convert, inspect, run and forecast reproduce PyTorch") {
     REQUIRE(auspex("run " + model + " --model-space --src " + case_file("norm_global", "src.csv") + " --tgt " +
                    case_file("norm_global", "tgt.csv") + " -o " + run_out).exit_code == 0);
     ax::test::check_close(ax::tools::read_csv(run_out).values,
-                          ax::tools::read_csv(case_file("norm_global", "run_out.csv")).values, 1e-4, "cli run");
+                          ax::tools::read_csv(case_file("norm_global", "run_out.csv")).values, ax::test::tolerance::forecaster, "cli run");
 
     const std::string fc_out = (scratch_dir() / "fc.csv").string();
     const std::string svg = (scratch_dir() / "fc.svg").string();
@@ -54,7 +55,7 @@ TEST_CASE("cli: convert, inspect, run and forecast reproduce PyTorch") {
                              case_file("norm_global", "forecast.csv"));
     REQUIRE_MESSAGE(fc.exit_code == 0, fc.output);
     ax::test::check_close(ax::tools::read_csv(fc_out).values,
-                          ax::tools::read_csv(case_file("norm_global", "forecast.csv")).values, 1e-4, "cli forecast");
+                          ax::tools::read_csv(case_file("norm_global", "forecast.csv")).values, ax::test::tolerance::forecaster, "cli forecast");
     CHECK(fs::file_size(svg) > 1000);
 }
 
@@ -67,7 +68,7 @@ TEST_CASE("cli: --window keeps the last rows of the input") {
     const Result r = auspex("forecast " + model + " --input " + longer + " --window 32 --horizon 24 -o " + out);
     REQUIRE_MESSAGE(r.exit_code == 0, r.output);
     ax::test::check_close(ax::tools::read_csv(out).values,
-                          ax::tools::read_csv(case_file("post_relu_tril", "forecast.csv")).values, 1e-4, "windowed");
+                          ax::tools::read_csv(case_file("post_relu_tril", "forecast.csv")).values, ax::test::tolerance::forecaster, "windowed");
 }
 
 TEST_CASE("cli: bad input gives one clear error line and a non-zero exit") {

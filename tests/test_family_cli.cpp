@@ -11,6 +11,7 @@
 
 #include "tests/cli_support.h"
 #include "tests/family_support.h"
+#include "tests/tolerances.h"
 #include "tools/text/csv.h"
 #include "tools/host/family_sessions.h"
 
@@ -74,7 +75,7 @@ TEST_CASE("cli seq2seq: inspect names the family and every role; translate and r
     const Result r = auspex("run " + model + " --src-tokens \"" + src + "\" --tgt-tokens \"" + tgt + "\" -o " + out);
     REQUIRE_MESSAGE(r.exit_code == 0, r.output);
     ax::test::check_close(ax::tools::read_csv(out).values,
-                          ax::tools::read_csv(fixture("seq2seq/tutorial", "logits.csv")).values, 1e-4, "cli run");
+                          ax::tools::read_csv(fixture("seq2seq/tutorial", "logits.csv")).values, ax::test::tolerance::seq2seq, "cli run");
 }
 
 TEST_CASE("cli seq2seq: bad input gives one clear error line") {
@@ -122,7 +123,7 @@ TEST_CASE("cli classifier: inspect and classify reproduce PyTorch; bad input giv
             for (float v = 0; line >> v;) got.push_back(v);
             const std::vector<float> row(want.values.begin() + static_cast<long>(i * want.cols),
                                          want.values.begin() + static_cast<long>((i + 1) * want.cols));
-            ax::test::check_close(got, row, 1e-4, std::string("cli classify ") + name);
+            ax::test::check_close(got, row, ax::test::tolerance::classifier, std::string("cli classify ") + name);
         }
     }
     const std::string model = converted("classifier/learned_mean_softmax");
@@ -151,7 +152,7 @@ TEST_CASE("cli tvae: inspect, reconstruct (score) and generate reproduce PyTorch
     const Result r = auspex("reconstruct " + model + " --input " + fixture(dir, "input.csv") + " -o " + out);
     REQUIRE_MESSAGE(r.exit_code == 0, r.output);
     ax::test::check_close(ax::tools::read_csv(out).values, ax::tools::read_csv(fixture(dir, "reconstruct.csv")).values,
-                          1e-4, "cli reconstruct");
+                          ax::test::tolerance::tvae, "cli reconstruct");
     const double mse = ax::test::case_json(fixture(dir, "")).find("reconstruction_mse")->as_number("mse");
     REQUIRE(has(r, "reconstruction error (mean squared): "));
     CHECK(std::stod(r.output.substr(r.output.find(": ") + 2)) == doctest::Approx(mse).epsilon(1e-4));
@@ -173,7 +174,7 @@ TEST_CASE("cli tvae: inspect, reconstruct (score) and generate reproduce PyTorch
                             " -o " + gen);
     REQUIRE_MESSAGE(g.exit_code == 0, g.output);
     ax::test::check_close(ax::tools::read_csv(gen).values, ax::tools::read_csv(fixture(dir, "generate.csv")).values,
-                          1e-4, "cli generate");
+                          ax::test::tolerance::tvae, "cli generate");
 
     check_error(auspex("generate " + model + " --z \"0.1 0.2\" --length 4"), 1, "latent");
     check_error(auspex("generate " + model + " --z \"0.1 x\" --length 4"), 1, "not a finite number");

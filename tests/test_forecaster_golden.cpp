@@ -8,6 +8,7 @@
 #include "tests/test_support.h"
 #include "tools/checkpoint/checkpoint.h"
 #include "tools/common/tool_error.h"
+#include "tests/tolerances.h"
 #include "tools/convert/converter.h"
 #include "tools/import/assumed_defaults.h"
 #include "tools/import/import_common.h"
@@ -23,7 +24,7 @@ const char* const kCases[] = {"post_relu_tril", "pre_gelu_none_final", "odd_size
                               "pre_relu_tril",  "norm_global",         "norm_last_value", "window48",
                               "seed_stray_layers"};
 
-constexpr double kTolerance = 1e-4;
+constexpr double kTolerance = test::tolerance::forecaster;
 
 struct Case {
     std::string dir;
@@ -70,7 +71,7 @@ void check_model(const Case& c, const std::vector<uint8_t>& bytes, const std::st
         const std::vector<float> cached = fc.forecast(c.history.values.data(), c.history.rows, c.horizon);
         test::check_close(cached, c.forecast.values, kTolerance, label + ": 24-step forecast");
         const std::vector<float> full = fc.forecast_recompute(c.history.values.data(), c.history.rows, c.horizon);
-        test::check_close(cached, full, 1e-5, label + ": KV-cached forecast against full recompute");
+        test::check_close(cached, full, test::tolerance::kv_cache, label + ": KV-cached forecast against full recompute");
     }
 }
 

@@ -1,4 +1,5 @@
-// NEON-specific checks of the NEON port against generic (skipped where the port is not built): every tile
+// NEON-specific checks of the NEON port against generic (skipped where the port is not built; doctest's
+// summary counts them as skipped): every tile
 // shape and tail of the blocked matrix kernels, full-range int8, every half value, quantization ties and
 // the rows where ARMv7's flush-to-zero NEON arithmetic could differ. tests/test_ports.cpp holds the checks
 // every port must pass; these target the edges of this port's own code paths.
@@ -48,7 +49,7 @@ std::vector<int8_t> random_i8(std::mt19937& rng, size_t n) {
 
 }  // namespace
 
-TEST_CASE("neon: matrix kernels match generic on every tile shape and tail") {
+TEST_CASE("neon: matrix kernels match generic on every tile shape and tail" * doctest::skip(ax::neon_kernels() == nullptr)) {
     const Kernels* neon = neon_kernels();
     if (!neon) return;
     const Kernels& ref = generic_kernels();
@@ -82,7 +83,7 @@ TEST_CASE("neon: matrix kernels match generic on every tile shape and tail") {
     }
 }
 
-TEST_CASE("neon: int8 products are exact at the extremes of the int8 range") {
+TEST_CASE("neon: int8 products are exact at the extremes of the int8 range" * doctest::skip(ax::neon_kernels() == nullptr)) {
     const Kernels* neon = neon_kernels();
     if (!neon) return;
     // All -128: every product is 2^14, the case a 16-bit pairwise sum overflows; long rows with every tail.
@@ -103,7 +104,7 @@ TEST_CASE("neon: int8 products are exact at the extremes of the int8 range") {
     }
 }
 
-TEST_CASE("neon: half weights convert exactly, every one of the 65536") {
+TEST_CASE("neon: half weights convert exactly, every one of the 65536" * doctest::skip(ax::neon_kernels() == nullptr)) {
     const Kernels* neon = neon_kernels();
     if (!neon) return;
     // One input of 1.0 times each half as a weight row: y[o] is the half's value, exactly (-0 turns into +0
@@ -137,7 +138,7 @@ TEST_CASE("neon: half weights convert exactly, every one of the 65536") {
     }
 }
 
-TEST_CASE("neon: quantization is bit-identical to generic, ties and awkward rows included") {
+TEST_CASE("neon: quantization is bit-identical to generic, ties and awkward rows included" * doctest::skip(ax::neon_kernels() == nullptr)) {
     const Kernels* neon = neon_kernels();
     if (!neon) return;
     const float denorm = std::numeric_limits<float>::denorm_min();
@@ -181,7 +182,7 @@ TEST_CASE("neon: quantization is bit-identical to generic, ties and awkward rows
     }
 }
 
-TEST_CASE("neon: vector kernels") {
+TEST_CASE("neon: vector kernels" * doctest::skip(ax::neon_kernels() == nullptr)) {
     const Kernels* neon = neon_kernels();
     if (!neon) return;
     const Kernels& ref = generic_kernels();

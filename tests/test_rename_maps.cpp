@@ -1,5 +1,5 @@
 // Rename maps (tools/import/rename_map.h): the rule language, q/k/v packing, Conv1d reshaping, zero biases, and the
-// two shipped maps (tools/import/maps/) converting hand-written PyTorch modules that match PyTorch at 1e-4.
+// two shipped maps (tools/import/maps/) converting hand-written PyTorch modules that match PyTorch within tests/tolerances.h.
 #include <doctest/doctest.h>
 
 #include <filesystem>
@@ -105,7 +105,7 @@ TEST_CASE("rename map: malformed maps and inconsistent results are refused with 
     CHECK(throws_with([&] { map.apply(clash); }, "both become same"));
 }
 
-TEST_CASE("rename maps: the shipped maps convert hand-written modules that then match PyTorch at 1e-4") {
+TEST_CASE("rename maps: the shipped maps convert hand-written modules that then match PyTorch") {
     {
         const std::string dir = test::fixture_path("seq2seq/bentrevett_map");
         const std::string map = map_path("bentrevett_seq2seq.map");

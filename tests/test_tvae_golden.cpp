@@ -1,9 +1,10 @@
 // The Transformer-VAE against real PyTorch modules (tests/fixtures/gen_family_fixtures.py): encoder outputs,
-// the teacher-forced pass, reconstruction and generation at 1e-4 on every port, inside the exact arena.
+// the teacher-forced pass, reconstruction and generation within tests/tolerances.h on every port, inside the exact arena.
 #include <doctest/doctest.h>
 
 #include "ports/ports.h"
 #include "tests/family_support.h"
+#include "tests/tolerances.h"
 #include "tools/text/csv.h"
 #include "tools/host/family_sessions.h"
 
@@ -11,7 +12,7 @@ namespace {
 
 using namespace ax;
 
-constexpr double kTolerance = 1e-4;
+constexpr double kTolerance = test::tolerance::tvae;
 
 const char* const kCases[] = {"post_relu_pe", "pre_gelu_norms"};
 
