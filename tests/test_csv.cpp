@@ -48,11 +48,12 @@ Table make_table(std::vector<std::string> header, size_t rows, size_t cols, std:
 }  // namespace
 
 TEST_CASE("csv: header detection") {
-    Table t = parse_csv("time,load\n1,2.5\n3,-4\n", "d.csv");
-    CHECK(t.header == std::vector<std::string>{"time", "load"});
+    Table t = parse_csv("hour,load\n1,2.5\n3,-4\n", "d.csv");
+    CHECK(t.header == std::vector<std::string>{"hour", "load"});
     CHECK(t.rows == 2);
     CHECK(t.cols == 2);
     CHECK(t.at(1, 1) == -4.0f);
+    CHECK(t.times.empty());
 
     Table no_header = parse_csv("1,2\n3,4\n", "d.csv");
     CHECK(no_header.header.empty());
@@ -90,7 +91,9 @@ TEST_CASE("csv: quoted header fields") {
     CHECK(t.cols == 4);
     CHECK(csv_error("\"a,b\nx\n") == "d.csv:1: column 1: unterminated quote");
     CHECK(csv_error("a,\"b\"c\n1,2\n") == "d.csv:1: column 2: text after the closing quote");
-    CHECK(csv_error("a,b\n\"1\",2\n") == "d.csv:2: column 1: '\"1\"' is not a number");
+    // Quoted data fields are data (RFC 4180): spreadsheets quote numbers too.
+    CHECK(parse_csv("a,b\n\"1\",2\n", "d.csv").at(0, 0) == 1.0f);
+    CHECK(csv_error("a,b\n\"x\",2\n") == "d.csv:2: column 1: 'x' is not a number");
 }
 
 TEST_CASE("csv: errors name the line") {
@@ -102,9 +105,9 @@ TEST_CASE("csv: errors name the line") {
     CHECK(csv_error("a,b\n1,2\n\n3,4\n") == "d.csv:3: blank line before the end of the data");
     CHECK(csv_error("a,b\r\n1,2\r\n \r\n3,4\r\n") == "d.csv:3: blank line before the end of the data");
     CHECK(csv_error("\n1,2\n") == "d.csv:1: blank line before the end of the data");
-    CHECK(csv_error("a,b\n1,\n") == "d.csv:2: column 2: empty field");
-    CHECK(csv_error("a,b\n1, \n") == "d.csv:2: column 2: empty field");
-    CHECK(csv_error("1,,2\n") == "d.csv:1: column 2: empty field");
+    CHECK(csv_error("a,b\n1,\n") == "d.csv:2: column 2: empty field (--fill previous or --fill linear fills gaps)");
+    CHECK(csv_error("a,b\n1, \n") == "d.csv:2: column 2: empty field (--fill previous or --fill linear fills gaps)");
+    CHECK(csv_error("1,,2\n") == "d.csv:1: column 2: empty field (--fill previous or --fill linear fills gaps)");
     CHECK(csv_error("a,b\n1,abc\n") == "d.csv:2: column 2: 'abc' is not a number");
     CHECK(csv_error("a\n1\n2\n3x\n") == "d.csv:4: column 1: '3x' is not a number");
     CHECK(csv_error("a\n1 2\n") == "d.csv:2: column 1: '1 2' is not a number");
