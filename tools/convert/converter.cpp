@@ -3,9 +3,11 @@
 #include "tools/convert/axm_writer.h"
 #include "tools/convert/calibrate.h"
 #include "tools/import/classifier_import.h"
+#include "tools/import/config_scope.h"
 #include "tools/checkpoint/checkpoint.h"
 #include "tools/import/convert_config.h"
 #include "tools/import/forecaster_import.h"
+#include "tools/host/feature_names.h"
 #include "tools/host/model_loader.h"
 #include "tools/convert/quantize.h"
 #include "tools/import/rename_map.h"
@@ -36,11 +38,37 @@ AxmModel import_model(const TensorMap& tensors, const ConvertConfig& config) {
 
 std::vector<uint8_t> convert_model(const ConvertOptions& options) {
     const ConvertConfig config = read_convert_config(options.config_path);
-    TensorMap tensors = read_checkpoint(options.checkpoint_path);
+    const std::vector<std::string> ignored = check_config_scope(config);
+    if (options.notes && !ignored.empty()) {
+        std::string list;
+        for (const std::string& k : ignored) list += (list.empty() ? "" : ", ") + k;
+        options.notes->push_back(options.config_path + ": ignoring config key(s) " + list +
+                                 " (training-only, or the " + config.arch + " family's behaviour anyway)");
+    }
+    StateDictChoice choice{options.state_dict_key, {}, {}};
+    TensorMap tensors = read_checkpoint(options.checkpoint_path, &choice);
+    if (options.notes && !choice.taken.empty()) {
+        std::string others;
+        for (const std::string& k : choice.others) others += (others.empty() ? "" : ", ") + k;
+        options.notes->push_back("the checkpoint holds several state_dicts; took the one under '" + choice.taken +
+                                 "' (others: " + others + "; --state-dict-key NAME takes another)");
+    }
     if (!options.map_path.empty()) tensors = RenameMap::read(options.map_path).apply(tensors);
     AxmModel model = import_model(tensors, config);
-    if (!options.calib_path.empty())
-        calibrate(model, read_csv(options.calib_path), CalibrationOptions{options.calib_window, options.calib_horizon});
+    store_feature_names(model, config.features);
+    if (!options.calib_path.empty()) {
+        CsvOptions csv = options.calib_csv;
+        csv.features = config.features;
+        const Table data = read_csv(options.calib_path, csv);
+        if (options.notes && !data.ignored.empty() && csv.columns.empty())
+            options.notes->push_back(options.calib_path + ": ignoring column(s) not among the features: " +
+                                     [&] {
+                                         std::string s;
+                                         for (const std::string& n : data.ignored) s += (s.empty() ? "" : ", ") + n;
+                                         return s;
+                                     }());
+        calibrate(model, data, CalibrationOptions{options.calib_window, options.calib_horizon});
+    }
     store_weights_as(model, options.dtype);
     std::vector<uint8_t> bytes = serialize_axm(model);
     // The converter's own output must open cleanly; anything else is our bug, reported as such.

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "runtime/format.h"
+#include "tools/text/csv.h"
 
 namespace ax::tools {
 
@@ -16,6 +17,9 @@ struct ConvertOptions {
     std::string calib_path;  // optional calibration CSV (tools/convert/calibrate.h)
     size_t calib_window = 96;
     size_t calib_horizon = 24;
+    CsvOptions calib_csv;        // how to read it; the config's "features" pick its columns by name
+    std::string state_dict_key;  // a torch.save dict holding several state_dicts: the one under this key
+    std::vector<std::string>* notes = nullptr;  // when set, gets what the user should know (choices made)
 };
 
 std::vector<uint8_t> convert_model(const ConvertOptions& options);

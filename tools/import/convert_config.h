@@ -37,6 +37,9 @@ struct ConvertConfig {
     // Optional statements about the shapes; each must agree with the tensors.
     std::optional<int64_t> d_model, dim_feedforward, num_encoder_layers, num_decoder_layers, n_features, n_outputs;
     std::optional<int64_t> src_vocab, tgt_vocab, n_labels, latent_size, max_positions;
+    // Names of the input features (CSV header names), stored in the model to pick CSV columns by name.
+    std::vector<std::string> features;
+    std::vector<std::string> keys;  // every key the file gives, in order
 };
 
 // Unknown keys and wrong types are errors naming the key, so that a typo never goes unnoticed.
