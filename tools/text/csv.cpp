@@ -112,7 +112,7 @@ void check_time(const CsvRecord& r, TimeKind kind, bool decimal_comma, const std
         fail_at(source, r.line, 1,
                 show(t) + " is not a timestamp like the rows above (YYYY-MM-DD, YYYY-MM-DDTHH:MM[:SS], YYYY-MM)");
     if (kind == TimeKind::number && parse_float(t, decimal_comma, ignored) != NumberStatus::Ok)
-        fail_at(source, r.line, 1, show(t) + " is not a finite number like the times above");
+        fail_at(source, r.line, 1, show(t) + " is not a time: a number, or a date like YYYY-MM-DD[THH:MM[:SS]]");
 }
 
 float parse_value(const std::string& field, bool decimal_comma, bool& used_comma, const std::string& source,
