@@ -15,7 +15,11 @@ std::set<std::string> with_csv_options(std::set<std::string> options) {
 
 tools::CsvOptions csv_options(const Args& args) {
     tools::CsvOptions o;
-    if (args.has("delimiter")) o.delimiter = tools::parse_delimiter(args.get("delimiter"));
+    try {
+        if (args.has("delimiter")) o.delimiter = tools::parse_delimiter(args.get("delimiter"));
+    } catch (const tools::ToolError& e) {
+        throw UsageError{e.what()};
+    }
     if (args.has("columns")) {
         const std::string list = args.get("columns");
         size_t start = 0;
