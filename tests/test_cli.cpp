@@ -275,7 +275,9 @@ TEST_CASE("cli: stored feature names are validated when a model opens") {
     const std::string model = model_with_features(R"(["co2 ppm"])");
     std::ifstream in(model, std::ios::binary);
     std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    REQUIRE(auspex("inspect " + model).exit_code == 0);
+    const Result shown = auspex("inspect " + model);
+    REQUIRE(shown.exit_code == 0);
+    CHECK(shown.output.find("features: co2 ppm") != std::string::npos);
     size_t at = 0;
     const size_t config_count = bytes[36] | (bytes[37] << 8);  // header field config_count (docs/FORMAT.md)
     for (size_t i = 64; i < 64 + 8 * config_count; i += 8)

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "tools/cli/commands.h"
+#include "tools/host/feature_names.h"
 #include "tools/host/model_loader.h"
 #include "tools/convert/quantize.h"
 
@@ -116,6 +117,9 @@ int cmd_inspect(const Argv& argv) {
     std::printf("model:    %s (%llu bytes, format v%u, checksum ok)\n", m->path.c_str(),
                 static_cast<unsigned long long>(m->file.file_size()), format::kVersion);
     std::printf("family:   %s\n", tools::family_name(m->family));
+    std::string features;
+    for (const std::string& n : tools::feature_names(m->file)) features += (features.empty() ? "" : ", ") + n;
+    if (!features.empty()) std::printf("features: %s (CSV columns are picked by these names)\n", features.c_str());
     std::string arena;
     switch (m->family) {
         case format::Family::forecaster: arena = describe_forecaster(*m, args); break;
