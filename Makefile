@@ -191,7 +191,9 @@ demo:
 		-DAUSPEX_BUILD_TESTS=$(if $(wildcard /usr/include/doctest/doctest.h),ON,OFF) $(CMAKE_FLAGS) >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS) --target auspex
 	@mkdir -p $(BUILD)/demo
-	@$(BUILD)/auspex convert models/example/forecaster.pt --config models/example/config.json -o $(BUILD)/demo/forecaster.axm
+	@$(BUILD)/auspex convert models/example/forecaster.pt --config models/example/config.json -o $(BUILD)/demo/forecaster.axm \
+		--check-input models/example/check_src.csv --check-target models/example/check_tgt.csv \
+		--check-output models/example/check_out.csv
 	@$(BUILD)/auspex forecast $(BUILD)/demo/forecaster.axm --input models/example/history.csv --horizon 24 \
 		--truth models/example/truth.csv -o $(BUILD)/demo/forecast.csv --plot $(BUILD)/demo/forecast.svg
 	@echo "forecast written to $(BUILD)/demo/forecast.csv, plot to $(BUILD)/demo/forecast.svg"

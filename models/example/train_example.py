@@ -186,6 +186,8 @@ def main():
     write_column(os.path.join(HERE, "expected_forecast.csv"), fc)
     assert np.array_equal(read_column(os.path.join(HERE, "expected_forecast.csv")), fc)
     truth = read_column(os.path.join(HERE, "truth.csv"))
+    from make_check_pair import write_check_pair  # noqa: E402
+    write_check_pair(fresh, history[:, None], truth[:, None], norm)  # for `auspex convert --check-*`
     print("held-out test %s .. %s:" % (dates[test_start].strftime("%Y-%m"), dates[-1].strftime("%Y-%m")))
     report(history, truth, fc)
     print("forecaster.pt: %d bytes" % os.path.getsize(os.path.join(HERE, "forecaster.pt")))

@@ -4,21 +4,76 @@
 #include "runtime/config_reader.h"
 #include "tools/cli/commands.h"
 #include "tools/cli/data_csv.h"
+#include "tools/convert/config_search.h"
+#include "tools/convert/conversion_check.h"
 #include "tools/convert/converter.h"
 #include "tools/convert/quantize.h"
 #include "tools/common/tool_error.h"
+#include "tools/host/model_loader.h"
+#include "tools/text/json_writer.h"
 
 namespace ax::cli {
+
+namespace {
+
+void write_bytes(const std::string& path, const std::string& bytes) {
+    std::ofstream out(path, std::ios::binary);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    out.close();
+    if (!out) throw tools::ToolError("cannot write " + path);
+}
+
+// "1e-05, 1e-06".
+std::string eps_values(const std::vector<double>& values) {
+    std::string out;
+    for (double v : values) {
+        char text[32];
+        std::snprintf(text, sizeof text, "%g", v);
+        out += (out.empty() ? "" : ", ") + std::string(text);
+    }
+    return out;
+}
+
+// --find-config: the search's report on stdout, the found config to `path`; throws when nothing matches.
+tools::ConvertConfig find_config(const tools::TensorMap& tensors, const tools::ConvertOptions& options,
+                                 const tools::CheckFiles& check, const std::string& path) {
+    const tools::ConfigSearch s = tools::search_config(tensors, options.config_path, check);
+    if (!s.found)
+        throw tools::ToolError("no config the checkpoint allows reproduces " + check.output + " (" +
+                               std::to_string(s.tried) + " tried); the closest, " + s.description + ", has its " +
+                               tools::describe_difference(s.result) +
+                               "; is the check pair from this checkpoint, in eval mode? nothing written");
+    std::printf("find-config: %zu config(s) tried, %zu matched PyTorch\n", s.tried, s.matches.size());
+    if (s.varying == "layer_norm_eps") {
+        std::printf("find-config: layer_norm_eps is not told apart by this check pair (these match: %s); kept "
+                    "%s\n", eps_values(s.matched_eps).c_str(),
+                    s.config_stated_eps ? "your config's" : "PyTorch's default, 1e-05");
+    } else if (s.matches.size() > 1) {
+        std::printf("find-config: %zu configs match, differing in %s: this check pair does not tell them apart "
+                    "(a longer input may). Picked the first that changes the fewest keys of %s (your values "
+                    "first). Matches:\n",
+                    s.matches.size(), s.varying.c_str(),
+                    options.config_path.empty() ? "PyTorch's defaults" : options.config_path.c_str());
+        for (const std::string& m : s.matches) std::printf("  %s\n", m.c_str());
+    }
+    write_bytes(path, tools::format_json(s.json));
+    std::printf("find-config: wrote %s: %s\n", path.c_str(), s.description.c_str());
+    return s.config;
+}
+
+}  // namespace
 
 int cmd_convert(const Argv& argv) {
     const Args args(argv,
                     with_csv_options({"config", "output", "dtype", "map", "calib", "calib-window", "calib-horizon",
-                                      "state-dict-key"}),
+                                      "state-dict-key", "check-input", "check-target", "check-output",
+                                      "find-config"}),
                     {});
     args.expect_positionals(1, "one checkpoint (.pt or .safetensors)");
     tools::ConvertOptions options;
     options.checkpoint_path = args.positionals()[0];
-    options.config_path = args.require("config");
+    const std::string found_path = args.get("find-config");
+    options.config_path = found_path.empty() ? args.require("config") : args.get("config");
     options.dtype = tools::parse_dtype(args.get("dtype", "f32"));
     options.map_path = args.get("map");
     options.calib_path = args.get("calib");
@@ -32,13 +87,52 @@ int cmd_convert(const Argv& argv) {
     options.state_dict_key = args.get("state-dict-key");
     std::vector<std::string> notes;
     options.notes = &notes;
+    auto print_notes = [&notes] {
+        for (const std::string& n : notes) std::fprintf(stderr, "note: %s\n", n.c_str());
+    };
+    const tools::CheckFiles check{args.get("check-input"), args.get("check-target"), args.get("check-output")};
+    if (!found_path.empty() && !check.given())
+        throw UsageError{"--find-config needs a check pair from PyTorch: --check-input, --check-output "
+                         "(and --check-target for a forecaster or seq2seq)"};
     const std::string output = args.require("output");
-    const std::vector<uint8_t> bytes = tools::convert_model(options);
-    for (const std::string& n : notes) std::fprintf(stderr, "note: %s\n", n.c_str());
-    std::ofstream out(output, std::ios::binary);
-    out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-    out.close();
-    if (!out) throw tools::ToolError("cannot write " + output);
+
+    if (!check.given()) {
+        const std::vector<uint8_t> bytes = tools::convert_model(options);
+        print_notes();
+        write_bytes(output, std::string(bytes.begin(), bytes.end()));
+        std::printf("wrote %s: %zu bytes, weights %s%s\n", output.c_str(), bytes.size(),
+                    tools::dtype_name(options.dtype), options.calib_path.empty() ? "" : ", calibrated input ranges");
+        return 0;
+    }
+
+    const tools::TensorMap tensors = tools::read_model_tensors(options);
+    const tools::ConvertConfig config = found_path.empty() ? tools::read_convert_config(options.config_path)
+                                                           : find_config(tensors, options, check, found_path);
+    tools::AxmModel model = tools::import_model(tensors, config);
+    // The check runs the float32 model: it proves the config, which quantization does not change.
+    const tools::CheckPair pair = tools::read_check_pair(check, model.family);
+    const tools::CheckResult result = tools::check_model(model, pair);
+    if (!result.passed)
+        throw tools::ToolError("the converted model does not reproduce PyTorch's output " + check.output + ": " +
+                               tools::describe_difference(result) +
+                               "; the config does not describe the trained module (nhead, activation, norm_first, "
+                               "layer_norm_eps, positional_encoding, memory_mask, ...): --find-config FILE searches "
+                               "for one that does; nothing written");
+    const std::vector<uint8_t> bytes = tools::finish_model(std::move(model), options);
+    print_notes();
+    std::string quantized;
+    if (options.dtype != format::DType::f32) {
+        const tools::CheckResult q = tools::check_model_bytes(bytes, pair);
+        char text[160];
+        std::snprintf(text, sizeof text, "; the %s model's max difference is %.3g (quantization, not checked)",
+                      tools::dtype_name(options.dtype), q.max_diff);
+        quantized = text;
+    }
+    std::printf("check: the conversion matches PyTorch on %s: max difference %.3g (tolerance %.3g%s)%s\n",
+                check.output.c_str(), result.max_diff, result.tolerance,
+                options.dtype == format::DType::f32 ? "" : ", float32 model checked before quantizing",
+                quantized.c_str());
+    write_bytes(output, std::string(bytes.begin(), bytes.end()));
     std::printf("wrote %s: %zu bytes, weights %s%s\n", output.c_str(), bytes.size(), tools::dtype_name(options.dtype),
                 options.calib_path.empty() ? "" : ", calibrated input ranges");
     return 0;

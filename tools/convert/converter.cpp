@@ -19,7 +19,7 @@ namespace ax::tools {
 
 namespace {
 
-AxmModel import_model(const TensorMap& tensors, const ConvertConfig& config) {
+AxmModel import_family(const TensorMap& tensors, const ConvertConfig& config) {
     if (config.arch == "seq2seq") return import_seq2seq(tensors, config);
     if (config.arch == "classifier") return import_classifier(tensors, config);
     if (config.arch == "tvae") return import_tvae(tensors, config);
@@ -36,15 +36,14 @@ AxmModel import_model(const TensorMap& tensors, const ConvertConfig& config) {
 
 }  // namespace
 
-std::vector<uint8_t> convert_model(const ConvertOptions& options) {
-    const ConvertConfig config = read_convert_config(options.config_path);
-    const std::vector<std::string> ignored = check_config_scope(config);
-    if (options.notes && !ignored.empty()) {
-        std::string list;
-        for (const std::string& k : ignored) list += (list.empty() ? "" : ", ") + k;
-        options.notes->push_back(options.config_path + ": ignoring config key(s) " + list +
-                                 " (training-only, or the " + config.arch + " family's behaviour anyway)");
-    }
+AxmModel import_model(const TensorMap& tensors, const ConvertConfig& config) {
+    check_config_scope(config);
+    AxmModel model = import_family(tensors, config);
+    store_feature_names(model, config.features);
+    return model;
+}
+
+TensorMap read_model_tensors(const ConvertOptions& options) {
     StateDictChoice choice{options.state_dict_key, {}, {}};
     TensorMap tensors = read_checkpoint(options.checkpoint_path, &choice);
     if (options.notes && !choice.taken.empty()) {
@@ -54,19 +53,31 @@ std::vector<uint8_t> convert_model(const ConvertOptions& options) {
                                  "' (others: " + others + "; --state-dict-key NAME takes another)");
     }
     if (!options.map_path.empty()) tensors = RenameMap::read(options.map_path).apply(tensors);
-    AxmModel model = import_model(tensors, config);
-    store_feature_names(model, config.features);
+    return tensors;
+}
+
+std::vector<uint8_t> convert_model(const ConvertOptions& options) {
+    const ConvertConfig config = read_convert_config(options.config_path);
+    const std::vector<std::string> ignored = check_config_scope(config);
+    if (options.notes && !ignored.empty()) {
+        std::string list;
+        for (const std::string& k : ignored) list += (list.empty() ? "" : ", ") + k;
+        options.notes->push_back(options.config_path + ": ignoring config key(s) " + list +
+                                 " (training-only, or the " + config.arch + " family's behaviour anyway)");
+    }
+    return finish_model(import_model(read_model_tensors(options), config), options);
+}
+
+std::vector<uint8_t> finish_model(AxmModel model, const ConvertOptions& options) {
     if (!options.calib_path.empty()) {
         CsvOptions csv = options.calib_csv;
-        csv.features = config.features;
+        csv.features = feature_names(model);
         const Table data = read_csv(options.calib_path, csv);
-        if (options.notes && !data.ignored.empty() && csv.columns.empty())
-            options.notes->push_back(options.calib_path + ": ignoring column(s) not among the features: " +
-                                     [&] {
-                                         std::string s;
-                                         for (const std::string& n : data.ignored) s += (s.empty() ? "" : ", ") + n;
-                                         return s;
-                                     }());
+        if (options.notes && !data.ignored.empty() && csv.columns.empty()) {
+            std::string list;
+            for (const std::string& n : data.ignored) list += (list.empty() ? "" : ", ") + n;
+            options.notes->push_back(options.calib_path + ": ignoring column(s) not among the features: " + list);
+        }
         calibrate(model, data, CalibrationOptions{options.calib_window, options.calib_horizon});
     }
     store_weights_as(model, options.dtype);

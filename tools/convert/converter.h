@@ -5,6 +5,9 @@
 #include <vector>
 
 #include "runtime/format.h"
+#include "tools/checkpoint/checkpoint.h"
+#include "tools/convert/axm_writer.h"
+#include "tools/import/convert_config.h"
 #include "tools/text/csv.h"
 
 namespace ax::tools {
@@ -23,5 +26,14 @@ struct ConvertOptions {
 };
 
 std::vector<uint8_t> convert_model(const ConvertOptions& options);
+
+// The stages of convert_model, for callers that check or search configs between importing and writing
+// (tools/convert/conversion_check.h, config_search.h):
+// the checkpoint's tensors with the rename map applied,
+TensorMap read_model_tensors(const ConvertOptions& options);
+// the family's importer picked by config.arch (a float32 model),
+AxmModel import_model(const TensorMap& tensors, const ConvertConfig& config);
+// and calibration, weight storage as options.dtype, serialisation and the validating reopen.
+std::vector<uint8_t> finish_model(AxmModel model, const ConvertOptions& options);
 
 }  // namespace ax::tools

@@ -1,13 +1,15 @@
 #include "tools/host/feature_names.h"
 
+#include <algorithm>
+
 #include "runtime/feature_names.h"
 #include "tools/common/tool_error.h"
 
 namespace ax::tools {
 
-std::vector<std::string> feature_names(const ModelFile& file) {
-    std::string text(feature_names_text(file, nullptr, 0), '\0');
-    feature_names_text(file, text.data(), text.size());
+namespace {
+
+std::vector<std::string> split_names(const std::string& text) {
     std::vector<std::string> names;
     if (text.empty()) return names;
     size_t start = 0;
@@ -17,6 +19,27 @@ std::vector<std::string> feature_names(const ModelFile& file) {
         if (end == std::string::npos) return names;
         start = end + 1;
     }
+}
+
+}  // namespace
+
+std::vector<std::string> feature_names(const ModelFile& file) {
+    std::string text(feature_names_text(file, nullptr, 0), '\0');
+    feature_names_text(file, text.data(), text.size());
+    return split_names(text);
+}
+
+std::vector<std::string> feature_names(const AxmModel& model) {
+    std::string text;
+    for (uint32_t i = 0; i < format::kMaxTextRecords; ++i) {
+        const auto key = static_cast<format::ConfigKey>(format::kFeatureNamesKey + i);
+        const auto it = std::find_if(model.config.begin(), model.config.end(),
+                                     [key](const auto& record) { return record.first == key; });
+        if (it == model.config.end()) break;
+        for (int b = 0; b < 4; ++b)
+            if (const char c = static_cast<char>(it->second >> (8 * b))) text += c;
+    }
+    return split_names(text);
 }
 
 void store_feature_names(AxmModel& model, const std::vector<std::string>& names) {

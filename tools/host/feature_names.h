@@ -11,6 +11,8 @@ namespace ax::tools {
 
 // Empty when the model stores none. The runtime validated them when the model opened.
 std::vector<std::string> feature_names(const ModelFile& file);
+// The names store_feature_names added to a model being converted.
+std::vector<std::string> feature_names(const AxmModel& model);
 
 // Adds the names as text records; throws ToolError when they do not fit in format::kMaxTextRecords
 // records, or their count is not the model's n_features (or the family has no input features).

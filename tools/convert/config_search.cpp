@@ -1,0 +1,296 @@
+#include "tools/convert/config_search.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "tools/common/tool_error.h"
+#include "tools/convert/converter.h"
+#include "tools/import/import_common.h"
+
+namespace ax::tools {
+
+namespace {
+
+// The keys a search varies; everything else comes from the user's config unchanged.
+struct Candidate {
+    int64_t nhead = 1;
+    std::string activation;
+    bool norm_first = false;
+    double layer_norm_eps = 1e-5;
+    std::string positional_encoding;
+    std::string memory_mask;  // forecasters only; "" for other families
+};
+
+std::string eps_text(double eps) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%g", eps);
+    return text;
+}
+
+std::string describe(const Candidate& c) {
+    std::string s = "nhead " + std::to_string(c.nhead) + ", activation " + c.activation +
+                    ", norm_first " + (c.norm_first ? "true" : "false") + ", layer_norm_eps " +
+                    eps_text(c.layer_norm_eps) + ", positional_encoding " + c.positional_encoding;
+    if (!c.memory_mask.empty()) s += ", memory_mask " + c.memory_mask;
+    return s;
+}
+
+ConvertConfig apply(ConvertConfig config, const Candidate& c) {
+    config.nhead = c.nhead;
+    config.activation = c.activation;
+    config.norm_first = c.norm_first;
+    config.layer_norm_eps = c.layer_norm_eps;
+    config.positional_encoding = c.positional_encoding;
+    if (!c.memory_mask.empty()) config.memory_mask = c.memory_mask;
+    return config;
+}
+
+// The user's JSON object with the tried keys replaced (in place, keeping the key order) or appended.
+JsonValue candidate_json(const JsonValue& user, const Candidate& c) {
+    std::vector<std::pair<std::string, JsonValue>> members = user.as_object("config");
+    auto set = [&members](const std::string& key, JsonValue value) {
+        for (auto& m : members)
+            if (m.first == key) {
+                m.second = std::move(value);
+                return;
+            }
+        members.emplace_back(key, std::move(value));
+    };
+    set("nhead", JsonValue::make_integer(static_cast<uint64_t>(c.nhead)));
+    set("activation", JsonValue::make_string(c.activation));
+    set("norm_first", JsonValue::make_bool(c.norm_first));
+    set("layer_norm_eps", JsonValue::make_number(c.layer_norm_eps));
+    set("positional_encoding", JsonValue::make_string(c.positional_encoding));
+    if (!c.memory_mask.empty()) set("memory_mask", JsonValue::make_string(c.memory_mask));
+    return JsonValue::make_object(std::move(members));
+}
+
+// `first` (the user's value), then the others in their fixed order, without repeats.
+template <typename T>
+std::vector<T> user_first(const T& first, const std::vector<T>& all) {
+    std::vector<T> out{first};
+    for (const T& v : all)
+        if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
+    return out;
+}
+
+uint32_t config_record(const AxmModel& m, format::ConfigKey key) {
+    for (const auto& [k, v] : m.config)
+        if (k == key) return v;
+    throw ToolError("internal error: imported model lacks a config record");
+}
+
+// Rewrites the records of the keys a search varies, encoded as the importers encode them.
+void set_records(AxmModel& m, const ConvertConfig& config) {
+    AxmModel encoded;
+    add_stack_config(encoded, StackShape{}, config);
+    encoded.config.emplace_back(format::ConfigKey::memory_mask, static_cast<uint32_t>(config.memory_mask == "tril"
+                                                                                      ? format::MemoryMask::tril
+                                                                                      : format::MemoryMask::none));
+    for (auto& [key, value] : m.config)
+        for (const auto& [k, v] : encoded.config)
+            if (k == key && (k == format::ConfigKey::nhead || k == format::ConfigKey::activation ||
+                             k == format::ConfigKey::norm_first || k == format::ConfigKey::layer_norm_eps ||
+                             k == format::ConfigKey::memory_mask))
+                value = v;
+}
+
+// The user's config, or a bare one naming the family when none was given: a forecaster or tvae needs
+// nothing the search cannot try. "nhead" may be missing: the search supplies it.
+JsonValue base_json(const TensorMap& tensors, const std::string& config_path) {
+    if (!config_path.empty()) return parse_json_file(config_path);
+    std::string errors;
+    for (const char* arch : {"forecaster", "tvae"}) {
+        JsonValue j = JsonValue::make_object({{"arch", JsonValue::make_string(arch)}});
+        try {
+            ConvertConfig c = parse_convert_config(
+                JsonValue::make_object({{"arch", JsonValue::make_string(arch)}, {"nhead", JsonValue::make_integer(1)}}),
+                "search");
+            import_model(tensors, c);
+            return j;
+        } catch (const ToolError& e) {
+            errors += std::string(errors.empty() ? "" : "; ") + "as a " + arch + ": " + e.what();
+        }
+    }
+    throw ToolError("--find-config without --config reads forecaster and tvae checkpoints; this one is neither (" +
+                    errors + "); for a seq2seq or classifier give --config with \"arch\" and the token ids");
+}
+
+// Parses the user's config, standing in nhead 1 when it is absent (only the search may leave it out).
+ConvertConfig parse_base(const JsonValue& user, const std::string& source) {
+    if (user.is_object() && !user.find("nhead")) {
+        std::vector<std::pair<std::string, JsonValue>> members = user.as_object(source);
+        members.emplace_back("nhead", JsonValue::make_integer(1));
+        return parse_convert_config(JsonValue::make_object(std::move(members)), source);
+    }
+    return parse_convert_config(user, source);
+}
+
+// How many keys the user stated (or left at a default) that the candidate changes.
+int changes(const ConvertConfig& base, bool nhead_stated, const Candidate& c) {
+    int n = 0;
+    n += nhead_stated && c.nhead != base.nhead;
+    n += c.activation != base.activation;
+    n += c.norm_first != base.norm_first;
+    n += c.layer_norm_eps != base.layer_norm_eps;
+    n += base.positional_encoding && c.positional_encoding != *base.positional_encoding;
+    n += !c.memory_mask.empty() && c.memory_mask != base.memory_mask;
+    return n;
+}
+
+// The keys in which the matching candidates differ.
+std::string varying_keys(const std::vector<Candidate>& m) {
+    std::string keys;
+    auto add = [&](const char* key, bool differs) {
+        if (differs) keys += (keys.empty() ? "" : ", ") + std::string(key);
+    };
+    auto any = [&](auto field) {
+        for (const Candidate& c : m)
+            if (field(c) != field(m[0])) return true;
+        return false;
+    };
+    add("nhead", any([](const Candidate& c) { return c.nhead; }));
+    add("activation", any([](const Candidate& c) { return c.activation; }));
+    add("norm_first", any([](const Candidate& c) { return c.norm_first; }));
+    add("layer_norm_eps", any([](const Candidate& c) { return c.layer_norm_eps; }));
+    add("positional_encoding", any([](const Candidate& c) { return c.positional_encoding; }));
+    add("memory_mask", any([](const Candidate& c) { return c.memory_mask; }));
+    return keys;
+}
+
+}  // namespace
+
+ConfigSearch search_config(const TensorMap& tensors, const std::string& config_path, const CheckFiles& files) {
+    const std::string source = config_path.empty() ? "config" : config_path;
+    const JsonValue user = base_json(tensors, config_path);
+    const bool nhead_stated = user.is_object() && user.find("nhead");
+    const ConvertConfig base = parse_base(user, source);
+
+    // The base import tells d_model and the family (and reports a checkpoint no candidate can fix).
+    ConvertConfig probe = base;
+    probe.nhead = 1;
+    probe.positional_encoding.reset();  // inferred from the tensors: the user's may be the wrong key
+    const AxmModel probe_model = import_model(tensors, probe);
+    const int64_t d = config_record(probe_model, format::ConfigKey::d_model);
+    const CheckPair pair = read_check_pair(files, probe_model.family);
+
+    std::vector<int64_t> heads;
+    for (int64_t h = 1; h <= d; ++h)
+        if (d % h == 0) heads.push_back(h);
+    const bool forecaster = probe_model.family == format::Family::forecaster;
+    const bool token_family =
+        probe_model.family == format::Family::seq2seq || probe_model.family == format::Family::classifier;
+    const std::vector<std::string> pe_all = token_family
+        ? std::vector<std::string>{"learned", "sinusoidal", "sinusoidal_pad0", "none"}
+        : std::vector<std::string>{"sinusoidal", "none"};
+    const std::vector<std::string> pes = user_first(base.positional_encoding.value_or(pe_all[0]), pe_all);
+    const std::vector<std::string> masks =
+        forecaster ? user_first(base.memory_mask, {"none", "tril"}) : std::vector<std::string>{""};
+
+    ConfigSearch out;
+    out.config_stated_eps = user.is_object() && user.find("layer_norm_eps");
+    std::vector<Candidate> matched;
+    std::vector<CheckResult> matched_results;
+    double closest_ratio = HUGE_VAL;
+    Candidate closest;
+    CheckResult closest_result;
+    std::string first_refusal;
+    // One import per positional encoding (the only tried key that changes which tensors a model holds);
+    // the other keys are config records, rewritten in place, so a candidate costs a run, not an import.
+    std::vector<std::pair<std::string, AxmModel>> templates;
+    for (const std::string& pe : pes) {
+        try {
+            templates.emplace_back(pe, import_model(tensors, apply(probe, Candidate{1, base.activation, base.norm_first,
+                                                                                   base.layer_norm_eps, pe, ""})));
+        } catch (const ToolError& e) {
+            // A positional encoding the tensors rule out ("none" beside a `pe` buffer, ...).
+            if (first_refusal.empty()) first_refusal = e.what();
+            ++out.refused;
+        }
+    }
+    if (templates.empty()) throw ToolError("no candidate config imports: " + first_refusal);
+    // A check pair that does not fit the model's shapes fails every candidate alike: said here, plainly.
+    check_model(templates.front().second, pair);
+    const std::vector<int64_t> head_order = d % base.nhead == 0 ? user_first(base.nhead, heads) : heads;
+    auto try_candidate = [&](AxmModel& model, const Candidate& c) {
+        set_records(model, apply(base, c));
+        CheckResult r;
+        try {
+            r = check_model(model, pair);
+        } catch (const ToolError& e) {
+            // A combination the runtime refuses to open is no candidate.
+            if (first_refusal.empty()) first_refusal = e.what();
+            ++out.refused;
+            return;
+        }
+        ++out.tried;
+        if (r.passed) {
+            matched.push_back(c);
+            matched_results.push_back(r);
+        }
+        if (r.max_diff / r.tolerance < closest_ratio) {
+            closest_ratio = r.max_diff / r.tolerance;
+            closest = c;
+            closest_result = r;
+        }
+    };
+    auto grid = [&](const std::vector<double>& eps_values) {
+        for (auto& [pe, model] : templates)
+            for (int64_t h : head_order)
+                for (const std::string& act : user_first(base.activation, {"relu", "gelu"}))
+                    for (bool nf : user_first(base.norm_first, {false, true}))
+                        for (const std::string& mask : masks)
+                            for (double eps : eps_values) try_candidate(model, Candidate{h, act, nf, eps, pe, mask});
+    };
+    // layer_norm_eps rarely shows at the tolerance (1e-5 vs 1e-6 moves unit-scale outputs by ~1e-5 of
+    // them), so the grid runs with the user's eps first and the others only when nothing matched; after a
+    // match they are tried on the pick alone, to say whether this check pair tells them apart.
+    const std::vector<double> eps_all = user_first(base.layer_norm_eps, {1e-5, 1e-6});
+    const std::vector<double> eps_rest(eps_all.begin() + 1, eps_all.end());
+    grid({eps_all[0]});
+    if (matched.empty()) grid(eps_rest);
+    if (out.tried == 0) throw ToolError("no candidate config runs: " + first_refusal);
+    if (matched.empty()) {
+        out.result = closest_result;
+        out.config = apply(base, closest);
+        out.json = candidate_json(user, closest);
+        out.description = describe(closest);
+        return out;
+    }
+    // Several can match when a key makes no difference at the tolerance: keep the user's config as far as
+    // possible, then the search order (the user's values first).
+    size_t best = 0;
+    for (size_t i = 1; i < matched.size(); ++i)
+        if (changes(base, nhead_stated, matched[i]) < changes(base, nhead_stated, matched[best])) best = i;
+    const Candidate pick = matched[best];
+    out.found = true;
+    out.result = matched_results[best];
+    for (double eps : eps_rest)
+        if (eps != pick.layer_norm_eps)
+            for (auto& [pe, model] : templates)
+                if (pe == pick.positional_encoding)
+                    try_candidate(model, Candidate{pick.nhead, pick.activation, pick.norm_first, eps, pe,
+                                                   pick.memory_mask});
+    out.matches.push_back(describe(pick));
+    out.matched_eps.push_back(pick.layer_norm_eps);
+    for (size_t i = 0; i < matched.size(); ++i)
+        if (i != best) {
+            out.matches.push_back(describe(matched[i]));
+            out.matched_eps.push_back(matched[i].layer_norm_eps);
+        }
+    out.varying = varying_keys(matched);
+    out.config = apply(base, pick);
+    // The rewritten records must be what an import of the picked config writes.
+    for (auto& [pe, model] : templates)
+        if (pe == pick.positional_encoding) {
+            set_records(model, out.config);
+            if (import_model(tensors, out.config).config != model.config)
+                throw ToolError("internal error: the searched model's config records differ from an import's");
+        }
+    out.json = candidate_json(user, pick);
+    out.description = describe(pick);
+    return out;
+}
+
+}  // namespace ax::tools
