@@ -187,6 +187,12 @@ bool parse_enum(const char* text, E* out) {
 // A token-id config value meaning "no such token".
 constexpr uint32_t kNoToken = 0xFFFFFFFFu;
 
+// Text records (docs/FORMAT.md, "Text records"): config keys kFeatureNamesKey + i (i < kMaxTextRecords)
+// hold bytes 4i..4i+3 of the feature names, UTF-8 separated by '\n', the last record zero-padded. Readers
+// that do not know the key ignore it, as every reader looks keys up by number.
+constexpr uint32_t kFeatureNamesKey = 0x1000;
+constexpr uint32_t kMaxTextRecords = 256;
+
 // Tensor record field offsets.
 namespace tensor {
 constexpr size_t role = 0;           // u16, Role

@@ -5,6 +5,7 @@
 
 #include "runtime/bytes.h"
 #include "runtime/checksum.h"
+#include "runtime/feature_names.h"
 
 namespace ax {
 
@@ -163,6 +164,7 @@ Status ModelFile::open(const uint8_t* data, size_t size, Checksum checksum, Mode
             if (load_u32(m.config_ + i * 8) == load_u32(m.config_ + j * 8))
                 return bad("config key ").add(static_cast<int64_t>(load_u32(m.config_ + i * 8))).add(" repeats");
     }
+    AX_RETURN_IF_ERROR(check_feature_names(m));
     *out = m;
     return Status::ok();
 }

@@ -430,3 +430,34 @@ TEST_CASE("corrupting any single byte never crashes a reader") {
         }
     }
 }
+
+TEST_CASE("a dict of several state_dicts: the one taken is reported, --state-dict-key takes another") {
+    // {"model": {"w": T}, "ema": {"w": T}, "step": 7}: T is memoized and fetched again for "ema".
+    std::string t = tensor_pickle(4, 0, {2, 2}, {2, 1});
+    const std::string tensor = t.substr(t.find("ctorch._utils"), t.find("tRq\x01"s) + 4 - t.find("ctorch._utils"));
+    const std::string pickle = "\x80\x02}"s + pickle_str("model") + "}" + pickle_str("w") + tensor + "ss" +
+                               pickle_str("ema") + "}" + pickle_str("w") + "h\x01" + "ss" + pickle_str("step") +
+                               pickle_int(7) + "s.";
+    StateDictChoice choice;
+    const PickledStateDict taken = parse_torch_pickle(reinterpret_cast<const uint8_t*>(pickle.data()), pickle.size(), &choice);
+    CHECK(taken.tensors.size() == 1);
+    CHECK(choice.taken == "model");
+    CHECK(choice.others == std::vector<std::string>{"'ema'"});
+
+    StateDictChoice ema{"ema", {}, {}};
+    CHECK(parse_torch_pickle(reinterpret_cast<const uint8_t*>(pickle.data()), pickle.size(), &ema).tensors.size() == 1);
+    CHECK(ema.taken == "ema");
+    CHECK(ema.others == std::vector<std::string>{"'model'"});
+    StateDictChoice missing{"best", {}, {}};
+    CHECK(error_of([&] { parse_torch_pickle(reinterpret_cast<const uint8_t*>(pickle.data()), pickle.size(), &missing); }) ==
+          "checkpoint has no tensor dict under 'best' (keys: 'model', 'ema', 'step')");
+
+    // Without a preferred key the choice is the user's.
+    StateDictChoice b{"b", {}, {}};
+    const TensorMap from_b = read_checkpoint(fixture("two_models.pt"), &b);
+    CHECK(from_b.size() == read_torch_checkpoint(fixture("module.pt")).size());
+    CHECK(b.taken == "b");
+    CHECK(b.others == std::vector<std::string>{"'a'"});
+    StateDictChoice on_safetensors{"a", {}, {}};
+    CHECK(contains(error_of([&] { read_checkpoint(fixture("dtypes.safetensors"), &on_safetensors); }), "--state-dict-key"));
+}

@@ -3,6 +3,8 @@
 #include <doctest/doctest.h>
 
 
+#include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -10,6 +12,7 @@
 #include "tests/cli_support.h"
 #include "tests/test_support.h"
 #include "tests/tolerances.h"
+#include "tools/convert/axm_writer.h"
 #include "tools/text/csv.h"
 
 namespace {
@@ -127,4 +130,204 @@ TEST_CASE("cli: convert --calib records input ranges that inspect shows; its fla
                        write_file("calib_cols.csv", "1,2\n3,4\n") + " -o " + out), 1, "2 columns");
     check_error(auspex("convert " + model_pt + " --config " + config + " --calib " +
                        write_file("calib_nan.csv", "1\nnan\n") + " -o " + out), 1, ":2");
+}
+
+// --- data CSVs as sensors and spreadsheets write them (issue 14) ------------------------------------------
+
+namespace {
+
+std::vector<std::string> lines_of(const std::string& path) {
+    std::ifstream in(path);
+    std::vector<std::string> out;
+    for (std::string line; std::getline(in, line);) out.push_back(line);
+    return out;
+}
+
+// post_relu_tril's history as a monthly sensor log: "YYYY-MM-15;value" with decimal commas, and the
+// given extra column before the value.
+std::string monthly_log(const std::string& name, const std::string& extra_header = "", const std::string& extra = "",
+                        char separator = ';') {
+    std::string text = "Zeit" + std::string(1, separator) + extra_header + "value\n";
+    const std::vector<std::string> rows = lines_of(case_file("post_relu_tril", "history.csv"));
+    for (size_t i = 0; i < rows.size(); ++i) {
+        char date[48];
+        std::snprintf(date, sizeof date, "%04zu-%02zu-15", 2000 + i / 12, i % 12 + 1);
+        std::string value = rows[i];
+        if (separator == ';') std::replace(value.begin(), value.end(), '.', ',');
+        text += date + std::string(1, separator) + extra + value + "\n";
+    }
+    return write_file(name, text);
+}
+
+std::string model_with_features(const std::string& features) {
+    const std::string out = (scratch_dir() / "features.axm").string();
+    const std::string config = write_file("features.json", R"({"arch": "forecaster", "nhead": 4, "activation": "relu",
+        "norm_first": false, "positional_encoding": "sinusoidal", "memory_mask": "tril", "features": )" + features + "}");
+    const Result r = auspex("convert " + case_file("post_relu_tril", "model.pt") + " --config " + config + " -o " + out);
+    REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("cli: a monthly sensor log with ';' and decimal commas forecasts with its timestamps extrapolated") {
+    const std::string model = converted("post_relu_tril");
+    const std::string log = monthly_log("sensor.csv");
+    const std::string out = (scratch_dir() / "sensor_fc.csv").string();
+    const Result r = auspex("forecast " + model + " --input " + log + " --horizon 24 -o " + out);
+    REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+    const std::vector<std::string> written = lines_of(out);
+    REQUIRE(written.size() == 25);
+    CHECK(written[0] == "Zeit;value");
+    const size_t rows = lines_of(case_file("post_relu_tril", "history.csv")).size();
+    char next[48];
+    std::snprintf(next, sizeof next, "%04zu-%02zu-15;", 2000 + rows / 12, rows % 12 + 1);
+    CHECK(written[1].rfind(next, 0) == 0);
+    const ax::tools::Table fc = ax::tools::read_csv(out);
+    CHECK(fc.times.size() == 24);
+    CHECK(fc.decimal_comma);
+    ax::test::check_close(fc.values, ax::tools::read_csv(case_file("post_relu_tril", "forecast.csv")).values, 1e-4,
+                          "sensor log forecast");
+
+    // run and reconstruct-style commands keep the given rows' timestamps.
+    const std::string run_out = (scratch_dir() / "sensor_run.csv").string();
+    const Result run = auspex("run " + model + " --src " + log + " --tgt " + log + " -o " + run_out);
+    REQUIRE_MESSAGE(run.exit_code == 0, run.output);
+    CHECK(lines_of(run_out)[1].rfind("2000-01-15;", 0) == 0);
+}
+
+TEST_CASE("cli: irregular timestamps are reported and the forecast rows numbered") {
+    const std::string model = converted("post_relu_tril");
+    std::ifstream in(monthly_log("irregular_src.csv"));
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    text.replace(text.find("2000-03-15"), 10, "2000-03-17");
+    const std::string out = (scratch_dir() / "irregular_fc.csv").string();
+    const Result r = auspex("forecast " + model + " --input " + write_file("irregular.csv", text) + " --horizon 3 -o " + out);
+    REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+    CHECK(r.output.find("not evenly spaced ('2000-03-17' to '2000-04-15' is 29 days, '2000-01-15' to '2000-02-15' 31 days)") != std::string::npos);
+    const std::vector<std::string> written = lines_of(out);
+    REQUIRE(written.size() == 4);
+    CHECK(written[0] == "step;value");
+    CHECK(written[1].rfind("1;", 0) == 0);
+    CHECK(written[3].rfind("3;", 0) == 0);
+}
+
+TEST_CASE("cli: --columns, --delimiter and --fill") {
+    const std::string model = converted("post_relu_tril");
+    const std::string log = monthly_log("wide.csv", "humidity,", "55,", ',');
+    const std::string out = (scratch_dir() / "columns_fc.csv").string();
+    check_error(auspex("forecast " + model + " --input " + log), 1, "feature column");
+    const Result r = auspex("forecast " + model + " --input " + log + " --columns value --horizon 24 -o " + out);
+    REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+    ax::test::check_close(ax::tools::read_csv(out).values,
+                          ax::tools::read_csv(case_file("post_relu_tril", "forecast.csv")).values, 1e-4, "--columns");
+    check_error(auspex("forecast " + model + " --input " + log + " --columns valeu"), 1,
+                "no column 'valeu'; columns found: humidity, value");
+    check_error(auspex("forecast " + model + " --input " + log + " --delimiter colon"), 2, "--delimiter");
+    check_error(auspex("forecast " + model + " --input " + log + " --fill mean"), 2, "--fill");
+    check_error(auspex("forecast " + model + " --input " + log + " --columns value,"), 2, "--columns");
+    // ';' given explicitly reads the ','-separated file as one column of text.
+    check_error(auspex("forecast " + model + " --input " + log + " --delimiter ';' --columns value"), 1, "no column");
+
+    const std::string gaps = write_file("gaps.csv", "value\n1\n2\n\n4\n5\n6\n");
+    check_error(auspex("forecast " + model + " --input " + write_file("gap_cell.csv", "t,value\n1,1\n2,\n3,3\n")), 1,
+                "gap_cell.csv:3: column 2: empty field");
+    check_error(auspex("forecast " + model + " --input " + gaps), 1, ":4: blank line");
+    const Result filled = auspex("forecast " + model + " --input " +
+                                 write_file("gap_fill.csv", "t,value\n1,1\n2,\n3,3\n4,4\n") + " --fill linear --horizon 2");
+    REQUIRE_MESSAGE(filled.exit_code == 0, filled.output);
+    CHECK(filled.output.find("filled 1 empty cell") != std::string::npos);
+    CHECK(filled.output.find("t,value\n5,") != std::string::npos);
+}
+
+TEST_CASE("cli: feature names stored by convert pick the CSV's columns by name") {
+    const std::string model = model_with_features(R"(["value"])");
+    const std::string log = monthly_log("named.csv", "humidity;", "55;");
+    const std::string out = (scratch_dir() / "named_fc.csv").string();
+    const Result r = auspex("forecast " + model + " --input " + log + " --horizon 24 -o " + out);
+    REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+    CHECK(r.output.find("ignoring column(s) humidity") != std::string::npos);
+    ax::test::check_close(ax::tools::read_csv(out).values,
+                          ax::tools::read_csv(case_file("post_relu_tril", "forecast.csv")).values, 1e-4, "features");
+    check_error(auspex("forecast " + model + " --input " + write_file("no_value.csv", "time,humidity\n1,2\n2,3\n")), 1,
+                "has no column 'value' (a feature the model was trained on: value); columns found: humidity");
+    // Files without a header are taken in order, as before.
+    const Result plain = auspex("forecast " + model + " --input " + case_file("post_relu_tril", "history.csv"));
+    CHECK_MESSAGE(plain.exit_code == 0, plain.output);
+    const Result calib = auspex("convert " + case_file("post_relu_tril", "model.pt") + " --config " +
+                                (scratch_dir() / "features.json").string() + " --calib " + log +
+                                " --calib-window 16 --calib-horizon 4 -o " + (scratch_dir() / "features_calib.axm").string());
+    CHECK_MESSAGE(calib.exit_code == 0, calib.output);
+    CHECK(calib.output.find("ignoring column(s) not among the features: humidity") != std::string::npos);
+
+    const std::string pt = case_file("post_relu_tril", "model.pt");
+    const std::string two = write_file("two_names.json", R"({"arch": "forecaster", "nhead": 4, "features": ["a", "b"]})");
+    check_error(auspex("convert " + pt + " --config " + two + " -o " + (scratch_dir() / "t.axm").string()), 1,
+                "lists 2 name(s), the model takes 1 feature(s)");
+    const std::string dup = write_file("dup_names.json", R"({"arch": "forecaster", "nhead": 4, "features": ["a", "a"]})");
+    check_error(auspex("convert " + pt + " --config " + dup + " -o " + (scratch_dir() / "t.axm").string()), 1,
+                "listed twice");
+    const std::string s2s = write_file("s2s_names.json", R"({"arch": "seq2seq", "nhead": 4, "features": ["a"]})");
+    check_error(auspex("convert " + pt + " --config " + s2s + " -o " + (scratch_dir() / "t.axm").string()), 1,
+                "do not apply to a seq2seq model: \"features\"");
+}
+
+TEST_CASE("cli: stored feature names are validated when a model opens") {
+    const std::string model = model_with_features(R"(["co2 ppm"])");
+    std::ifstream in(model, std::ios::binary);
+    std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const Result shown = auspex("inspect " + model);
+    REQUIRE(shown.exit_code == 0);
+    CHECK(shown.output.find("features: co2 ppm") != std::string::npos);
+    size_t at = 0;
+    const size_t config_count = bytes[36] | (bytes[37] << 8);  // header field config_count (docs/FORMAT.md)
+    for (size_t i = 64; i < 64 + 8 * config_count; i += 8)
+        if (bytes[i] == 0x00 && bytes[i + 1] == 0x10 && bytes[i + 2] == 0 && bytes[i + 3] == 0) at = i;
+    REQUIRE(at != 0);
+    auto patched = [&](size_t offset, uint8_t value) {
+        std::vector<uint8_t> b = bytes;
+        b[offset] = value;
+        ax::tools::reseal_axm(b);
+        return write_file("patched.axm", std::string(b.begin(), b.end()));
+    };
+    check_error(auspex("inspect " + patched(at + 5, '\n')), 1, "feature names: 2 names for 1 features");
+    check_error(auspex("inspect " + patched(at + 5, 0x01)), 1, "feature names: a control character");
+    check_error(auspex("inspect " + patched(at + 5, 0xC3)), 1, "feature names: the text is not well-formed UTF-8");
+    check_error(auspex("inspect " + patched(at + 4, 0)), 1, "feature names: a control character or zero byte");
+    check_error(auspex("inspect " + patched(at + 1, 0x11)), 1, "feature names");  // key 0x1100: not a text record
+}
+
+TEST_CASE("cli: small things users hit (issue 14.7)") {
+    const std::string model = converted("post_relu_tril");
+    const std::string h = (scratch_dir() / "m.h").string();
+    check_error(auspex("header " + model + " -o " + h + " --name int"), 2, "\"int\": it is a C or C++ keyword");
+    check_error(auspex("header " + model + " -o " + h + " --name 9lives"), 2, "it starts with a digit");
+    check_error(auspex("header " + model + " -o " + h + " --name __model"), 2, "reserved");
+    check_error(auspex("header " + model + " -o " + h + " --name my-model"), 2, "'-' is not a letter, digit or _");
+    check_error(auspex("header " + model + " -o " + (scratch_dir() / "for.h").string()), 2, "give --name");
+    CHECK(auspex("header " + model + " -o " + h + " --name _model2").exit_code == 0);
+
+    const std::string pt = case_file("post_relu_tril", "model.pt");
+    const std::string out = (scratch_dir() / "t.axm").string();
+    check_error(auspex("convert " + pt + " --config " + write_file("typo2.json", R"({"arch": "forecaster", "nheads": 4})") +
+                       " -o " + out), 1, "unknown config key \"nheads\" (did you mean \"nhead\"?)");
+    check_error(auspex("convert " + pt + " --config " +
+                       write_file("typo3.json", R"({"arch": "forecaster", "nhead": 4, "normalization": {"mdoe": "none"}})") +
+                       " -o " + out), 1, "unknown key \"mdoe\" (did you mean \"mode\"?)");
+    check_error(auspex("forecast " + model + " --input x.csv --horizn 4"), 2, "unknown option --horizn (did you mean \"--horizon\"?)");
+    check_error(auspex("forecast " + model + " --input x.csv --zzzzzz 4"), 2, "unknown option --zzzzzz\n");
+
+    const Result noted = auspex("convert " + pt + " --config " +
+                                write_file("dropout.json", R"({"arch": "forecaster", "nhead": 4, "memory_mask": "tril",
+                                    "dropout": 0.1, "batch_first": true})") + " -o " + out);
+    REQUIRE_MESSAGE(noted.exit_code == 0, noted.output);
+    CHECK(noted.output.find("ignoring config key(s) dropout, batch_first") != std::string::npos);
+    check_error(auspex("convert " + pt + " --config " +
+                       write_file("pooling.json", R"({"arch": "forecaster", "nhead": 4, "pooling": "mean"})") + " -o " + out),
+                1, "do not apply to a forecaster model: \"pooling\"");
+    check_error(auspex("convert " + pt + " --config " + case_file("post_relu_tril", "config.json") +
+                       " --state-dict-key ema -o " + out), 1, "plain state_dict");
+    check_error(auspex("convert " + ax::test::fixture_path("checkpoints/two_models.pt") + " --config " +
+                       case_file("post_relu_tril", "config.json") + " -o " + out), 1,
+                "several nested tensor dicts ('a', 'b'); pick one with --state-dict-key NAME");
 }

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "tools/text/csv.h"
+#include "tools/text/csv_time.h"
 #include "tools/common/tool_error.h"
 
 using ax::tools::format_csv;
@@ -48,11 +49,12 @@ Table make_table(std::vector<std::string> header, size_t rows, size_t cols, std:
 }  // namespace
 
 TEST_CASE("csv: header detection") {
-    Table t = parse_csv("time,load\n1,2.5\n3,-4\n", "d.csv");
-    CHECK(t.header == std::vector<std::string>{"time", "load"});
+    Table t = parse_csv("hour,load\n1,2.5\n3,-4\n", "d.csv");
+    CHECK(t.header == std::vector<std::string>{"hour", "load"});
     CHECK(t.rows == 2);
     CHECK(t.cols == 2);
     CHECK(t.at(1, 1) == -4.0f);
+    CHECK(t.times.empty());
 
     Table no_header = parse_csv("1,2\n3,4\n", "d.csv");
     CHECK(no_header.header.empty());
@@ -90,7 +92,9 @@ TEST_CASE("csv: quoted header fields") {
     CHECK(t.cols == 4);
     CHECK(csv_error("\"a,b\nx\n") == "d.csv:1: column 1: unterminated quote");
     CHECK(csv_error("a,\"b\"c\n1,2\n") == "d.csv:1: column 2: text after the closing quote");
-    CHECK(csv_error("a,b\n\"1\",2\n") == "d.csv:2: column 1: '\"1\"' is not a number");
+    // Quoted data fields are data (RFC 4180): spreadsheets quote numbers too.
+    CHECK(parse_csv("a,b\n\"1\",2\n", "d.csv").at(0, 0) == 1.0f);
+    CHECK(csv_error("a,b\n\"x\",2\n") == "d.csv:2: column 1: 'x' is not a number");
 }
 
 TEST_CASE("csv: errors name the line") {
@@ -102,9 +106,9 @@ TEST_CASE("csv: errors name the line") {
     CHECK(csv_error("a,b\n1,2\n\n3,4\n") == "d.csv:3: blank line before the end of the data");
     CHECK(csv_error("a,b\r\n1,2\r\n \r\n3,4\r\n") == "d.csv:3: blank line before the end of the data");
     CHECK(csv_error("\n1,2\n") == "d.csv:1: blank line before the end of the data");
-    CHECK(csv_error("a,b\n1,\n") == "d.csv:2: column 2: empty field");
-    CHECK(csv_error("a,b\n1, \n") == "d.csv:2: column 2: empty field");
-    CHECK(csv_error("1,,2\n") == "d.csv:1: column 2: empty field");
+    CHECK(csv_error("a,b\n1,\n") == "d.csv:2: column 2: empty field (--fill previous or --fill linear fills gaps)");
+    CHECK(csv_error("a,b\n1, \n") == "d.csv:2: column 2: empty field (--fill previous or --fill linear fills gaps)");
+    CHECK(csv_error("1,,2\n") == "d.csv:1: column 2: empty field (--fill previous or --fill linear fills gaps)");
     CHECK(csv_error("a,b\n1,abc\n") == "d.csv:2: column 2: 'abc' is not a number");
     CHECK(csv_error("a\n1\n2\n3x\n") == "d.csv:4: column 1: '3x' is not a number");
     CHECK(csv_error("a\n1 2\n") == "d.csv:2: column 1: '1 2' is not a number");
@@ -234,4 +238,203 @@ TEST_CASE("csv: files") {
         CHECK(std::string(e.what()) == "cannot write '" + unwritable + "': No such file or directory");
     }
     fs::remove_all(dir);
+}
+
+// --- files as sensors and spreadsheets write them -------------------------------------------------------
+
+using ax::tools::CsvOptions;
+using ax::tools::Fill;
+using ax::tools::next_times;
+
+namespace {
+
+std::string csv_error_with(const std::string& text, const CsvOptions& o) {
+    try {
+        parse_csv(text, "d.csv", o);
+    } catch (const ToolError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+std::vector<std::string> next(const std::vector<std::string>& times, size_t n) {
+    const ax::tools::NextTimes r = next_times(times, n, false);
+    CHECK_MESSAGE(r.regular, r.why);
+    return r.times;
+}
+
+}  // namespace
+
+TEST_CASE("csv: a sensor log with ISO timestamps, ';' separators and decimal commas") {
+    const std::string log =
+        "Zeitstempel;Temperatur;Feuchte\r\n"
+        "2024-01-31T12:00:00;21,5;40,25\r\n"
+        "2024-01-31T12:10:00;-1,75;41\r\n"
+        "2024-01-31T12:20:00;22;1e3\r\n";
+    Table t = parse_csv(log, "d.csv");
+    CHECK(t.delimiter == ';');
+    CHECK(t.decimal_comma);
+    CHECK(t.time_name == "Zeitstempel");
+    CHECK(t.times == std::vector<std::string>{"2024-01-31T12:00:00", "2024-01-31T12:10:00", "2024-01-31T12:20:00"});
+    CHECK(t.header == std::vector<std::string>{"Temperatur", "Feuchte"});
+    REQUIRE(t.rows == 3);
+    CHECK(t.at(0, 0) == 21.5f);
+    CHECK(t.at(0, 1) == 40.25f);
+    CHECK(t.at(1, 0) == -1.75f);
+    CHECK(t.at(2, 1) == 1000.0f);
+    // Written back the way it came: the time column first, ';' and decimal commas.
+    CHECK(format_csv(t) == "Zeitstempel;Temperatur;Feuchte\n2024-01-31T12:00:00;21,5;40,25\n"
+                           "2024-01-31T12:10:00;-1,75;41\n2024-01-31T12:20:00;22;1000\n");
+    CHECK(next(t.times, 2) == std::vector<std::string>{"2024-01-31T12:30:00", "2024-01-31T12:40:00"});
+    // Without a header the timestamps are still recognised, and a tab separates as well.
+    Table tabs = parse_csv("2024-01-31 12:00\t1.5\n2024-01-31 13:00\t2.5\n", "d.csv");
+    CHECK(tabs.delimiter == '\t');
+    CHECK(tabs.header.empty());
+    CHECK(tabs.times == std::vector<std::string>{"2024-01-31 12:00", "2024-01-31 13:00"});
+    CHECK(tabs.cols == 1);
+    CHECK(next(tabs.times, 1) == std::vector<std::string>{"2024-01-31 14:00"});
+    // A single column with decimal commas has no ';' to detect it by: --delimiter says so.
+    CsvOptions semicolon;
+    semicolon.delimiter = ';';
+    CHECK(parse_csv("x\n1,5\n", "d.csv", semicolon).at(0, 0) == 1.5f);
+    CHECK(csv_error("a;b\n1,2.5;3\n") == "d.csv:2: column 1: '1,2.5' is not a number");
+    CHECK(csv_error("a;b\n1,2,5;3\n") == "d.csv:2: column 1: '1,2,5' is not a number");
+}
+
+TEST_CASE("csv: a spreadsheet export with quoted headers and fields") {
+    const std::string exported =
+        "\xEF\xBB\xBF\"Date\",\"Sales, units\",\"Say \"\"hi\"\"\",\"Note\"\r\n"
+        "\"2024-01-01\",\"12.5\",\"3\",\"closed, holiday\"\r\n"
+        "\"2024-01-02\",13,\"4\",\"two\r\nlines\"\r\n";
+    CsvOptions o;
+    o.columns = {"Say \"hi\"", "Sales, units"};
+    Table t = parse_csv(exported, "d.csv", o);
+    CHECK(t.time_name == "Date");
+    CHECK(t.times == std::vector<std::string>{"2024-01-01", "2024-01-02"});
+    CHECK(t.header == std::vector<std::string>{"Say \"hi\"", "Sales, units"});
+    CHECK(t.values == std::vector<float>{3, 12.5f, 4, 13});
+    CHECK(t.ignored == std::vector<std::string>{"Note"});
+    const std::string written = format_csv(t);
+    CHECK(written.substr(0, written.find('\n')) == "Date,\"Say \"\"hi\"\"\",\"Sales, units\"");
+    Table back = parse_csv(written, "d.csv");
+    CHECK(back.header == t.header);
+    CHECK(back.times == t.times);
+    CHECK(back.values == t.values);
+    // The text column makes every column a must only when asked for.
+    CHECK(csv_error(exported) == "d.csv:2: column 4: 'closed, holiday' is not a number");
+}
+
+TEST_CASE("csv: --columns picks by name or number; missing ones list the columns found") {
+    const std::string text = "time,temperature,humidity,pressure\n0,20,40,1000\n1,21,41,1001\n";
+    CsvOptions o;
+    o.columns = {"humidity", "temperature"};
+    Table t = parse_csv(text, "d.csv", o);
+    CHECK(t.times == std::vector<std::string>{"0", "1"});
+    CHECK(t.header == std::vector<std::string>{"humidity", "temperature"});
+    CHECK(t.values == std::vector<float>{40, 20, 41, 21});
+    o.columns = {"humidty"};
+    CHECK(csv_error_with(text, o) == "d.csv has no column 'humidty'; columns found: temperature, humidity, pressure");
+    o.columns = {"humidity", "humidity"};
+    CHECK(csv_error_with(text, o) == "d.csv: column 'humidity' is asked for twice");
+    o.columns = {"2"};
+    CHECK(parse_csv("1,2,3\n4,5,6\n", "d.csv", o).values == std::vector<float>{2, 5});
+    o.columns = {"x"};
+    CHECK(csv_error_with("1,2,3\n4,5,6\n", o) == "d.csv has no header line to find column 'x' by name (give column "
+                                                 "numbers 1..3)");
+    // A column asked for by its time-like name is a feature, not the time column.
+    o.columns = {"time", "pressure"};
+    Table with_time = parse_csv(text, "d.csv", o);
+    CHECK(with_time.times.empty());
+    CHECK(with_time.values == std::vector<float>{0, 1000, 1, 1001});
+}
+
+TEST_CASE("csv: the model's feature names pick columns by header name") {
+    CsvOptions o;
+    o.features = {"co2", "temp"};
+    Table t = parse_csv("date,station,temp,co2\n1998-01-15,7,10.5,365.1\n1998-02-15,7,11,366.2\n", "d.csv", o);
+    CHECK(t.header == std::vector<std::string>{"co2", "temp"});
+    CHECK(t.values == std::vector<float>{365.1f, 10.5f, 366.2f, 11});
+    CHECK(t.ignored == std::vector<std::string>{"station"});
+    CHECK(csv_error_with("date,temp\n1998-01-15,1\n", o) ==
+          "d.csv has no column 'co2' (a feature the model was trained on: co2, temp); columns found: temp");
+    // Without a header the columns are taken in order, as before.
+    CHECK(parse_csv("1,2\n3,4\n", "d.csv", o).values == std::vector<float>{1, 2, 3, 4});
+}
+
+TEST_CASE("csv: timestamps extrapolate when evenly spaced") {
+    // Monthly on calendar months, on a day of the month or each month's last day; YYYY-MM months; years.
+    CHECK(next({"1998-01-15", "1998-02-15", "1998-03-15"}, 3) ==
+          std::vector<std::string>{"1998-04-15", "1998-05-15", "1998-06-15"});
+    CHECK(next({"2023-12-31", "2024-01-31", "2024-02-29", "2024-03-31"}, 2) ==
+          std::vector<std::string>{"2024-04-30", "2024-05-31"});
+    CHECK(next({"2024-10-30", "2024-11-30", "2024-12-30"}, 2) == std::vector<std::string>{"2025-01-30", "2025-02-28"});
+    CHECK(next({"2024-11", "2024-12"}, 2) == std::vector<std::string>{"2025-01", "2025-02"});
+    CHECK(next({"2020-02-29T06:00", "2021-02-28T06:00"}, 1).size() == 1);  // irregular days, still a fixed gap
+    CHECK(next({"2019-03-01", "2020-03-01", "2021-03-01"}, 1) == std::vector<std::string>{"2022-03-01"});
+    // Fixed durations across month, year and leap day; zones and fractions kept as written.
+    CHECK(next({"2024-02-28", "2024-02-29"}, 2) == std::vector<std::string>{"2024-03-01", "2024-03-02"});
+    CHECK(next({"2023-12-31 22:00", "2023-12-31 23:00"}, 2) ==
+          std::vector<std::string>{"2024-01-01 00:00", "2024-01-01 01:00"});
+    CHECK(next({"2024-01-01T00:00:00Z", "2024-01-01T06:00:00Z"}, 1) == std::vector<std::string>{"2024-01-01T12:00:00Z"});
+    CHECK(next({"2024-01-01T00:00:00.250+01:00", "2024-01-01T00:00:00.500+01:00"}, 1) ==
+          std::vector<std::string>{"2024-01-01T00:00:00.750+01:00"});
+    CHECK(next({"2024-01-01", "2024-01-08"}, 1) == std::vector<std::string>{"2024-01-15"});
+    CHECK(next({"1969-12-31", "1970-01-01"}, 1) == std::vector<std::string>{"1970-01-02"});
+    // Plain numbers, to within their last written digit.
+    CHECK(next({"0", "10", "20"}, 2) == std::vector<std::string>{"30", "40"});
+    CHECK(next({"1998.042", "1998.125", "1998.208", "1998.292"}, 1) == std::vector<std::string>{"1998.375"});
+    CHECK(next_times({"0,5", "1"}, 1, true).times == std::vector<std::string>{"1,5"});
+}
+
+TEST_CASE("csv: irregular timestamps say where") {
+    const ax::tools::NextTimes gap = next_times({"2024-01-01", "2024-01-02", "2024-01-04"}, 2, false);
+    CHECK_FALSE(gap.regular);
+    CHECK(gap.why == "'2024-01-02' to '2024-01-04' is 2 days, '2024-01-01' to '2024-01-02' 1 day");
+    CHECK_FALSE(next_times({"1", "2", "4"}, 1, false).regular);
+    CHECK_FALSE(next_times({"3", "2", "1"}, 1, false).regular);
+    CHECK_FALSE(next_times({"2024-01-01"}, 1, false).regular);
+    CHECK(next_times({"1998-01-15", "1998-02-16"}, 1, false).regular);  // two points: a fixed gap
+    CHECK_FALSE(next_times({"1998-01-15", "1998-02-15", "1998-03-16"}, 1, false).regular);
+}
+
+TEST_CASE("csv: empty cells are an error naming line and column, or filled when asked") {
+    const std::string gaps = "t,a,b\n0,1,10\n1,,\n2,3,\n3,4,16\n";
+    CHECK(csv_error(gaps) == "d.csv:3: column 2: empty field (--fill previous or --fill linear fills gaps)");
+    CsvOptions o;
+    o.fill = Fill::previous;
+    Table prev = parse_csv(gaps, "d.csv", o);
+    CHECK(prev.values == std::vector<float>{1, 10, 1, 10, 3, 10, 4, 16});
+    CHECK(prev.filled == 3);
+    o.fill = Fill::linear;
+    Table lin = parse_csv(gaps, "d.csv", o);
+    CHECK(lin.values == std::vector<float>{1, 10, 2, 12, 3, 14, 4, 16});
+    CHECK(csv_error_with("a,b\n,1\n2,3\n", o) ==
+          "d.csv:2: column 1: empty field in the first row: no value above it to fill from");
+    CHECK(csv_error_with("a,b\n1,1\n2,\n", o) == "d.csv:3: column 2: empty field at the end: no value below it to "
+                                                 "interpolate to (--fill previous repeats the last value)");
+    o.fill = Fill::previous;
+    CHECK(parse_csv("a,b\n1,1\n2,\n", "d.csv", o).values == std::vector<float>{1, 1, 2, 1});
+    // A timestamp is never filled.
+    CHECK(csv_error_with("2024-01-01,1\n,2\n", o) == "d.csv:2: column 1: empty timestamp");
+}
+
+TEST_CASE("csv: malformed time columns and quotes are refused with line and column") {
+    CHECK(csv_error("date,x\n2024-01-01,1\n2024-13-01,2\n") ==
+          "d.csv:3: column 1: '2024-13-01' is not a timestamp like the rows above (YYYY-MM-DD, "
+          "YYYY-MM-DDTHH:MM[:SS], YYYY-MM)");
+    CHECK(csv_error("date,x\n2024-02-30,1\n") == "d.csv:2: column 1: '2024-02-30' is not a time: a number, or a date like YYYY-MM-DD[THH:MM[:SS]]");
+    CHECK(csv_error("2024-01-01,1\n2024-01-02 25:00,2\n").find("d.csv:2: column 1:") == 0);
+    CHECK(csv_error("time,x\n0,1\nsoon,2\n") == "d.csv:3: column 1: 'soon' is not a time: a number, or a date like YYYY-MM-DD[THH:MM[:SS]]");
+    CHECK(csv_error("a,b\n1,\"2\n") == "d.csv:2: column 2: unterminated quote");
+    CHECK(csv_error("a;b\n1;\"2\"x\n") == "d.csv:2: column 2: text after the closing quote");
+    CHECK(csv_error("date\n2024-01-01\n") == "d.csv:2: column 1: '2024-01-01' is not a number");
+    CHECK(csv_error("date,x\n2024-01-01,1\n2024-01-02\n") == "d.csv:3: expected 2 columns, found 1");
+}
+
+TEST_CASE("csv: keep_last_rows keeps the matching timestamps") {
+    Table t = parse_csv("date,x\n2024-01-01,1\n2024-01-02,2\n2024-01-03,3\n", "d.csv");
+    ax::tools::keep_last_rows(t, 2);
+    CHECK(t.rows == 2);
+    CHECK(t.values == std::vector<float>{2, 3});
+    CHECK(t.times == std::vector<std::string>{"2024-01-02", "2024-01-03"});
 }

@@ -1,5 +1,5 @@
 // Fuzzes the CSV reader (tools/text/csv.cpp) and checks that whatever it accepts writes back and reads back as
-// the same table (header names and float bit patterns). Bad input must end in a ToolError, nothing else.
+// the same table (header names, timestamps and float bit patterns). Bad input must end in a ToolError, nothing else.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -21,6 +21,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     if (table.rows == 0 || table.cols == 0 || table.values.size() != table.rows * table.cols) __builtin_trap();
     if (!table.header.empty() && table.header.size() != table.cols) __builtin_trap();
+    if (!table.times.empty() && table.times.size() != table.rows) __builtin_trap();
 
     std::string written;
     try {
@@ -36,6 +37,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         __builtin_trap();
     }
     const bool same = again.rows == table.rows && again.cols == table.cols && again.header == table.header &&
+                      again.times == table.times && again.time_name == table.time_name &&
                       std::memcmp(again.values.data(), table.values.data(), table.values.size() * sizeof(float)) == 0;
     if (!same) {
         std::fprintf(stderr, "CSV round trip changed the table\n");

@@ -23,16 +23,26 @@ struct HostTensor {
 // Ordered by name so that everything downstream is deterministic.
 using TensorMap = std::map<std::string, HostTensor>;
 
+// Which state_dict to take from a torch.save dict holding several, e.g. {"model": ..., "ema": ...,
+// "optimizer": ...} (`auspex convert --state-dict-key`).
+struct StateDictChoice {
+    std::string key;                  // in: take the one under this key; empty: "state_dict",
+                                      // "model_state_dict" or "model", else the only one
+    std::string taken;                // out: the key taken, when the dict held several
+    std::vector<std::string> others;  // out: the other keys holding tensors
+};
+
 // Reads a PyTorch zip checkpoint (the format of torch.save since 1.6) holding a state_dict.
 TensorMap read_torch_checkpoint(const std::string& path);
-TensorMap read_torch_checkpoint_bytes(const uint8_t* data, size_t size);
+TensorMap read_torch_checkpoint_bytes(const uint8_t* data, size_t size, StateDictChoice* choice = nullptr);
 
 // Reads a safetensors file.
 TensorMap read_safetensors(const std::string& path);
 TensorMap read_safetensors_bytes(const uint8_t* data, size_t size);
 
 // Picks the reader from the file's leading bytes (zip magic or safetensors header), not its extension.
-TensorMap read_checkpoint(const std::string& path);
+// `choice` applies to torch.save files; a safetensors file with choice->key set is refused.
+TensorMap read_checkpoint(const std::string& path, StateDictChoice* choice = nullptr);
 
 // Whole-file read used by all host tools; throws ToolError naming the path on failure.
 std::vector<uint8_t> read_file_bytes(const std::string& path);

@@ -82,7 +82,7 @@ public:
     }
 
     Ref run();
-    PickledStateDict select_state_dict(Ref root) const;
+    PickledStateDict select_state_dict(Ref root, StateDictChoice* choice) const;
 
 private:
     static constexpr Ref kNone = 0, kFalse = 1, kTrue = 2;
@@ -221,7 +221,7 @@ private:
     [[noreturn]] void unsupported_opcode(uint8_t op) const;
 
     bool holds_tensors(Ref dict) const;
-    Ref nested_state_dict(Ref root) const;
+    Ref nested_state_dict(Ref root, StateDictChoice* choice) const;
     std::string key_text(Ref key) const;
 
     const uint8_t* data_;
@@ -514,7 +514,9 @@ std::string Machine::key_text(Ref key) const {
 }
 
 // Training scripts often save {"epoch": ..., "model_state_dict": ..., "optimizer_state_dict": ...}.
-Ref Machine::nested_state_dict(Ref root) const {
+// EMA copies and best-so-far weights often sit beside the model's, so when several keys hold tensor dicts
+// the one taken is reported, and --state-dict-key picks another.
+Ref Machine::nested_state_dict(Ref root, StateDictChoice* choice) const {
     const std::vector<Ref>& items = nodes_[root].items;
     auto value_of = [&](const std::string& key) -> const Ref* {
         for (size_t i = 0; i + 1 < items.size(); i += 2) {
@@ -522,33 +524,57 @@ Ref Machine::nested_state_dict(Ref root) const {
         }
         return nullptr;
     };
-    for (const char* preferred : {"state_dict", "model_state_dict", "model"}) {
-        const Ref* v = value_of(preferred);
-        if (v != nullptr && holds_tensors(*v)) return *v;
-    }
     std::set<Ref> candidates;
     std::set<Ref> scanned;  // many keys may share one value: scan each once
+    std::vector<std::string> candidate_keys;
     std::string keys;
     for (size_t i = 0; i + 1 < items.size(); i += 2) {
-        if (scanned.insert(items[i + 1]).second && holds_tensors(items[i + 1])) candidates.insert(items[i + 1]);
+        if (scanned.insert(items[i + 1]).second && holds_tensors(items[i + 1])) {
+            candidates.insert(items[i + 1]);
+            candidate_keys.push_back(key_text(items[i]));
+        }
         if (i / 2 < kMaxKeysListed) {
             keys += (keys.empty() ? "" : ", ") + key_text(items[i]);
         } else if (i / 2 == kMaxKeysListed) {
             keys += ", ...";
         }
     }
+    auto take = [&](Ref r, const std::string& key) {
+        if (choice != nullptr && candidates.size() > 1) {
+            choice->taken = key;
+            for (const std::string& k : candidate_keys)
+                if (k != "'" + key + "'") choice->others.push_back(k);
+        }
+        return r;
+    };
+    if (choice != nullptr && !choice->key.empty()) {
+        const Ref* v = value_of(choice->key);
+        if (v == nullptr || !holds_tensors(*v))
+            throw ToolError("checkpoint has no tensor dict under '" + choice->key + "' (keys: " +
+                            (keys.empty() ? "none" : keys) + ")");
+        return take(*v, choice->key);
+    }
+    for (const char* preferred : {"state_dict", "model_state_dict", "model"}) {
+        const Ref* v = value_of(preferred);
+        if (v != nullptr && holds_tensors(*v)) return take(*v, preferred);
+    }
     if (candidates.size() == 1) return *candidates.begin();
+    std::string listed;
+    for (const std::string& k : candidate_keys) listed += (listed.empty() ? "" : ", ") + k;
     throw ToolError(std::string("checkpoint is a dict ") +
-                    (candidates.empty() ? "with no tensors" : "with several nested tensor dicts") +
-                    " (keys: " + (keys.empty() ? "none" : keys) + "), not a state_dict; " + kSaveHint);
+                    (candidates.empty() ? "with no tensors (keys: " + (keys.empty() ? "none" : keys) + "), not a state_dict; " + kSaveHint
+                                        : "with several nested tensor dicts (" + listed +
+                                              "); pick one with --state-dict-key NAME"));
 }
 
-PickledStateDict Machine::select_state_dict(Ref root) const {
+PickledStateDict Machine::select_state_dict(Ref root, StateDictChoice* choice) const {
     const Node& r = nodes_[root];
     if (r.kind != Kind::Dict) {
         throw ToolError("checkpoint holds " + describe(root) + ", not a state_dict; " + kSaveHint);
     }
-    const Ref chosen = holds_tensors(root) ? root : nested_state_dict(root);
+    if (holds_tensors(root) && choice != nullptr && !choice->key.empty())
+        throw ToolError("checkpoint is a plain state_dict, not a dict of several: --state-dict-key does not apply");
+    const Ref chosen = holds_tensors(root) ? root : nested_state_dict(root, choice);
     const std::vector<Ref>& items = nodes_[chosen].items;
 
     PickledStateDict out;
@@ -585,10 +611,10 @@ PickledStateDict Machine::select_state_dict(Ref root) const {
 
 }  // namespace
 
-PickledStateDict parse_torch_pickle(const uint8_t* data, size_t size) {
+PickledStateDict parse_torch_pickle(const uint8_t* data, size_t size, StateDictChoice* choice) {
     Machine machine(data, size);
     const Ref root = machine.run();
-    return machine.select_state_dict(root);
+    return machine.select_state_dict(root, choice);
 }
 
 }  // namespace ax::tools

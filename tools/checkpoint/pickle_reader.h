@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "tools/checkpoint/checkpoint.h"
+
 namespace ax::tools {
 
 // One storage as torch.save's persistent id describes it; its bytes are the archive entry data/<key>.
@@ -35,6 +37,6 @@ struct PickledStateDict {
 
 // Interprets a data.pkl holding a state_dict, or a dict nesting one under a key such as "state_dict" or
 // "model_state_dict". Throws ToolError for anything else, saying what to save instead.
-PickledStateDict parse_torch_pickle(const uint8_t* data, size_t size);
+PickledStateDict parse_torch_pickle(const uint8_t* data, size_t size, StateDictChoice* choice = nullptr);
 
 }  // namespace ax::tools

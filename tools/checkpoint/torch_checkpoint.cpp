@@ -186,7 +186,7 @@ float widen_element(StoredType type, const uint8_t* bytes, const std::string& te
     return 0.0f;
 }
 
-TensorMap read_torch_checkpoint_bytes(const uint8_t* data, size_t size) {
+TensorMap read_torch_checkpoint_bytes(const uint8_t* data, size_t size, StateDictChoice* choice) {
     if (is_legacy_torch(data, size)) throw ToolError(kLegacyMessage);
     const ZipArchive zip(data, size);
     const std::string prefix = archive_prefix(zip);
@@ -198,7 +198,7 @@ TensorMap read_torch_checkpoint_bytes(const uint8_t* data, size_t size) {
         }
     }
     const ZipEntry* pickle = zip.find(prefix + "/data.pkl");
-    const PickledStateDict dict = parse_torch_pickle(zip.entry_data(*pickle), static_cast<size_t>(pickle->size));
+    const PickledStateDict dict = parse_torch_pickle(zip.entry_data(*pickle), static_cast<size_t>(pickle->size), choice);
 
     // Storages are checked against their entries first, so the output budget reflects real data.
     std::vector<Storage> storages(dict.storages.size());
@@ -237,15 +237,20 @@ TensorMap read_torch_checkpoint_bytes(const uint8_t* data, size_t size) {
 }
 
 TensorMap read_torch_checkpoint(const std::string& path) {
-    return naming_path(path, read_torch_checkpoint_bytes);
+    return naming_path(path, [](const uint8_t* data, size_t size) { return read_torch_checkpoint_bytes(data, size); });
 }
 
-TensorMap read_checkpoint(const std::string& path) {
-    return naming_path(path, [](const uint8_t* data, size_t size) {
+TensorMap read_checkpoint(const std::string& path, StateDictChoice* choice) {
+    return naming_path(path, [choice](const uint8_t* data, size_t size) {
         // Byte 8 of a zip is its first entry's method, never '{'; a safetensors header length may start with
         // anything, so it is tested first.
-        if (size > 8 && data[8] == '{') return read_safetensors_bytes(data, size);
-        if (size >= 2 && data[0] == 'P' && data[1] == 'K') return read_torch_checkpoint_bytes(data, size);
+        if (size > 8 && data[8] == '{') {
+            if (choice && !choice->key.empty())
+                throw ToolError("a safetensors file holds one flat tensor dict; --state-dict-key is for torch.save "
+                                "dicts holding several");
+            return read_safetensors_bytes(data, size);
+        }
+        if (size >= 2 && data[0] == 'P' && data[1] == 'K') return read_torch_checkpoint_bytes(data, size, choice);
         if (is_legacy_torch(data, size)) throw ToolError(kLegacyMessage);
         throw ToolError("neither a torch.save zip checkpoint nor a safetensors file");
     });

@@ -1,6 +1,9 @@
 #include "tools/cli/args.h"
 
 #include <charconv>
+#include <vector>
+
+#include "tools/common/did_you_mean.h"
 
 namespace ax::cli {
 
@@ -26,7 +29,9 @@ Args::Args(const std::vector<std::string>& argv, const std::set<std::string>& op
                 }
                 values_[name] = value;
             } else {
-                throw UsageError{"unknown option --" + name};
+                std::vector<std::string> known(options.begin(), options.end());
+                known.insert(known.end(), flags.begin(), flags.end());
+                throw UsageError{"unknown option --" + name + tools::did_you_mean(name, known, "--")};
             }
         } else if (a == "-o" && options.count("output")) {
             if (i + 1 >= argv.size()) throw UsageError{"option -o needs a file name"};

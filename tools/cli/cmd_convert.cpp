@@ -3,6 +3,7 @@
 
 #include "runtime/config_reader.h"
 #include "tools/cli/commands.h"
+#include "tools/cli/data_csv.h"
 #include "tools/convert/config_search.h"
 #include "tools/convert/conversion_check.h"
 #include "tools/convert/converter.h"
@@ -63,8 +64,10 @@ tools::ConvertConfig find_config(const tools::TensorMap& tensors, const tools::C
 }  // namespace
 
 int cmd_convert(const Argv& argv) {
-    const Args args(argv, {"config", "output", "dtype", "kv-cache", "map", "calib", "calib-window", "calib-horizon",
-                           "check-input", "check-target", "check-output", "find-config"},
+    const Args args(argv,
+                    with_csv_options({"config", "output", "dtype", "kv-cache", "map", "calib", "calib-window", "calib-horizon",
+                                      "state-dict-key", "check-input", "check-target", "check-output",
+                                      "find-config"}),
                     {});
     args.expect_positionals(1, "one checkpoint (.pt or .safetensors)");
     tools::ConvertOptions options;
@@ -79,6 +82,14 @@ int cmd_convert(const Argv& argv) {
     options.calib_horizon = args.get_size("calib-horizon", options.calib_horizon, 1, kMaxSequenceLength);
     if (options.calib_path.empty() && (args.has("calib-window") || args.has("calib-horizon")))
         throw tools::ToolError("--calib-window and --calib-horizon go with --calib data.csv");
+    options.calib_csv = csv_options(args);
+    if (options.calib_path.empty() && (args.has("delimiter") || args.has("columns") || args.has("fill")))
+        throw tools::ToolError("--delimiter, --columns and --fill go with --calib data.csv");
+    options.state_dict_key = args.get("state-dict-key");
+    // What the user should know about choices made (a state_dict picked, keys ignored, defaults assumed,
+    // layers left out): printed after the summary line.
+    std::vector<std::string> notes;
+    options.notes = &notes;
     const tools::CheckFiles check{args.get("check-input"), args.get("check-target"), args.get("check-output")};
     if (!found_path.empty() && !check.given())
         throw UsageError{"--find-config needs a check pair from PyTorch: --check-input, --check-output "
@@ -86,8 +97,7 @@ int cmd_convert(const Argv& argv) {
     const std::string output = args.require("output");
 
     if (!check.given()) {
-        std::vector<std::string> notes;
-        const std::vector<uint8_t> bytes = tools::convert_model(options, &notes);
+        const std::vector<uint8_t> bytes = tools::convert_model(options);
         write_bytes(output, std::string(bytes.begin(), bytes.end()));
         std::printf("wrote %s: %zu bytes, weights %s%s%s\n", output.c_str(), bytes.size(),
                     tools::dtype_name(options.dtype),
@@ -101,7 +111,7 @@ int cmd_convert(const Argv& argv) {
     const tools::ConvertConfig config = found_path.empty() ? tools::read_convert_config(options.config_path)
                                                            : find_config(tensors, options, check, found_path);
     tools::AxmModel model = tools::import_model(tensors, config);
-    const std::vector<std::string> notes = model.notes;
+    notes.insert(notes.end(), model.notes.begin(), model.notes.end());
     // The check runs the float32 model: it proves the config, which quantization does not change.
     const tools::CheckPair pair = tools::read_check_pair(check, model.family);
     const tools::CheckResult result = tools::check_model(model, pair);

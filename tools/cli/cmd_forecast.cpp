@@ -2,6 +2,8 @@
 #include <cstdio>
 
 #include "tools/cli/commands.h"
+#include "tools/cli/data_csv.h"
+#include "tools/host/feature_names.h"
 #include "tools/text/csv.h"
 #include "tools/host/forecast_report.h"
 #include "tools/host/forecast_window.h"
@@ -42,14 +44,13 @@ void write_plot(const std::string& path, const tools::Table& history, const tool
 }  // namespace
 
 int cmd_forecast(const Argv& argv) {
-    const Args args(argv, {"input", "horizon", "window", "output", "plot", "truth", "port"}, {"recompute"});
+    const Args args(argv, with_csv_options({"input", "horizon", "window", "output", "plot", "truth", "port"}),
+                    {"recompute"});
     args.expect_positionals(1, "one model (.axm)");
     const auto m = tools::load_model(args.positionals()[0]);
     const ForecasterConfig& c = m->forecaster.config();
-    tools::Table history = tools::read_csv(args.require("input"));
-    if (history.cols != c.n_features)
-        throw tools::ToolError("the model takes " + std::to_string(c.n_features) + " feature column(s), " +
-                               args.get("input") + " has " + std::to_string(history.cols));
+    const std::vector<std::string> features = tools::feature_names(m->file);
+    tools::Table history = read_data_csv(args, "input", c.n_features, features);
     const size_t horizon = args.get_size("horizon", tools::kDefaultHorizon, 1, kMaxSequenceLength);
     tools::check_horizon_fits(c, horizon, "--horizon " + std::to_string(horizon));
     // The encoder window: --window, else the one the model was trained on, else (a model stating none) every
@@ -67,26 +68,19 @@ int cmd_forecast(const Argv& argv) {
     if (history.rows < window)
         std::fprintf(stderr, "note: %s has %zu rows, fewer than the %zu-row window (%s); forecasting from %zu\n",
                      args.get("input").c_str(), history.rows, window, source.c_str(), history.rows);
-    if (window < history.rows) {
-        // Keep the most recent `window` rows as the encoder window.
-        history.values.erase(history.values.begin(),
-                             history.values.begin() + static_cast<long>((history.rows - window) * history.cols));
-        history.rows = window;
-    }
+    tools::keep_last_rows(history, window);  // the most recent rows are the encoder window
     tools::HostSession session(*m, choose_kernels(args), history.rows, horizon);
     tools::Table out;
     out.rows = horizon;
     out.cols = c.n_features;
     out.header = history.header;
+    forecast_times(history, args.get("input"), out);
     out.values = args.has("recompute") ? session.forecast_recompute(history.values.data(), history.rows, horizon)
                                        : session.forecast(history.values.data(), history.rows, horizon);
     const bool to_file = write_output(args, out);
     tools::Table truth;
     if (args.has("truth")) {
-        truth = tools::read_csv(args.get("truth"));
-        if (truth.cols != c.n_features)
-            throw tools::ToolError(args.get("truth") + " has " + std::to_string(truth.cols) +
-                                   " column(s), the forecast has " + std::to_string(c.n_features));
+        truth = read_data_csv(args, "truth", c.n_features, features);
         // Printed beside the forecast only when the forecast itself went to a file.
         if (to_file) std::fputs(tools::forecast_report(out, truth).c_str(), stdout);
     }

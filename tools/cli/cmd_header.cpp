@@ -16,11 +16,33 @@ namespace ax::cli {
 
 namespace {
 
-bool is_identifier(const std::string& s) {
-    if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+// Why `s` cannot name the array and prefix the macros in C and C++ alike, or "" when it can. Only ASCII
+// letters count: isalnum would follow the locale.
+std::string identifier_problem(const std::string& s) {
+    static const char* const kKeywords[] = {
+        "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break", "case", "catch",
+        "char", "char8_t", "char16_t", "char32_t", "class", "compl", "concept", "const", "consteval", "constexpr",
+        "constinit", "const_cast", "continue", "co_await", "co_return", "co_yield", "decltype", "default", "delete",
+        "do", "double", "dynamic_cast", "else", "enum", "explicit", "export", "extern", "false", "float", "for",
+        "friend", "goto", "if", "inline", "int", "long", "mutable", "namespace", "new", "noexcept", "not", "not_eq",
+        "nullptr", "operator", "or", "or_eq", "private", "protected", "public", "register", "reinterpret_cast",
+        "restrict", "requires", "return", "short", "signed", "sizeof", "static", "static_assert", "static_cast",
+        "struct", "switch", "template", "this", "thread_local", "throw", "true", "try", "typedef", "typeid",
+        "typename", "union", "unsigned", "using", "virtual", "void", "volatile", "wchar_t", "while", "xor", "xor_eq",
+        "_Alignas", "_Alignof", "_Atomic", "_Bool", "_Complex", "_Generic", "_Imaginary", "_Noreturn",
+        "_Static_assert", "_Thread_local"};
+    auto letter = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); };
+    if (s.empty()) return "it is empty";
+    if (s[0] >= '0' && s[0] <= '9') return "it starts with a digit";
     for (char c : s)
-        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
-    return true;
+        if (!letter(c) && !(c >= '0' && c <= '9') && c != '_')
+            return c >= 0x20 && c < 0x7F ? std::string("'") + c + "' is not a letter, digit or _"
+                                         : std::string("it holds a byte that is not printable ASCII");
+    for (const char* k : kKeywords)
+        if (s == k) return "it is a C or C++ keyword";
+    if (s.size() > 1 && s[0] == '_' && (s[1] == '_' || (s[1] >= 'A' && s[1] <= 'Z')))
+        return "names starting with __ or _ and a capital letter are reserved for the compiler";
+    return "";
 }
 
 // "out/model-int8.h" -> "model_int8".
@@ -54,9 +76,10 @@ int cmd_header(const Argv& argv) {
     args.expect_positionals(1, "one model (.axm)");
     const std::string output = args.require("output");
     const std::string name = args.has("name") ? args.get("name") : name_from_path(output);
-    if (!is_identifier(name))
-        throw UsageError{"--name must be a C identifier (letters, digits, _; not starting with a digit), got \"" +
-                         name + "\""};
+    const std::string problem = identifier_problem(name);
+    if (!problem.empty())
+        throw UsageError{(args.has("name") ? "--name" : "the name taken from -o") + std::string(" must be a C identifier (letters, digits, _; not starting with a digit), got \"") +
+                         name + "\": " + problem + (args.has("name") ? "" : "; give --name")};
     const std::string& path = args.positionals()[0];
     const auto m = tools::load_model(path);
     const ForecasterConfig& c = m->forecaster.config();

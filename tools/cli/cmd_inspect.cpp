@@ -6,6 +6,7 @@
 #include "tools/cli/fit_report.h"
 #include "tools/common/enum_text.h"
 #include "tools/import/assumed_defaults.h"
+#include "tools/host/feature_names.h"
 #include "tools/host/model_loader.h"
 #include "tools/convert/quantize.h"
 #include "tools/host/forecast_window.h"
@@ -172,6 +173,9 @@ int cmd_inspect(const Argv& argv) {
     std::printf("model:    %s (%llu bytes, format v%u, checksum ok)\n", m->path.c_str(),
                 static_cast<unsigned long long>(m->file.file_size()), format::kVersion);
     std::printf("family:   %s\n", tools::family_name(m->family));
+    std::string features;
+    for (const std::string& n : tools::feature_names(m->file)) features += (features.empty() ? "" : ", ") + n;
+    if (!features.empty()) std::printf("features: %s (CSV columns are picked by these names)\n", features.c_str());
     std::string arena;
     MemoryPlan plan;
     ArenaQuery query;

@@ -3,6 +3,8 @@
 #include <cstdio>
 
 #include "tools/cli/commands.h"
+#include "tools/cli/data_csv.h"
+#include "tools/host/feature_names.h"
 #include "tools/text/csv.h"
 #include "tools/host/family_sessions.h"
 #include "tools/common/tool_error.h"
@@ -10,21 +12,19 @@
 namespace ax::cli {
 
 int cmd_reconstruct(const Argv& argv) {
-    const Args args(argv, {"input", "output", "seed", "port"}, {"sample"});
+    const Args args(argv, with_csv_options({"input", "output", "seed", "port"}), {"sample"});
     args.expect_positionals(1, "one tvae model (.axm)");
     const auto m = tools::open_model(args.positionals()[0]);
     tools::require_family(*m, format::Family::tvae);
     const TvaeConfig& c = m->tvae.config();
     if (args.has("seed") && !args.has("sample")) throw UsageError{"--seed goes with --sample"};
-    const tools::Table in = tools::read_csv(args.require("input"));
-    if (in.cols != c.n_features)
-        throw tools::ToolError(args.get("input") + " has " + std::to_string(in.cols) + " column(s), the model takes " +
-                               std::to_string(c.n_features));
+    const tools::Table in = read_data_csv(args, "input", c.n_features, tools::feature_names(m->file));
     tools::HostTvae session(*m, choose_kernels(args), in.rows);
     tools::Table out;
     out.rows = in.rows;
     out.cols = in.cols;
     out.header = in.header;
+    same_times(in, out);
     if (args.has("sample")) {
         std::vector<float> mean, log_var;
         session.encode(in.values, in.rows, &mean, &log_var);

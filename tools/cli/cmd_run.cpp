@@ -1,5 +1,7 @@
 
 #include "tools/cli/commands.h"
+#include "tools/cli/data_csv.h"
+#include "tools/host/feature_names.h"
 #include "tools/text/csv.h"
 #include "tools/host/family_sessions.h"
 #include "tools/host/host_session.h"
@@ -32,7 +34,8 @@ int run_seq2seq(const Args& args, const tools::LoadedModel& m) {
 }  // namespace
 
 int cmd_run(const Argv& argv) {
-    const Args args(argv, {"src", "tgt", "output", "port", "src-tokens", "tgt-tokens", "pad"}, {"model-space"});
+    const Args args(argv, with_csv_options({"src", "tgt", "output", "port", "src-tokens", "tgt-tokens", "pad"}),
+                    {"model-space"});
     args.expect_positionals(1, "one model (.axm)");
     const auto m = tools::open_model(args.positionals()[0]);
     if (m->family == format::Family::seq2seq) return run_seq2seq(args, *m);
@@ -40,13 +43,9 @@ int cmd_run(const Argv& argv) {
     if (args.has("src-tokens") || args.has("tgt-tokens") || args.has("pad"))
         throw UsageError{"--src-tokens, --tgt-tokens and --pad are for seq2seq models"};
     const ForecasterConfig& c = m->forecaster.config();
-    const tools::Table src = tools::read_csv(args.require("src"));
-    const tools::Table tgt = tools::read_csv(args.require("tgt"));
-    for (const tools::Table* t : {&src, &tgt})
-        if (t->cols != c.n_features)
-            throw tools::ToolError("the model takes " + std::to_string(c.n_features) + " feature column(s), " +
-                                   (t == &src ? args.get("src") : args.get("tgt")) + " has " +
-                                   std::to_string(t->cols));
+    const std::vector<std::string> features = tools::feature_names(m->file);
+    const tools::Table src = read_data_csv(args, "src", c.n_features, features);
+    const tools::Table tgt = read_data_csv(args, "tgt", c.n_features, features);
     tools::HostSession session(*m, choose_kernels(args), src.rows, tgt.rows);
     const InputSpace space = args.has("model-space") ? InputSpace::model : InputSpace::raw;
     tools::Table out;
@@ -54,6 +53,7 @@ int cmd_run(const Argv& argv) {
     out.cols = c.n_outputs;
     out.values = session.run(src.values.data(), src.rows, tgt.values.data(), tgt.rows, space);
     if (c.n_outputs == c.n_features) out.header = tgt.header;
+    same_times(tgt, out);
     write_output(args, out);
     return 0;
 }

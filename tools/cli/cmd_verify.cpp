@@ -5,6 +5,8 @@
 #include <vector>
 
 #include "tools/cli/commands.h"
+#include "tools/cli/data_csv.h"
+#include "tools/host/feature_names.h"
 #include "tools/text/csv.h"
 #include "tools/host/forecast_window.h"
 #include "tools/host/host_session.h"
@@ -46,7 +48,7 @@ void print_errors(const char* what, const std::vector<ColumnError>& columns, con
 }  // namespace
 
 int cmd_verify(const Argv& argv) {
-    const Args args(argv, {"against", "input", "window", "horizon", "stride", "port"}, {});
+    const Args args(argv, with_csv_options({"against", "input", "window", "horizon", "stride", "port"}), {});
     args.expect_positionals(1, "the model to check (.axm)");
     const auto model = tools::load_model(args.positionals()[0]);
     const auto reference = tools::load_model(args.require("against"));
@@ -54,10 +56,7 @@ int cmd_verify(const Argv& argv) {
     const ForecasterConfig& rc = reference->forecaster.config();
     if (c.n_features != rc.n_features || c.n_outputs != rc.n_outputs)
         throw tools::ToolError("the two models take different inputs or give different outputs");
-    const tools::Table data = tools::read_csv(args.require("input"));
-    if (data.cols != c.n_features)
-        throw tools::ToolError(args.get("input") + " has " + std::to_string(data.cols) + " column(s), the model takes " +
-                               std::to_string(c.n_features));
+    const tools::Table data = read_data_csv(args, "input", c.n_features, tools::feature_names(model->file));
     const size_t horizon = args.get_size("horizon", tools::kDefaultHorizon, 1, kMaxSequenceLength);
     if (data.rows < horizon + 2)
         throw tools::ToolError(args.get("input") + " has " + std::to_string(data.rows) + " rows: need more than the " +

@@ -4,30 +4,31 @@
 #include "tools/import/assumed_defaults.h"
 #include "tools/convert/calibrate.h"
 #include "tools/import/classifier_import.h"
+#include "tools/import/config_scope.h"
 #include "tools/checkpoint/checkpoint.h"
 #include "tools/import/convert_config.h"
 #include "tools/import/forecaster_import.h"
+#include "tools/host/feature_names.h"
 #include "tools/host/model_loader.h"
 #include "tools/convert/quantize.h"
 #include "tools/import/rename_map.h"
 #include "tools/import/seq2seq_import.h"
+#include "tools/common/enum_text.h"
 #include "tools/common/tool_error.h"
 #include "tools/import/tvae_import.h"
 
 namespace ax::tools {
 
-AxmModel import_model(const TensorMap& tensors, const ConvertConfig& config) {
+namespace {
+
+AxmModel import_family(const TensorMap& tensors, const ConvertConfig& config) {
     if (config.window && config.arch != format::Family::forecaster)
         throw ToolError("config key window applies to a forecaster only (the encoder rows it was trained on)");
     if (config.decode_mask_pads && config.arch != format::Family::seq2seq)
         throw ToolError("config key decode_mask_pads is for a seq2seq model's greedy decoding");
-    if (config.arch != format::Family::forecaster) {
-        AxmModel m = config.arch == format::Family::seq2seq      ? import_seq2seq(tensors, config)
-                     : config.arch == format::Family::classifier ? import_classifier(tensors, config)
-                                                                 : import_tvae(tensors, config);
-        record_assumed_defaults(m, config);
-        return m;
-    }
+    if (config.arch == format::Family::seq2seq) return import_seq2seq(tensors, config);
+    if (config.arch == format::Family::classifier) return import_classifier(tensors, config);
+    if (config.arch == format::Family::tvae) return import_tvae(tensors, config);
     if (config.pad_id || config.bos_id || config.eos_id || config.start_id || config.embed_scale ||
         config.embed_scale_sqrt_d || config.pooling || config.output_activation || config.src_vocab ||
         config.tgt_vocab || config.n_labels || config.latent_size)
@@ -36,27 +37,59 @@ AxmModel import_model(const TensorMap& tensors, const ConvertConfig& config) {
     if (config.positional_encoding && *config.positional_encoding != format::PositionalEncoding::sinusoidal &&
         *config.positional_encoding != format::PositionalEncoding::none)
         throw ToolError("a forecaster's \"positional_encoding\" is \"sinusoidal\" or \"none\"");
-    AxmModel m = import_forecaster(tensors, config);
-    record_assumed_defaults(m, config);
-    return m;
+    return import_forecaster(tensors, config);
+}
+
+}  // namespace
+
+AxmModel import_model(const TensorMap& tensors, const ConvertConfig& config) {
+    check_config_scope(config);
+    AxmModel model = import_family(tensors, config);
+    record_assumed_defaults(model, config);
+    store_feature_names(model, config.features);
+    return model;
 }
 
 TensorMap read_model_tensors(const ConvertOptions& options) {
-    TensorMap tensors = read_checkpoint(options.checkpoint_path);
+    StateDictChoice choice{options.state_dict_key, {}, {}};
+    TensorMap tensors = read_checkpoint(options.checkpoint_path, &choice);
+    if (options.notes && !choice.taken.empty()) {
+        std::string others;
+        for (const std::string& k : choice.others) others += (others.empty() ? "" : ", ") + k;
+        options.notes->push_back("the checkpoint holds several state_dicts; took the one under '" + choice.taken +
+                                 "' (others: " + others + "; --state-dict-key NAME takes another)");
+    }
     if (!options.map_path.empty()) tensors = RenameMap::read(options.map_path).apply(tensors);
     return tensors;
 }
 
 std::vector<uint8_t> convert_model(const ConvertOptions& options, std::vector<std::string>* notes) {
     const ConvertConfig config = read_convert_config(options.config_path);
+    const std::vector<std::string> ignored = check_config_scope(config);
+    if (options.notes && !ignored.empty()) {
+        std::string list;
+        for (const std::string& k : ignored) list += (list.empty() ? "" : ", ") + k;
+        options.notes->push_back(options.config_path + ": ignoring config key(s) " + list +
+                                 " (training-only, or the " + enum_text(config.arch) + " family's behaviour anyway)");
+    }
     AxmModel model = import_model(read_model_tensors(options), config);
     if (notes) *notes = model.notes;
+    if (options.notes) options.notes->insert(options.notes->end(), model.notes.begin(), model.notes.end());
     return finish_model(std::move(model), options);
 }
 
 std::vector<uint8_t> finish_model(AxmModel model, const ConvertOptions& options) {
-    if (!options.calib_path.empty())
-        calibrate(model, read_csv(options.calib_path), CalibrationOptions{options.calib_window, options.calib_horizon});
+    if (!options.calib_path.empty()) {
+        CsvOptions csv = options.calib_csv;
+        csv.features = feature_names(model);
+        const Table data = read_csv(options.calib_path, csv);
+        if (options.notes && !data.ignored.empty() && csv.columns.empty()) {
+            std::string list;
+            for (const std::string& n : data.ignored) list += (list.empty() ? "" : ", ") + n;
+            options.notes->push_back(options.calib_path + ": ignoring column(s) not among the features: " + list);
+        }
+        calibrate(model, data, CalibrationOptions{options.calib_window, options.calib_horizon});
+    }
     store_weights_as(model, options.dtype);
     set_kv_cache(model, options.kv_cache);
     std::vector<uint8_t> bytes = serialize_axm(model);

@@ -9,6 +9,7 @@
 #include "tools/convert/axm_writer.h"
 #include "tools/import/convert_config.h"
 #include "tools/host/forecast_window.h"
+#include "tools/text/csv.h"
 
 namespace ax::tools {
 
@@ -21,6 +22,9 @@ struct ConvertOptions {
     std::string calib_path;  // optional calibration CSV (tools/convert/calibrate.h)
     size_t calib_window = 0;  // 0: the model's window (tools/host/forecast_window.h)
     size_t calib_horizon = kDefaultHorizon;
+    CsvOptions calib_csv;        // how to read it; the config's "features" pick its columns by name
+    std::string state_dict_key;  // a torch.save dict holding several state_dicts: the one under this key
+    std::vector<std::string>* notes = nullptr;  // when set, gets what the user should know (choices made)
 };
 
 // *notes (when given) gets one line per thing the importer assumed or left out, for the user to read.

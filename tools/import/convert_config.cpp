@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "tools/common/did_you_mean.h"
+#include "tools/import/config_scope.h"
 #include "tools/text/json.h"
 #include "tools/common/enum_text.h"
 #include "tools/common/tool_error.h"
@@ -25,6 +27,25 @@ std::vector<float> float_list(const JsonValue& v, const std::string& context) {
     return out;
 }
 
+// Names that a CSV header can hold and a model stores: non-empty, unique, without line breaks or control
+// characters, not padded with spaces (the CSV reader trims those).
+std::vector<std::string> feature_list(const JsonValue& v, const std::string& context) {
+    std::vector<std::string> out;
+    for (const JsonValue& item : v.as_array(context)) {
+        const std::string& name = item.as_string(context);
+        if (name.empty() || name.front() == ' ' || name.back() == ' ')
+            throw ToolError(context + ": \"" + name + "\" is empty or starts or ends with a space");
+        for (char ch : name)
+            if (static_cast<unsigned char>(ch) < 0x20 || ch == 0x7F)
+                throw ToolError(context + ": \"" + name + "\" holds a control character or line break");
+        for (const std::string& earlier : out)
+            if (earlier == name) throw ToolError(context + ": \"" + name + "\" is listed twice");
+        out.push_back(name);
+    }
+    if (out.empty()) throw ToolError(context + ": the list is empty");
+    return out;
+}
+
 NormalizationSpec parse_normalization(const JsonValue& v, const std::string& context) {
     NormalizationSpec n;
     for (const auto& [key, value] : v.as_object(context)) {
@@ -36,7 +57,8 @@ NormalizationSpec parse_normalization(const JsonValue& v, const std::string& con
         else if (key == "scale")
             n.scale = float_list(value, where);
         else
-            throw ToolError(context + ": unknown key \"" + key + "\" (expected mode, mean, scale)");
+            throw ToolError(context + ": unknown key \"" + key + "\"" + did_you_mean(key, {"mode", "mean", "scale"}) +
+                            " (expected mode, mean, scale)");
     }
     if (n.mode == format::Normalization::global && (n.mean.empty() || n.scale.empty()))
         throw ToolError(context + ": mode \"global\" needs \"mean\" and \"scale\" lists");
@@ -56,6 +78,7 @@ ConvertConfig parse_convert_config(const JsonValue& root, const std::string& sou
     for (const auto& [key, v] : root.as_object(source)) {
         const std::string where = source + ": \"" + key + "\"";
         c.stated.insert(key);
+        c.keys.push_back(key);
         if (key == "arch") {
             c.arch = one_of<format::Family>(v, where);
             have_arch = true;
@@ -123,10 +146,12 @@ ConvertConfig parse_convert_config(const JsonValue& root, const std::string& sou
             c.max_positions = v.as_int(where, 1, kBig);
         } else if (key == "window") {
             c.window = v.as_int(where, 1, kBig);
+        } else if (key == "features") {
+            c.features = feature_list(v, where);
         } else if (key == "dropout" || key == "batch_first" || key == "comment") {
             // Training-only or informational: accepted so that configs written for PyTorch still load.
         } else {
-            throw ToolError(source + ": unknown config key \"" + key + "\"");
+            throw ToolError(source + ": unknown config key \"" + key + "\"" + did_you_mean(key, known_config_keys()));
         }
     }
     if (!have_arch) throw ToolError(source + ": missing \"arch\" (e.g. \"forecaster\")");

@@ -43,6 +43,9 @@ struct ConvertConfig {
     std::optional<int64_t> window;  // forecaster: the encoder rows it was trained on
     std::optional<bool> decode_mask_pads;          // seq2seq greedy decoding; absent: false (the tutorial's)
     std::set<std::string> stated;  // every key the config file holds, so conversion can say what it assumed
+    // Names of the input features (CSV header names), stored in the model to pick CSV columns by name.
+    std::vector<std::string> features;
+    std::vector<std::string> keys;  // every key the file gives, in order
 };
 
 // Unknown keys and wrong types are errors naming the key, so that a typo never goes unnoticed.

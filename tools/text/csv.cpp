@@ -9,39 +9,13 @@
 #include <system_error>
 
 #include "tools/common/tool_error.h"
+#include "tools/text/csv_columns.h"
+#include "tools/text/csv_fill.h"
+#include "tools/text/csv_records.h"
+#include "tools/text/csv_time.h"
 
 namespace ax::tools {
 namespace {
-
-struct Line {
-    size_t number;       // 1-based, for messages
-    std::string text;    // without the line ending
-};
-
-// Splits on '\n' and drops a '\r' before it, so both LF and CRLF files read the same.
-std::vector<Line> split_lines(const std::string& text) {
-    std::vector<Line> lines;
-    size_t start = 0;
-    // Excel writes a UTF-8 byte order mark in front of the header.
-    if (text.compare(0, 3, "\xEF\xBB\xBF") == 0) start = 3;
-    while (start < text.size()) {
-        size_t end = text.find('\n', start);
-        if (end == std::string::npos) end = text.size();
-        size_t stop = end > start && text[end - 1] == '\r' ? end - 1 : end;
-        lines.push_back({lines.size() + 1, text.substr(start, stop - start)});
-        start = end + 1;
-    }
-    return lines;
-}
-
-std::string trim(const std::string& s) {
-    size_t b = s.find_first_not_of(" \t");
-    if (b == std::string::npos) return "";
-    size_t e = s.find_last_not_of(" \t");
-    return s.substr(b, e - b + 1);
-}
-
-bool is_blank(const std::string& s) { return s.find_first_not_of(" \t") == std::string::npos; }
 
 // A field shown inside a one-line message: printable ASCII only, long text shortened.
 std::string show(const std::string& field) {
@@ -58,9 +32,20 @@ std::string show(const std::string& field) {
 enum class NumberStatus { Ok, NotANumber, NotFinite, OutOfRange };
 
 // from_chars ignores the locale; it rejects a leading '+', which spreadsheets write, so that is skipped here.
-NumberStatus parse_float(const std::string& field, float& value) {
-    const char* first = field.data();
-    const char* last = first + field.size();
+// With `decimal_comma`, one ',' (and no '.') is the decimal point.
+NumberStatus parse_float(const std::string& text, bool decimal_comma, float& value, bool* used_comma = nullptr) {
+    std::string comma_free;
+    const std::string* field = &text;
+    if (decimal_comma && text.find(',') != std::string::npos) {
+        if (std::count(text.begin(), text.end(), ',') != 1 || text.find('.') != std::string::npos)
+            return NumberStatus::NotANumber;
+        comma_free = text;
+        comma_free[comma_free.find(',')] = '.';
+        field = &comma_free;
+        if (used_comma) *used_comma = true;
+    }
+    const char* first = field->data();
+    const char* last = first + field->size();
     bool plus = first != last && *first == '+';
     if (plus) ++first;
     if (plus && first != last && *first == '-') return NumberStatus::NotANumber;
@@ -72,22 +57,12 @@ NumberStatus parse_float(const std::string& field, float& value) {
     return NumberStatus::Ok;
 }
 
-// NaN, infinity and out-of-range values still look like numbers, and an empty field is a missing number:
-// the line is then read as data and the reader names the actual problem.
-bool is_text(const std::string& field) {
+// NaN, infinity and out-of-range values still look like numbers, timestamps are data, and an empty field is
+// a missing number: a line of them is read as data and the reader names the actual problem.
+bool is_text(const std::string& field, bool decimal_comma) {
     float ignored;
-    return !field.empty() && parse_float(field, ignored) == NumberStatus::NotANumber;
-}
-
-std::vector<std::string> split_plain(const std::string& line) {
-    std::vector<std::string> fields;
-    size_t start = 0;
-    for (;;) {
-        size_t comma = line.find(',', start);
-        fields.push_back(trim(line.substr(start, comma == std::string::npos ? std::string::npos : comma - start)));
-        if (comma == std::string::npos) return fields;
-        start = comma + 1;
-    }
+    return !field.empty() && parse_float(field, decimal_comma, ignored) == NumberStatus::NotANumber &&
+           !is_iso_timestamp(field);
 }
 
 std::string count(size_t n, const std::string& noun) {
@@ -98,87 +73,77 @@ std::string count(size_t n, const std::string& noun) {
     throw ToolError(source + ":" + std::to_string(line) + ": " + what);
 }
 
-// Reads the quoted name whose opening quote is at s[i], RFC 4180 style ("" stands for one quote), and
-// leaves i on the comma after it or at the end of the line.
-std::string read_quoted(const Line& line, const std::string& source, size_t col, size_t& i) {
-    const std::string& s = line.text;
-    std::string name;
-    for (++i; i < s.size(); ++i) {
-        if (s[i] != '"') {
-            name += s[i];
-        } else if (i + 1 < s.size() && s[i + 1] == '"') {
-            name += '"';
-            ++i;
-        } else {
-            i = std::min(s.find_first_not_of(" \t", i + 1), s.size());
-            if (i < s.size() && s[i] != ',')
-                fail(source, line.number, "column " + std::to_string(col) + ": text after the closing quote");
-            return name;
-        }
-    }
-    fail(source, line.number, "column " + std::to_string(col) + ": unterminated quote");
+[[noreturn]] void fail_at(const std::string& source, size_t line, size_t col, const std::string& what) {
+    fail(source, line, "column " + std::to_string(col) + ": " + what);
 }
 
-// Splits the first line and tells whether it is a header, i.e. has a field that is text. Names may be
-// quoted ("a,b", "say ""hi"""), as pandas writes them; a quoted name counts as text even if it looks
-// like a number, which lets all-numeric names survive a round trip.
-bool split_header(const Line& line, const std::string& source, std::vector<std::string>& names) {
-    const std::string& s = line.text;
-    bool any_text = false;
-    for (size_t i = 0;; ++i) {  // ++i steps over the comma that ended the previous field
-        i = std::min(s.find_first_not_of(" \t", i), s.size());
-        if (i < s.size() && s[i] == '"') {
-            names.push_back(read_quoted(line, source, names.size() + 1, i));
-            any_text = true;
-        } else {
-            size_t comma = std::min(s.find(',', i), s.size());
-            names.push_back(trim(s.substr(i, comma - i)));
-            any_text = any_text || is_text(names.back());
-            i = comma;
-        }
-        if (i >= s.size()) return any_text;
-    }
+bool is_header(const CsvRecord& first, bool decimal_comma) {
+    for (size_t c = 0; c < first.fields.size(); ++c)
+        if (first.quoted[c] || is_text(first.fields[c], decimal_comma)) return true;
+    return false;
 }
 
-void check_header(const Line& line, const std::string& source, const std::vector<std::string>& names) {
-    for (size_t c = 0; c < names.size(); ++c)
-        if (names[c].empty())
-            fail(source, line.number, "column " + std::to_string(c + 1) + " has no name in the header");
+void check_header(const CsvRecord& line, const std::string& source) {
+    for (size_t c = 0; c < line.fields.size(); ++c)
+        if (line.fields[c].empty())
+            fail(source, line.line, "column " + std::to_string(c + 1) + " has no name in the header");
 }
 
-void parse_row(const Line& line, const std::string& source, size_t cols, std::vector<float>& values) {
-    std::vector<std::string> fields = split_plain(line.text);
-    if (fields.size() != cols) {
-        fail(source, line.number, "expected " + count(cols, "column") + ", found " + std::to_string(fields.size()));
-    }
-    for (size_t c = 0; c < fields.size(); ++c) {
-        auto fail_field = [&](const std::string& what) {
-            fail(source, line.number, "column " + std::to_string(c + 1) + ": " + what);
-        };
-        if (fields[c].empty()) fail_field("empty field");
-        float v = 0.0f;
-        switch (parse_float(fields[c], v)) {
-            case NumberStatus::Ok: break;
-            case NumberStatus::NotANumber: fail_field(show(fields[c]) + " is not a number"); break;
-            case NumberStatus::NotFinite: fail_field("NaN and infinity are not allowed"); break;
-            case NumberStatus::OutOfRange: fail_field(show(fields[c]) + " is out of float range"); break;
-        }
-        values.push_back(v);
-    }
+bool contains(const std::vector<std::string>& names, const std::string& name) {
+    return std::find(names.begin(), names.end(), name) != names.end();
 }
 
-// Header names are quoted when a plain write would not read back as the same header.
-std::string header_field(const std::string& name, size_t col) {
+enum class TimeKind { none, iso, number };
+
+TimeKind time_kind(const CsvRecord& first_data, const std::vector<std::string>& header, const CsvOptions& options) {
+    if (first_data.fields.size() < 2) return TimeKind::none;  // a lone column is a feature
+    if (is_iso_timestamp(first_data.fields[0])) return TimeKind::iso;
+    if (!header.empty() && is_time_name(header[0]) && !contains(options.columns, header[0]) &&
+        !contains(options.features, header[0]))
+        return TimeKind::number;
+    return TimeKind::none;
+}
+
+void check_time(const CsvRecord& r, TimeKind kind, bool decimal_comma, const std::string& source) {
+    const std::string& t = r.fields[0];
+    if (t.empty()) fail_at(source, r.line, 1, "empty timestamp");
+    float ignored;
+    if (kind == TimeKind::iso && !is_iso_timestamp(t))
+        fail_at(source, r.line, 1,
+                show(t) + " is not a timestamp like the rows above (YYYY-MM-DD, YYYY-MM-DDTHH:MM[:SS], YYYY-MM)");
+    if (kind == TimeKind::number && parse_float(t, decimal_comma, ignored) != NumberStatus::Ok)
+        fail_at(source, r.line, 1, show(t) + " is not a time: a number, or a date like YYYY-MM-DD[THH:MM[:SS]]");
+}
+
+float parse_value(const std::string& field, bool decimal_comma, bool& used_comma, const std::string& source,
+                  size_t line, size_t col) {
+    float v = 0.0f;
+    switch (parse_float(field, decimal_comma, v, &used_comma)) {
+        case NumberStatus::Ok: break;
+        case NumberStatus::NotANumber: fail_at(source, line, col, show(field) + " is not a number"); break;
+        case NumberStatus::NotFinite: fail_at(source, line, col, "NaN and infinity are not allowed"); break;
+        case NumberStatus::OutOfRange: fail_at(source, line, col, show(field) + " is out of float range"); break;
+    }
+    return v;
+}
+
+// A name or timestamp is quoted when a plain write would not read back as the same text or would make the
+// reader detect another separator; a header name also when it would not make the line a header.
+std::string text_field(const std::string& text, bool must_be_text, const Table& t) {
+    const bool plain = text.find_first_of(",;\t\"") == std::string::npos &&
+                       text.find(t.delimiter) == std::string::npos && text.front() != ' ' && text.back() != ' ' &&
+                       text.compare(0, 3, "\xEF\xBB\xBF") != 0 && (!must_be_text || is_text(text, t.delimiter != ','));
+    if (plain) return text;
+    std::string out = "\"";
+    for (char ch : text) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+    return out + "\"";
+}
+
+std::string header_field(const std::string& name, size_t col, const Table& t) {
     if (name.empty()) throw ToolError("cannot write CSV: column " + std::to_string(col + 1) + " has no name");
     if (name.find_first_of("\r\n") != std::string::npos)
         throw ToolError("cannot write CSV: name of column " + std::to_string(col + 1) + " contains a line break");
-    // A leading byte order mark would be dropped on reading when this is the first column: quote it.
-    bool plain = name.find_first_of(",\"") == std::string::npos && trim(name) == name && is_text(name) &&
-                 name.compare(0, 3, "\xEF\xBB\xBF") != 0;
-    if (plain) return name;
-    std::string out = "\"";
-    for (char ch : name) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-    return out + "\"";
+    return text_field(name, true, t);
 }
 
 std::string read_text_file(const std::string& path) {
@@ -197,33 +162,73 @@ std::string read_text_file(const std::string& path) {
 
 }  // namespace
 
-Table parse_csv(const std::string& text, const std::string& source_name) {
-    std::vector<Line> lines = split_lines(text);
-    while (!lines.empty() && is_blank(lines.back().text)) lines.pop_back();
-    if (lines.empty()) throw ToolError(source_name + ": no data rows (the file is empty)");
+Table parse_csv(const std::string& text, const std::string& source_name, const CsvOptions& options) {
+    const char delimiter = options.delimiter ? options.delimiter : detect_delimiter(text);
+    const bool comma_ok = delimiter != ',';
+    std::vector<CsvRecord> records = split_records(text, delimiter, source_name);
+    while (!records.empty() && records.back().blank()) records.pop_back();
+    if (records.empty()) throw ToolError(source_name + ": no data rows (the file is empty)");
 
     Table table;
+    table.delimiter = delimiter;
+    std::vector<std::string> header;
     size_t first_data = 0;
-    std::vector<std::string> names;
-    if (split_header(lines[0], source_name, names)) {
-        check_header(lines[0], source_name, names);
-        table.header = std::move(names);
-        table.cols = table.header.size();
+    if (is_header(records[0], comma_ok)) {
+        check_header(records[0], source_name);
+        header = records[0].fields;
         first_data = 1;
-    } else {
-        table.cols = split_plain(lines[0].text).size();
     }
-    if (first_data == lines.size()) throw ToolError(source_name + ": no data rows after the header");
+    if (first_data == records.size()) throw ToolError(source_name + ": no data rows after the header");
+    const size_t file_cols = header.empty() ? records[first_data].fields.size() : header.size();
+    if (records[first_data].blank())
+        fail(source_name, records[first_data].line, "blank line before the end of the data");
+    const TimeKind kind = time_kind(records[first_data], header, options);
+    const size_t skip = kind == TimeKind::none ? 0 : 1;
+    if (!header.empty() && skip) table.time_name = header[0];
+    const std::vector<std::string> names(header.begin() + static_cast<long>(std::min(skip, header.size())),
+                                         header.end());
+    const std::vector<size_t> picked = pick_columns(names, file_cols - skip, options, source_name, table.ignored);
+    if (!header.empty())
+        for (size_t c : picked) table.header.push_back(names[c]);
+    table.cols = picked.size();
 
-    for (size_t i = first_data; i < lines.size(); ++i) {
-        if (is_blank(lines[i].text)) fail(source_name, lines[i].number, "blank line before the end of the data");
-        parse_row(lines[i], source_name, table.cols, table.values);
+    std::vector<bool> missing;
+    std::vector<size_t> lines;
+    for (size_t i = first_data; i < records.size(); ++i) {
+        const CsvRecord& r = records[i];
+        if (r.blank()) fail(source_name, r.line, "blank line before the end of the data");
+        if (r.fields.size() != file_cols)
+            fail(source_name, r.line,
+                 "expected " + count(file_cols, "column") + ", found " + std::to_string(r.fields.size()));
+        if (skip) {
+            check_time(r, kind, comma_ok, source_name);
+            table.times.push_back(r.fields[0]);
+        }
+        for (size_t c : picked) {
+            const std::string& field = r.fields[c + skip];
+            const bool empty = field.empty();
+            if (empty && options.fill == Fill::none)
+                fail_at(source_name, r.line, c + skip + 1, "empty field (--fill previous or --fill linear fills gaps)");
+            missing.push_back(empty);
+            table.values.push_back(empty ? 0.0f
+                                         : parse_value(field, comma_ok, table.decimal_comma, source_name, r.line,
+                                                       c + skip + 1));
+        }
+        lines.push_back(r.line);
         ++table.rows;
+    }
+    if (table.cols == 0) throw ToolError(source_name + ": no feature columns besides the time column");
+    if (std::find(missing.begin(), missing.end(), true) != missing.end()) {
+        std::vector<size_t> file_columns;
+        for (size_t c : picked) file_columns.push_back(c + skip + 1);
+        fill_gaps(table, missing, lines, file_columns, options.fill, source_name);
     }
     return table;
 }
 
-Table read_csv(const std::string& path) { return parse_csv(read_text_file(path), path); }
+Table read_csv(const std::string& path, const CsvOptions& options) {
+    return parse_csv(read_text_file(path), path, options);
+}
 
 std::string format_csv(const Table& table) {
     if (table.cols == 0 || table.rows == 0) throw ToolError("cannot write CSV: the table is empty");
@@ -235,10 +240,23 @@ std::string format_csv(const Table& table) {
         throw ToolError("cannot write CSV: header has " + count(table.header.size(), "name") + " for " +
                         count(table.cols, "column"));
     }
+    if (!table.times.empty() && table.times.size() != table.rows)
+        throw ToolError("cannot write CSV: " + count(table.times.size(), "timestamp") + " for " +
+                        count(table.rows, "row"));
+    const std::string sep(1, table.delimiter);
     std::string out;
-    for (size_t c = 0; c < table.header.size(); ++c) out += (c ? "," : "") + header_field(table.header[c], c);
-    if (!table.header.empty()) out += '\n';
+    if (!table.header.empty()) {
+        if (!table.times.empty()) out += header_field(table.time_name.empty() ? "time" : table.time_name, 0, table) + sep;
+        for (size_t c = 0; c < table.header.size(); ++c)
+            out += (c ? sep : "") + header_field(table.header[c], c, table);
+        out += '\n';
+    }
     for (size_t r = 0; r < table.rows; ++r) {
+        if (!table.times.empty()) {
+            if (table.times[r].empty() || table.times[r].find_first_of("\r\n") != std::string::npos)
+                throw ToolError("cannot write CSV: timestamp of row " + std::to_string(r + 1) + " is empty or has a line break");
+            out += text_field(table.times[r], false, table) + sep;
+        }
         for (size_t c = 0; c < table.cols; ++c) {
             float v = table.at(r, c);
             // The reader refuses NaN and infinity, so writing them would produce a file we cannot read back.
@@ -249,7 +267,8 @@ std::string format_csv(const Table& table) {
             // to_chars with precision 9 is exactly %.9g, minus the locale's decimal separator.
             char buf[32];
             auto res = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::general, 9);
-            if (c) out += ',';
+            if (table.decimal_comma) std::replace(buf, res.ptr, '.', ',');
+            if (c) out += sep;
             out.append(buf, res.ptr);
         }
         out += '\n';
@@ -264,6 +283,14 @@ void write_csv(const std::string& path, const Table& table) {
     bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
     ok = std::fclose(f) == 0 && ok;
     if (!ok) throw ToolError("cannot write '" + path + "': " + std::strerror(errno));
+}
+
+void keep_last_rows(Table& table, size_t rows) {
+    if (rows >= table.rows) return;
+    const size_t drop = table.rows - rows;
+    table.values.erase(table.values.begin(), table.values.begin() + static_cast<long>(drop * table.cols));
+    if (!table.times.empty()) table.times.erase(table.times.begin(), table.times.begin() + static_cast<long>(drop));
+    table.rows = rows;
 }
 
 }  // namespace ax::tools

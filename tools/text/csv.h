@@ -1,4 +1,6 @@
-// CSV time series: one row per time step, one column per feature, comma-separated, optional header line.
+// CSV time series: one row per time step, one column per feature, optional header line, optional first
+// column of timestamps. Reads what sensors and spreadsheets write: ',' or ';' or tab separators (detected),
+// decimal commas with ';' or tab, RFC 4180 quoted fields, CRLF, a UTF-8 byte order mark.
 #pragma once
 #include <string>
 #include <vector>
@@ -6,21 +8,48 @@
 namespace ax::tools {
 
 struct Table {
-    std::vector<std::string> header;  // empty when the file had none
+    std::vector<std::string> header;  // feature names; empty when the file had none
     size_t rows = 0;
     size_t cols = 0;
     std::vector<float> values;        // row-major, rows * cols
+    // The first column when it holds timestamps (tools/text/csv_time.h), kept as written, one per row;
+    // empty when there is none. Written back before the features.
+    std::string time_name;
+    std::vector<std::string> times;
+    char delimiter = ',';             // as read, and as written
+    bool decimal_comma = false;       // numbers were read, and are written, with ',' for the decimal point
+    std::vector<std::string> ignored; // header names of the columns the reader did not pick
+    size_t filled = 0;                // empty cells filled (CsvOptions::fill)
     float at(size_t r, size_t c) const { return values[r * cols + c]; }
 };
 
-// Reads a CSV. The first line is a header when any of its fields is not a number. Blank lines at the end
-// are ignored; CRLF is accepted. Wrong column count, a non-number, NaN or Inf, or a value out of float
-// range throws ToolError "<path>:<line>: <what>". An empty file (no data rows) is an error too.
-Table read_csv(const std::string& path);
-Table parse_csv(const std::string& text, const std::string& source_name);
+enum class Fill { none, previous, linear };
 
-// Writes values with enough digits to round-trip a float (%.9g). Header written when non-empty.
+struct CsvOptions {
+    char delimiter = 0;                 // 0: detected (tools/text/csv_records.h)
+    std::vector<std::string> columns;   // columns to read, by header name (or 1-based number); empty: all
+    // The names the model was trained on: when `columns` is empty and the file has a header, these columns
+    // are picked by name (one missing is an error listing the columns found; others are left out and listed
+    // in Table::ignored).
+    std::vector<std::string> features;
+    Fill fill = Fill::none;             // empty cells: an error, the previous row's value, or linear in rows
+};
+
+// Reads a CSV. The first line is a header when a field is quoted or is text (not a number or timestamp).
+// The first column holds times when its first value is an ISO 8601 date or datetime, or when its header
+// name says so (csv_time.h: is_time_name) and it is not one of the columns or features asked for. Blank
+// lines at the end are ignored. A wrong column count, a non-number, NaN or Inf, a value out of float range
+// or an empty cell (without `fill`) throws ToolError "<path>:<line>: column <c>: <what>". An empty file
+// (no data rows) is an error too.
+Table read_csv(const std::string& path, const CsvOptions& options = {});
+Table parse_csv(const std::string& text, const std::string& source_name, const CsvOptions& options = {});
+
+// Writes values with enough digits to round-trip a float (%.9g), with the table's separator and decimal
+// mark. Header written when non-empty (the time column's name first).
 void write_csv(const std::string& path, const Table& table);
 std::string format_csv(const Table& table);
+
+// Keeps the last `rows` rows (values and timestamps).
+void keep_last_rows(Table& table, size_t rows);
 
 }  // namespace ax::tools

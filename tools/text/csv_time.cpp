@@ -1,0 +1,326 @@
+#include "tools/text/csv_time.h"
+
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+
+namespace ax::tools {
+
+namespace {
+
+constexpr int64_t kMicrosPerSecond = 1000000;
+constexpr int64_t kMicrosPerDay = 86400 * kMicrosPerSecond;
+
+bool leap(int64_t y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
+
+int days_in_month(int64_t y, int m) {
+    static const int kDays[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    return m == 2 && leap(y) ? 29 : kDays[m - 1];
+}
+
+// Days since 1970-01-01 of a proleptic Gregorian date: whole 400-year cycles (146097 days each), then the
+// days of the years, months and days before the date within the cycle, counted from 0000-01-01.
+int64_t days_from_date(int64_t y, int m, int d) {
+    const int64_t cycles = (y >= 0 ? y : y - 399) / 400;
+    const int64_t year_in_cycle = y - cycles * 400;
+    int64_t days = cycles * 146097 + year_in_cycle * 365;
+    if (year_in_cycle > 0) days += (year_in_cycle - 1) / 4 - (year_in_cycle - 1) / 100 + 1;  // leap days before
+    for (int month = 1; month < m; ++month) days += days_in_month(y, month);
+    return days + d - 1 - 719528;  // 719528: days from 0000-01-01 to 1970-01-01
+}
+
+void date_from_days(int64_t days, int64_t& y, int& m, int& d) {
+    // Start from an estimate of the year and correct it; only used for years 0..9999.
+    y = 1970 + days / 366;
+    while (days_from_date(y + 1, 1, 1) <= days) ++y;
+    while (days_from_date(y, 1, 1) > days) --y;
+    int64_t left = days - days_from_date(y, 1, 1);
+    for (m = 1; left >= days_in_month(y, m); ++m) left -= days_in_month(y, m);
+    d = static_cast<int>(left) + 1;
+}
+
+struct Stamp {
+    bool iso = false;
+    // numeric
+    double number = 0;
+    int decimals = 0;
+    bool exponent = false;
+    // ISO
+    int64_t year = 0;
+    int month = 1, day = 1;
+    bool has_day = false, has_time = false, has_seconds = false;
+    char separator = 'T';
+    int64_t micros_of_day = 0;
+    int frac_digits = 0;
+    std::string zone;
+    int64_t micros() const { return days_from_date(year, month, day) * kMicrosPerDay + micros_of_day; }
+    int64_t month_index() const { return year * 12 + (month - 1); }
+    bool month_end() const { return has_day && day == days_in_month(year, month); }
+};
+
+bool take_digits(const std::string& s, size_t& i, size_t n, int64_t& out) {
+    if (i + n > s.size()) return false;
+    out = 0;
+    for (size_t k = 0; k < n; ++k) {
+        if (!std::isdigit(static_cast<unsigned char>(s[i + k]))) return false;
+        out = out * 10 + (s[i + k] - '0');
+    }
+    i += n;
+    return true;
+}
+
+bool take(const std::string& s, size_t& i, char c) {
+    if (i < s.size() && s[i] == c) {
+        ++i;
+        return true;
+    }
+    return false;
+}
+
+bool parse_zone(const std::string& s, size_t i, Stamp& t) {
+    t.zone = s.substr(i);
+    if (t.zone.empty() || t.zone == "Z") return true;
+    if (s[i] != '+' && s[i] != '-') return false;
+    ++i;
+    int64_t hh = 0, mm = 0;
+    if (!take_digits(s, i, 2, hh) || hh > 23) return false;
+    if (i == s.size()) return true;
+    take(s, i, ':');
+    return take_digits(s, i, 2, mm) && mm < 60 && i == s.size();
+}
+
+bool parse_iso(const std::string& s, Stamp& t) {
+    size_t i = 0;
+    int64_t y = 0, mo = 0, d = 1;
+    if (!take_digits(s, i, 4, y) || !take(s, i, '-') || !take_digits(s, i, 2, mo) || mo < 1 || mo > 12) return false;
+    t = Stamp{};
+    t.iso = true;
+    t.year = y;
+    t.month = static_cast<int>(mo);
+    if (i == s.size()) return true;  // YYYY-MM: a month
+    if (!take(s, i, '-') || !take_digits(s, i, 2, d) || d < 1 || d > days_in_month(y, t.month)) return false;
+    t.day = static_cast<int>(d);
+    t.has_day = true;
+    if (i == s.size()) return true;
+    if (s[i] != 'T' && s[i] != ' ') return false;
+    t.separator = s[i++];
+    int64_t hh = 0, mm = 0, ss = 0;
+    if (!take_digits(s, i, 2, hh) || hh > 23 || !take(s, i, ':') || !take_digits(s, i, 2, mm) || mm > 59) return false;
+    t.has_time = true;
+    if (take(s, i, ':')) {
+        if (!take_digits(s, i, 2, ss) || ss > 59) return false;
+        t.has_seconds = true;
+        if (take(s, i, '.') || take(s, i, ',')) {
+            int64_t frac = 0, digit = 0;
+            while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i])) && t.frac_digits < 9) {
+                take_digits(s, i, 1, digit);
+                if (t.frac_digits < 6) frac = frac * 10 + digit;
+                ++t.frac_digits;
+            }
+            if (t.frac_digits == 0) return false;
+            for (int k = t.frac_digits; k < 6; ++k) frac *= 10;
+            t.micros_of_day = frac;
+        }
+    }
+    t.micros_of_day += ((hh * 60 + mm) * 60 + ss) * kMicrosPerSecond;
+    return parse_zone(s, i, t);
+}
+
+bool parse_number(const std::string& text, bool decimal_comma, Stamp& t) {
+    std::string s = text;
+    if (decimal_comma)
+        for (char& c : s)
+            if (c == ',') c = '.';
+    const char* first = s.data() + (!s.empty() && s[0] == '+' ? 1 : 0);
+    double v = 0;
+    const auto res = std::from_chars(first, s.data() + s.size(), v);
+    if (res.ec != std::errc() || res.ptr != s.data() + s.size() || !std::isfinite(v)) return false;
+    t = Stamp{};
+    t.number = v;
+    const size_t dot = s.find('.');
+    t.exponent = s.find_first_of("eE") != std::string::npos;
+    if (dot != std::string::npos && !t.exponent) t.decimals = static_cast<int>(s.size() - dot - 1);
+    return true;
+}
+
+std::string two(int64_t v) {
+    char buf[8];
+    std::snprintf(buf, sizeof buf, "%02d", static_cast<int>(v));
+    return buf;
+}
+
+// The date and time in the format of `style` (the last given timestamp); seconds and fractions are added
+// when the value needs them.
+std::string format_iso(const Stamp& style, int64_t y, int m, int d, int64_t micros_of_day) {
+    char year[16];
+    std::snprintf(year, sizeof year, "%04lld", static_cast<long long>(y));
+    std::string out = std::string(year) + "-" + two(m);
+    if (!style.has_day) return out;
+    out += "-" + two(d);
+    if (!style.has_time && micros_of_day == 0) return out + style.zone;
+    const int64_t seconds = micros_of_day / kMicrosPerSecond, frac = micros_of_day % kMicrosPerSecond;
+    out += (style.has_time ? style.separator : 'T') + two(seconds / 3600) + ":" + two(seconds / 60 % 60);
+    if (style.has_seconds || seconds % 60 != 0 || frac != 0) out += ":" + two(seconds % 60);
+    if (style.frac_digits > 0 || frac != 0) {
+        char digits[16];
+        std::snprintf(digits, sizeof digits, "%06lld", static_cast<long long>(frac));
+        std::string f = digits;
+        const size_t want = static_cast<size_t>(style.frac_digits > 0 ? style.frac_digits : 6);
+        out += "." + (want <= 6 ? f.substr(0, want) : f + std::string(want - 6, '0'));
+    }
+    return out + style.zone;
+}
+
+std::string duration(int64_t micros) {
+    struct Unit {
+        int64_t size;
+        const char* name;
+    };
+    for (const Unit u : {Unit{kMicrosPerDay, " day"}, Unit{3600 * kMicrosPerSecond, " hour"},
+                         Unit{60 * kMicrosPerSecond, " minute"}, Unit{kMicrosPerSecond, " second"}}) {
+        if (micros % u.size == 0)
+            return std::to_string(micros / u.size) + u.name + (micros / u.size == 1 || micros / u.size == -1 ? "" : "s");
+    }
+    return std::to_string(micros) + " microseconds";
+}
+
+std::string number_text(double v, const Stamp& style, bool decimal_comma) {
+    char buf[64];
+    if (style.exponent)
+        std::snprintf(buf, sizeof buf, "%.9g", v);
+    else
+        std::snprintf(buf, sizeof buf, "%.*f", style.decimals, v);
+    std::string s = buf;
+    if (decimal_comma)
+        for (char& c : s)
+            if (c == '.') c = ',';
+    return s;
+}
+
+NextTimes irregular(const std::vector<std::string>& times, size_t i, const std::string& gap, const std::string& first) {
+    NextTimes r;
+    r.why = "'" + times[i] + "' to '" + times[i + 1] + "' is " + gap + ", '" + times[0] + "' to '" + times[1] + "' " +
+            first;
+    return r;
+}
+
+NextTimes next_numbers(const std::vector<std::string>& times, const std::vector<Stamp>& t, size_t count,
+                       bool decimal_comma) {
+    const size_t n = t.size();
+    const double step = (t[n - 1].number - t[0].number) / static_cast<double>(n - 1);
+    int decimals = 0;
+    for (const Stamp& s : t) decimals = std::max(decimals, s.decimals);
+    // Written values are rounded to their last digit, so their differences may be off by one unit of it.
+    double tolerance = 1e-9 * std::max(std::fabs(step), std::fabs(t[n - 1].number));
+    if (decimals > 0) tolerance = std::max(tolerance, 1.0001 * std::pow(10.0, -decimals));
+    for (size_t i = 0; i + 1 < n; ++i) {
+        const double d = t[i + 1].number - t[i].number;
+        if (!(step > 0) || std::fabs(d - step) > tolerance) {
+            char a[32], b[32];
+            std::snprintf(a, sizeof a, "%.9g", d);
+            std::snprintf(b, sizeof b, "%.9g", t[1].number - t[0].number);
+            return irregular(times, i, a, b);
+        }
+    }
+    Stamp style = t[n - 1];
+    style.decimals = decimals;
+    NextTimes r;
+    r.regular = true;
+    for (size_t k = 1; k <= count; ++k)
+        r.times.push_back(number_text(t[n - 1].number + step * static_cast<double>(k), style, decimal_comma));
+    return r;
+}
+
+// Same day of the month (or each the last day of its month), same time of day, a fixed number of months apart.
+bool monthly(const std::vector<Stamp>& t, int64_t& months, bool& month_end) {
+    bool same_day = true, all_end = true;
+    for (const Stamp& s : t) {
+        same_day = same_day && s.day == t[0].day;
+        all_end = all_end && s.month_end();
+        if (s.micros_of_day != t[0].micros_of_day || s.zone != t[0].zone) return false;
+    }
+    if (!same_day && !all_end) return false;
+    months = t[1].month_index() - t[0].month_index();
+    if (months <= 0) return false;
+    for (size_t i = 0; i + 1 < t.size(); ++i)
+        if (t[i + 1].month_index() - t[i].month_index() != months) return false;
+    month_end = !same_day;
+    return true;
+}
+
+constexpr int64_t kLastYear = 9999;
+
+NextTimes next_dates(const std::vector<std::string>& times, const std::vector<Stamp>& t, size_t count) {
+    const Stamp& last = t.back();
+    NextTimes r;
+    int64_t months = 0;
+    bool month_end = false;
+    if (monthly(t, months, month_end)) {
+        for (size_t k = 1; k <= count; ++k) {
+            const int64_t index = last.month_index() + months * static_cast<int64_t>(k);
+            const int64_t y = index / 12;
+            const int m = static_cast<int>(index % 12) + 1;
+            if (y > kLastYear) return NextTimes{false, {}, "the next timestamps pass the year 9999"};
+            const int d = month_end ? days_in_month(y, m) : std::min(last.day, days_in_month(y, m));
+            r.times.push_back(format_iso(last, y, m, d, last.micros_of_day));
+        }
+        r.regular = true;
+        return r;
+    }
+    const int64_t step = t[1].micros() - t[0].micros();
+    for (size_t i = 0; i + 1 < t.size(); ++i) {
+        const int64_t d = t[i + 1].micros() - t[i].micros();
+        if (d != step || step <= 0) return irregular(times, i, duration(d), duration(step));
+        if (t[i + 1].zone != t[0].zone) return NextTimes{false, {}, "the timestamps change time zone"};
+    }
+    for (size_t k = 1; k <= count; ++k) {
+        const int64_t at = last.micros() + step * static_cast<int64_t>(k);
+        const int64_t days = at >= 0 ? at / kMicrosPerDay : -((-at + kMicrosPerDay - 1) / kMicrosPerDay);
+        int64_t y = 0;
+        int m = 1, d = 1;
+        date_from_days(days, y, m, d);
+        if (y > kLastYear) return NextTimes{false, {}, "the next timestamps pass the year 9999"};
+        r.times.push_back(format_iso(last, y, m, d, at - days * kMicrosPerDay));
+    }
+    r.regular = true;
+    return r;
+}
+
+}  // namespace
+
+bool is_iso_timestamp(const std::string& text) {
+    Stamp t;
+    return parse_iso(text, t);
+}
+
+bool is_time_name(const std::string& name) {
+    std::string s;
+    for (char c : name) s += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    for (const char* n : {"time", "timestamp", "date", "datetime", "t", "ts", "step", "year", "epoch", "index"})
+        if (s == n) return true;
+    for (const char* prefix : {"time", "date"})
+        if (s.rfind(prefix, 0) == 0 && s.size() > 4 && !std::isalpha(static_cast<unsigned char>(s[4]))) return true;
+    return false;
+}
+
+NextTimes next_times(const std::vector<std::string>& times, size_t count, bool decimal_comma) {
+    if (times.size() < 2) return NextTimes{false, {}, "one timestamp gives no spacing"};
+    std::vector<Stamp> t(times.size());
+    bool all_iso = true, all_numbers = true;
+    for (size_t i = 0; i < times.size(); ++i) {
+        if (parse_iso(times[i], t[i])) {
+            all_numbers = false;
+        } else if (parse_number(times[i], decimal_comma, t[i])) {
+            all_iso = false;
+        } else {
+            return NextTimes{false, {}, "'" + times[i] + "' is not a timestamp"};
+        }
+    }
+    if (all_numbers) return next_numbers(times, t, count, decimal_comma);
+    if (all_iso) return next_dates(times, t, count);
+    return NextTimes{false, {}, "the column mixes dates and numbers"};
+}
+
+}  // namespace ax::tools
