@@ -14,6 +14,7 @@ fi
 if [ "${AUSPEX_SKIP_TESTS:-0}" != 1 ]; then
   [ -f /usr/include/doctest/doctest.h ] || need+=(doctest-dev)
   have_cmd clang++ || need+=(clang)
+  have_cmd clang-format || need+=(clang-format)
   # Sanitizer and fuzzer runtimes for clang.
   ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.asan-x86_64.a >/dev/null 2>&1 || need+=(libclang-rt-dev)
 fi

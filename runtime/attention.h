@@ -9,9 +9,9 @@
 namespace ax {
 
 struct AttentionInput {
-    const float* q;       // n_q rows
+    const float* q;  // n_q rows
     size_t q_stride;
-    const float* k;       // n_kv rows
+    const float* k;  // n_kv rows
     const float* v;
     size_t kv_stride;
     size_t n_q;

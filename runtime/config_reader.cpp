@@ -62,7 +62,11 @@ Status read_config_token(const ModelFile& f, format::ConfigKey key, const char* 
         return bad_config("config ").add(name).add(" is required");
     }
     if (*out >= vocab)
-        return bad_config("config ").add(name).add(" = ").add_u(*out).add(" is outside the vocabulary of ")
+        return bad_config("config ")
+            .add(name)
+            .add(" = ")
+            .add_u(*out)
+            .add(" is outside the vocabulary of ")
             .add_u(vocab);
     return Status::ok();
 }

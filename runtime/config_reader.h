@@ -11,7 +11,7 @@
 namespace ax {
 
 // Largest sizes a model may declare: they keep every size computation far from overflow.
-constexpr size_t kMaxModelWidth = 1u << 16;    // d_model, dim_feedforward, features, outputs, vocabularies
+constexpr size_t kMaxModelWidth = 1u << 16;  // d_model, dim_feedforward, features, outputs, vocabularies
 constexpr size_t kMaxModelLayers = 256;
 constexpr size_t kMaxSequenceLength = 1u << 20;
 
@@ -30,8 +30,7 @@ Status read_config_enum(const ModelFile& f, format::ConfigKey key, const char* n
     return Status::ok();
 }
 // A required size in [lo, hi].
-Status read_config_size(const ModelFile& f, format::ConfigKey key, const char* name, size_t lo, size_t hi,
-                        size_t* out);
+Status read_config_size(const ModelFile& f, format::ConfigKey key, const char* name, size_t lo, size_t hi, size_t* out);
 Status read_config_flag(const ModelFile& f, format::ConfigKey key, const char* name, bool* out);
 // A required finite float32 > 0.
 Status read_config_positive_float(const ModelFile& f, format::ConfigKey key, const char* name, float* out);

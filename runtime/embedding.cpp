@@ -79,8 +79,14 @@ Status check_tokens(const int32_t* ids, size_t n, size_t vocab, const char* what
     if (ids == nullptr) return Status::error(StatusCode::invalid_argument, what).add(" is null");
     for (size_t i = 0; i < n; ++i)
         if (ids[i] < 0 || static_cast<size_t>(ids[i]) >= vocab)
-            return Status::error(StatusCode::bad_input, what).add(": token ").add(static_cast<int64_t>(ids[i]))
-                .add(" at index ").add_u(i).add(" is outside the vocabulary (0..").add_u(vocab - 1).add(")");
+            return Status::error(StatusCode::bad_input, what)
+                .add(": token ")
+                .add(static_cast<int64_t>(ids[i]))
+                .add(" at index ")
+                .add_u(i)
+                .add(" is outside the vocabulary (0..")
+                .add_u(vocab - 1)
+                .add(")");
     return Status::ok();
 }
 

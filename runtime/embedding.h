@@ -29,14 +29,14 @@ struct TokenInput {
     EmbeddingTable tokens;
     EmbeddingTable positions;  // PositionalEncoding::learned only
     format::PositionalEncoding positional_encoding = format::PositionalEncoding::none;
-    float scale = 1.0f;        // applied to the token rows only, as `embedding(x) * sqrt(d_model) + pe`
+    float scale = 1.0f;  // applied to the token rows only, as `embedding(x) * sqrt(d_model) + pe`
     uint32_t pad_id = format::kNoToken;
 };
 
 // x[r] = tokens[ids[r]] * scale + PE(first_position + r) for `rows` rows of width tokens.dim. The ids must
 // have been checked (check_tokens). Positions: sinusoidal and learned use the index; sinusoidal_pad0 uses
-// index + 1, and for a pad token 0 (no position added; sinusoidal_pad_pe0: PE(0)). Learned positions need first_position + rows <=
-// positions.rows (the caller checks lengths against max_positions).
+// index + 1, and for a pad token 0 (no position added; sinusoidal_pad_pe0: PE(0)). Learned positions need
+// first_position + rows <= positions.rows (the caller checks lengths against max_positions).
 void embed_tokens(const TokenInput& in, const int32_t* ids, size_t rows, size_t first_position, float* x);
 
 // The token families' input config (docs/FORMAT.md keys positional_encoding, max_positions, embed_scale),

@@ -26,7 +26,11 @@ bool chunk(const ModelFile& f, uint32_t index, uint8_t bytes[4]) {
 // surrogates, at most U+10FFFF), or 0.
 size_t utf8_length(const uint8_t* s, size_t left) {
     const uint8_t c = s[0];
-    size_t n = c < 0x80 ? 1 : (c >= 0xC2 && c <= 0xDF) ? 2 : (c >= 0xE0 && c <= 0xEF) ? 3 : (c >= 0xF0 && c <= 0xF4) ? 4 : 0;
+    size_t n = c < 0x80                   ? 1
+               : (c >= 0xC2 && c <= 0xDF) ? 2
+               : (c >= 0xE0 && c <= 0xEF) ? 3
+               : (c >= 0xF0 && c <= 0xF4) ? 4
+                                          : 0;
     if (n == 0 || n > left) return 0;
     for (size_t k = 1; k < n; ++k)
         if ((s[k] & 0xC0) != 0x80) return 0;
@@ -87,8 +91,7 @@ Status check_feature_names(const ModelFile& f) {
     uint32_t n_features = 0;
     if (!f.config(format::ConfigKey::n_features, &n_features))
         return bad("stored by a model family without input features");
-    if (names != n_features)
-        return bad("").add_u(names).add(" names for ").add_u(n_features).add(" features");
+    if (names != n_features) return bad("").add_u(names).add(" names for ").add_u(n_features).add(" features");
     return Status::ok();
 }
 

@@ -37,8 +37,7 @@ float sin_poly(float r) {
 
 float cos_poly(float r) {
     const float z = r * r;
-    return ((2.443315711809948e-5f * z - 1.388731625493765e-3f) * z + 4.166664568298827e-2f) * z * z - 0.5f * z +
-           1.0f;
+    return ((2.443315711809948e-5f * z - 1.388731625493765e-3f) * z + 4.166664568298827e-2f) * z * z - 0.5f * z + 1.0f;
 }
 
 }  // namespace
@@ -100,10 +99,22 @@ void sin_cos_f32(float x, float* sin_x, float* cos_x) {
     }
     const float s = sin_poly(r), c = cos_poly(r);
     switch (quadrant) {
-        case 0: *sin_x = s; *cos_x = c; break;
-        case 1: *sin_x = c; *cos_x = -s; break;
-        case 2: *sin_x = -s; *cos_x = -c; break;
-        default: *sin_x = -c; *cos_x = s; break;
+        case 0:
+            *sin_x = s;
+            *cos_x = c;
+            break;
+        case 1:
+            *sin_x = c;
+            *cos_x = -s;
+            break;
+        case 2:
+            *sin_x = -s;
+            *cos_x = -c;
+            break;
+        default:
+            *sin_x = -c;
+            *cos_x = s;
+            break;
     }
 }
 

@@ -20,7 +20,7 @@ constexpr float kExpMax = 88.72284f;   // e^x > FLT_MAX above: inf
 // 0.875 <= |x| < 4: sign(x) (1 - e^-(a + a Q(a))), a = |x|; beyond: sign(x).
 constexpr float kErfSmallLimit = 0.875f;
 constexpr float kErfOneLimit = 4.0f;
-constexpr float kErfSmallP[6] = {-0x1.3a1a82p-11f, 0x1.473f48p-08f, -0x1.b68bd2p-06f,
+constexpr float kErfSmallP[6] = {-0x1.3a1a82p-11f, 0x1.473f48p-08f,  -0x1.b68bd2p-06f,
                                  0x1.ce1a46p-04f,  -0x1.8126e0p-02f, 0x1.06eba6p-03f};
 // a + a Q(a) is evaluated in this order: q = (kErfQ[0] a + kErfQ[1]) a^2 + (kErfQ[2] a + kErfQ[3]);
 // q = q a + kErfQ[4]; q = q a + kErfQ[5]; q = q a + kErfQ[6]; q = q a + a.

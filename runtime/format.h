@@ -30,40 +30,40 @@ constexpr EnumNames<E> names_table(const EnumName<E> (&rows)[N]) {
 
 constexpr char kMagic[8] = {'A', 'U', 'S', 'P', 'E', 'X', 'M', '\0'};
 constexpr uint32_t kVersion = 1;
-constexpr uint32_t kAlignment = 64;         // every tensor's data and scales start on this boundary
+constexpr uint32_t kAlignment = 64;  // every tensor's data and scales start on this boundary
 constexpr uint32_t kHeaderBytes = 64;
 constexpr uint32_t kTensorRecordBytes = 64;
 constexpr uint32_t kConfigRecordBytes = 8;
 constexpr uint32_t kMaxRank = 4;
 constexpr uint32_t kMaxTensors = 4096;
 constexpr uint32_t kMaxConfigRecords = 256;
-constexpr uint64_t kChecksumStart = 24;     // the checksum covers bytes [24, file_size)
+constexpr uint64_t kChecksumStart = 24;  // the checksum covers bytes [24, file_size)
 
 // Header field offsets (all little-endian).
 namespace header {
-constexpr size_t magic = 0;            // char[8]
-constexpr size_t version = 8;          // u32
-constexpr size_t flags = 12;           // u32, must be 0 in version 1
-constexpr size_t checksum = 16;        // u64, FNV-1a 64 of bytes [24, file_size)
-constexpr size_t file_size = 24;       // u64
-constexpr size_t family = 32;          // u32, Family
-constexpr size_t config_count = 36;    // u32, number of 8-byte config records
-constexpr size_t config_offset = 40;   // u64
-constexpr size_t tensor_count = 48;    // u32
-constexpr size_t reserved = 52;        // u32, must be 0
-constexpr size_t tensor_offset = 56;   // u64
+constexpr size_t magic = 0;           // char[8]
+constexpr size_t version = 8;         // u32
+constexpr size_t flags = 12;          // u32, must be 0 in version 1
+constexpr size_t checksum = 16;       // u64, FNV-1a 64 of bytes [24, file_size)
+constexpr size_t file_size = 24;      // u64
+constexpr size_t family = 32;         // u32, Family
+constexpr size_t config_count = 36;   // u32, number of 8-byte config records
+constexpr size_t config_offset = 40;  // u64
+constexpr size_t tensor_count = 48;   // u32
+constexpr size_t reserved = 52;       // u32, must be 0
+constexpr size_t tensor_offset = 56;  // u64
 }  // namespace header
 
 enum class Family : uint32_t { forecaster = 1, seq2seq = 2, classifier = 3, tvae = 4 };
-inline constexpr EnumName<Family> kFamilyNames[] = {
-    {Family::forecaster, "forecaster"}, {Family::seq2seq, "seq2seq"}, {Family::classifier, "classifier"},
-    {Family::tvae, "tvae"}};
+inline constexpr EnumName<Family> kFamilyNames[] = {{Family::forecaster, "forecaster"},
+                                                    {Family::seq2seq, "seq2seq"},
+                                                    {Family::classifier, "classifier"},
+                                                    {Family::tvae, "tvae"}};
 constexpr EnumNames<Family> names_of(Family) { return names_table(kFamilyNames); }
 
 enum class DType : uint8_t { f32 = 0, f16 = 1, i8 = 2 };
-inline constexpr EnumName<DType> kDTypeNames[] = {
-    {DType::f32, "f32"},     {DType::f16, "f16"},     {DType::i8, "int8"},
-    {DType::f32, "float32"}, {DType::f16, "float16"}, {DType::i8, "i8"}};
+inline constexpr EnumName<DType> kDTypeNames[] = {{DType::f32, "f32"},     {DType::f16, "f16"},     {DType::i8, "int8"},
+                                                  {DType::f32, "float32"}, {DType::f16, "float16"}, {DType::i8, "i8"}};
 constexpr EnumNames<DType> names_of(DType) { return names_table(kDTypeNames); }
 
 inline uint32_t dtype_bytes(DType t) { return t == DType::f32 ? 4u : t == DType::f16 ? 2u : 1u; }
@@ -77,30 +77,30 @@ enum class ConfigKey : uint32_t {
     decoder_layers = 5,
     n_features = 6,
     n_outputs = 7,
-    activation = 8,           // Activation
-    norm_first = 9,           // 0 | 1
-    layer_norm_eps = 10,      // f32 bits
-    positional_encoding = 11, // PositionalEncoding
-    memory_mask = 12,         // MemoryMask
-    encoder_final_norm = 13,  // 0 | 1
-    decoder_final_norm = 14,  // 0 | 1
-    normalization = 15,       // Normalization
+    activation = 8,            // Activation
+    norm_first = 9,            // 0 | 1
+    layer_norm_eps = 10,       // f32 bits
+    positional_encoding = 11,  // PositionalEncoding
+    memory_mask = 12,          // MemoryMask
+    encoder_final_norm = 13,   // 0 | 1
+    decoder_final_norm = 14,   // 0 | 1
+    normalization = 15,        // Normalization
     // Token and latent families (seq2seq, classifier, tvae):
-    src_vocab = 16,           // source (classifier: input) vocabulary size
-    tgt_vocab = 17,           // target vocabulary size (seq2seq)
-    pad_id = 18,              // token id, or kNoToken
-    bos_id = 19,              // token id, or kNoToken
-    eos_id = 20,              // token id, or kNoToken
-    max_positions = 21,       // longest sequence the positions allow (learned table rows...), 0 = unlimited
-    embed_scale = 22,         // f32 bits: token embeddings are multiplied by it (sqrt(d_model) in the tutorials)
-    pooling = 23,             // Pooling
-    output_activation = 24,   // OutputActivation
-    latent_size = 25,         // tvae: size of z
-    start_id = 26,            // classifier with a decoder: the token fed to it, or kNoToken
-    kv_cache = 27,            // optional: 0 float32 caches (the default), 1 int8 with a scale per row
-    window = 28,              // forecaster: encoder rows it was trained on (optional; absent or 0 = not stated)
-    decode_mask_pads = 29,    // seq2seq, optional (absent = 0): greedy decoding masks generated pad ids as keys
-    defaults = 30,            // optional, informational: bit k set = key k was taken by default at conversion
+    src_vocab = 16,          // source (classifier: input) vocabulary size
+    tgt_vocab = 17,          // target vocabulary size (seq2seq)
+    pad_id = 18,             // token id, or kNoToken
+    bos_id = 19,             // token id, or kNoToken
+    eos_id = 20,             // token id, or kNoToken
+    max_positions = 21,      // longest sequence the positions allow (learned table rows...), 0 = unlimited
+    embed_scale = 22,        // f32 bits: token embeddings are multiplied by it (sqrt(d_model) in the tutorials)
+    pooling = 23,            // Pooling
+    output_activation = 24,  // OutputActivation
+    latent_size = 25,        // tvae: size of z
+    start_id = 26,           // classifier with a decoder: the token fed to it, or kNoToken
+    kv_cache = 27,           // optional: 0 float32 caches (the default), 1 int8 with a scale per row
+    window = 28,             // forecaster: encoder rows it was trained on (optional; absent or 0 = not stated)
+    decode_mask_pads = 29,   // seq2seq, optional (absent = 0): greedy decoding masks generated pad ids as keys
+    defaults = 30,           // optional, informational: bit k set = key k was taken by default at conversion
 };
 
 enum class Activation : uint32_t { relu = 0, gelu = 1 };
@@ -118,7 +118,11 @@ constexpr EnumNames<CacheType> names_of(CacheType) { return names_table(kCacheTy
 // indexing over a table whose row 0 holds PE(0) = [0, 1, 0, 1, ...] (get_sinusoid_encoding_table(n + 1, d)
 // kept whole), so pads get PE(0).
 enum class PositionalEncoding : uint32_t {
-    none = 0, sinusoidal = 1, learned = 2, sinusoidal_pad0 = 3, sinusoidal_pad_pe0 = 4
+    none = 0,
+    sinusoidal = 1,
+    learned = 2,
+    sinusoidal_pad0 = 3,
+    sinusoidal_pad_pe0 = 4
 };
 inline constexpr EnumName<PositionalEncoding> kPositionalEncodingNames[] = {
     {PositionalEncoding::none, "none"},
@@ -214,31 +218,66 @@ constexpr uint16_t kNoLayer = 0xFFFF;
 // What a tensor is for. Weight matrices keep PyTorch's [out, in] layout. The numbers are part of the
 // format; roles from kFirstLayerRole on are per layer (the record's layer field says which).
 enum class Role : uint16_t {
-    src_embed_weight = 1, src_embed_bias,
-    tgt_embed_weight, tgt_embed_bias,
-    generator_weight, generator_bias,
-    encoder_norm_weight, encoder_norm_bias,
-    decoder_norm_weight, decoder_norm_bias,
-    input_mean, input_scale,  // normalization parameters, [n_features]
-    src_token_embed = 13,     // [src_vocab, d]: nn.Embedding, any stored dtype (int8: one scale per token)
-    tgt_token_embed,          // [tgt_vocab, d]
-    src_pos_embed,            // [max_positions, d]: learned positions (nn.Embedding)
-    tgt_pos_embed,            // [max_positions, d]
-    head_weight, head_bias,   // classifier head [n_labels, d], [n_labels]
-    z_mean_weight, z_mean_bias,        // tvae [latent, d], [latent]
-    z_log_var_weight, z_log_var_bias,  // tvae [latent, d], [latent]
-    z_embed_weight, z_embed_bias,      // tvae [d, latent], [d]
-    seq_embed_weight, seq_embed_bias,      // tvae [d, n_features], [d]
-    r_seq_embed_weight, r_seq_embed_bias,  // tvae [n_features, d], [n_features]
+    src_embed_weight = 1,
+    src_embed_bias,
+    tgt_embed_weight,
+    tgt_embed_bias,
+    generator_weight,
+    generator_bias,
+    encoder_norm_weight,
+    encoder_norm_bias,
+    decoder_norm_weight,
+    decoder_norm_bias,
+    input_mean,
+    input_scale,           // normalization parameters, [n_features]
+    src_token_embed = 13,  // [src_vocab, d]: nn.Embedding, any stored dtype (int8: one scale per token)
+    tgt_token_embed,       // [tgt_vocab, d]
+    src_pos_embed,         // [max_positions, d]: learned positions (nn.Embedding)
+    tgt_pos_embed,         // [max_positions, d]
+    head_weight,
+    head_bias,  // classifier head [n_labels, d], [n_labels]
+    z_mean_weight,
+    z_mean_bias,  // tvae [latent, d], [latent]
+    z_log_var_weight,
+    z_log_var_bias,  // tvae [latent, d], [latent]
+    z_embed_weight,
+    z_embed_bias,  // tvae [d, latent], [d]
+    seq_embed_weight,
+    seq_embed_bias,  // tvae [d, n_features], [d]
+    r_seq_embed_weight,
+    r_seq_embed_bias,  // tvae [n_features, d], [n_features]
 
-    enc_attn_in_weight = 32, enc_attn_in_bias, enc_attn_out_weight, enc_attn_out_bias,
-    enc_ff1_weight, enc_ff1_bias, enc_ff2_weight, enc_ff2_bias,
-    enc_norm1_weight, enc_norm1_bias, enc_norm2_weight, enc_norm2_bias,
+    enc_attn_in_weight = 32,
+    enc_attn_in_bias,
+    enc_attn_out_weight,
+    enc_attn_out_bias,
+    enc_ff1_weight,
+    enc_ff1_bias,
+    enc_ff2_weight,
+    enc_ff2_bias,
+    enc_norm1_weight,
+    enc_norm1_bias,
+    enc_norm2_weight,
+    enc_norm2_bias,
 
-    dec_attn_in_weight = 64, dec_attn_in_bias, dec_attn_out_weight, dec_attn_out_bias,
-    dec_cross_in_weight, dec_cross_in_bias, dec_cross_out_weight, dec_cross_out_bias,
-    dec_ff1_weight, dec_ff1_bias, dec_ff2_weight, dec_ff2_bias,
-    dec_norm1_weight, dec_norm1_bias, dec_norm2_weight, dec_norm2_bias, dec_norm3_weight, dec_norm3_bias,
+    dec_attn_in_weight = 64,
+    dec_attn_in_bias,
+    dec_attn_out_weight,
+    dec_attn_out_bias,
+    dec_cross_in_weight,
+    dec_cross_in_bias,
+    dec_cross_out_weight,
+    dec_cross_out_bias,
+    dec_ff1_weight,
+    dec_ff1_bias,
+    dec_ff2_weight,
+    dec_ff2_bias,
+    dec_norm1_weight,
+    dec_norm1_bias,
+    dec_norm2_weight,
+    dec_norm2_bias,
+    dec_norm3_weight,
+    dec_norm3_bias,
 };
 constexpr uint16_t kFirstLayerRole = 32;
 

@@ -17,8 +17,7 @@ struct Kernels {
     // per row (xq, xscale) and weight scales per output row; it accumulates exact int32 dot products and
     // rescales each once: y = float(acc) * (xscale[r] * wscale[o]) + b[o], in that order, no FMA, so every
     // port gives bit-identical results.
-    void (*linear_f32)(const float* x, size_t rows, size_t in, const float* w, const float* bias, size_t out,
-                       float* y);
+    void (*linear_f32)(const float* x, size_t rows, size_t in, const float* w, const float* bias, size_t out, float* y);
     void (*linear_f16)(const float* x, size_t rows, size_t in, const uint16_t* w, const float* bias, size_t out,
                        float* y);
     void (*linear_i8)(const int8_t* xq, const float* xscale, size_t rows, size_t in, const int8_t* w,
@@ -33,8 +32,8 @@ struct Kernels {
     // One query and one head against n_keys keys (or values) of n values each, stride apart: the loops of
     // attention in one call, so small heads do not pay a call per key.
     // scores[j] = dot(q, k + j * stride, n) * scale (the sum's order may differ from dot_f32's);
-    void (*attention_scores_f32)(const float* q, const float* k, size_t stride, size_t n_keys, size_t n,
-                                 float scale, float* scores);
+    void (*attention_scores_f32)(const float* q, const float* k, size_t stride, size_t n_keys, size_t n, float scale,
+                                 float* scores);
     // out += p[j] * v[j * stride ...] for j = 0, 1, ... in turn: exactly a sequence of axpy_f32 calls.
     void (*attention_values_f32)(const float* p, const float* v, size_t stride, size_t n_keys, size_t n, float* out);
     // In place, numerically stable (max subtracted first).

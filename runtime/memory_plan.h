@@ -38,7 +38,8 @@ public:
     T* alloc(const char* name, uint64_t count, Phase first, Phase last) {
         return static_cast<T*>(request(name, count, sizeof(T), first, last));
     }
-    // Records holding pointers (live for the whole call) take T::kArenaRecordBytes each on every target (see transformer_layer.h).
+    // Records holding pointers (live for the whole call) take T::kArenaRecordBytes each on every target (see
+    // transformer_layer.h).
     template <typename T>
     T* alloc_records(const char* name, uint64_t count) {
         static_assert(sizeof(T) <= T::kArenaRecordBytes, "raise kArenaRecordBytes");

@@ -38,8 +38,12 @@ Status check_region(uint32_t index, const char* what, uint64_t offset, uint64_t 
     if (add_overflows(offset, bytes, &end) || end > file_size)
         return bad_tensor(index, what).add(" [").add_u(offset).add(", +").add_u(bytes).add(") ends past the file");
     if (offset < *cursor)
-        return bad_tensor(index, what).add(" at ").add_u(offset).add(" overlaps earlier data (ends at ")
-            .add_u(*cursor).add(")");
+        return bad_tensor(index, what)
+            .add(" at ")
+            .add_u(offset)
+            .add(" overlaps earlier data (ends at ")
+            .add_u(*cursor)
+            .add(")");
     *cursor = end;
     return Status::ok();
 }
@@ -53,7 +57,9 @@ Status check_tensor(const uint8_t* r, uint32_t index, uint64_t file_size, uint64
         return bad_tensor(index, "unknown role ").add(static_cast<int64_t>(role));
     const bool per_layer = format::role_is_per_layer(static_cast<Role>(role));
     if (per_layer == (layer == format::kNoLayer))
-        return bad_tensor(index, "layer index ").add(static_cast<int64_t>(layer)).add(" does not fit role ")
+        return bad_tensor(index, "layer index ")
+            .add(static_cast<int64_t>(layer))
+            .add(" does not fit role ")
             .add(format::role_name(static_cast<Role>(role)));
     if (!known_dtype(dtype)) return bad_tensor(index, "unknown dtype ").add(static_cast<int64_t>(dtype));
     if (rank < 1 || rank > format::kMaxRank)
@@ -77,8 +83,11 @@ Status check_tensor(const uint8_t* r, uint32_t index, uint64_t file_size, uint64
     const uint64_t data_offset = load_u64(r + rec::data_offset);
     const uint64_t data_bytes = load_u64(r + rec::data_bytes);
     if (data_bytes != expected)
-        return bad_tensor(index, "data size ").add_u(data_bytes).add(" does not match its shape (")
-            .add_u(expected).add(" bytes)");
+        return bad_tensor(index, "data size ")
+            .add_u(data_bytes)
+            .add(" does not match its shape (")
+            .add_u(expected)
+            .add(" bytes)");
     AX_RETURN_IF_ERROR(check_region(index, "data", data_offset, data_bytes, file_size, cursor));
 
     const uint64_t scale_offset = load_u64(r + rec::scale_offset);
@@ -86,8 +95,7 @@ Status check_tensor(const uint8_t* r, uint32_t index, uint64_t file_size, uint64
     if (static_cast<DType>(dtype) == DType::i8) {
         const uint64_t rows = load_u32(r + rec::dims);
         if (scale_bytes != rows * 4)
-            return bad_tensor(index, "int8 scales hold ").add_u(scale_bytes).add(" bytes, expected ")
-                .add_u(rows * 4);
+            return bad_tensor(index, "int8 scales hold ").add_u(scale_bytes).add(" bytes, expected ").add_u(rows * 4);
         AX_RETURN_IF_ERROR(check_region(index, "scales", scale_offset, scale_bytes, file_size, cursor));
     } else if (scale_offset != 0 || scale_bytes != 0) {
         return bad_tensor(index, "has scales but is not int8");
@@ -103,11 +111,11 @@ Status ModelFile::open(const uint8_t* data, size_t size, Checksum checksum, Mode
         return Status::error(StatusCode::invalid_argument, "model buffer is not 16-byte aligned");
     if (size < format::kHeaderBytes)
         return bad("file of ").add_u(size).add(" bytes is shorter than the 64-byte header");
-    if (std::memcmp(data, format::kMagic, sizeof format::kMagic) != 0)
-        return bad("not an auspex model (wrong magic)");
+    if (std::memcmp(data, format::kMagic, sizeof format::kMagic) != 0) return bad("not an auspex model (wrong magic)");
     const uint32_t version = load_u32(data + hdr::version);
     if (version != format::kVersion)
-        return Status::error(StatusCode::unsupported, "model format version ").add(static_cast<int64_t>(version))
+        return Status::error(StatusCode::unsupported, "model format version ")
+            .add(static_cast<int64_t>(version))
             .add(", this runtime reads version 1");
     if (load_u32(data + hdr::flags) != 0 || load_u32(data + hdr::reserved) != 0)
         return bad("header flags/reserved fields are not zero");
@@ -155,8 +163,8 @@ Status ModelFile::open(const uint8_t* data, size_t size, Checksum checksum, Mode
         const uint8_t* a = m.tensors_ + i * format::kTensorRecordBytes;
         for (uint32_t j = 0; j < i; ++j) {
             const uint8_t* b = m.tensors_ + j * format::kTensorRecordBytes;
-            if (load_u32(a) == load_u32(b)) return bad_tensor(i, "repeats the role and layer of record ")
-                .add(static_cast<int64_t>(j));
+            if (load_u32(a) == load_u32(b))
+                return bad_tensor(i, "repeats the role and layer of record ").add(static_cast<int64_t>(j));
         }
     }
     for (uint32_t i = 0; i < config_count; ++i) {

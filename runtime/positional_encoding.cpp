@@ -20,8 +20,6 @@ void add_sinusoidal_positions(float* x, size_t rows, size_t d, size_t first_posi
     }
 }
 
-void add_sinusoidal_position(float* row, size_t d, size_t position) {
-    add_sinusoidal_positions(row, 1, d, position);
-}
+void add_sinusoidal_position(float* row, size_t d, size_t position) { add_sinusoidal_positions(row, 1, d, position); }
 
 }  // namespace ax

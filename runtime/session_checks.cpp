@@ -15,8 +15,10 @@ Status check_session_arena(const void* arena, size_t arena_bytes, size_t needed)
     if (arena == nullptr || reinterpret_cast<uintptr_t>(arena) % 16 != 0)
         return Status::error(StatusCode::invalid_argument, "arena must be non-null and 16-byte aligned");
     if (arena_bytes < needed)
-        return Status::error(StatusCode::arena_too_small, "arena of ").add_u(arena_bytes)
-            .add(" bytes, the session needs ").add_u(needed);
+        return Status::error(StatusCode::arena_too_small, "arena of ")
+            .add_u(arena_bytes)
+            .add(" bytes, the session needs ")
+            .add_u(needed);
     return Status::ok();
 }
 

@@ -49,15 +49,27 @@ Status& Status::add(double value) {
     }
     int exponent = 0;
     if (value != 0.0) {
-        while (value >= 10.0) { value /= 10; ++exponent; }
-        while (value < 1.0) { value *= 10; --exponent; }
+        while (value >= 10.0) {
+            value /= 10;
+            ++exponent;
+        }
+        while (value < 1.0) {
+            value *= 10;
+            --exponent;
+        }
     }
     uint64_t digits = static_cast<uint64_t>(value * 1e5 + 0.5);
-    if (digits >= 1000000) { digits /= 10; ++exponent; }
+    if (digits >= 1000000) {
+        digits /= 10;
+        ++exponent;
+    }
     char text[9];
     text[0] = static_cast<char>('0' + digits / 100000);
     text[1] = '.';
-    for (int i = 6; i >= 2; --i) { text[i] = static_cast<char>('0' + digits % 10); digits /= 10; }
+    for (int i = 6; i >= 2; --i) {
+        text[i] = static_cast<char>('0' + digits % 10);
+        digits /= 10;
+    }
     text[7] = '\0';
     add(text);
     if (exponent != 0) {

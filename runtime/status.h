@@ -7,11 +7,11 @@ namespace ax {
 
 enum class StatusCode : int {
     ok = 0,
-    invalid_argument,   // the caller passed something unusable (lengths, null pointers)
-    bad_model,          // the model file is malformed, truncated, corrupted or inconsistent
-    unsupported,        // a valid file using something this build does not implement
-    arena_too_small,    // the caller's arena cannot hold the session
-    bad_input,          // input data is unusable (NaN/Inf, wrong shape)
+    invalid_argument,  // the caller passed something unusable (lengths, null pointers)
+    bad_model,         // the model file is malformed, truncated, corrupted or inconsistent
+    unsupported,       // a valid file using something this build does not implement
+    arena_too_small,   // the caller's arena cannot hold the session
+    bad_input,         // input data is unusable (NaN/Inf, wrong shape)
 };
 
 class Status {
@@ -39,9 +39,9 @@ private:
 };
 
 // Propagates a failed Status to the caller.
-#define AX_RETURN_IF_ERROR(expr)                 \
-    do {                                         \
-        ::ax::Status ax_status_ = (expr);        \
+#define AX_RETURN_IF_ERROR(expr)                    \
+    do {                                            \
+        ::ax::Status ax_status_ = (expr);           \
         if (!ax_status_.is_ok()) return ax_status_; \
     } while (0)
 

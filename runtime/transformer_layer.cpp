@@ -72,9 +72,8 @@ AttentionInput cache_attention(const float* q, const KvCache& c, size_t d, size_
 
 // Decoder rows [first, first + n) of x (n <= kRowTile): the whole layer, sublayer by sublayer.
 void decoder_tile_forward(const Kernels& k, const LayerOptions& o, const DecoderLayerWeights& w, float* x, size_t n,
-                          size_t first, KvCache& self_cache, const KvCache& cross, size_t mem_rows,
-                          bool memory_causal, LayerScratch& s, const uint8_t* self_valid,
-                          const uint8_t* memory_valid) {
+                          size_t first, KvCache& self_cache, const KvCache& cross, size_t mem_rows, bool memory_causal,
+                          LayerScratch& s, const uint8_t* self_valid, const uint8_t* memory_valid) {
     const size_t d = o.d_model;
     const size_t head_dim = d / o.nhead;
     {
@@ -82,8 +81,7 @@ void decoder_tile_forward(const Kernels& k, const LayerOptions& o, const Decoder
         const Linear& p = w.self_attn.in_proj;
         linear_forward(k, p.slice(0, d), in, n, s.q, s.quant);
         project_into_cache(k, p, d, d, in, n, self_cache.key, self_cache.key_scale, self_cache.type, first, s);
-        project_into_cache(k, p, 2 * d, d, in, n, self_cache.value, self_cache.value_scale, self_cache.type, first,
-                           s);
+        project_into_cache(k, p, 2 * d, d, in, n, self_cache.value, self_cache.value_scale, self_cache.type, first, s);
         const AttentionInput a = cache_attention(s.q, self_cache, d, n, first + n, first, true, self_valid);
         attend(k, a, o.nhead, head_dim, s.scores, s.att);
         linear_forward(k, w.self_attn.out_proj, s.att, n, s.tmp, s.quant);
@@ -107,9 +105,9 @@ void LayerScratch::allocate(MemoryPlan& plan, const LayerOptions& o, size_t enco
     const size_t d = o.d_model;
     const size_t tile = kRowTile;
     const bool enc = encoder_rows > 0;
-    h = o.norm_first ? plan.alloc<float>(enc ? "encoder tile: normed rows" : "decoder tile: normed rows", tile * d,
-                                         first, last)
-                     : nullptr;
+    h = o.norm_first
+            ? plan.alloc<float>(enc ? "encoder tile: normed rows" : "decoder tile: normed rows", tile * d, first, last)
+            : nullptr;
     q = plan.alloc<float>(enc ? "encoder tile: queries" : "decoder tile: queries", tile * d, first, last);
     tmp = plan.alloc<float>(enc ? "encoder tile: sublayer out" : "decoder tile: sublayer out", tile * d, first, last);
     ff = plan.alloc<float>(enc ? "encoder tile: feed-forward" : "decoder tile: feed-forward", tile * o.dim_feedforward,
@@ -127,8 +125,8 @@ void LayerScratch::allocate(MemoryPlan& plan, const LayerOptions& o, size_t enco
     }
     quant.q = plan.alloc<int8_t>(enc ? "encoder tile: int8 inputs" : "decoder tile: int8 inputs",
                                  tile * max_of(max_of(d, o.dim_feedforward), max_in), first, last);
-    quant.scales = plan.alloc<float>(enc ? "encoder tile: input scales" : "decoder tile: input scales", tile, first,
-                                     last);
+    quant.scales =
+        plan.alloc<float>(enc ? "encoder tile: input scales" : "decoder tile: input scales", tile, first, last);
     quant.rows = tile;
 }
 
@@ -142,8 +140,8 @@ void layer_norm_rows(const Kernels& k, const LayerNormWeights& w, const float* x
     for (size_t r = 0; r < rows; ++r) k.layer_norm_f32(x + r * d, d, w.gamma, w.beta, eps, y + r * d);
 }
 
-void encoder_layer_forward(const Kernels& k, const LayerOptions& o, const EncoderLayerWeights& w, float* x,
-                           size_t rows, LayerScratch& s, const uint8_t* key_valid) {
+void encoder_layer_forward(const Kernels& k, const LayerOptions& o, const EncoderLayerWeights& w, float* x, size_t rows,
+                           LayerScratch& s, const uint8_t* key_valid) {
     const size_t d = o.d_model;
     const size_t head_dim = d / o.nhead;
     const Linear& p = w.self_attn.in_proj;
@@ -182,14 +180,13 @@ void decoder_layer_prepare_memory(const Kernels& k, const LayerOptions& o, const
         const size_t n = min_of(kRowTile, rows - r);
         const float* in = memory + r * d;
         project_into_cache(k, w.cross_attn.in_proj, d, d, in, n, cross.key, cross.key_scale, cross.type, r, s);
-        project_into_cache(k, w.cross_attn.in_proj, 2 * d, d, in, n, cross.value, cross.value_scale, cross.type, r,
-                           s);
+        project_into_cache(k, w.cross_attn.in_proj, 2 * d, d, in, n, cross.value, cross.value_scale, cross.type, r, s);
     }
 }
 
-void decoder_layer_forward(const Kernels& k, const LayerOptions& o, const DecoderLayerWeights& w, float* x,
-                           size_t rows, size_t first_position, KvCache& self_cache, const KvCache& cross,
-                           size_t mem_rows, bool memory_causal, LayerScratch& s, const uint8_t* self_valid,
+void decoder_layer_forward(const Kernels& k, const LayerOptions& o, const DecoderLayerWeights& w, float* x, size_t rows,
+                           size_t first_position, KvCache& self_cache, const KvCache& cross, size_t mem_rows,
+                           bool memory_causal, LayerScratch& s, const uint8_t* self_valid,
                            const uint8_t* memory_valid) {
     for (size_t r = 0; r < rows; r += kRowTile)
         decoder_tile_forward(k, o, w, x + r * o.d_model, min_of(kRowTile, rows - r), first_position + r, self_cache,

@@ -102,8 +102,8 @@ void layer_norm_rows(const Kernels& k, const LayerNormWeights& w, const float* x
 // x: [rows, d], updated in place (rows <= the scratch's encoder_rows). Computed head by head (each head's
 // keys and values for all rows, its queries a tile at a time) and then a tile of rows at a time.
 // key_valid (optional, `rows` flags): key padding, see AttentionInput::key_valid.
-void encoder_layer_forward(const Kernels& k, const LayerOptions& o, const EncoderLayerWeights& w, float* x,
-                           size_t rows, LayerScratch& s, const uint8_t* key_valid = nullptr);
+void encoder_layer_forward(const Kernels& k, const LayerOptions& o, const EncoderLayerWeights& w, float* x, size_t rows,
+                           LayerScratch& s, const uint8_t* key_valid = nullptr);
 
 // Projects the encoder memory [mem_rows, d] into the cross-attention keys and values, once per sequence.
 // Only the first cross.capacity rows are projected: a session whose decoder sees memory rows [0, p] only
@@ -116,9 +116,9 @@ void decoder_layer_prepare_memory(const Kernels& k, const LayerOptions& o, const
 // and values to `self_cache`, which must hold positions [0, first_position) already. `memory_causal`
 // applies the tril memory mask. Optional key padding: self_valid flags target positions
 // [0, first_position + rows), memory_valid flags the mem_rows memory rows.
-void decoder_layer_forward(const Kernels& k, const LayerOptions& o, const DecoderLayerWeights& w, float* x,
-                           size_t rows, size_t first_position, KvCache& self_cache, const KvCache& cross,
-                           size_t mem_rows, bool memory_causal, LayerScratch& s,
-                           const uint8_t* self_valid = nullptr, const uint8_t* memory_valid = nullptr);
+void decoder_layer_forward(const Kernels& k, const LayerOptions& o, const DecoderLayerWeights& w, float* x, size_t rows,
+                           size_t first_position, KvCache& self_cache, const KvCache& cross, size_t mem_rows,
+                           bool memory_causal, LayerScratch& s, const uint8_t* self_valid = nullptr,
+                           const uint8_t* memory_valid = nullptr);
 
 }  // namespace ax

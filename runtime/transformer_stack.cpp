@@ -52,10 +52,8 @@ Status read_stack_config(const ModelFile& f, size_t min_decoder_layers, StackCon
     AX_RETURN_IF_ERROR(read_config_enum(f, ConfigKey::activation, "activation", &l.activation));
     AX_RETURN_IF_ERROR(read_config_flag(f, ConfigKey::norm_first, "norm_first", &l.norm_first));
     AX_RETURN_IF_ERROR(read_config_positive_float(f, ConfigKey::layer_norm_eps, "layer_norm_eps", &l.eps));
-    AX_RETURN_IF_ERROR(
-        read_config_flag(f, ConfigKey::encoder_final_norm, "encoder_final_norm", &c.encoder_final_norm));
-    AX_RETURN_IF_ERROR(
-        read_config_flag(f, ConfigKey::decoder_final_norm, "decoder_final_norm", &c.decoder_final_norm));
+    AX_RETURN_IF_ERROR(read_config_flag(f, ConfigKey::encoder_final_norm, "encoder_final_norm", &c.encoder_final_norm));
+    AX_RETURN_IF_ERROR(read_config_flag(f, ConfigKey::decoder_final_norm, "decoder_final_norm", &c.decoder_final_norm));
     if (c.decoder_layers == 0 && c.decoder_final_norm)
         return Status::error(StatusCode::bad_model, "a decoder final norm without decoder layers");
     uint32_t v = 0;
@@ -102,16 +100,15 @@ void StackSession::allocate(MemoryPlan& plan, const StackConfig& c, size_t max_t
     const size_t elem = t == CacheType::i8 ? 1 : sizeof(float);
     uint8_t* self_rows = plan.alloc<uint8_t>("self-attention k/v cache", uint64_t{layers} * 2 * max_target * d * elem,
                                              Phase::decode, Phase::decode);
-    uint8_t* cross_rows_block =
-        plan.alloc<uint8_t>("cross-attention k/v cache", uint64_t{layers} * 2 * cross_rows * d * elem, Phase::prepare,
-                            Phase::decode);
+    uint8_t* cross_rows_block = plan.alloc<uint8_t>(
+        "cross-attention k/v cache", uint64_t{layers} * 2 * cross_rows * d * elem, Phase::prepare, Phase::decode);
     float* self_scales = nullptr;
     float* cross_scales = nullptr;
     if (t == CacheType::i8) {
         self_scales = plan.alloc<float>("self-attention cache scales", uint64_t{layers} * 2 * max_target, Phase::decode,
                                         Phase::decode);
-        cross_scales = plan.alloc<float>("cross-attention cache scales", uint64_t{layers} * 2 * cross_rows, Phase::prepare,
-                                         Phase::decode);
+        cross_scales = plan.alloc<float>("cross-attention cache scales", uint64_t{layers} * 2 * cross_rows,
+                                         Phase::prepare, Phase::decode);
     }
     if (self_cache == nullptr || plan.failed()) return;  // planning: no memory to fill in
     const auto cache = [&](uint8_t* rows, float* scales, size_t capacity, size_t i) {
@@ -157,8 +154,8 @@ void StackSession::decode(const Kernels& k, const StackConfig& c, const LayerNor
                           size_t rows, size_t first, size_t mem_rows, const uint8_t* self_valid,
                           const uint8_t* memory_valid, LayerScratch& s, bool memory_causal) const {
     for (size_t i = 0; i < c.decoder_layers; ++i)
-        decoder_layer_forward(k, c.layer, decoder[i], x, rows, first, self_cache[i], cross_cache[i], mem_rows, memory_causal,
-                              s, self_valid, memory_valid);
+        decoder_layer_forward(k, c.layer, decoder[i], x, rows, first, self_cache[i], cross_cache[i], mem_rows,
+                              memory_causal, s, self_valid, memory_valid);
     if (c.decoder_final_norm) layer_norm_rows(k, final_norm, x, rows, c.layer.d_model, c.layer.eps, x);
 }
 

@@ -24,7 +24,8 @@ struct StackConfig {
 };
 
 // Reads d_model, nhead, dim_feedforward, the layer counts, activation, norm_first, layer_norm_eps and the
-// final-norm flags, and the optional kv_cache key (absent: float32). min_decoder_layers is 0 for a family whose decoder is optional.
+// final-norm flags, and the optional kv_cache key (absent: float32). min_decoder_layers is 0 for a family whose decoder
+// is optional.
 Status read_stack_config(const ModelFile& f, size_t min_decoder_layers, StackConfig* out);
 
 // Binds the final norms (when present) and every layer once, so that a session's later binding cannot fail.
@@ -56,8 +57,8 @@ struct StackSession {
     // self-attention; self_valid flags target positions [0, first + rows), memory_valid the mem_rows rows;
     // memory_causal: target position p sees memory rows [0, p] (the forecaster's "tril" memory mask).
     void decode(const Kernels& k, const StackConfig& c, const LayerNormWeights& final_norm, float* x, size_t rows,
-                size_t first, size_t mem_rows, const uint8_t* self_valid, const uint8_t* memory_valid,
-                LayerScratch& s, bool memory_causal = false) const;
+                size_t first, size_t mem_rows, const uint8_t* self_valid, const uint8_t* memory_valid, LayerScratch& s,
+                bool memory_causal = false) const;
 };
 
 }  // namespace ax

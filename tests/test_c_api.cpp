@@ -47,8 +47,8 @@ TEST_CASE("the C API forecasts exactly what the C++ API forecasts, in the same a
         for (const format::DType dtype : {format::DType::f32, format::DType::i8}) {
             INFO("case " << name << (dtype == format::DType::i8 ? " int8" : " f32"));
             const tools::AlignedBuffer model(convert_fixture(name, dtype));
-            const tools::Table history = tools::read_csv(test::fixture_path(std::string("forecaster/") + name +
-                                                                            "/history.csv"));
+            const tools::Table history =
+                tools::read_csv(test::fixture_path(std::string("forecaster/") + name + "/history.csv"));
             const size_t horizon = 24;
 
             static auspex_forecaster fc;  // static storage, as firmware holds it
@@ -57,8 +57,8 @@ TEST_CASE("the C API forecasts exactly what the C++ API forecasts, in the same a
             CHECK(auspex_n_features(&fc) == history.cols);
             CHECK(auspex_n_outputs(&fc) == history.cols);
 
-            const auto loaded = tools::load_model_bytes(std::vector<uint8_t>(model.data(), model.data() + model.size()),
-                                                        name);
+            const auto loaded =
+                tools::load_model_bytes(std::vector<uint8_t>(model.data(), model.data() + model.size()), name);
             const size_t arena_bytes = auspex_arena_bytes(&fc, history.rows, horizon);
             CHECK(arena_bytes == loaded->forecaster.arena_bytes(history.rows, horizon));
             REQUIRE(arena_bytes > 0);
@@ -71,7 +71,8 @@ TEST_CASE("the C API forecasts exactly what the C++ API forecasts, in the same a
             tools::HostSession cpp(*loaded, best_kernels(), history.rows, horizon);
             const std::vector<float> want = cpp.forecast(history.values.data(), history.rows, horizon);
             CHECK(same_bits(got, want));
-            // And against PyTorch, through the C API (int8 is an approximation: only f32 is held to tests/tolerances.h).
+            // And against PyTorch, through the C API (int8 is an approximation: only f32 is held to
+            // tests/tolerances.h).
             if (dtype == format::DType::f32) {
                 const tools::Table golden =
                     tools::read_csv(test::fixture_path(std::string("forecaster/") + name + "/forecast.csv"));
@@ -172,8 +173,8 @@ TEST_CASE("auspex header: the model's exact bytes in an aligned const array, and
     const std::string dir = "/tmp/auspex_header_test_" + std::to_string(::getpid());
     REQUIRE(std::system(("mkdir -p " + dir).c_str()) == 0);
     const std::string axm = dir + "/model-int8.axm";
-    std::ofstream(axm, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
-                                                static_cast<std::streamsize>(bytes.size()));
+    std::ofstream(axm, std::ios::binary)
+        .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
     int status = 0;
     const std::string out = run_cli("header " + axm + " -o " + dir + "/fc_model.h --window 24 --horizon 12", &status);
     INFO(out);
@@ -185,8 +186,7 @@ TEST_CASE("auspex header: the model's exact bytes in an aligned const array, and
     // Name from the output file; figures from the runtime.
     const auto loaded = tools::load_model_bytes(bytes, "model");
     CHECK(define_value(text, "FC_MODEL_SIZE") == static_cast<long long>(bytes.size()));
-    CHECK(define_value(text, "FC_MODEL_ARENA_BYTES") ==
-          static_cast<long long>(loaded->forecaster.arena_bytes(24, 12)));
+    CHECK(define_value(text, "FC_MODEL_ARENA_BYTES") == static_cast<long long>(loaded->forecaster.arena_bytes(24, 12)));
     CHECK(define_value(text, "FC_MODEL_WINDOW") == 24);
     CHECK(define_value(text, "FC_MODEL_HORIZON") == 12);
     CHECK(define_value(text, "FC_MODEL_N_FEATURES") == 3);
@@ -214,8 +214,8 @@ TEST_CASE("auspex header: the model's exact bytes in an aligned const array, and
     CHECK(status != 0);
     std::vector<uint8_t> bad = bytes;
     bad[bad.size() / 2] ^= 1;
-    std::ofstream(dir + "/bad.axm", std::ios::binary).write(reinterpret_cast<const char*>(bad.data()),
-                                                           static_cast<std::streamsize>(bad.size()));
+    std::ofstream(dir + "/bad.axm", std::ios::binary)
+        .write(reinterpret_cast<const char*>(bad.data()), static_cast<std::streamsize>(bad.size()));
     const std::string refused = run_cli("header " + dir + "/bad.axm -o " + dir + "/bad.h", &status);
     CHECK(status != 0);
     CHECK(refused.find("checksum") != std::string::npos);

@@ -72,7 +72,8 @@ TEST_CASE("a calibrated model stores its ranges and forecasts exactly as an unca
         CHECK(ranges > 0);
         const tools::Table history = tools::read_csv(dir + "/history.csv");
         tools::HostSession sa(*a, best_kernels(), history.rows, 8), sb(*b, best_kernels(), history.rows, 8);
-        CHECK(sa.forecast(history.values.data(), history.rows, 8) == sb.forecast(history.values.data(), history.rows, 8));
+        CHECK(sa.forecast(history.values.data(), history.rows, 8) ==
+              sb.forecast(history.values.data(), history.rows, 8));
     }
 }
 

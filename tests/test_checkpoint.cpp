@@ -154,12 +154,26 @@ std::vector<uint8_t> make_zip(const std::vector<std::pair<std::string, std::stri
     std::string out, directory;
     for (const auto& [name, data] : files) {
         const uint64_t offset = out.size(), size = data.size(), name_len = name.size();
-        put_fields(out, {{0x04034b50, 4}, {20, 2}, {0, 2}, {0, 2}, {0, 4}, {0, 4}, {size, 4}, {size, 4},
-                         {name_len, 2}, {0, 2}});
+        put_fields(
+            out,
+            {{0x04034b50, 4}, {20, 2}, {0, 2}, {0, 2}, {0, 4}, {0, 4}, {size, 4}, {size, 4}, {name_len, 2}, {0, 2}});
         out += name + data;
-        put_fields(directory, {{0x02014b50, 4}, {20, 2}, {20, 2}, {0, 2}, {0, 2}, {0, 4}, {0, 4},
-                               {zip64 ? sat32 : size, 4}, {zip64 ? sat32 : size, 4}, {name_len, 2},
-                               {zip64 ? 28 : 0, 2}, {0, 2}, {0, 2}, {0, 2}, {0, 4}, {zip64 ? sat32 : offset, 4}});
+        put_fields(directory, {{0x02014b50, 4},
+                               {20, 2},
+                               {20, 2},
+                               {0, 2},
+                               {0, 2},
+                               {0, 4},
+                               {0, 4},
+                               {zip64 ? sat32 : size, 4},
+                               {zip64 ? sat32 : size, 4},
+                               {name_len, 2},
+                               {zip64 ? 28 : 0, 2},
+                               {0, 2},
+                               {0, 2},
+                               {0, 2},
+                               {0, 4},
+                               {zip64 ? sat32 : offset, 4}});
         directory += name;
         if (zip64) put_fields(directory, {{0x0001, 2}, {24, 2}, {size, 8}, {size, 8}, {offset, 8}});
     }
@@ -167,12 +181,26 @@ std::vector<uint8_t> make_zip(const std::vector<std::pair<std::string, std::stri
     out += directory;
     if (zip64) {
         const uint64_t end64 = out.size();
-        put_fields(out, {{0x06064b50, 4}, {44, 8}, {45, 2}, {45, 2}, {0, 4}, {0, 4}, {count, 8}, {count, 8},
-                         {directory_size, 8}, {directory_offset, 8}});
+        put_fields(out, {{0x06064b50, 4},
+                         {44, 8},
+                         {45, 2},
+                         {45, 2},
+                         {0, 4},
+                         {0, 4},
+                         {count, 8},
+                         {count, 8},
+                         {directory_size, 8},
+                         {directory_offset, 8}});
         put_fields(out, {{0x07064b50, 4}, {0, 4}, {end64, 8}, {1, 4}});
     }
-    put_fields(out, {{0x06054b50, 4}, {0, 2}, {0, 2}, {zip64 ? sat16 : count, 2}, {zip64 ? sat16 : count, 2},
-                     {zip64 ? sat32 : directory_size, 4}, {zip64 ? sat32 : directory_offset, 4}, {0, 2}});
+    put_fields(out, {{0x06054b50, 4},
+                     {0, 2},
+                     {0, 2},
+                     {zip64 ? sat16 : count, 2},
+                     {zip64 ? sat16 : count, 2},
+                     {zip64 ? sat32 : directory_size, 4},
+                     {zip64 ? sat32 : directory_offset, 4},
+                     {0, 2}});
     return std::vector<uint8_t>(out.begin(), out.end());
 }
 
@@ -220,9 +248,9 @@ TEST_CASE("read_checkpoint picks the reader from the leading bytes") {
 TEST_CASE("hand-made archives, classic and ZIP64, with another prefix read a strided view") {
     for (bool zip64 : {false, true}) {
         CAPTURE(zip64);
-        const auto zip = make_zip({{"archive/data.pkl", tensor_pickle(6, 1, {2, 2}, {1, 2})},
-                                   {"archive/data/0", floats({0, 1, 2, 3, 4, 5})}},
-                                  zip64);
+        const auto zip = make_zip(
+            {{"archive/data.pkl", tensor_pickle(6, 1, {2, 2}, {1, 2})}, {"archive/data/0", floats({0, 1, 2, 3, 4, 5})}},
+            zip64);
         const TensorMap m = read_zip(zip);
         REQUIRE(m.count("w") == 1);
         CHECK(m.at("w").shape == std::vector<int64_t>{2, 2});
@@ -316,7 +344,9 @@ TEST_CASE("hostile pickles are refused before anything large is allocated") {
     CHECK(contains(error_of([] { parse(tensor_pickle(6, 1, {2, 3}, {3, 1})); }), "reads element 6"));
     CHECK(contains(error_of([] { parse(tensor_pickle(6, 0, std::vector<int64_t>(9, 1), std::vector<int64_t>(9, 1))); }),
                    "rank 9"));
-    CHECK(contains(error_of([] { parse(tensor_pickle(6, 0, {int64_t{1} << 40, int64_t{1} << 40}, {1, 1})); }),
+    CHECK(contains(error_of([] {
+                       parse(tensor_pickle(6, 0, {int64_t{1} << 40, int64_t{1} << 40}, {1, 1}));
+                   }),
                    "overflows"));
     CHECK(contains(error_of([] { parse(tensor_pickle(6, 0, {4}, {int64_t{1} << 62})); }), "overflows"));
     CHECK(contains(error_of([] { parse(tensor_pickle(6, 0, {2}, {-1})); }), "negative"));
@@ -326,22 +356,44 @@ TEST_CASE("hostile pickles are refused before anything large is allocated") {
     CHECK(contains(error_of([] { parse("\x80\x02q\x00."s); }), "underflow"));
     CHECK(contains(error_of([] { parse("\x80\x02h\x07."); }), "never written"));
     CHECK(contains(error_of([] { parse(std::string("\x8d\xff\xff\xff\xff\xff\xff\xff\x7f", 9)); }), "too long"));
-    CHECK(contains(error_of([] { parse("\x80\x02X\xff\xff\x00\x00" "abc"s); }), "truncated"));
+    CHECK(contains(error_of([] {
+                       parse(
+                           "\x80\x02X\xff\xff\x00\x00"
+                           "abc"s);
+                   }),
+                   "truncated"));
     CHECK(contains(error_of([] { parse(std::string(5000, '(')); }), "MARKs too deeply"));
     CHECK(contains(error_of([] { parse(std::string(size_t{1} << 21, 'N')); }), "stack grows too deep"));
-    CHECK(contains(error_of([] { parse("\x80\x02" "cos\nsystem\n" "X\x02\x00\x00\x00ls\x85R."s); }),
+    CHECK(contains(error_of([] {
+                       parse(
+                           "\x80\x02"
+                           "cos\nsystem\n"
+                           "X\x02\x00\x00\x00ls\x85R."s);
+                   }),
                    "pickled os.system object"));
     // 100k keys sharing one 100k-item dict: scanned once, not 100k times.
     std::string shared = "}q\x02("s;
     for (int i = 0; i < 100000; ++i) shared += "K\x01K\x01";
-    shared += "u0X\x01\x00\x00\x00kq\x01" "0}("s;
+    shared +=
+        "u0X\x01\x00\x00\x00kq\x01"
+        "0}("s;
     for (int i = 0; i < 100000; ++i) shared += "h\x01h\x02";
     shared += "u.";
     CHECK(contains(error_of([&] { parse(shared); }), "no tensors (keys: 'k', 'k'"));
-    CHECK(contains(error_of([] { parse("\x80\x02" "cmymodule\nMyModel\n" "I1\n."s); }),
+    CHECK(contains(error_of([] {
+                       parse(
+                           "\x80\x02"
+                           "cmymodule\nMyModel\n"
+                           "I1\n."s);
+                   }),
                    "pickled mymodule.MyModel object, not a state_dict; save the weights with torch.save"));
     // A list containing itself: no hang, no leak, and a plain refusal.
-    CHECK(contains(error_of([] { parse("]q\x00h\x00" "a."s); }), "holds a list"));
+    CHECK(contains(error_of([] {
+                       parse(
+                           "]q\x00h\x00"
+                           "a."s);
+                   }),
+                   "holds a list"));
     CHECK(contains(error_of([] { parse("}X\x01\x00\x00\x00kK\x01s."s); }), "no tensors (keys: 'k')"));
     std::string mixed = tensor_pickle(6, 0, {6}, {1});
     mixed.insert(mixed.size() - 1, "X\x01\x00\x00\x00kK\x01s"s);
@@ -350,7 +402,9 @@ TEST_CASE("hostile pickles are refused before anything large is allocated") {
 
 TEST_CASE("hand-made archives that lie are refused") {
     const std::string pickle = tensor_pickle(6, 0, {6}, {1});
-    CHECK(contains(error_of([&] { read_zip(make_zip({{"a/data.pkl", pickle}, {"a/data/0", floats({1, 2})}})); }),
+    CHECK(contains(error_of([&] {
+                       read_zip(make_zip({{"a/data.pkl", pickle}, {"a/data/0", floats({1, 2})}}));
+                   }),
                    "smaller than its storage"));
     CHECK(contains(error_of([&] { read_zip(make_zip({{"a/data.pkl", pickle}})); }), "missing"));
     CHECK(contains(error_of([] { read_zip(make_zip({})); }), "no <name>/data.pkl"));
@@ -360,8 +414,9 @@ TEST_CASE("hand-made archives that lie are refused") {
     const int64_t n = int64_t{1} << 18;
     const std::vector<std::string> names = {"a", "b", "c", "d", "e", "f", "g", "h", "i"};
     const std::string big(static_cast<size_t>(n) * 4, '\0');
-    CHECK(contains(error_of([&] { read_zip(make_zip({{"a/data.pkl", tensor_pickle(n, 0, {n}, {1}, names)},
-                                                     {"a/data/0", big}})); }),
+    CHECK(contains(error_of([&] {
+                       read_zip(make_zip({{"a/data.pkl", tensor_pickle(n, 0, {n}, {1}, names)}, {"a/data/0", big}}));
+                   }),
                    "more than 8 times"));
     const std::vector<std::string> eight(names.begin(), names.begin() + 8);
     CHECK(read_zip(make_zip({{"a/data.pkl", tensor_pickle(n, 0, {n}, {1}, eight)}, {"a/data/0", big}})).size() == 8);
@@ -439,7 +494,8 @@ TEST_CASE("a dict of several state_dicts: the one taken is reported, --state-dic
                                pickle_str("ema") + "}" + pickle_str("w") + "h\x01" + "ss" + pickle_str("step") +
                                pickle_int(7) + "s.";
     StateDictChoice choice;
-    const PickledStateDict taken = parse_torch_pickle(reinterpret_cast<const uint8_t*>(pickle.data()), pickle.size(), &choice);
+    const PickledStateDict taken =
+        parse_torch_pickle(reinterpret_cast<const uint8_t*>(pickle.data()), pickle.size(), &choice);
     CHECK(taken.tensors.size() == 1);
     CHECK(choice.taken == "model");
     CHECK(choice.others == std::vector<std::string>{"'ema'"});
@@ -449,8 +505,9 @@ TEST_CASE("a dict of several state_dicts: the one taken is reported, --state-dic
     CHECK(ema.taken == "ema");
     CHECK(ema.others == std::vector<std::string>{"'model'"});
     StateDictChoice missing{"best", {}, {}};
-    CHECK(error_of([&] { parse_torch_pickle(reinterpret_cast<const uint8_t*>(pickle.data()), pickle.size(), &missing); }) ==
-          "checkpoint has no tensor dict under 'best' (keys: 'model', 'ema', 'step')");
+    CHECK(error_of([&] {
+              parse_torch_pickle(reinterpret_cast<const uint8_t*>(pickle.data()), pickle.size(), &missing);
+          }) == "checkpoint has no tensor dict under 'best' (keys: 'model', 'ema', 'step')");
 
     // Without a preferred key the choice is the user's.
     StateDictChoice b{"b", {}, {}};
@@ -459,5 +516,6 @@ TEST_CASE("a dict of several state_dicts: the one taken is reported, --state-dic
     CHECK(b.taken == "b");
     CHECK(b.others == std::vector<std::string>{"'a'"});
     StateDictChoice on_safetensors{"a", {}, {}};
-    CHECK(contains(error_of([&] { read_checkpoint(fixture("dtypes.safetensors"), &on_safetensors); }), "--state-dict-key"));
+    CHECK(contains(error_of([&] { read_checkpoint(fixture("dtypes.safetensors"), &on_safetensors); }),
+                   "--state-dict-key"));
 }

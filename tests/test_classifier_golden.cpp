@@ -43,7 +43,8 @@ Case load_case(const std::string& name) {
     Case c;
     c.dir = test::fixture_path("classifier/" + name);
     const tools::JsonValue j = test::case_json(c.dir);
-    for (const tools::JsonValue& s : j.find("inputs")->as_array("inputs")) c.inputs.push_back(test::json_ids(s, "inputs"));
+    for (const tools::JsonValue& s : j.find("inputs")->as_array("inputs"))
+        c.inputs.push_back(test::json_ids(s, "inputs"));
     c.pad = static_cast<uint32_t>(j.find("pad_id")->as_int("pad_id", 0, 1000));
     c.has_safetensors = j.find("has_safetensors")->as_bool("has_safetensors");
     const tools::Table t = tools::read_csv(c.dir + "/probs.csv");
@@ -144,7 +145,7 @@ TEST_CASE("classifier: f16 and int8 conversions stay close to float32") {
         // generic port: f16 2.8e-3 / int8 8.9e-2 there; the other cases stay below 1.2e-3 / 2.2e-2).
         const bool sensitive = std::string(name) == "pad0_max_sigmoid";
         for (const auto& dtype_bound : {std::pair{format::DType::f16, sensitive ? 5e-3 : 2e-3},
-                                    std::pair{format::DType::i8, sensitive ? 1.2e-1 : 5e-2}}) {
+                                        std::pair{format::DType::i8, sensitive ? 1.2e-1 : 5e-2}}) {
             const format::DType dtype = dtype_bound.first;
             const double bound = dtype_bound.second;
             const auto model = tools::open_model_bytes(test::convert_case(c.dir, dtype), name);
@@ -206,8 +207,9 @@ TEST_CASE("classifier: paul-hyun's MovieClassification, as the post writes it, c
 
     // Without a config statement the indexing of an nn.Embedding-held table cannot be told from its values:
     // the error names both choices.
-    const std::string base = "{\"arch\": \"classifier\", \"nhead\": 3, \"activation\": \"gelu\", \"layer_norm_eps\": 1e-12, "
-                             "\"pad_id\": 0, \"start_id\": 2, \"output_activation\": \"none\"";
+    const std::string base =
+        "{\"arch\": \"classifier\", \"nhead\": 3, \"activation\": \"gelu\", \"layer_norm_eps\": 1e-12, "
+        "\"pad_id\": 0, \"start_id\": 2, \"output_activation\": \"none\"";
     const std::string unstated = conversion_error(c.dir, base + "}", map);
     INFO(unstated);
     CHECK(unstated.find("cannot be told from its values") != std::string::npos);

@@ -2,7 +2,6 @@
 // non-zero exit, never a crash.
 #include <doctest/doctest.h>
 
-
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -25,12 +24,15 @@ using ax::test::Result;
 using ax::test::scratch_dir;
 using ax::test::write_file;
 
-std::string case_file(const std::string& c, const std::string& f) { return ax::test::fixture_path("forecaster/" + c + "/" + f); }
+std::string case_file(const std::string& c, const std::string& f) {
+    return ax::test::fixture_path("forecaster/" + c + "/" + f);
+}
 
 std::string converted(const std::string& c) {
     const std::string out = (scratch_dir() / (c + ".axm")).string();
     if (!fs::exists(out)) {
-        const Result r = auspex("convert " + case_file(c, "model.pt") + " --config " + case_file(c, "config.json") + " -o " + out);
+        const Result r =
+            auspex("convert " + case_file(c, "model.pt") + " --config " + case_file(c, "config.json") + " -o " + out);
         REQUIRE_MESSAGE(r.exit_code == 0, r.output);
     }
     return out;
@@ -47,18 +49,21 @@ TEST_CASE("cli: convert, inspect, run and forecast reproduce PyTorch") {
 
     const std::string run_out = (scratch_dir() / "run.csv").string();
     REQUIRE(auspex("run " + model + " --model-space --src " + case_file("norm_global", "src.csv") + " --tgt " +
-                   case_file("norm_global", "tgt.csv") + " -o " + run_out).exit_code == 0);
+                   case_file("norm_global", "tgt.csv") + " -o " + run_out)
+                .exit_code == 0);
     ax::test::check_close(ax::tools::read_csv(run_out).values,
-                          ax::tools::read_csv(case_file("norm_global", "run_out.csv")).values, ax::test::tolerance::forecaster, "cli run");
+                          ax::tools::read_csv(case_file("norm_global", "run_out.csv")).values,
+                          ax::test::tolerance::forecaster, "cli run");
 
     const std::string fc_out = (scratch_dir() / "fc.csv").string();
     const std::string svg = (scratch_dir() / "fc.svg").string();
-    const Result fc = auspex("forecast " + model + " --input " + case_file("norm_global", "history.csv") +
-                             " --horizon 24 -o " + fc_out + " --plot " + svg + " --truth " +
-                             case_file("norm_global", "forecast.csv"));
+    const Result fc =
+        auspex("forecast " + model + " --input " + case_file("norm_global", "history.csv") + " --horizon 24 -o " +
+               fc_out + " --plot " + svg + " --truth " + case_file("norm_global", "forecast.csv"));
     REQUIRE_MESSAGE(fc.exit_code == 0, fc.output);
     ax::test::check_close(ax::tools::read_csv(fc_out).values,
-                          ax::tools::read_csv(case_file("norm_global", "forecast.csv")).values, ax::test::tolerance::forecaster, "cli forecast");
+                          ax::tools::read_csv(case_file("norm_global", "forecast.csv")).values,
+                          ax::test::tolerance::forecaster, "cli forecast");
     CHECK(fs::file_size(svg) > 1000);
 }
 
@@ -71,7 +76,8 @@ TEST_CASE("cli: --window keeps the last rows of the input") {
     const Result r = auspex("forecast " + model + " --input " + longer + " --window 32 --horizon 24 -o " + out);
     REQUIRE_MESSAGE(r.exit_code == 0, r.output);
     ax::test::check_close(ax::tools::read_csv(out).values,
-                          ax::tools::read_csv(case_file("post_relu_tril", "forecast.csv")).values, ax::test::tolerance::forecaster, "windowed");
+                          ax::tools::read_csv(case_file("post_relu_tril", "forecast.csv")).values,
+                          ax::test::tolerance::forecaster, "windowed");
 }
 
 TEST_CASE("cli: bad input gives one clear error line and a non-zero exit") {
@@ -81,18 +87,23 @@ TEST_CASE("cli: bad input gives one clear error line and a non-zero exit") {
 
     check_error(auspex("convert /nonexistent.pt --config " + config + " -o x.axm"), 1, "/nonexistent.pt");
     check_error(auspex("convert " + ax::test::fixture_path("checkpoints/truncated.pt") + " --config " + config +
-                       " -o " + (scratch_dir() / "t.axm").string()), 1, "error");
+                       " -o " + (scratch_dir() / "t.axm").string()),
+                1, "error");
     check_error(auspex("convert " + ax::test::fixture_path("checkpoints/whole_module.pt") + " --config " + config +
-                       " -o " + (scratch_dir() / "t.axm").string()), 1, "state_dict");
+                       " -o " + (scratch_dir() / "t.axm").string()),
+                1, "state_dict");
     const std::string wrong_d = write_file("wrong_d.json", R"({"arch": "forecaster", "nhead": 4, "d_model": 48})");
     check_error(auspex("convert " + case_file("post_relu_tril", "model.pt") + " --config " + wrong_d + " -o " +
-                       (scratch_dir() / "t.axm").string()), 1, "[96, 32]");
+                       (scratch_dir() / "t.axm").string()),
+                1, "[96, 32]");
     const std::string typo = write_file("typo.json", R"({"arch": "forecaster", "nheads": 4})");
     check_error(auspex("convert " + case_file("post_relu_tril", "model.pt") + " --config " + typo + " -o " +
-                       (scratch_dir() / "t.axm").string()), 1, "nheads");
+                       (scratch_dir() / "t.axm").string()),
+                1, "nheads");
     const std::string heads = write_file("heads.json", R"({"arch": "forecaster", "nhead": 5})");
     check_error(auspex("convert " + case_file("post_relu_tril", "model.pt") + " --config " + heads + " -o " +
-                       (scratch_dir() / "t.axm").string()), 1, "multiple of nhead");
+                       (scratch_dir() / "t.axm").string()),
+                1, "multiple of nhead");
 
     std::ifstream in(model, std::ios::binary);
     std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -127,9 +138,11 @@ TEST_CASE("cli: convert --calib records input ranges that inspect shows; its fla
 
     check_error(auspex("convert " + model_pt + " --config " + config + " --calib-window 8 -o " + out), 1, "--calib");
     check_error(auspex("convert " + model_pt + " --config " + config + " --calib " +
-                       write_file("calib_cols.csv", "1,2\n3,4\n") + " -o " + out), 1, "2 columns");
+                       write_file("calib_cols.csv", "1,2\n3,4\n") + " -o " + out),
+                1, "2 columns");
     check_error(auspex("convert " + model_pt + " --config " + config + " --calib " +
-                       write_file("calib_nan.csv", "1\nnan\n") + " -o " + out), 1, ":2");
+                       write_file("calib_nan.csv", "1\nnan\n") + " -o " + out),
+                1, ":2");
 }
 
 // --- data CSVs as sensors and spreadsheets write them (issue 14) ------------------------------------------
@@ -162,8 +175,10 @@ std::string monthly_log(const std::string& name, const std::string& extra_header
 std::string model_with_features(const std::string& features) {
     const std::string out = (scratch_dir() / "features.axm").string();
     const std::string config = write_file("features.json", R"({"arch": "forecaster", "nhead": 4, "activation": "relu",
-        "norm_first": false, "positional_encoding": "sinusoidal", "memory_mask": "tril", "features": )" + features + "}");
-    const Result r = auspex("convert " + case_file("post_relu_tril", "model.pt") + " --config " + config + " -o " + out);
+        "norm_first": false, "positional_encoding": "sinusoidal", "memory_mask": "tril", "features": )" +
+                                                               features + "}");
+    const Result r =
+        auspex("convert " + case_file("post_relu_tril", "model.pt") + " --config " + config + " -o " + out);
     REQUIRE_MESSAGE(r.exit_code == 0, r.output);
     return out;
 }
@@ -202,9 +217,12 @@ TEST_CASE("cli: irregular timestamps are reported and the forecast rows numbered
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     text.replace(text.find("2000-03-15"), 10, "2000-03-17");
     const std::string out = (scratch_dir() / "irregular_fc.csv").string();
-    const Result r = auspex("forecast " + model + " --input " + write_file("irregular.csv", text) + " --horizon 3 -o " + out);
+    const Result r =
+        auspex("forecast " + model + " --input " + write_file("irregular.csv", text) + " --horizon 3 -o " + out);
     REQUIRE_MESSAGE(r.exit_code == 0, r.output);
-    CHECK(r.output.find("not evenly spaced ('2000-03-17' to '2000-04-15' is 29 days, '2000-01-15' to '2000-02-15' 31 days)") != std::string::npos);
+    CHECK(r.output.find(
+              "not evenly spaced ('2000-03-17' to '2000-04-15' is 29 days, '2000-01-15' to '2000-02-15' 31 days)") !=
+          std::string::npos);
     const std::vector<std::string> written = lines_of(out);
     REQUIRE(written.size() == 4);
     CHECK(written[0] == "step;value");
@@ -233,8 +251,9 @@ TEST_CASE("cli: --columns, --delimiter and --fill") {
     check_error(auspex("forecast " + model + " --input " + write_file("gap_cell.csv", "t,value\n1,1\n2,\n3,3\n")), 1,
                 "gap_cell.csv:3: column 2: empty field");
     check_error(auspex("forecast " + model + " --input " + gaps), 1, ":4: blank line");
-    const Result filled = auspex("forecast " + model + " --input " +
-                                 write_file("gap_fill.csv", "t,value\n1,1\n2,\n3,3\n4,4\n") + " --fill linear --horizon 2");
+    const Result filled =
+        auspex("forecast " + model + " --input " + write_file("gap_fill.csv", "t,value\n1,1\n2,\n3,3\n4,4\n") +
+               " --fill linear --horizon 2");
     REQUIRE_MESSAGE(filled.exit_code == 0, filled.output);
     CHECK(filled.output.find("filled 1 empty cell") != std::string::npos);
     CHECK(filled.output.find("t,value\n5,") != std::string::npos);
@@ -254,17 +273,20 @@ TEST_CASE("cli: feature names stored by convert pick the CSV's columns by name")
     // Files without a header are taken in order, as before.
     const Result plain = auspex("forecast " + model + " --input " + case_file("post_relu_tril", "history.csv"));
     CHECK_MESSAGE(plain.exit_code == 0, plain.output);
-    const Result calib = auspex("convert " + case_file("post_relu_tril", "model.pt") + " --config " +
-                                (scratch_dir() / "features.json").string() + " --calib " + log +
-                                " --calib-window 16 --calib-horizon 4 -o " + (scratch_dir() / "features_calib.axm").string());
+    const Result calib =
+        auspex("convert " + case_file("post_relu_tril", "model.pt") + " --config " +
+               (scratch_dir() / "features.json").string() + " --calib " + log +
+               " --calib-window 16 --calib-horizon 4 -o " + (scratch_dir() / "features_calib.axm").string());
     CHECK_MESSAGE(calib.exit_code == 0, calib.output);
     CHECK(calib.output.find("ignoring column(s) not among the features: humidity") != std::string::npos);
 
     const std::string pt = case_file("post_relu_tril", "model.pt");
-    const std::string two = write_file("two_names.json", R"({"arch": "forecaster", "nhead": 4, "features": ["a", "b"]})");
+    const std::string two =
+        write_file("two_names.json", R"({"arch": "forecaster", "nhead": 4, "features": ["a", "b"]})");
     check_error(auspex("convert " + pt + " --config " + two + " -o " + (scratch_dir() / "t.axm").string()), 1,
                 "lists 2 name(s), the model takes 1 feature(s)");
-    const std::string dup = write_file("dup_names.json", R"({"arch": "forecaster", "nhead": 4, "features": ["a", "a"]})");
+    const std::string dup =
+        write_file("dup_names.json", R"({"arch": "forecaster", "nhead": 4, "features": ["a", "a"]})");
     check_error(auspex("convert " + pt + " --config " + dup + " -o " + (scratch_dir() / "t.axm").string()), 1,
                 "listed twice");
     const std::string s2s = write_file("s2s_names.json", R"({"arch": "seq2seq", "nhead": 4, "features": ["a"]})");
@@ -309,25 +331,32 @@ TEST_CASE("cli: small things users hit (issue 14.7)") {
 
     const std::string pt = case_file("post_relu_tril", "model.pt");
     const std::string out = (scratch_dir() / "t.axm").string();
-    check_error(auspex("convert " + pt + " --config " + write_file("typo2.json", R"({"arch": "forecaster", "nheads": 4})") +
-                       " -o " + out), 1, "unknown config key \"nheads\" (did you mean \"nhead\"?)");
     check_error(auspex("convert " + pt + " --config " +
-                       write_file("typo3.json", R"({"arch": "forecaster", "nhead": 4, "normalization": {"mdoe": "none"}})") +
-                       " -o " + out), 1, "unknown key \"mdoe\" (did you mean \"mode\"?)");
-    check_error(auspex("forecast " + model + " --input x.csv --horizn 4"), 2, "unknown option --horizn (did you mean \"--horizon\"?)");
+                       write_file("typo2.json", R"({"arch": "forecaster", "nheads": 4})") + " -o " + out),
+                1, "unknown config key \"nheads\" (did you mean \"nhead\"?)");
+    check_error(
+        auspex("convert " + pt + " --config " +
+               write_file("typo3.json", R"({"arch": "forecaster", "nhead": 4, "normalization": {"mdoe": "none"}})") +
+               " -o " + out),
+        1, "unknown key \"mdoe\" (did you mean \"mode\"?)");
+    check_error(auspex("forecast " + model + " --input x.csv --horizn 4"), 2,
+                "unknown option --horizn (did you mean \"--horizon\"?)");
     check_error(auspex("forecast " + model + " --input x.csv --zzzzzz 4"), 2, "unknown option --zzzzzz\n");
 
     const Result noted = auspex("convert " + pt + " --config " +
                                 write_file("dropout.json", R"({"arch": "forecaster", "nhead": 4, "memory_mask": "tril",
-                                    "dropout": 0.1, "batch_first": true})") + " -o " + out);
+                                    "dropout": 0.1, "batch_first": true})") +
+                                " -o " + out);
     REQUIRE_MESSAGE(noted.exit_code == 0, noted.output);
     CHECK(noted.output.find("ignoring config key(s) dropout, batch_first") != std::string::npos);
-    check_error(auspex("convert " + pt + " --config " +
-                       write_file("pooling.json", R"({"arch": "forecaster", "nhead": 4, "pooling": "mean"})") + " -o " + out),
-                1, "do not apply to a forecaster model: \"pooling\"");
+    check_error(
+        auspex("convert " + pt + " --config " +
+               write_file("pooling.json", R"({"arch": "forecaster", "nhead": 4, "pooling": "mean"})") + " -o " + out),
+        1, "do not apply to a forecaster model: \"pooling\"");
     check_error(auspex("convert " + pt + " --config " + case_file("post_relu_tril", "config.json") +
-                       " --state-dict-key ema -o " + out), 1, "plain state_dict");
+                       " --state-dict-key ema -o " + out),
+                1, "plain state_dict");
     check_error(auspex("convert " + ax::test::fixture_path("checkpoints/two_models.pt") + " --config " +
-                       case_file("post_relu_tril", "config.json") + " -o " + out), 1,
-                "several nested tensor dicts ('a', 'b'); pick one with --state-dict-key NAME");
+                       case_file("post_relu_tril", "config.json") + " -o " + out),
+                1, "several nested tensor dicts ('a', 'b'); pick one with --state-dict-key NAME");
 }

@@ -65,8 +65,7 @@ Case classifier_case(const std::string& name) {
     Case c{"classifier", name, "", ""};
     std::string lines;
     const JsonValue j = ax::test::case_json(c.dir());
-    for (const JsonValue& seq : j.find("inputs")->as_array("inputs"))
-        lines += token_line(seq) + "\n";
+    for (const JsonValue& seq : j.find("inputs")->as_array("inputs")) lines += token_line(seq) + "\n";
     c.check = " --check-input " + write_file(name + ".tokens", lines) + " --check-output " + c.dir() + "/probs.csv";
     return c;
 }
@@ -78,16 +77,20 @@ Case tvae_case(const std::string& name, const std::string& map = "") {
 }
 
 std::vector<Case> every_family() {
-    return {forecaster_case("post_relu_tril"), forecaster_case("pre_gelu_none_final"), seq2seq_case("tutorial"),
-            seq2seq_case("learned_pre_gelu"), classifier_case("learned_mean_softmax"),
-            classifier_case("decoder_start"), tvae_case("post_relu_pe"), tvae_case("pre_gelu_norms")};
+    return {forecaster_case("post_relu_tril"),
+            forecaster_case("pre_gelu_none_final"),
+            seq2seq_case("tutorial"),
+            seq2seq_case("learned_pre_gelu"),
+            classifier_case("learned_mean_softmax"),
+            classifier_case("decoder_start"),
+            tvae_case("post_relu_pe"),
+            tvae_case("pre_gelu_norms")};
 }
 
 // The case's config with `key` set to `value`, written to the scratch folder.
 std::string config_with(const Case& c, const std::vector<std::pair<std::string, JsonValue>>& changes,
                         const std::string& name) {
-    std::vector<std::pair<std::string, JsonValue>> members =
-        ax::tools::parse_json_file(c.config()).as_object("config");
+    std::vector<std::pair<std::string, JsonValue>> members = ax::tools::parse_json_file(c.config()).as_object("config");
     for (const auto& [key, value] : changes) {
         bool replaced = false;
         for (auto& m : members)
@@ -120,8 +123,8 @@ std::vector<std::pair<std::string, JsonValue>> wrong_keys(const Case& c) {
         {"norm_first", JsonValue::make_bool(!bool_key(config, "norm_first"))},
     };
     if (c.family == "forecaster")
-        wrong.emplace_back("memory_mask",
-                           JsonValue::make_string(string_key(config, "memory_mask", "none") == "tril" ? "none" : "tril"));
+        wrong.emplace_back("memory_mask", JsonValue::make_string(
+                                              string_key(config, "memory_mask", "none") == "tril" ? "none" : "tril"));
     return wrong;
 }
 
@@ -144,8 +147,8 @@ TEST_CASE("convert --check: the fixture's own config matches PyTorch on every fa
         CHECK(fs::exists(out));
     }
     // Hand-written modules through rename maps.
-    for (const Case& c : {seq2seq_case("bentrevett_map", "bentrevett_seq2seq.map"),
-                          tvae_case("conv1d_map", "ts_vae_conv1d.map")}) {
+    for (const Case& c :
+         {seq2seq_case("bentrevett_map", "bentrevett_seq2seq.map"), tvae_case("conv1d_map", "ts_vae_conv1d.map")}) {
         INFO(c.name);
         const Result r = auspex(c.convert(c.config(), out_path("mapped.axm")));
         INFO(r.output);
@@ -181,7 +184,8 @@ TEST_CASE("convert --check on an int8 conversion checks the float32 model and re
     CHECK(fs::exists(out));
     const Case wrong = forecaster_case("post_relu_tril");
     check_error(auspex(wrong.convert(config_with(c, {{"activation", JsonValue::make_string("gelu")}}, "w8.json"),
-                                     out_path("wrong_int8.axm")) + " --dtype int8"),
+                                     out_path("wrong_int8.axm")) +
+                       " --dtype int8"),
                 1, "largest difference");
     CHECK(!fs::exists(scratch_dir() / "wrong_int8.axm"));
 }
@@ -229,9 +233,8 @@ TEST_CASE("convert --find-config: without --config for a forecaster; layer_norm_
     CHECK(r.output.find("the closest") != std::string::npos);
     CHECK(!fs::exists(found));
 
-    const std::string wrong =
-        config_with(c, {{"nhead", JsonValue::make_integer(1)}, {"layer_norm_eps", JsonValue::make_number(1e-5)}},
-                    "eps_wrong.json");
+    const std::string wrong = config_with(
+        c, {{"nhead", JsonValue::make_integer(1)}, {"layer_norm_eps", JsonValue::make_number(1e-5)}}, "eps_wrong.json");
     const Result fixed = auspex(c.convert(c.config(), out_path("eps.axm")) + " --find-config " + found);
     CHECK(fixed.exit_code == 0);
     CHECK(ax::tools::parse_json_file(found).find("layer_norm_eps")->as_number("eps") == doctest::Approx(1e-3));
@@ -239,8 +242,9 @@ TEST_CASE("convert --find-config: without --config for a forecaster; layer_norm_
 
     const Case plain = forecaster_case("post_relu_tril");
     // An nhead that does not even divide d_model is where a search may start.
-    const Result five = auspex(plain.convert(config_with(plain, {{"nhead", JsonValue::make_integer(5)}}, "five.json"),
-                                             out_path("five.axm")) + " --find-config " + found);
+    const Result five = auspex(
+        plain.convert(config_with(plain, {{"nhead", JsonValue::make_integer(5)}}, "five.json"), out_path("five.axm")) +
+        " --find-config " + found);
     INFO(five.output);
     CHECK(five.exit_code == 0);
     CHECK(ax::tools::parse_json_file(found).find("nhead")->as_int("nhead", 1, 64) == 4);
@@ -273,33 +277,37 @@ TEST_CASE("convert --check: malformed or mismatched check files are clear errors
 
     const Case cls = classifier_case("learned_mean_softmax");
     check_error(auspex(cls.convert(cls.config(), out) + " --check-target " + src), 1, "does not apply to a classifier");
-    check_error(auspex("convert " + cls.dir() + "/model.pt --config " + cls.config() + " -o " + out +
-                       " --check-input " + write_file("bad.tokens", "5 x 7\n") + " --check-output " + cls.dir() +
-                       "/probs.csv"),
-                1, "bad.tokens:1");
-    check_error(auspex("convert " + cls.dir() + "/model.pt --config " + cls.config() + " -o " + out +
-                       " --check-input " + write_file("one.tokens", "5 6 7\n") + " --check-output " + cls.dir() +
-                       "/probs.csv"),
-                1, "one row per input sequence");
+    check_error(
+        auspex("convert " + cls.dir() + "/model.pt --config " + cls.config() + " -o " + out + " --check-input " +
+               write_file("bad.tokens", "5 x 7\n") + " --check-output " + cls.dir() + "/probs.csv"),
+        1, "bad.tokens:1");
+    check_error(
+        auspex("convert " + cls.dir() + "/model.pt --config " + cls.config() + " -o " + out + " --check-input " +
+               write_file("one.tokens", "5 6 7\n") + " --check-output " + cls.dir() + "/probs.csv"),
+        1, "one row per input sequence");
     CHECK(!fs::exists(out));
 
     // A literal token list stands for a one-line token file.
     const JsonValue j = ax::test::case_json(ax::test::fixture_path("seq2seq/tutorial"));
-    const Result literal = auspex("convert " + ax::test::fixture_path("seq2seq/tutorial/model.pt") + " --config " +
-                                  ax::test::fixture_path("seq2seq/tutorial/config.json") + " -o " + out_path("literal.axm") +
-                                  " --check-input \"" + token_line(*j.find("src")) + "\" --check-target \"" +
-                                  token_line(*j.find("tgt")) + "\" --check-output " +
-                                  ax::test::fixture_path("seq2seq/tutorial/logits.csv"));
+    const Result literal =
+        auspex("convert " + ax::test::fixture_path("seq2seq/tutorial/model.pt") + " --config " +
+               ax::test::fixture_path("seq2seq/tutorial/config.json") + " -o " + out_path("literal.axm") +
+               " --check-input \"" + token_line(*j.find("src")) + "\" --check-target \"" + token_line(*j.find("tgt")) +
+               "\" --check-output " + ax::test::fixture_path("seq2seq/tutorial/logits.csv"));
     INFO(literal.output);
     CHECK(literal.exit_code == 0);
 
     check_error(auspex("convert " + dir + "/model.pt -o " + out + " --find-config x.json"), 2, "--find-config needs");
     // An output PyTorch did not make: no candidate matches, the closest is named.
-    const Result none = run(src, tgt, write_file("shifted_out.csv", [&] {
-        std::string s;
-        for (float v : ax::tools::read_csv(want).values) s += std::to_string(v + 0.05f) + "\n";
-        return s;
-    }()) + " --find-config " + out_path("none.json"));
+    const Result none = run(src, tgt,
+                            write_file("shifted_out.csv",
+                                       [&] {
+                                           std::string s;
+                                           for (float v : ax::tools::read_csv(want).values)
+                                               s += std::to_string(v + 0.05f) + "\n";
+                                           return s;
+                                       }()) +
+                                " --find-config " + out_path("none.json"));
     check_error(none, 1, "no config the checkpoint allows reproduces");
     CHECK(none.output.find("the closest, nhead 4, activation relu") != std::string::npos);
     CHECK(!fs::exists(scratch_dir() / "none.json"));
@@ -313,18 +321,18 @@ TEST_CASE("convert --find-config: when several configs match it says so and keep
     c.check = " --check-input " + c.dir() + "/one_src.csv --check-target " + c.dir() + "/one_tgt.csv --check-output " +
               c.dir() + "/one_out.csv";
     const std::string found = out_path("several.json");
-    const std::string wrong = config_with(c, {{"nhead", JsonValue::make_integer(2)},
-                                              {"activation", JsonValue::make_string("gelu")}},
-                                          "several_wrong.json");
+    const std::string wrong =
+        config_with(c, {{"nhead", JsonValue::make_integer(2)}, {"activation", JsonValue::make_string("gelu")}},
+                    "several_wrong.json");
     const Result r = auspex(c.convert(wrong, out_path("several.axm")) + " --find-config " + found);
     INFO(r.output);
     REQUIRE(r.exit_code == 0);
     CHECK(r.output.find("configs match, differing in nhead, layer_norm_eps, memory_mask") != std::string::npos);
     CHECK(r.output.find("this check pair does not tell them apart") != std::string::npos);
     const JsonValue got = ax::tools::parse_json_file(found);
-    CHECK(got.find("nhead")->as_int("nhead", 1, 64) == 2);               // the user's, as good as any here
-    CHECK(got.find("memory_mask")->as_string("mask") == "tril");         // the user's
-    CHECK(got.find("activation")->as_string("activation") == "relu");    // what the pair does tell
+    CHECK(got.find("nhead")->as_int("nhead", 1, 64) == 2);             // the user's, as good as any here
+    CHECK(got.find("memory_mask")->as_string("mask") == "tril");       // the user's
+    CHECK(got.find("activation")->as_string("activation") == "relu");  // what the pair does tell
 }
 
 TEST_CASE("format_json writes a config that reads back the same, numbers in their shortest form") {

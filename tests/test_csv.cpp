@@ -165,8 +165,8 @@ TEST_CASE("csv: round trip is exact for every float") {
         if (std::isfinite(f)) values.push_back(f);
     }
     values.insert(values.end(), {std::numeric_limits<float>::max(), std::numeric_limits<float>::lowest(),
-                                 std::numeric_limits<float>::min(), std::numeric_limits<float>::denorm_min(),
-                                 0.0f, -0.0f, 1.0f / 3.0f});
+                                 std::numeric_limits<float>::min(), std::numeric_limits<float>::denorm_min(), 0.0f,
+                                 -0.0f, 1.0f / 3.0f});
     values.resize(3000);  // keep rows * cols exact
     Table t = make_table({"x", "y", "z"}, 1000, 3, values);
     Table back = parse_csv(format_csv(t), "d.csv");
@@ -187,8 +187,7 @@ TEST_CASE("csv: format refuses tables that would not read back") {
           "cannot write CSV: 3 values do not fill 2 rows of 2 columns");
     CHECK(format_error(make_table({"a"}, 1, 2, {1, 2})) == "cannot write CSV: header has 1 name for 2 columns");
     CHECK(format_error(make_table({"a", ""}, 1, 2, {1, 2})) == "cannot write CSV: column 2 has no name");
-    CHECK(format_error(make_table({"a\nb"}, 1, 1, {1})) ==
-          "cannot write CSV: name of column 1 contains a line break");
+    CHECK(format_error(make_table({"a\nb"}, 1, 1, {1})) == "cannot write CSV: name of column 1 contains a line break");
     CHECK(format_error(make_table({}, 2, 2, {1, 2, 3, std::nanf("")})) ==
           "cannot write CSV: row 2, column 2 is NaN or infinite");
     CHECK(format_error(make_table({}, 1, 1, {std::numeric_limits<float>::infinity()})) ==
@@ -283,8 +282,9 @@ TEST_CASE("csv: a sensor log with ISO timestamps, ';' separators and decimal com
     CHECK(t.at(1, 0) == -1.75f);
     CHECK(t.at(2, 1) == 1000.0f);
     // Written back the way it came: the time column first, ';' and decimal commas.
-    CHECK(format_csv(t) == "Zeitstempel;Temperatur;Feuchte\n2024-01-31T12:00:00;21,5;40,25\n"
-                           "2024-01-31T12:10:00;-1,75;41\n2024-01-31T12:20:00;22;1000\n");
+    CHECK(format_csv(t) ==
+          "Zeitstempel;Temperatur;Feuchte\n2024-01-31T12:00:00;21,5;40,25\n"
+          "2024-01-31T12:10:00;-1,75;41\n2024-01-31T12:20:00;22;1000\n");
     CHECK(next(t.times, 2) == std::vector<std::string>{"2024-01-31T12:30:00", "2024-01-31T12:40:00"});
     // Without a header the timestamps are still recognised, and a tab separates as well.
     Table tabs = parse_csv("2024-01-31 12:00\t1.5\n2024-01-31 13:00\t2.5\n", "d.csv");
@@ -339,8 +339,9 @@ TEST_CASE("csv: --columns picks by name or number; missing ones list the columns
     o.columns = {"2"};
     CHECK(parse_csv("1,2,3\n4,5,6\n", "d.csv", o).values == std::vector<float>{2, 5});
     o.columns = {"x"};
-    CHECK(csv_error_with("1,2,3\n4,5,6\n", o) == "d.csv has no header line to find column 'x' by name (give column "
-                                                 "numbers 1..3)");
+    CHECK(csv_error_with("1,2,3\n4,5,6\n", o) ==
+          "d.csv has no header line to find column 'x' by name (give column "
+          "numbers 1..3)");
     // A column asked for by its time-like name is a feature, not the time column.
     o.columns = {"time", "pressure"};
     Table with_time = parse_csv(text, "d.csv", o);
@@ -375,7 +376,8 @@ TEST_CASE("csv: timestamps extrapolate when evenly spaced") {
     CHECK(next({"2024-02-28", "2024-02-29"}, 2) == std::vector<std::string>{"2024-03-01", "2024-03-02"});
     CHECK(next({"2023-12-31 22:00", "2023-12-31 23:00"}, 2) ==
           std::vector<std::string>{"2024-01-01 00:00", "2024-01-01 01:00"});
-    CHECK(next({"2024-01-01T00:00:00Z", "2024-01-01T06:00:00Z"}, 1) == std::vector<std::string>{"2024-01-01T12:00:00Z"});
+    CHECK(next({"2024-01-01T00:00:00Z", "2024-01-01T06:00:00Z"}, 1) ==
+          std::vector<std::string>{"2024-01-01T12:00:00Z"});
     CHECK(next({"2024-01-01T00:00:00.250+01:00", "2024-01-01T00:00:00.500+01:00"}, 1) ==
           std::vector<std::string>{"2024-01-01T00:00:00.750+01:00"});
     CHECK(next({"2024-01-01", "2024-01-08"}, 1) == std::vector<std::string>{"2024-01-15"});
@@ -410,8 +412,9 @@ TEST_CASE("csv: empty cells are an error naming line and column, or filled when 
     CHECK(lin.values == std::vector<float>{1, 10, 2, 12, 3, 14, 4, 16});
     CHECK(csv_error_with("a,b\n,1\n2,3\n", o) ==
           "d.csv:2: column 1: empty field in the first row: no value above it to fill from");
-    CHECK(csv_error_with("a,b\n1,1\n2,\n", o) == "d.csv:3: column 2: empty field at the end: no value below it to "
-                                                 "interpolate to (--fill previous repeats the last value)");
+    CHECK(csv_error_with("a,b\n1,1\n2,\n", o) ==
+          "d.csv:3: column 2: empty field at the end: no value below it to "
+          "interpolate to (--fill previous repeats the last value)");
     o.fill = Fill::previous;
     CHECK(parse_csv("a,b\n1,1\n2,\n", "d.csv", o).values == std::vector<float>{1, 1, 2, 1});
     // A timestamp is never filled.
@@ -422,9 +425,11 @@ TEST_CASE("csv: malformed time columns and quotes are refused with line and colu
     CHECK(csv_error("date,x\n2024-01-01,1\n2024-13-01,2\n") ==
           "d.csv:3: column 1: '2024-13-01' is not a timestamp like the rows above (YYYY-MM-DD, "
           "YYYY-MM-DDTHH:MM[:SS], YYYY-MM)");
-    CHECK(csv_error("date,x\n2024-02-30,1\n") == "d.csv:2: column 1: '2024-02-30' is not a time: a number, or a date like YYYY-MM-DD[THH:MM[:SS]]");
+    CHECK(csv_error("date,x\n2024-02-30,1\n") ==
+          "d.csv:2: column 1: '2024-02-30' is not a time: a number, or a date like YYYY-MM-DD[THH:MM[:SS]]");
     CHECK(csv_error("2024-01-01,1\n2024-01-02 25:00,2\n").find("d.csv:2: column 1:") == 0);
-    CHECK(csv_error("time,x\n0,1\nsoon,2\n") == "d.csv:3: column 1: 'soon' is not a time: a number, or a date like YYYY-MM-DD[THH:MM[:SS]]");
+    CHECK(csv_error("time,x\n0,1\nsoon,2\n") ==
+          "d.csv:3: column 1: 'soon' is not a time: a number, or a date like YYYY-MM-DD[THH:MM[:SS]]");
     CHECK(csv_error("a,b\n1,\"2\n") == "d.csv:2: column 2: unterminated quote");
     CHECK(csv_error("a;b\n1;\"2\"x\n") == "d.csv:2: column 2: text after the closing quote");
     CHECK(csv_error("date\n2024-01-01\n") == "d.csv:2: column 1: '2024-01-01' is not a number");

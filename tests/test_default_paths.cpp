@@ -37,7 +37,6 @@ using test::Result;
 using test::scratch_dir;
 using test::write_file;
 
-
 std::string read_text(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     std::stringstream s;
@@ -48,7 +47,8 @@ std::string read_text(const std::string& path) {
 // Converts a fixture through the CLI (once per test process and dtype).
 std::string cli_model(const std::string& dir, const std::string& name, const std::string& dtype = "f32") {
     const std::string out = (scratch_dir() / (name + "_" + dtype + ".axm")).string();
-    const Result r = auspex("convert " + dir + "/model.pt --config " + dir + "/config.json --dtype " + dtype + " -o " + out);
+    const Result r =
+        auspex("convert " + dir + "/model.pt --config " + dir + "/config.json --dtype " + dtype + " -o " + out);
     REQUIRE_MESSAGE(r.exit_code == 0, r.output);
     return out;
 }
@@ -82,12 +82,15 @@ TEST_CASE("run in raw units (the default) matches PyTorch for global and last_va
         // The CLI: no --model-space means raw units; --model-space feeds the same numbers to the network.
         const std::string axm = cli_model(dir, name);
         const std::string out = (scratch_dir() / (std::string(name) + "_raw_run.csv")).string();
-        const Result r = auspex("run " + axm + " --src " + dir + "/history.csv --tgt " + dir + "/run_raw_tgt.csv -o " + out);
+        const Result r =
+            auspex("run " + axm + " --src " + dir + "/history.csv --tgt " + dir + "/run_raw_tgt.csv -o " + out);
         REQUIRE_MESSAGE(r.exit_code == 0, r.output);
-        test::check_close(tools::read_csv(out).values, want, test::tolerance::forecaster, std::string(name) + ": cli run");
+        test::check_close(tools::read_csv(out).values, want, test::tolerance::forecaster,
+                          std::string(name) + ": cli run");
         const std::string model_out = (scratch_dir() / (std::string(name) + "_model_run.csv")).string();
-        REQUIRE(auspex("run " + axm + " --model-space --src " + dir + "/src.csv --tgt " + dir + "/tgt.csv -o " + model_out)
-                    .exit_code == 0);
+        REQUIRE(
+            auspex("run " + axm + " --model-space --src " + dir + "/src.csv --tgt " + dir + "/tgt.csv -o " + model_out)
+                .exit_code == 0);
         test::check_close(tools::read_csv(model_out).values, tools::read_csv(dir + "/run_out.csv").values,
                           test::tolerance::forecaster, std::string(name) + ": cli run --model-space");
 
@@ -146,8 +149,8 @@ TEST_CASE("converter: layer_norm_eps reaches the model exactly as configured") {
     // odd_sizes was trained with eps 1e-6, multi_out with 1e-3: a converter or runtime that used
     // PyTorch's default 1e-5 would still run, only less exactly.
     for (const auto& [name, eps] : {std::pair{"odd_sizes", 1e-6f}, std::pair{"multi_out", 1e-3f}}) {
-        const auto model = tools::load_model_bytes(test::convert_case(test::fixture_path(std::string("forecaster/") + name)),
-                                                   name);
+        const auto model =
+            tools::load_model_bytes(test::convert_case(test::fixture_path(std::string("forecaster/") + name)), name);
         CHECK(model->forecaster.config().stack.layer.eps == eps);
     }
 }
@@ -181,7 +184,8 @@ TEST_CASE("reconstruct --sample decodes z = mean + exp(log_var / 2) * eps, eps s
 
     const std::string axm = cli_model(dir, "tvae_sample");
     const std::string sampled = (scratch_dir() / "sampled_7.csv").string();
-    const Result r = auspex("reconstruct " + axm + " --port generic --input " + dir + "/input.csv --sample --seed 7 -o " + sampled);
+    const Result r =
+        auspex("reconstruct " + axm + " --port generic --input " + dir + "/input.csv --sample --seed 7 -o " + sampled);
     REQUIRE_MESSAGE(r.exit_code == 0, r.output);
     const std::vector<float> got = tools::read_csv(sampled).values;
     test::check_close(got, s.generate(z, input.rows), test::tolerance::tvae, "reconstruct --sample --seed 7");
@@ -204,22 +208,24 @@ TEST_CASE("cli: --port and AUSPEX_PORT pick the port; --recompute forecasts as t
         tools::HostSession s(*model, *k, history.rows, 24);
         const std::vector<float> want = s.forecast(history.values.data(), history.rows, 24);
         const std::string out = (scratch_dir() / ("port_" + std::string(k->name) + ".csv")).string();
-        const Result r = auspex("forecast " + axm + " --input " + dir + "/history.csv --horizon 24 --port " + k->name + " -o " + out);
+        const Result r = auspex("forecast " + axm + " --input " + dir + "/history.csv --horizon 24 --port " + k->name +
+                                " -o " + out);
         REQUIRE_MESSAGE(r.exit_code == 0, r.output);
         // CSV values carry 9 significant digits: a float reads back to the same bits.
         CHECK(same_bits(tools::read_csv(out).values, want));
         const std::string env_out = (scratch_dir() / ("env_" + std::string(k->name) + ".csv")).string();
-        REQUIRE(auspex("forecast " + axm + " --input " + dir + "/history.csv --horizon 24 -o " + env_out).exit_code == 0);
+        REQUIRE(auspex("forecast " + axm + " --input " + dir + "/history.csv --horizon 24 -o " + env_out).exit_code ==
+                0);
         ::setenv("AUSPEX_PORT", k->name, 1);
         const Result e = auspex("forecast " + axm + " --input " + dir + "/history.csv --horizon 24 -o " + env_out);
         ::unsetenv("AUSPEX_PORT");
         REQUIRE_MESSAGE(e.exit_code == 0, e.output);
         CHECK(same_bits(tools::read_csv(env_out).values, want));
         const std::string re_out = (scratch_dir() / ("recompute_" + std::string(k->name) + ".csv")).string();
-        REQUIRE(auspex("forecast " + axm + " --input " + dir + "/history.csv --horizon 24 --recompute --port " + k->name +
-                       " -o " + re_out).exit_code == 0);
-        CHECK(same_bits(tools::read_csv(re_out).values,
-                        s.forecast_recompute(history.values.data(), history.rows, 24)));
+        REQUIRE(auspex("forecast " + axm + " --input " + dir + "/history.csv --horizon 24 --recompute --port " +
+                       k->name + " -o " + re_out)
+                    .exit_code == 0);
+        CHECK(same_bits(tools::read_csv(re_out).values, s.forecast_recompute(history.values.data(), history.rows, 24)));
     }
     check_error(auspex("forecast " + axm + " --input " + dir + "/history.csv --port nonesuch"), 2, "nonesuch");
     ::setenv("AUSPEX_PORT", "nonesuch", 1);
@@ -272,7 +278,8 @@ TEST_CASE("cli verify: a model against itself differs by zero; int8 against f32 
     double run_max = 0, fc_max = 0;
     for (size_t start : {0, 8}) {
         const float* src = history.values.data() + start * history.cols;
-        const std::vector<float> ra = sa.run(src, 16, src + 15 * history.cols, 8, InputSpace::raw), rb = sb.run(src, 16, src + 15 * history.cols, 8, InputSpace::raw);
+        const std::vector<float> ra = sa.run(src, 16, src + 15 * history.cols, 8, InputSpace::raw),
+                                 rb = sb.run(src, 16, src + 15 * history.cols, 8, InputSpace::raw);
         const std::vector<float> fa = sa.forecast(src, 16, 8), fb = sb.forecast(src, 16, 8);
         run_max = std::max(run_max, test::max_abs_error(ra, rb));
         fc_max = std::max(fc_max, test::max_abs_error(fa, fb));
@@ -297,7 +304,8 @@ TEST_CASE("cli bench: times a model on the chosen port and reports its sizes") {
     REQUIRE_MESSAGE(r.exit_code == 0, r.output);
     CHECK(r.output.find("\"port\": \"generic\"") != std::string::npos);
     CHECK(r.output.find("\"window\": 16, \"horizon\": 8, \"runs\": 2") != std::string::npos);
-    CHECK(r.output.find("\"arena_bytes\": " + std::to_string(model->forecaster.arena_bytes(16, 8))) != std::string::npos);
+    CHECK(r.output.find("\"arena_bytes\": " + std::to_string(model->forecaster.arena_bytes(16, 8))) !=
+          std::string::npos);
     CHECK(r.output.find("\"model_bytes\": " + std::to_string(read_text(axm).size())) != std::string::npos);
     const Result text = auspex("bench " + axm + " --window 16 --horizon 8 --runs 2 --port generic");
     REQUIRE(text.exit_code == 0);
@@ -317,19 +325,26 @@ TEST_CASE("converter refusals: eps range, zero scale, normalization shape, f16 o
     const std::string norm = R"("normalization": {"mode": "global", "mean": [300.0, -40.0], "scale": [5.0, 0.5]})";
     REQUIRE(convert_with("ok.json", head + R"("layer_norm_eps": 1e-5, )" + norm + "}", pt).exit_code == 0);
     for (const char* eps : {"0", "-1e-5", "1.5"})
-        check_error(convert_with("eps.json", head + R"("layer_norm_eps": )" + std::string(eps) + ", " + norm + "}", pt), 1,
-                    "must be in (0, 1]");
-    check_error(convert_with("zero.json", head + R"("normalization": {"mode": "global", "mean": [300.0, -40.0], "scale": [5.0, 0]}})", pt),
-                1, "a scale of 0 would divide by zero");
-    check_error(convert_with("shape.json", head + R"("normalization": {"mode": "global", "mean": [300.0], "scale": [5.0]}})", pt),
+        check_error(convert_with("eps.json", head + R"("layer_norm_eps": )" + std::string(eps) + ", " + norm + "}", pt),
+                    1, "must be in (0, 1]");
+    check_error(
+        convert_with("zero.json",
+                     head + R"("normalization": {"mode": "global", "mean": [300.0, -40.0], "scale": [5.0, 0]}})", pt),
+        1, "a scale of 0 would divide by zero");
+    check_error(convert_with("shape.json",
+                             head + R"("normalization": {"mode": "global", "mean": [300.0], "scale": [5.0]}})", pt),
                 1, "one value per feature (2)");
-    check_error(convert_with("lv_mean.json", head + R"("normalization": {"mode": "last_value", "mean": [1, 2], "scale": [5.0, 1]}})", pt),
-                1, "takes no \"mean\"");
+    check_error(
+        convert_with("lv_mean.json",
+                     head + R"("normalization": {"mode": "last_value", "mean": [1, 2], "scale": [5.0, 1]}})", pt),
+        1, "takes no \"mean\"");
 
     // start_id names the token fed to a classifier's decoder; a classifier without one refuses it.
     const std::string cls = test::fixture_path("classifier/learned_mean_softmax");
-    check_error(convert_with("start.json", R"({"arch": "classifier", "nhead": 4, "pad_id": 0, "pooling": "mean", )"
-                                           R"("output_activation": "softmax", "start_id": 1})", cls + "/model.pt"),
+    check_error(convert_with("start.json",
+                             R"({"arch": "classifier", "nhead": 4, "pad_id": 0, "pooling": "mean", )"
+                             R"("output_activation": "softmax", "start_id": 1})",
+                             cls + "/model.pt"),
                 1, "\"start_id\" is for a classifier with a decoder");
 
     // f16 overflow: a weight beyond 65504 is refused, naming the tensor, instead of becoming infinity.

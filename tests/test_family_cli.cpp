@@ -2,7 +2,6 @@
 // reconstruct, generate; bad input gives one error line and a non-zero exit.
 #include <doctest/doctest.h>
 
-
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -75,7 +74,8 @@ TEST_CASE("cli seq2seq: inspect names the family and every role; translate and r
     const Result r = auspex("run " + model + " --src-tokens \"" + src + "\" --tgt-tokens \"" + tgt + "\" -o " + out);
     REQUIRE_MESSAGE(r.exit_code == 0, r.output);
     ax::test::check_close(ax::tools::read_csv(out).values,
-                          ax::tools::read_csv(fixture("seq2seq/tutorial", "logits.csv")).values, ax::test::tolerance::seq2seq, "cli run");
+                          ax::tools::read_csv(fixture("seq2seq/tutorial", "logits.csv")).values,
+                          ax::test::tolerance::seq2seq, "cli run");
 }
 
 TEST_CASE("cli seq2seq: bad input gives one clear error line") {
@@ -89,14 +89,17 @@ TEST_CASE("cli seq2seq: bad input gives one clear error line") {
     check_error(auspex("run " + model + " --src a.csv --tgt b.csv"), 2, "--src-tokens");
     const std::string forecaster = (scratch_dir() / "fc.axm").string();
     REQUIRE(auspex("convert " + ax::test::fixture_path("forecaster/multi_out/model.pt") + " --config " +
-                   ax::test::fixture_path("forecaster/multi_out/config.json") + " -o " + forecaster).exit_code == 0);
+                   ax::test::fixture_path("forecaster/multi_out/config.json") + " -o " + forecaster)
+                .exit_code == 0);
     check_error(auspex("translate " + forecaster + " --tokens \"5 6\""), 1, "forecaster model");
     const std::string wrong = write_file("s2s_wrong.json", R"({"arch": "seq2seq", "nhead": 4, "pooling": "mean"})");
     check_error(auspex("convert " + fixture("seq2seq/tutorial", "model.pt") + " --config " + wrong + " -o " +
-                       (scratch_dir() / "w.axm").string()), 1, "do not apply");
+                       (scratch_dir() / "w.axm").string()),
+                1, "do not apply");
     const std::string as_fc = write_file("s2s_as_fc.json", R"({"arch": "forecaster", "nhead": 4})");
     check_error(auspex("convert " + fixture("seq2seq/tutorial", "model.pt") + " --config " + as_fc + " -o " +
-                       (scratch_dir() / "w.axm").string()), 1, "found Linear modules");
+                       (scratch_dir() / "w.axm").string()),
+                1, "found Linear modules");
 }
 
 TEST_CASE("cli classifier: inspect and classify reproduce PyTorch; bad input gives one error line") {
@@ -133,7 +136,8 @@ TEST_CASE("cli classifier: inspect and classify reproduce PyTorch; bad input giv
     check_error(auspex("translate " + model + " --tokens \"3 4\""), 1, "classifier model");
     const std::string no_act = write_file("cls_no_act.json", R"({"arch": "classifier", "nhead": 4})");
     check_error(auspex("convert " + fixture("classifier/learned_mean_softmax", "model.pt") + " --config " + no_act +
-                       " -o " + (scratch_dir() / "w.axm").string()), 1, "output_activation");
+                       " -o " + (scratch_dir() / "w.axm").string()),
+                1, "output_activation");
 }
 
 TEST_CASE("cli tvae: inspect, reconstruct (score) and generate reproduce PyTorch; bad input gives one error line") {
@@ -156,11 +160,11 @@ TEST_CASE("cli tvae: inspect, reconstruct (score) and generate reproduce PyTorch
     const double mse = ax::test::case_json(fixture(dir, "")).find("reconstruction_mse")->as_number("mse");
     REQUIRE(has(r, "reconstruction error (mean squared): "));
     CHECK(std::stod(r.output.substr(r.output.find(": ") + 2)) == doctest::Approx(mse).epsilon(1e-4));
-    const Result sampled = auspex("reconstruct " + model + " --input " + fixture(dir, "input.csv") + " --sample --seed 7 -o " +
-                                  (scratch_dir() / "sampled.csv").string());
+    const Result sampled = auspex("reconstruct " + model + " --input " + fixture(dir, "input.csv") +
+                                  " --sample --seed 7 -o " + (scratch_dir() / "sampled.csv").string());
     REQUIRE_MESSAGE(sampled.exit_code == 0, sampled.output);
-    const Result again = auspex("reconstruct " + model + " --input " + fixture(dir, "input.csv") + " --sample --seed 7 -o " +
-                                (scratch_dir() / "sampled2.csv").string());
+    const Result again = auspex("reconstruct " + model + " --input " + fixture(dir, "input.csv") +
+                                " --sample --seed 7 -o " + (scratch_dir() / "sampled2.csv").string());
     CHECK(sampled.output == again.output);  // the same seed draws the same z
 
     const std::vector<float> z = ax::tools::read_csv(fixture(dir, "z.csv")).values;
@@ -169,7 +173,8 @@ TEST_CASE("cli tvae: inspect, reconstruct (score) and generate reproduce PyTorch
     const std::string gen = (scratch_dir() / "gen.csv").string();
     char zbuf[4096] = {};
     size_t used = 0;
-    for (float v : z) used += static_cast<size_t>(std::snprintf(zbuf + used, sizeof zbuf - used, "%.9g ", static_cast<double>(v)));
+    for (float v : z)
+        used += static_cast<size_t>(std::snprintf(zbuf + used, sizeof zbuf - used, "%.9g ", static_cast<double>(v)));
     const Result g = auspex("generate " + model + " --z \"" + std::string(zbuf) + "\" --length " + std::to_string(len) +
                             " -o " + gen);
     REQUIRE_MESSAGE(g.exit_code == 0, g.output);

@@ -23,8 +23,8 @@ std::string fixture(const std::string& family, const std::string& c, const std::
 std::string convert(const std::string& family, const std::string& c, const std::string& options,
                     const std::string& out_name) {
     const std::string out = (scratch_dir() / out_name).string();
-    const Result r = auspex("convert " + fixture(family, c, "model.pt") + " --config " + fixture(family, c, "config.json") +
-                            " " + options + " -o " + out);
+    const Result r = auspex("convert " + fixture(family, c, "model.pt") + " --config " +
+                            fixture(family, c, "config.json") + " " + options + " -o " + out);
     REQUIRE_MESSAGE(r.exit_code == 0, r.output);
     return out;
 }

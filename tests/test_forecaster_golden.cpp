@@ -20,9 +20,8 @@ namespace {
 
 using namespace ax;
 
-const char* const kCases[] = {"post_relu_tril", "pre_gelu_none_final", "odd_sizes",       "multi_out",
-                              "pre_relu_tril",  "norm_global",         "norm_last_value", "window48",
-                              "seed_stray_layers"};
+const char* const kCases[] = {"post_relu_tril", "pre_gelu_none_final", "odd_sizes", "multi_out",        "pre_relu_tril",
+                              "norm_global",    "norm_last_value",     "window48",  "seed_stray_layers"};
 
 constexpr double kTolerance = test::tolerance::forecaster;
 
@@ -71,7 +70,8 @@ void check_model(const Case& c, const std::vector<uint8_t>& bytes, const std::st
         const std::vector<float> cached = fc.forecast(c.history.values.data(), c.history.rows, c.horizon);
         test::check_close(cached, c.forecast.values, kTolerance, label + ": 24-step forecast");
         const std::vector<float> full = fc.forecast_recompute(c.history.values.data(), c.history.rows, c.horizon);
-        test::check_close(cached, full, test::tolerance::kv_cache, label + ": KV-cached forecast against full recompute");
+        test::check_close(cached, full, test::tolerance::kv_cache,
+                          label + ": KV-cached forecast against full recompute");
     }
 }
 
@@ -113,7 +113,8 @@ TEST_CASE("a seed-style forecaster's stray encoder_layer/decoder_layer copies ar
     tools::AxmModel m;
     tools::CheckpointTensors ck(tensors);
     for (const auto& [name, t] : tensors)
-        if (name.compare(0, 14, "encoder_layer.") != 0 && name.compare(0, 14, "decoder_layer.") != 0) ck.mark_used(name);
+        if (name.compare(0, 14, "encoder_layer.") != 0 && name.compare(0, 14, "decoder_layer.") != 0)
+            ck.mark_used(name);
     try {
         tools::leave_out_stray_layers(ck, m);
         FAIL("a trained stray layer was left out silently");
@@ -136,14 +137,16 @@ TEST_CASE("convert says which config values it took by default, and the model fi
     fs::remove(config);
     REQUIRE(notes.size() == 1);
     INFO(notes[0]);
-    CHECK(notes[0].find("assumed (not in the config): \"activation\": \"relu\", \"norm_first\": false, "
-                        "\"positional_encoding\": \"sinusoidal\" (from the tensors), \"memory_mask\": \"none\" (the decoder "
-                        "sees all of the memory") == 0);
+    CHECK(notes[0].find(
+              "assumed (not in the config): \"activation\": \"relu\", \"norm_first\": false, "
+              "\"positional_encoding\": \"sinusoidal\" (from the tensors), \"memory_mask\": \"none\" (the decoder "
+              "sees all of the memory") == 0);
     CHECK(notes[0].find("layer_norm_eps") == std::string::npos);  // stated
     const auto model = tools::load_model_bytes(bytes, "defaults");
     uint32_t bits = 0;
     REQUIRE(model->file.config(format::ConfigKey::defaults, &bits));
-    CHECK(tools::assumed_defaults_text(bits) == "activation, norm_first, positional_encoding, memory_mask, normalization");
+    CHECK(tools::assumed_defaults_text(bits) ==
+          "activation, norm_first, positional_encoding, memory_mask, normalization");
 }
 
 TEST_CASE("a session runs in exactly the arena size the model reports, and not one byte less") {
@@ -158,10 +161,13 @@ TEST_CASE("a session runs in exactly the arena size the model reports, and not o
     // Fill past the end with a pattern: a session that wrote beyond its size would change it.
     for (size_t i = bytes; i < bytes + 64; ++i) arena.data()[i] = 0xA5;
     ForecastSession session;
-    CHECK(session.init(model->forecaster, *test::available_ports().back(), arena.data(), bytes - 1, c.history.rows,
-                       c.horizon).code() == StatusCode::arena_too_small);
-    REQUIRE(session.init(model->forecaster, *test::available_ports().back(), arena.data(), bytes, c.history.rows,
-                         c.horizon).is_ok());
+    CHECK(session
+              .init(model->forecaster, *test::available_ports().back(), arena.data(), bytes - 1, c.history.rows,
+                    c.horizon)
+              .code() == StatusCode::arena_too_small);
+    REQUIRE(
+        session.init(model->forecaster, *test::available_ports().back(), arena.data(), bytes, c.history.rows, c.horizon)
+            .is_ok());
     std::vector<float> out(c.horizon * 3);
     REQUIRE(session.forecast(c.history.values.data(), c.history.rows, c.horizon, out.data()).is_ok());
     test::check_close(out, c.forecast.values, kTolerance, "forecast inside the exact arena");

@@ -50,8 +50,8 @@ std::string config_with(const std::string& name, const std::string& from, const 
 
 std::string write_model(const std::string& name, const std::vector<uint8_t>& bytes) {
     const std::string path = (scratch_dir() / name).string();
-    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
-                                                static_cast<std::streamsize>(bytes.size()));
+    std::ofstream(path, std::ios::binary)
+        .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
     return path;
 }
 
@@ -174,8 +174,7 @@ TEST_CASE("cli forecast: the model's window by default, refusals past the limit,
     CHECK(r.output.find('\n') == r.output.size() - 1);
 
     // A model stating no window but a limit: all 80 rows are too many, and the error says what to do.
-    const std::string no_window =
-        write_model("w0.axm", convert(config_with("w0cli.json", ",\n  \"window\": 48", "")));
+    const std::string no_window = write_model("w0.axm", convert(config_with("w0cli.json", ",\n  \"window\": 48", "")));
     check_error(auspex("forecast " + no_window + " --input " + fixture("history.csv")), 1,
                 "has 80 rows and the model states no window: a window of 80 rows is longer than the model's 64 "
                 "positions");

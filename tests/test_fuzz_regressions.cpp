@@ -56,13 +56,14 @@ std::string state_dict_pickle(const std::string& name, const std::vector<int64_t
                               const std::vector<int64_t>& stride) {
     std::string p = "\x80\x02}(" + pickled_text(name) + "ctorch._utils\n_rebuild_tensor_v2\n(";
     p += "(" + pickled_text("storage") + "ctorch\nFloatStorage\n" + pickled_text("0") + pickled_text("cpu") +
-         "K\x01tQ";                               // persistent id -> storage
-    p += std::string("K\0", 2);                   // storage offset 0
+         "K\x01tQ";              // persistent id -> storage
+    p += std::string("K\0", 2);  // storage offset 0
     p += "(";
     for (int64_t v : size) p += pickled_int(v);
     p += "t(";
     for (int64_t v : stride) p += pickled_int(v);
-    p += "t\x89" "ccollections\nOrderedDict\n)R";   // requires_grad, backward hooks
+    p += "t\x89"
+         "ccollections\nOrderedDict\n)R";  // requires_grad, backward hooks
     p += "tRu.";
     return p;
 }
@@ -86,10 +87,10 @@ TEST_CASE("fuzz regression: int8 activation quantization of NaN, Inf and tiny ro
     const float inf = std::numeric_limits<float>::infinity();
     const size_t n = 4;
     const std::vector<float> rows = {
-        nan, 1.0f, -1.0f, 0.0f,          // NaN among finite values
-        inf, 1.0f, 0.0f, -2.0f,          // infinite maximum: 127 / amax = 0, inf * 0 = NaN
+        nan,    1.0f, -1.0f,   0.0f,     // NaN among finite values
+        inf,    1.0f, 0.0f,    -2.0f,    // infinite maximum: 127 / amax = 0, inf * 0 = NaN
         2e-38f, 0.0f, -1e-38f, 0.0f,     // tiny maximum: 127 / amax overflows to inf, 0 * inf = NaN
-        1e-37f, 0.0f, 3e-37f, -2e-37f,   // still below 127 / FLT_MAX
+        1e-37f, 0.0f, 3e-37f,  -2e-37f,  // still below 127 / FLT_MAX
     };
     const size_t count = rows.size() / n;
     std::vector<int8_t> want_q(rows.size());
@@ -156,7 +157,8 @@ TEST_CASE("fuzz regression: a checkpoint implying d_model 0 is refused, not divi
 // first column it then sat at the start of the file, where the reader drops a BOM, so the table did not read
 // back (here the name became empty). Fixed in tools/text/csv.cpp: such names are written quoted.
 TEST_CASE("fuzz regression: a header name starting with a byte order mark survives a CSV round trip") {
-    for (const std::string& text : {std::string("\"\xEF\xBB\xBF\"\n6\n"), std::string("\"\xEF\xBB\xBFtime\",b\n1,2\n")}) {
+    for (const std::string& text :
+         {std::string("\"\xEF\xBB\xBF\"\n6\n"), std::string("\"\xEF\xBB\xBFtime\",b\n1,2\n")}) {
         const Table table = parse_csv(text, "bom.csv");
         REQUIRE(table.header.size() == table.cols);
         CHECK(table.header[0].compare(0, 3, "\xEF\xBB\xBF") == 0);
@@ -167,13 +169,12 @@ TEST_CASE("fuzz regression: a header name starting with a byte order mark surviv
 }
 
 // fuzz_safetensors / fuzz_torch_checkpoint (found by reading what the convert path does with names): the
-// importers (tools/import/forecaster_import.cpp, tools/import/import_common.cpp) and rename maps match every tensor name
-// with std::regex, whose libstdc++ matcher recurses once per character: a tensor name of ~50 KB overflowed
-// the stack (SIGSEGV in a release `auspex convert`). Fixed in the readers, which refuse names over 1024 bytes.
+// importers (tools/import/forecaster_import.cpp, tools/import/import_common.cpp) and rename maps match every tensor
+// name with std::regex, whose libstdc++ matcher recurses once per character: a tensor name of ~50 KB overflowed the
+// stack (SIGSEGV in a release `auspex convert`). Fixed in the readers, which refuse names over 1024 bytes.
 TEST_CASE("fuzz regression: checkpoint readers refuse absurdly long tensor names") {
     const std::string name = "encoder.layers." + std::string(100000, 'a') + ".0.self_attn.in_proj_weight";
-    const std::string header =
-        "{\"" + name + "\":{\"dtype\":\"F32\",\"shape\":[3,1],\"data_offsets\":[0,12]}}";
+    const std::string header = "{\"" + name + "\":{\"dtype\":\"F32\",\"shape\":[3,1],\"data_offsets\":[0,12]}}";
     const std::vector<uint8_t> file = safetensors(header, std::vector<uint8_t>(12, 0));
     CHECK_THROWS_WITH_AS(read_safetensors_bytes(file.data(), file.size()), doctest::Contains("limit of 1024"),
                          ToolError);

@@ -66,11 +66,12 @@ void check_other_port(const std::vector<float>& got, const std::vector<float>& g
     INFO(what);
     const double err = test::max_abs_error(got, generic), scale = test::rms(generic);
     INFO("max error " << err << ", rms " << scale);
-    if (std::getenv("AUSPEX_REPORT_ERRORS")) std::printf("int8 port error %-12.6g x rms %s\n", err / scale, what.c_str());
+    if (std::getenv("AUSPEX_REPORT_ERRORS"))
+        std::printf("int8 port error %-12.6g x rms %s\n", err / scale, what.c_str());
     CHECK(err <= kOtherPortBound * scale);
 }
 
-const char* const kForecasterCases[] = {"post_relu_tril", "pre_gelu_none_final", "odd_sizes", "multi_out",
+const char* const kForecasterCases[] = {"post_relu_tril", "pre_gelu_none_final", "odd_sizes",      "multi_out",
                                         "pre_relu_tril",  "norm_global",         "norm_last_value"};
 
 }  // namespace
@@ -130,7 +131,8 @@ TEST_CASE("int8 goldens: the forecaster fixtures give the committed bits on the 
         const tools::Table src = tools::read_csv(dir + "/src.csv"), tgt = tools::read_csv(dir + "/tgt.csv");
         const size_t outs = model->forecaster.config().n_outputs;
         tools::HostSession g(*model, generic_kernels(), std::max<size_t>(src.rows, 32), std::max<size_t>(tgt.rows, 24));
-        const std::vector<float> run = g.run(src.values.data(), src.rows, tgt.values.data(), tgt.rows, InputSpace::model);
+        const std::vector<float> run =
+            g.run(src.values.data(), src.rows, tgt.values.data(), tgt.rows, InputSpace::model);
         check_golden(run, outs, std::string("forecaster_") + name + "_run");
         std::vector<float> fc;
         const bool has_forecast = outs == model->forecaster.config().n_features;
@@ -158,7 +160,8 @@ TEST_CASE("int8 goldens: seq2seq, classifier and tvae fixtures give the committe
     for (const char* name : {"tutorial", "learned_pre_gelu"}) {
         const std::string dir = test::fixture_path(std::string("seq2seq/") + name);
         const tools::JsonValue j = test::case_json(dir);
-        const std::vector<int32_t> src = test::json_ids(*j.find("src"), "src"), tgt = test::json_ids(*j.find("tgt"), "tgt");
+        const std::vector<int32_t> src = test::json_ids(*j.find("src"), "src"),
+                                   tgt = test::json_ids(*j.find("tgt"), "tgt");
         const auto model = tools::open_model_bytes(test::convert_case(dir, format::DType::i8), name);
         tools::HostSeq2Seq g(*model, generic_kernels(), src.size(), tgt.size());
         const std::vector<float> logits = g.run(src, tgt);

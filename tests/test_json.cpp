@@ -87,20 +87,19 @@ TEST_CASE("json: strings with every escape") {
     CHECK(json_error(R"("\udc00")") == "t.json:1:2: lone low surrogate \\uDC00");
     CHECK(json_error(R"("\ud83d")") == "t.json:1:2: high surrogate \\uD83D not followed by a low surrogate");
     CHECK(json_error(R"("\ud83dx")") == "t.json:1:2: high surrogate \\uD83D not followed by a low surrogate");
-    CHECK(json_error(R"("\ud83d\u0041")") ==
-          "t.json:1:2: high surrogate \\uD83D not followed by a low surrogate");
+    CHECK(json_error(R"("\ud83d\u0041")") == "t.json:1:2: high surrogate \\uD83D not followed by a low surrogate");
     CHECK(json_error("\"a\tb\"") == "t.json:1:3: unescaped control character (byte 0x09) in string");
     CHECK(json_error("\"a\nb\"") == "t.json:1:3: unescaped control character (byte 0x0A) in string");
     CHECK(json_error("\"\xFF\"") == "t.json:1:2: invalid UTF-8 in string");
-    CHECK(json_error("\"\xC0\xAF\"") == "t.json:1:2: invalid UTF-8 in string");        // overlong '/'
-    CHECK(json_error("\"\xED\xA0\x80\"") == "t.json:1:2: invalid UTF-8 in string");    // encoded surrogate
+    CHECK(json_error("\"\xC0\xAF\"") == "t.json:1:2: invalid UTF-8 in string");          // overlong '/'
+    CHECK(json_error("\"\xED\xA0\x80\"") == "t.json:1:2: invalid UTF-8 in string");      // encoded surrogate
     CHECK(json_error("\"\xF4\x90\x80\x80\"") == "t.json:1:2: invalid UTF-8 in string");  // beyond U+10FFFF
-    CHECK(json_error("\"\xE2\x82\"") == "t.json:1:2: invalid UTF-8 in string");        // truncated
+    CHECK(json_error("\"\xE2\x82\"") == "t.json:1:2: invalid UTF-8 in string");          // truncated
 }
 
 TEST_CASE("json: objects and arrays") {
-    JsonValue v = parse_json(R"({"d_model": 64, "layers": [1, 2.5, "x", null, true, {"a": []}], "name": "m"})",
-                             "cfg.json");
+    JsonValue v =
+        parse_json(R"({"d_model": 64, "layers": [1, 2.5, "x", null, true, {"a": []}], "name": "m"})", "cfg.json");
     const auto& members = v.as_object("config");
     REQUIRE(members.size() == 3);
     CHECK(members[0].first == "d_model");  // insertion order kept

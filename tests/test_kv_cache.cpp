@@ -53,9 +53,7 @@ std::vector<uint8_t> convert_with_record(const std::string& dir, uint32_t key, u
     return tools::serialize_axm(m);
 }
 
-double max_abs_diff(const std::vector<float>& a, const std::vector<float>& b) {
-    return test::max_abs_error(a, b);
-}
+double max_abs_diff(const std::vector<float>& a, const std::vector<float>& b) { return test::max_abs_error(a, b); }
 
 }  // namespace
 
@@ -97,8 +95,8 @@ TEST_CASE("kv cache: an unknown cache type, or int8 caches without a decoder, ar
 }
 
 TEST_CASE("kv cache: int8 forecasters stay close to their float-cache twins, and shrink the arena") {
-    const char* const cases[] = {"post_relu_tril", "pre_gelu_none_final", "odd_sizes", "multi_out", "pre_relu_tril",
-                                 "norm_global", "norm_last_value"};
+    const char* const cases[] = {"post_relu_tril", "pre_gelu_none_final", "odd_sizes",      "multi_out",
+                                 "pre_relu_tril",  "norm_global",         "norm_last_value"};
     for (const char* name : cases) {
         const std::string dir = test::fixture_path(std::string("forecaster/") + name);
         const tools::Table src = tools::read_csv(dir + "/src.csv"), tgt = tools::read_csv(dir + "/tgt.csv");
@@ -107,10 +105,13 @@ TEST_CASE("kv cache: int8 forecasters stay close to their float-cache twins, and
         CHECK(i8->forecaster.arena_bytes(src.rows, tgt.rows) < ref->forecaster.arena_bytes(src.rows, tgt.rows));
         for (const Kernels* k : test::available_ports()) {
             tools::HostSession a(*i8, *k, src.rows, tgt.rows), b(*ref, *k, src.rows, tgt.rows);
-            const std::vector<float> got = a.run(src.values.data(), src.rows, tgt.values.data(), tgt.rows, InputSpace::model);
-            const std::vector<float> want = b.run(src.values.data(), src.rows, tgt.values.data(), tgt.rows, InputSpace::model);
+            const std::vector<float> got =
+                a.run(src.values.data(), src.rows, tgt.values.data(), tgt.rows, InputSpace::model);
+            const std::vector<float> want =
+                b.run(src.values.data(), src.rows, tgt.values.data(), tgt.rows, InputSpace::model);
             const double scale = test::rms(want);
-            INFO(name << " on " << std::string(k->name) << ": max diff " << max_abs_diff(got, want) << ", rms " << scale);
+            INFO(name << " on " << std::string(k->name) << ": max diff " << max_abs_diff(got, want) << ", rms "
+                      << scale);
             // Keys and values carry 1/254 of each row's largest value; attention averages the error down.
             CHECK(max_abs_diff(got, want) <= 2e-2 * scale);
         }
@@ -145,7 +146,8 @@ TEST_CASE("kv cache: int8 caches in the token and latent families stay close to 
     {
         const std::string dir = test::fixture_path("seq2seq/tutorial");
         const tools::JsonValue j = test::case_json(dir);
-        const std::vector<int32_t> src = test::json_ids(*j.find("src"), "src"), tgt = test::json_ids(*j.find("tgt"), "tgt");
+        const std::vector<int32_t> src = test::json_ids(*j.find("src"), "src"),
+                                   tgt = test::json_ids(*j.find("tgt"), "tgt");
         const uint32_t pad = static_cast<uint32_t>(j.find("pad_id")->as_int("pad_id", 0, 1000));
         const auto ref = tools::open_model_bytes(convert(dir, format::DType::f32, format::CacheType::f32), "f32");
         const auto i8 = tools::open_model_bytes(convert(dir, format::DType::f32, format::CacheType::i8), "i8");

@@ -29,8 +29,8 @@ void check_plan_is_sound(const MemoryPlan& plan) {
         for (size_t j = i + 1; j < plan.buffer_count(); ++j) {
             const MemoryPlan::Buffer& b = plan.buffer(j);
             const bool live_together = !(a.last < b.first || b.last < a.first);
-            const bool share_bytes = a.bytes > 0 && b.bytes > 0 && a.offset < b.offset + b.bytes &&
-                                     b.offset < a.offset + a.bytes;
+            const bool share_bytes =
+                a.bytes > 0 && b.bytes > 0 && a.offset < b.offset + b.bytes && b.offset < a.offset + a.bytes;
             INFO(a.name << " and " << b.name);
             CHECK(!(live_together && share_bytes));
         }
@@ -153,8 +153,8 @@ TEST_CASE("a session does not depend on what its arena held before: shared bytes
             REQUIRE(s.init(model->forecaster, generic_kernels(), arena.data(), bytes, 48, 24).is_ok());
             std::vector<float> fc(24), again(24), run(24);
             REQUIRE(s.forecast(history.values.data(), 48, 24, fc.data()).is_ok());
-            REQUIRE(s.run(history.values.data(), 48, history.values.data() + 24, 24, InputSpace::raw, run.data())
-                        .is_ok());
+            REQUIRE(
+                s.run(history.values.data(), 48, history.values.data() + 24, 24, InputSpace::raw, run.data()).is_ok());
             REQUIRE(s.forecast(history.values.data(), 48, 24, again.data()).is_ok());
             CHECK(std::memcmp(fc.data(), again.data(), fc.size() * sizeof(float)) == 0);
             for (size_t i = bytes; i < bytes + 64; ++i) CHECK(arena.data()[i] == 0xA5);

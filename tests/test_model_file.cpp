@@ -248,7 +248,8 @@ TEST_CASE("sessions refuse zero-length, too-long and non-finite inputs") {
     // This model has 4 features and 2 outputs: it cannot feed its outputs back.
     CHECK(s.forecast(src.data(), 8, 4, out.data()).code() == StatusCode::unsupported);
     // Misaligned arena and model buffers.
-    CHECK(s.init(f, generic_kernels(), arena.data() + 4, arena.size() - 4, 8, 4).code() == StatusCode::invalid_argument);
+    CHECK(s.init(f, generic_kernels(), arena.data() + 4, arena.size() - 4, 8, 4).code() ==
+          StatusCode::invalid_argument);
     CHECK(ModelFile::open(buffer.data() + 4, buffer.size() - 4, Checksum::verify, &file).code() ==
           StatusCode::invalid_argument);
 }

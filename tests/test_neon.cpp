@@ -29,9 +29,7 @@ uint32_t bits_of(float f) {
 bool same_float(float a, float b) { return (std::isnan(a) && std::isnan(b)) || bits_of(a) == bits_of(b); }
 
 // |a - b| within 1e-5 absolute below 1, relative above.
-bool close(float a, float b) {
-    return std::fabs(a - b) <= 1e-5f * std::fmax(1.0f, std::fabs(b));
-}
+bool close(float a, float b) { return std::fabs(a - b) <= 1e-5f * std::fmax(1.0f, std::fabs(b)); }
 
 std::vector<float> random_floats(std::mt19937& rng, size_t n, float scale = 1.0f) {
     std::uniform_real_distribution<float> d(-scale, scale);
@@ -49,7 +47,8 @@ std::vector<int8_t> random_i8(std::mt19937& rng, size_t n) {
 
 }  // namespace
 
-TEST_CASE("neon: matrix kernels match generic on every tile shape and tail" * doctest::skip(ax::neon_kernels() == nullptr)) {
+TEST_CASE("neon: matrix kernels match generic on every tile shape and tail" *
+          doctest::skip(ax::neon_kernels() == nullptr)) {
     const Kernels* neon = neon_kernels();
     if (!neon) return;
     const Kernels& ref = generic_kernels();
@@ -83,7 +82,8 @@ TEST_CASE("neon: matrix kernels match generic on every tile shape and tail" * do
     }
 }
 
-TEST_CASE("neon: int8 products are exact at the extremes of the int8 range" * doctest::skip(ax::neon_kernels() == nullptr)) {
+TEST_CASE("neon: int8 products are exact at the extremes of the int8 range" *
+          doctest::skip(ax::neon_kernels() == nullptr)) {
     const Kernels* neon = neon_kernels();
     if (!neon) return;
     // All -128: every product is 2^14, the case a 16-bit pairwise sum overflows; long rows with every tail.
@@ -138,7 +138,8 @@ TEST_CASE("neon: half weights convert exactly, every one of the 65536" * doctest
     }
 }
 
-TEST_CASE("neon: quantization is bit-identical to generic, ties and awkward rows included" * doctest::skip(ax::neon_kernels() == nullptr)) {
+TEST_CASE("neon: quantization is bit-identical to generic, ties and awkward rows included" *
+          doctest::skip(ax::neon_kernels() == nullptr)) {
     const Kernels* neon = neon_kernels();
     if (!neon) return;
     const float denorm = std::numeric_limits<float>::denorm_min();
@@ -146,8 +147,8 @@ TEST_CASE("neon: quantization is bit-identical to generic, ties and awkward rows
         {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
         {-0.0f, 0.0f, -0.0f, 0, 0, 0, 0, 0, 0},
         // amax 127: x * inv is x itself, so halves are exact ties and must round to even.
-        {127, 0.5f, 1.5f, 2.5f, -0.5f, -1.5f, -2.5f, 3.5f, 125.5f, -126.5f, 63.5f, -64.5f, 0.49999997f, 100.5f,
-         -100.5f, 4.5f, 5.5f},
+        {127, 0.5f, 1.5f, 2.5f, -0.5f, -1.5f, -2.5f, 3.5f, 125.5f, -126.5f, 63.5f, -64.5f, 0.49999997f, 100.5f, -100.5f,
+         4.5f, 5.5f},
         // amax 254: x * inv = x / 2, ties again.
         {254, 1, 3, 5, 7, -1, -3, -5, -7, 9, 11, 13, 15, -17, -19, -21, 251, -253},
         {1e-38f, -2e-38f, 5e-39f, denorm, -denorm, 0, 3e-39f, 1e-39f, 2e-38f},  // denormals, tiny amax

@@ -46,7 +46,8 @@ template <class T>
 struct Buf {
     std::vector<T> storage;
     size_t offset = 0, n = 0, canary = 0;
-    Buf(size_t n_, size_t offset_, size_t canary_ = 0) : storage(offset_ + n_ + canary_), offset(offset_), n(n_), canary(canary_) {}
+    Buf(size_t n_, size_t offset_, size_t canary_ = 0)
+        : storage(offset_ + n_ + canary_), offset(offset_), n(n_), canary(canary_) {}
     T* data() { return storage.data() + offset; }
     const T* data() const { return storage.data() + offset; }
     T& operator[](size_t i) { return data()[i]; }
@@ -109,13 +110,33 @@ std::vector<LinearCase> linear_cases() {
     for (size_t r : rows)
         for (size_t i : ins)
             for (size_t o : outs) cases.push_back({r, i, o});
-    const LinearCase big[] = {{1, 256, 1024}, {2, 257, 63},  {3, 300, 17},  {5, 511, 40},  {24, 512, 70},
-                              {96, 64, 256},  {37, 300, 50}, {7, 1000, 9},  {13, 769, 33}, {96, 256, 100},
-                              {1, 4099, 5},   {6, 256, 16},  {12, 255, 32}, {18, 513, 48}, {70, 280, 21},
-                              {80, 513, 17},  {65, 260, 31}, {1, 33, 8},    {2, 64, 12},  {3, 95, 9},
+    const LinearCase big[] = {{1, 256, 1024},
+                              {2, 257, 63},
+                              {3, 300, 17},
+                              {5, 511, 40},
+                              {24, 512, 70},
+                              {96, 64, 256},
+                              {37, 300, 50},
+                              {7, 1000, 9},
+                              {13, 769, 33},
+                              {96, 256, 100},
+                              {1, 4099, 5},
+                              {6, 256, 16},
+                              {12, 255, 32},
+                              {18, 513, 48},
+                              {70, 280, 21},
+                              {80, 513, 17},
+                              {65, 260, 31},
+                              {1, 33, 8},
+                              {2, 64, 12},
+                              {3, 95, 9},
                               // The packed int8 panels: the largest `in` they take and one past it, more rows
                               // than one block of x (128) and more than the AVX2 path's widened block.
-                              {12, 2048, 40}, {5, 2049, 19}, {130, 67, 41}, {200, 16, 9},  {100, 250, 35}};
+                              {12, 2048, 40},
+                              {5, 2049, 19},
+                              {130, 67, 41},
+                              {200, 16, 9},
+                              {100, 250, 35}};
     for (const LinearCase& c : big) cases.push_back(c);
     return cases;
 }
@@ -167,8 +188,8 @@ TEST_CASE("ports: linear_f32 and linear_f16 agree with generic within 1e-5 of su
             ++index;
             const size_t off = index % 2;  // every other case unaligned by one float
             const bool with_bias = (index / 2) % 2 == 0;
-            INFO("port " << std::string(port->name) << ": rows " << c.rows << " in " << c.in << " out " << c.out << " offset "
-                         << off << (with_bias ? " bias" : " no bias"));
+            INFO("port " << std::string(port->name) << ": rows " << c.rows << " in " << c.in << " out " << c.out
+                         << " offset " << off << (with_bias ? " bias" : " no bias"));
             const Buf<float> x = random_floats(rng, c.rows * c.in, off);
             const Buf<float> w = random_floats(rng, c.out * c.in, off, 0.5f);
             const Buf<float> bias = random_floats(rng, c.out, off);
@@ -237,8 +258,9 @@ TEST_CASE("ports: linear_i8 is bit-identical to generic") {
             ++index;
             const size_t off = index % 2;
             const bool with_bias = (index / 2) % 2 == 0;
-            INFO("port " << std::string(port->name) << ": rows " << c.rows << " in " << c.in << " out " << c.out << " offset "
-                         << off << (with_bias ? " bias" : " no bias") << (index % 3 == 0 ? " x with -128" : ""));
+            INFO("port " << std::string(port->name) << ": rows " << c.rows << " in " << c.in << " out " << c.out
+                         << " offset " << off << (with_bias ? " bias" : " no bias")
+                         << (index % 3 == 0 ? " x with -128" : ""));
             // W over the full int8 range, -128 included (a model file might hold it); x as quantize_rows_i8
             // makes it, [-127, 127], in two cases of three, else with -128 too (ports may take another path).
             const bool x_full_range = index % 3 == 0;
@@ -274,7 +296,8 @@ TEST_CASE("ports: linear_i8 is exact at the ends of the int8 range") {
                         INFO("port " << std::string(port->name) << ": rows " << rows << " in " << in << " x " << xv
                                      << " w " << wv);
                         const size_t out = 11;
-                        std::vector<int8_t> xq(rows * in, static_cast<int8_t>(xv)), wq(out * in, static_cast<int8_t>(wv));
+                        std::vector<int8_t> xq(rows * in, static_cast<int8_t>(xv)),
+                            wq(out * in, static_cast<int8_t>(wv));
                         std::vector<float> xs(rows, 1.0f), ws(out, 1.0f), want(rows * out), got(rows * out);
                         ref.linear_i8(xq.data(), xs.data(), rows, in, wq.data(), ws.data(), nullptr, out, want.data());
                         port->linear_i8(xq.data(), xs.data(), rows, in, wq.data(), ws.data(), nullptr, out, got.data());
@@ -302,9 +325,9 @@ TEST_CASE("ports: quantize_rows_i8 is bit-identical to generic, edge rows includ
         // Negative only.
         {-1.0f, -2.0f, -3.5f, -0.25f, -7.0f, -100.0f, -0.001f, -42.0f, -99.5f, -13.0f, -8.0f, -0.5f},
         // amax 127: x * inv is x itself, so the halves are exact ties and round to even.
-        {127, 0.5f, 1.5f, 2.5f, -0.5f, -1.5f, -2.5f, 3.5f, 125.5f, -126.5f, 63.5f, -64.5f, 0.49999997f, 100.5f,
-         -100.5f, 4.5f, 5.5f, -5.5f, 6.5f, 7.5f, -7.5f, 8.5f, 9.5f, 10.5f, 11.5f, -12.5f, 126.5f, -0.5f, 0.5f,
-         -1.5f, 1.5f, 2.5f, -3.5f},
+        {127,    0.5f,        1.5f,   2.5f,    -0.5f,  -1.5f, -2.5f, 3.5f,  125.5f, -126.5f, 63.5f,
+         -64.5f, 0.49999997f, 100.5f, -100.5f, 4.5f,   5.5f,  -5.5f, 6.5f,  7.5f,   -7.5f,   8.5f,
+         9.5f,   10.5f,       11.5f,  -12.5f,  126.5f, -0.5f, 0.5f,  -1.5f, 1.5f,   2.5f,    -3.5f},
         // amax 254: x * inv = x / 2, ties again.
         {254, 1, 3, 5, 7, -1, -3, -5, -7, 9, 11, 13, 15, -17, -19, -21, 251, -253, 253, -251, 25, 27, -29, 31},
         // amax 63.5: inv = 2, x.25 -> x.5 ties.
@@ -398,7 +421,8 @@ TEST_CASE("ports: softmax agrees with generic") {
         for (size_t n : {1u, 2u, 3u, 5u, 7u, 8u, 9u, 15u, 16u, 17u, 24u, 31u, 33u, 64u, 65u, 96u, 127u, 300u, 1000u}) {
             for (float spread : {1.0f, 10.0f, 60.0f, 200.0f}) {
                 for (size_t off : {0u, 1u}) {
-                    INFO("port " << std::string(port->name) << ": n " << n << " spread " << spread << " offset " << off);
+                    INFO("port " << std::string(port->name) << ": n " << n << " spread " << spread << " offset "
+                                 << off);
                     Buf<float> a = output(n, off), b = output(n, off);
                     for (size_t i = 0; i < n; ++i) a[i] = b[i] = rng.uniform(spread) + 5.0f;
                     if (n > 4 && spread == 10.0f) a[2] = b[2] = -inf;  // a masked score

@@ -35,10 +35,10 @@ double rms(const std::vector<float>& v) {
 TEST_CASE("int8 per-row quantization round trips awkward rows within half a step") {
     const size_t n = 9;
     const std::vector<float> rows = {
-        0, 0, 0, 0, 0, 0, 0, 0, 0,                              // all zero
-        0.01f, -0.02f, 0.03f, 1e4f, 0.0f, -0.05f, 0.06f, 0, 0,  // one huge outlier
-        -1, -2, -3, -4, -5, -6, -7, -8, -9,                     // negative only
-        1e-30f, -2e-30f, 3e-30f, 0, 0, 0, 0, 0, 5e-30f,         // tiny
+        0,      0,       0,      0,    0,    0,      0,     0,  0,       // all zero
+        0.01f,  -0.02f,  0.03f,  1e4f, 0.0f, -0.05f, 0.06f, 0,  0,       // one huge outlier
+        -1,     -2,      -3,     -4,   -5,   -6,     -7,    -8, -9,      // negative only
+        1e-30f, -2e-30f, 3e-30f, 0,    0,    0,      0,     0,  5e-30f,  // tiny
     };
     const size_t count = rows.size() / n;
     std::vector<int8_t> q(rows.size());
@@ -105,11 +105,11 @@ TEST_CASE("half precision conversion round trips every finite half and rounds to
     }
     CHECK(float_to_half(1.0f) == 0x3c00);
     CHECK(float_to_half(65504.0f) == 0x7bff);
-    CHECK(float_to_half(65520.0f) == 0x7c00);                  // rounds past the largest half
-    CHECK(float_to_half(1.0f + 1.0f / 2048) == 0x3c00);        // tie, to even
-    CHECK(float_to_half(1.0f + 3.0f / 2048) == 0x3c02);        // tie, to even (up)
-    CHECK(float_to_half(5.9604645e-8f) == 0x0001);             // smallest subnormal
-    CHECK(float_to_half(2.9802322e-8f) == 0x0000);             // half of it: tie to even, zero
+    CHECK(float_to_half(65520.0f) == 0x7c00);            // rounds past the largest half
+    CHECK(float_to_half(1.0f + 1.0f / 2048) == 0x3c00);  // tie, to even
+    CHECK(float_to_half(1.0f + 3.0f / 2048) == 0x3c02);  // tie, to even (up)
+    CHECK(float_to_half(5.9604645e-8f) == 0x0001);       // smallest subnormal
+    CHECK(float_to_half(2.9802322e-8f) == 0x0000);       // half of it: tie to even, zero
     CHECK(half_to_float(0x0001) == 5.9604645e-8f);
     CHECK(float_to_half(-0.0f) == 0x8000);
 }
@@ -142,8 +142,8 @@ TEST_CASE("int8 and f16 forecasters stay close to their float32 originals") {
                     const double d = std::fabs(got[i] - want.values[i]);
                     worst = d > worst ? d : worst;
                 }
-                INFO(std::string(name) << " dtype " << static_cast<int>(dtype) << " port " << std::string(k->name) << ": max error "
-                          << worst << ", output rms " << scale);
+                INFO(std::string(name) << " dtype " << static_cast<int>(dtype) << " port " << std::string(k->name)
+                                       << ": max error " << worst << ", output rms " << scale);
                 CHECK(worst <= bound * scale);
             }
         }

@@ -1,5 +1,6 @@
 // Rename maps (tools/import/rename_map.h): the rule language, q/k/v packing, Conv1d reshaping, zero biases, and the
-// two shipped maps (tools/import/maps/) converting hand-written PyTorch modules that match PyTorch within tests/tolerances.h.
+// two shipped maps (tools/import/maps/) converting hand-written PyTorch modules that match PyTorch within
+// tests/tolerances.h.
 #include <doctest/doctest.h>
 
 #include <filesystem>
@@ -163,7 +164,8 @@ TEST_CASE("rename maps: a layer tensor nothing provided is reported with the ten
     for (size_t at = text.find("positionwise_feedforward"); at != std::string::npos;
          at = text.find("positionwise_feedforward", at + 1))
         text.replace(at, 24, "potisionwise_feedforward");
-    const std::string path = std::filesystem::temp_directory_path() / ("auspex_typo_" + std::to_string(::getpid()) + ".map");
+    const std::string path =
+        std::filesystem::temp_directory_path() / ("auspex_typo_" + std::to_string(::getpid()) + ".map");
     std::ofstream(path) << text;
     CHECK(throws_with([&] { test::convert_case(dir, format::DType::f32, "model.pt", path); },
                       "tensors nothing matched there: encoder.layers.0.positionwise_feedforward.fc_1.bias"));

@@ -19,7 +19,7 @@ constexpr double kTolerance = test::tolerance::seq2seq;
 struct Greedy {
     std::vector<int32_t> src, out;
     size_t max_len = 0;
-    uint32_t pad = 0;             // greedy_pad: a pad id the decoder generates
+    uint32_t pad = 0;  // greedy_pad: a pad id the decoder generates
     bool decode_mask_pads = false;
 };
 
@@ -114,7 +114,8 @@ double check_seq2seq_model(const std::string& dir, const std::vector<uint8_t>& b
         // decoding does (the model's decode_mask_pads; bentrevett's case also has the other rule's ids).
         for (const Greedy& g : c.greedy_pad) {
             s.set_pad_id(g.pad);
-            if (g.decode_mask_pads != model->seq2seq.config().decode_mask_pads) s.set_decode_mask_pads(g.decode_mask_pads);
+            if (g.decode_mask_pads != model->seq2seq.config().decode_mask_pads)
+                s.set_decode_mask_pads(g.decode_mask_pads);
             const std::vector<int32_t> out = s.translate(g.src, c.bos, c.eos, g.max_len);
             CHECK_MESSAGE(out == g.out, label << ": greedy ids with pad " << g.pad << " generated, decode_mask_pads "
                                               << g.decode_mask_pads << ": " << tools::format_token_list(out)
@@ -229,15 +230,15 @@ TEST_CASE("seq2seq: f16 and int8 conversions stay close to float32") {
         // port: f16 1.6e-3 / int8 8.5e-2 there, against 5.6e-4 / 2.5e-2 for the tutorial model).
         const bool sensitive = std::string(name) == "learned_pre_gelu";
         for (const auto& dtype_bound : {std::pair{format::DType::f16, sensitive ? 4e-3 : 2e-3},
-                                    std::pair{format::DType::i8, sensitive ? 1.2e-1 : 5e-2}}) {
+                                        std::pair{format::DType::i8, sensitive ? 1.2e-1 : 5e-2}}) {
             const format::DType dtype = dtype_bound.first;
             const double bound = dtype_bound.second;
             const auto model = tools::open_model_bytes(test::convert_case(c.dir, dtype), name);
             for (const Kernels* k : test::available_ports()) {
                 tools::HostSeq2Seq s(*model, *k, c.max_src(), c.max_tgt());
                 const double err = test::max_abs_error(s.run(c.src, c.tgt), c.logits);
-                INFO(std::string(name) << " dtype " << static_cast<int>(dtype) << " port " << std::string(k->name) << ": max error "
-                          << err << ", logits rms " << scale);
+                INFO(std::string(name) << " dtype " << static_cast<int>(dtype) << " port " << std::string(k->name)
+                                       << ": max error " << err << ", logits rms " << scale);
                 CHECK(err <= bound * scale);
                 // Greedy ids: the fixtures' top-2 margins (>= 0.18) dwarf the f16 and int8 errors, so both must
                 // agree (int8 results are also pinned bit for bit: tests/test_int8_goldens.cpp).

@@ -42,9 +42,12 @@ std::string xml_problem(const std::string& doc) {
         size_t end = i + 1;
         char quote = 0;
         for (; end < doc.size() && (quote || doc[end] != '>'); ++end) {
-            if (quote && doc[end] == quote) quote = 0;
-            else if (!quote && (doc[end] == '"' || doc[end] == '\'')) quote = doc[end];
-            else if (!quote && doc[end] == '<') return "'<' inside a tag at " + std::to_string(end);
+            if (quote && doc[end] == quote)
+                quote = 0;
+            else if (!quote && (doc[end] == '"' || doc[end] == '\''))
+                quote = doc[end];
+            else if (!quote && doc[end] == '<')
+                return "'<' inside a tag at " + std::to_string(end);
         }
         if (end >= doc.size()) return "unterminated tag at " + std::to_string(i);
         std::string tag = doc.substr(i + 1, end - i - 1);
@@ -117,11 +120,13 @@ PlotSeries series(const std::string& label, const std::string& color, size_t x0,
 }
 
 std::vector<PlotPanel> forecast_panels() {
-    PlotPanel load{"load", {series("history", "#1f77b4", 0, {1, 2, 3, 2.5f, 2}),
-                            series("forecast", "#ff7f0e", 5, {2.2f, 2.4f, 2.1f}),
-                            series("truth", "#2ca02c", 5, {2.0f, 2.6f, 2.3f}, true)}};
-    PlotPanel temp{"temp", {series("history", "#1f77b4", 0, {20, 21, 22, 21, 20}),
-                            series("forecast", "#ff7f0e", 5, {19.5f, 19, 18.7f})}};
+    PlotPanel load{
+        "load",
+        {series("history", "#1f77b4", 0, {1, 2, 3, 2.5f, 2}), series("forecast", "#ff7f0e", 5, {2.2f, 2.4f, 2.1f}),
+         series("truth", "#2ca02c", 5, {2.0f, 2.6f, 2.3f}, true)}};
+    PlotPanel temp{
+        "temp",
+        {series("history", "#1f77b4", 0, {20, 21, 22, 21, 20}), series("forecast", "#ff7f0e", 5, {19.5f, 19, 18.7f})}};
     return {load, temp};
 }
 
@@ -153,7 +158,7 @@ TEST_CASE("svg: one polyline per series with one point per value") {
     CHECK(point_count(lines[2]) == 3);
     CHECK(attribute(lines[0], "stroke") == "#1f77b4");
     CHECK(attribute(lines[1], "stroke") == "#ff7f0e");
-    CHECK(attribute(lines[2], "stroke-dasharray") != "");   // truth is dashed
+    CHECK(attribute(lines[2], "stroke-dasharray") != "");  // truth is dashed
     CHECK(attribute(lines[0], "stroke-dasharray") == "");  // history is solid
     for (const std::string& line : lines) check_points_inside(doc, line);
 
@@ -196,8 +201,8 @@ TEST_CASE("svg: y ticks are round 1-2-5 numbers") {
     CHECK(y_labels({-3e38f, 3e38f}) == Labels{"-3e+38", "-2e+38", "-1e+38", "0", "1e+38", "2e+38", "3e+38"});
     // Neighbouring floats: enough digits to tell the ticks apart.
     CHECK(y_labels({1.0f, 1.00000012f}) == Labels{"1.00000000e+00", "1.00000002e+00", "1.00000004e+00",
-                                                   "1.00000006e+00", "1.00000008e+00", "1.00000010e+00",
-                                                   "1.00000012e+00"});
+                                                  "1.00000006e+00", "1.00000008e+00", "1.00000010e+00",
+                                                  "1.00000012e+00"});
 }
 
 TEST_CASE("svg: constant series, single points and empty input do not divide by zero") {

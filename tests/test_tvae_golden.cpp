@@ -1,5 +1,6 @@
 // The Transformer-VAE against real PyTorch modules (tests/fixtures/gen_family_fixtures.py): encoder outputs,
-// the teacher-forced pass, reconstruction and generation within tests/tolerances.h on every port, inside the exact arena.
+// the teacher-forced pass, reconstruction and generation within tests/tolerances.h on every port, inside the exact
+// arena.
 #include <doctest/doctest.h>
 
 #include "ports/ports.h"

@@ -55,11 +55,11 @@ Status read_classifier_config(const ModelFile& f, ClassifierConfig* out) {
     uint32_t v = 0;
     if (f.config(ConfigKey::tgt_vocab, &v)) {  // the decoder's own token table (absent in older files)
         if (c.stack.decoder_layers == 0) return bad_model_config("tgt_vocab is for a classifier with a decoder");
-        AX_RETURN_IF_ERROR(
-            read_config_size(f, ConfigKey::tgt_vocab, "tgt_vocab", 1, kMaxModelWidth, &c.decoder_vocab));
+        AX_RETURN_IF_ERROR(read_config_size(f, ConfigKey::tgt_vocab, "tgt_vocab", 1, kMaxModelWidth, &c.decoder_vocab));
     }
-    AX_RETURN_IF_ERROR(read_config_token(f, ConfigKey::start_id, "start_id", c.decoder_vocab ? c.decoder_vocab : c.vocab,
-                                         c.stack.decoder_layers == 0, &c.start_id));
+    AX_RETURN_IF_ERROR(read_config_token(f, ConfigKey::start_id, "start_id",
+                                         c.decoder_vocab ? c.decoder_vocab : c.vocab, c.stack.decoder_layers == 0,
+                                         &c.start_id));
     AX_RETURN_IF_ERROR(read_token_input_config(f, c.stack.layer.d_model, c.pad_id, &c.positional_encoding,
                                                &c.max_positions, &c.embed_scale));
     AX_RETURN_IF_ERROR(read_config_enum(f, ConfigKey::pooling, "pooling", &c.pooling));
@@ -148,11 +148,17 @@ Status ClassifierSession::classify(const int32_t* tokens, size_t len, float* out
     if (model_ == nullptr) return Status::error(StatusCode::invalid_argument, "session not initialised");
     const ClassifierConfig& c = model_->config_;
     if (len < 1 || len > max_len_)
-        return Status::error(StatusCode::invalid_argument, "input of ").add_u(len).add(" tokens outside 1..")
-            .add_u(max_len_).add(" declared for this session");
+        return Status::error(StatusCode::invalid_argument, "input of ")
+            .add_u(len)
+            .add(" tokens outside 1..")
+            .add_u(max_len_)
+            .add(" declared for this session");
     if (c.max_positions != 0 && len > c.max_positions)
-        return Status::error(StatusCode::invalid_argument, "input of ").add_u(len)
-            .add(" tokens is longer than the model's ").add_u(c.max_positions).add(" positions");
+        return Status::error(StatusCode::invalid_argument, "input of ")
+            .add_u(len)
+            .add(" tokens is longer than the model's ")
+            .add_u(c.max_positions)
+            .add(" positions");
     AX_RETURN_IF_ERROR(check_tokens(tokens, len, c.vocab, "input"));
     if (out == nullptr) return Status::error(StatusCode::invalid_argument, "output buffer is null");
     const Kernels& k = *k_;

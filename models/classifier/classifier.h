@@ -20,7 +20,7 @@
 namespace ax {
 
 struct ClassifierConfig {
-    StackConfig stack;                     // decoder_layers 0: encoder only
+    StackConfig stack;  // decoder_layers 0: encoder only
     size_t vocab = 0;
     size_t n_labels = 0;
     uint32_t pad_id = format::kNoToken;    // kNoToken: no padding mask
@@ -28,7 +28,7 @@ struct ClassifierConfig {
     size_t decoder_vocab = 0;              // rows of the decoder's own token table; 0: it uses the input's
     size_t decoder_position_rows = 0;      // learned positions: rows of the decoder's own table; 0: none
     format::PositionalEncoding positional_encoding = format::PositionalEncoding::none;
-    size_t max_positions = 0;              // longest input; 0 = no limit
+    size_t max_positions = 0;  // longest input; 0 = no limit
     float embed_scale = 1.0f;
     format::Pooling pooling = format::Pooling::mean;
     format::OutputActivation output_activation = format::OutputActivation::none;
@@ -79,10 +79,10 @@ private:
     size_t max_len_ = 0;
     TokenInput input_, decoder_input_;
     StackSession stack_;
-    float* x_ = nullptr;        // [max_len, d]
-    float* dec_x_ = nullptr;    // [1, d]
-    float* pooled_ = nullptr;   // [d]
-    uint8_t* valid_ = nullptr;  // [max_len]
+    float* x_ = nullptr;            // [max_len, d]
+    float* dec_x_ = nullptr;        // [1, d]
+    float* pooled_ = nullptr;       // [d]
+    uint8_t* valid_ = nullptr;      // [max_len]
     LayerScratch encoder_scratch_;  // live while encoding (and pooling) only
     LayerScratch decoder_scratch_;  // from preparing the cross-attention caches to the outputs
 };

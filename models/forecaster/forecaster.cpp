@@ -36,8 +36,8 @@ Status read_forecaster_config(const ModelFile& f, ForecasterConfig* out) {
     if (c.normalization != format::Normalization::none && c.n_outputs != c.n_features)
         return bad_model_config("input normalization needs n_outputs == n_features");
     // Both keys are younger than the family: files without them have no limit and no stated window.
-    AX_RETURN_IF_ERROR(read_config_optional_size(f, ConfigKey::max_positions, "max_positions", 0, kMaxSequenceLength,
-                                                 0, &c.max_positions));
+    AX_RETURN_IF_ERROR(read_config_optional_size(f, ConfigKey::max_positions, "max_positions", 0, kMaxSequenceLength, 0,
+                                                 &c.max_positions));
     AX_RETURN_IF_ERROR(read_config_optional_size(f, ConfigKey::window, "window", 0, kMaxSequenceLength, 0, &c.window));
     if (c.max_positions != 0 && c.window > c.max_positions)
         return bad_model_config("config window is longer than max_positions");
@@ -123,12 +123,18 @@ Status ForecastSession::init(const Forecaster& model, const Kernels& kernels, vo
                              size_t max_window, size_t max_horizon) {
     const size_t limit = model.config_.max_positions;
     if (limit != 0 && max_window > limit)
-        return Status::error(StatusCode::invalid_argument, "window of ").add_u(max_window)
-            .add(" rows is longer than the model's ").add_u(limit).add(" positions (max_positions)");
+        return Status::error(StatusCode::invalid_argument, "window of ")
+            .add_u(max_window)
+            .add(" rows is longer than the model's ")
+            .add_u(limit)
+            .add(" positions (max_positions)");
     // The decoder's rows get positions 0..horizon-1 too, as in PyTorch's forward(src, tgt).
     if (limit != 0 && max_horizon > limit)
-        return Status::error(StatusCode::invalid_argument, "decoder length ").add_u(max_horizon)
-            .add(" is longer than the model's ").add_u(limit).add(" positions (max_positions)");
+        return Status::error(StatusCode::invalid_argument, "decoder length ")
+            .add_u(max_horizon)
+            .add(" is longer than the model's ")
+            .add_u(limit)
+            .add(" positions (max_positions)");
     AX_RETURN_IF_ERROR(check_session_arena(arena, arena_bytes, model.arena_bytes(max_window, max_horizon)));
     MemoryPlan planned;
     lay_out(planned, model.config_, max_window, max_horizon);
@@ -157,11 +163,17 @@ Status ForecastSession::init(const Forecaster& model, const Kernels& kernels, vo
 Status ForecastSession::check_lengths(size_t src_rows, size_t tgt_rows) const {
     if (model_ == nullptr) return Status::error(StatusCode::invalid_argument, "session not initialised");
     if (src_rows < 1 || src_rows > max_window_)
-        return Status::error(StatusCode::invalid_argument, "window of ").add_u(src_rows).add(" rows outside 1..")
-            .add_u(max_window_).add(" declared for this session");
+        return Status::error(StatusCode::invalid_argument, "window of ")
+            .add_u(src_rows)
+            .add(" rows outside 1..")
+            .add_u(max_window_)
+            .add(" declared for this session");
     if (tgt_rows < 1 || tgt_rows > max_horizon_)
-        return Status::error(StatusCode::invalid_argument, "decoder length ").add_u(tgt_rows).add(" outside 1..")
-            .add_u(max_horizon_).add(" declared for this session");
+        return Status::error(StatusCode::invalid_argument, "decoder length ")
+            .add_u(tgt_rows)
+            .add(" outside 1..")
+            .add_u(max_horizon_)
+            .add(" declared for this session");
     return Status::ok();
 }
 
@@ -245,7 +257,10 @@ Status ForecastSession::forecast_impl(const float* history, size_t rows, size_t 
     const size_t n = c.n_features;
     if (c.n_outputs != n)
         return Status::error(StatusCode::unsupported, "forecast feeds outputs back as inputs: the model has ")
-            .add_u(c.n_outputs).add(" outputs but ").add_u(n).add(" features");
+            .add_u(c.n_outputs)
+            .add(" outputs but ")
+            .add_u(n)
+            .add(" features");
     AX_RETURN_IF_ERROR(check_finite_input(history, rows * n, "history"));
     if (out == nullptr) return Status::error(StatusCode::invalid_argument, "output buffer is null");
 

@@ -99,11 +99,11 @@ private:
     size_t max_horizon_ = 0;
     size_t mem_rows_ = 0;
     StackSession stack_;
-    float* memory_ = nullptr;     // [max_window, d]
-    float* dec_x_ = nullptr;      // [kRowTile, d]: the decoder works a tile of rows at a time
-    float* src_z_ = nullptr;      // [max_window, n_features]
-    float* tgt_z_ = nullptr;      // [max_horizon, n_features]
-    float* reference_ = nullptr;  // [n_features], last observed row
+    float* memory_ = nullptr;       // [max_window, d]
+    float* dec_x_ = nullptr;        // [kRowTile, d]: the decoder works a tile of rows at a time
+    float* src_z_ = nullptr;        // [max_window, n_features]
+    float* tgt_z_ = nullptr;        // [max_horizon, n_features]
+    float* reference_ = nullptr;    // [n_features], last observed row
     LayerScratch encoder_scratch_;  // live while encoding only
     LayerScratch decoder_scratch_;  // from preparing the cross-attention caches to the outputs
 };

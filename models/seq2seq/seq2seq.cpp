@@ -149,11 +149,17 @@ Status Seq2SeqSession::check_source(const int32_t* src, size_t src_len) const {
     if (model_ == nullptr) return Status::error(StatusCode::invalid_argument, "session not initialised");
     const Seq2SeqConfig& c = model_->config_;
     if (src_len < 1 || src_len > max_src_)
-        return Status::error(StatusCode::invalid_argument, "source of ").add_u(src_len).add(" tokens outside 1..")
-            .add_u(max_src_).add(" declared for this session");
+        return Status::error(StatusCode::invalid_argument, "source of ")
+            .add_u(src_len)
+            .add(" tokens outside 1..")
+            .add_u(max_src_)
+            .add(" declared for this session");
     if (c.max_positions != 0 && src_len > c.max_positions)
-        return Status::error(StatusCode::invalid_argument, "source of ").add_u(src_len)
-            .add(" tokens is longer than the model's ").add_u(c.max_positions).add(" positions");
+        return Status::error(StatusCode::invalid_argument, "source of ")
+            .add_u(src_len)
+            .add(" tokens is longer than the model's ")
+            .add_u(c.max_positions)
+            .add(" positions");
     return check_tokens(src, src_len, c.src_vocab, "source");
 }
 
@@ -171,11 +177,17 @@ Status Seq2SeqSession::run(const int32_t* src, size_t src_len, const int32_t* tg
     AX_RETURN_IF_ERROR(check_source(src, src_len));
     const Seq2SeqConfig& c = model_->config_;
     if (tgt_len < 1 || tgt_len > max_tgt_)
-        return Status::error(StatusCode::invalid_argument, "target of ").add_u(tgt_len).add(" tokens outside 1..")
-            .add_u(max_tgt_).add(" declared for this session");
+        return Status::error(StatusCode::invalid_argument, "target of ")
+            .add_u(tgt_len)
+            .add(" tokens outside 1..")
+            .add_u(max_tgt_)
+            .add(" declared for this session");
     if (c.max_positions != 0 && tgt_len > c.max_positions)
-        return Status::error(StatusCode::invalid_argument, "target of ").add_u(tgt_len)
-            .add(" tokens is longer than the model's ").add_u(c.max_positions).add(" positions");
+        return Status::error(StatusCode::invalid_argument, "target of ")
+            .add_u(tgt_len)
+            .add(" tokens is longer than the model's ")
+            .add_u(c.max_positions)
+            .add(" positions");
     AX_RETURN_IF_ERROR(check_tokens(tgt, tgt_len, c.tgt_vocab, "target"));
     if (logits == nullptr) return Status::error(StatusCode::invalid_argument, "output buffer is null");
     const uint8_t* memory_valid = encode(src, src_len);
@@ -204,11 +216,17 @@ Status Seq2SeqSession::translate(const int32_t* src, size_t src_len, uint32_t bo
     if (eos != format::kNoToken && eos >= c.tgt_vocab)
         return Status::error(StatusCode::invalid_argument, "eos id ").add_u(eos).add(" is outside the vocabulary");
     if (max_len < 1 || max_len > max_tgt_)
-        return Status::error(StatusCode::invalid_argument, "max length ").add_u(max_len).add(" outside 1..")
-            .add_u(max_tgt_).add(" declared for this session");
+        return Status::error(StatusCode::invalid_argument, "max length ")
+            .add_u(max_len)
+            .add(" outside 1..")
+            .add_u(max_tgt_)
+            .add(" declared for this session");
     if (c.max_positions != 0 && max_len > c.max_positions)
-        return Status::error(StatusCode::invalid_argument, "max length ").add_u(max_len)
-            .add(" is longer than the model's ").add_u(c.max_positions).add(" positions");
+        return Status::error(StatusCode::invalid_argument, "max length ")
+            .add_u(max_len)
+            .add(" is longer than the model's ")
+            .add_u(c.max_positions)
+            .add(" positions");
     const uint8_t* memory_valid = encode(src, src_len);
     int32_t token = static_cast<int32_t>(bos);
     const bool mask_pads = decode_mask_pads_ && pad_id_ != format::kNoToken;
@@ -219,7 +237,8 @@ Status Seq2SeqSession::translate(const int32_t* src, size_t src_len, uint32_t bo
         tgt_valid_[t] = static_cast<uint32_t>(token) != pad_id_;
         any_pad = any_pad || !tgt_valid_[t];
         const uint8_t* self_valid = mask_pads && any_pad ? tgt_valid_ : nullptr;
-        stack_.decode(*k_, c.stack, model_->decoder_norm_, row, 1, t, src_len, self_valid, memory_valid, decoder_scratch_);
+        stack_.decode(*k_, c.stack, model_->decoder_norm_, row, 1, t, src_len, self_valid, memory_valid,
+                      decoder_scratch_);
         linear_forward(*k_, model_->generator_, row, 1, step_logits_, decoder_scratch_.quant);
         size_t best = 0;
         for (size_t i = 1; i < c.tgt_vocab; ++i)

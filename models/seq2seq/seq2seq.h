@@ -26,7 +26,7 @@ struct Seq2SeqConfig {
     uint32_t bos_id = format::kNoToken;  // defaults for translate
     uint32_t eos_id = format::kNoToken;
     format::PositionalEncoding positional_encoding = format::PositionalEncoding::none;
-    size_t max_positions = 0;            // longest source or target sequence; 0 = no limit
+    size_t max_positions = 0;  // longest source or target sequence; 0 = no limit
     float embed_scale = 1.0f;
     // Greedy decoding masks pad ids in the generated prefix as keys (bentrevett's translate_sentence with
     // make_trg_mask); false: they are attended like any token (the translation tutorial's greedy_decode).
@@ -98,11 +98,11 @@ private:
     bool decode_mask_pads_ = false;
     TokenInput src_input_, tgt_input_;
     StackSession stack_;
-    float* memory_ = nullptr;        // [max_src, d]
-    float* dec_x_ = nullptr;         // [kRowTile, d]: the decoder works a tile of rows at a time
-    float* step_logits_ = nullptr;   // [tgt_vocab]
-    uint8_t* src_valid_ = nullptr;   // [max_src]
-    uint8_t* tgt_valid_ = nullptr;   // [max_tgt]
+    float* memory_ = nullptr;       // [max_src, d]
+    float* dec_x_ = nullptr;        // [kRowTile, d]: the decoder works a tile of rows at a time
+    float* step_logits_ = nullptr;  // [tgt_vocab]
+    uint8_t* src_valid_ = nullptr;  // [max_src]
+    uint8_t* tgt_valid_ = nullptr;  // [max_tgt]
     LayerScratch encoder_scratch_;  // live while encoding only
     LayerScratch decoder_scratch_;  // from preparing the cross-attention caches to the outputs
 };

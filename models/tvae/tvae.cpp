@@ -62,8 +62,8 @@ Status read_tvae_config(const ModelFile& f, TvaeConfig* out) {
     c.positional_encoding = static_cast<PositionalEncoding>(v);
     if (c.positional_encoding == PositionalEncoding::sinusoidal && c.stack.layer.d_model % 2 != 0)
         return bad_model_config("sinusoidal positions need an even d_model");
-    AX_RETURN_IF_ERROR(read_config_size(f, ConfigKey::max_positions, "max_positions", 0, kMaxSequenceLength,
-                                        &c.max_positions));
+    AX_RETURN_IF_ERROR(
+        read_config_size(f, ConfigKey::max_positions, "max_positions", 0, kMaxSequenceLength, &c.max_positions));
     *out = c;
     return Status::ok();
 }
@@ -128,12 +128,18 @@ Status TvaeSession::init(const Tvae& model, const Kernels& kernels, void* arena,
 Status TvaeSession::check_length(size_t len) const {
     if (model_ == nullptr) return Status::error(StatusCode::invalid_argument, "session not initialised");
     if (len < 1 || len > max_len_)
-        return Status::error(StatusCode::invalid_argument, "sequence of ").add_u(len).add(" rows outside 1..")
-            .add_u(max_len_).add(" declared for this session");
+        return Status::error(StatusCode::invalid_argument, "sequence of ")
+            .add_u(len)
+            .add(" rows outside 1..")
+            .add_u(max_len_)
+            .add(" declared for this session");
     const size_t limit = model_->config_.max_positions;
     if (limit != 0 && len > limit)
-        return Status::error(StatusCode::invalid_argument, "sequence of ").add_u(len)
-            .add(" rows is longer than the model's ").add_u(limit).add(" positions");
+        return Status::error(StatusCode::invalid_argument, "sequence of ")
+            .add_u(len)
+            .add(" rows is longer than the model's ")
+            .add_u(limit)
+            .add(" positions");
     return Status::ok();
 }
 

@@ -84,12 +84,12 @@ private:
     const Kernels* k_ = nullptr;
     size_t max_len_ = 0;
     StackSession stack_;
-    float* x_ = nullptr;        // [max_len, d]
-    float* dec_x_ = nullptr;    // [kRowTile, d]: the decoder works a tile of rows at a time
-    float* pooled_ = nullptr;   // [d]
-    float* z_ = nullptr;        // [latent]
-    float* memory_ = nullptr;   // [d]
-    float* zero_row_ = nullptr; // [n_features]
+    float* x_ = nullptr;            // [max_len, d]
+    float* dec_x_ = nullptr;        // [kRowTile, d]: the decoder works a tile of rows at a time
+    float* pooled_ = nullptr;       // [d]
+    float* z_ = nullptr;            // [latent]
+    float* memory_ = nullptr;       // [d]
+    float* zero_row_ = nullptr;     // [n_features]
     LayerScratch encoder_scratch_;  // live while encoding only
     LayerScratch decoder_scratch_;  // from making the memory row to the outputs
 };

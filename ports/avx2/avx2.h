@@ -16,8 +16,8 @@ void linear_f16(const float* x, size_t rows, size_t in, const uint16_t* w, const
 void linear_i8(const int8_t* xq, const float* xscale, size_t rows, size_t in, const int8_t* w, const float* wscale,
                const float* bias, size_t out, float* y);
 // The same with AVX-VNNI's vpdpbusd (linear_i8_vnni.cpp): only for CPUs that have it.
-void linear_i8_vnni(const int8_t* xq, const float* xscale, size_t rows, size_t in, const int8_t* w,
-                    const float* wscale, const float* bias, size_t out, float* y);
+void linear_i8_vnni(const int8_t* xq, const float* xscale, size_t rows, size_t in, const int8_t* w, const float* wscale,
+                    const float* bias, size_t out, float* y);
 // Bit-identical to generic::quantize_rows_i8.
 void quantize_rows_i8(const float* x, size_t rows, size_t n, int8_t* q, float* scales);
 float dot_f32(const float* a, const float* b, size_t n);

@@ -87,9 +87,7 @@ inline void transpose8(__m256 (&r)[8]) {
 
 // Eight weights as floats: float32 as is, IEEE half through F16C (exact, subnormals included).
 inline __m256 load8(const float* p) { return _mm256_loadu_ps(p); }
-inline __m256 load8(const uint16_t* p) {
-    return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
-}
+inline __m256 load8(const uint16_t* p) { return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))); }
 // The first n (< 8) weights, the other lanes zero; never reads past p + n.
 inline __m256 load_tail(const float* p, size_t n) { return _mm256_maskload_ps(p, tail_mask(n)); }
 inline __m256 load_tail(const uint16_t* p, size_t n) {

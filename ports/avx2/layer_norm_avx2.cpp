@@ -36,8 +36,8 @@ void layer_norm_f32(const float* x, size_t n, const float* gamma, const float* b
     for (; i < n; i += 8) {
         const size_t m = n - i < 8 ? n - i : 8;
         const __m256i mask = detail::tail_mask(m);
-        const __m256 d = _mm256_and_ps(_mm256_sub_ps(_mm256_maskload_ps(x + i, mask), meanv),
-                                       _mm256_castsi256_ps(mask));
+        const __m256 d =
+            _mm256_and_ps(_mm256_sub_ps(_mm256_maskload_ps(x + i, mask), meanv), _mm256_castsi256_ps(mask));
         s0 = _mm256_fmadd_ps(d, d, s0);
     }
     const float var = detail::hsum(_mm256_add_ps(s0, s1)) / static_cast<float>(n);

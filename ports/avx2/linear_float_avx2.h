@@ -30,9 +30,8 @@ template <size_t R, size_t C, class W>
 inline void tile_dot(const float* x, size_t in, const W* w, const float* bias, size_t out, float* y) {
     __m256 acc[R][C];
     AX_AVX2_UNROLL
-    for (size_t r = 0; r < R; ++r)
-        AX_AVX2_UNROLL
-        for (size_t c = 0; c < C; ++c) acc[r][c] = _mm256_setzero_ps();
+    for (size_t r = 0; r < R; ++r) AX_AVX2_UNROLL
+    for (size_t c = 0; c < C; ++c) acc[r][c] = _mm256_setzero_ps();
     size_t i = 0;
     for (; i + 8 <= in; i += 8) {
         __m256 xv[R];
@@ -193,8 +192,7 @@ inline void micro_tile(const float* x, size_t ldx, const float* panel, size_t kc
 }
 
 template <class W>
-inline void linear_packed(const float* x, size_t rows, size_t in, const W* w, const float* bias, size_t out,
-                          float* y) {
+inline void linear_packed(const float* x, size_t rows, size_t in, const W* w, const float* bias, size_t out, float* y) {
     alignas(64) float panel[kKC * kNR];
     for (size_t o = 0; o < out; o += kNR) {
         const size_t ncols = out - o < kNR ? out - o : kNR;
@@ -209,12 +207,23 @@ inline void linear_packed(const float* x, size_t rows, size_t in, const W* w, co
             const float* xr = x + r * in + k0;
             float* yr = y + r * out + o;
             switch (rows - r) {
-                case 5: micro_tile<5>(xr, in, panel, kc, b, first, ncols, yr, out); break;
-                case 4: micro_tile<4>(xr, in, panel, kc, b, first, ncols, yr, out); break;
-                case 3: micro_tile<3>(xr, in, panel, kc, b, first, ncols, yr, out); break;
-                case 2: micro_tile<2>(xr, in, panel, kc, b, first, ncols, yr, out); break;
-                case 1: micro_tile<1>(xr, in, panel, kc, b, first, ncols, yr, out); break;
-                default: break;
+                case 5:
+                    micro_tile<5>(xr, in, panel, kc, b, first, ncols, yr, out);
+                    break;
+                case 4:
+                    micro_tile<4>(xr, in, panel, kc, b, first, ncols, yr, out);
+                    break;
+                case 3:
+                    micro_tile<3>(xr, in, panel, kc, b, first, ncols, yr, out);
+                    break;
+                case 2:
+                    micro_tile<2>(xr, in, panel, kc, b, first, ncols, yr, out);
+                    break;
+                case 1:
+                    micro_tile<1>(xr, in, panel, kc, b, first, ncols, yr, out);
+                    break;
+                default:
+                    break;
             }
         }
     }
@@ -227,8 +236,7 @@ inline void linear_packed(const float* x, size_t rows, size_t in, const W* w, co
 inline bool use_packed(size_t rows, size_t in) { return rows >= 4 && in <= 4 * rows; }
 
 template <class W>
-inline void linear_float(const float* x, size_t rows, size_t in, const W* w, const float* bias, size_t out,
-                         float* y) {
+inline void linear_float(const float* x, size_t rows, size_t in, const W* w, const float* bias, size_t out, float* y) {
     if (in == 0) {
         for (size_t r = 0; r < rows; ++r)
             for (size_t o = 0; o < out; ++o) y[r * out + o] = (bias ? bias[o] : 0.0f) + 0.0f;

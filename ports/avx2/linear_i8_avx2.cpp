@@ -35,8 +35,8 @@ namespace {
 // ---- widening path ----
 
 template <size_t R, size_t C>
-inline void accumulate_widened(__m256i (&acc)[R][C], const __m256i (&xv)[R], const int8_t* w, size_t in,
-                               size_t i, size_t short_n) {
+inline void accumulate_widened(__m256i (&acc)[R][C], const __m256i (&xv)[R], const int8_t* w, size_t in, size_t i,
+                               size_t short_n) {
     AX_AVX2_UNROLL
     for (size_t c = 0; c < C; ++c) {
         const __m256i wv = short_n ? widen_short(w + c * in, short_n) : widen16(w + c * in + i);
@@ -50,9 +50,8 @@ inline void tile_widen(const int8_t* xq, const float* xscale, size_t in, const i
                        const float* bias, size_t out, float* y) {
     __m256i acc[R][C];
     AX_AVX2_UNROLL
-    for (size_t r = 0; r < R; ++r)
-        AX_AVX2_UNROLL
-        for (size_t c = 0; c < C; ++c) acc[r][c] = _mm256_setzero_si256();
+    for (size_t r = 0; r < R; ++r) AX_AVX2_UNROLL
+    for (size_t c = 0; c < C; ++c) acc[r][c] = _mm256_setzero_si256();
     __m256i xv[R];
     size_t i = 0;
     for (; i + 16 <= in; i += 16) {
@@ -90,8 +89,8 @@ inline void columns_widen(const int8_t* xq, const float* xscale, size_t rows, si
     if (r < rows) tile_widen<1, C>(xq + r * in, xscale + r, in, wo, wscale + o, bo, out, y + r * out + o);
 }
 
-void linear_widen(const int8_t* xq, const float* xscale, size_t rows, size_t in, const int8_t* w,
-                  const float* wscale, const float* bias, size_t out, float* y) {
+void linear_widen(const int8_t* xq, const float* xscale, size_t rows, size_t in, const int8_t* w, const float* wscale,
+                  const float* bias, size_t out, float* y) {
     size_t o = 0;
     for (; o + 4 <= out; o += 4) columns_widen<4>(xq, xscale, rows, in, w, wscale, bias, out, o, y);
     for (; o < out; ++o) columns_widen<1>(xq, xscale, rows, in, w, wscale, bias, out, o, y);
@@ -119,9 +118,8 @@ inline void tile_ubs(const int8_t* xq, const float* xscale, size_t in, const int
                      const float* bias, size_t out, float* y) {
     __m256i acc[R][C];
     AX_AVX2_UNROLL
-    for (size_t r = 0; r < R; ++r)
-        AX_AVX2_UNROLL
-        for (size_t c = 0; c < C; ++c) acc[r][c] = _mm256_setzero_si256();
+    for (size_t r = 0; r < R; ++r) AX_AVX2_UNROLL
+    for (size_t c = 0; c < C; ++c) acc[r][c] = _mm256_setzero_si256();
     __m256i xv[R];
     size_t i = 0;
     for (; i + 32 <= in; i += 32) {
@@ -149,8 +147,8 @@ inline void rows_ubs(const int8_t* xq, const float* xscale, size_t rows, size_t 
     for (; r < rows; ++r) tile_ubs<1, C>(xq + r * in, xscale + r, in, wo, wscale + o, bo, out, y + r * out + o);
 }
 
-void linear_ubs(const int8_t* xq, const float* xscale, size_t rows, size_t in, const int8_t* w,
-                const float* wscale, const float* bias, size_t out, float* y) {
+void linear_ubs(const int8_t* xq, const float* xscale, size_t rows, size_t in, const int8_t* w, const float* wscale,
+                const float* bias, size_t out, float* y) {
     size_t o = 0;
     if (rows == 1) {
         for (; o + 8 <= out; o += 8) rows_ubs<1, 8>(xq, xscale, rows, in, w, wscale, bias, out, o, y);

@@ -38,9 +38,9 @@ namespace {
 #define AX_I8_GROUP_UNROLL
 #endif
 
-constexpr size_t kPackedMinRows = 4;      // fewer rows: the dot-product tiles (no packing to pay back)
-constexpr size_t kPackedMaxIn = 2048;     // panel bytes = 4 * kCols * ceil(in / group), at most 64 KB
-constexpr size_t kRowBlock = 128;         // rows per packed panel at most (row sums of x on the stack)
+constexpr size_t kPackedMinRows = 4;   // fewer rows: the dot-product tiles (no packing to pay back)
+constexpr size_t kPackedMaxIn = 2048;  // panel bytes = 4 * kCols * ceil(in / group), at most 64 KB
+constexpr size_t kRowBlock = 128;      // rows per packed panel at most (row sums of x on the stack)
 
 inline uint32_t load_word(const void* p) {
     uint32_t v;
@@ -78,8 +78,7 @@ inline void pack_panel(const int8_t* w, size_t in, size_t ncols, uint32_t* panel
                 }
                 detail::transpose8(blk);
                 AX_AVX2_UNROLL
-                for (size_t t = 0; t < 8; ++t)
-                    _mm256_storeu_ps(reinterpret_cast<float*>(pc + (g + t) * kCols), blk[t]);
+                for (size_t t = 0; t < 8; ++t) _mm256_storeu_ps(reinterpret_cast<float*>(pc + (g + t) * kCols), blk[t]);
             }
             static_assert(kBytes == 32 || kBytes == 16, "a row chunk is one vector load");
         }
@@ -143,8 +142,7 @@ inline void finish8(__m256i acc, int32_t offset, float xscale, const float* wsca
 
 template <class T, size_t R>
 __attribute__((noinline)) void finish_rows(const int32_t* sums, const int32_t (&offset)[R], const float* xscale,
-                                           const float* wscale, const float* bias, size_t ncols, float* y,
-                                           size_t out) {
+                                           const float* wscale, const float* bias, size_t ncols, float* y, size_t out) {
     for (size_t r = 0; r < R; ++r)
         for (size_t j = 0; j < T::kVecs; ++j) {
             const size_t c = j * T::kLanes;
@@ -168,9 +166,8 @@ inline void tile(const int8_t* const (&xrow)[R], size_t groups, const uint32_t* 
     using V = typename T::V;
     V acc[R][T::kVecs];
     AX_AVX2_UNROLL
-    for (size_t r = 0; r < R; ++r)
-        AX_AVX2_UNROLL
-        for (size_t j = 0; j < T::kVecs; ++j) acc[r][j] = T::zero();
+    for (size_t r = 0; r < R; ++r) AX_AVX2_UNROLL
+    for (size_t j = 0; j < T::kVecs; ++j) acc[r][j] = T::zero();
     const int8_t* xr[R];
     AX_AVX2_UNROLL
     for (size_t r = 0; r < R; ++r) xr[r] = xrow[r];
@@ -192,9 +189,8 @@ inline void tile(const int8_t* const (&xrow)[R], size_t groups, const uint32_t* 
     // right from the registers makes GCC spill accumulators inside the loop above.
     alignas(64) int32_t sums[R * T::kCols];
     AX_AVX2_UNROLL
-    for (size_t r = 0; r < R; ++r)
-        AX_AVX2_UNROLL
-        for (size_t j = 0; j < T::kVecs; ++j) T::store(sums + r * T::kCols + j * T::kLanes, acc[r][j]);
+    for (size_t r = 0; r < R; ++r) AX_AVX2_UNROLL
+    for (size_t j = 0; j < T::kVecs; ++j) T::store(sums + r * T::kCols + j * T::kLanes, acc[r][j]);
     finish_rows<T, R>(sums, offset, xscale, wscale, bias, ncols, y, out);
 }
 

@@ -81,9 +81,8 @@ inline void tile_vnni(const int8_t* xq, const float* xscale, size_t in, const in
                       const float* bias, size_t out, float* y) {
     __m256i acc[R][C];
     AX_AVX2_UNROLL
-    for (size_t r = 0; r < R; ++r)
-        AX_AVX2_UNROLL
-        for (size_t c = 0; c < C; ++c) acc[r][c] = _mm256_setzero_si256();
+    for (size_t r = 0; r < R; ++r) AX_AVX2_UNROLL
+    for (size_t c = 0; c < C; ++c) acc[r][c] = _mm256_setzero_si256();
     auto step = [&](size_t i, __m256i keep) {
         __m256i xv[R];
         AX_AVX2_UNROLL

@@ -36,8 +36,8 @@ struct VexVnniTile {
 
 }  // namespace
 
-void linear_i8_vnni(const int8_t* xq, const float* xscale, size_t rows, size_t in, const int8_t* w,
-                    const float* wscale, const float* bias, size_t out, float* y) {
+void linear_i8_vnni(const int8_t* xq, const float* xscale, size_t rows, size_t in, const int8_t* w, const float* wscale,
+                    const float* bias, size_t out, float* y) {
     if (use_packed_i8(rows, in)) {
         linear_i8_packed<VexVnniTile>(xq, xscale, rows, in, w, wscale, bias, out, y);
         return;

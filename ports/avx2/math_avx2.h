@@ -16,8 +16,8 @@ inline __m256 exp8(__m256 x) {
     using namespace float_math;
     const __m256 lo = _mm256_set1_ps(kExpMin), hi = _mm256_set1_ps(88.0f);
     const __m256 xc = _mm256_min_ps(_mm256_max_ps(x, lo), hi);
-    const __m256 n = _mm256_round_ps(_mm256_mul_ps(xc, _mm256_set1_ps(kLog2e)),
-                                     _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    const __m256 n =
+        _mm256_round_ps(_mm256_mul_ps(xc, _mm256_set1_ps(kLog2e)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
     __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(kLn2Hi), xc);
     r = _mm256_fnmadd_ps(n, _mm256_set1_ps(kLn2Lo), r);
     __m256 p = _mm256_set1_ps(kExpP[0]);

@@ -96,14 +96,29 @@ void attention_values_f32(const float* p, const float* v, size_t stride, size_t 
     size_t i = 0;
     for (; i + 64 <= n; i += 64) values_block<8>(p, v + i, stride, n_keys, out + i);
     switch ((n - i) / 8) {
-        case 7: values_block<7>(p, v + i, stride, n_keys, out + i); break;
-        case 6: values_block<6>(p, v + i, stride, n_keys, out + i); break;
-        case 5: values_block<5>(p, v + i, stride, n_keys, out + i); break;
-        case 4: values_block<4>(p, v + i, stride, n_keys, out + i); break;
-        case 3: values_block<3>(p, v + i, stride, n_keys, out + i); break;
-        case 2: values_block<2>(p, v + i, stride, n_keys, out + i); break;
-        case 1: values_block<1>(p, v + i, stride, n_keys, out + i); break;
-        default: break;
+        case 7:
+            values_block<7>(p, v + i, stride, n_keys, out + i);
+            break;
+        case 6:
+            values_block<6>(p, v + i, stride, n_keys, out + i);
+            break;
+        case 5:
+            values_block<5>(p, v + i, stride, n_keys, out + i);
+            break;
+        case 4:
+            values_block<4>(p, v + i, stride, n_keys, out + i);
+            break;
+        case 3:
+            values_block<3>(p, v + i, stride, n_keys, out + i);
+            break;
+        case 2:
+            values_block<2>(p, v + i, stride, n_keys, out + i);
+            break;
+        case 1:
+            values_block<1>(p, v + i, stride, n_keys, out + i);
+            break;
+        default:
+            break;
     }
     i += (n - i) / 8 * 8;
     for (; i < n; ++i) {

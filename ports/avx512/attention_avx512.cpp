@@ -21,7 +21,9 @@
 namespace ax::avx512 {
 namespace {
 
-inline __mmask16 first_lanes(size_t n) { return n >= 16 ? static_cast<__mmask16>(0xffff) : static_cast<__mmask16>((1u << n) - 1u); }
+inline __mmask16 first_lanes(size_t n) {
+    return n >= 16 ? static_cast<__mmask16>(0xffff) : static_cast<__mmask16>((1u << n) - 1u);
+}
 
 // 16 lanes to 8 (upper half onto the lower).
 inline __m256 fold(__m512 v) {
@@ -47,7 +49,8 @@ inline void scores_q(const float* q, const float* k, size_t stride, size_t n_key
             const float* kj = k + (j + u) * stride;
             s[u] = _mm512_mul_ps(qv[0], _mm512_maskz_loadu_ps(m[0], kj));
             AX_AVX2_UNROLL
-            for (size_t t = 1; t < NV; ++t) s[u] = _mm512_fmadd_ps(qv[t], _mm512_maskz_loadu_ps(m[t], kj + 16 * t), s[u]);
+            for (size_t t = 1; t < NV; ++t)
+                s[u] = _mm512_fmadd_ps(qv[t], _mm512_maskz_loadu_ps(m[t], kj + 16 * t), s[u]);
         }
         const __m128 r = avx2::detail::hsum4(fold(s[0]), fold(s[1]), fold(s[2]), fold(s[3]));
         _mm_storeu_ps(scores + j, _mm_mul_ps(r, scale4));
@@ -90,10 +93,18 @@ void attention_scores_f32(const float* q, const float* k, size_t stride, size_t 
         return;
     }
     switch ((n + 15) / 16) {
-        case 1: scores_q<1>(q, k, stride, n_keys, n, scale, scores); break;
-        case 2: scores_q<2>(q, k, stride, n_keys, n, scale, scores); break;
-        case 3: scores_q<3>(q, k, stride, n_keys, n, scale, scores); break;
-        default: scores_q<4>(q, k, stride, n_keys, n, scale, scores); break;
+        case 1:
+            scores_q<1>(q, k, stride, n_keys, n, scale, scores);
+            break;
+        case 2:
+            scores_q<2>(q, k, stride, n_keys, n, scale, scores);
+            break;
+        case 3:
+            scores_q<3>(q, k, stride, n_keys, n, scale, scores);
+            break;
+        default:
+            scores_q<4>(q, k, stride, n_keys, n, scale, scores);
+            break;
     }
 }
 
@@ -102,15 +113,32 @@ void attention_values_f32(const float* p, const float* v, size_t stride, size_t 
     for (; i + 128 <= n; i += 128) values_block<8>(p, v + i, stride, n_keys, 128, out + i);
     const size_t rest = n - i;
     switch ((rest + 15) / 16) {
-        case 8: values_block<8>(p, v + i, stride, n_keys, rest, out + i); break;
-        case 7: values_block<7>(p, v + i, stride, n_keys, rest, out + i); break;
-        case 6: values_block<6>(p, v + i, stride, n_keys, rest, out + i); break;
-        case 5: values_block<5>(p, v + i, stride, n_keys, rest, out + i); break;
-        case 4: values_block<4>(p, v + i, stride, n_keys, rest, out + i); break;
-        case 3: values_block<3>(p, v + i, stride, n_keys, rest, out + i); break;
-        case 2: values_block<2>(p, v + i, stride, n_keys, rest, out + i); break;
-        case 1: values_block<1>(p, v + i, stride, n_keys, rest, out + i); break;
-        default: break;
+        case 8:
+            values_block<8>(p, v + i, stride, n_keys, rest, out + i);
+            break;
+        case 7:
+            values_block<7>(p, v + i, stride, n_keys, rest, out + i);
+            break;
+        case 6:
+            values_block<6>(p, v + i, stride, n_keys, rest, out + i);
+            break;
+        case 5:
+            values_block<5>(p, v + i, stride, n_keys, rest, out + i);
+            break;
+        case 4:
+            values_block<4>(p, v + i, stride, n_keys, rest, out + i);
+            break;
+        case 3:
+            values_block<3>(p, v + i, stride, n_keys, rest, out + i);
+            break;
+        case 2:
+            values_block<2>(p, v + i, stride, n_keys, rest, out + i);
+            break;
+        case 1:
+            values_block<1>(p, v + i, stride, n_keys, rest, out + i);
+            break;
+        default:
+            break;
     }
 }
 

@@ -19,8 +19,8 @@ void linear_f16(const float* x, size_t rows, size_t in, const uint16_t* w, const
 // (linear_i8_256) for batches, EVEX dot-product tiles on YMM for few rows. See linear_i8_avx512.cpp.
 void linear_i8(const int8_t* xq, const float* xscale, size_t rows, size_t in, const int8_t* w, const float* wscale,
                const float* bias, size_t out, float* y);
-void linear_i8_256(const int8_t* xq, const float* xscale, size_t rows, size_t in, const int8_t* w,
-                   const float* wscale, const float* bias, size_t out, float* y);
+void linear_i8_256(const int8_t* xq, const float* xscale, size_t rows, size_t in, const int8_t* w, const float* wscale,
+                   const float* bias, size_t out, float* y);
 
 // One query against n_keys keys (attention_avx512.cpp): scores agree with generic to rounding; values are
 // bit-identical to a sequence of avx2::axpy_f32 calls (multiply, then add), as the interface requires.

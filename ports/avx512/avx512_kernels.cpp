@@ -74,8 +74,8 @@ const Kernels* avx512_256_kernels() {
     static const bool supported = avx2_kernels() != nullptr && cpu_has_avx512_vnni();
     if (!supported) return nullptr;
     // The float products stay the AVX2 port's (256-bit); only the int8 products use EVEX encodings.
-    static const Kernels table = with_overrides(*avx2_kernels(), "avx512-256", avx2::linear_f32, avx2::linear_f16,
-                                                avx512::linear_i8_256);
+    static const Kernels table =
+        with_overrides(*avx2_kernels(), "avx512-256", avx2::linear_f32, avx2::linear_f16, avx512::linear_i8_256);
     return &table;
 }
 

@@ -38,9 +38,8 @@ template <size_t R, size_t C, class W>
 inline void tile_dot(const float* x, size_t in, const W* w, const float* bias, size_t out, float* y) {
     __m512 acc[R][C];
     AX_AVX2_UNROLL
-    for (size_t r = 0; r < R; ++r)
-        AX_AVX2_UNROLL
-        for (size_t c = 0; c < C; ++c) acc[r][c] = _mm512_setzero_ps();
+    for (size_t r = 0; r < R; ++r) AX_AVX2_UNROLL
+    for (size_t c = 0; c < C; ++c) acc[r][c] = _mm512_setzero_ps();
     size_t i = 0;
     for (; i + 16 <= in; i += 16) {
         __m512 xv[R];
@@ -195,8 +194,7 @@ inline void micro_rest(size_t rest, const float* x, size_t ldx, const float* pan
 }
 
 template <class W>
-inline void linear_packed(const float* x, size_t rows, size_t in, const W* w, const float* bias, size_t out,
-                          float* y) {
+inline void linear_packed(const float* x, size_t rows, size_t in, const W* w, const float* bias, size_t out, float* y) {
     alignas(64) float panel[kKC * kNR];
     for (size_t o = 0; o < out; o += kNR) {
         const size_t ncols = out - o < kNR ? out - o : kNR;
@@ -209,8 +207,7 @@ inline void linear_packed(const float* x, size_t rows, size_t in, const W* w, co
             for (; r + kMR <= rows; r += kMR)
                 micro_tile<kMR>(x + r * in + k0, in, panel, kc, b, first, ncols, y + r * out + o, out);
             if (r < rows)
-                micro_rest<kMR - 1, W>(rows - r, x + r * in + k0, in, panel, kc, b, first, ncols, y + r * out + o,
-                                       out);
+                micro_rest<kMR - 1, W>(rows - r, x + r * in + k0, in, panel, kc, b, first, ncols, y + r * out + o, out);
         }
     }
 }
@@ -219,8 +216,7 @@ inline void linear_packed(const float* x, size_t rows, size_t in, const W* w, co
 inline bool use_packed(size_t rows, size_t) { return rows >= 8; }
 
 template <class W>
-inline void linear_float(const float* x, size_t rows, size_t in, const W* w, const float* bias, size_t out,
-                         float* y) {
+inline void linear_float(const float* x, size_t rows, size_t in, const W* w, const float* bias, size_t out, float* y) {
     if (in == 0) {
         for (size_t r = 0; r < rows; ++r)
             for (size_t o = 0; o < out; ++o) y[r * out + o] = (bias ? bias[o] : 0.0f) + 0.0f;

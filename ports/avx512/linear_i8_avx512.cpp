@@ -78,8 +78,8 @@ void linear_i8(const int8_t* xq, const float* xscale, size_t rows, size_t in, co
         linear_few_rows(xq, xscale, rows, in, w, wscale, bias, out, y);
 }
 
-void linear_i8_256(const int8_t* xq, const float* xscale, size_t rows, size_t in, const int8_t* w,
-                   const float* wscale, const float* bias, size_t out, float* y) {
+void linear_i8_256(const int8_t* xq, const float* xscale, size_t rows, size_t in, const int8_t* w, const float* wscale,
+                   const float* bias, size_t out, float* y) {
     if (avx2::use_packed_i8(rows, in))
         avx2::linear_i8_packed<YmmTile>(xq, xscale, rows, in, w, wscale, bias, out, y);
     else

@@ -118,20 +118,11 @@ struct vector_table {
 __attribute__((section(".vectors"), used)) static const struct vector_table vectors = {
     &__stack_top__,
     {
-        Reset_Handler,
-        nmi_handler,
-        hardfault_handler,
-        memmanage_handler,
-        busfault_handler,
-        usagefault_handler,
+        Reset_Handler, nmi_handler, hardfault_handler, memmanage_handler, busfault_handler, usagefault_handler,
         securefault_handler, /* Armv8-M; reserved on Armv7-M */
-        unexpected_handler,
-        unexpected_handler,
-        unexpected_handler,
-        unexpected_handler, /* SVCall */
-        unexpected_handler, /* DebugMonitor */
-        unexpected_handler,
-        unexpected_handler, /* PendSV */
-        unexpected_handler, /* SysTick */
+        unexpected_handler, unexpected_handler, unexpected_handler, unexpected_handler, /* SVCall */
+        unexpected_handler,                                                             /* DebugMonitor */
+        unexpected_handler, unexpected_handler,                                         /* PendSV */
+        unexpected_handler,                                                             /* SysTick */
     },
 };

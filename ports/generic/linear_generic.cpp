@@ -14,8 +14,7 @@ void linear_f32(const float* x, size_t rows, size_t in, const float* w, const fl
     }
 }
 
-void linear_f16(const float* x, size_t rows, size_t in, const uint16_t* w, const float* bias, size_t out,
-                float* y) {
+void linear_f16(const float* x, size_t rows, size_t in, const uint16_t* w, const float* bias, size_t out, float* y) {
     for (size_t r = 0; r < rows; ++r) {
         const float* xr = x + r * in;
         for (size_t o = 0; o < out; ++o) {

@@ -47,9 +47,8 @@ template <size_t R, size_t C, class W>
 inline void tile_float(const float* x, size_t in, const W* w, const float* bias, size_t out, float* y) {
     float32x4_t acc[R][C];
     AUSPEX_NEON_UNROLL
-    for (size_t r = 0; r < R; ++r)
-        AUSPEX_NEON_UNROLL
-        for (size_t c = 0; c < C; ++c) acc[r][c] = vdupq_n_f32(0.0f);
+    for (size_t r = 0; r < R; ++r) AUSPEX_NEON_UNROLL
+    for (size_t c = 0; c < C; ++c) acc[r][c] = vdupq_n_f32(0.0f);
     size_t i = 0;
     for (; i + 4 <= in; i += 4) {
         float32x4_t xv[R];
@@ -72,15 +71,12 @@ inline void tile_float(const float* x, size_t in, const W* w, const float* bias,
             for (size_t c = 0; c < C; ++c) sums[r][c] = detail::hsum(acc[r][c]);
         }
     }
-    for (; i < in; ++i)
-        AUSPEX_NEON_UNROLL
-        for (size_t r = 0; r < R; ++r)
-            AUSPEX_NEON_UNROLL
-            for (size_t c = 0; c < C; ++c) sums[r][c] += x[r * in + i] * load1(w + c * in + i);
+    for (; i < in; ++i) AUSPEX_NEON_UNROLL
+    for (size_t r = 0; r < R; ++r) AUSPEX_NEON_UNROLL
+    for (size_t c = 0; c < C; ++c) sums[r][c] += x[r * in + i] * load1(w + c * in + i);
     AUSPEX_NEON_UNROLL
-    for (size_t r = 0; r < R; ++r)
-        AUSPEX_NEON_UNROLL
-        for (size_t c = 0; c < C; ++c) y[r * out + c] = (bias ? bias[c] : 0.0f) + sums[r][c];
+    for (size_t r = 0; r < R; ++r) AUSPEX_NEON_UNROLL
+    for (size_t c = 0; c < C; ++c) y[r * out + c] = (bias ? bias[c] : 0.0f) + sums[r][c];
 }
 
 template <size_t C, class W>
@@ -129,9 +125,8 @@ inline void tile_i8(const int8_t* xq, const float* xscale, size_t in, const int8
                     const float* bias, size_t out, float* y) {
     int32x4_t acc[R][C];
     AUSPEX_NEON_UNROLL
-    for (size_t r = 0; r < R; ++r)
-        AUSPEX_NEON_UNROLL
-        for (size_t c = 0; c < C; ++c) acc[r][c] = vdupq_n_s32(0);
+    for (size_t r = 0; r < R; ++r) AUSPEX_NEON_UNROLL
+    for (size_t c = 0; c < C; ++c) acc[r][c] = vdupq_n_s32(0);
     size_t i = 0;
     for (; i + 16 <= in; i += 16) step_i8<R, C, D>(acc, xq + i, in, w + i, in);
     if (i < in) {
@@ -172,23 +167,22 @@ inline void tile_i8(const int8_t* xq, const float* xscale, size_t in, const int8
     // The rescale is the contract's scalar code, so it rounds exactly as generic does (also on ARMv7,
     // whose NEON float arithmetic would flush denormals).
     AUSPEX_NEON_UNROLL
-    for (size_t r = 0; r < R; ++r)
-        AUSPEX_NEON_UNROLL
-        for (size_t c = 0; c < C; ++c)
-            y[r * out + c] = generic::rescale_i8(sums[r][c], xscale[r], wscale[c], bias ? bias[c] : 0.0f);
+    for (size_t r = 0; r < R; ++r) AUSPEX_NEON_UNROLL
+    for (size_t c = 0; c < C; ++c)
+        y[r * out + c] = generic::rescale_i8(sums[r][c], xscale[r], wscale[c], bias ? bias[c] : 0.0f);
 }
 
 template <size_t C, Dot D, size_t RB>
-inline void rows_i8(const int8_t* xq, const float* xscale, size_t rows, size_t in, const int8_t* w,
-                    const float* wscale, const float* bias, size_t out, float* y) {
+inline void rows_i8(const int8_t* xq, const float* xscale, size_t rows, size_t in, const int8_t* w, const float* wscale,
+                    const float* bias, size_t out, float* y) {
     size_t r = 0;
     for (; r + RB <= rows; r += RB) tile_i8<RB, C, D>(xq + r * in, xscale + r, in, w, wscale, bias, out, y + r * out);
     for (; r < rows; ++r) tile_i8<1, C, D>(xq + r * in, xscale + r, in, w, wscale, bias, out, y + r * out);
 }
 
 template <Dot D, size_t RB>
-void linear_i8_with(const int8_t* xq, const float* xscale, size_t rows, size_t in, const int8_t* w,
-                    const float* wscale, const float* bias, size_t out, float* y) {
+void linear_i8_with(const int8_t* xq, const float* xscale, size_t rows, size_t in, const int8_t* w, const float* wscale,
+                    const float* bias, size_t out, float* y) {
     size_t o = 0;
     for (; o + 4 <= out; o += 4)
         rows_i8<4, D, RB>(xq, xscale, rows, in, w + o * in, wscale + o, bias ? bias + o : nullptr, out, y + o);
@@ -218,8 +212,7 @@ void linear_f32(const float* x, size_t rows, size_t in, const float* w, const fl
     linear_float(x, rows, in, w, bias, out, y);
 }
 
-void linear_f16(const float* x, size_t rows, size_t in, const uint16_t* w, const float* bias, size_t out,
-                float* y) {
+void linear_f16(const float* x, size_t rows, size_t in, const uint16_t* w, const float* bias, size_t out, float* y) {
     linear_float(x, rows, in, w, bias, out, y);
 }
 

@@ -58,10 +58,10 @@ inline float32x4_t hsum4(float32x4_t a, float32x4_t b, float32x4_t c, float32x4_
 #if defined(__aarch64__)
     return vpaddq_f32(vpaddq_f32(a, b), vpaddq_f32(c, d));
 #else
-    const float32x2_t ab = vpadd_f32(vadd_f32(vget_low_f32(a), vget_high_f32(a)),
-                                     vadd_f32(vget_low_f32(b), vget_high_f32(b)));
-    const float32x2_t cd = vpadd_f32(vadd_f32(vget_low_f32(c), vget_high_f32(c)),
-                                     vadd_f32(vget_low_f32(d), vget_high_f32(d)));
+    const float32x2_t ab =
+        vpadd_f32(vadd_f32(vget_low_f32(a), vget_high_f32(a)), vadd_f32(vget_low_f32(b), vget_high_f32(b)));
+    const float32x2_t cd =
+        vpadd_f32(vadd_f32(vget_low_f32(c), vget_high_f32(c)), vadd_f32(vget_low_f32(d), vget_high_f32(d)));
     return vcombine_f32(ab, cd);
 #endif
 }
@@ -79,10 +79,10 @@ inline int32x4_t hsum4(int32x4_t a, int32x4_t b, int32x4_t c, int32x4_t d) {
 #if defined(__aarch64__)
     return vpaddq_s32(vpaddq_s32(a, b), vpaddq_s32(c, d));
 #else
-    const int32x2_t ab = vpadd_s32(vadd_s32(vget_low_s32(a), vget_high_s32(a)),
-                                   vadd_s32(vget_low_s32(b), vget_high_s32(b)));
-    const int32x2_t cd = vpadd_s32(vadd_s32(vget_low_s32(c), vget_high_s32(c)),
-                                   vadd_s32(vget_low_s32(d), vget_high_s32(d)));
+    const int32x2_t ab =
+        vpadd_s32(vadd_s32(vget_low_s32(a), vget_high_s32(a)), vadd_s32(vget_low_s32(b), vget_high_s32(b)));
+    const int32x2_t cd =
+        vpadd_s32(vadd_s32(vget_low_s32(c), vget_high_s32(c)), vadd_s32(vget_low_s32(d), vget_high_s32(d)));
     return vcombine_s32(ab, cd);
 #endif
 }
@@ -121,12 +121,12 @@ inline float32x4_t half4_to_float(const uint16_t* p) {
     return vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(p)));
 #else
     // Baseline ARMv7 NEON has no half conversion (that is the neon-fp16 extension): do it with integer ops.
-    const uint32x4_t hs = vshll_n_u16(vld1_u16(p), 16);                // h << 16
+    const uint32x4_t hs = vshll_n_u16(vld1_u16(p), 16);  // h << 16
     const uint32x4_t sign = vandq_u32(hs, vdupq_n_u32(0x80000000u));
-    const uint32x4_t em = vshrq_n_u32(vshlq_n_u32(hs, 1), 4);          // (h & 0x7fff) << 13
-    const uint32x4_t rebias = vdupq_n_u32(112u << 23);                  // exponent 15 -> 127
+    const uint32x4_t em = vshrq_n_u32(vshlq_n_u32(hs, 1), 4);  // (h & 0x7fff) << 13
+    const uint32x4_t rebias = vdupq_n_u32(112u << 23);         // exponent 15 -> 127
     uint32x4_t normal = vaddq_u32(em, rebias);
-    const uint32x4_t infnan = vcgeq_u32(em, vdupq_n_u32(0x7c00u << 13)); // exponent 31 -> 255
+    const uint32x4_t infnan = vcgeq_u32(em, vdupq_n_u32(0x7c00u << 13));  // exponent 31 -> 255
     normal = vaddq_u32(normal, vandq_u32(infnan, rebias));
     // Zero and subnormal halves: value = mantissa * 2^-24 = em * 2^-37, exact and never a float denormal.
     const uint32x4_t small = vcltq_u32(em, vdupq_n_u32(0x0400u << 13));

@@ -72,8 +72,7 @@ size_t auspex_arena_bytes(const auspex_forecaster* f, size_t max_window, size_t 
 
 /* Lays the session out in arena (16-byte aligned, at least auspex_arena_bytes bytes), using the fastest
  * kernel port of this build. Nothing is allocated afterwards. */
-int auspex_session_init(auspex_forecaster* f, void* arena, size_t arena_bytes, size_t max_window,
-                        size_t max_horizon);
+int auspex_session_init(auspex_forecaster* f, void* arena, size_t arena_bytes, size_t max_window, size_t max_horizon);
 
 /* Autoregressive forecast: history holds `rows` time steps x n_features (raw units, row-major); out gets
  * horizon x n_features values in the same units. Needs n_outputs == n_features. */

@@ -17,7 +17,7 @@ constexpr uint32_t kMagic = 0x41585046u;  // "AXPF": the handle was opened (its 
 
 struct Handle {
     uint32_t magic;
-    bool opened;       // model and file are valid
+    bool opened;  // model and file are valid
     bool session_ready;
     Status last;
     ax::ModelFile file;
@@ -27,8 +27,9 @@ struct Handle {
 
 static_assert(sizeof(Handle) <= sizeof(auspex_forecaster), "AUSPEX_FORECASTER_BYTES is too small for this build");
 static_assert(alignof(Handle) <= alignof(auspex_forecaster), "auspex_forecaster is under-aligned");
-static_assert(static_cast<int>(StatusCode::ok) == AUSPEX_OK && static_cast<int>(StatusCode::invalid_argument) ==
-                  AUSPEX_INVALID_ARGUMENT && static_cast<int>(StatusCode::bad_model) == AUSPEX_BAD_MODEL &&
+static_assert(static_cast<int>(StatusCode::ok) == AUSPEX_OK &&
+                  static_cast<int>(StatusCode::invalid_argument) == AUSPEX_INVALID_ARGUMENT &&
+                  static_cast<int>(StatusCode::bad_model) == AUSPEX_BAD_MODEL &&
                   static_cast<int>(StatusCode::unsupported) == AUSPEX_UNSUPPORTED &&
                   static_cast<int>(StatusCode::arena_too_small) == AUSPEX_ARENA_TOO_SMALL &&
                   static_cast<int>(StatusCode::bad_input) == AUSPEX_BAD_INPUT,
@@ -92,8 +93,7 @@ size_t auspex_arena_bytes(const auspex_forecaster* f, size_t max_window, size_t 
     return h && h->opened ? h->model.arena_bytes(max_window, max_horizon) : 0;
 }
 
-int auspex_session_init(auspex_forecaster* f, void* arena, size_t arena_bytes, size_t max_window,
-                        size_t max_horizon) {
+int auspex_session_init(auspex_forecaster* f, void* arena, size_t arena_bytes, size_t max_window, size_t max_horizon) {
     Handle* h = handle(f);
     if (h == nullptr) return AUSPEX_INVALID_ARGUMENT;
     if (!h->opened) return finish(h, not_ready("no model is open"));

@@ -21,10 +21,10 @@ namespace ax::fw {
 }
 }  // namespace ax::fw
 #undef REQUIRE
-#define REQUIRE(...)                                \
-    do {                                            \
-        if (!(__VA_ARGS__)) {                       \
-            DOCTEST_CHECK(__VA_ARGS__);             \
-            ::ax::fw::stop_after_failed_require();  \
-        }                                           \
+#define REQUIRE(...)                               \
+    do {                                           \
+        if (!(__VA_ARGS__)) {                      \
+            DOCTEST_CHECK(__VA_ARGS__);            \
+            ::ax::fw::stop_after_failed_require(); \
+        }                                          \
     } while (0)

@@ -8,8 +8,8 @@
 namespace ax::fw {
 
 struct FixtureCase {
-    const char* name;         // fixture folder
-    const char* dtype;        // f32 | f16 | int8: weights as converted
+    const char* name;   // fixture folder
+    const char* dtype;  // f32 | f16 | int8: weights as converted
     const unsigned char* model;
     size_t model_size;
     size_t header_arena_bytes;  // NAME_ARENA_BYTES of the header: computed on the (64-bit) host

@@ -82,7 +82,8 @@ TEST_CASE("int8 kernels on the board: exact int32 accumulation, then one rescale
 #endif
     Lcg rng{777};
     // Tails of every length for the 4-byte (DSP) and 16-byte (Helium) steps, odd output counts.
-    const size_t shapes[][3] = {{1, 1, 1}, {3, 37, 11}, {2, 64, 96}, {5, 200, 7}, {1, 129, 33}, {2, 15, 3}, {4, 17, 5}, {1, 3, 2}};
+    const size_t shapes[][3] = {{1, 1, 1},    {3, 37, 11}, {2, 64, 96}, {5, 200, 7},
+                                {1, 129, 33}, {2, 15, 3},  {4, 17, 5},  {1, 3, 2}};
     static int8_t xq[5 * 200], w[96 * 200];
     static float xscale[5], wscale[96], bias[96], y[5 * 96];
     for (const auto& shape : shapes) {
@@ -110,7 +111,7 @@ TEST_CASE("int8 kernels on the board: exact int32 accumulation, then one rescale
 
 TEST_CASE("int8 activation quantization on the board: the documented rounding, zero rows, full range") {
     // Rows whose 127 / max|x| is exact, so every product below is exact too.
-    const float x[] = {0, 0, 0, 0,  1.0f, -0.5f, 0.25f, 0.126f,  -127.0f, 63.5f, 0.5f, 1.5f};
+    const float x[] = {0, 0, 0, 0, 1.0f, -0.5f, 0.25f, 0.126f, -127.0f, 63.5f, 0.5f, 1.5f};
     int8_t q[12];
     float scales[3];
     generic::quantize_rows_i8(x, 3, 4, q, scales);
@@ -123,9 +124,9 @@ TEST_CASE("int8 activation quantization on the board: the documented rounding, z
     CHECK(q[7] == 16);   // 16.002
     CHECK(scales[2] == 1.0f);
     CHECK(q[8] == -127);
-    CHECK(q[9] == 64);   // 63.5 rounds half to even
-    CHECK(q[10] == 0);   // 0.5 rounds half to even
-    CHECK(q[11] == 2);   // 1.5 rounds half to even
+    CHECK(q[9] == 64);  // 63.5 rounds half to even
+    CHECK(q[10] == 0);  // 0.5 rounds half to even
+    CHECK(q[11] == 2);  // 1.5 rounds half to even
 }
 
 TEST_CASE("half floats on the board: every non-NaN half survives half -> float -> half") {
@@ -171,20 +172,18 @@ TEST_CASE("the C API on the board: same arena figure, bit-identical forecasts, e
         REQUIRE(need <= fw::kFixtureArenaBytes);
         CHECK(auspex_session_init(&fc, fw::fixture_arena, need - 1, c.history_rows, fw::kForecastHorizon) ==
               AUSPEX_ARENA_TOO_SMALL);
-        REQUIRE(auspex_session_init(&fc, fw::fixture_arena, need, c.history_rows, fw::kForecastHorizon) ==
-                AUSPEX_OK);
+        REQUIRE(auspex_session_init(&fc, fw::fixture_arena, need, c.history_rows, fw::kForecastHorizon) == AUSPEX_OK);
         static float got[1024], want[1024];
         REQUIRE(c.n_features * fw::kForecastHorizon <= 1024);
         REQUIRE(auspex_forecast(&fc, c.history, c.history_rows, fw::kForecastHorizon, got) == AUSPEX_OK);
         // The C++ session then takes over the same arena.
         static ForecastSession session;
-        REQUIRE(session.init(model, best_kernels(), fw::fixture_arena, need, c.history_rows, fw::kForecastHorizon)
-                    .is_ok());
+        REQUIRE(
+            session.init(model, best_kernels(), fw::fixture_arena, need, c.history_rows, fw::kForecastHorizon).is_ok());
         REQUIRE(session.forecast(c.history, c.history_rows, fw::kForecastHorizon, want).is_ok());
         CHECK(std::memcmp(got, want, c.n_features * fw::kForecastHorizon * sizeof(float)) == 0);
         // The C handle's session was overwritten: re-lay it before using it again.
-        REQUIRE(auspex_session_init(&fc, fw::fixture_arena, need, c.history_rows, fw::kForecastHorizon) ==
-                AUSPEX_OK);
+        REQUIRE(auspex_session_init(&fc, fw::fixture_arena, need, c.history_rows, fw::kForecastHorizon) == AUSPEX_OK);
         CHECK(auspex_forecast(&fc, c.history, c.history_rows + 1, fw::kForecastHorizon, got) ==
               AUSPEX_INVALID_ARGUMENT);
         CHECK(std::strstr(auspex_status_message(&fc), "window") != nullptr);

@@ -15,10 +15,22 @@ namespace {
 void walk(const ax::tools::JsonValue& v, int depth) {
     using ax::tools::ToolError;
     if (depth > 80) __builtin_trap();  // the parser promises at most 64 levels
-    try { ax::fuzz::consume(v.as_bool("b")); } catch (const ToolError&) {}
-    try { ax::fuzz::consume(static_cast<uint64_t>(v.as_int("i", -1000000, 1000000))); } catch (const ToolError&) {}
-    try { ax::fuzz::consume(static_cast<uint64_t>(v.as_int("i", INT64_MIN, INT64_MAX))); } catch (const ToolError&) {}
-    try { ax::fuzz::consume(v.as_string("s").size()); } catch (const ToolError&) {}
+    try {
+        ax::fuzz::consume(v.as_bool("b"));
+    } catch (const ToolError&) {
+    }
+    try {
+        ax::fuzz::consume(static_cast<uint64_t>(v.as_int("i", -1000000, 1000000)));
+    } catch (const ToolError&) {
+    }
+    try {
+        ax::fuzz::consume(static_cast<uint64_t>(v.as_int("i", INT64_MIN, INT64_MAX)));
+    } catch (const ToolError&) {
+    }
+    try {
+        ax::fuzz::consume(v.as_string("s").size());
+    } catch (const ToolError&) {
+    }
     if (v.is_array())
         for (const auto& item : v.as_array("a")) walk(item, depth + 1);
     if (v.is_object()) {

@@ -1,7 +1,7 @@
 // The converter's path after a checkpoint reader (tools/import/*_import.cpp, tools/import/import_common.cpp,
-// tools/convert/quantize.cpp, tools/convert/axm_writer.cpp, tools/host/model_loader.cpp), shared by the two checkpoint fuzz
-// targets: whatever tensors a reader returns are mapped to each model family in turn, and what imports is
-// stored as f32/f16/int8, serialized and opened again.
+// tools/convert/quantize.cpp, tools/convert/axm_writer.cpp, tools/host/model_loader.cpp), shared by the two checkpoint
+// fuzz targets: whatever tensors a reader returns are mapped to each model family in turn, and what imports is stored
+// as f32/f16/int8, serialized and opened again.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -49,8 +49,9 @@ inline void convert_tensors(const tools::TensorMap& tensors, uint8_t selector) {
         {format::Family::classifier, tools::import_classifier},
         {format::Family::tvae, tools::import_tvae},
     };
-    const format::DType dtype = selector % 3 == 0 ? format::DType::f32
-                                : selector % 3 == 1 ? format::DType::f16 : format::DType::i8;
+    const format::DType dtype = selector % 3 == 0   ? format::DType::f32
+                                : selector % 3 == 1 ? format::DType::f16
+                                                    : format::DType::i8;
     for (const auto& [arch, import] : kFamilies) {
         tools::ConvertConfig config;
         config.arch = arch;

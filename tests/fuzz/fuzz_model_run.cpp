@@ -70,8 +70,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     using namespace ax;
     fuzz::AlignedCopy buffer(data, size);
     ModelFile file;
-    if (!no_heap("ModelFile::open", [&] { return ModelFile::open(buffer.data(), buffer.size(), Checksum::skip, &file); })
-             .is_ok())
+    if (!no_heap("ModelFile::open", [&] {
+             return ModelFile::open(buffer.data(), buffer.size(), Checksum::skip, &file);
+         }).is_ok())
         return 0;
     Forecaster model;
     if (!no_heap("Forecaster::open", [&] { return Forecaster::open(file, &model); }).is_ok()) return 0;
@@ -79,10 +80,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const size_t bytes = model.arena_bytes(kWindow, kHorizon);
     if (bytes == 0) __builtin_trap();  // lengths are valid, so 0 would mean the planner overflowed
     if (bytes > kMaxArena) return 0;
-    uint8_t* memory = static_cast<uint8_t*>(::operator new(bytes, std::align_val_t{64}));
+    uint8_t* memory = static_cast<uint8_t*>(::operator new (bytes, std::align_val_t{64}));
     struct Free {
         uint8_t* p;
-        ~Free() { ::operator delete(p, std::align_val_t{64}); }
+        ~Free() { ::operator delete (p, std::align_val_t{64}); }
     } free_memory{memory};
 
     const Kernels& kernels = generic_kernels();
@@ -90,16 +91,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     // The planned size is exact: one byte less must be refused, the planned size must work.
     if (session.init(model, kernels, memory, bytes - 1, kWindow, kHorizon).code() != StatusCode::arena_too_small)
         __builtin_trap();
-    if (!no_heap("ForecastSession::init", [&] { return session.init(model, kernels, memory, bytes, kWindow, kHorizon); })
-             .is_ok())
+    if (!no_heap("ForecastSession::init", [&] {
+             return session.init(model, kernels, memory, bytes, kWindow, kHorizon);
+         }).is_ok())
         __builtin_trap();
 
     const ForecasterConfig& c = model.config();
     const std::vector<float> src = series(kWindow, c.n_features, 0.0f);
     const std::vector<float> tgt = series(kHorizon, c.n_features, 1.5f);
     std::vector<float> out(kHorizon * c.n_outputs);
-    if (no_heap("run", [&] { return session.run(src.data(), kWindow, tgt.data(), kHorizon, InputSpace::raw, out.data()); })
-            .is_ok())
+    if (no_heap("run", [&] {
+            return session.run(src.data(), kWindow, tgt.data(), kHorizon, InputSpace::raw, out.data());
+        }).is_ok())
         read_all(out);
     // Shorter than declared, in model space.
     std::vector<float> out_short(2 * c.n_outputs);
@@ -111,9 +114,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::vector<float> forecast(kHorizon * c.n_features);
     if (no_heap("forecast", [&] { return session.forecast(src.data(), kWindow, kHorizon, forecast.data()); }).is_ok())
         read_all(forecast);
-    if (no_heap("forecast_recompute",
-                [&] { return session.forecast_recompute(src.data(), kWindow, kHorizon, forecast.data()); })
-            .is_ok())
+    if (no_heap("forecast_recompute", [&] {
+            return session.forecast_recompute(src.data(), kWindow, kHorizon, forecast.data());
+        }).is_ok())
         read_all(forecast);
     return 0;
 }

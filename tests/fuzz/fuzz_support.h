@@ -20,10 +20,10 @@ namespace ax::fuzz {
 class AlignedCopy {
 public:
     AlignedCopy(const uint8_t* data, size_t size)
-        : data_(static_cast<uint8_t*>(::operator new(size ? size : 1, std::align_val_t{64}))), size_(size) {
+        : data_(static_cast<uint8_t*>(::operator new (size ? size : 1, std::align_val_t{64}))), size_(size) {
         if (size) std::memcpy(data_, data, size);
     }
-    ~AlignedCopy() { ::operator delete(data_, std::align_val_t{64}); }
+    ~AlignedCopy() { ::operator delete (data_, std::align_val_t{64}); }
     AlignedCopy(const AlignedCopy&) = delete;
     AlignedCopy& operator=(const AlignedCopy&) = delete;
 

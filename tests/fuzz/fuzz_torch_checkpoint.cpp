@@ -1,6 +1,7 @@
-// Fuzzes the PyTorch checkpoint reader: tools/checkpoint/zip_archive.cpp (ZIP/ZIP64 records), tools/checkpoint/pickle_reader.cpp
-// (data.pkl), tools/checkpoint/torch_checkpoint.cpp (storages, strided views, element widening), then the converter's
-// path on whatever tensors come out (fuzz_import.h). Bad input must end in a ToolError, nothing else.
+// Fuzzes the PyTorch checkpoint reader: tools/checkpoint/zip_archive.cpp (ZIP/ZIP64 records),
+// tools/checkpoint/pickle_reader.cpp (data.pkl), tools/checkpoint/torch_checkpoint.cpp (storages, strided views,
+// element widening), then the converter's path on whatever tensors come out (fuzz_import.h). Bad input must end in a
+// ToolError, nothing else.
 #include <cstddef>
 #include <cstdint>
 

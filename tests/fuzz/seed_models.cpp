@@ -194,7 +194,8 @@ int main(int argc, char** argv) {
     try {
         const std::string mode = argc > 1 ? argv[1] : "";
         if (mode == "tiny" && argc == 3) return tiny(argv[2]);
-        if (mode == "convert" && (argc == 5 || argc == 6)) return convert(argv[2], argv[3], argv[4], argc == 6 ? argv[5] : "");
+        if (mode == "convert" && (argc == 5 || argc == 6))
+            return convert(argv[2], argv[3], argv[4], argc == 6 ? argv[5] : "");
         std::fprintf(stderr,
                      "usage: seed_models tiny OUT_DIR | seed_models convert CHECKPOINT CONFIG OUT_PREFIX [MAP]\n");
         return 2;

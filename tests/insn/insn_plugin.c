@@ -168,8 +168,8 @@ static void on_plugin_exit(qemu_plugin_id_t id, void* userdata) {
     }
 }
 
-__attribute__((visibility("default"))) int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t* info,
-                                                               int argc, char** argv) {
+__attribute__((visibility("default"))) int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t* info, int argc,
+                                                               char** argv) {
     (void)info;
     (void)argc;
     (void)argv;

@@ -10,9 +10,9 @@
 namespace ax::tools {
 
 struct HostTensor {
-    std::vector<int64_t> shape;   // PyTorch order, outermost first; empty for a scalar
-    std::vector<float> data;      // contiguous row-major copy, already widened to float32
-    std::string source_dtype;     // "float32", "float64", "float16", "bfloat16", ...
+    std::vector<int64_t> shape;  // PyTorch order, outermost first; empty for a scalar
+    std::vector<float> data;     // contiguous row-major copy, already widened to float32
+    std::string source_dtype;    // "float32", "float64", "float16", "bfloat16", ...
     int64_t numel() const {
         int64_t n = 1;
         for (int64_t d : shape) n *= d;

@@ -42,10 +42,10 @@ using Ref = uint32_t;
 
 struct Node {
     Kind kind = Kind::None;
-    int64_t integer = 0;      // Bool/Int value; index into storages or views for Storage/Tensor
-    double real = 0.0;        // Float value
-    std::string text;         // String value; Global: "module.name"; Object: the class or callable that made it
-    std::vector<Ref> items;   // Tuple/List elements; Dict keys and values interleaved
+    int64_t integer = 0;     // Bool/Int value; index into storages or views for Storage/Tensor
+    double real = 0.0;       // Float value
+    std::string text;        // String value; Global: "module.name"; Object: the class or callable that made it
+    std::vector<Ref> items;  // Tuple/List elements; Dict keys and values interleaved
 };
 
 bool checked_mul(int64_t a, int64_t b, int64_t& out) { return !__builtin_mul_overflow(a, b, &out); }
@@ -111,9 +111,18 @@ private:
         return nodes_.back();
     }
     Ref last() const { return static_cast<Ref>(nodes_.size() - 1); }
-    Ref make_int(int64_t v) { make(Kind::Int).integer = v; return last(); }
-    Ref make_text(Kind kind, std::string text) { make(kind).text = std::move(text); return last(); }
-    Ref make_sequence(Kind kind, std::vector<Ref> items) { make(kind).items = std::move(items); return last(); }
+    Ref make_int(int64_t v) {
+        make(Kind::Int).integer = v;
+        return last();
+    }
+    Ref make_text(Kind kind, std::string text) {
+        make(kind).text = std::move(text);
+        return last();
+    }
+    Ref make_sequence(Kind kind, std::vector<Ref> items) {
+        make(kind).items = std::move(items);
+        return last();
+    }
 
     // The stack below the innermost MARK belongs to an enclosing frame and cannot be popped.
     size_t floor() const { return marks_.empty() ? 0 : marks_.back(); }
@@ -187,7 +196,7 @@ private:
     }
     Ref read_float() {
         uint64_t bits = 0;
-        for (const uint8_t* p = take(8), *end = p + 8; p != end; ++p) bits = bits << 8 | *p;  // big-endian
+        for (const uint8_t *p = take(8), *end = p + 8; p != end; ++p) bits = bits << 8 | *p;  // big-endian
         make(Kind::Float);
         std::memcpy(&nodes_.back().real, &bits, sizeof bits);
         return last();
@@ -241,18 +250,30 @@ private:
 std::string Machine::describe(Ref r) const {
     const Node& n = nodes_[r];
     switch (n.kind) {
-        case Kind::None: return "None";
-        case Kind::Bool: return "a bool";
-        case Kind::Int: return "an int";
-        case Kind::Float: return "a float";
-        case Kind::String: return "a string";
-        case Kind::Tuple: return "a tuple";
-        case Kind::List: return "a list";
-        case Kind::Dict: return "a dict";
-        case Kind::Global: return "the global " + n.text;
-        case Kind::Storage: return "a bare storage";
-        case Kind::Tensor: return "a tensor";
-        case Kind::Object: return "a pickled " + n.text + " object";
+        case Kind::None:
+            return "None";
+        case Kind::Bool:
+            return "a bool";
+        case Kind::Int:
+            return "an int";
+        case Kind::Float:
+            return "a float";
+        case Kind::String:
+            return "a string";
+        case Kind::Tuple:
+            return "a tuple";
+        case Kind::List:
+            return "a list";
+        case Kind::Dict:
+            return "a dict";
+        case Kind::Global:
+            return "the global " + n.text;
+        case Kind::Storage:
+            return "a bare storage";
+        case Kind::Tensor:
+            return "a tensor";
+        case Kind::Object:
+            return "a pickled " + n.text + " object";
     }
     return "an unknown value";
 }
@@ -260,8 +281,7 @@ std::string Machine::describe(Ref r) const {
 [[noreturn]] void Machine::unsupported_opcode(uint8_t op) const {
     // A pickled Python object is far likelier than a damaged file: name it and say what to save.
     if (!first_foreign_.empty()) {
-        throw ToolError("checkpoint holds a pickled " + first_foreign_ + " object, not a state_dict; " +
-                        kSaveHint);
+        throw ToolError("checkpoint holds a pickled " + first_foreign_ + " object, not a state_dict; " + kSaveHint);
     }
     char hex[8];
     std::snprintf(hex, sizeof hex, "0x%02x", op);
@@ -320,8 +340,8 @@ Ref Machine::rebuild_tensor(const std::vector<Ref>& args, const std::string& fun
         t.size.push_back(n);
         t.stride.push_back(s);
         int64_t reach = 0;
-        if (!checked_mul(numel, n, numel) || (n > 0 && (!checked_mul(n - 1, s, reach) ||
-                                                          !checked_add(furthest, reach, furthest)))) {
+        if (!checked_mul(numel, n, numel) ||
+            (n > 0 && (!checked_mul(n - 1, s, reach) || !checked_add(furthest, reach, furthest)))) {
             fail("tensor size overflows 64 bits");
         }
     }
@@ -404,16 +424,36 @@ Ref Machine::run() {
             case 0x80:  // PROTO
                 if (*take(1) > 5) fail("pickle protocol is newer than 5");
                 break;
-            case 0x95: take(8); break;  // FRAME: only a hint for streaming readers
-            case '}': push(make_sequence(Kind::Dict, {})); break;
-            case ']': push(make_sequence(Kind::List, {})); break;
-            case ')': push(make_sequence(Kind::Tuple, {})); break;
-            case '(': mark(); break;
-            case '0': pop(); break;
-            case '1': pop_mark(); break;
-            case '2': push(top()); break;
-            case 't': push(make_sequence(Kind::Tuple, pop_mark())); break;
-            case 0x85: case 0x86: case 0x87:  // TUPLE1..3
+            case 0x95:
+                take(8);
+                break;  // FRAME: only a hint for streaming readers
+            case '}':
+                push(make_sequence(Kind::Dict, {}));
+                break;
+            case ']':
+                push(make_sequence(Kind::List, {}));
+                break;
+            case ')':
+                push(make_sequence(Kind::Tuple, {}));
+                break;
+            case '(':
+                mark();
+                break;
+            case '0':
+                pop();
+                break;
+            case '1':
+                pop_mark();
+                break;
+            case '2':
+                push(top());
+                break;
+            case 't':
+                push(make_sequence(Kind::Tuple, pop_mark()));
+                break;
+            case 0x85:
+            case 0x86:
+            case 0x87:  // TUPLE1..3
                 push(make_sequence(Kind::Tuple, pop_n(op - 0x84u)));
                 break;
             case 'c': {  // GLOBAL
@@ -431,44 +471,89 @@ Ref Machine::run() {
                 push(reduce(pop(), args));
                 break;
             }
-            case 0x81: case 0x92: {  // NEWOBJ, NEWOBJ_EX: building a class instance
+            case 0x81:
+            case 0x92: {                // NEWOBJ, NEWOBJ_EX: building a class instance
                 if (op == 0x92) pop();  // kwargs
                 pop();                  // args
                 const Ref cls = pop();
                 push(make_text(Kind::Object, nodes_[cls].kind == Kind::Global ? nodes_[cls].text : "instance"));
                 break;
             }
-            case 'b': pop(); build(top()); break;
+            case 'b':
+                pop();
+                build(top());
+                break;
             // Sets (protocol 4 pickles them natively, e.g. inside a whole nn.Module) are never weights.
-            case 0x8f: push(make_text(Kind::Object, "set")); break;  // EMPTY_SET
+            case 0x8f:
+                push(make_text(Kind::Object, "set"));
+                break;    // EMPTY_SET
             case 0x90: {  // ADDITEMS
                 const std::vector<Ref> items = pop_mark();
                 append(top(), items);
                 break;
             }
-            case 0x91: pop_mark(); push(make_text(Kind::Object, "frozenset")); break;  // FROZENSET
-            case 'q': memo_put(take_le(1)); break;   // BINPUT
-            case 'r': memo_put(take_le(4)); break;   // LONG_BINPUT
-            case 0x94: memo_put(memo_.size()); break;  // MEMOIZE
-            case 'h': push(memo_get(take_le(1))); break;
-            case 'j': push(memo_get(take_le(4))); break;
-            case 'J': push(make_int(static_cast<int32_t>(take_le(4)))); break;
-            case 'K': push(make_int(static_cast<int64_t>(take_le(1)))); break;
-            case 'M': push(make_int(static_cast<int64_t>(take_le(2)))); break;
-            case 0x8a: push(read_long(take_le(1))); break;  // LONG1
-            case 0x8b: push(read_long(take_le(4))); break;  // LONG4
-            case 'X': push(make_text(Kind::String, read_string(take_le(4)))); break;
-            case 0x8c: push(make_text(Kind::String, read_string(take_le(1)))); break;
-            case 0x8d: push(make_text(Kind::String, read_string(take_le(8)))); break;
-            case 'C': case 'B': case 0x8e: {  // SHORT_BINBYTES, BINBYTES, BINBYTES8
+            case 0x91:
+                pop_mark();
+                push(make_text(Kind::Object, "frozenset"));
+                break;  // FROZENSET
+            case 'q':
+                memo_put(take_le(1));
+                break;  // BINPUT
+            case 'r':
+                memo_put(take_le(4));
+                break;  // LONG_BINPUT
+            case 0x94:
+                memo_put(memo_.size());
+                break;  // MEMOIZE
+            case 'h':
+                push(memo_get(take_le(1)));
+                break;
+            case 'j':
+                push(memo_get(take_le(4)));
+                break;
+            case 'J':
+                push(make_int(static_cast<int32_t>(take_le(4))));
+                break;
+            case 'K':
+                push(make_int(static_cast<int64_t>(take_le(1))));
+                break;
+            case 'M':
+                push(make_int(static_cast<int64_t>(take_le(2))));
+                break;
+            case 0x8a:
+                push(read_long(take_le(1)));
+                break;  // LONG1
+            case 0x8b:
+                push(read_long(take_le(4)));
+                break;  // LONG4
+            case 'X':
+                push(make_text(Kind::String, read_string(take_le(4))));
+                break;
+            case 0x8c:
+                push(make_text(Kind::String, read_string(take_le(1))));
+                break;
+            case 0x8d:
+                push(make_text(Kind::String, read_string(take_le(8))));
+                break;
+            case 'C':
+            case 'B':
+            case 0x8e: {  // SHORT_BINBYTES, BINBYTES, BINBYTES8
                 read_string(take_le(op == 'C' ? 1 : op == 'B' ? 4 : 8));
                 push(make_text(Kind::Object, "bytes"));
                 break;
             }
-            case 0x88: push(kTrue); break;
-            case 0x89: push(kFalse); break;
-            case 'N': push(kNone); break;
-            case 'G': push(read_float()); break;
+            case 0x88:
+                push(kTrue);
+                break;
+            case 0x89:
+                push(kFalse);
+                break;
+            case 'N':
+                push(kNone);
+                break;
+            case 'G':
+                push(read_float());
+                break;
             case 's': {
                 const std::vector<Ref> kv = pop_n(2);
                 set_items(top(), kv);
@@ -489,9 +574,13 @@ Ref Machine::run() {
                 append(top(), items);
                 break;
             }
-            case 'Q': push(persistent_load(pop())); break;
-            case '.': return pop();
-            default: unsupported_opcode(op);
+            case 'Q':
+                push(persistent_load(pop()));
+                break;
+            case '.':
+                return pop();
+            default:
+                unsupported_opcode(op);
         }
     }
 }
@@ -550,8 +639,8 @@ Ref Machine::nested_state_dict(Ref root, StateDictChoice* choice) const {
     if (choice != nullptr && !choice->key.empty()) {
         const Ref* v = value_of(choice->key);
         if (v == nullptr || !holds_tensors(*v))
-            throw ToolError("checkpoint has no tensor dict under '" + choice->key + "' (keys: " +
-                            (keys.empty() ? "none" : keys) + ")");
+            throw ToolError("checkpoint has no tensor dict under '" + choice->key +
+                            "' (keys: " + (keys.empty() ? "none" : keys) + ")");
         return take(*v, choice->key);
     }
     for (const char* preferred : {"state_dict", "model_state_dict", "model"}) {
@@ -561,10 +650,11 @@ Ref Machine::nested_state_dict(Ref root, StateDictChoice* choice) const {
     if (candidates.size() == 1) return *candidates.begin();
     std::string listed;
     for (const std::string& k : candidate_keys) listed += (listed.empty() ? "" : ", ") + k;
-    throw ToolError(std::string("checkpoint is a dict ") +
-                    (candidates.empty() ? "with no tensors (keys: " + (keys.empty() ? "none" : keys) + "), not a state_dict; " + kSaveHint
-                                        : "with several nested tensor dicts (" + listed +
-                                              "); pick one with --state-dict-key NAME"));
+    throw ToolError(
+        std::string("checkpoint is a dict ") +
+        (candidates.empty()
+             ? "with no tensors (keys: " + (keys.empty() ? "none" : keys) + "), not a state_dict; " + kSaveHint
+             : "with several nested tensor dicts (" + listed + "); pick one with --state-dict-key NAME"));
 }
 
 PickledStateDict Machine::select_state_dict(Ref root, StateDictChoice* choice) const {

@@ -28,8 +28,8 @@ constexpr int64_t kMinElementBudget = int64_t{1} << 20;
 
 StoredType dtype_of(const std::string& dtype, const std::string& tensor) {
     static const std::pair<const char*, StoredType> kTypes[] = {
-        {"F32", StoredType::F32}, {"F64", StoredType::F64}, {"F16", StoredType::F16}, {"BF16", StoredType::BF16},
-        {"I64", StoredType::I64}, {"I32", StoredType::I32}, {"I16", StoredType::I16}, {"I8", StoredType::I8},
+        {"F32", StoredType::F32}, {"F64", StoredType::F64},   {"F16", StoredType::F16}, {"BF16", StoredType::BF16},
+        {"I64", StoredType::I64}, {"I32", StoredType::I32},   {"I16", StoredType::I16}, {"I8", StoredType::I8},
         {"U8", StoredType::U8},   {"BOOL", StoredType::Bool},
     };
     for (const auto& [name, type] : kTypes) {

@@ -70,9 +70,9 @@ float exact_integer(int64_t v, const std::string& tensor, StoredType type) {
 
 StoredType storage_type(const std::string& storage_class, const std::string& tensor) {
     static const std::pair<const char*, StoredType> kTypes[] = {
-        {"FloatStorage", StoredType::F32}, {"DoubleStorage", StoredType::F64}, {"HalfStorage", StoredType::F16},
-        {"BFloat16Storage", StoredType::BF16}, {"LongStorage", StoredType::I64}, {"IntStorage", StoredType::I32},
-        {"ShortStorage", StoredType::I16}, {"CharStorage", StoredType::I8}, {"ByteStorage", StoredType::U8},
+        {"FloatStorage", StoredType::F32},     {"DoubleStorage", StoredType::F64}, {"HalfStorage", StoredType::F16},
+        {"BFloat16Storage", StoredType::BF16}, {"LongStorage", StoredType::I64},   {"IntStorage", StoredType::I32},
+        {"ShortStorage", StoredType::I16},     {"CharStorage", StoredType::I8},    {"ByteStorage", StoredType::U8},
         {"BoolStorage", StoredType::Bool},
     };
     for (const auto& [name, type] : kTypes) {
@@ -141,47 +141,76 @@ TensorMap naming_path(const std::string& path, Read read) {
 
 size_t stored_type_size(StoredType type) {
     switch (type) {
-        case StoredType::F64: case StoredType::I64: return 8;
-        case StoredType::F32: case StoredType::I32: return 4;
-        case StoredType::F16: case StoredType::BF16: case StoredType::I16: return 2;
-        case StoredType::I8: case StoredType::U8: case StoredType::Bool: return 1;
+        case StoredType::F64:
+        case StoredType::I64:
+            return 8;
+        case StoredType::F32:
+        case StoredType::I32:
+            return 4;
+        case StoredType::F16:
+        case StoredType::BF16:
+        case StoredType::I16:
+            return 2;
+        case StoredType::I8:
+        case StoredType::U8:
+        case StoredType::Bool:
+            return 1;
     }
     return 1;
 }
 
 const char* stored_type_name(StoredType type) {
     switch (type) {
-        case StoredType::F32: return "float32";
-        case StoredType::F64: return "float64";
-        case StoredType::F16: return "float16";
-        case StoredType::BF16: return "bfloat16";
-        case StoredType::I64: return "int64";
-        case StoredType::I32: return "int32";
-        case StoredType::I16: return "int16";
-        case StoredType::I8: return "int8";
-        case StoredType::U8: return "uint8";
-        case StoredType::Bool: return "bool";
+        case StoredType::F32:
+            return "float32";
+        case StoredType::F64:
+            return "float64";
+        case StoredType::F16:
+            return "float16";
+        case StoredType::BF16:
+            return "bfloat16";
+        case StoredType::I64:
+            return "int64";
+        case StoredType::I32:
+            return "int32";
+        case StoredType::I16:
+            return "int16";
+        case StoredType::I8:
+            return "int8";
+        case StoredType::U8:
+            return "uint8";
+        case StoredType::Bool:
+            return "bool";
     }
     return "unknown";
 }
 
 float widen_element(StoredType type, const uint8_t* bytes, const std::string& tensor) {
     switch (type) {
-        case StoredType::F32: return float_from_bits(static_cast<uint32_t>(load_le(bytes, 4)));
+        case StoredType::F32:
+            return float_from_bits(static_cast<uint32_t>(load_le(bytes, 4)));
         case StoredType::F64: {
             const uint64_t bits = load_le(bytes, 8);
             double d;
             std::memcpy(&d, &bits, sizeof d);
             return static_cast<float>(d);
         }
-        case StoredType::F16: return half_to_float(static_cast<uint16_t>(load_le(bytes, 2)));
-        case StoredType::BF16: return float_from_bits(static_cast<uint32_t>(load_le(bytes, 2)) << 16);
-        case StoredType::I64: return exact_integer(static_cast<int64_t>(load_le(bytes, 8)), tensor, type);
-        case StoredType::I32: return exact_integer(static_cast<int32_t>(load_le(bytes, 4)), tensor, type);
-        case StoredType::I16: return static_cast<float>(static_cast<int16_t>(load_le(bytes, 2)));
-        case StoredType::I8: return static_cast<float>(static_cast<int8_t>(bytes[0]));
-        case StoredType::U8: return static_cast<float>(bytes[0]);
-        case StoredType::Bool: return bytes[0] != 0 ? 1.0f : 0.0f;
+        case StoredType::F16:
+            return half_to_float(static_cast<uint16_t>(load_le(bytes, 2)));
+        case StoredType::BF16:
+            return float_from_bits(static_cast<uint32_t>(load_le(bytes, 2)) << 16);
+        case StoredType::I64:
+            return exact_integer(static_cast<int64_t>(load_le(bytes, 8)), tensor, type);
+        case StoredType::I32:
+            return exact_integer(static_cast<int32_t>(load_le(bytes, 4)), tensor, type);
+        case StoredType::I16:
+            return static_cast<float>(static_cast<int16_t>(load_le(bytes, 2)));
+        case StoredType::I8:
+            return static_cast<float>(static_cast<int8_t>(bytes[0]));
+        case StoredType::U8:
+            return static_cast<float>(bytes[0]);
+        case StoredType::Bool:
+            return bytes[0] != 0 ? 1.0f : 0.0f;
     }
     return 0.0f;
 }
@@ -198,7 +227,8 @@ TensorMap read_torch_checkpoint_bytes(const uint8_t* data, size_t size, StateDic
         }
     }
     const ZipEntry* pickle = zip.find(prefix + "/data.pkl");
-    const PickledStateDict dict = parse_torch_pickle(zip.entry_data(*pickle), static_cast<size_t>(pickle->size), choice);
+    const PickledStateDict dict =
+        parse_torch_pickle(zip.entry_data(*pickle), static_cast<size_t>(pickle->size), choice);
 
     // Storages are checked against their entries first, so the output budget reflects real data.
     std::vector<Storage> storages(dict.storages.size());
@@ -246,8 +276,9 @@ TensorMap read_checkpoint(const std::string& path, StateDictChoice* choice) {
         // anything, so it is tested first.
         if (size > 8 && data[8] == '{') {
             if (choice && !choice->key.empty())
-                throw ToolError("a safetensors file holds one flat tensor dict; --state-dict-key is for torch.save "
-                                "dicts holding several");
+                throw ToolError(
+                    "a safetensors file holds one flat tensor dict; --state-dict-key is for torch.save "
+                    "dicts holding several");
             return read_safetensors_bytes(data, size);
         }
         if (size >= 2 && data[0] == 'P' && data[1] == 'K') return read_torch_checkpoint_bytes(data, size, choice);

@@ -29,9 +29,7 @@ uint32_t u32(const uint8_t* p) { return u16(p) | static_cast<uint32_t>(u16(p + 2
 uint64_t u64(const uint8_t* p) { return u32(p) | static_cast<uint64_t>(u32(p + 4)) << 32; }
 
 // True when [offset, offset + length) lies inside [0, limit); written so nothing can overflow.
-bool fits(uint64_t offset, uint64_t length, uint64_t limit) {
-    return offset <= limit && length <= limit - offset;
-}
+bool fits(uint64_t offset, uint64_t length, uint64_t limit) { return offset <= limit && length <= limit - offset; }
 
 struct Directory {
     uint64_t entries = 0;
@@ -102,7 +100,8 @@ ZipArchive::ZipArchive(const uint8_t* data, size_t size) : data_(data) {
     const Directory dir = read_directory_location(data, size);
     if (!fits(dir.offset, dir.size, size)) throw ToolError("zip central directory lies outside the file (truncated?)");
     // Every record takes at least kCentralSize bytes, which bounds the count before anything is allocated.
-    if (dir.entries > dir.size / kCentralSize) throw ToolError("zip central directory is too small for its entry count");
+    if (dir.entries > dir.size / kCentralSize)
+        throw ToolError("zip central directory is too small for its entry count");
     entries_.reserve(static_cast<size_t>(dir.entries));
     std::vector<std::pair<uint64_t, uint64_t>> spans;  // [local header, end of data) per entry
     spans.reserve(static_cast<size_t>(dir.entries));

@@ -11,7 +11,8 @@ namespace ax::cli {
 class Args {
 public:
     // `options` take a value, `flags` do not.
-    Args(const std::vector<std::string>& argv, const std::set<std::string>& options, const std::set<std::string>& flags);
+    Args(const std::vector<std::string>& argv, const std::set<std::string>& options,
+         const std::set<std::string>& flags);
 
     const std::vector<std::string>& positionals() const { return positionals_; }
     bool has(const std::string& name) const { return values_.count(name) || flags_.count(name); }

@@ -99,8 +99,7 @@ Kernels timed_kernels(const Kernels& base) {
         g_profile.base->linear_f32(x, rows, in, w, b, out, y);
         add_shape("linear_f32", rows, in, out, t0);
     };
-    k.linear_f16 = [](const float* x, size_t rows, size_t in, const uint16_t* w, const float* b, size_t out,
-                      float* y) {
+    k.linear_f16 = [](const float* x, size_t rows, size_t in, const uint16_t* w, const float* b, size_t out, float* y) {
         const auto t0 = StageClock::now();
         g_profile.base->linear_f16(x, rows, in, w, b, out, y);
         add_shape("linear_f16", rows, in, out, t0);
@@ -166,9 +165,10 @@ void print_stages(double forward_ms, size_t runs) {
         kernels_ns += a.ns;
     }
     const double per = 1.0;
-    std::printf("  stages of one forward pass (smallest of %zu timed passes each; %% of the smallest thread CPU time\n"
-                "  of a pass, %.3f ms):\n",
-                runs, forward_ms);
+    std::printf(
+        "  stages of one forward pass (smallest of %zu timed passes each; %% of the smallest thread CPU time\n"
+        "  of a pass, %.3f ms):\n",
+        runs, forward_ms);
     std::printf("    %-22s %7s %10s %7s %9s\n", "kernel", "calls", "ms", "%", "GFLOP/s");
     std::vector<std::pair<std::string, StageAccount>> sorted(g_profile.best_kernel.begin(),
                                                              g_profile.best_kernel.end());
@@ -214,16 +214,17 @@ int cmd_bench(const Argv& argv) {
     std::vector<float> src(window * c.n_features), tgt(horizon * c.n_features);
     for (size_t i = 0; i < src.size(); ++i) src[i] = std::sin(0.1f * static_cast<float>(i));
     for (size_t i = 0; i < tgt.size(); ++i) tgt[i] = std::cos(0.1f * static_cast<float>(i));
-    const double forward = median_ms(runs, [&] { session.run(src.data(), window, tgt.data(), horizon, InputSpace::model); });
+    const double forward =
+        median_ms(runs, [&] { session.run(src.data(), window, tgt.data(), horizon, InputSpace::model); });
     double forecast = -1.0;
-    if (c.n_outputs == c.n_features)
-        forecast = median_ms(runs, [&] { session.forecast(src.data(), window, horizon); });
+    if (c.n_outputs == c.n_features) forecast = median_ms(runs, [&] { session.forecast(src.data(), window, horizon); });
     const unsigned long long model_bytes = model->file.file_size();
     const size_t arena = session.arena_bytes();
     if (args.has("json")) {
-        std::printf("{\"model\": \"%s\", \"port\": \"%s\", \"window\": %zu, \"horizon\": %zu, \"runs\": %zu, "
-                    "\"forward_ms\": %.4f, \"forecast_ms\": %.4f, \"model_bytes\": %llu, \"arena_bytes\": %zu}\n",
-                    model->path.c_str(), k.name, window, horizon, runs, forward, forecast, model_bytes, arena);
+        std::printf(
+            "{\"model\": \"%s\", \"port\": \"%s\", \"window\": %zu, \"horizon\": %zu, \"runs\": %zu, "
+            "\"forward_ms\": %.4f, \"forecast_ms\": %.4f, \"model_bytes\": %llu, \"arena_bytes\": %zu}\n",
+            model->path.c_str(), k.name, window, horizon, runs, forward, forecast, model_bytes, arena);
     } else {
         std::printf("model %s, port %s, window %zu, horizon %zu, median of %zu runs\n", model->path.c_str(), k.name,
                     window, horizon, runs);

@@ -45,15 +45,17 @@ tools::ConvertConfig find_config(const tools::TensorMap& tensors, const tools::C
                                "; is the check pair from this checkpoint, in eval mode? nothing written");
     std::printf("find-config: %zu config(s) tried, %zu matched PyTorch\n", s.tried, s.matches.size());
     if (s.varying == "layer_norm_eps") {
-        std::printf("find-config: layer_norm_eps is not told apart by this check pair (these match: %s); kept "
-                    "%s\n", eps_values(s.matched_eps).c_str(),
-                    s.config_stated_eps ? "your config's" : "PyTorch's default, 1e-05");
+        std::printf(
+            "find-config: layer_norm_eps is not told apart by this check pair (these match: %s); kept "
+            "%s\n",
+            eps_values(s.matched_eps).c_str(), s.config_stated_eps ? "your config's" : "PyTorch's default, 1e-05");
     } else if (s.matches.size() > 1) {
-        std::printf("find-config: %zu configs match, differing in %s: this check pair does not tell them apart "
-                    "(a longer input may). Picked the first that changes the fewest keys of %s (your values "
-                    "first). Matches:\n",
-                    s.matches.size(), s.varying.c_str(),
-                    options.config_path.empty() ? "PyTorch's defaults" : options.config_path.c_str());
+        std::printf(
+            "find-config: %zu configs match, differing in %s: this check pair does not tell them apart "
+            "(a longer input may). Picked the first that changes the fewest keys of %s (your values "
+            "first). Matches:\n",
+            s.matches.size(), s.varying.c_str(),
+            options.config_path.empty() ? "PyTorch's defaults" : options.config_path.c_str());
         for (const std::string& m : s.matches) std::printf("  %s\n", m.c_str());
     }
     write_bytes(path, tools::format_json(s.json));
@@ -64,11 +66,11 @@ tools::ConvertConfig find_config(const tools::TensorMap& tensors, const tools::C
 }  // namespace
 
 int cmd_convert(const Argv& argv) {
-    const Args args(argv,
-                    with_csv_options({"config", "output", "dtype", "kv-cache", "map", "calib", "calib-window", "calib-horizon",
-                                      "state-dict-key", "check-input", "check-target", "check-output",
-                                      "find-config"}),
-                    {});
+    const Args args(
+        argv,
+        with_csv_options({"config", "output", "dtype", "kv-cache", "map", "calib", "calib-window", "calib-horizon",
+                          "state-dict-key", "check-input", "check-target", "check-output", "find-config"}),
+        {});
     args.expect_positionals(1, "one checkpoint (.pt or .safetensors)");
     tools::ConvertOptions options;
     options.checkpoint_path = args.positionals()[0];
@@ -92,8 +94,9 @@ int cmd_convert(const Argv& argv) {
     options.notes = &notes;
     const tools::CheckFiles check{args.get("check-input"), args.get("check-target"), args.get("check-output")};
     if (!found_path.empty() && !check.given())
-        throw UsageError{"--find-config needs a check pair from PyTorch: --check-input, --check-output "
-                         "(and --check-target for a forecaster or seq2seq)"};
+        throw UsageError{
+            "--find-config needs a check pair from PyTorch: --check-input, --check-output "
+            "(and --check-target for a forecaster or seq2seq)"};
     const std::string output = args.require("output");
 
     if (!check.given()) {

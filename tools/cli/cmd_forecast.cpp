@@ -56,7 +56,8 @@ int cmd_forecast(const Argv& argv) {
     // The encoder window: --window, else the one the model was trained on, else (a model stating none) every
     // input row.
     size_t window = history.rows;
-    std::string source = args.get("input") + " has " + std::to_string(history.rows) + " rows and the model states no window";
+    std::string source =
+        args.get("input") + " has " + std::to_string(history.rows) + " rows and the model states no window";
     if (args.has("window")) {
         window = args.get_size("window", 0, 1, kMaxSequenceLength);
         source = "--window " + std::to_string(window);

@@ -19,18 +19,109 @@ namespace {
 // Why `s` cannot name the array and prefix the macros in C and C++ alike, or "" when it can. Only ASCII
 // letters count: isalnum would follow the locale.
 std::string identifier_problem(const std::string& s) {
-    static const char* const kKeywords[] = {
-        "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break", "case", "catch",
-        "char", "char8_t", "char16_t", "char32_t", "class", "compl", "concept", "const", "consteval", "constexpr",
-        "constinit", "const_cast", "continue", "co_await", "co_return", "co_yield", "decltype", "default", "delete",
-        "do", "double", "dynamic_cast", "else", "enum", "explicit", "export", "extern", "false", "float", "for",
-        "friend", "goto", "if", "inline", "int", "long", "mutable", "namespace", "new", "noexcept", "not", "not_eq",
-        "nullptr", "operator", "or", "or_eq", "private", "protected", "public", "register", "reinterpret_cast",
-        "restrict", "requires", "return", "short", "signed", "sizeof", "static", "static_assert", "static_cast",
-        "struct", "switch", "template", "this", "thread_local", "throw", "true", "try", "typedef", "typeid",
-        "typename", "union", "unsigned", "using", "virtual", "void", "volatile", "wchar_t", "while", "xor", "xor_eq",
-        "_Alignas", "_Alignof", "_Atomic", "_Bool", "_Complex", "_Generic", "_Imaginary", "_Noreturn",
-        "_Static_assert", "_Thread_local"};
+    static const char* const kKeywords[] = {"alignas",
+                                            "alignof",
+                                            "and",
+                                            "and_eq",
+                                            "asm",
+                                            "auto",
+                                            "bitand",
+                                            "bitor",
+                                            "bool",
+                                            "break",
+                                            "case",
+                                            "catch",
+                                            "char",
+                                            "char8_t",
+                                            "char16_t",
+                                            "char32_t",
+                                            "class",
+                                            "compl",
+                                            "concept",
+                                            "const",
+                                            "consteval",
+                                            "constexpr",
+                                            "constinit",
+                                            "const_cast",
+                                            "continue",
+                                            "co_await",
+                                            "co_return",
+                                            "co_yield",
+                                            "decltype",
+                                            "default",
+                                            "delete",
+                                            "do",
+                                            "double",
+                                            "dynamic_cast",
+                                            "else",
+                                            "enum",
+                                            "explicit",
+                                            "export",
+                                            "extern",
+                                            "false",
+                                            "float",
+                                            "for",
+                                            "friend",
+                                            "goto",
+                                            "if",
+                                            "inline",
+                                            "int",
+                                            "long",
+                                            "mutable",
+                                            "namespace",
+                                            "new",
+                                            "noexcept",
+                                            "not",
+                                            "not_eq",
+                                            "nullptr",
+                                            "operator",
+                                            "or",
+                                            "or_eq",
+                                            "private",
+                                            "protected",
+                                            "public",
+                                            "register",
+                                            "reinterpret_cast",
+                                            "restrict",
+                                            "requires",
+                                            "return",
+                                            "short",
+                                            "signed",
+                                            "sizeof",
+                                            "static",
+                                            "static_assert",
+                                            "static_cast",
+                                            "struct",
+                                            "switch",
+                                            "template",
+                                            "this",
+                                            "thread_local",
+                                            "throw",
+                                            "true",
+                                            "try",
+                                            "typedef",
+                                            "typeid",
+                                            "typename",
+                                            "union",
+                                            "unsigned",
+                                            "using",
+                                            "virtual",
+                                            "void",
+                                            "volatile",
+                                            "wchar_t",
+                                            "while",
+                                            "xor",
+                                            "xor_eq",
+                                            "_Alignas",
+                                            "_Alignof",
+                                            "_Atomic",
+                                            "_Bool",
+                                            "_Complex",
+                                            "_Generic",
+                                            "_Imaginary",
+                                            "_Noreturn",
+                                            "_Static_assert",
+                                            "_Thread_local"};
     auto letter = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); };
     if (s.empty()) return "it is empty";
     if (s[0] >= '0' && s[0] <= '9') return "it starts with a digit";
@@ -78,8 +169,10 @@ int cmd_header(const Argv& argv) {
     const std::string name = args.has("name") ? args.get("name") : name_from_path(output);
     const std::string problem = identifier_problem(name);
     if (!problem.empty())
-        throw UsageError{(args.has("name") ? "--name" : "the name taken from -o") + std::string(" must be a C identifier (letters, digits, _; not starting with a digit), got \"") +
-                         name + "\": " + problem + (args.has("name") ? "" : "; give --name")};
+        throw UsageError{
+            (args.has("name") ? "--name" : "the name taken from -o") +
+            std::string(" must be a C identifier (letters, digits, _; not starting with a digit), got \"") + name +
+            "\": " + problem + (args.has("name") ? "" : "; give --name")};
     const std::string& path = args.positionals()[0];
     const auto m = tools::load_model(path);
     const ForecasterConfig& c = m->forecaster.config();
@@ -88,8 +181,9 @@ int cmd_header(const Argv& argv) {
     tools::check_window_fits(c, window, "--window " + std::to_string(window));
     tools::check_horizon_fits(c, horizon, "--horizon " + std::to_string(horizon));
     const size_t arena = m->forecaster.arena_bytes(window, horizon);
-    if (arena == 0) throw tools::ToolError("no arena size for window " + std::to_string(window) + ", horizon " +
-                                           std::to_string(horizon));
+    if (arena == 0)
+        throw tools::ToolError("no arena size for window " + std::to_string(window) + ", horizon " +
+                               std::to_string(horizon));
     const size_t size = static_cast<size_t>(m->file.file_size());
     const std::string N = upper(name);
 
@@ -97,10 +191,10 @@ int cmd_header(const Argv& argv) {
     h.reserve(size * 5 + 4096);
     auto line = [&h](const std::string& s) { h += s + "\n"; };
     line("/* Generated by auspex header from " + path + ". Do not edit; regenerate instead.");
-    line(" * forecaster: d_model " + std::to_string(c.stack.layer.d_model) + ", nhead " + std::to_string(c.stack.layer.nhead) +
-         ", dim_feedforward " + std::to_string(c.stack.layer.dim_feedforward) + ", layers " +
-         std::to_string(c.stack.encoder_layers) + "+" + std::to_string(c.stack.decoder_layers) + ", weights " +
-         weight_dtype(m->file) + ", " + std::to_string(size) + " bytes.");
+    line(" * forecaster: d_model " + std::to_string(c.stack.layer.d_model) + ", nhead " +
+         std::to_string(c.stack.layer.nhead) + ", dim_feedforward " + std::to_string(c.stack.layer.dim_feedforward) +
+         ", layers " + std::to_string(c.stack.encoder_layers) + "+" + std::to_string(c.stack.decoder_layers) +
+         ", weights " + weight_dtype(m->file) + ", " + std::to_string(size) + " bytes.");
     line(" * The model is a `static const` array: read-only data, so it stays in flash and the runtime reads");
     line(" * it in place. Include this header from one C or C++ source file. */");
     line("#ifndef " + N + "_AXM_H");
@@ -143,8 +237,8 @@ int cmd_header(const Argv& argv) {
     if (f == nullptr) throw tools::ToolError("cannot write " + output);
     const bool ok = std::fwrite(h.data(), 1, h.size(), f) == h.size();
     if (std::fclose(f) != 0 || !ok) throw tools::ToolError("cannot write " + output);
-    std::printf("wrote %s: %s[%zu], arena %zu bytes for window %zu, horizon %zu\n", output.c_str(), name.c_str(),
-                size, arena, window, horizon);
+    std::printf("wrote %s: %s[%zu], arena %zu bytes for window %zu, horizon %zu\n", output.c_str(), name.c_str(), size,
+                arena, window, horizon);
     return 0;
 }
 

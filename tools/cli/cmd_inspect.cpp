@@ -42,12 +42,11 @@ void print_stack(const StackConfig& s) {
     std::printf("shape:    d_model %zu, nhead %zu, dim_feedforward %zu, encoder_layers %zu, decoder_layers %zu\n",
                 l.d_model, l.nhead, l.dim_feedforward, s.encoder_layers, s.decoder_layers);
     std::printf("layers:   %s, activation %s, layer_norm_eps %g, final norms: encoder %s, decoder %s\n",
-                l.norm_first ? "pre-norm (norm_first)" : "post-norm",
-                tools::enum_text(l.activation).c_str(), static_cast<double>(l.eps),
-                yes_no(s.encoder_final_norm), yes_no(s.decoder_final_norm));
+                l.norm_first ? "pre-norm (norm_first)" : "post-norm", tools::enum_text(l.activation).c_str(),
+                static_cast<double>(l.eps), yes_no(s.encoder_final_norm), yes_no(s.decoder_final_norm));
     if (s.decoder_layers > 0)
-        std::printf("kv cache: %s\n", s.kv_cache == format::CacheType::i8 ? "int8, one scale per row (--kv-cache int8)"
-                                                                          : "f32");
+        std::printf("kv cache: %s\n",
+                    s.kv_cache == format::CacheType::i8 ? "int8, one scale per row (--kv-cache int8)" : "f32");
 }
 
 struct Lengths {
@@ -73,8 +72,9 @@ std::string describe_forecaster(const tools::LoadedModel& m, const Args& args, M
                 tools::enum_text(c.positional_encoding).c_str(),
                 c.max_positions ? std::to_string(c.max_positions).c_str() : "unlimited",
                 tools::enum_text(c.memory_mask).c_str(), tools::enum_text(c.normalization).c_str());
-    const std::string stated = c.window ? std::to_string(c.window) + " rows, the model's training window"
-                                        : "not stated (commands default to " + std::to_string(tools::default_window(c)) + " rows)";
+    const std::string stated =
+        c.window ? std::to_string(c.window) + " rows, the model's training window"
+                 : "not stated (commands default to " + std::to_string(tools::default_window(c)) + " rows)";
     std::printf("window:   %s\n", stated.c_str());
     plan_forecaster_arena(c, window, horizon, plan);
     q->lengths = "window " + std::to_string(window) + ", horizon " + std::to_string(horizon);
@@ -180,10 +180,18 @@ int cmd_inspect(const Argv& argv) {
     MemoryPlan plan;
     ArenaQuery query;
     switch (m->family) {
-        case format::Family::forecaster: arena = describe_forecaster(*m, args, &plan, &query); break;
-        case format::Family::seq2seq: arena = describe_seq2seq(*m, args, &plan, &query); break;
-        case format::Family::classifier: arena = describe_classifier(*m, args, &plan, &query); break;
-        case format::Family::tvae: arena = describe_tvae(*m, args, &plan, &query); break;
+        case format::Family::forecaster:
+            arena = describe_forecaster(*m, args, &plan, &query);
+            break;
+        case format::Family::seq2seq:
+            arena = describe_seq2seq(*m, args, &plan, &query);
+            break;
+        case format::Family::classifier:
+            arena = describe_classifier(*m, args, &plan, &query);
+            break;
+        case format::Family::tvae:
+            arena = describe_tvae(*m, args, &plan, &query);
+            break;
     }
     uint64_t params = 0, weight_bytes = 0;
     bool calibrated = false;
@@ -204,10 +212,10 @@ int cmd_inspect(const Argv& argv) {
     if (fit) {
         query.model_bytes = m->file.file_size();
         query.plan = &plan;
-        const StackConfig& stack = m->family == format::Family::forecaster ? m->forecaster.config().stack
-                                   : m->family == format::Family::seq2seq  ? m->seq2seq.config().stack
+        const StackConfig& stack = m->family == format::Family::forecaster   ? m->forecaster.config().stack
+                                   : m->family == format::Family::seq2seq    ? m->seq2seq.config().stack
                                    : m->family == format::Family::classifier ? m->classifier.config().stack
-                                                                            : m->tvae.config().stack;
+                                                                             : m->tvae.config().stack;
         query.has_decoder = stack.decoder_layers > 0;
         query.cache = stack.kv_cache;
         print_fit_report(budget, query);
@@ -220,9 +228,8 @@ int cmd_inspect(const Argv& argv) {
         std::string shape = "[";
         for (uint32_t d = 0; d < v.rank; ++d) shape += (d ? ", " : "") + std::to_string(v.dims[d]);
         shape += "]";
-        std::printf("%-52s %-5s %-14s %10llu %10llu", tensor_name(v).c_str(), tools::dtype_name(v.dtype),
-                    shape.c_str(), static_cast<unsigned long long>(v.data_offset),
-                    static_cast<unsigned long long>(v.data_bytes));
+        std::printf("%-52s %-5s %-14s %10llu %10llu", tensor_name(v).c_str(), tools::dtype_name(v.dtype), shape.c_str(),
+                    static_cast<unsigned long long>(v.data_offset), static_cast<unsigned long long>(v.data_bytes));
         if (calibrated && v.rank == 2) std::printf("  %14.6g", static_cast<double>(v.input_absmax));
         std::printf("\n");
     }

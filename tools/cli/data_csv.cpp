@@ -50,8 +50,8 @@ tools::Table read_data_csv(const Args& args, const std::string& option, size_t n
     tools::Table t = tools::read_csv(path, o);
     if (t.cols != n_features)
         throw tools::ToolError("the model takes " + std::to_string(n_features) + " feature column(s), " + path +
-                               " has " + std::to_string(t.cols) +
-                               (o.columns.empty() ? "" : " (--columns)") + (t.times.empty() ? "" : " besides its time column"));
+                               " has " + std::to_string(t.cols) + (o.columns.empty() ? "" : " (--columns)") +
+                               (t.times.empty() ? "" : " besides its time column"));
     if (!t.ignored.empty() && o.columns.empty()) {
         std::string names;
         for (const std::string& n : t.ignored) names += (names.empty() ? "" : ", ") + n;
@@ -79,7 +79,8 @@ void forecast_times(const tools::Table& history, const std::string& source, tool
         forecast.times = next.times;
         return;
     }
-    std::fprintf(stderr, "note: %s: the timestamps are not evenly spaced (%s); the forecast's rows are numbered 1..%zu\n",
+    std::fprintf(stderr,
+                 "note: %s: the timestamps are not evenly spaced (%s); the forecast's rows are numbered 1..%zu\n",
                  source.c_str(), next.why.c_str(), forecast.rows);
     forecast.time_name = "step";
     forecast.times.clear();

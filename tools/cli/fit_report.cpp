@@ -67,9 +67,10 @@ void print_arena_by_buffer(const MemoryPlan& plan) {
                      [&](size_t a, size_t b) { return plan.buffer(a).offset < plan.buffer(b).offset; });
     uint64_t sum = 0;
     for (size_t i : order) sum += plan.buffer(i).bytes;
-    std::printf("\narena by buffer (live in phases E encode, P cross-attention keys/values, D decode; buffers never\n"
-                "live together share bytes): %zu bytes planned, %llu bytes if summed\n",
-                plan.total_bytes(), static_cast<unsigned long long>(sum));
+    std::printf(
+        "\narena by buffer (live in phases E encode, P cross-attention keys/values, D decode; buffers never\n"
+        "live together share bytes): %zu bytes planned, %llu bytes if summed\n",
+        plan.total_bytes(), static_cast<unsigned long long>(sum));
     std::printf("  %10s %10s %-5s %s\n", "offset", "bytes", "live", "buffer");
     for (size_t i : order) {
         const MemoryPlan::Buffer& b = plan.buffer(i);
@@ -94,8 +95,8 @@ uint64_t parse_memory_size(const std::string& option, const std::string& text) {
     if (unit == "K" || unit == "KB" || unit == "KIB") scale = 1024;
     if (unit == "M" || unit == "MB" || unit == "MIB") scale = 1024 * 1024;
     if (i == 0 || scale == 0 || n == 0)
-        throw UsageError{"--" + option + " \"" + text + "\" is not a memory size (bytes, or a whole number with K or M, " +
-                         "e.g. 131072, 128K, 1M)"};
+        throw UsageError{"--" + option + " \"" + text +
+                         "\" is not a memory size (bytes, or a whole number with K or M, " + "e.g. 131072, 128K, 1M)"};
     if (n > UINT64_MAX / scale) throw UsageError{"--" + option + " " + text + " is too large"};
     return n * scale;
 }
@@ -147,8 +148,9 @@ bool print_fit_report(const MemoryBudget& budget, const ArenaQuery& q) {
                     static_cast<unsigned long long>(arena), static_cast<unsigned long long>(budget.ram),
                     static_cast<unsigned long long>(budget.ram - arena));
     else
-        std::printf("  RAM:    arena %llu of %llu bytes: no, %llu bytes short\n", static_cast<unsigned long long>(arena),
-                    static_cast<unsigned long long>(budget.ram), static_cast<unsigned long long>(arena - budget.ram));
+        std::printf("  RAM:    arena %llu of %llu bytes: no, %llu bytes short\n",
+                    static_cast<unsigned long long>(arena), static_cast<unsigned long long>(budget.ram),
+                    static_cast<unsigned long long>(arena - budget.ram));
     std::string longest;
     const format::CacheType types[] = {format::CacheType::f32, format::CacheType::i8};
     for (format::CacheType t : types) {

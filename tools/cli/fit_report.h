@@ -12,7 +12,7 @@
 namespace ax::cli {
 
 struct MemoryBudget {
-    std::string board;  // empty: sizes given by hand
+    std::string board;   // empty: sizes given by hand
     uint64_t flash = 0;  // 0: not checked
     uint64_t ram = 0;    // 0: not checked
 };
@@ -28,11 +28,11 @@ bool read_memory_budget(const Args& args, MemoryBudget* out);
 // What inspect knows about a model's arena, for the fit report.
 struct ArenaQuery {
     uint64_t model_bytes = 0;
-    const MemoryPlan* plan = nullptr;  // the session at the lengths inspect was asked about
-    std::string lengths;               // "window 48, horizon 24"
-    std::string longest;               // what the longest-fit search varies: "window for horizon 24"
-    size_t longest_limit = 0;          // the largest length the model allows
-    bool has_decoder = false;          // then both cache types are reported
+    const MemoryPlan* plan = nullptr;                  // the session at the lengths inspect was asked about
+    std::string lengths;                               // "window 48, horizon 24"
+    std::string longest;                               // what the longest-fit search varies: "window for horizon 24"
+    size_t longest_limit = 0;                          // the largest length the model allows
+    bool has_decoder = false;                          // then both cache types are reported
     format::CacheType cache = format::CacheType::f32;  // the model's
     // Arena bytes at `length` with caches of `type` (0: no such session).
     std::function<size_t(size_t length, format::CacheType type)> arena_for;

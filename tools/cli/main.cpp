@@ -17,7 +17,9 @@ struct Command {
 };
 
 const Command kCommands[] = {
-    {"convert", ax::cli::cmd_convert, "convert CHECKPOINT(.pt|.safetensors) --config CONFIG.json -o MODEL.axm [--dtype f32|f16|int8] [--kv-cache f32|int8] [--map RENAME.map] [--state-dict-key KEY] [--calib DATA.csv [--calib-window S] [--calib-horizon H]] "
+    {"convert", ax::cli::cmd_convert,
+     "convert CHECKPOINT(.pt|.safetensors) --config CONFIG.json -o MODEL.axm [--dtype f32|f16|int8] [--kv-cache "
+     "f32|int8] [--map RENAME.map] [--state-dict-key KEY] [--calib DATA.csv [--calib-window S] [--calib-horizon H]] "
      "[--check-input IN --check-output PYTORCH_OUT.csv [--check-target TGT] [--find-config FOUND.json]]"},
     {"inspect", ax::cli::cmd_inspect,
      "inspect MODEL.axm [--window S --horizon H | --src-len S --tgt-len T | --max-len L] "
@@ -45,8 +47,9 @@ void print_usage(FILE* to) {
     std::fprintf(to, "usage: auspex COMMAND ...\n");
     for (const Command& c : kCommands) std::fprintf(to, "  auspex %s\n", c.usage);
     std::fprintf(to, "--port generic|avx2|neon (or AUSPEX_PORT) picks the kernel port.\n");
-    std::fprintf(to, "Commands reading a data CSV also take --delimiter ,|;|tab, --columns NAME,... and "
-                     "--fill previous|linear.\n");
+    std::fprintf(to,
+                 "Commands reading a data CSV also take --delimiter ,|;|tab, --columns NAME,... and "
+                 "--fill previous|linear.\n");
 }
 
 }  // namespace

@@ -24,10 +24,10 @@ public:
 
 private:
     struct Free {
-        void operator()(uint8_t* p) const { ::operator delete(p, std::align_val_t{64}); }
+        void operator()(uint8_t* p) const { ::operator delete (p, std::align_val_t{64}); }
     };
     static uint8_t* allocate(size_t size) {
-        return static_cast<uint8_t*>(::operator new(size ? size : 1, std::align_val_t{64}));
+        return static_cast<uint8_t*>(::operator new (size ? size : 1, std::align_val_t{64}));
     }
     std::unique_ptr<uint8_t, Free> data_;
     size_t size_ = 0;

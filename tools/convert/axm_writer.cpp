@@ -84,8 +84,7 @@ std::vector<uint8_t> serialize_axm(const AxmModel& model) {
 
 void reseal_axm(std::vector<uint8_t>& b) {
     if (b.size() < format::kHeaderBytes) return;
-    put_u64(b, format::header::checksum,
-            fnv1a64(b.data() + format::kChecksumStart, b.size() - format::kChecksumStart));
+    put_u64(b, format::header::checksum, fnv1a64(b.data() + format::kChecksumStart, b.size() - format::kChecksumStart));
 }
 
 }  // namespace ax::tools

@@ -53,8 +53,7 @@ size_t calibrate(AxmModel& model, const Table& data, const CalibrationOptions& o
     if (data.cols != c.n_features)
         throw ToolError("calibration data has " + std::to_string(data.cols) + " columns, the model reads " +
                         std::to_string(c.n_features) + " features");
-    if (c.n_outputs != c.n_features)
-        throw ToolError("calibration forecasts, which needs n_outputs == n_features");
+    if (c.n_outputs != c.n_features) throw ToolError("calibration forecasts, which needs n_outputs == n_features");
     const size_t wanted = options.window ? options.window : default_window(c);
     check_window_fits(c, wanted, "--calib-window " + std::to_string(wanted));
     check_horizon_fits(c, options.horizon, "--calib-horizon " + std::to_string(options.horizon));

@@ -12,8 +12,8 @@
 namespace ax::tools {
 
 struct CalibrationOptions {
-    size_t window = 0;   // encoder rows per forecast (0: the model's default_window; all the data's rows when it
-                         // holds fewer)
+    size_t window = 0;  // encoder rows per forecast (0: the model's default_window; all the data's rows when it
+                        // holds fewer)
     size_t horizon = kDefaultHorizon;  // forecast steps
 };
 

@@ -30,9 +30,9 @@ std::string eps_text(double eps) {
 }
 
 std::string describe(const Candidate& c) {
-    std::string s = "nhead " + std::to_string(c.nhead) + ", activation " + enum_text(c.activation) +
-                    ", norm_first " + (c.norm_first ? "true" : "false") + ", layer_norm_eps " +
-                    eps_text(c.layer_norm_eps) + ", positional_encoding " + enum_text(c.positional_encoding);
+    std::string s = "nhead " + std::to_string(c.nhead) + ", activation " + enum_text(c.activation) + ", norm_first " +
+                    (c.norm_first ? "true" : "false") + ", layer_norm_eps " + eps_text(c.layer_norm_eps) +
+                    ", positional_encoding " + enum_text(c.positional_encoding);
     if (c.memory_mask) s += ", memory_mask " + enum_text(*c.memory_mask);
     return s;
 }
@@ -183,8 +183,8 @@ ConfigSearch search_config(const TensorMap& tensors, const std::string& config_p
     using PE = format::PositionalEncoding;
     using Mask = std::optional<format::MemoryMask>;
     const std::vector<PE> pe_all = token_family
-        ? std::vector<PE>{PE::learned, PE::sinusoidal, PE::sinusoidal_pad0, PE::none}
-        : std::vector<PE>{PE::sinusoidal, PE::none};
+                                       ? std::vector<PE>{PE::learned, PE::sinusoidal, PE::sinusoidal_pad0, PE::none}
+                                       : std::vector<PE>{PE::sinusoidal, PE::none};
     const std::vector<PE> pes = user_first(base.positional_encoding.value_or(pe_all[0]), pe_all);
     const std::vector<Mask> masks =
         forecaster ? user_first<Mask>(base.memory_mask, {format::MemoryMask::none, format::MemoryMask::tril})
@@ -203,8 +203,9 @@ ConfigSearch search_config(const TensorMap& tensors, const std::string& config_p
     std::vector<std::pair<PE, AxmModel>> templates;
     for (const PE pe : pes) {
         try {
-            templates.emplace_back(pe, import_model(tensors, apply(probe, Candidate{1, base.activation, base.norm_first,
-                                                                                   base.layer_norm_eps, pe, std::nullopt})));
+            templates.emplace_back(
+                pe, import_model(tensors, apply(probe, Candidate{1, base.activation, base.norm_first,
+                                                                 base.layer_norm_eps, pe, std::nullopt})));
         } catch (const ToolError& e) {
             // A positional encoding the tensors rule out ("none" beside a `pe` buffer, ...).
             if (first_refusal.empty()) first_refusal = e.what();
@@ -273,8 +274,8 @@ ConfigSearch search_config(const TensorMap& tensors, const std::string& config_p
         if (eps != pick.layer_norm_eps)
             for (auto& [pe, model] : templates)
                 if (pe == pick.positional_encoding)
-                    try_candidate(model, Candidate{pick.nhead, pick.activation, pick.norm_first, eps, pe,
-                                                   pick.memory_mask});
+                    try_candidate(model,
+                                  Candidate{pick.nhead, pick.activation, pick.norm_first, eps, pe, pick.memory_mask});
     out.matches.push_back(describe(pick));
     out.matched_eps.push_back(pick.layer_norm_eps);
     for (size_t i = 0; i < matched.size(); ++i)

@@ -15,17 +15,17 @@ namespace ax::tools {
 
 struct ConfigSearch {
     bool found = false;
-    ConvertConfig config;        // the pick (found), else the closest candidate
-    JsonValue json;              // the user's config (or {"arch": ...}) with the tried keys replaced
-    CheckResult result;          // the pick's (or closest candidate's) check
-    std::string description;     // "nhead 4, activation relu, ..." of the pick or closest candidate
-    size_t tried = 0;            // candidates run
-    size_t refused = 0;          // positional encodings the importer refused ("none" beside a `pe` buffer),
-                                 // combinations the runtime refused
+    ConvertConfig config;              // the pick (found), else the closest candidate
+    JsonValue json;                    // the user's config (or {"arch": ...}) with the tried keys replaced
+    CheckResult result;                // the pick's (or closest candidate's) check
+    std::string description;           // "nhead 4, activation relu, ..." of the pick or closest candidate
+    size_t tried = 0;                  // candidates run
+    size_t refused = 0;                // positional encodings the importer refused ("none" beside a `pe` buffer),
+                                       // combinations the runtime refused
     std::vector<std::string> matches;  // every matching candidate, pick first
     std::vector<double> matched_eps;   // their layer_norm_eps, same order
     bool config_stated_eps = false;    // whether the user's config gave layer_norm_eps
-    std::string varying;         // the keys in which the matches differ ("" when one matches)
+    std::string varying;               // the keys in which the matches differ ("" when one matches)
 };
 
 // `config_path` may be empty: then the checkpoint must be a forecaster or tvae (the token families need

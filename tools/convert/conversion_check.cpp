@@ -24,7 +24,8 @@ std::vector<std::vector<int32_t>> read_token_lines(const std::string& arg, const
     std::error_code ec;
     if (!std::filesystem::is_regular_file(arg, ec)) {
         bool list_like = !arg.empty();
-        for (char c : arg) list_like = list_like && (std::isdigit(static_cast<unsigned char>(c)) || c == ' ' || c == ',');
+        for (char c : arg)
+            list_like = list_like && (std::isdigit(static_cast<unsigned char>(c)) || c == ' ' || c == ',');
         if (!list_like) throw ToolError(option + " " + arg + ": no such file (and not a token list like \"5 17 9 3\")");
         return {parse_token_list(arg, option)};
     }
@@ -119,30 +120,31 @@ std::vector<float> run_tvae(const LoadedModel& m, const CheckPair& p) {
 
 CheckPair read_check_pair(const CheckFiles& files, format::Family family) {
     if (files.input.empty() || files.output.empty())
-        throw ToolError("a conversion check needs --check-input and --check-output (and --check-target for a "
-                        "forecaster or seq2seq model)");
+        throw ToolError(
+            "a conversion check needs --check-input and --check-output (and --check-target for a "
+            "forecaster or seq2seq model)");
     CheckPair p;
     p.family = family;
     switch (family) {
-    case format::Family::forecaster:
-        if (files.target.empty()) throw ToolError("a forecaster's check needs --check-target: forward(src, tgt)");
-        p.src = read_csv(files.input);
-        p.tgt = read_csv(files.target);
-        break;
-    case format::Family::seq2seq:
-        if (files.target.empty())
-            throw ToolError("a seq2seq check needs --check-target: the target tokens of forward(src, tgt)");
-        p.src_tokens = read_token_lines(files.input, "--check-input");
-        p.tgt_tokens = read_token_lines(files.target, "--check-target");
-        break;
-    case format::Family::classifier:
-        refuse_option(files.target, "--check-target", "classifier");
-        p.src_tokens = read_token_lines(files.input, "--check-input");
-        break;
-    case format::Family::tvae:
-        refuse_option(files.target, "--check-target", "tvae model");
-        p.src = read_csv(files.input);
-        break;
+        case format::Family::forecaster:
+            if (files.target.empty()) throw ToolError("a forecaster's check needs --check-target: forward(src, tgt)");
+            p.src = read_csv(files.input);
+            p.tgt = read_csv(files.target);
+            break;
+        case format::Family::seq2seq:
+            if (files.target.empty())
+                throw ToolError("a seq2seq check needs --check-target: the target tokens of forward(src, tgt)");
+            p.src_tokens = read_token_lines(files.input, "--check-input");
+            p.tgt_tokens = read_token_lines(files.target, "--check-target");
+            break;
+        case format::Family::classifier:
+            refuse_option(files.target, "--check-target", "classifier");
+            p.src_tokens = read_token_lines(files.input, "--check-input");
+            break;
+        case format::Family::tvae:
+            refuse_option(files.target, "--check-target", "tvae model");
+            p.src = read_csv(files.input);
+            break;
     }
     p.want = read_csv(files.output);
     p.want_name = files.output;
@@ -151,7 +153,8 @@ CheckPair read_check_pair(const CheckFiles& files, format::Family family) {
 
 CheckResult check_model(const AxmModel& model, const CheckPair& pair) {
     for (const AxmTensor& t : model.tensors)
-        if (t.dtype != format::DType::f32) throw ToolError("internal error: the conversion check needs the float32 model");
+        if (t.dtype != format::DType::f32)
+            throw ToolError("internal error: the conversion check needs the float32 model");
     return check_model_bytes(serialize_axm(model), pair);
 }
 
@@ -160,10 +163,18 @@ CheckResult check_model_bytes(const std::vector<uint8_t>& bytes, const CheckPair
     if (m->family != pair.family) throw ToolError("internal error: check pair read for another family");
     std::vector<float> got;
     switch (m->family) {
-    case format::Family::forecaster: got = run_forecaster(*m, pair); break;
-    case format::Family::seq2seq: got = run_seq2seq(*m, pair); break;
-    case format::Family::classifier: got = run_classifier(*m, pair); break;
-    case format::Family::tvae: got = run_tvae(*m, pair); break;
+        case format::Family::forecaster:
+            got = run_forecaster(*m, pair);
+            break;
+        case format::Family::seq2seq:
+            got = run_seq2seq(*m, pair);
+            break;
+        case format::Family::classifier:
+            got = run_classifier(*m, pair);
+            break;
+        case format::Family::tvae:
+            got = run_tvae(*m, pair);
+            break;
     }
     CheckResult r;
     double scale = 1.0;

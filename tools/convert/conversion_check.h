@@ -40,10 +40,10 @@ CheckPair read_check_pair(const CheckFiles& files, format::Family family);
 
 struct CheckResult {
     bool passed = false;
-    double max_diff = 0;    // the largest |got - want|
+    double max_diff = 0;  // the largest |got - want|
     size_t row = 0, col = 0;
     float got = 0, want = 0;
-    double tolerance = 0;   // kCheckTolerance x max(1, max |want|)
+    double tolerance = 0;  // kCheckTolerance x max(1, max |want|)
 };
 
 // Relative to the output's largest magnitude (at least 1). float32 runtime against PyTorch float32 differs

@@ -32,8 +32,9 @@ AxmModel import_family(const TensorMap& tensors, const ConvertConfig& config) {
     if (config.pad_id || config.bos_id || config.eos_id || config.start_id || config.embed_scale ||
         config.embed_scale_sqrt_d || config.pooling || config.output_activation || config.src_vocab ||
         config.tgt_vocab || config.n_labels || config.latent_size)
-        throw ToolError("config keys pad_id, bos_id, eos_id, start_id, embed_scale, pooling, output_activation, "
-                        "src_vocab, tgt_vocab, n_labels and latent_size do not apply to a forecaster");
+        throw ToolError(
+            "config keys pad_id, bos_id, eos_id, start_id, embed_scale, pooling, output_activation, "
+            "src_vocab, tgt_vocab, n_labels and latent_size do not apply to a forecaster");
     if (config.positional_encoding && *config.positional_encoding != format::PositionalEncoding::sinusoidal &&
         *config.positional_encoding != format::PositionalEncoding::none)
         throw ToolError("a forecaster's \"positional_encoding\" is \"sinusoidal\" or \"none\"");
@@ -69,8 +70,8 @@ std::vector<uint8_t> convert_model(const ConvertOptions& options, std::vector<st
     if (options.notes && !ignored.empty()) {
         std::string list;
         for (const std::string& k : ignored) list += (list.empty() ? "" : ", ") + k;
-        options.notes->push_back(options.config_path + ": ignoring config key(s) " + list +
-                                 " (training-only, or the " + enum_text(config.arch) + " family's behaviour anyway)");
+        options.notes->push_back(options.config_path + ": ignoring config key(s) " + list + " (training-only, or the " +
+                                 enum_text(config.arch) + " family's behaviour anyway)");
     }
     AxmModel model = import_model(read_model_tensors(options), config);
     if (notes) *notes = model.notes;

@@ -16,14 +16,14 @@ namespace ax::tools {
 struct ConvertOptions {
     std::string checkpoint_path;
     std::string config_path;
-    format::DType dtype = format::DType::f32;  // storage of weight matrices
+    format::DType dtype = format::DType::f32;             // storage of weight matrices
     format::CacheType kv_cache = format::CacheType::f32;  // the decoder's key/value caches (config kv_cache)
-    std::string map_path;  // optional rename map (docs/FORMAT.md, "Rename maps"), applied before import
-    std::string calib_path;  // optional calibration CSV (tools/convert/calibrate.h)
+    std::string map_path;     // optional rename map (docs/FORMAT.md, "Rename maps"), applied before import
+    std::string calib_path;   // optional calibration CSV (tools/convert/calibrate.h)
     size_t calib_window = 0;  // 0: the model's window (tools/host/forecast_window.h)
     size_t calib_horizon = kDefaultHorizon;
-    CsvOptions calib_csv;        // how to read it; the config's "features" pick its columns by name
-    std::string state_dict_key;  // a torch.save dict holding several state_dicts: the one under this key
+    CsvOptions calib_csv;                       // how to read it; the config's "features" pick its columns by name
+    std::string state_dict_key;                 // a torch.save dict holding several state_dicts: the one under this key
     std::vector<std::string>* notes = nullptr;  // when set, gets what the user should know (choices made)
 };
 

@@ -60,8 +60,8 @@ void store_feature_names(AxmModel& model, const std::vector<std::string>& names)
     for (const std::string& n : names) text += (text.empty() ? "" : "\n") + n;
     const size_t records = (text.size() + 3) / 4;
     if (records > format::kMaxTextRecords)
-        throw ToolError("\"features\": the names take " + std::to_string(text.size()) + " bytes, a model stores at most " +
-                        std::to_string(4 * format::kMaxTextRecords));
+        throw ToolError("\"features\": the names take " + std::to_string(text.size()) +
+                        " bytes, a model stores at most " + std::to_string(4 * format::kMaxTextRecords));
     text.resize(records * 4, '\0');
     for (size_t i = 0; i < records; ++i) {
         uint32_t value = 0;

@@ -23,9 +23,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double seconds_since(Clock::time_point t0) {
-    return std::chrono::duration<double>(Clock::now() - t0).count();
-}
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 // Median time of one call of f in nanoseconds: warm-up (at least 2 calls and 20 ms), then `samples`
 // samples, each repeating f enough times to last about 1 ms. Short samples and the median keep the
@@ -113,13 +111,13 @@ __attribute__((target("avx2,fma"))) float fma_loop(long iterations) {
         a11 = _mm256_fmadd_ps(a11, m, c);
         // Opaque to the optimiser (no instruction): it may neither fold a chain that reaches a fixed point
         // nor merge chains, so the loop runs exactly 12 FMAs per iteration.
-        __asm__("" : "+x"(a0), "+x"(a1), "+x"(a2), "+x"(a3), "+x"(a4), "+x"(a5), "+x"(a6), "+x"(a7), "+x"(a8),
-                "+x"(a9), "+x"(a10), "+x"(a11));
+        __asm__(""
+                : "+x"(a0), "+x"(a1), "+x"(a2), "+x"(a3), "+x"(a4), "+x"(a5), "+x"(a6), "+x"(a7), "+x"(a8), "+x"(a9),
+                  "+x"(a10), "+x"(a11));
     }
-    const __m256 s = _mm256_add_ps(
-        _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3)),
-                      _mm256_add_ps(_mm256_add_ps(a4, a5), _mm256_add_ps(a6, a7))),
-        _mm256_add_ps(_mm256_add_ps(a8, a9), _mm256_add_ps(a10, a11)));
+    const __m256 s = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3)),
+                                                 _mm256_add_ps(_mm256_add_ps(a4, a5), _mm256_add_ps(a6, a7))),
+                                   _mm256_add_ps(_mm256_add_ps(a8, a9), _mm256_add_ps(a10, a11)));
     alignas(32) float out[8];
     _mm256_store_ps(out, s);
     return out[0];
@@ -341,18 +339,20 @@ std::string to_text(const Peak& peak, const std::vector<Row>& rows, const std::v
 std::string to_json(const Peak& peak, const std::vector<Row>& rows, const std::vector<Ratio>& ratios) {
     std::string j = "{\n  \"peak\": ";
     if (peak.valid)
-        j += "{\"clock_ghz\": " + fmt("%.4f", peak.clock_ghz) + ", \"fma_gflops_measured\": " +
-             fmt("%.3f", peak.fma_gflops) + ", \"fma_gflops_theoretical\": " + fmt("%.3f", peak.theory_gflops) + "}";
+        j += "{\"clock_ghz\": " + fmt("%.4f", peak.clock_ghz) +
+             ", \"fma_gflops_measured\": " + fmt("%.3f", peak.fma_gflops) +
+             ", \"fma_gflops_theoretical\": " + fmt("%.3f", peak.theory_gflops) + "}";
     else
         j += "null";
     j += ",\n  \"results\": [\n";
     for (size_t i = 0; i < rows.size(); ++i) {
         const Row& r = rows[i];
         j += "    {\"port\": " + json_string(r.port) + ", \"kernel\": " + json_string(r.kernel) +
-             ", \"shape\": " + json_string(r.shape) + ", \"ns\": " + fmt("%.1f", r.ns) + ", \"rate\": " +
-             fmt("%.4f", r.rate) + ", \"unit\": " + json_string(r.unit) + ", \"peak_fraction\": " +
-             (r.peak_fraction >= 0 ? fmt("%.4f", r.peak_fraction) : std::string("null")) +
-             ", \"theory_fraction\": " + (r.theory_fraction >= 0 ? fmt("%.4f", r.theory_fraction) : std::string("null")) +
+             ", \"shape\": " + json_string(r.shape) + ", \"ns\": " + fmt("%.1f", r.ns) +
+             ", \"rate\": " + fmt("%.4f", r.rate) + ", \"unit\": " + json_string(r.unit) +
+             ", \"peak_fraction\": " + (r.peak_fraction >= 0 ? fmt("%.4f", r.peak_fraction) : std::string("null")) +
+             ", \"theory_fraction\": " +
+             (r.theory_fraction >= 0 ? fmt("%.4f", r.theory_fraction) : std::string("null")) +
              ", \"vs_generic\": " + (r.vs_generic >= 0 ? fmt("%.3f", r.vs_generic) : std::string("null")) + "}";
         j += i + 1 < rows.size() ? ",\n" : "\n";
     }

@@ -33,9 +33,11 @@ constexpr Assumable kAssumable[] = {
 std::string value_text(ConfigKey key, uint32_t v) {
     char buf[32];
     switch (key) {
-        case ConfigKey::activation: return v ? "\"gelu\"" : "\"relu\"";
+        case ConfigKey::activation:
+            return v ? "\"gelu\"" : "\"relu\"";
         case ConfigKey::norm_first:
-        case ConfigKey::decode_mask_pads: return v ? "true" : "false";
+        case ConfigKey::decode_mask_pads:
+            return v ? "true" : "false";
         case ConfigKey::layer_norm_eps:
         case ConfigKey::embed_scale:
             std::snprintf(buf, sizeof buf, "%g", static_cast<double>(bits_to_float(v)));
@@ -46,14 +48,19 @@ std::string value_text(ConfigKey key, uint32_t v) {
             return v < 5 ? std::string(names[v]) + " (from the tensors)" : std::to_string(v);
         }
         case ConfigKey::memory_mask:
-            return v ? "\"tril\"" : "\"none\" (the decoder sees all of the memory; a forecaster trained with "
-                                    "memory_mask=tril needs \"memory_mask\": \"tril\")";
-        case ConfigKey::normalization: return "\"none\"";
-        case ConfigKey::pooling: return v == 1 ? "\"max\"" : v == 2 ? "\"first\"" : "\"mean\"";
+            return v ? "\"tril\""
+                     : "\"none\" (the decoder sees all of the memory; a forecaster trained with "
+                       "memory_mask=tril needs \"memory_mask\": \"tril\")";
+        case ConfigKey::normalization:
+            return "\"none\"";
+        case ConfigKey::pooling:
+            return v == 1 ? "\"max\"" : v == 2 ? "\"first\"" : "\"mean\"";
         case ConfigKey::pad_id:
         case ConfigKey::bos_id:
-        case ConfigKey::eos_id: return v == format::kNoToken ? "none" : std::to_string(v);
-        default: return std::to_string(v);
+        case ConfigKey::eos_id:
+            return v == format::kNoToken ? "none" : std::to_string(v);
+        default:
+            return std::to_string(v);
     }
 }
 

@@ -42,8 +42,7 @@ ClassifierTables pick_classifier_tables(const CheckpointTensors& ck, const Token
         auto rows_differ = [&](const std::string& m) { return ck.shape(m + ".weight")[0] != *config.n_labels; };
         biased.erase(std::remove_if(biased.begin(), biased.end(), rows_differ), biased.end());
         std::vector<std::string> keep;
-        for (const std::string& w : bias_free)
-            (ck.shape(w)[0] == *config.n_labels ? keep : embeddings).push_back(w);
+        for (const std::string& w : bias_free) (ck.shape(w)[0] == *config.n_labels ? keep : embeddings).push_back(w);
         bias_free = keep;
     }
     std::vector<std::string> tokens = embeddings;
@@ -53,11 +52,15 @@ ClassifierTables pick_classifier_tables(const CheckpointTensors& ck, const Token
     } else if (biased.empty() && bias_free.size() == 1) {
         t.head = module(bias_free[0]);
     } else {
-        throw ToolError("cannot find the classification head: expected one nn.Linear(d_model, n_labels) (weight [n_labels, " +
-                        std::to_string(d) + "], with or without a bias) besides the token tables (named with "
-                        "\"emb\"); candidates: " + name_list(candidates) + ". Name it with one map line "
-                        "\"MODULE.weight -> head.weight\" (and \"MODULE.bias -> head.bias\"), or state "
-                        "\"n_labels\" in the config");
+        throw ToolError(
+            "cannot find the classification head: expected one nn.Linear(d_model, n_labels) (weight [n_labels, " +
+            std::to_string(d) +
+            "], with or without a bias) besides the token tables (named with "
+            "\"emb\"); candidates: " +
+            name_list(candidates) +
+            ". Name it with one map line "
+            "\"MODULE.weight -> head.weight\" (and \"MODULE.bias -> head.bias\"), or state "
+            "\"n_labels\" in the config");
     }
     std::sort(tokens.begin(), tokens.end());
     if (tokens.size() == 1) {
@@ -66,7 +69,8 @@ ClassifierTables pick_classifier_tables(const CheckpointTensors& ck, const Token
         t.src_tokens = pick_by_words(tokens, kSourceWords, kTargetWords);
         t.tgt_tokens = pick_by_words(tokens, kTargetWords, kSourceWords);
         if (t.src_tokens.empty() || t.tgt_tokens.empty() || t.src_tokens == t.tgt_tokens)
-            throw ToolError("cannot tell the encoder's and the decoder's token tables apart: found " + name_list(tokens) +
+            throw ToolError("cannot tell the encoder's and the decoder's token tables apart: found " +
+                            name_list(tokens) +
                             "; name them with map lines \"X.weight -> src_token_embed.weight\" and "
                             "\"Y.weight -> tgt_token_embed.weight\"");
     } else {
@@ -86,8 +90,9 @@ ClassifierTables pick_classifier_tables(const CheckpointTensors& ck, const Token
 AxmModel import_classifier(const TensorMap& tensors, const ConvertConfig& config) {
     if (config.bos_id || config.eos_id || config.latent_size || config.memory_mask != format::MemoryMask::none ||
         config.normalization.mode != format::Normalization::none || config.n_features || config.n_outputs)
-        throw ToolError("config keys bos_id, eos_id, latent_size, memory_mask, normalization, n_features "
-                        "and n_outputs do not apply to a classifier (its labels are \"n_labels\")");
+        throw ToolError(
+            "config keys bos_id, eos_id, latent_size, memory_mask, normalization, n_features "
+            "and n_outputs do not apply to a classifier (its labels are \"n_labels\")");
     if (!config.output_activation)
         throw ToolError("a classifier needs \"output_activation\": \"sigmoid\" (multi-label), \"softmax\" or \"none\"");
     CheckpointTensors ck(tensors);
@@ -102,7 +107,8 @@ AxmModel import_classifier(const TensorMap& tensors, const ConvertConfig& config
     const int64_t vocab = ck.shape(table)[0];
     check_stated(config.src_vocab, vocab, "src_vocab", table, ck.shape(table));
     const int64_t dec_vocab = t.tgt_tokens.empty() ? 0 : ck.shape(t.tgt_tokens)[0];
-    if (dec_vocab) check_stated(config.tgt_vocab, dec_vocab, "tgt_vocab", t.tgt_tokens, ck.shape(t.tgt_tokens));
+    if (dec_vocab)
+        check_stated(config.tgt_vocab, dec_vocab, "tgt_vocab", t.tgt_tokens, ck.shape(t.tgt_tokens));
     else if (config.tgt_vocab)
         throw ToolError("config \"tgt_vocab\" is the decoder's own token table, and this classifier has none");
 
@@ -117,7 +123,8 @@ AxmModel import_classifier(const TensorMap& tensors, const ConvertConfig& config
             tgt_pos = pick_by_words(tables.positions, kTargetWords, kSourceWords);
             if (src_pos.empty() || tgt_pos.empty() || src_pos == tgt_pos)
                 throw ToolError("cannot tell the encoder's and the decoder's learned position tables apart: found " +
-                                name_list(tables.positions) + "; name them in a rename map (X.weight -> "
+                                name_list(tables.positions) +
+                                "; name them in a rename map (X.weight -> "
                                 "src_pos_embed.weight, Y.weight -> tgt_pos_embed.weight)");
         }
         max_positions = ck.shape(src_pos)[0];
@@ -161,17 +168,18 @@ AxmModel import_classifier(const TensorMap& tensors, const ConvertConfig& config
     if (format::positions_from_one(pe) && pad == format::kNoToken)
         throw ToolError("\"positional_encoding\": \"sinusoidal_pad0\" needs a \"pad_id\"");
     add_stack_config(m, s, config);
-    m.config.insert(m.config.end(), {
-        {ConfigKey::src_vocab, static_cast<uint32_t>(vocab)},
-        {ConfigKey::n_outputs, static_cast<uint32_t>(labels)},
-        {ConfigKey::pad_id, pad},
-        {ConfigKey::start_id, start},
-        {ConfigKey::positional_encoding, static_cast<uint32_t>(pe)},
-        {ConfigKey::max_positions, static_cast<uint32_t>(max_positions)},
-        {ConfigKey::embed_scale, float_to_bits(embed_scale_value(config, d, 1.0f))},
-        {ConfigKey::pooling, static_cast<uint32_t>(config.pooling.value_or(format::Pooling::mean))},
-        {ConfigKey::output_activation, static_cast<uint32_t>(*config.output_activation)},
-    });
+    m.config.insert(m.config.end(),
+                    {
+                        {ConfigKey::src_vocab, static_cast<uint32_t>(vocab)},
+                        {ConfigKey::n_outputs, static_cast<uint32_t>(labels)},
+                        {ConfigKey::pad_id, pad},
+                        {ConfigKey::start_id, start},
+                        {ConfigKey::positional_encoding, static_cast<uint32_t>(pe)},
+                        {ConfigKey::max_positions, static_cast<uint32_t>(max_positions)},
+                        {ConfigKey::embed_scale, float_to_bits(embed_scale_value(config, d, 1.0f))},
+                        {ConfigKey::pooling, static_cast<uint32_t>(config.pooling.value_or(format::Pooling::mean))},
+                        {ConfigKey::output_activation, static_cast<uint32_t>(*config.output_activation)},
+                    });
     if (dec_vocab) m.config.push_back({ConfigKey::tgt_vocab, static_cast<uint32_t>(dec_vocab)});
     return m;
 }

@@ -14,7 +14,7 @@ class JsonValue;
 
 struct NormalizationSpec {
     format::Normalization mode = format::Normalization::none;
-    std::vector<float> mean;    // global only
+    std::vector<float> mean;  // global only
     std::vector<float> scale;
 };
 
@@ -40,9 +40,9 @@ struct ConvertConfig {
     // Optional statements about the shapes; each must agree with the tensors.
     std::optional<int64_t> d_model, dim_feedforward, num_encoder_layers, num_decoder_layers, n_features, n_outputs;
     std::optional<int64_t> src_vocab, tgt_vocab, n_labels, latent_size, max_positions;
-    std::optional<int64_t> window;  // forecaster: the encoder rows it was trained on
-    std::optional<bool> decode_mask_pads;          // seq2seq greedy decoding; absent: false (the tutorial's)
-    std::set<std::string> stated;  // every key the config file holds, so conversion can say what it assumed
+    std::optional<int64_t> window;         // forecaster: the encoder rows it was trained on
+    std::optional<bool> decode_mask_pads;  // seq2seq greedy decoding; absent: false (the tutorial's)
+    std::set<std::string> stated;          // every key the config file holds, so conversion can say what it assumed
     // Names of the input features (CSV header names), stored in the model to pick CSV columns by name.
     std::vector<std::string> features;
     std::vector<std::string> keys;  // every key the file gives, in order

@@ -45,10 +45,11 @@ LinearNames find_linears(const CheckpointTensors& ck, int64_t d) {
     if (n.src.empty() || n.tgt.empty() || n.generator.empty()) {
         std::string found;
         for (const std::string& m : modules) found += (found.empty() ? "" : ", ") + m;
-        throw ToolError("cannot tell the forecaster's input embeddings and generator apart: expected Linear modules "
-                        "named like embedding_src [d_model, n_features], embedding_tgt [d_model, n_features] and "
-                        "generator [n_outputs, d_model] (d_model " + std::to_string(d) + "); found Linear modules: " +
-                        (found.empty() ? std::string("none") : found));
+        throw ToolError(
+            "cannot tell the forecaster's input embeddings and generator apart: expected Linear modules "
+            "named like embedding_src [d_model, n_features], embedding_tgt [d_model, n_features] and "
+            "generator [n_outputs, d_model] (d_model " +
+            std::to_string(d) + "); found Linear modules: " + (found.empty() ? std::string("none") : found));
     }
     return n;
 }
@@ -117,13 +118,16 @@ AxmModel import_forecaster(const TensorMap& tensors, const ConvertConfig& config
 
     std::string pe_name;
     const int64_t pe_rows = check_pe_buffers(ck, config, d, &pe_name);
-    const bool sinusoidal = config.positional_encoding ? *config.positional_encoding == format::PositionalEncoding::sinusoidal
-                                                       : pe_rows != 0;
+    const bool sinusoidal = config.positional_encoding
+                                ? *config.positional_encoding == format::PositionalEncoding::sinusoidal
+                                : pe_rows != 0;
     const int64_t max_positions = decide_max_positions(config, pe_rows, pe_name);
-    if (sinusoidal && d % 2 != 0) throw ToolError("sinusoidal positions need an even d_model, got " + std::to_string(d));
+    if (sinusoidal && d % 2 != 0)
+        throw ToolError("sinusoidal positions need an even d_model, got " + std::to_string(d));
 
     auto add_linear = [&](Role weight, const std::string& module, int64_t out, int64_t in) {
-        m.tensors.push_back(make_tensor(weight, format::kNoLayer, module + ".weight", ck.take(module + ".weight", {out, in})));
+        m.tensors.push_back(
+            make_tensor(weight, format::kNoLayer, module + ".weight", ck.take(module + ".weight", {out, in})));
         m.tensors.push_back(make_tensor(static_cast<Role>(static_cast<uint16_t>(weight) + 1), format::kNoLayer,
                                         module + ".bias", ck.take(module + ".bias", {out})));
     };
@@ -137,8 +141,7 @@ AxmModel import_forecaster(const TensorMap& tensors, const ConvertConfig& config
         if (no != nf)
             throw ToolError("normalization needs n_outputs == n_features (the generator gives " + std::to_string(no) +
                             " outputs for " + std::to_string(nf) + " features)");
-        if (static_cast<int64_t>(norm.scale.size()) != nf ||
-            (global && static_cast<int64_t>(norm.mean.size()) != nf))
+        if (static_cast<int64_t>(norm.scale.size()) != nf || (global && static_cast<int64_t>(norm.mean.size()) != nf))
             throw ToolError("normalization mean/scale need one value per feature (" + std::to_string(nf) + ")");
         if (global) m.tensors.push_back(vector_tensor(Role::input_mean, "normalization.mean", norm.mean));
         m.tensors.push_back(vector_tensor(Role::input_scale, "normalization.scale", norm.scale));
@@ -148,13 +151,14 @@ AxmModel import_forecaster(const TensorMap& tensors, const ConvertConfig& config
     add_stack_config(m, s, config);
     auto u = [](int64_t v) { return static_cast<uint32_t>(v); };
     m.config.insert(m.config.end(), {
-        {ConfigKey::n_features, u(nf)},
-        {ConfigKey::n_outputs, u(no)},
-        {ConfigKey::positional_encoding,
-         static_cast<uint32_t>(sinusoidal ? format::PositionalEncoding::sinusoidal : format::PositionalEncoding::none)},
-        {ConfigKey::memory_mask, static_cast<uint32_t>(config.memory_mask)},
-        {ConfigKey::normalization, static_cast<uint32_t>(norm.mode)},
-    });
+                                        {ConfigKey::n_features, u(nf)},
+                                        {ConfigKey::n_outputs, u(no)},
+                                        {ConfigKey::positional_encoding,
+                                         static_cast<uint32_t>(sinusoidal ? format::PositionalEncoding::sinusoidal
+                                                                          : format::PositionalEncoding::none)},
+                                        {ConfigKey::memory_mask, static_cast<uint32_t>(config.memory_mask)},
+                                        {ConfigKey::normalization, static_cast<uint32_t>(norm.mode)},
+                                    });
     // Written only when known, so that a model without them reads exactly as files from before the keys.
     if (max_positions != 0) m.config.push_back({ConfigKey::max_positions, u(max_positions)});
     if (config.window) m.config.push_back({ConfigKey::window, u(*config.window)});

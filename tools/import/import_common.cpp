@@ -34,11 +34,24 @@ const std::vector<int64_t>& CheckpointTensors::shape(const std::string& name) co
 namespace {
 
 // The tensors of one nn.TransformerEncoderLayer / TransformerDecoderLayer, after "...layers.N.".
-const char* const kLayerTensors[] = {
-    "self_attn.in_proj_weight", "self_attn.in_proj_bias", "self_attn.out_proj.weight", "self_attn.out_proj.bias",
-    "multihead_attn.in_proj_weight", "multihead_attn.in_proj_bias", "multihead_attn.out_proj.weight",
-    "multihead_attn.out_proj.bias", "linear1.weight", "linear1.bias", "linear2.weight", "linear2.bias",
-    "norm1.weight", "norm1.bias", "norm2.weight", "norm2.bias", "norm3.weight", "norm3.bias"};
+const char* const kLayerTensors[] = {"self_attn.in_proj_weight",
+                                     "self_attn.in_proj_bias",
+                                     "self_attn.out_proj.weight",
+                                     "self_attn.out_proj.bias",
+                                     "multihead_attn.in_proj_weight",
+                                     "multihead_attn.in_proj_bias",
+                                     "multihead_attn.out_proj.weight",
+                                     "multihead_attn.out_proj.bias",
+                                     "linear1.weight",
+                                     "linear1.bias",
+                                     "linear2.weight",
+                                     "linear2.bias",
+                                     "norm1.weight",
+                                     "norm1.bias",
+                                     "norm2.weight",
+                                     "norm2.bias",
+                                     "norm3.weight",
+                                     "norm3.bias"};
 
 bool is_layer_tensor(const std::string& rest) {
     for (const char* t : kLayerTensors)
@@ -150,7 +163,6 @@ std::string describe_stacks(const std::vector<LayerStack>& v) {
 
 namespace {
 
-
 // Whether a layer's tensors hold PyTorch's initial values where training would move them: LayerNorm gains 1
 // and shifts 0, attention biases 0. A layer the forward ran through in training has moved them all.
 bool untouched_since_init(const TensorMap& tensors, const std::string& group) {
@@ -183,17 +195,20 @@ void leave_out_stray_layers(CheckpointTensors& ck, AxmModel& m) {
     }
     for (const std::string& g : groups) {
         if (!untouched_since_init(ck.all(), g))
-            throw ToolError("the checkpoint holds a Transformer layer " + g + "* outside the layer stacks, trained "
+            throw ToolError("the checkpoint holds a Transformer layer " + g +
+                            "* outside the layer stacks, trained "
                             "(its norms and biases moved from their initial values): auspex runs only the "
                             "nn.TransformerEncoder/Decoder stacks. If the forward does not use it, drop it with the "
-                            "map line \"" + g + "{rest*} -> -\"");
+                            "map line \"" +
+                            g + "{rest*} -> -\"");
         size_t n = 0;
         for (const char* suffix : kLayerTensors)
             if (ck.has(g + suffix) && !ck.used(g + suffix)) {
                 ck.mark_used(g + suffix);
                 ++n;
             }
-        m.notes.push_back("left out " + g + "* (" + std::to_string(n) + " tensors): a Transformer layer outside the "
+        m.notes.push_back("left out " + g + "* (" + std::to_string(n) +
+                          " tensors): a Transformer layer outside the "
                           "layer stacks, at its initial values, that the forward cannot reach (a layer kept as an "
                           "attribute after nn.TransformerEncoder/Decoder copied it)");
     }
@@ -218,7 +233,8 @@ StackShape import_stacks(CheckpointTensors& ck, AxmModel& m, const ConvertConfig
     const std::string first_in = e.prefix + "0.self_attn.in_proj_weight";
     const auto& in_shape = ck.shape(first_in);
     if (in_shape.size() != 2 || in_shape[1] < 1 || in_shape[0] != 3 * in_shape[1])
-        throw ToolError("tensor " + first_in + " has shape " + shape_text(in_shape) + ", expected [3*d_model, d_model]");
+        throw ToolError("tensor " + first_in + " has shape " + shape_text(in_shape) +
+                        ", expected [3*d_model, d_model]");
     const int64_t d = in_shape[1];
     if (d < 1 || d > (1 << 16))
         throw ToolError("tensor " + first_in + " has shape " + shape_text(in_shape) + ": d_model must be 1..65536");
@@ -228,8 +244,8 @@ StackShape import_stacks(CheckpointTensors& ck, AxmModel& m, const ConvertConfig
                         std::to_string(config.nhead));
     const std::string first_ff = e.prefix + "0.linear1.weight";
     if (!ck.has(first_ff) || ck.shape(first_ff).size() != 2)
-        throw ToolError("checkpoint lacks a 2-D tensor " + first_ff + "; tensors nothing matched there: " +
-                        ck.unmatched_near(first_ff) +
+        throw ToolError("checkpoint lacks a 2-D tensor " + first_ff +
+                        "; tensors nothing matched there: " + ck.unmatched_near(first_ff) +
                         " (a misspelt module name in the model, or a rename map line that does not fit them?)");
     const int64_t ff = ck.shape(first_ff)[0];
     if (ff < 1 || ff > (1 << 16))
@@ -438,7 +454,8 @@ format::PositionalEncoding decide_positions(const ConvertConfig& config, const T
     PE mode = PE::none;
     if (config.positional_encoding) {
         // The table's row 0 tells the two pads-at-row-0 variants apart; a config names either as pad0.
-        mode = *config.positional_encoding == PE::sinusoidal_pad_pe0 ? PE::sinusoidal_pad0 : *config.positional_encoding;
+        mode =
+            *config.positional_encoding == PE::sinusoidal_pad_pe0 ? PE::sinusoidal_pad0 : *config.positional_encoding;
     } else if (!t.positions.empty()) {
         mode = PE::learned;
     } else if (table && table->row0_zero) {
@@ -446,10 +463,11 @@ format::PositionalEncoding decide_positions(const ConvertConfig& config, const T
     } else if (table) {
         for (const SinusoidalTable& s : t.sinusoidal)
             if (s.embedding)
-                throw ToolError("tensor " + s.name + " is a sinusoidal table held by an nn.Embedding: whether the "
+                throw ToolError("tensor " + s.name +
+                                " is a sinusoidal table held by an nn.Embedding: whether the "
                                 "model looks it up from position 0 or from 1 cannot be told from its values. Say "
-                                "which in the config: \"positional_encoding\": " + kSinusoidalFrom0 + ", or " +
-                                kSinusoidalFrom1);
+                                "which in the config: \"positional_encoding\": " +
+                                kSinusoidalFrom0 + ", or " + kSinusoidalFrom1);
         mode = PE::sinusoidal;
     }
     auto refuse = [&](const std::string& what) {
@@ -463,7 +481,8 @@ format::PositionalEncoding decide_positions(const ConvertConfig& config, const T
         refuse("the sinusoidal table " + table->name + "; the choices for it are " + kSinusoidalFrom0 + " and " +
                kSinusoidalFrom1);
     if (table && mode == PE::sinusoidal && table->row0_zero)
-        refuse("the sinusoidal table " + table->name + " whose row 0 is zero, a padding row: a model indexing it "
+        refuse("the sinusoidal table " + table->name +
+               " whose row 0 is zero, a padding row: a model indexing it "
                "from 0 would give its first token nothing; if the model looks it up from 1 with pads at 0, say " +
                kSinusoidalFrom1);
     if ((mode == PE::sinusoidal || mode == PE::sinusoidal_pad0) && d % 2 != 0)

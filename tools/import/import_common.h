@@ -109,8 +109,8 @@ uint32_t token_id(const std::optional<int64_t>& id, int64_t vocab, const char* k
 struct SinusoidalTable {
     std::string name;
     int64_t rows = 0;
-    bool row0_zero = false;   // row 0 is a zero padding row rather than PE(0)
-    bool embedding = false;   // an nn.Embedding weight (from_pretrained), not a buffer: indexing is the model's
+    bool row0_zero = false;  // row 0 is a zero padding row rather than PE(0)
+    bool embedding = false;  // an nn.Embedding weight (from_pretrained), not a buffer: indexing is the model's
 };
 struct TokenTables {
     std::vector<std::string> tokens;

@@ -88,9 +88,9 @@ bool literal_at(const std::string& name, size_t pos, const std::string& literal)
 
 }  // namespace
 
-// A capture takes one or more name characters ({x*}: dots too); where several lengths fit, the longest that lets the rest
-// match wins. Dead ends are remembered per (capture, position), so a match costs at most
-// O(captures * length^2) however the rule and name are built.
+// A capture takes one or more name characters ({x*}: dots too); where several lengths fit, the longest that lets the
+// rest match wins. Dead ends are remembered per (capture, position), so a match costs at most O(captures * length^2)
+// however the rule and name are built.
 bool RenameMap::Rule::match(const std::string& name, std::vector<std::string>* values) const {
     const size_t k = captures.size(), n = name.size();
     if (!literal_at(name, 0, literals[0])) return false;
@@ -242,8 +242,7 @@ TensorMap RenameMap::apply(const TensorMap& tensors) const {
     std::map<std::string, std::map<char, std::string>> groups;
     for (const auto& [name, t] : out)
         for (const char part : {'q', 'k', 'v'})
-            if (ends_with(name, std::string("[") + part + "]"))
-                groups[name.substr(0, name.size() - 3)][part] = name;
+            if (ends_with(name, std::string("[") + part + "]")) groups[name.substr(0, name.size() - 3)][part] = name;
     for (const auto& [base, parts] : groups) {
         for (const char part : {'q', 'k', 'v'})
             if (!parts.count(part))
@@ -274,8 +273,10 @@ TensorMap RenameMap::apply(const TensorMap& tensors) const {
         auto it = out.find(name);
         if (it == out.end() || it->second.shape.size() != 2 || !in_layer_stack(name)) continue;
         std::string bias;
-        if (ends_with(name, ".in_proj_weight")) bias = name.substr(0, name.size() - 6) + "bias";
-        else if (ends_with(name, ".weight")) bias = name.substr(0, name.size() - 6) + "bias";
+        if (ends_with(name, ".in_proj_weight"))
+            bias = name.substr(0, name.size() - 6) + "bias";
+        else if (ends_with(name, ".weight"))
+            bias = name.substr(0, name.size() - 6) + "bias";
         if (!bias.empty() && !out.count(bias)) missing.push_back({bias, it->second.shape[0]});
     }
     for (const auto& [bias, n] : missing) {

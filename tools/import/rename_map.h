@@ -8,8 +8,8 @@
 //
 // `{name}` captures one name component (letters, digits, underscores: a layer number, "weight", "bias") and
 // may be used on the right; `{name*}` captures one or more components, dots included
-// (`encoder_layer.{rest*} -> -` drops every tensor under encoder_layer). The first rule matching a whole tensor name renames it; "-" drops the tensor;
-// names no rule matches pass through unchanged. After renaming:
+// (`encoder_layer.{rest*} -> -` drops every tensor under encoder_layer). The first rule matching a whole tensor name
+// renames it; "-" drops the tensor; names no rule matches pass through unchanged. After renaming:
 //  - `X[q]`, `X[k]`, `X[v]` are stacked (in that order, along the first dimension) into X: separate query,
 //    key and value Linear layers become a packed in_proj_weight / in_proj_bias;
 //  - a renamed tensor of shape [out, in, 1] (Conv1d with kernel_size 1) becomes [out, in];

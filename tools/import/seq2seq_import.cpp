@@ -13,9 +13,11 @@ using format::Role;
 
 AxmModel import_seq2seq(const TensorMap& tensors, const ConvertConfig& config) {
     if (config.pooling || config.output_activation || config.start_id || config.n_labels || config.latent_size ||
-        config.memory_mask != format::MemoryMask::none || config.normalization.mode != format::Normalization::none || config.n_features || config.n_outputs)
-        throw ToolError("config keys pooling, output_activation, start_id, n_labels, latent_size, memory_mask, "
-                        "normalization, n_features and n_outputs do not apply to a seq2seq model");
+        config.memory_mask != format::MemoryMask::none || config.normalization.mode != format::Normalization::none ||
+        config.n_features || config.n_outputs)
+        throw ToolError(
+            "config keys pooling, output_activation, start_id, n_labels, latent_size, memory_mask, "
+            "normalization, n_features and n_outputs do not apply to a seq2seq model");
     CheckpointTensors ck(tensors);
     AxmModel m;
     m.family = format::Family::seq2seq;
@@ -29,9 +31,13 @@ AxmModel import_seq2seq(const TensorMap& tensors, const ConvertConfig& config) {
         tgt_table = pick_by_words(tables.tokens, kTargetWords, kSourceWords);
     }
     if (src_table.empty() || tgt_table.empty() || src_table == tgt_table)
-        throw ToolError("cannot find the source and target token embeddings: expected two nn.Embedding tables "
-                        "[vocab, d_model] (d_model " + std::to_string(d) + ") named like src_tok_emb and "
-                        "tgt_tok_emb; found tables: " + name_list(tables.tokens));
+        throw ToolError(
+            "cannot find the source and target token embeddings: expected two nn.Embedding tables "
+            "[vocab, d_model] (d_model " +
+            std::to_string(d) +
+            ") named like src_tok_emb and "
+            "tgt_tok_emb; found tables: " +
+            name_list(tables.tokens));
     const int64_t src_vocab = ck.shape(src_table)[0];
     const int64_t tgt_vocab = ck.shape(tgt_table)[0];
     if (src_vocab < 1 || tgt_vocab < 1 || src_vocab > (1 << 16) || tgt_vocab > (1 << 16))
@@ -46,8 +52,10 @@ AxmModel import_seq2seq(const TensorMap& tensors, const ConvertConfig& config) {
         src_pos = pick_by_words(tables.positions, kSourceWords, kTargetWords);
         tgt_pos = pick_by_words(tables.positions, kTargetWords, kSourceWords);
         if (src_pos.empty() || tgt_pos.empty() || src_pos == tgt_pos)
-            throw ToolError("cannot tell the learned source and target position tables apart: expected names like "
-                            "src_pos_embed and tgt_pos_embed; found " + name_list(tables.positions));
+            throw ToolError(
+                "cannot tell the learned source and target position tables apart: expected names like "
+                "src_pos_embed and tgt_pos_embed; found " +
+                name_list(tables.positions));
         max_positions = ck.shape(src_pos)[0];
         if (max_positions < 1 || max_positions > (1 << 20))
             throw ToolError("position table " + src_pos + " must have 1..1048576 rows");
@@ -66,8 +74,8 @@ AxmModel import_seq2seq(const TensorMap& tensors, const ConvertConfig& config) {
         if (ck.shape(l + ".weight") == std::vector<int64_t>{tgt_vocab, d}) gens.push_back(l);
     if (gens.size() != 1)
         throw ToolError("cannot find the generator: expected one nn.Linear(d_model, tgt_vocab) with weight [" +
-                        std::to_string(tgt_vocab) + ", " + std::to_string(d) + "]; found Linear modules: " +
-                        name_list(linears));
+                        std::to_string(tgt_vocab) + ", " + std::to_string(d) +
+                        "]; found Linear modules: " + name_list(linears));
 
     auto add = [&](Role role, const std::string& name, std::vector<int64_t> shape) {
         m.tensors.push_back(make_tensor(role, format::kNoLayer, name, ck.take(name, shape)));
@@ -90,17 +98,18 @@ AxmModel import_seq2seq(const TensorMap& tensors, const ConvertConfig& config) {
         throw ToolError("\"positional_encoding\": \"sinusoidal_pad0\" needs a \"pad_id\"");
     add_stack_config(m, s, config);
     const float scale = embed_scale_value(config, d, static_cast<float>(std::sqrt(static_cast<double>(d))));
-    m.config.insert(m.config.end(), {
-        {ConfigKey::src_vocab, static_cast<uint32_t>(src_vocab)},
-        {ConfigKey::tgt_vocab, static_cast<uint32_t>(tgt_vocab)},
-        {ConfigKey::pad_id, pad},
-        {ConfigKey::bos_id, bos},
-        {ConfigKey::eos_id, eos},
-        {ConfigKey::positional_encoding, static_cast<uint32_t>(pe)},
-        {ConfigKey::max_positions, static_cast<uint32_t>(max_positions)},
-        {ConfigKey::embed_scale, float_to_bits(scale)},
-        {ConfigKey::decode_mask_pads, config.decode_mask_pads.value_or(false) ? 1u : 0u},
-    });
+    m.config.insert(m.config.end(),
+                    {
+                        {ConfigKey::src_vocab, static_cast<uint32_t>(src_vocab)},
+                        {ConfigKey::tgt_vocab, static_cast<uint32_t>(tgt_vocab)},
+                        {ConfigKey::pad_id, pad},
+                        {ConfigKey::bos_id, bos},
+                        {ConfigKey::eos_id, eos},
+                        {ConfigKey::positional_encoding, static_cast<uint32_t>(pe)},
+                        {ConfigKey::max_positions, static_cast<uint32_t>(max_positions)},
+                        {ConfigKey::embed_scale, float_to_bits(scale)},
+                        {ConfigKey::decode_mask_pads, config.decode_mask_pads.value_or(false) ? 1u : 0u},
+                    });
     return m;
 }
 

@@ -23,15 +23,20 @@ VaeLinears find_vae_linears(const CheckpointTensors& ck, int64_t d) {
     std::vector<std::string> from_d, to_d;
     for (const std::string& l : all) {
         const auto& s = ck.shape(l + ".weight");
-        if (s[1] == d && s[0] != d) from_d.push_back(l);
-        else if (s[0] == d && s[1] != d) to_d.push_back(l);
-        else if (s[0] == d && s[1] == d) (name_has(l, {"seq_emb", "z_emb", "embed", "input"}) ? to_d : from_d).push_back(l);
+        if (s[1] == d && s[0] != d)
+            from_d.push_back(l);
+        else if (s[0] == d && s[1] != d)
+            to_d.push_back(l);
+        else if (s[0] == d && s[1] == d)
+            (name_has(l, {"seq_emb", "z_emb", "embed", "input"}) ? to_d : from_d).push_back(l);
     }
     VaeLinears v;
     auto fail = [&]() -> VaeLinears {
-        throw ToolError("cannot find the Transformer-VAE's linear layers: expected seq_embedding [d_model, n_features], "
-                        "z_mean and z_log_var [latent, d_model], z_embedding [d_model, latent] and r_seq_embedding "
-                        "[n_features, d_model] (d_model " + std::to_string(d) + "); found Linear modules: " + name_list(all));
+        throw ToolError(
+            "cannot find the Transformer-VAE's linear layers: expected seq_embedding [d_model, n_features], "
+            "z_mean and z_log_var [latent, d_model], z_embedding [d_model, latent] and r_seq_embedding "
+            "[n_features, d_model] (d_model " +
+            std::to_string(d) + "); found Linear modules: " + name_list(all));
     };
     if (from_d.size() != 3 || to_d.size() != 2) return fail();
     v.z_log_var = pick_by_words(from_d, {"log_var", "logvar", "var", "sigma", "std"}, {});
@@ -74,11 +79,11 @@ AxmModel import_tvae(const TensorMap& tensors, const ConvertConfig& config) {
     if (config.pad_id || config.bos_id || config.eos_id || config.start_id || config.embed_scale ||
         config.embed_scale_sqrt_d || config.pooling || config.output_activation || config.src_vocab ||
         config.tgt_vocab || config.n_labels || config.memory_mask != format::MemoryMask::none ||
-        config.normalization.mode != format::Normalization::none ||
-        config.n_outputs)
-        throw ToolError("config keys pad_id, bos_id, eos_id, start_id, embed_scale, pooling, output_activation, "
-                        "src_vocab, tgt_vocab, n_labels, memory_mask, normalization and n_outputs do not apply to a "
-                        "tvae model");
+        config.normalization.mode != format::Normalization::none || config.n_outputs)
+        throw ToolError(
+            "config keys pad_id, bos_id, eos_id, start_id, embed_scale, pooling, output_activation, "
+            "src_vocab, tgt_vocab, n_labels, memory_mask, normalization and n_outputs do not apply to a "
+            "tvae model");
     if (config.positional_encoding && *config.positional_encoding != format::PositionalEncoding::sinusoidal &&
         *config.positional_encoding != format::PositionalEncoding::none)
         throw ToolError("a tvae model's \"positional_encoding\" is \"sinusoidal\" or \"none\"");
@@ -88,7 +93,8 @@ AxmModel import_tvae(const TensorMap& tensors, const ConvertConfig& config) {
     const StackShape s = import_stacks(ck, m, config, true, true, "Transformer-VAE");
     const int64_t d = s.d_model;
     TokenTables tables = find_token_tables(ck, d);  // only a sinusoidal `pe` buffer may be here
-    if (!tables.tokens.empty() || !tables.positions.empty() || (!tables.sinusoidal.empty() && tables.sinusoidal[0].row0_zero))
+    if (!tables.tokens.empty() || !tables.positions.empty() ||
+        (!tables.sinusoidal.empty() && tables.sinusoidal[0].row0_zero))
         throw ToolError("a Transformer-VAE has no embedding tables; found " +
                         name_list(tables.tokens.empty() ? tables.positions : tables.tokens));
     int64_t max_positions = 0;
@@ -104,7 +110,8 @@ AxmModel import_tvae(const TensorMap& tensors, const ConvertConfig& config) {
     check_stated(config.latent_size, latent, "latent_size", v.z_mean + ".weight", ck.shape(v.z_mean + ".weight"));
     check_stated(config.n_features, features, "n_features", v.r_seq + ".weight", ck.shape(v.r_seq + ".weight"));
     auto add_linear = [&](Role weight, const std::string& module, int64_t out, int64_t in) {
-        m.tensors.push_back(make_tensor(weight, format::kNoLayer, module + ".weight", ck.take(module + ".weight", {out, in})));
+        m.tensors.push_back(
+            make_tensor(weight, format::kNoLayer, module + ".weight", ck.take(module + ".weight", {out, in})));
         m.tensors.push_back(make_tensor(static_cast<Role>(static_cast<uint16_t>(weight) + 1), format::kNoLayer,
                                         module + ".bias", ck.take(module + ".bias", {out})));
     };
@@ -116,11 +123,11 @@ AxmModel import_tvae(const TensorMap& tensors, const ConvertConfig& config) {
     ck.check_all_used("Transformer-VAE");
     add_stack_config(m, s, config);
     m.config.insert(m.config.end(), {
-        {ConfigKey::n_features, static_cast<uint32_t>(features)},
-        {ConfigKey::latent_size, static_cast<uint32_t>(latent)},
-        {ConfigKey::positional_encoding, static_cast<uint32_t>(pe)},
-        {ConfigKey::max_positions, static_cast<uint32_t>(max_positions)},
-    });
+                                        {ConfigKey::n_features, static_cast<uint32_t>(features)},
+                                        {ConfigKey::latent_size, static_cast<uint32_t>(latent)},
+                                        {ConfigKey::positional_encoding, static_cast<uint32_t>(pe)},
+                                        {ConfigKey::max_positions, static_cast<uint32_t>(max_positions)},
+                                    });
     return m;
 }
 

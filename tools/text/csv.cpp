@@ -65,9 +65,7 @@ bool is_text(const std::string& field, bool decimal_comma) {
            !is_iso_timestamp(field);
 }
 
-std::string count(size_t n, const std::string& noun) {
-    return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
-}
+std::string count(size_t n, const std::string& noun) { return std::to_string(n) + " " + noun + (n == 1 ? "" : "s"); }
 
 [[noreturn]] void fail(const std::string& source, size_t line, const std::string& what) {
     throw ToolError(source + ":" + std::to_string(line) + ": " + what);
@@ -119,10 +117,17 @@ float parse_value(const std::string& field, bool decimal_comma, bool& used_comma
                   size_t line, size_t col) {
     float v = 0.0f;
     switch (parse_float(field, decimal_comma, v, &used_comma)) {
-        case NumberStatus::Ok: break;
-        case NumberStatus::NotANumber: fail_at(source, line, col, show(field) + " is not a number"); break;
-        case NumberStatus::NotFinite: fail_at(source, line, col, "NaN and infinity are not allowed"); break;
-        case NumberStatus::OutOfRange: fail_at(source, line, col, show(field) + " is out of float range"); break;
+        case NumberStatus::Ok:
+            break;
+        case NumberStatus::NotANumber:
+            fail_at(source, line, col, show(field) + " is not a number");
+            break;
+        case NumberStatus::NotFinite:
+            fail_at(source, line, col, "NaN and infinity are not allowed");
+            break;
+        case NumberStatus::OutOfRange:
+            fail_at(source, line, col, show(field) + " is out of float range");
+            break;
     }
     return v;
 }
@@ -210,9 +215,8 @@ Table parse_csv(const std::string& text, const std::string& source_name, const C
             if (empty && options.fill == Fill::none)
                 fail_at(source_name, r.line, c + skip + 1, "empty field (--fill previous or --fill linear fills gaps)");
             missing.push_back(empty);
-            table.values.push_back(empty ? 0.0f
-                                         : parse_value(field, comma_ok, table.decimal_comma, source_name, r.line,
-                                                       c + skip + 1));
+            table.values.push_back(
+                empty ? 0.0f : parse_value(field, comma_ok, table.decimal_comma, source_name, r.line, c + skip + 1));
         }
         lines.push_back(r.line);
         ++table.rows;
@@ -246,7 +250,8 @@ std::string format_csv(const Table& table) {
     const std::string sep(1, table.delimiter);
     std::string out;
     if (!table.header.empty()) {
-        if (!table.times.empty()) out += header_field(table.time_name.empty() ? "time" : table.time_name, 0, table) + sep;
+        if (!table.times.empty())
+            out += header_field(table.time_name.empty() ? "time" : table.time_name, 0, table) + sep;
         for (size_t c = 0; c < table.header.size(); ++c)
             out += (c ? sep : "") + header_field(table.header[c], c, table);
         out += '\n';
@@ -254,15 +259,16 @@ std::string format_csv(const Table& table) {
     for (size_t r = 0; r < table.rows; ++r) {
         if (!table.times.empty()) {
             if (table.times[r].empty() || table.times[r].find_first_of("\r\n") != std::string::npos)
-                throw ToolError("cannot write CSV: timestamp of row " + std::to_string(r + 1) + " is empty or has a line break");
+                throw ToolError("cannot write CSV: timestamp of row " + std::to_string(r + 1) +
+                                " is empty or has a line break");
             out += text_field(table.times[r], false, table) + sep;
         }
         for (size_t c = 0; c < table.cols; ++c) {
             float v = table.at(r, c);
             // The reader refuses NaN and infinity, so writing them would produce a file we cannot read back.
             if (!std::isfinite(v)) {
-                throw ToolError("cannot write CSV: row " + std::to_string(r + 1) + ", column " +
-                                std::to_string(c + 1) + " is NaN or infinite");
+                throw ToolError("cannot write CSV: row " + std::to_string(r + 1) + ", column " + std::to_string(c + 1) +
+                                " is NaN or infinite");
             }
             // to_chars with precision 9 is exactly %.9g, minus the locale's decimal separator.
             char buf[32];

@@ -11,28 +11,28 @@ struct Table {
     std::vector<std::string> header;  // feature names; empty when the file had none
     size_t rows = 0;
     size_t cols = 0;
-    std::vector<float> values;        // row-major, rows * cols
+    std::vector<float> values;  // row-major, rows * cols
     // The first column when it holds timestamps (tools/text/csv_time.h), kept as written, one per row;
     // empty when there is none. Written back before the features.
     std::string time_name;
     std::vector<std::string> times;
-    char delimiter = ',';             // as read, and as written
-    bool decimal_comma = false;       // numbers were read, and are written, with ',' for the decimal point
-    std::vector<std::string> ignored; // header names of the columns the reader did not pick
-    size_t filled = 0;                // empty cells filled (CsvOptions::fill)
+    char delimiter = ',';              // as read, and as written
+    bool decimal_comma = false;        // numbers were read, and are written, with ',' for the decimal point
+    std::vector<std::string> ignored;  // header names of the columns the reader did not pick
+    size_t filled = 0;                 // empty cells filled (CsvOptions::fill)
     float at(size_t r, size_t c) const { return values[r * cols + c]; }
 };
 
 enum class Fill { none, previous, linear };
 
 struct CsvOptions {
-    char delimiter = 0;                 // 0: detected (tools/text/csv_records.h)
-    std::vector<std::string> columns;   // columns to read, by header name (or 1-based number); empty: all
+    char delimiter = 0;                // 0: detected (tools/text/csv_records.h)
+    std::vector<std::string> columns;  // columns to read, by header name (or 1-based number); empty: all
     // The names the model was trained on: when `columns` is empty and the file has a header, these columns
     // are picked by name (one missing is an error listing the columns found; others are left out and listed
     // in Table::ignored).
     std::vector<std::string> features;
-    Fill fill = Fill::none;             // empty cells: an error, the previous row's value, or linear in rows
+    Fill fill = Fill::none;  // empty cells: an error, the previous row's value, or linear in rows
 };
 
 // Reads a CSV. The first line is a header when a field is quoted or is text (not a number or timestamp).

@@ -181,7 +181,8 @@ std::string duration(int64_t micros) {
     for (const Unit u : {Unit{kMicrosPerDay, " day"}, Unit{3600 * kMicrosPerSecond, " hour"},
                          Unit{60 * kMicrosPerSecond, " minute"}, Unit{kMicrosPerSecond, " second"}}) {
         if (micros % u.size == 0)
-            return std::to_string(micros / u.size) + u.name + (micros / u.size == 1 || micros / u.size == -1 ? "" : "s");
+            return std::to_string(micros / u.size) + u.name +
+                   (micros / u.size == 1 || micros / u.size == -1 ? "" : "s");
     }
     return std::to_string(micros) + " microseconds";
 }

@@ -14,15 +14,20 @@
 namespace ax::tools {
 namespace {
 
-
 const char* type_name(JsonValue::Type type) {
     switch (type) {
-        case JsonValue::Type::Null: return "null";
-        case JsonValue::Type::Bool: return "a boolean";
-        case JsonValue::Type::Number: return "a number";
-        case JsonValue::Type::String: return "a string";
-        case JsonValue::Type::Array: return "an array";
-        case JsonValue::Type::Object: return "an object";
+        case JsonValue::Type::Null:
+            return "null";
+        case JsonValue::Type::Bool:
+            return "a boolean";
+        case JsonValue::Type::Number:
+            return "a number";
+        case JsonValue::Type::String:
+            return "a string";
+        case JsonValue::Type::Array:
+            return "an array";
+        case JsonValue::Type::Object:
+            return "an object";
     }
     return "an unknown value";
 }
@@ -119,13 +124,23 @@ private:
         if (++values_ > limits_.max_values)
             fail("too many values (more than " + std::to_string(limits_.max_values) + ")");
         switch (peek()) {
-            case '{': return parse_object(depth + 1);
-            case '[': return parse_array(depth + 1);
-            case '"': return JsonValue::make_string(parse_string());
-            case 't': parse_literal("true"); return JsonValue::make_bool(true);
-            case 'f': parse_literal("false"); return JsonValue::make_bool(false);
-            case 'n': parse_literal("null"); return JsonValue::make_null();
-            default: break;
+            case '{':
+                return parse_object(depth + 1);
+            case '[':
+                return parse_array(depth + 1);
+            case '"':
+                return JsonValue::make_string(parse_string());
+            case 't':
+                parse_literal("true");
+                return JsonValue::make_bool(true);
+            case 'f':
+                parse_literal("false");
+                return JsonValue::make_bool(false);
+            case 'n':
+                parse_literal("null");
+                return JsonValue::make_null();
+            default:
+                break;
         }
         if (peek() == '-' || (peek() >= '0' && peek() <= '9')) return parse_number();
         fail("expected a value, found " + describe_current());
@@ -217,16 +232,35 @@ private:
         if (at_end()) fail("unterminated string");
         char e = text_[pos_++];
         switch (e) {
-            case '"': out += '"'; return;
-            case '\\': out += '\\'; return;
-            case '/': out += '/'; return;
-            case 'b': out += '\b'; return;
-            case 'f': out += '\f'; return;
-            case 'n': out += '\n'; return;
-            case 'r': out += '\r'; return;
-            case 't': out += '\t'; return;
-            case 'u': break;
-            default: --pos_; fail("invalid escape: backslash followed by " + describe_current());
+            case '"':
+                out += '"';
+                return;
+            case '\\':
+                out += '\\';
+                return;
+            case '/':
+                out += '/';
+                return;
+            case 'b':
+                out += '\b';
+                return;
+            case 'f':
+                out += '\f';
+                return;
+            case 'n':
+                out += '\n';
+                return;
+            case 'r':
+                out += '\r';
+                return;
+            case 't':
+                out += '\t';
+                return;
+            case 'u':
+                break;
+            default:
+                --pos_;
+                fail("invalid escape: backslash followed by " + describe_current());
         }
         size_t escape_pos = pos_ - 2;
         uint32_t cp = parse_hex4();
@@ -254,10 +288,14 @@ private:
         for (int i = 0; i < 4; ++i) {
             char c = peek();
             uint32_t digit;
-            if (c >= '0' && c <= '9') digit = static_cast<uint32_t>(c - '0');
-            else if (c >= 'a' && c <= 'f') digit = static_cast<uint32_t>(c - 'a' + 10);
-            else if (c >= 'A' && c <= 'F') digit = static_cast<uint32_t>(c - 'A' + 10);
-            else fail("expected 4 hex digits after \\u");
+            if (c >= '0' && c <= '9')
+                digit = static_cast<uint32_t>(c - '0');
+            else if (c >= 'a' && c <= 'f')
+                digit = static_cast<uint32_t>(c - 'a' + 10);
+            else if (c >= 'A' && c <= 'F')
+                digit = static_cast<uint32_t>(c - 'A' + 10);
+            else
+                fail("expected 4 hex digits after \\u");
             v = v * 16 + digit;
             ++pos_;
         }

@@ -48,36 +48,42 @@ void write(const JsonValue& v, int depth, std::string& out) {
     const std::string indent(static_cast<size_t>(depth + 1) * 2, ' ');
     const std::string close_indent(static_cast<size_t>(depth) * 2, ' ');
     switch (v.type()) {
-    case JsonValue::Type::Null: out += "null"; break;
-    case JsonValue::Type::Bool: out += v.as_bool("") ? "true" : "false"; break;
-    case JsonValue::Type::Number: {
-        uint64_t exact = 0;
-        out += v.exact_u64(&exact) ? std::to_string(exact) : number_text(v.as_number(""));
-        break;
-    }
-    case JsonValue::Type::String: out += string_text(v.as_string("")); break;
-    case JsonValue::Type::Array: {
-        const auto& items = v.as_array("");
-        bool flat = true;
-        for (const JsonValue& item : items) flat = flat && is_scalar(item);
-        out += "[";
-        for (size_t i = 0; i < items.size(); ++i) {
-            out += i ? (flat ? ", " : ",\n" + indent) : (flat ? "" : "\n" + indent);
-            write(items[i], depth + 1, out);
+        case JsonValue::Type::Null:
+            out += "null";
+            break;
+        case JsonValue::Type::Bool:
+            out += v.as_bool("") ? "true" : "false";
+            break;
+        case JsonValue::Type::Number: {
+            uint64_t exact = 0;
+            out += v.exact_u64(&exact) ? std::to_string(exact) : number_text(v.as_number(""));
+            break;
         }
-        out += flat || items.empty() ? "]" : "\n" + close_indent + "]";
-        break;
-    }
-    case JsonValue::Type::Object: {
-        const auto& members = v.as_object("");
-        out += "{";
-        for (size_t i = 0; i < members.size(); ++i) {
-            out += (i ? ",\n" : "\n") + indent + string_text(members[i].first) + ": ";
-            write(members[i].second, depth + 1, out);
+        case JsonValue::Type::String:
+            out += string_text(v.as_string(""));
+            break;
+        case JsonValue::Type::Array: {
+            const auto& items = v.as_array("");
+            bool flat = true;
+            for (const JsonValue& item : items) flat = flat && is_scalar(item);
+            out += "[";
+            for (size_t i = 0; i < items.size(); ++i) {
+                out += i ? (flat ? ", " : ",\n" + indent) : (flat ? "" : "\n" + indent);
+                write(items[i], depth + 1, out);
+            }
+            out += flat || items.empty() ? "]" : "\n" + close_indent + "]";
+            break;
         }
-        out += members.empty() ? "}" : "\n" + close_indent + "}";
-        break;
-    }
+        case JsonValue::Type::Object: {
+            const auto& members = v.as_object("");
+            out += "{";
+            for (size_t i = 0; i < members.size(); ++i) {
+                out += (i ? ",\n" : "\n") + indent + string_text(members[i].first) + ": ";
+                write(members[i].second, depth + 1, out);
+            }
+            out += members.empty() ? "}" : "\n" + close_indent + "}";
+            break;
+        }
     }
 }
 

@@ -16,16 +16,16 @@ namespace ax::tools {
 namespace {
 
 constexpr double kWidth = 900;
-constexpr double kMarginLeft = 80;    // room for y tick labels
+constexpr double kMarginLeft = 80;  // room for y tick labels
 constexpr double kMarginRight = 24;
 constexpr double kPlotWidth = kWidth - kMarginLeft - kMarginRight;
 constexpr double kTitleHeight = 36;
 constexpr double kLegendRowHeight = 20;
 constexpr double kPanelTitleHeight = 22;
 constexpr double kPlotHeight = 200;
-constexpr double kPanelBelow = 40;     // x tick labels and the gap to the next panel
-constexpr double kBottom = 28;         // x axis caption
-constexpr double kCharWidth = 7;       // rough width of a 12px sans-serif character, for legend layout
+constexpr double kPanelBelow = 40;  // x tick labels and the gap to the next panel
+constexpr double kBottom = 28;      // x axis caption
+constexpr double kCharWidth = 7;    // rough width of a 12px sans-serif character, for legend layout
 constexpr int kTargetTicks = 5;
 
 const char* const kPalette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b"};
@@ -43,12 +43,23 @@ std::string xml_escape(const std::string& s) {
             continue;
         }
         switch (c) {
-            case '&': out += "&amp;"; break;
-            case '<': out += "&lt;"; break;
-            case '>': out += "&gt;"; break;
-            case '"': out += "&quot;"; break;
-            case '\'': out += "&apos;"; break;
-            default: out += c < 0x20 || c == 0x7F ? std::string(" ") : s.substr(i, len);
+            case '&':
+                out += "&amp;";
+                break;
+            case '<':
+                out += "&lt;";
+                break;
+            case '>':
+                out += "&gt;";
+                break;
+            case '"':
+                out += "&quot;";
+                break;
+            case '\'':
+                out += "&apos;";
+                break;
+            default:
+                out += c < 0x20 || c == 0x7F ? std::string(" ") : s.substr(i, len);
         }
         i += len;
     }
@@ -135,8 +146,7 @@ std::vector<LegendEntry> legend_entries(const std::vector<PlotPanel>& panels) {
     for (const PlotPanel& p : panels) {
         for (size_t i = 0; i < p.series.size(); ++i) {
             LegendEntry e{p.series[i].label, color_of(p.series[i], i), p.series[i].dashed};
-            if (!e.label.empty() && std::find(entries.begin(), entries.end(), e) == entries.end())
-                entries.push_back(e);
+            if (!e.label.empty() && std::find(entries.begin(), entries.end(), e) == entries.end()) entries.push_back(e);
         }
     }
     return entries;
@@ -153,8 +163,8 @@ int render_legend(std::string& out, const std::vector<LegendEntry>& entries, dou
             ++row;
         }
         double y = top + row * kLegendRowHeight + kLegendRowHeight / 2;
-        out += "<line x1=\"" + num(x) + "\" y1=\"" + num(y) + "\" x2=\"" + num(x + 24) + "\" y2=\"" + num(y) +
-               "\" " + stroke_attrs(e.color, e.dashed) + "/>\n";
+        out += "<line x1=\"" + num(x) + "\" y1=\"" + num(y) + "\" x2=\"" + num(x + 24) + "\" y2=\"" + num(y) + "\" " +
+               stroke_attrs(e.color, e.dashed) + "/>\n";
         out += "<text x=\"" + num(x + 30) + "\" y=\"" + num(y + 4) + "\">" + xml_escape(e.label) + "</text>\n";
         x += width;
     }
@@ -201,15 +211,15 @@ void render_grid(std::string& out, const Axis& xs, const Axis& ys, const Frame& 
         double y = ys.pos(v, bottom, -f.height);
         out += "<line x1=\"" + num(f.left) + "\" y1=\"" + num(y) + "\" x2=\"" + num(f.left + f.width) + "\" y2=\"" +
                num(y) + "\" stroke=\"#e0e0e0\"/>\n";
-        out += "<text x=\"" + num(f.left - 6) + "\" y=\"" + num(y + 4) + "\" text-anchor=\"end\">" +
-               tick_label(ys, v) + "</text>\n";
+        out += "<text x=\"" + num(f.left - 6) + "\" y=\"" + num(y + 4) + "\" text-anchor=\"end\">" + tick_label(ys, v) +
+               "</text>\n";
     }
     for (double v : xs.ticks()) {
         double x = xs.pos(v, f.left, f.width);
         out += "<line x1=\"" + num(x) + "\" y1=\"" + num(f.top) + "\" x2=\"" + num(x) + "\" y2=\"" + num(bottom) +
                "\" stroke=\"#e0e0e0\"/>\n";
-        out += "<text x=\"" + num(x) + "\" y=\"" + num(bottom + 16) + "\" text-anchor=\"middle\">" +
-               tick_label(xs, v) + "</text>\n";
+        out += "<text x=\"" + num(x) + "\" y=\"" + num(bottom + 16) + "\" text-anchor=\"middle\">" + tick_label(xs, v) +
+               "</text>\n";
     }
     out += "<rect x=\"" + num(f.left) + "\" y=\"" + num(f.top) + "\" width=\"" + num(f.width) + "\" height=\"" +
            num(f.height) + "\" fill=\"none\" stroke=\"#444\"/>\n";
@@ -217,8 +227,8 @@ void render_grid(std::string& out, const Axis& xs, const Axis& ys, const Frame& 
 
 // Non-finite values break the line into separate runs instead of being drawn; a run of one point has no
 // length, so it is drawn as a dot.
-void render_series(std::string& out, const PlotSeries& s, const std::string& color, const Axis& xs,
-                   const Axis& ys, const Frame& f) {
+void render_series(std::string& out, const PlotSeries& s, const std::string& color, const Axis& xs, const Axis& ys,
+                   const Frame& f) {
     std::string points;
     size_t run = 0;
     double last_x = 0, last_y = 0;

@@ -6,15 +6,15 @@
 namespace ax::tools {
 
 struct PlotSeries {
-    std::string label;         // legend text, e.g. "history", "forecast", "truth"
-    std::string color;         // CSS colour, e.g. "#1f77b4"
+    std::string label;  // legend text, e.g. "history", "forecast", "truth"
+    std::string color;  // CSS colour, e.g. "#1f77b4"
     bool dashed = false;
-    size_t x0 = 0;             // time index of the first value
-    std::vector<float> y;      // one value per time step
+    size_t x0 = 0;         // time index of the first value
+    std::vector<float> y;  // one value per time step
 };
 
 struct PlotPanel {
-    std::string title;                 // e.g. the feature name
+    std::string title;  // e.g. the feature name
     std::vector<PlotSeries> series;
 };
 

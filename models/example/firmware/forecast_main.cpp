@@ -9,7 +9,7 @@
 #include "example_history.h"  // generated: EXAMPLE_HISTORY_ROWS x EXAMPLE_HISTORY_COLS floats, raw units
 // The model goes to the board's model store, region MODEL of its memory.ld (DDR on mps3-an547).
 #define EXAMPLE_MODEL_SECTION __attribute__((section(".axm_model")))
-#include "example_model.h"    // generated: example_model[], EXAMPLE_MODEL_ARENA_BYTES, ...
+#include "example_model.h"  // generated: example_model[], EXAMPLE_MODEL_ARENA_BYTES, ...
 #include "models/forecaster/forecaster.h"
 #include "ports/ports.h"
 
@@ -25,7 +25,8 @@ static ax::ForecastSession session;
 int main() {
     ax::Status s = ax::ModelFile::open(example_model, sizeof example_model, ax::Checksum::verify, &file);
     if (s) s = ax::Forecaster::open(file, &model);
-    if (s) s = session.init(model, ax::best_kernels(), arena, sizeof arena, EXAMPLE_MODEL_WINDOW, EXAMPLE_MODEL_HORIZON);
+    if (s)
+        s = session.init(model, ax::best_kernels(), arena, sizeof arena, EXAMPLE_MODEL_WINDOW, EXAMPLE_MODEL_HORIZON);
     if (s) s = session.forecast(example_history, EXAMPLE_MODEL_WINDOW, EXAMPLE_MODEL_HORIZON, forecast);
     if (!s) {
         std::fprintf(stderr, "forecast failed: %s\n", s.message());
