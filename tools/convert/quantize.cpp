@@ -81,13 +81,10 @@ const char* dtype_name(format::DType dtype) {
 }
 
 format::CacheType parse_kv_cache(const std::string& name) {
-    if (name == "f32" || name == "float32") return format::CacheType::f32;
-    if (name == "int8" || name == "i8") return format::CacheType::i8;
-    throw ToolError("unknown kv-cache type \"" + name + "\" (use f32 or int8)");
-}
-
-const char* kv_cache_name(format::CacheType type) {
-    return type == format::CacheType::i8 ? "int8" : type == format::CacheType::f32 ? "f32" : "?";
+    format::CacheType type{};
+    if (!format::parse_enum(name.c_str(), &type))
+        throw ToolError("unknown kv-cache type \"" + name + "\" (use " + enum_choices<format::CacheType>() + ")");
+    return type;
 }
 
 void set_kv_cache(AxmModel& model, format::CacheType type) {

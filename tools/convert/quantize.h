@@ -14,8 +14,7 @@ void store_weights_as(AxmModel& model, format::DType dtype);
 format::DType parse_dtype(const std::string& name);  // "f32" | "f16" | "int8"
 const char* dtype_name(format::DType dtype);
 
-format::CacheType parse_kv_cache(const std::string& name);  // "f32" | "int8"
-const char* kv_cache_name(format::CacheType type);
+format::CacheType parse_kv_cache(const std::string& name);  // "f32" | "int8" (runtime/format.h names)
 // Records how the session keeps its decoder's key/value caches. A float32 cache is the default and adds
 // no record (the file stays as before); int8 needs a model with a decoder.
 void set_kv_cache(AxmModel& model, format::CacheType type);
