@@ -65,7 +65,9 @@ Lengths forecaster_lengths(const ForecasterConfig& c, const Args& args) {
 // Prints the family's configuration and returns the arena line.
 std::string describe_forecaster(const tools::LoadedModel& m, const Args& args, MemoryPlan* plan, ArenaQuery* q) {
     const ForecasterConfig& c = m.forecaster.config();
-    const auto [window, horizon] = forecaster_lengths(c, args);
+    // Plain variables, not a structured binding: the lambda below captures the horizon (C++17).
+    const Lengths lengths = forecaster_lengths(c, args);
+    const size_t window = lengths.window, horizon = lengths.horizon;
     print_stack(c.stack);
     std::printf("io:       n_features %zu, n_outputs %zu\n", c.n_features, c.n_outputs);
     std::printf("inputs:   positional_encoding %s, max_positions %s, memory_mask %s, normalization %s\n",
