@@ -230,3 +230,18 @@ TEST_CASE("rename map matching stays linear-ish on names built to backtrack") {
     CHECK(out.at("renamed").data[0] == 2.0f);
     CHECK(out.count(name) == 1);
 }
+
+// fuzz_csv: a headerless `;` table whose first column is a timestamp with a decimal comma. The writer quotes
+// that timestamp (it holds a comma), and the reader took the quoted first field for a header name, so the
+// written table had no data rows. Fixed in tools/text/csv.cpp: a quoted timestamp in column 1 is data.
+TEST_CASE("fuzz regression: a quoted timestamp with a decimal comma reads back as data") {
+    const ax::tools::Table t = ax::tools::parse_csv("2024-01-31T12:00:01,5;4001,5;40,21\n", "fuzz.csv");
+    REQUIRE(t.rows == 1);
+    REQUIRE(t.cols == 2);
+    const ax::tools::Table again = ax::tools::parse_csv(ax::tools::format_csv(t), "rewritten.csv");
+    CHECK(again.rows == 1);
+    CHECK(again.cols == 2);
+    CHECK(again.times == t.times);
+    CHECK(again.header == t.header);
+    CHECK(std::memcmp(again.values.data(), t.values.data(), t.values.size() * sizeof(float)) == 0);
+}

@@ -75,9 +75,13 @@ std::string count(size_t n, const std::string& noun) { return std::to_string(n) 
     fail(source, line, "column " + std::to_string(col) + ": " + what);
 }
 
+// A quoted field marks a header (the writer quotes a numeric-looking name for that), except a timestamp in
+// the first column: the writer quotes one holding a decimal comma, and it is data.
 bool is_header(const CsvRecord& first, bool decimal_comma) {
-    for (size_t c = 0; c < first.fields.size(); ++c)
-        if (first.quoted[c] || is_text(first.fields[c], decimal_comma)) return true;
+    for (size_t c = 0; c < first.fields.size(); ++c) {
+        const bool quoted_timestamp = c == 0 && first.quoted[c] && is_iso_timestamp(first.fields[c]);
+        if ((first.quoted[c] && !quoted_timestamp) || is_text(first.fields[c], decimal_comma)) return true;
+    }
     return false;
 }
 
