@@ -101,6 +101,8 @@ enum class ConfigKey : uint32_t {
     window = 28,             // forecaster: encoder rows it was trained on (optional; absent or 0 = not stated)
     decode_mask_pads = 29,   // seq2seq, optional (absent = 0): greedy decoding masks generated pad ids as keys
     defaults = 30,           // optional, informational: bit k set = key k was taken by default at conversion
+    model_version = 31,      // optional (absent = unversioned): the user's model version, u32, newer is larger
+    created_time = 32,       // optional: conversion time, seconds since 1970-01-01 UTC (u32)
 };
 
 enum class Activation : uint32_t { relu = 0, gelu = 1 };
@@ -195,6 +197,8 @@ constexpr uint32_t kNoToken = 0xFFFFFFFFu;
 // hold bytes 4i..4i+3 of the feature names, UTF-8 separated by '\n', the last record zero-padded. Readers
 // that do not know the key ignore it, as every reader looks keys up by number.
 constexpr uint32_t kFeatureNamesKey = 0x1000;
+constexpr uint32_t kModelNameKey = 0x2000;         // the user's model name, same layout as the feature names
+constexpr uint32_t kConverterVersionKey = 0x2100;  // the converter's version string, same layout
 constexpr uint32_t kMaxTextRecords = 256;
 
 // Tensor record field offsets.
