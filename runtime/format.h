@@ -199,6 +199,8 @@ constexpr uint32_t kNoToken = 0xFFFFFFFFu;
 constexpr uint32_t kFeatureNamesKey = 0x1000;
 constexpr uint32_t kModelNameKey = 0x2000;         // the user's model name, same layout as the feature names
 constexpr uint32_t kConverterVersionKey = 0x2100;  // the converter's version string, same layout
+constexpr uint32_t kMaxModelNameBytes = 64;         // one line of printable UTF-8, 1..64 bytes
+constexpr uint32_t kMaxConverterVersionBytes = 64;  // one line of printable UTF-8, 1..64 bytes
 constexpr uint32_t kMaxTextRecords = 256;
 
 // Tensor record field offsets.

@@ -23,6 +23,7 @@
 #define AUSPEX_C_API_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -83,6 +84,18 @@ int auspex_forecast(auspex_forecaster* f, const float* history, size_t rows, siz
  * normalization (raw units in and out). */
 int auspex_run(auspex_forecaster* f, const float* src, size_t src_rows, const float* tgt, size_t tgt_rows,
                int model_space, float* out);
+
+/* Which model is open (`auspex convert --model-name N --model-version V`; docs/FORMAT.md, "Model
+ * identity"), for picking between model slots after an update. The texts are copied into the caller's
+ * out[capacity] with a terminating zero (truncated to capacity - 1 bytes; AUSPEX_MAX_TEXT_BYTES + 1 always
+ * suffices) and the functions return their full length in bytes: 0 when the model has none or no model is
+ * open. The numbers return 1 and store the value when the model states it, else 0 (unversioned; a file
+ * from an older converter). A newer model has a larger version; created time is seconds since 1970 UTC. */
+#define AUSPEX_MAX_TEXT_BYTES 64u
+size_t auspex_model_name(const auspex_forecaster* f, char* out, size_t capacity);
+int auspex_model_version(const auspex_forecaster* f, uint32_t* version);
+int auspex_model_created_time(const auspex_forecaster* f, uint32_t* unix_seconds);
+size_t auspex_converter_version(const auspex_forecaster* f, char* out, size_t capacity);
 
 /* The message of the last call on this handle: "ok", or a short description of the error. Never null. */
 const char* auspex_status_message(const auspex_forecaster* f);
