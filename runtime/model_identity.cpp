@@ -31,7 +31,9 @@ size_t converter_version(const ModelFile& f, char* out, size_t capacity) {
     return copy_text(f, format::kConverterVersionKey, out, capacity);
 }
 
-bool model_version(const ModelFile& f, uint32_t* version) { return f.config(format::ConfigKey::model_version, version); }
+bool model_version(const ModelFile& f, uint32_t* version) {
+    return f.config(format::ConfigKey::model_version, version);
+}
 
 bool model_created_time(const ModelFile& f, uint32_t* unix_seconds) {
     return f.config(format::ConfigKey::created_time, unix_seconds);

@@ -10,9 +10,7 @@ Status bad(const TextRules& rules, const char* text) {
     return Status::error(StatusCode::bad_model, rules.what).add(": ").add(text);
 }
 
-bool in_range(uint32_t key, uint32_t base_key) {
-    return key >= base_key && key - base_key < format::kMaxTextRecords;
-}
+bool in_range(uint32_t key, uint32_t base_key) { return key >= base_key && key - base_key < format::kMaxTextRecords; }
 
 // A text held contiguously (what the user typed).
 struct BufferBytes {

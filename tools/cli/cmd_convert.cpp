@@ -60,12 +60,11 @@ tools::ConvertConfig find_config(const tools::TensorMap& tensors, const tools::C
 }  // namespace
 
 int cmd_convert(const Argv& argv) {
-    const Args args(
-        argv,
-        with_csv_options({"config", "output", "dtype", "kv-cache", "map", "calib", "calib-window", "calib-horizon",
-                          "state-dict-key", "check-input", "check-target", "check-output", "find-config",
-                          "model-name", "model-version"}),
-        {});
+    const Args args(argv,
+                    with_csv_options({"config", "output", "dtype", "kv-cache", "map", "calib", "calib-window",
+                                      "calib-horizon", "state-dict-key", "check-input", "check-target", "check-output",
+                                      "find-config", "model-name", "model-version"}),
+                    {});
     args.expect_positionals(1, "one checkpoint (.pt or .safetensors)");
     tools::ConvertOptions options;
     options.checkpoint_path = args.positionals()[0];

@@ -23,7 +23,7 @@ namespace fs = std::filesystem;
 constexpr const char* kPartialSuffix = ".auspex-partial";
 
 [[noreturn]] void fail(const std::string& path, int err) {
-    throw ToolError("cannot write '" + path + "': " + std::strerror(err) + " (the old file, if any, is unchanged)");
+    throw ToolError("cannot write '" + path + "': " + std::strerror(err));
 }
 
 // The file a write to `path` replaces: a symbolic link's target, so that the link stays a link.
@@ -129,7 +129,8 @@ void write_file_atomic(const std::string& path, const void* data, size_t size) {
 }
 
 bool same_file(const std::string& a, const std::string& b) {
-    struct stat sa {}, sb {};
+    struct stat sa {
+    }, sb{};
     if (::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0)
         return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
     std::error_code ea, eb;

@@ -21,7 +21,8 @@ namespace {
 void check_text_for(const std::string& option, const std::string& text, const TextRules& rules) {
     if (text.empty()) throw ToolError(option + " is empty");
     const Status s = check_text(text.data(), text.size(), rules, nullptr);
-    if (!s) throw ToolError(option + " \"" + text + "\": " + s.message());
+    // The text itself is not repeated: it may hold the line break that is refused.
+    if (!s) throw ToolError(option + " is refused: " + s.message());
 }
 
 }  // namespace

@@ -287,9 +287,7 @@ std::string format_csv(const Table& table) {
     return out;
 }
 
-void write_csv(const std::string& path, const Table& table) {
-    write_file_atomic(path, format_csv(table));
-}
+void write_csv(const std::string& path, const Table& table) { write_file_atomic(path, format_csv(table)); }
 
 void keep_last_rows(Table& table, size_t rows) {
     if (rows >= table.rows) return;
