@@ -25,15 +25,11 @@ namespace fs = std::filesystem;
 
 using ax::test::auspex;
 using ax::test::check_error;
+using ax::test::read_file;
 using ax::test::Result;
 using ax::test::scratch_dir;
 
 std::string case_file(const std::string& f) { return ax::test::fixture_path("forecaster/post_relu_tril/" + f); }
-
-std::string read_bytes(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
 
 // A fresh folder of this test's own, so partial-file listings see nothing of other tests.
 fs::path fresh_dir(const std::string& name) {
@@ -103,7 +99,7 @@ TEST_CASE("cli: an output naming one of the inputs is refused before anything is
     const fs::path dir = fresh_dir("same_file");
     const std::string model = (dir / "m.axm").string();
     REQUIRE(auspex(convert_args(model)).exit_code == 0);
-    const std::string good = read_bytes(model);
+    const std::string good = read_file(model);
     const std::string history = case_file("history.csv");
 
     check_error(auspex("forecast " + model + " --input " + history + " -o " + model), 1,
@@ -113,7 +109,7 @@ TEST_CASE("cli: an output naming one of the inputs is refused before anything is
     fs::copy_file(case_file("tgt.csv"), tgt);
     check_error(auspex("run " + model + " --src " + case_file("src.csv") + " --tgt " + tgt + " -o " + tgt), 1,
                 "is the same file as --tgt");
-    CHECK(read_bytes(tgt) == read_bytes(case_file("tgt.csv")));
+    CHECK(read_file(tgt) == read_file(case_file("tgt.csv")));
     // Spelled differently, through a symbolic link, through a hard link: still the same file.
     const std::string dotted = (dir / "." / ".." / dir.filename() / "m.axm").string();
     check_error(auspex("forecast " + dotted + " --input " + history + " -o " + model), 1, "is the same file");
@@ -131,19 +127,19 @@ TEST_CASE("cli: an output naming one of the inputs is refused before anything is
     // convert: the checkpoint, the config, the calibration data are inputs too.
     const std::string pt = (dir / "copy.pt").string();
     fs::copy_file(case_file("model.pt"), pt);
-    const std::string pt_bytes = read_bytes(pt);
+    const std::string pt_bytes = read_file(pt);
     check_error(auspex("convert " + pt + " --config " + case_file("config.json") + " -o " + pt), 1,
                 "is the same file as the input " + pt);
-    CHECK(read_bytes(pt) == pt_bytes);
+    CHECK(read_file(pt) == pt_bytes);
     const std::string config = (dir / "config.json").string();
     fs::copy_file(case_file("config.json"), config);
-    const std::string config_bytes = read_bytes(config);
+    const std::string config_bytes = read_file(config);
     check_error(auspex("convert " + pt + " --config " + config + " -o " + config), 1, "is the same file as --config");
-    CHECK(read_bytes(config) == config_bytes);
+    CHECK(read_file(config) == config_bytes);
     check_error(auspex("convert " + pt + " --config " + config + " -o " + model + " --calib " + model), 1,
                 "is the same file as --calib");
 
-    CHECK(read_bytes(model) == good);
+    CHECK(read_file(model) == good);
     CHECK(partial_files(dir).empty());
     CHECK(ax::tools::same_file(model, (dir / "hard.axm").string()));
     CHECK_FALSE(ax::tools::same_file(model, fc));
@@ -153,14 +149,14 @@ TEST_CASE("cli: a convert killed halfway through writing leaves the previous mod
     const fs::path dir = fresh_dir("killed_convert");
     const std::string model = (dir / "model.axm").string();
     REQUIRE(auspex(convert_args(model) + " --model-version 1").exit_code == 0);
-    const std::string good = read_bytes(model);
+    const std::string good = read_file(model);
 
     const std::string partial = kill_mid_write(convert_args(model) + " --model-version 2");
     // Killed with half of the new model written next to the old one, which is untouched.
     CHECK(fs::path(partial).parent_path() == dir);
     REQUIRE(fs::exists(partial));
     CHECK(fs::file_size(partial) == good.size() / 2);
-    CHECK(read_bytes(model) == good);
+    CHECK(read_file(model) == good);
     const auto opened = ax::tools::load_model(model);  // checksum verified
     CHECK(opened->family == ax::format::Family::forecaster);
     const Result info = auspex("inspect " + model);
@@ -194,10 +190,10 @@ TEST_CASE("cli: every kind of output (CSV, plot, header) is replaced whole or no
         std::ofstream(path, std::ios::binary) << old_text;
         const std::string partial = kill_mid_write(c.args + path);
         CHECK(fs::exists(partial));
-        CHECK(read_bytes(path) == old_text);
+        CHECK(read_file(path) == old_text);
         const Result done = auspex(c.args + path);
         REQUIRE_MESSAGE(done.exit_code == 0, done.output);
-        CHECK(read_bytes(path) != old_text);
+        CHECK(read_file(path) != old_text);
         CHECK_FALSE(fs::exists(partial));
     }
     CHECK(partial_files(dir).empty());
@@ -207,10 +203,10 @@ TEST_CASE("file_io: a failed write leaves the old file and no partial file; link
     const fs::path dir = fresh_dir("file_io");
     const std::string path = (dir / "out.txt").string();
     ax::tools::write_file_atomic(path, std::string("first"));
-    CHECK(read_bytes(path) == "first");
+    CHECK(read_file(path) == "first");
     ::chmod(path.c_str(), 0640);
     ax::tools::write_file_atomic(path, std::string("second"));
-    CHECK(read_bytes(path) == "second");
+    CHECK(read_file(path) == "second");
     struct stat st {};
     REQUIRE(::stat(path.c_str(), &st) == 0);
     CHECK((st.st_mode & 0777) == 0640);
@@ -219,7 +215,7 @@ TEST_CASE("file_io: a failed write leaves the old file and no partial file; link
     fs::create_symlink(path, dir / "link.txt");
     ax::tools::write_file_atomic((dir / "link.txt").string(), std::string("third"));
     CHECK(fs::is_symlink(dir / "link.txt"));
-    CHECK(read_bytes(path) == "third");
+    CHECK(read_file(path) == "third");
 
     // A folder in the way, a folder that does not exist: errors naming the path, nothing left behind.
     fs::create_directories(dir / "taken");
@@ -228,5 +224,5 @@ TEST_CASE("file_io: a failed write leaves the old file and no partial file; link
     CHECK_THROWS_WITH_AS(ax::tools::write_file_atomic((dir / "missing" / "f.txt").string(), std::string("x")),
                          doctest::Contains("No such file or directory"), ax::tools::ToolError);
     CHECK(partial_files(dir).empty());
-    CHECK(read_bytes(path) == "third");
+    CHECK(read_file(path) == "third");
 }

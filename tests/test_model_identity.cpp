@@ -7,7 +7,6 @@
 #include <cstring>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,6 +28,7 @@ namespace {
 using namespace ax;
 using test::auspex;
 using test::check_error;
+using test::read_file;
 using test::Result;
 using test::scratch_dir;
 
@@ -43,11 +43,6 @@ tools::ConvertOptions options_for(const std::string& name, std::optional<uint32_
     o.model_name = name;
     o.model_version = version;
     return o;
-}
-
-std::string read_bytes(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
 std::string write_model(const std::string& name, const std::vector<uint8_t>& bytes) {
@@ -150,7 +145,7 @@ TEST_CASE("identity: convert --model-name --model-version, shown by inspect; bad
     REQUIRE_MESSAGE(r.exit_code == 0, r.output);
     // The CLI and the library write the same bytes (the suite's fixed SOURCE_DATE_EPOCH).
     const std::vector<uint8_t> lib = tools::convert_model(options_for("ferry temp", 3u));
-    CHECK(read_bytes(out) == std::string(lib.begin(), lib.end()));
+    CHECK(read_file(out) == std::string(lib.begin(), lib.end()));
     const Result info = auspex("inspect " + out);
     REQUIRE_MESSAGE(info.exit_code == 0, info.output);
     CHECK(info.output.find("name:     ferry temp, version 3\n") != std::string::npos);
@@ -161,7 +156,7 @@ TEST_CASE("identity: convert --model-name --model-version, shown by inspect; bad
     REQUIRE(auspex(convert + " --model-version 4294967295").exit_code == 0);
     CHECK(auspex("inspect " + out).output.find("name:     unnamed, version 4294967295\n") != std::string::npos);
 
-    const std::string good = read_bytes(out);
+    const std::string good = read_file(out);
     check_error(auspex(convert + " --model-version -1"), 2, "--model-version must be a whole number in 0..4294967295");
     check_error(auspex(convert + " --model-version 4294967296"), 2, "0..4294967295");
     check_error(auspex(convert + " --model-version 2.0"), 2, "0..4294967295");
@@ -177,7 +172,7 @@ TEST_CASE("identity: convert --model-name --model-version, shown by inspect; bad
         ::setenv("SOURCE_DATE_EPOCH", "yesterday", 1);
         check_error(auspex(convert), 1, "SOURCE_DATE_EPOCH=\"yesterday\" is not a whole number of seconds");
     }
-    CHECK(read_bytes(out) == good);  // every refusal left the model as it was
+    CHECK(read_file(out) == good);  // every refusal left the model as it was
 }
 
 TEST_CASE("identity: a model file without identity records opens and reports unversioned") {

@@ -54,6 +54,15 @@ int finish(Handle* h, const Status& s) {
 
 Status not_ready(const char* what) { return Status::error(StatusCode::invalid_argument, what); }
 
+// A text of the open model through `read` (runtime/model_identity.h); "" and 0 when none is open.
+size_t copy_text(const auspex_forecaster* f, size_t (*read)(const ax::ModelFile&, char*, size_t), char* out,
+                 size_t capacity) {
+    const Handle* h = handle(f);
+    if (h != nullptr && h->opened) return read(h->file, out, capacity);
+    if (out != nullptr && capacity > 0) out[0] = '\0';
+    return 0;
+}
+
 }  // namespace
 
 extern "C" {
@@ -124,12 +133,7 @@ int auspex_run(auspex_forecaster* f, const float* src, size_t src_rows, const fl
 }
 
 size_t auspex_model_name(const auspex_forecaster* f, char* out, size_t capacity) {
-    const Handle* h = handle(f);
-    if (h == nullptr || !h->opened) {
-        if (out != nullptr && capacity > 0) out[0] = '\0';
-        return 0;
-    }
-    return ax::model_name(h->file, out, capacity);
+    return copy_text(f, ax::model_name, out, capacity);
 }
 
 int auspex_model_version(const auspex_forecaster* f, uint32_t* version) {
@@ -143,12 +147,7 @@ int auspex_model_created_time(const auspex_forecaster* f, uint32_t* unix_seconds
 }
 
 size_t auspex_converter_version(const auspex_forecaster* f, char* out, size_t capacity) {
-    const Handle* h = handle(f);
-    if (h == nullptr || !h->opened) {
-        if (out != nullptr && capacity > 0) out[0] = '\0';
-        return 0;
-    }
-    return ax::converter_version(h->file, out, capacity);
+    return copy_text(f, ax::converter_version, out, capacity);
 }
 
 const char* auspex_status_message(const auspex_forecaster* f) {
