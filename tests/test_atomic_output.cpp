@@ -225,4 +225,8 @@ TEST_CASE("file_io: a failed write leaves the old file and no partial file; link
                          doctest::Contains("No such file or directory"), ax::tools::ToolError);
     CHECK(partial_files(dir).empty());
     CHECK(read_file(path) == "third");
+
+    // A device is written in place, never replaced by a regular file.
+    ax::tools::write_file_atomic("/dev/null", std::string("discarded"));
+    CHECK(fs::is_character_file("/dev/null"));
 }

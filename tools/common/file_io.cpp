@@ -75,6 +75,16 @@ bool write_all(int fd, const uint8_t* p, size_t n) {
     return true;
 }
 
+// A device or pipe (/dev/null, /dev/stdout, a FIFO) cannot be replaced by renaming: it is written in place.
+void write_in_place(const std::string& path, const uint8_t* bytes, size_t size) {
+    const int fd = ::open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
+    if (fd < 0) fail(path, errno);
+    const bool ok = write_all(fd, bytes, size);
+    const int err = errno;
+    if (::close(fd) != 0 && ok) fail(path, errno);
+    if (!ok) fail(path, err);
+}
+
 void pause_for_test_hook(const std::string& partial) {
     const char* hook = std::getenv("AUSPEX_TEST_PAUSE_WRITE");
     if (hook == nullptr || std::strcmp(hook, "1") != 0) return;
@@ -91,15 +101,17 @@ void write_file_atomic(const std::string& path, const void* data, size_t size) {
     const std::string file = target.filename().string();
     if (file.empty() || file == "." || file == "..") fail(path, EISDIR);
     const fs::path partial = dir / partial_name(file, static_cast<long>(::getpid()));
+    struct stat old {};
+    const bool exists = ::stat(target.c_str(), &old) == 0;
+    if (exists && S_ISDIR(old.st_mode)) fail(path, EISDIR);
+    if (exists && !S_ISREG(old.st_mode)) return write_in_place(path, static_cast<const uint8_t*>(data), size);
     // A file with this process's id can only be left over from an earlier process with the same id.
     ::unlink(partial.c_str());
-    struct stat old {};
-    const bool replacing = ::stat(target.c_str(), &old) == 0 && S_ISREG(old.st_mode);
     const int fd = ::open(partial.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd < 0) fail(path, errno);
     const auto* bytes = static_cast<const uint8_t*>(data);
     const size_t half = size / 2;
-    bool ok = !replacing || ::fchmod(fd, old.st_mode & 07777) == 0;
+    bool ok = !exists || ::fchmod(fd, old.st_mode & 07777) == 0;
     ok = ok && write_all(fd, bytes, half);
     if (ok && std::getenv("AUSPEX_TEST_PAUSE_WRITE") != nullptr) {
         ok = ::fsync(fd) == 0;

@@ -11,8 +11,9 @@ namespace ax::tools {
 // (".NAME.PID.auspex-partial", so the rename stays on one file system), flushed to disk, then renamed over
 // `path`. On any error the partial file is removed, `path` keeps its old content, and ToolError names the
 // cause. A replaced file keeps its permission bits; a symbolic link is written through (its target is
-// replaced, the link stays). A partial file left by a killed run is never read; the next successful write
-// of the same output removes it (partial files of processes still running are left alone).
+// replaced, the link stays); a device or pipe (/dev/null, a FIFO) is written in place. A partial file left by a killed
+// run is never read; the next successful write of the same output removes it (partial files of processes still running
+// are left alone).
 //
 // Test hook: with AUSPEX_TEST_PAUSE_WRITE=1 in the environment, the writer stops after flushing the first
 // half of the partial file, prints "auspex: test hook: paused writing PARTIAL" on stderr and waits to be
