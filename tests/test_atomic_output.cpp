@@ -138,6 +138,11 @@ TEST_CASE("cli: an output naming one of the inputs is refused before anything is
     CHECK(read_file(config) == config_bytes);
     check_error(auspex("convert " + pt + " --config " + config + " -o " + model + " --calib " + model), 1,
                 "is the same file as --calib");
+    check_error(auspex("convert " + pt + " --config " + config + " -o " + model + " --find-config " + config +
+                       " --check-input " + case_file("src.csv") + " --check-target " + case_file("tgt.csv") +
+                       " --check-output " + case_file("run_out.csv")),
+                1, "--find-config " + config + " is the same file as --config");
+    CHECK(read_file(config) == config_bytes);
 
     CHECK(read_file(model) == good);
     CHECK(partial_files(dir).empty());
