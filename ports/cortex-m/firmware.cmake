@@ -63,14 +63,23 @@ set(fw_gen ${CMAKE_BINARY_DIR}/generated)
 file(MAKE_DIRECTORY ${fw_gen})
 set(host ${AUSPEX_HOST_AUSPEX})
 
+# The compiler's stack figure per function (-fcallgraph-info=su: a .ci file beside each object, with the
+# calls made through pointers) for tests/stack/stack_worst_case.py; the generated code is unchanged.
+set(fw_stack_flags -fstack-usage -fcallgraph-info=su)
+foreach(t ${AUSPEX_ON_DEVICE_LAYERS})
+  target_compile_options(${t} PRIVATE ${fw_stack_flags})
+endforeach()
+
 # Startup, vector table and the bounded _sbrk: an object library, so the vector table is always linked.
 add_library(auspex_board OBJECT ${fw_port}/startup.c ${fw_port}/syscalls.c)
+target_compile_options(auspex_board PRIVATE ${fw_stack_flags})
 
 # auspex_firmware(TARGET IMAGE_LD SOURCES...): an .elf linked for the board with semihosting (newlib's
 # rdimon), our startup instead of newlib's, --gc-sections and a map file with a cross-reference table.
 function(auspex_firmware target image_ld)
   add_executable(${target} ${ARGN} $<TARGET_OBJECTS:auspex_board>)
   target_link_libraries(${target} PRIVATE auspex_runtime)
+  target_compile_options(${target} PRIVATE ${fw_stack_flags})
   target_include_directories(${target} PRIVATE ${fw_gen})
   target_link_options(${target} PRIVATE --specs=rdimon.specs -nostartfiles -Wl,--gc-sections
     -L${board_dir} -L${fw_port} -T${image_ld} -Wl,--defsym=STACK_SIZE=${fw_stack_size}
@@ -182,7 +191,28 @@ add_test(NAME runtime_heap_free_c COMMAND sh -c "${fw_port}/check_heap_free.sh $
 $<TARGET_FILE:forecast_c> ${CMAKE_BINARY_DIR}/forecast_c.map arena \
 $(sed -n 's/^#define EXAMPLE_MODEL_ARENA_BYTES \\([0-9]*\\).*/\\1/p' ${fw_gen}/example_model.h)")
 
-# ---- the on-board test image: doctest, the PyTorch fixtures embedded at build time ----
+# ---- worst-case stack (tests/stack/stack_worst_case.py): the compiler's frames over the linked call graph ----
+# For forecast.elf and forecast_c.elf (the forecaster through the C++ and the C API, checked against the
+# stack the run painted) and stack_families.elf (every family's entry points, linked only to be analysed).
+# Each fails when the runtime's worst case exceeds AUSPEX_STACK_BUDGET.
+set(AUSPEX_STACK_BUDGET 4096 CACHE STRING "Stack bytes the runtime's worst case may use below its caller (make stack)")
+find_package(Python3 REQUIRED COMPONENTS Interpreter)
+auspex_firmware(stack_families image_code.ld ${CMAKE_CURRENT_SOURCE_DIR}/tests/stack/families_main.cpp)
+target_include_directories(stack_families PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+string(REGEX REPLACE "nm$" "" stack_tool_prefix "${CMAKE_NM}")
+set(stack_tool ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/tests/stack/stack_worst_case.py
+  --ci-dir ${CMAKE_BINARY_DIR} --kernels ${CMAKE_CURRENT_SOURCE_DIR}/runtime/kernels.h
+  --budget ${AUSPEX_STACK_BUDGET} --tool-prefix ${stack_tool_prefix})
+foreach(image forecast forecast_c)
+  # The run's stderr holds the painted high-water mark; the computed worst case must be at least that.
+  set_tests_properties(${image}_matches_host PROPERTIES FIXTURES_SETUP ${image}_run
+    ENVIRONMENT AUSPEX_QEMU_STDERR=${CMAKE_BINARY_DIR}/${image}.stderr)
+  add_test(NAME stack_${image} COMMAND ${stack_tool} --elf $<TARGET_FILE:${image}> --map ${CMAKE_BINARY_DIR}/${image}.map
+    --painted-log ${CMAKE_BINARY_DIR}/${image}.stderr --label "${image}.elf on ${board} (${board_cpu})")
+  set_tests_properties(stack_${image} PROPERTIES FIXTURES_REQUIRED ${image}_run)
+endforeach()
+add_test(NAME stack_families COMMAND ${stack_tool} --elf $<TARGET_FILE:stack_families>
+  --map ${CMAKE_BINARY_DIR}/stack_families.map --label "every family on ${board} (${board_cpu})")
 if(fw_tests)
   # doctest's single header, copied: the cross compiler must not see the host's /usr/include.
   find_file(AUSPEX_DOCTEST_HEADER doctest.h PATHS /usr/include/doctest NO_CMAKE_FIND_ROOT_PATH NO_DEFAULT_PATH)
