@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all build deps format format-check test test-host test-sanitize test-cross test-firmware firmware size insn insn-bench fuzz mutate demo clean
+.PHONY: all build deps format format-check test test-host test-sanitize test-cross test-firmware firmware size stack insn insn-bench fuzz mutate demo clean
 
 all: build
 
@@ -75,6 +75,7 @@ $(foreach t,$(CROSS_TARGETS),$(eval $(call cross_rules,$(t))))
 #   make firmware       forecast.elf, forecast_c.elf (the example, C++ and C API) and the on-board test image
 #   make test-firmware  runs them: forecasts against the host's, the doctest image, the heap-free proof
 #   make size           text/data/bss of the runtime and the example firmware per target
+#   make stack          worst-case stack of the runtime per board (tests/stack/stack_worst_case.py; also in test-firmware)
 #   make insn           instructions per forecast and per kernel, generic port against mcu, under a QEMU plugin
 # Each board is a folder of ports/cortex-m/boards/ (memory.ld, board.cmake with its core, qemu machine and
 # defaults). These variables override the boards' defaults for every board built; empty means the default:
@@ -122,9 +123,22 @@ test-firmware: firmware
 		(cd $(FIRMWARE_DIR)/$$board && ctest --output-on-failure -j $(JOBS)) || exit 1; \
 		sed -n -e 's/^\(ok: .*\)/  \1/p' -e 's/^\(auspex: .*\)/  \1/p' \
 			-e 's/^\([a-z_]* *[a-z0-9]* *arena .*host header.*\)/  \1/p' \
+			-e 's/^\(stack: .*runtime worst case.*\)/  \1/p' -e 's/^  \(startup .*painted.*\)/    \1/p' \
 			$(FIRMWARE_DIR)/$$board/Testing/Temporary/LastTest.log; \
 	done
 	@echo "firmware tests passed on: $(FIRMWARE_BOARDS)"
+
+# The runtime's worst-case stack on each board: the compiler's per-function figures (-fcallgraph-info=su)
+# over the linked images' call graphs, kernel-table calls resolved to the port tables' functions; the
+# example's runs are checked against it (painted stack <= worst case). Fails above AUSPEX_STACK_BUDGET.
+stack:
+	@$(MAKE) --no-print-directory firmware >/dev/null
+	@for board in $(FIRMWARE_BOARDS); do \
+		(cd $(FIRMWARE_DIR)/$$board && ctest -R '^stack_' --output-on-failure -j $(JOBS) >/dev/null) || \
+			{ cat $(FIRMWARE_DIR)/$$board/Testing/Temporary/LastTest.log; exit 1; }; \
+		sed -n -e '/^stack: .*runtime worst case/,/^<end of output>/p' $(FIRMWARE_DIR)/$$board/Testing/Temporary/LastTest.log \
+			| grep -v -e '^<end of output>' -e '^Test time' -e '^-*$$'; \
+	done
 
 size:
 	@$(MAKE) --no-print-directory firmware >/dev/null
