@@ -194,8 +194,8 @@ $(sed -n 's/^#define EXAMPLE_MODEL_ARENA_BYTES \\([0-9]*\\).*/\\1/p' ${fw_gen}/e
 # ---- worst-case stack (tests/stack/stack_worst_case.py): the compiler's frames over the linked call graph ----
 # For forecast.elf and forecast_c.elf (the forecaster through the C++ and the C API, checked against the
 # stack the run painted) and stack_families.elf (every family's entry points, linked only to be analysed).
-# Each fails when the runtime's worst case (below its caller's frame) exceeds the budget: 5 KB, about
-# 10% above the 4560 bytes measured for the C API's session init (ModelFile::open and every session's
+# Each fails when the runtime's worst case (below its caller's frame) exceeds the budget: 5 KB, 12%
+# above the 4560 bytes computed for the C API's session init (ModelFile::open and every session's
 # init build an error message on the stack; a forecast itself needs under 1 KB).
 set(AUSPEX_STACK_BUDGET "" CACHE STRING "Stack bytes the runtime's worst case may use below its caller; empty = 5120")
 set(fw_stack_budget 5120)
