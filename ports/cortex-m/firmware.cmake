@@ -209,12 +209,15 @@ string(REGEX REPLACE "nm$" "" stack_tool_prefix "${CMAKE_NM}")
 set(stack_tool ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/tests/stack/stack_worst_case.py
   --ci-dir ${CMAKE_BINARY_DIR} --kernels ${CMAKE_CURRENT_SOURCE_DIR}/runtime/kernels.h
   --budget ${fw_stack_budget} --tool-prefix ${stack_tool_prefix})
+set(stack_show_forecast --show ForecastSession::forecast)
+set(stack_show_forecast_c --show auspex_forecast)
 foreach(image forecast forecast_c)
   # The run's stderr holds the painted high-water mark; the computed worst case must be at least that.
   set_tests_properties(${image}_matches_host PROPERTIES FIXTURES_SETUP ${image}_run
     ENVIRONMENT AUSPEX_QEMU_STDERR=${CMAKE_BINARY_DIR}/${image}.stderr)
   add_test(NAME stack_${image} COMMAND ${stack_tool} --elf $<TARGET_FILE:${image}> --map ${CMAKE_BINARY_DIR}/${image}.map
-    --painted-log ${CMAKE_BINARY_DIR}/${image}.stderr --label "${image}.elf on ${board} (${board_cpu})")
+    --painted-log ${CMAKE_BINARY_DIR}/${image}.stderr --label "${image}.elf on ${board} (${board_cpu})"
+    ${stack_show_${image}})
   set_tests_properties(stack_${image} PROPERTIES FIXTURES_REQUIRED ${image}_run)
 endforeach()
 add_test(NAME stack_families COMMAND ${stack_tool} --elf $<TARGET_FILE:stack_families>

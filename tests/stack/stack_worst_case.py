@@ -229,13 +229,15 @@ def disassemble(objdump, elf_path, funcs_by_start):
             continue
         f = funcs_by_start[starts[i]]
         if addr < f.end:
-            f.insns.append((addr, m.group(2), m.group(3).split(";")[0].strip()))
+            f.insns.append((addr, m.group(2), m.group(3).split("@")[0].split(";")[0].strip()))
 
 
 def scan_function(f):
-    """(bytes of every stack decrement or None if sp moves by a register, direct targets, indirect sites)."""
+    """(bytes of every stack decrement or None if sp moves by a register, direct targets, indirect sites,
+    a reason to refuse the function or None)."""
     total, bounded = 0, True
     direct, indirect = set(), []
+    recursive = unknown_call = False
     for addr, mn, ops in f.insns:
         base = mn.split(".")[0]
         if base in ("push", "vpush") or (base in ("stmdb", "stmfd", "vstmdb") and ops.startswith("sp!")):
@@ -249,23 +251,52 @@ def scan_function(f):
             pass  # releases
         elif re.match(r"sp\s*,", ops) and base not in ("str", "strd", "cmp", "cmn", "tst"):
             bounded = False  # sp set from a register or memory: alloca, or a frame pointer restore
-        # control flow
-        tm = re.match(r"^([0-9a-f]+)(?:\s|$)", ops)
-        if base in ("bl", "blx") and tm:
-            direct.add(int(tm.group(1), 16))
-        elif base in ("blx",):
-            indirect.append(addr)
-        elif base == "bx" and ops != "lr":
-            indirect.append(addr)
-        elif re.match(r"^b(eq|ne|cs|hs|cc|lo|mi|pl|vs|vc|hi|ls|ge|lt|gt|le|al)?$", base) and tm:
+        # control flow (any condition suffix: IT blocks)
+        tm = re.search(r"(?:^|[\s,])([0-9a-f]+) <[^>]*>", ops)
+        cf = re.match(r"^(bl|blx|bx|b)(eq|ne|cs|hs|cc|lo|mi|pl|vs|vc|hi|ls|ge|lt|gt|le|al)?$", base)
+        kind = cf.group(1) if cf else None
+        if kind in ("bl", "blx"):
+            if tm:
+                t = int(tm.group(1), 16)
+                if t == f.start:
+                    recursive = True
+                direct.add(t)
+            else:
+                indirect.append(addr)
+        elif kind == "bx":
+            if ops != "lr":
+                indirect.append(addr)
+        elif base in ("bfl", "bflx"):
+            unknown_call = True  # Armv8.1-M branch-future calls: not analysed
+        elif tm and (kind == "b" or base in ("cbz", "cbnz", "le", "letp", "wls", "wlstp")):
             t = int(tm.group(1), 16)
             if not f.start <= t < f.end:
-                direct.add(t)  # a tail call
-        elif base in ("mov",) and ops.startswith("pc"):
+                direct.add(t)  # a tail call (or any branch out of the function)
+        elif re.match(r"^(mov|ldr)[a-z]*$", base) and re.match(r"pc\s*,", ops) and "[sp]" not in ops:
             indirect.append(addr)
-        elif base == "ldr" and ops.startswith("pc") and "[sp]" not in ops:
+        elif base.startswith("ldm") and "pc" in ops and not ops.startswith("sp!"):
             indirect.append(addr)
-    return (total if bounded else None), direct, indirect
+    if recursive:
+        raise_problem = "calls itself"
+    elif unknown_call:
+        raise_problem = "has a branch-future call (bfl), which this tool does not follow"
+    else:
+        raise_problem = None
+    return (total if bounded else None), direct, indirect, raise_problem
+
+
+def leaves(f):
+    """Whether the function's last instruction (padding and literals aside) never falls through."""
+    body = [(mn, ops) for _, mn, ops in f.insns if not mn.startswith(".") and mn.split(".")[0] != "nop"]
+    if not body:
+        return True
+    mn, ops = body[-1]
+    base = mn.split(".")[0]
+    if base in ("b", "bx"):
+        return True
+    if base in ("pop", "ldmia", "ldm", "ldmfd") and "pc" in ops:
+        return True
+    return bool(re.match(r"^(ldr|mov)$", base) and re.match(r"pc\s*,", ops))
 
 
 def demangle(tool_prefix, names):
@@ -289,6 +320,8 @@ def main():
     ap.add_argument("--tool-prefix", default="arm-none-eabi-")
     ap.add_argument("--label", default="")
     ap.add_argument("--runtime-archive", default="libauspex_runtime.a(")
+    ap.add_argument("--show", action="append", default=[],
+                    help="also print the worst path from the entry points whose name contains this text")
     args = ap.parse_args()
     try:
         return run(args)
@@ -316,10 +349,13 @@ def run(args):
         else:
             f.names.append(name)
             f.end = max(f.end, start + size)
-    # Assembly routines may have no size: they end where the next function starts.
+    # Assembly routines may have no size, or overlap (libgcc's __aeabi_fsub is __aeabi_frsub's second
+    # instruction): each function's code ends where the next one starts, and one whose last instruction
+    # does not leave it runs on into the next (a fall-through edge, below).
     ordered = sorted(funcs)
-    for a, b in zip(ordered, ordered[1:] + [None]):
-        if funcs[a].end <= a:
+    following = dict(zip(ordered, ordered[1:] + [None]))
+    for a, b in following.items():
+        if funcs[a].end <= a or (b is not None and funcs[a].end > b):
             funcs[a].end = b if b is not None else a + 0x10000
     disassemble(args.tool_prefix + "objdump", args.elf, funcs)
 
@@ -357,20 +393,21 @@ def run(args):
     info = {}
     low = []  # (function, compiler's bytes, code's bytes) where the code pushes more
     for start, f in funcs.items():
-        own, direct, sites = scan_function(f)
+        own, direct, sites, problem = scan_function(f)
+        if f.insns and not leaves(f) and following[start] is not None:
+            direct.add(following[start])
         ci = next((frames_ci[n] for n in f.names if n in frames_ci), None)
-        problem = None
         if ci is not None:
             frame = ci[0]
             if ci[1] == "dynamic":
-                problem = "its frame is dynamic (unbounded) per the compiler"
+                problem = problem or "its frame is dynamic (unbounded) per the compiler"
             elif own is not None and own > frame:
                 # GCC leaves out the registers a function spills below its frame to rebuild a by-value
                 # argument passed half in registers (ax::Status): the code's own figure is the true one.
                 low.append((f.names[0], frame, own))
                 frame = own
         elif own is None:
-            frame, problem = 0, "no compiler figure and it moves sp by a register amount"
+            frame, problem = 0, problem or "no compiler figure and it moves sp by a register amount"
         else:
             frame = own
         callees = set()
@@ -455,9 +492,13 @@ def run(args):
     print(f"stack: {label}: runtime worst case {worst[top]} bytes (port tables: {ports})")
     for r in sorted(roots, key=lambda r: -worst[r]):
         print(f"  {worst[r]:6d}  {show(r)}")
-    print(f"  worst path ({worst[top]} bytes; frame, then the function; * = no compiler figure, from its code):")
-    for n in path(top):
-        print(f"  {info[n]['frame']:6d}{' ' if info[n]['ci'] else '*'} {show(n)}")
+    shown = [top] + [r for r in sorted(roots, key=lambda r: -worst[r]) if r != top
+                     and any(t in pretty.get(funcs[r].names[0], "") for t in args.show)]
+    for r in shown:
+        print(f"  worst path from {show(r).split('(')[0]} ({worst[r]} bytes; frame, function; "
+              f"* = no compiler figure, from its code):")
+        for n in path(r):
+            print(f"  {info[n]['frame']:6d}{' ' if info[n]['ci'] else '*'} {show(n)}")
 
     low_on_paths = [x for x in low if any(n in worst for n in funcs if x[0] in funcs[n].names)]
     if low_on_paths:
