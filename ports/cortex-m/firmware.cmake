@@ -79,7 +79,6 @@ target_compile_options(auspex_board PRIVATE ${fw_stack_flags})
 function(auspex_firmware target image_ld)
   add_executable(${target} ${ARGN} $<TARGET_OBJECTS:auspex_board>)
   target_link_libraries(${target} PRIVATE auspex_runtime)
-  target_compile_options(${target} PRIVATE ${fw_stack_flags})
   target_include_directories(${target} PRIVATE ${fw_gen})
   target_link_options(${target} PRIVATE --specs=rdimon.specs -nostartfiles -Wl,--gc-sections
     -L${board_dir} -L${fw_port} -T${image_ld} -Wl,--defsym=STACK_SIZE=${fw_stack_size}
@@ -211,6 +210,9 @@ set(stack_tool ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/tests/stack/sta
   --budget ${fw_stack_budget} --tool-prefix ${stack_tool_prefix})
 set(stack_show_forecast --show ForecastSession::forecast)
 set(stack_show_forecast_c --show auspex_forecast)
+foreach(image forecast forecast_c stack_families)
+  target_compile_options(${image} PRIVATE ${fw_stack_flags})  # main's frame
+endforeach()
 foreach(image forecast forecast_c)
   # The run's stderr holds the painted high-water mark; the computed worst case must be at least that.
   set_tests_properties(${image}_matches_host PROPERTIES FIXTURES_SETUP ${image}_run
@@ -233,6 +235,8 @@ add_test(NAME stack_refuses_unresolved_call COMMAND ${Python3_EXECUTABLE}
   --tool-prefix ${stack_tool_prefix})
 set_tests_properties(stack_refuses_unresolved_call PROPERTIES
   PASS_REGULAR_EXPRESSION "no figure: .*indirect call at .* is not a call through an ax::Kernels field")
+
+# ---- the on-board test image: doctest, the PyTorch fixtures embedded at build time ----
 if(fw_tests)
   # doctest's single header, copied: the cross compiler must not see the host's /usr/include.
   find_file(AUSPEX_DOCTEST_HEADER doctest.h PATHS /usr/include/doctest NO_CMAKE_FIND_ROOT_PATH NO_DEFAULT_PATH)
