@@ -6,19 +6,23 @@ same figure -fstack-usage writes to .su, keyed by the mangled name the ELF uses)
 .ci entry (newlib, libgcc, assembly) get the sum of every stack decrement in their disassembly (push,
 vpush, sub sp, #n, pre-decrement stores), which bounds any path through a function with no loop around
 a push; a function that moves sp by a register amount is unbounded.
-Calls: the linked image's disassembly (arm-none-eabi-objdump): bl and tail branches out of a function.
+GCC's figure leaves out registers spilled below the frame to rebuild a by-value argument, so where the
+code's own sum is larger, it is used.
+Calls: the linked image's disassembly (arm-none-eabi-objdump): bl, branches out of a function (tail
+calls), and code that runs on into the next function (libgcc's shared entry points); a branch into the
+middle of a function costs that whole function.
 An indirect call (blx/bx rN) is bounded only when the function's .ci lists its indirect calls and each one's
 source text is a call through a field of ax::Kernels (runtime/kernels.h): it then goes to every function
 that field holds in any kernel table linked into the image (found in the ELF's data: objects the size of
-a Kernels whose words are a name string and function addresses). Recursion, an unbounded frame or an
-unresolved indirect call on a path from a root refuses a figure (exit 1).
+a Kernels whose words are a name string and function addresses). Recursion, an unbounded frame, a branch-future
+call (bfl) or an unresolved indirect call on a path from a root refuses a figure (exit 1).
 
 Roots: the runtime's entry points, i.e. functions of libauspex_runtime.a (per the linker map) that code
 outside the runtime calls. Worst(f) = frame(f) + the largest Worst of its callees; a tail call is
 counted as a call (an overestimate of at most the caller's frame).
 
   stack_worst_case.py --elf forecast.elf --map forecast.map --ci-dir BUILD --kernels runtime/kernels.h
-      [--budget BYTES] [--painted-log FILE] [--tool-prefix arm-none-eabi-] [--label TEXT]
+      [--budget BYTES] [--painted-log FILE] [--tool-prefix arm-none-eabi-] [--label TEXT] [--show TEXT]
 
 --budget: fail when the runtime's worst case exceeds BYTES. --painted-log: a run's stderr holding the
 startup's "auspex: stack N bytes used" line; the figure for main's path (startup + main + the runtime
@@ -134,7 +138,7 @@ _source_cache = {}
 
 
 def kernel_field_at(location, fields):
-    """The Kernels field a call at FILE:LINE:COL goes through (COL is the call's '('), or None."""
+    """The Kernels field a call at FILE:LINE:COL goes through, or None."""
     m = re.match(r"^(.*):(\d+):(\d+)$", location)
     if not m:
         return None
@@ -148,7 +152,10 @@ def kernel_field_at(location, fields):
     lines = _source_cache[path]
     if not lines or line > len(lines):
         return None
-    m = re.search(r"(?:\.|->)\s*(\w+)\s*$", lines[line - 1][:col - 1])
+    text = lines[line - 1]
+    # g++ puts the call at its '(' (the field ends just before), gcc at the callee expression's start.
+    m = re.search(r"(?:\.|->)\s*(\w+)\s*$", text[:col - 1]) or \
+        re.match(r"[\w\s.\[\]*&]*?(?:\.|->)\s*(\w+)\s*\(", text[col - 1:].replace("->", "."))
     return m.group(1) if m and m.group(1) in fields else None
 
 
@@ -365,7 +372,7 @@ def run(args):
 
     # Kernel tables: objects the size of a Kernels holding a name and function addresses (or null).
     table_size = 4 * (1 + len(fields))
-    tables = []
+    tables, tables_at = [], []
     for name, value, size, typ in elf.symbols:
         if typ != 1 or size != table_size:
             continue
@@ -384,9 +391,11 @@ def run(args):
                 break
         if label and len(entries) == len(fields):
             tables.append((label, entries))
+            tables_at.extend(range(value, value + size, 4))
     if not tables:
         raise Refusal("no kernel table (ax::Kernels) found in the image")
     field_targets = {fld: {t[1][i] for t in tables if t[1][i] is not None} for i, fld in enumerate(fields)}
+    table_words = set(tables_at)
 
     # Each function's frame and callees.
     starts = sorted(funcs)
@@ -476,6 +485,22 @@ def run(args):
                 roots.setdefault(c, set()).add(s)
     if not roots:
         raise Refusal("nothing outside the runtime calls into it")
+    # The tables must be the only way a runtime function is called through a pointer: a runtime function
+    # whose address is stored anywhere else in the image (data, literal pools) could be called from where
+    # this analysis does not look, e.g. a table built at run time.
+    in_tables = set().union(*field_targets.values())
+    loose = set()
+    for sec in elf.sections:
+        if not sec["flags"] & 2 or sec["type"] != 1:  # SHF_ALLOC, SHT_PROGBITS
+            continue
+        base, data = sec["addr"], elf.data[sec["off"]:sec["off"] + sec["size"]]
+        for o in range((-base) % 4, len(data) - 3, 4):
+            w, = struct.unpack_from("<I", data, o)
+            if w & 1 and (w & ~1) in runtime and (w & ~1) not in in_tables and base + o not in table_words:
+                loose.add(w & ~1)
+    if loose:
+        raise Refusal("address of " + ", ".join(sorted(funcs[a].names[0] for a in loose)) +
+                      " stored outside the kernel tables: calls through it are not bounded")
     for r in roots:
         solve(r)
 
