@@ -86,6 +86,7 @@ $(foreach t,$(CROSS_TARGETS),$(eval $(call cross_rules,$(t))))
 #   FIRMWARE_CONVERT           auspex convert options of the example model (default --dtype int8 --kv-cache int8)
 #   FIRMWARE_STACK             stack bytes at the top of RAM (default 65536; 8192 on stm32f405)
 #   FIRMWARE_TESTS             ON or OFF: build and run the on-board doctest image (default ON; OFF on stm32f405)
+#   FIRMWARE_STACK_BUDGET      bytes the runtime's computed worst-case stack may reach (make stack; default 5120)
 FIRMWARE_BOARDS ?= mps2-an386 mps2-an500 mps3-an547 mps2-an385 stm32f405
 FIRMWARE_EXAMPLE ?=
 FIRMWARE_WINDOW ?=
@@ -93,6 +94,7 @@ FIRMWARE_HORIZON ?=
 FIRMWARE_CONVERT ?=
 FIRMWARE_STACK ?=
 FIRMWARE_TESTS ?=
+FIRMWARE_STACK_BUDGET ?=
 FIRMWARE_DIR = $(BUILD)/firmware
 board_cpu = $$(sed -n 's/^set(board_cpu \([a-z0-9-]*\)).*/\1/p' ports/cortex-m/boards/$(1)/board.cmake)
 
@@ -108,7 +110,7 @@ define firmware_build
 			-DAUSPEX_EXAMPLE_DIR="$(if $(FIRMWARE_EXAMPLE),$(abspath $(FIRMWARE_EXAMPLE)))" \
 			-DAUSPEX_EXAMPLE_WINDOW="$(FIRMWARE_WINDOW)" -DAUSPEX_EXAMPLE_HORIZON="$(FIRMWARE_HORIZON)" \
 			-DAUSPEX_EXAMPLE_CONVERT="$(FIRMWARE_CONVERT)" -DAUSPEX_FIRMWARE_STACK_SIZE="$(FIRMWARE_STACK)" \
-			-DAUSPEX_FIRMWARE_TESTS="$(FIRMWARE_TESTS)" \
+			-DAUSPEX_FIRMWARE_TESTS="$(FIRMWARE_TESTS)" -DAUSPEX_STACK_BUDGET="$(FIRMWARE_STACK_BUDGET)" \
 			-DAUSPEX_HOST_AUSPEX=$(abspath $(BUILD))/auspex >/dev/null || exit 1; \
 		cmake --build $(FIRMWARE_DIR)/$$board -j $(JOBS) $(if $(2),--target $(2)) || exit 1; \
 	done
@@ -130,7 +132,7 @@ test-firmware: firmware
 
 # The runtime's worst-case stack on each board: the compiler's per-function figures (-fcallgraph-info=su)
 # over the linked images' call graphs, kernel-table calls resolved to the port tables' functions; the
-# example's runs are checked against it (painted stack <= worst case). Fails above AUSPEX_STACK_BUDGET.
+# example's runs are checked against it (painted stack <= worst case). Fails above FIRMWARE_STACK_BUDGET.
 stack:
 	@$(MAKE) --no-print-directory firmware >/dev/null
 	@for board in $(FIRMWARE_BOARDS); do \
