@@ -67,6 +67,15 @@ Status ModelSlots::mount(const SlotFlash& flash, SlotCheck check, void* context)
     }
     if (flash.slot_bytes < format::kHeaderBytes || flash.erase == nullptr || flash.program == nullptr)
         return Status::error(StatusCode::invalid_argument, "slot flash: no slot size or no flash driver");
+    // The four regions must not overlap: erasing one must never touch another.
+    const uintptr_t begin[4] = {reinterpret_cast<uintptr_t>(flash.slot[0]), reinterpret_cast<uintptr_t>(flash.slot[1]),
+                                reinterpret_cast<uintptr_t>(flash.record[0]),
+                                reinterpret_cast<uintptr_t>(flash.record[1])};
+    const size_t length[4] = {flash.slot_bytes, flash.slot_bytes, kRecordBytes, kRecordBytes};
+    for (int a = 0; a < 4; ++a)
+        for (int b = 0; b < a; ++b)
+            if (begin[a] < begin[b] + length[b] && begin[b] < begin[a] + length[a])
+                return Status::error(StatusCode::invalid_argument, "slot flash: the slots and records overlap");
     flash_ = flash;
     check_ = check;
     context_ = context;

@@ -233,11 +233,14 @@ TEST_CASE("A/B slots: damage in the active slot falls back at boot; revert() giv
     CHECK(none.code() == StatusCode::bad_model);
     CHECK(d.slots.active() == -1);
 
-    // Both records damaged, or a broken setup.
+    // A broken setup: a misaligned slot, overlapping regions, no mount.
     ModelSlots s;
     SlotFlash bad = example::ram_slot_flash(&d.flash, kSector, d.slot_bytes);
     bad.slot[1] += 4;
     CHECK(s.mount(bad, nullptr, nullptr).code() == StatusCode::invalid_argument);
+    bad = example::ram_slot_flash(&d.flash, kSector, d.slot_bytes);
+    bad.record[1] = bad.slot[0] + 64;  // a record inside a slot
+    CHECK(has(s.mount(bad, nullptr, nullptr), "overlap"));
     CHECK(s.begin_update().code() == StatusCode::invalid_argument);
     CHECK(s.commit_update().code() == StatusCode::invalid_argument);
 }
