@@ -2,6 +2,8 @@
 # build tree configured with ports/cortex-m/arm-none-eabi.cmake (one tree per board; `make firmware`):
 #   forecast.elf            the bundled example forecaster, int8, C++ API (models/example/firmware/)
 #   forecast_c.elf          the same through the C API
+#   forecast_slots.elf      the same with A/B model slots, driven through good and bad updates (boards with
+#                           board_slot_test ON)
 #   auspex_firmware_tests.elf   doctest suite on the board: PyTorch fixtures embedded as arrays (tests/firmware/)
 # and CTest tests that run them under qemu-system-arm and prove the runtime heap-free (`make test-firmware`).
 # The model and data headers are generated at build time by a host build's auspex CLI (AUSPEX_HOST_AUSPEX).
@@ -26,6 +28,7 @@ endif()
 unset(board_example_window)
 unset(board_example_horizon)
 unset(board_example_convert)
+unset(board_slot_test)
 include(${board_dir}/board.cmake)
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${board_dir}/board.cmake)
 if(NOT AUSPEX_CORTEX_M_CPU STREQUAL board_cpu)
@@ -171,6 +174,23 @@ auspex_firmware(forecast image_code.ld ${CMAKE_CURRENT_SOURCE_DIR}/models/exampl
 auspex_firmware(forecast_c image_code.ld ${CMAKE_CURRENT_SOURCE_DIR}/models/example/firmware/forecast_main.c)
 add_dependencies(forecast example_data)
 add_dependencies(forecast_c example_data)
+# The example with A/B model slots (models/example/firmware/forecast_slots_main.cpp): two slots of the
+# example's size in RAM standing in for flash, so only boards whose RAM holds them build it (board_slot_test).
+if(board_slot_test)
+  # The example model with a model_version record, made by the host build's axm_with_version (next to its
+  # auspex) until `auspex convert --model-version` exists; the firmware patches the version's value.
+  get_filename_component(host_dir ${host} DIRECTORY)
+  set(with_version ${host_dir}/axm_with_version)
+  add_custom_command(OUTPUT ${fw_gen}/example_v.axm ${fw_gen}/example_model_v.h
+    COMMAND ${with_version} ${example_axm} 1 ${fw_gen}/example_v.axm
+    COMMAND ${host} header ${fw_gen}/example_v.axm -o ${fw_gen}/example_model_v.h --name example_model_v
+            --window ${example_window} --horizon ${example_horizon}
+    DEPENDS ${example_axm} ${host} ${with_version} VERBATIM)
+  auspex_embed_csv(${CMAKE_BINARY_DIR}/forecast.expected example_expected)
+  add_custom_target(example_expected DEPENDS ${fw_gen}/example_expected.h ${fw_gen}/example_model_v.h)
+  auspex_firmware(forecast_slots image_code.ld ${CMAKE_CURRENT_SOURCE_DIR}/models/example/firmware/forecast_slots_main.cpp)
+  add_dependencies(forecast_slots example_data example_expected)
+endif()
 # make insn: the example forecast once per kernel port between markers, for tests/insn/insn_plugin.c.
 auspex_firmware(insn image_code.ld ${CMAKE_CURRENT_SOURCE_DIR}/tests/insn/insn_main.cpp)
 add_dependencies(insn example_data)
@@ -182,6 +202,10 @@ add_test(NAME forecast_matches_host COMMAND ${qemu_run} ${board_qemu_machine} $<
   ${CMAKE_BINARY_DIR}/forecast.expected)
 add_test(NAME forecast_c_matches_host COMMAND ${qemu_run} ${board_qemu_machine} $<TARGET_FILE:forecast_c>
   ${CMAKE_BINARY_DIR}/forecast.expected)
+if(board_slot_test)
+  add_test(NAME forecast_slots_updates COMMAND ${qemu_run} ${board_qemu_machine} $<TARGET_FILE:forecast_slots>
+    ${CMAKE_BINARY_DIR}/forecast.expected)
+endif()
 # The arena figure comes from the generated header, read when the test runs.
 add_test(NAME runtime_heap_free COMMAND sh -c "${fw_port}/check_heap_free.sh ${CMAKE_NM} $<TARGET_FILE:auspex_runtime> \
 $<TARGET_FILE:forecast> ${CMAKE_BINARY_DIR}/forecast.map arena \
