@@ -4,6 +4,7 @@
 
 #include "runtime/bytes.h"
 #include "runtime/checksum.h"
+#include "runtime/model_identity.h"
 
 namespace ax {
 
@@ -43,7 +44,7 @@ Status refused(const Status& why) { return Status::error(why.code(), "update ref
 
 uint32_t model_version_of(const ModelFile& model) {
     uint32_t v = 0;
-    return model.config(format::ConfigKey::model_version, &v) ? v : 0;
+    return model_version(model, &v) ? v : 0;
 }
 
 Status ModelSlots::try_slot(int slot, const uint8_t* record, uint64_t* model_bytes, uint32_t* version) const {
