@@ -136,7 +136,13 @@ std::vector<LinearCase> linear_cases() {
                               {5, 2049, 19},
                               {130, 67, 41},
                               {200, 16, 9},
-                              {100, 250, 35}};
+                              {100, 250, 35},
+                              // The AVX-512 transposed-rows float kernel's limits (20 to 32 rows) and one past each.
+                              {19, 70, 13},
+                              {20, 300, 25},
+                              {32, 300, 29},
+                              {33, 513, 14},
+                              {31, 600, 40}};
     for (const LinearCase& c : big) cases.push_back(c);
     return cases;
 }

@@ -93,7 +93,7 @@ SessionLayout lay_out(MemoryPlan& plan, const ForecasterConfig& c, size_t max_wi
     s.stack.allocate(plan, c.stack, max_horizon, max_window, tril);
     // The encoder output lives until every decoder layer has its cross-attention keys and values.
     s.memory = plan.alloc<float>("encoder rows / memory", uint64_t{max_window} * d, Phase::encode, Phase::prepare);
-    s.dec_x = plan.alloc<float>("decoder rows", kRowTile * d, Phase::decode, Phase::decode);
+    s.dec_x = plan.alloc<float>("decoder rows", row_tile(c.stack.layer) * d, Phase::decode, Phase::decode);
     s.src_z = plan.alloc<float>("normalized window", uint64_t{max_window} * n, Phase::encode, Phase::encode);
     // Written before encoding, read by the decoder.
     s.tgt_z = plan.alloc_session<float>("decoder inputs", (uint64_t{max_horizon} + 1) * n);
@@ -211,8 +211,8 @@ void ForecastSession::decode(const float* tgt, size_t rows, size_t first, float*
     const bool tril = c.memory_mask == format::MemoryMask::tril;
     // A tile of rows at a time through embedding, every layer and the generator: causal self-attention needs
     // only the cached keys of earlier rows, so no [rows, d] buffer is needed.
-    for (size_t r = 0; r < rows; r += kRowTile) {
-        const size_t n = rows - r < kRowTile ? rows - r : kRowTile;
+    for (size_t r = 0; r < rows; r += decoder_scratch_.tile) {
+        const size_t n = rows - r < decoder_scratch_.tile ? rows - r : decoder_scratch_.tile;
         linear_forward(k, model_->tgt_embed_, tgt + r * c.n_features, n, dec_x_, decoder_scratch_.quant);
         if (c.positional_encoding == format::PositionalEncoding::sinusoidal)
             add_sinusoidal_positions(dec_x_, n, d, first + r);

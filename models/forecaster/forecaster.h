@@ -100,7 +100,7 @@ private:
     size_t mem_rows_ = 0;
     StackSession stack_;
     float* memory_ = nullptr;       // [max_window, d]
-    float* dec_x_ = nullptr;        // [kRowTile, d]: the decoder works a tile of rows at a time
+    float* dec_x_ = nullptr;        // [tile, d]: the decoder works a tile of rows at a time
     float* src_z_ = nullptr;        // [max_window, n_features]
     float* tgt_z_ = nullptr;        // [max_horizon, n_features]
     float* reference_ = nullptr;    // [n_features], last observed row

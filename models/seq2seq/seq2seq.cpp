@@ -33,7 +33,7 @@ SessionLayout lay_out(MemoryPlan& plan, const Seq2SeqConfig& c, size_t max_src, 
     SessionLayout s;
     s.stack.allocate(plan, c.stack, max_tgt, max_src);
     s.memory = plan.alloc<float>("encoder rows / memory", uint64_t{max_src} * d, Phase::encode, Phase::prepare);
-    s.dec_x = plan.alloc<float>("decoder rows", kRowTile * d, Phase::decode, Phase::decode);
+    s.dec_x = plan.alloc<float>("decoder rows", row_tile(c.stack.layer) * d, Phase::decode, Phase::decode);
     s.step_logits = plan.alloc<float>("step logits", c.tgt_vocab, Phase::decode, Phase::decode);
     // The memory's key padding, read by the decoder.
     s.src_valid = plan.alloc_session<uint8_t>("source padding flags", max_src);
@@ -194,8 +194,8 @@ Status Seq2SeqSession::run(const int32_t* src, size_t src_len, const int32_t* tg
     const uint8_t* self_valid = mark_non_pad(tgt, tgt_len, pad_id_, tgt_valid_);
     // A tile of rows at a time through embedding, every layer and the generator (causal self-attention needs
     // only the cached keys of earlier rows).
-    for (size_t r = 0; r < tgt_len; r += kRowTile) {
-        const size_t n = tgt_len - r < kRowTile ? tgt_len - r : kRowTile;
+    for (size_t r = 0; r < tgt_len; r += decoder_scratch_.tile) {
+        const size_t n = tgt_len - r < decoder_scratch_.tile ? tgt_len - r : decoder_scratch_.tile;
         embed_tokens(tgt_input_, tgt + r, n, r, dec_x_);
         stack_.decode(*k_, c.stack, model_->decoder_norm_, dec_x_, n, r, src_len, self_valid, memory_valid,
                       decoder_scratch_);

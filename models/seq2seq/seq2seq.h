@@ -99,7 +99,7 @@ private:
     TokenInput src_input_, tgt_input_;
     StackSession stack_;
     float* memory_ = nullptr;       // [max_src, d]
-    float* dec_x_ = nullptr;        // [kRowTile, d]: the decoder works a tile of rows at a time
+    float* dec_x_ = nullptr;        // [tile, d]: the decoder works a tile of rows at a time
     float* step_logits_ = nullptr;  // [tgt_vocab]
     uint8_t* src_valid_ = nullptr;  // [max_src]
     uint8_t* tgt_valid_ = nullptr;  // [max_tgt]

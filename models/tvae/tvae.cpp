@@ -37,7 +37,7 @@ SessionLayout lay_out(MemoryPlan& plan, const TvaeConfig& c, size_t max_len) {
     SessionLayout s;
     s.stack.allocate(plan, c.stack, max_len, 1);
     s.x = plan.alloc<float>("encoder rows", uint64_t{max_len} * d, Phase::encode, Phase::encode);
-    s.dec_x = plan.alloc<float>("decoder rows", kRowTile * d, Phase::decode, Phase::decode);
+    s.dec_x = plan.alloc<float>("decoder rows", row_tile(c.stack.layer) * d, Phase::decode, Phase::decode);
     s.pooled = plan.alloc<float>("pooled rows", d, Phase::encode, Phase::encode);
     s.z = plan.alloc_session<float>("latent z", c.latent_size);
     s.memory = plan.alloc<float>("memory row", d, Phase::prepare, Phase::prepare);
@@ -176,8 +176,8 @@ Status TvaeSession::run(const float* x, size_t len, float* out, float* z_mean, f
     const size_t nf = c.n_features;
     // The decoder's input is the sequence shifted right behind a zero row; a tile of rows at a time through
     // embedding, every layer and the output projection (causal self-attention needs only cached keys).
-    for (size_t r = 0; r < len; r += kRowTile) {
-        const size_t n = len - r < kRowTile ? len - r : kRowTile;
+    for (size_t r = 0; r < len; r += decoder_scratch_.tile) {
+        const size_t n = len - r < decoder_scratch_.tile ? len - r : decoder_scratch_.tile;
         if (r == 0) {
             linear_forward(k, model_->seq_embed_, zero_row_, 1, dec_x_, decoder_scratch_.quant);
             if (n > 1) linear_forward(k, model_->seq_embed_, x, n - 1, dec_x_ + d, decoder_scratch_.quant);

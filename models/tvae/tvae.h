@@ -85,7 +85,7 @@ private:
     size_t max_len_ = 0;
     StackSession stack_;
     float* x_ = nullptr;            // [max_len, d]
-    float* dec_x_ = nullptr;        // [kRowTile, d]: the decoder works a tile of rows at a time
+    float* dec_x_ = nullptr;        // [tile, d]: the decoder works a tile of rows at a time
     float* pooled_ = nullptr;       // [d]
     float* z_ = nullptr;            // [latent]
     float* memory_ = nullptr;       // [d]
