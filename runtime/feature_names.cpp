@@ -91,7 +91,7 @@ Status check_feature_names(const ModelFile& f) {
     uint32_t n_features = 0;
     if (!f.config(format::ConfigKey::n_features, &n_features))
         return bad("stored by a model family without input features");
-    if (names != n_features) return bad("").add_u(names).add(" names for ").add_u(n_features).add(" features");
+    if (names != n_features) return bad("").add(names).add(" names for ").add(n_features).add(" features");
     return Status::ok();
 }
 

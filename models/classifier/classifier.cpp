@@ -149,15 +149,15 @@ Status ClassifierSession::classify(const int32_t* tokens, size_t len, float* out
     const ClassifierConfig& c = model_->config_;
     if (len < 1 || len > max_len_)
         return Status::error(StatusCode::invalid_argument, "input of ")
-            .add_u(len)
+            .add(len)
             .add(" tokens outside 1..")
-            .add_u(max_len_)
+            .add(max_len_)
             .add(" declared for this session");
     if (c.max_positions != 0 && len > c.max_positions)
         return Status::error(StatusCode::invalid_argument, "input of ")
-            .add_u(len)
+            .add(len)
             .add(" tokens is longer than the model's ")
-            .add_u(c.max_positions)
+            .add(c.max_positions)
             .add(" positions");
     AX_RETURN_IF_ERROR(check_tokens(tokens, len, c.vocab, "input"));
     if (out == nullptr) return Status::error(StatusCode::invalid_argument, "output buffer is null");

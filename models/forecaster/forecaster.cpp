@@ -124,16 +124,16 @@ Status ForecastSession::init(const Forecaster& model, const Kernels& kernels, vo
     const size_t limit = model.config_.max_positions;
     if (limit != 0 && max_window > limit)
         return Status::error(StatusCode::invalid_argument, "window of ")
-            .add_u(max_window)
+            .add(max_window)
             .add(" rows is longer than the model's ")
-            .add_u(limit)
+            .add(limit)
             .add(" positions (max_positions)");
     // The decoder's rows get positions 0..horizon-1 too, as in PyTorch's forward(src, tgt).
     if (limit != 0 && max_horizon > limit)
         return Status::error(StatusCode::invalid_argument, "decoder length ")
-            .add_u(max_horizon)
+            .add(max_horizon)
             .add(" is longer than the model's ")
-            .add_u(limit)
+            .add(limit)
             .add(" positions (max_positions)");
     AX_RETURN_IF_ERROR(check_session_arena(arena, arena_bytes, model.arena_bytes(max_window, max_horizon)));
     MemoryPlan planned;
@@ -164,15 +164,15 @@ Status ForecastSession::check_lengths(size_t src_rows, size_t tgt_rows) const {
     if (model_ == nullptr) return Status::error(StatusCode::invalid_argument, "session not initialised");
     if (src_rows < 1 || src_rows > max_window_)
         return Status::error(StatusCode::invalid_argument, "window of ")
-            .add_u(src_rows)
+            .add(src_rows)
             .add(" rows outside 1..")
-            .add_u(max_window_)
+            .add(max_window_)
             .add(" declared for this session");
     if (tgt_rows < 1 || tgt_rows > max_horizon_)
         return Status::error(StatusCode::invalid_argument, "decoder length ")
-            .add_u(tgt_rows)
+            .add(tgt_rows)
             .add(" outside 1..")
-            .add_u(max_horizon_)
+            .add(max_horizon_)
             .add(" declared for this session");
     return Status::ok();
 }
@@ -257,9 +257,9 @@ Status ForecastSession::forecast_impl(const float* history, size_t rows, size_t 
     const size_t n = c.n_features;
     if (c.n_outputs != n)
         return Status::error(StatusCode::unsupported, "forecast feeds outputs back as inputs: the model has ")
-            .add_u(c.n_outputs)
+            .add(c.n_outputs)
             .add(" outputs but ")
-            .add_u(n)
+            .add(n)
             .add(" features");
     AX_RETURN_IF_ERROR(check_finite_input(history, rows * n, "history"));
     if (out == nullptr) return Status::error(StatusCode::invalid_argument, "output buffer is null");

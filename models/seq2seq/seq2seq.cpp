@@ -150,15 +150,15 @@ Status Seq2SeqSession::check_source(const int32_t* src, size_t src_len) const {
     const Seq2SeqConfig& c = model_->config_;
     if (src_len < 1 || src_len > max_src_)
         return Status::error(StatusCode::invalid_argument, "source of ")
-            .add_u(src_len)
+            .add(src_len)
             .add(" tokens outside 1..")
-            .add_u(max_src_)
+            .add(max_src_)
             .add(" declared for this session");
     if (c.max_positions != 0 && src_len > c.max_positions)
         return Status::error(StatusCode::invalid_argument, "source of ")
-            .add_u(src_len)
+            .add(src_len)
             .add(" tokens is longer than the model's ")
-            .add_u(c.max_positions)
+            .add(c.max_positions)
             .add(" positions");
     return check_tokens(src, src_len, c.src_vocab, "source");
 }
@@ -178,15 +178,15 @@ Status Seq2SeqSession::run(const int32_t* src, size_t src_len, const int32_t* tg
     const Seq2SeqConfig& c = model_->config_;
     if (tgt_len < 1 || tgt_len > max_tgt_)
         return Status::error(StatusCode::invalid_argument, "target of ")
-            .add_u(tgt_len)
+            .add(tgt_len)
             .add(" tokens outside 1..")
-            .add_u(max_tgt_)
+            .add(max_tgt_)
             .add(" declared for this session");
     if (c.max_positions != 0 && tgt_len > c.max_positions)
         return Status::error(StatusCode::invalid_argument, "target of ")
-            .add_u(tgt_len)
+            .add(tgt_len)
             .add(" tokens is longer than the model's ")
-            .add_u(c.max_positions)
+            .add(c.max_positions)
             .add(" positions");
     AX_RETURN_IF_ERROR(check_tokens(tgt, tgt_len, c.tgt_vocab, "target"));
     if (logits == nullptr) return Status::error(StatusCode::invalid_argument, "output buffer is null");
@@ -214,18 +214,18 @@ Status Seq2SeqSession::translate(const int32_t* src, size_t src_len, uint32_t bo
     if (bos == format::kNoToken || bos >= c.tgt_vocab)
         return Status::error(StatusCode::invalid_argument, "greedy decoding needs a bos id in the target vocabulary");
     if (eos != format::kNoToken && eos >= c.tgt_vocab)
-        return Status::error(StatusCode::invalid_argument, "eos id ").add_u(eos).add(" is outside the vocabulary");
+        return Status::error(StatusCode::invalid_argument, "eos id ").add(eos).add(" is outside the vocabulary");
     if (max_len < 1 || max_len > max_tgt_)
         return Status::error(StatusCode::invalid_argument, "max length ")
-            .add_u(max_len)
+            .add(max_len)
             .add(" outside 1..")
-            .add_u(max_tgt_)
+            .add(max_tgt_)
             .add(" declared for this session");
     if (c.max_positions != 0 && max_len > c.max_positions)
         return Status::error(StatusCode::invalid_argument, "max length ")
-            .add_u(max_len)
+            .add(max_len)
             .add(" is longer than the model's ")
-            .add_u(c.max_positions)
+            .add(c.max_positions)
             .add(" positions");
     const uint8_t* memory_valid = encode(src, src_len);
     int32_t token = static_cast<int32_t>(bos);

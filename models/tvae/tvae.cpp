@@ -129,16 +129,16 @@ Status TvaeSession::check_length(size_t len) const {
     if (model_ == nullptr) return Status::error(StatusCode::invalid_argument, "session not initialised");
     if (len < 1 || len > max_len_)
         return Status::error(StatusCode::invalid_argument, "sequence of ")
-            .add_u(len)
+            .add(len)
             .add(" rows outside 1..")
-            .add_u(max_len_)
+            .add(max_len_)
             .add(" declared for this session");
     const size_t limit = model_->config_.max_positions;
     if (limit != 0 && len > limit)
         return Status::error(StatusCode::invalid_argument, "sequence of ")
-            .add_u(len)
+            .add(len)
             .add(" rows is longer than the model's ")
-            .add_u(limit)
+            .add(limit)
             .add(" positions");
     return Status::ok();
 }
