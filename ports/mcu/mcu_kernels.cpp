@@ -1,4 +1,5 @@
-// The Cortex-M port's kernel table: generic, with the int8 products (and on Helium softmax and GELU) replaced.
+// The Cortex-M port's kernel table: generic, with the int8 products and (on Helium) GELU replaced; softmax
+// goes through the port's entry, which is generic's for now (softmax_gelu_mcu.cpp says why).
 // A constant table (no run-time initialization, nothing in .bss).
 #include "ports/generic/generic.h"
 #include "ports/mcu/mcu.h"
