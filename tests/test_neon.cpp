@@ -14,6 +14,9 @@
 
 #include "ports/generic/generic.h"
 #include "ports/ports.h"
+#if defined(AUSPEX_HAVE_NEON)
+#include "ports/neon/neon.h"
+#endif
 #include "runtime/half.h"
 
 namespace {
@@ -191,12 +194,15 @@ TEST_CASE("neon: vector kernels" * doctest::skip(ax::neon_kernels() == nullptr))
     for (size_t n = 0; n <= 70; ++n) {
         INFO("n " << n);
         const std::vector<float> a = random_floats(rng, n), b = random_floats(rng, n);
-        CHECK(close(neon->dot_f32(a.data(), b.data(), n), ref.dot_f32(a.data(), b.data(), n)));
         std::vector<float> ya = b, yb = b;
-        ref.axpy_f32(n, 0.37f, a.data(), ya.data());
-        neon->axpy_f32(n, 0.37f, a.data(), yb.data());
+#if defined(AUSPEX_HAVE_NEON) && defined(__ARM_NEON)
+        // Not in the table (no layer calls them): the port's own functions.
+        CHECK(close(neon::dot_f32(a.data(), b.data(), n), generic::dot_f32(a.data(), b.data(), n)));
+        generic::axpy_f32(n, 0.37f, a.data(), ya.data());
+        neon::axpy_f32(n, 0.37f, a.data(), yb.data());
         for (size_t i = 0; i < n; ++i) CHECK(close(yb[i], ya[i]));
         ya = b, yb = b;
+#endif
         ref.add_f32(ya.data(), a.data(), n);
         neon->add_f32(yb.data(), a.data(), n);
         for (size_t i = 0; i < n; ++i) CHECK(close(yb[i], ya[i]));
