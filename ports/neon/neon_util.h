@@ -102,6 +102,21 @@ inline int32x4_t dot16(int32x4_t acc, int8x16_t a, int8x16_t b) {
 #endif
 }
 
+// The 16 products a[i] * b[i] as dot16 adds them to zero, one instruction fewer without the dot-product
+// extension (a pairwise widening add that starts the lanes).
+inline int32x4_t dot16_first(int8x16_t a, int8x16_t b) {
+#if defined(__ARM_FEATURE_DOTPROD)
+    return vdotq_s32(vdupq_n_s32(0), a, b);
+#else
+    const int32x4_t acc = vpaddlq_s16(vmull_s8(vget_low_s8(a), vget_low_s8(b)));
+#if defined(__aarch64__)
+    return vpadalq_s16(acc, vmull_high_s8(a, b));
+#else
+    return vpadalq_s16(acc, vmull_s8(vget_high_s8(a), vget_high_s8(b)));
+#endif
+#endif
+}
+
 #if !defined(__ARM_FEATURE_DOTPROD)
 // The same sum in three instructions instead of four, for a without -128 (as quantize_rows_i8 makes it):
 // two products, each at most 127 * 128 in magnitude, add up in int16 without overflow (32512 < 32767)
@@ -111,6 +126,15 @@ inline int32x4_t dot16_no_min(int32x4_t acc, int8x16_t a, int8x16_t b) {
     return vpadalq_s16(acc, vmlal_high_s8(vmull_s8(vget_low_s8(a), vget_low_s8(b)), a, b));
 #else
     return vpadalq_s16(acc, vmlal_s8(vmull_s8(vget_low_s8(a), vget_low_s8(b)), vget_high_s8(a), vget_high_s8(b)));
+#endif
+}
+
+// dot16_no_min of a zero accumulator: two instructions and the widening add that starts the lanes.
+inline int32x4_t dot16_no_min_first(int8x16_t a, int8x16_t b) {
+#if defined(__aarch64__)
+    return vpaddlq_s16(vmlal_high_s8(vmull_s8(vget_low_s8(a), vget_low_s8(b)), a, b));
+#else
+    return vpaddlq_s16(vmlal_s8(vmull_s8(vget_low_s8(a), vget_low_s8(b)), vget_high_s8(a), vget_high_s8(b)));
 #endif
 }
 #endif
