@@ -129,7 +129,7 @@ def kernel_fields(path):
     body = text[text.index("struct Kernels"):]
     body = body[:body.index("\n};")]
     fields = re.findall(r"\(\*(\w+)\)\s*\(", body)
-    if not fields or "const char* name;" not in body:
+    if not fields or not re.search(r"const char\* name(\s*=\s*nullptr)?;", body):
         raise Refusal(f"{path}: cannot read struct Kernels (a name, then function pointers)")
     return fields
 
