@@ -331,10 +331,11 @@ int cmd_bench(const Argv& argv) {
         } else if (model->family == format::Family::forecaster) {
             steps_json = ", \"forecast_ms\": -1.0000";  // a forecaster whose outputs are not its inputs
         }
-        std::printf("{\"model\": \"%s\", %s\"port\": \"%s\", %s, \"runs\": %zu, \"forward_ms\": %.4f%s, "
-                    "\"model_bytes\": %llu, \"arena_bytes\": %zu}\n",
-                    model->path.c_str(), extra.c_str(), k.name, json_lengths(model->family, lengths).c_str(), runs,
-                    forward, steps_json.c_str(), model_bytes, w.arena);
+        std::printf(
+            "{\"model\": \"%s\", %s\"port\": \"%s\", %s, \"runs\": %zu, \"forward_ms\": %.4f%s, "
+            "\"model_bytes\": %llu, \"arena_bytes\": %zu}\n",
+            model->path.c_str(), extra.c_str(), k.name, json_lengths(model->family, lengths).c_str(), runs, forward,
+            steps_json.c_str(), model_bytes, w.arena);
     } else {
         std::printf("model %s, port %s, %s, median of %zu runs\n", model->path.c_str(), k.name, lengths.text.c_str(),
                     runs);

@@ -169,7 +169,7 @@ std::string weight_dtype(const ModelFile& file) {
 // sized for and the sizes of the buffers the firmware hands the session.
 struct FamilyFacts {
     std::string shape;
-    std::string sized_for;  // the macros of the lengths, for the arena's comment
+    std::string sized_for;                                    // the macros of the lengths, for the arena's comment
     std::vector<std::pair<std::string, std::string>> macros;  // suffix, "value /* what */"
 };
 

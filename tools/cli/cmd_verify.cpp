@@ -116,7 +116,6 @@ int verify_forecasts(const Args& args, const tools::LoadedModel* model) {
     return 0;
 }
 
-
 // The output columns' names: the expected CSV's header, the model's feature names where its outputs are its
 // features, else what they are.
 std::vector<std::string> output_names(const tools::LoadedModel& m, const tools::Table& expected, size_t cols) {
@@ -161,7 +160,7 @@ int verify_pair(const Args& args, const tools::LoadedModel& model) {
     if (two_inputs && !args.has("target"))
         throw UsageError{std::string("a ") + tools::family_name(model.family) + " takes --target too: " +
                          (model.family == format::Family::seq2seq ? "the target token lines of forward(src, tgt)"
-                                                                   : "the decoder input CSV of forward(src, tgt)")};
+                                                                  : "the decoder input CSV of forward(src, tgt)")};
     if (!two_inputs && args.has("target"))
         throw UsageError{std::string("--target does not apply to a ") + tools::family_name(model.family) +
                          " model (its forward takes one input)"};
@@ -216,8 +215,9 @@ int cmd_verify(const Argv& argv) {
         argv, with_csv_options({"against", "expected", "input", "target", "window", "horizon", "stride", "port"}), {});
     args.expect_positionals(1, "the model to check (.axm)");
     if (args.has("against") == args.has("expected"))
-        throw UsageError{"give one reference: --against REFERENCE.axm (another conversion of the model) or "
-                         "--expected OUTPUTS.csv (what PyTorch returned for --input)"};
+        throw UsageError{
+            "give one reference: --against REFERENCE.axm (another conversion of the model) or "
+            "--expected OUTPUTS.csv (what PyTorch returned for --input)"};
     const auto model = tools::open_model(args.positionals()[0]);
     if (model->family == format::Family::forecaster && args.has("against") && !args.has("target"))
         return verify_forecasts(args, model.get());

@@ -39,11 +39,13 @@ const Command kCommands[] = {
      "[--port P]  |  bench --kernels [--json]"},
     {"translate", ax::cli::cmd_translate,
      "translate SEQ2SEQ.axm --tokens \"5 17 9 2\" [--bos ID] [--eos ID|none] [--pad ID|none] [--max-len N] [--port P]"},
-    {"classify", ax::cli::cmd_classify, "classify CLASSIFIER.axm --tokens \"5 17 9 2\" [--pad ID|none] [-o PROBS.csv] [--port P]"},
+    {"classify", ax::cli::cmd_classify,
+     "classify CLASSIFIER.axm --tokens \"5 17 9 2\" [--pad ID|none] [-o PROBS.csv] [--port P]"},
     {"reconstruct", ax::cli::cmd_reconstruct,
      "reconstruct TVAE.axm --input SEQ.csv [-o OUT.csv] [--latent Z.csv] [--sample [--seed N]] [--port P]"},
     {"generate", ax::cli::cmd_generate, "generate TVAE.axm --z \"0.1 -0.3 ...\" --length L [-o OUT.csv] [--port P]"},
-    {"header", ax::cli::cmd_header, "header MODEL.axm -o MODEL.h [--name NAME] [--window S --horizon H | --src-len S --tgt-len T | --max-len L]"},
+    {"header", ax::cli::cmd_header,
+     "header MODEL.axm -o MODEL.h [--name NAME] [--window S --horizon H | --src-len S --tgt-len T | --max-len L]"},
 };
 
 void print_usage(FILE* to) {

@@ -17,8 +17,8 @@ public:
     // session's maximum lengths as the family's arena_bytes and init take them; `what` names them for the
     // error when they are out of range ("window and horizon").
     template <typename FamilyModel, typename... Lengths>
-    SessionInArena(const LoadedModel& model, format::Family family, const FamilyModel& object,
-                   const Kernels& kernels, const char* what, Lengths... lengths)
+    SessionInArena(const LoadedModel& model, format::Family family, const FamilyModel& object, const Kernels& kernels,
+                   const char* what, Lengths... lengths)
         : arena_(exact_arena(model, family, object, what, lengths...)) {
         check_status(session_.init(object, kernels, arena_.data(), arena_.size(), lengths...), model.path);
     }
