@@ -408,3 +408,23 @@ TEST_CASE("written CSVs: feature columns keep the input's (or the model's) names
     ax::test::check_close(o.values, values(fixture(fc_dir + "/run_out.csv")), ax::test::tolerance::forecaster,
                           "named run");
 }
+
+TEST_CASE("convert: a misspelt module names both sides of the mismatch and the map lines that matched nothing") {
+    const std::string dir = "seq2seq/bentrevett_map";
+    const Result r = auspex("convert " + fixture(dir + "/misspelt.pt") + " --config " + fixture(dir + "/config.json") +
+                            " --map " + fixture("../../tools/import/maps/bentrevett_seq2seq.map") + " -o " +
+                            (scratch_dir() / "misspelt.axm").string());
+    check_error(r, 1, "potisionwise_feedforward");
+    // The canonical tensors nothing provided: the layer's whole feed-forward pair.
+    for (const char* canonical : {"encoder.layers.0.linear1.weight", "encoder.layers.0.linear1.bias",
+                                  "encoder.layers.0.linear2.weight", "encoder.layers.0.linear2.bias"})
+        CHECK_MESSAGE(has(r, canonical), canonical);
+    // The user's tensors nothing matched, and the map's lines no tensor matched.
+    CHECK(has(r, "tensors nothing matched there: encoder.layers.0.potisionwise_feedforward.fc_1.bias"));
+    CHECK(has(r, "Map lines that matched no tensor: "));
+    CHECK(has(r, "bentrevett_seq2seq.map:26: encoder.layers.{N}.positionwise_feedforward.fc_1.{p}"));
+    CHECK(has(r, "decoder.layers.{N}.positionwise_feedforward.fc_2.{p}"));
+    // Not the attention, which the map did match.
+    CHECK(!has(r, "self_attn.in_proj_weight"));
+    CHECK(!has(r, "self_attention.fc_q"));
+}

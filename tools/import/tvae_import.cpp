@@ -36,7 +36,8 @@ VaeLinears find_vae_linears(const CheckpointTensors& ck, int64_t d) {
             "cannot find the Transformer-VAE's linear layers: expected seq_embedding [d_model, n_features], "
             "z_mean and z_log_var [latent, d_model], z_embedding [d_model, latent] and r_seq_embedding "
             "[n_features, d_model] (d_model " +
-            std::to_string(d) + "); found Linear modules: " + name_list(all));
+            std::to_string(d) + "); found Linear modules: " + name_list(all) +
+            "; name each with a map line \"MODULE.{p} -> z_log_var.{p}\" (and so on for the others)");
     };
     if (from_d.size() != 3 || to_d.size() != 2) return fail();
     v.z_log_var = pick_by_words(from_d, {"log_var", "logvar", "var", "sigma", "std"}, {});
