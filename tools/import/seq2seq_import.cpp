@@ -12,12 +12,7 @@ using format::ConfigKey;
 using format::Role;
 
 AxmModel import_seq2seq(const TensorMap& tensors, const ConvertConfig& config) {
-    if (config.pooling || config.output_activation || config.start_id || config.n_labels || config.latent_size ||
-        config.memory_mask != format::MemoryMask::none || config.normalization.mode != format::Normalization::none ||
-        config.n_features || config.n_outputs)
-        throw ToolError(
-            "config keys pooling, output_activation, start_id, n_labels, latent_size, memory_mask, "
-            "normalization, n_features and n_outputs do not apply to a seq2seq model");
+    // Keys of other families were refused by check_config_scope (tools/import/config_scope.h), their one home.
     CheckpointTensors ck(tensors);
     AxmModel m;
     m.family = format::Family::seq2seq;
