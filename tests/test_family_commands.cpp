@@ -16,6 +16,7 @@
 #include "tests/family_support.h"
 #include "tests/tolerances.h"
 #include "tools/host/family_sessions.h"
+#include "tools/import/config_scope.h"
 #include "tools/text/csv.h"
 
 namespace {
@@ -427,4 +428,51 @@ TEST_CASE("convert: a misspelt module names both sides of the mismatch and the m
     // Not the attention, which the map did match.
     CHECK(!has(r, "self_attn.in_proj_weight"));
     CHECK(!has(r, "self_attention.fc_q"));
+}
+
+TEST_CASE("README's defaults table: every config key has a row, and the defaults it states are the converter's") {
+    std::ifstream in(std::string(AUSPEX_SOURCE_DIR) + "/README.md");
+    std::stringstream readme;
+    readme << in.rdbuf();
+    const std::string text = readme.str();
+    const size_t start = text.find("### Config defaults, per family");
+    REQUIRE(start != std::string::npos);
+    const std::string table = text.substr(start, text.find("\n##", start + 4) - start);
+    for (const std::string& key : ax::tools::known_config_keys())
+        CHECK_MESSAGE(table.find("`" + key + "`") != std::string::npos, key << " has no row");
+
+    // The defaults the table states, as inspect shows them for fixtures whose configs leave the keys out.
+    // seq2seq/tutorial states arch, nhead and the token ids only (d_model 32: sqrt = 5.65685).
+    const Result s = auspex("inspect " + converted("seq2seq/tutorial"));
+    REQUIRE_MESSAGE(s.exit_code == 0, s.output);
+    for (const char* shown : {"post-norm, activation relu, layer_norm_eps 1e-05", "decode_mask_pads false",
+                              "embed_scale 5.65685", "positional_encoding sinusoidal"})
+        CHECK_MESSAGE(has(s, shown), shown);
+    CHECK(has(s,
+              "assumed:  activation, norm_first, layer_norm_eps, positional_encoding, embed_scale, "
+              "decode_mask_pads"));
+    // A classifier's embed_scale is 1 (paul-hyun's posts do not scale); its pooling mean.
+    const Result c = auspex("inspect " + converted("classifier/decoder_start"));
+    REQUIRE_MESSAGE(c.exit_code == 0, c.output);
+    CHECK(has(c, "embed_scale 1\n"));
+    CHECK(has(c, "assumed:  activation, norm_first, layer_norm_eps, positional_encoding, embed_scale"));
+    const std::string no_pooling = write_file(
+        "cls_no_pooling.json", R"({"arch": "classifier", "nhead": 4, "pad_id": 0, "output_activation": "softmax"})");
+    const std::string pooled = (scratch_dir() / "cls_no_pooling.axm").string();
+    REQUIRE(auspex("convert " + fixture("classifier/learned_mean_softmax/model.pt") + " --config " + no_pooling +
+                   " -o " + pooled)
+                .exit_code == 0);
+    const Result p = auspex("inspect " + pooled);
+    CHECK(has(p, "pooling mean"));
+    CHECK(has(p, "embed_scale, pooling (taken by default"));
+    // A forecaster without "memory_mask" runs without one, and says so.
+    const std::string no_mask =
+        write_file("fc_no_mask.json", R"({"arch": "forecaster", "nhead": 4, "positional_encoding": "sinusoidal"})");
+    const Result f = auspex("convert " + fixture("forecaster/post_relu_tril/model.pt") + " --config " + no_mask +
+                            " -o " + (scratch_dir() / "fc_no_mask.axm").string());
+    REQUIRE_MESSAGE(f.exit_code == 0, f.output);
+    CHECK(has(f, "\"memory_mask\": \"none\""));
+    const Result fi = auspex("inspect " + (scratch_dir() / "fc_no_mask.axm").string());
+    CHECK(has(fi, "memory_mask none"));
+    CHECK(has(fi, "activation relu, layer_norm_eps 1e-05"));
 }
