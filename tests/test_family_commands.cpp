@@ -476,3 +476,20 @@ TEST_CASE("README's defaults table: every config key has a row, and the defaults
     CHECK(has(fi, "memory_mask none"));
     CHECK(has(fi, "activation relu, layer_norm_eps 1e-05"));
 }
+
+TEST_CASE("convert: structure it cannot tell apart lists the candidates and the map line that resolves it") {
+    // A seq2seq checkpoint read as a forecaster: its Linear modules are listed, and the map lines that name them.
+    const std::string as_fc = write_file("amb_as_fc.json", R"({"arch": "forecaster", "nhead": 4})");
+    const Result r = auspex("convert " + fixture("seq2seq/tutorial/model.pt") + " --config " + as_fc + " -o " +
+                            (scratch_dir() / "amb.axm").string());
+    check_error(r, 1, "cannot tell the forecaster's input embeddings and generator apart");
+    CHECK(has(r, "found Linear modules: generator"));
+    CHECK(has(r, "\"MODULE.{p} -> embedding_src.{p}\""));
+    CHECK(has(r, "\"MODULE.{p} -> generator.{p}\""));
+    // A tvae's layers read as a seq2seq model: no token tables, and the map lines that would name them.
+    const std::string as_s2s = write_file("amb_as_s2s.json", R"({"arch": "seq2seq", "nhead": 4})");
+    const Result s = auspex("convert " + fixture("tvae/post_relu_pe/model.pt") + " --config " + as_s2s + " -o " +
+                            (scratch_dir() / "amb.axm").string());
+    check_error(s, 1, "cannot find the source and target token embeddings");
+    CHECK(has(s, "\"X.weight -> src_token_embed.weight\""));
+}
