@@ -134,7 +134,8 @@ TEST_CASE("cli verify --expected: every family's float32 model within its PyTorc
         const size_t labels = ax::tools::read_csv(want).cols;
         const auto f_err = max_abs(f.output, "outputs");
         REQUIRE(f_err.size() == labels);
-        for (const auto& [label, e] : f_err) CHECK_MESSAGE(e <= ax::test::tolerance::classifier, name << " " << label);
+        for (const auto& row : f_err)  // not a structured binding: CHECK_MESSAGE captures it (clang, C++17)
+            CHECK_MESSAGE(row.second <= ax::test::tolerance::classifier, name << " " << row.first);
         const Result q = auspex("verify " + converted(dir, "int8") + args);
         REQUIRE_MESSAGE(q.exit_code == 0, q.output);
         const std::vector<double> d =
@@ -152,7 +153,7 @@ TEST_CASE("cli verify --expected: every family's float32 model within its PyTorc
         REQUIRE_MESSAGE(f.exit_code == 0, f.output);
         const auto f_err = max_abs(f.output, "outputs");
         REQUIRE(f_err.size() == 2);
-        for (const auto& [feature, e] : f_err) CHECK_MESSAGE(e <= ax::test::tolerance::tvae, feature);
+        for (const auto& row : f_err) CHECK_MESSAGE(row.second <= ax::test::tolerance::tvae, row.first);
     }
     // forecaster: the check pair in model units (src, tgt, forward's output).
     {
@@ -194,7 +195,7 @@ TEST_CASE("cli verify --against: any family against itself is zero; int8 against
     const std::string in = token_lines("a_cls.txt", case_inputs("classifier/pad0_max_sigmoid"));
     const Result c = auspex("verify " + cls + " --against " + cls + " --input " + in);
     REQUIRE_MESSAGE(c.exit_code == 0, c.output);
-    for (const auto& [label, e] : max_abs(c.output, "outputs")) CHECK_MESSAGE(e == 0.0, label);
+    for (const auto& row : max_abs(c.output, "outputs")) CHECK_MESSAGE(row.second == 0.0, row.first);
 
     // tvae: teacher-forced outputs and the reconstruction (the anomaly score's path).
     const std::string dir = "tvae/post_relu_pe";
@@ -299,11 +300,11 @@ TEST_CASE("cli header: every family's array, lengths, sizes and exact arena") {
         std::stringstream text_stream;
         text_stream << std::ifstream(h).rdbuf();
         const std::string text = text_stream.str();
-        for (const auto& [suffix, value] : c.defines) {
-            const std::string key = "#define FAM_MODEL_" + suffix + " ";
+        for (const auto& define : c.defines) {
+            const std::string key = "#define FAM_MODEL_" + define.first + " ";
             const size_t at = text.find(key);
             REQUIRE_MESSAGE(at != std::string::npos, key);
-            CHECK_MESSAGE(std::stoll(text.substr(at + key.size())) == value, c.dir << " " << suffix);
+            CHECK_MESSAGE(std::stoll(text.substr(at + key.size())) == define.second, c.dir << " " << define.first);
         }
         // The array is the file.
         std::vector<uint8_t> parsed;
