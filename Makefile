@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all build deps format format-check test test-host test-sanitize test-cross test-firmware firmware size insn insn-bench fuzz mutate demo clean
+.PHONY: all build deps format format-check test test-host test-sanitize test-cross test-firmware firmware size stack insn insn-bench fuzz mutate demo clean
 
 all: build
 
@@ -75,6 +75,7 @@ $(foreach t,$(CROSS_TARGETS),$(eval $(call cross_rules,$(t))))
 #   make firmware       forecast.elf, forecast_c.elf (the example, C++ and C API) and the on-board test image
 #   make test-firmware  runs them: forecasts against the host's, the doctest image, the heap-free proof
 #   make size           text/data/bss of the runtime and the example firmware per target
+#   make stack          worst-case stack of the runtime per board (tests/stack/stack_worst_case.py; also in test-firmware)
 #   make insn           instructions per forecast and per kernel, generic port against mcu, under a QEMU plugin
 # Each board is a folder of ports/cortex-m/boards/ (memory.ld, board.cmake with its core, qemu machine and
 # defaults). These variables override the boards' defaults for every board built; empty means the default:
@@ -85,6 +86,7 @@ $(foreach t,$(CROSS_TARGETS),$(eval $(call cross_rules,$(t))))
 #   FIRMWARE_CONVERT           auspex convert options of the example model (default --dtype int8 --kv-cache int8)
 #   FIRMWARE_STACK             stack bytes at the top of RAM (default 65536; 8192 on stm32f405)
 #   FIRMWARE_TESTS             ON or OFF: build and run the on-board doctest image (default ON; OFF on stm32f405)
+#   FIRMWARE_STACK_BUDGET      bytes the runtime's computed worst-case stack may reach (make stack; default 5120)
 FIRMWARE_BOARDS ?= mps2-an386 mps2-an500 mps3-an547 mps2-an385 stm32f405
 FIRMWARE_EXAMPLE ?=
 FIRMWARE_WINDOW ?=
@@ -92,6 +94,7 @@ FIRMWARE_HORIZON ?=
 FIRMWARE_CONVERT ?=
 FIRMWARE_STACK ?=
 FIRMWARE_TESTS ?=
+FIRMWARE_STACK_BUDGET ?=
 FIRMWARE_DIR = $(BUILD)/firmware
 board_cpu = $$(sed -n 's/^set(board_cpu \([a-z0-9-]*\)).*/\1/p' ports/cortex-m/boards/$(1)/board.cmake)
 
@@ -107,7 +110,7 @@ define firmware_build
 			-DAUSPEX_EXAMPLE_DIR="$(if $(FIRMWARE_EXAMPLE),$(abspath $(FIRMWARE_EXAMPLE)))" \
 			-DAUSPEX_EXAMPLE_WINDOW="$(FIRMWARE_WINDOW)" -DAUSPEX_EXAMPLE_HORIZON="$(FIRMWARE_HORIZON)" \
 			-DAUSPEX_EXAMPLE_CONVERT="$(FIRMWARE_CONVERT)" -DAUSPEX_FIRMWARE_STACK_SIZE="$(FIRMWARE_STACK)" \
-			-DAUSPEX_FIRMWARE_TESTS="$(FIRMWARE_TESTS)" \
+			-DAUSPEX_FIRMWARE_TESTS="$(FIRMWARE_TESTS)" -DAUSPEX_STACK_BUDGET="$(FIRMWARE_STACK_BUDGET)" \
 			-DAUSPEX_HOST_AUSPEX=$(abspath $(BUILD))/auspex >/dev/null || exit 1; \
 		cmake --build $(FIRMWARE_DIR)/$$board -j $(JOBS) $(if $(2),--target $(2)) || exit 1; \
 	done
@@ -122,9 +125,22 @@ test-firmware: firmware
 		(cd $(FIRMWARE_DIR)/$$board && ctest --output-on-failure -j $(JOBS)) || exit 1; \
 		sed -n -e 's/^\(ok: .*\)/  \1/p' -e 's/^\(auspex: .*\)/  \1/p' \
 			-e 's/^\([a-z_]* *[a-z0-9]* *arena .*host header.*\)/  \1/p' \
+			-e 's/^\(stack: .*runtime worst case.*\)/  \1/p' -e 's/^  \(startup .*painted.*\)/    \1/p' \
 			$(FIRMWARE_DIR)/$$board/Testing/Temporary/LastTest.log; \
 	done
 	@echo "firmware tests passed on: $(FIRMWARE_BOARDS)"
+
+# The runtime's worst-case stack on each board: the compiler's per-function figures (-fcallgraph-info=su)
+# over the linked images' call graphs, kernel-table calls resolved to the port tables' functions; the
+# example's runs are checked against it (painted stack <= worst case). Fails above FIRMWARE_STACK_BUDGET.
+stack:
+	@$(MAKE) --no-print-directory firmware >/dev/null
+	@for board in $(FIRMWARE_BOARDS); do \
+		(cd $(FIRMWARE_DIR)/$$board && ctest -R '^stack_' --output-on-failure -j $(JOBS) >/dev/null) || \
+			{ cat $(FIRMWARE_DIR)/$$board/Testing/Temporary/LastTest.log; exit 1; }; \
+		sed -n -e '/^stack: .*runtime worst case/,/^<end of output>/p' $(FIRMWARE_DIR)/$$board/Testing/Temporary/LastTest.log \
+			| grep -v -e '^<end of output>' -e '^Test time' -e '^-*$$'; \
+	done
 
 size:
 	@$(MAKE) --no-print-directory firmware >/dev/null

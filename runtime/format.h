@@ -193,12 +193,14 @@ bool parse_enum(const char* text, E* out) {
 // A token-id config value meaning "no such token".
 constexpr uint32_t kNoToken = 0xFFFFFFFFu;
 
-// Text records (docs/FORMAT.md, "Text records"): config keys kFeatureNamesKey + i (i < kMaxTextRecords)
-// hold bytes 4i..4i+3 of the feature names, UTF-8 separated by '\n', the last record zero-padded. Readers
-// that do not know the key ignore it, as every reader looks keys up by number.
+// Text records (docs/FORMAT.md, "Text records"; runtime/text_records.h): config keys base + i (i <
+// kMaxTextRecords) hold bytes 4i..4i+3 of one UTF-8 text, the last record zero-padded; the feature names are
+// separated by '\n'. Readers that do not know a key ignore it, as every reader looks keys up by number.
 constexpr uint32_t kFeatureNamesKey = 0x1000;
-constexpr uint32_t kModelNameKey = 0x2000;         // the user's model name, same layout as the feature names
-constexpr uint32_t kConverterVersionKey = 0x2100;  // the converter's version string, same layout
+constexpr uint32_t kModelNameKey = 0x2000;          // the user's model name, same layout as the feature names
+constexpr uint32_t kConverterVersionKey = 0x2100;   // the converter's version string, same layout
+constexpr uint32_t kMaxModelNameBytes = 64;         // one line of printable UTF-8, 1..64 bytes
+constexpr uint32_t kMaxConverterVersionBytes = 64;  // one line of printable UTF-8, 1..64 bytes
 constexpr uint32_t kMaxTextRecords = 256;
 
 // Tensor record field offsets.

@@ -6,6 +6,7 @@
 #include "runtime/bytes.h"
 #include "runtime/checksum.h"
 #include "runtime/feature_names.h"
+#include "runtime/model_identity.h"
 
 namespace ax {
 
@@ -173,6 +174,7 @@ Status ModelFile::open(const uint8_t* data, size_t size, Checksum checksum, Mode
                 return bad("config key ").add(static_cast<int64_t>(load_u32(m.config_ + i * 8))).add(" repeats");
     }
     AX_RETURN_IF_ERROR(check_feature_names(m));
+    AX_RETURN_IF_ERROR(check_model_identity(m));
     *out = m;
     return Status::ok();
 }

@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 
 namespace ax::test {
 
@@ -30,6 +31,11 @@ std::filesystem::path scratch_dir() {
         return d;
     }();
     return dir;
+}
+
+std::string read_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
 std::string write_file(const std::string& name, const std::string& text) {

@@ -17,6 +17,9 @@ Result auspex(const std::string& args);
 // A folder of this test process's own, made on first use.
 std::filesystem::path scratch_dir();
 
+// The whole content of a file ("" when it cannot be read).
+std::string read_file(const std::string& path);
+
 // Writes `text` to scratch_dir()/name and returns the path.
 std::string write_file(const std::string& name, const std::string& text);
 

@@ -333,6 +333,10 @@ TEST_CASE("cli reconstruct --latent writes PyTorch's z_mean and z_log_var") {
     for (size_t i = 0; i < t.rows; ++i) mean.push_back(t.at(i, 0)), log_var.push_back(t.at(i, 1));
     ax::test::check_close(mean, values(fixture(dir + "/z_mean.csv")), ax::test::tolerance::tvae, "z_mean");
     ax::test::check_close(log_var, values(fixture(dir + "/z_log_var.csv")), ax::test::tolerance::tvae, "z_log_var");
+    // --latent is an output: naming the input is refused before anything is read or written.
+    check_error(auspex("reconstruct " + converted(dir) + " --input " + fixture(dir + "/input.csv") + " --latent " +
+                       fixture(dir + "/input.csv")),
+                1, "is the same file as --input");
     // The reconstruction itself is unchanged by --latent.
     ax::test::check_close(values((scratch_dir() / "recon.csv").string()), values(fixture(dir + "/reconstruct.csv")),
                           ax::test::tolerance::tvae, "reconstruct");

@@ -2,6 +2,8 @@
 # build tree configured with ports/cortex-m/arm-none-eabi.cmake (one tree per board; `make firmware`):
 #   forecast.elf            the bundled example forecaster, int8, C++ API (models/example/firmware/)
 #   forecast_c.elf          the same through the C API
+#   forecast_slots.elf      the same with A/B model slots, driven through good and bad updates (boards with
+#                           board_slot_test ON)
 #   auspex_firmware_tests.elf   doctest suite on the board: PyTorch fixtures embedded as arrays (tests/firmware/)
 # and CTest tests that run them under qemu-system-arm and prove the runtime heap-free (`make test-firmware`).
 # The model and data headers are generated at build time by a host build's auspex CLI (AUSPEX_HOST_AUSPEX).
@@ -26,6 +28,7 @@ endif()
 unset(board_example_window)
 unset(board_example_horizon)
 unset(board_example_convert)
+unset(board_slot_test)
 include(${board_dir}/board.cmake)
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${board_dir}/board.cmake)
 if(NOT AUSPEX_CORTEX_M_CPU STREQUAL board_cpu)
@@ -63,8 +66,16 @@ set(fw_gen ${CMAKE_BINARY_DIR}/generated)
 file(MAKE_DIRECTORY ${fw_gen})
 set(host ${AUSPEX_HOST_AUSPEX})
 
+# The compiler's stack figure per function (-fcallgraph-info=su: a .ci file beside each object, with the
+# calls made through pointers) for tests/stack/stack_worst_case.py; the generated code is unchanged.
+set(fw_stack_flags -fstack-usage -fcallgraph-info=su)
+foreach(t ${AUSPEX_ON_DEVICE_LAYERS})
+  target_compile_options(${t} PRIVATE ${fw_stack_flags})
+endforeach()
+
 # Startup, vector table and the bounded _sbrk: an object library, so the vector table is always linked.
 add_library(auspex_board OBJECT ${fw_port}/startup.c ${fw_port}/syscalls.c)
+target_compile_options(auspex_board PRIVATE ${fw_stack_flags})
 
 # auspex_firmware(TARGET IMAGE_LD SOURCES...): an .elf linked for the board with semihosting (newlib's
 # rdimon), our startup instead of newlib's, --gc-sections and a map file with a cross-reference table.
@@ -163,6 +174,23 @@ auspex_firmware(forecast image_code.ld ${CMAKE_CURRENT_SOURCE_DIR}/models/exampl
 auspex_firmware(forecast_c image_code.ld ${CMAKE_CURRENT_SOURCE_DIR}/models/example/firmware/forecast_main.c)
 add_dependencies(forecast example_data)
 add_dependencies(forecast_c example_data)
+# The example with A/B model slots (models/example/firmware/forecast_slots_main.cpp): two slots of the
+# example's size in RAM standing in for flash, so only boards whose RAM holds them build it (board_slot_test).
+if(board_slot_test)
+  # The example model with a model_version record, made by the host build's axm_with_version (next to its
+  # auspex) until `auspex convert --model-version` exists; the firmware patches the version's value.
+  get_filename_component(host_dir ${host} DIRECTORY)
+  set(with_version ${host_dir}/axm_with_version)
+  add_custom_command(OUTPUT ${fw_gen}/example_v.axm ${fw_gen}/example_model_v.h
+    COMMAND ${with_version} ${example_axm} 1 ${fw_gen}/example_v.axm
+    COMMAND ${host} header ${fw_gen}/example_v.axm -o ${fw_gen}/example_model_v.h --name example_model_v
+            --window ${example_window} --horizon ${example_horizon}
+    DEPENDS ${example_axm} ${host} ${with_version} VERBATIM)
+  auspex_embed_csv(${CMAKE_BINARY_DIR}/forecast.expected example_expected)
+  add_custom_target(example_expected DEPENDS ${fw_gen}/example_expected.h ${fw_gen}/example_model_v.h)
+  auspex_firmware(forecast_slots image_code.ld ${CMAKE_CURRENT_SOURCE_DIR}/models/example/firmware/forecast_slots_main.cpp)
+  add_dependencies(forecast_slots example_data example_expected)
+endif()
 # make insn: the example forecast once per kernel port between markers, for tests/insn/insn_plugin.c.
 auspex_firmware(insn image_code.ld ${CMAKE_CURRENT_SOURCE_DIR}/tests/insn/insn_main.cpp)
 add_dependencies(insn example_data)
@@ -174,6 +202,10 @@ add_test(NAME forecast_matches_host COMMAND ${qemu_run} ${board_qemu_machine} $<
   ${CMAKE_BINARY_DIR}/forecast.expected)
 add_test(NAME forecast_c_matches_host COMMAND ${qemu_run} ${board_qemu_machine} $<TARGET_FILE:forecast_c>
   ${CMAKE_BINARY_DIR}/forecast.expected)
+if(board_slot_test)
+  add_test(NAME forecast_slots_updates COMMAND ${qemu_run} ${board_qemu_machine} $<TARGET_FILE:forecast_slots>
+    ${CMAKE_BINARY_DIR}/forecast.expected)
+endif()
 # The arena figure comes from the generated header, read when the test runs.
 add_test(NAME runtime_heap_free COMMAND sh -c "${fw_port}/check_heap_free.sh ${CMAKE_NM} $<TARGET_FILE:auspex_runtime> \
 $<TARGET_FILE:forecast> ${CMAKE_BINARY_DIR}/forecast.map arena \
@@ -181,6 +213,57 @@ $(sed -n 's/^#define EXAMPLE_MODEL_ARENA_BYTES \\([0-9]*\\).*/\\1/p' ${fw_gen}/e
 add_test(NAME runtime_heap_free_c COMMAND sh -c "${fw_port}/check_heap_free.sh ${CMAKE_NM} $<TARGET_FILE:auspex_runtime> \
 $<TARGET_FILE:forecast_c> ${CMAKE_BINARY_DIR}/forecast_c.map arena \
 $(sed -n 's/^#define EXAMPLE_MODEL_ARENA_BYTES \\([0-9]*\\).*/\\1/p' ${fw_gen}/example_model.h)")
+
+# ---- worst-case stack (tests/stack/stack_worst_case.py): the compiler's frames over the linked call graph ----
+# For forecast.elf and forecast_c.elf (the forecaster through the C++ and the C API, checked against the
+# stack the run painted) and stack_families.elf (every family's entry points, linked only to be analysed).
+# Each fails when the runtime's worst case (below its caller's frame) exceeds the budget: 5 KB, 12%
+# above the 4560 bytes computed for the C API's session init (ModelFile::open and every session's
+# init build an error message on the stack; a forecast itself needs under 1 KB).
+set(AUSPEX_STACK_BUDGET "" CACHE STRING "Stack bytes the runtime's worst case may use below its caller; empty = 5120")
+set(fw_stack_budget 5120)
+if(AUSPEX_STACK_BUDGET)
+  set(fw_stack_budget ${AUSPEX_STACK_BUDGET})
+endif()
+find_package(Python3 REQUIRED COMPONENTS Interpreter)
+auspex_firmware(stack_families image_code.ld ${CMAKE_CURRENT_SOURCE_DIR}/tests/stack/families_main.cpp)
+target_include_directories(stack_families PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+string(REGEX REPLACE "nm$" "" stack_tool_prefix "${CMAKE_NM}")
+set(stack_tool ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/tests/stack/stack_worst_case.py
+  --ci-dir ${CMAKE_BINARY_DIR} --kernels ${CMAKE_CURRENT_SOURCE_DIR}/runtime/kernels.h
+  --budget ${fw_stack_budget} --tool-prefix ${stack_tool_prefix})
+set(stack_show_forecast --show ForecastSession::forecast)
+set(stack_show_forecast_c --show auspex_forecast)
+foreach(image forecast forecast_c stack_families)
+  target_compile_options(${image} PRIVATE ${fw_stack_flags})  # main's frame
+endforeach()
+foreach(image forecast forecast_c)
+  # The run's stderr holds the painted high-water mark; the computed worst case must be at least that.
+  set_tests_properties(${image}_matches_host PROPERTIES FIXTURES_SETUP ${image}_run
+    ENVIRONMENT AUSPEX_QEMU_STDERR=${CMAKE_BINARY_DIR}/${image}.stderr)
+  add_test(NAME stack_${image} COMMAND ${stack_tool} --elf $<TARGET_FILE:${image}> --map ${CMAKE_BINARY_DIR}/${image}.map
+    --painted-log ${CMAKE_BINARY_DIR}/${image}.stderr --label "${image}.elf on ${board} (${board_cpu})"
+    ${stack_show_${image}})
+  set_tests_properties(stack_${image} PROPERTIES FIXTURES_REQUIRED ${image}_run)
+endforeach()
+add_test(NAME stack_families COMMAND ${stack_tool} --elf $<TARGET_FILE:stack_families>
+  --map ${CMAKE_BINARY_DIR}/stack_families.map --label "every family on ${board} (${board_cpu})")
+# No figure when an indirect call cannot be bounded: with linear_i8 missing from the kernel table's
+# declaration, the calls through it are unresolved and the tool must refuse (exit 1, this message).
+file(READ ${CMAKE_CURRENT_SOURCE_DIR}/runtime/kernels.h stack_kernels_h)
+string(REPLACE "(*linear_i8)" "(*linear_i8_unknown)" stack_kernels_h "${stack_kernels_h}")
+file(WRITE ${CMAKE_BINARY_DIR}/stack_kernels_renamed.h "${stack_kernels_h}")
+add_test(NAME stack_refuses_unresolved_call COMMAND ${Python3_EXECUTABLE}
+  ${CMAKE_CURRENT_SOURCE_DIR}/tests/stack/stack_worst_case.py --elf $<TARGET_FILE:forecast>
+  --map ${CMAKE_BINARY_DIR}/forecast.map --ci-dir ${CMAKE_BINARY_DIR} --kernels ${CMAKE_BINARY_DIR}/stack_kernels_renamed.h
+  --tool-prefix ${stack_tool_prefix})
+set_tests_properties(stack_refuses_unresolved_call PROPERTIES
+  PASS_REGULAR_EXPRESSION "no figure: .*indirect call at .* is not a call through an ax::Kernels field")
+# ... and none on recursion (a function calling itself; two calling each other) or on a runtime function
+# whose address is kept outside the kernel tables, in tiny images of its own.
+separate_arguments(stack_cpu_flags UNIX_COMMAND "${AUSPEX_CPU_FLAGS} -mthumb")
+add_test(NAME stack_refusals COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/tests/stack/check_refusals.sh
+  ${CMAKE_C_COMPILER} ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/tests/stack/stack_worst_case.py ${stack_cpu_flags})
 
 # ---- the on-board test image: doctest, the PyTorch fixtures embedded at build time ----
 if(fw_tests)

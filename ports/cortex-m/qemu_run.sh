@@ -1,7 +1,8 @@
 #!/bin/sh
 # Runs a Cortex-M image on an emulated board with semihosting: its console output goes to stdout and
 # main's return value becomes the exit status. With EXPECTED, the output must equal that file byte for
-# byte. A hang fails after AUSPEX_QEMU_TIMEOUT seconds (default 120).
+# byte. A hang fails after AUSPEX_QEMU_TIMEOUT seconds (default 120). With AUSPEX_QEMU_STDERR set, the
+# image's stderr (the startup's stack line among it) is also kept in that file, for the stack test.
 #
 #   qemu_run.sh BOARD IMAGE.elf [EXPECTED]
 set -u
@@ -16,9 +17,18 @@ limit=${AUSPEX_QEMU_TIMEOUT:-120}
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 
-timeout "$limit" qemu-system-arm -M "$board" -nographic -monitor none \
-    -semihosting-config enable=on,target=native -kernel "$image" </dev/null >"$out"
-status=$?
+run() {
+    timeout "$limit" qemu-system-arm -M "$board" -nographic -monitor none \
+        -semihosting-config enable=on,target=native -kernel "$image" </dev/null >"$out"
+}
+if [ -n "${AUSPEX_QEMU_STDERR:-}" ]; then
+    run 2>"$AUSPEX_QEMU_STDERR"
+    status=$?
+    cat "$AUSPEX_QEMU_STDERR" >&2
+else
+    run
+    status=$?
+fi
 cat "$out"
 if [ $status -eq 124 ]; then
     echo "FAIL: $image on $board did not finish within ${limit}s" >&2

@@ -23,6 +23,7 @@
 #define AUSPEX_C_API_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -35,7 +36,8 @@ typedef enum auspex_status {
     AUSPEX_BAD_MODEL = 2,        /* the model is malformed, truncated, corrupted or inconsistent */
     AUSPEX_UNSUPPORTED = 3,      /* a valid model using something this build does not implement */
     AUSPEX_ARENA_TOO_SMALL = 4,  /* the arena cannot hold the session */
-    AUSPEX_BAD_INPUT = 5         /* input data is unusable (NaN/Inf) or the forecast overflowed */
+    AUSPEX_BAD_INPUT = 5,        /* input data is unusable (NaN/Inf) or the forecast overflowed */
+    AUSPEX_IN_PROGRESS = 6       /* not an error: auspex_scrub_step has more bytes to hash */
 } auspex_status;
 
 /* Storage of one opened model and its session (the C++ ModelFile, Forecaster and ForecastSession). The
@@ -84,8 +86,53 @@ int auspex_forecast(auspex_forecaster* f, const float* history, size_t rows, siz
 int auspex_run(auspex_forecaster* f, const float* src, size_t src_rows, const float* tgt, size_t tgt_rows,
                int model_space, float* out);
 
+/* Which model is open (`auspex convert --model-name N --model-version V`; docs/FORMAT.md, "Model
+ * identity"), for picking between model slots after an update. The texts are copied into the caller's
+ * out[capacity] with a terminating zero (truncated to capacity - 1 bytes; AUSPEX_MAX_TEXT_BYTES + 1 always
+ * suffices) and the functions return their full length in bytes: 0 when the model has none or no model is
+ * open. The numbers return 1 and store the value when the model states it, else 0 (unversioned; a file
+ * from an older converter). A newer model has a larger version; created time is seconds since 1970 UTC. */
+#define AUSPEX_MAX_TEXT_BYTES 64u
+size_t auspex_model_name(const auspex_forecaster* f, char* out, size_t capacity);
+int auspex_model_version(const auspex_forecaster* f, uint32_t* version);
+int auspex_model_created_time(const auspex_forecaster* f, uint32_t* unix_seconds);
+size_t auspex_converter_version(const auspex_forecaster* f, char* out, size_t capacity);
+
 /* The message of the last call on this handle: "ok", or a short description of the error. Never null. */
 const char* auspex_status_message(const auspex_forecaster* f);
+
+/* ---- Scrubbing: re-check a model's checksum in the background, a bounded number of bytes per call ----
+ * The model is only read, so it may be the one a handle is forecasting with. A whole pass also checks the
+ * header's fixed fields, so a flipped bit anywhere in the model is found.
+ *
+ *   static auspex_scrub scrub;
+ *   auspex_scrub_start(&scrub, model, MODEL_SIZE);
+ *   for (;;) {                                    (between forecasts)
+ *       int r = auspex_scrub_step(&scrub, 4096);  (at most 4096 bytes per call)
+ *       if (r != AUSPEX_OK && r != AUSPEX_IN_PROGRESS) report(auspex_scrub_message(&scrub));
+ *   }
+ */
+#define AUSPEX_SCRUB_BYTES (sizeof(void*) > 4 ? 256u : 232u)
+
+typedef struct auspex_scrub {
+    union {
+        unsigned char bytes[AUSPEX_SCRUB_BYTES];
+        unsigned long long align_u64;
+        void* align_ptr;
+    } opaque;
+} auspex_scrub;
+
+/* Starts (or restarts) a pass over the model at `model` (`size` bytes available; the header says where the
+ * model ends). AUSPEX_BAD_MODEL when the header is already unusable. */
+int auspex_scrub_start(auspex_scrub* s, const void* model, size_t size);
+
+/* Hashes at most max_bytes more. AUSPEX_IN_PROGRESS: call again; AUSPEX_OK: a whole pass matched (the next
+ * call starts a new pass); AUSPEX_BAD_MODEL: the model no longer matches its checksum (repeated until
+ * auspex_scrub_start); AUSPEX_INVALID_ARGUMENT: not started. */
+int auspex_scrub_step(auspex_scrub* s, size_t max_bytes);
+
+/* "ok", "in progress", or what the last call found. Never null. */
+const char* auspex_scrub_message(const auspex_scrub* s);
 
 #ifdef __cplusplus
 }

@@ -6,6 +6,7 @@
 #include <new>
 
 #include "models/forecaster/forecaster.h"
+#include "runtime/model_identity.h"
 #include "ports/ports.h"
 
 namespace {
@@ -34,6 +35,9 @@ static_assert(static_cast<int>(StatusCode::ok) == AUSPEX_OK &&
                   static_cast<int>(StatusCode::arena_too_small) == AUSPEX_ARENA_TOO_SMALL &&
                   static_cast<int>(StatusCode::bad_input) == AUSPEX_BAD_INPUT,
               "auspex_status and ax::StatusCode disagree");
+static_assert(AUSPEX_MAX_TEXT_BYTES == ax::format::kMaxModelNameBytes &&
+                  AUSPEX_MAX_TEXT_BYTES == ax::format::kMaxConverterVersionBytes,
+              "AUSPEX_MAX_TEXT_BYTES and the format's text limits disagree");
 
 Handle* handle(auspex_forecaster* f) {
     if (f == nullptr) return nullptr;
@@ -49,6 +53,15 @@ int finish(Handle* h, const Status& s) {
 }
 
 Status not_ready(const char* what) { return Status::error(StatusCode::invalid_argument, what); }
+
+// A text of the open model through `read` (runtime/model_identity.h); "" and 0 when none is open.
+size_t copy_text(const auspex_forecaster* f, size_t (*read)(const ax::ModelFile&, char*, size_t), char* out,
+                 size_t capacity) {
+    const Handle* h = handle(f);
+    if (h != nullptr && h->opened) return read(h->file, out, capacity);
+    if (out != nullptr && capacity > 0) out[0] = '\0';
+    return 0;
+}
 
 }  // namespace
 
@@ -117,6 +130,24 @@ int auspex_run(auspex_forecaster* f, const float* src, size_t src_rows, const fl
     if (!h->session_ready) return finish(h, not_ready("no session: call auspex_session_init first"));
     const ax::InputSpace space = model_space ? ax::InputSpace::model : ax::InputSpace::raw;
     return finish(h, h->session.run(src, src_rows, tgt, tgt_rows, space, out));
+}
+
+size_t auspex_model_name(const auspex_forecaster* f, char* out, size_t capacity) {
+    return copy_text(f, ax::model_name, out, capacity);
+}
+
+int auspex_model_version(const auspex_forecaster* f, uint32_t* version) {
+    const Handle* h = handle(f);
+    return h && h->opened && version != nullptr && ax::model_version(h->file, version) ? 1 : 0;
+}
+
+int auspex_model_created_time(const auspex_forecaster* f, uint32_t* unix_seconds) {
+    const Handle* h = handle(f);
+    return h && h->opened && unix_seconds != nullptr && ax::model_created_time(h->file, unix_seconds) ? 1 : 0;
+}
+
+size_t auspex_converter_version(const auspex_forecaster* f, char* out, size_t capacity) {
+    return copy_text(f, ax::converter_version, out, capacity);
 }
 
 const char* auspex_status_message(const auspex_forecaster* f) {

@@ -1,9 +1,13 @@
 #include "tools/cli/args.h"
 
+#include <algorithm>
 #include <charconv>
+#include <iterator>
 #include <vector>
 
 #include "tools/common/did_you_mean.h"
+#include "tools/common/file_io.h"
+#include "tools/common/tool_error.h"
 
 namespace ax::cli {
 
@@ -38,6 +42,29 @@ Args::Args(const std::vector<std::string>& argv, const std::set<std::string>& op
             values_["output"] = argv[++i];
         } else {
             positionals_.push_back(a);
+        }
+    }
+    refuse_output_over_input();
+}
+
+void Args::refuse_output_over_input() const {
+    // The options that name files a command writes; every other value may name a file it reads.
+    static const char* const kOutputs[] = {"output", "plot", "find-config", "latent"};
+    auto spelled = [](const std::string& name) { return name == "output" ? std::string("-o") : "--" + name; };
+    for (const char* out : kOutputs) {
+        const auto o = values_.find(out);
+        if (o == values_.end() || o->second.empty()) continue;
+        auto refuse = [&](const std::string& what, const char* harm) {
+            throw tools::ToolError(spelled(out) + " " + o->second + " is the same file as " + what + ": " + harm +
+                                   "; name another output (nothing was read or written)");
+        };
+        for (const std::string& p : positionals_)
+            if (tools::same_file(o->second, p)) refuse("the input " + p, "writing it would destroy the input");
+        for (const auto& [name, value] : values_) {
+            if (name == o->first || value.empty() || !tools::same_file(o->second, value)) continue;
+            const bool output = std::find(std::begin(kOutputs), std::end(kOutputs), name) != std::end(kOutputs);
+            refuse(spelled(name) + " " + value,
+                   output ? "one output would overwrite the other" : "writing it would destroy that input");
         }
     }
 }

@@ -24,6 +24,10 @@ public:
     void expect_positionals(size_t n, const char* what) const;
 
 private:
+    // An output option (-o, --plot, --find-config) naming the same file as a positional or another option
+    // (compared as files: links and other spellings included) is refused before anything is read or written.
+    void refuse_output_over_input() const;
+
     std::vector<std::string> positionals_;
     std::map<std::string, std::string> values_;
     std::set<std::string> flags_;

@@ -1,5 +1,4 @@
 #include <cstdio>
-#include <fstream>
 
 #include "runtime/config_reader.h"
 #include "tools/cli/commands.h"
@@ -7,7 +6,9 @@
 #include "tools/convert/config_search.h"
 #include "tools/convert/conversion_check.h"
 #include "tools/convert/converter.h"
+#include "tools/convert/model_stamp.h"
 #include "tools/convert/quantize.h"
+#include "tools/common/file_io.h"
 #include "tools/common/tool_error.h"
 #include "tools/host/model_loader.h"
 #include "tools/text/json_writer.h"
@@ -15,13 +16,6 @@
 namespace ax::cli {
 
 namespace {
-
-void write_bytes(const std::string& path, const std::string& bytes) {
-    std::ofstream out(path, std::ios::binary);
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    out.close();
-    if (!out) throw tools::ToolError("cannot write " + path);
-}
 
 // "1e-05, 1e-06".
 std::string eps_values(const std::vector<double>& values) {
@@ -58,7 +52,7 @@ tools::ConvertConfig find_config(const tools::TensorMap& tensors, const tools::C
             options.config_path.empty() ? "PyTorch's defaults" : options.config_path.c_str());
         for (const std::string& m : s.matches) std::printf("  %s\n", m.c_str());
     }
-    write_bytes(path, tools::format_json(s.json));
+    tools::write_file_atomic(path, tools::format_json(s.json));
     std::printf("find-config: wrote %s: %s\n", path.c_str(), s.description.c_str());
     return s.config;
 }
@@ -66,11 +60,11 @@ tools::ConvertConfig find_config(const tools::TensorMap& tensors, const tools::C
 }  // namespace
 
 int cmd_convert(const Argv& argv) {
-    const Args args(
-        argv,
-        with_csv_options({"config", "output", "dtype", "kv-cache", "map", "calib", "calib-window", "calib-horizon",
-                          "state-dict-key", "check-input", "check-target", "check-output", "find-config"}),
-        {});
+    const Args args(argv,
+                    with_csv_options({"config", "output", "dtype", "kv-cache", "map", "calib", "calib-window",
+                                      "calib-horizon", "state-dict-key", "check-input", "check-target", "check-output",
+                                      "find-config", "model-name", "model-version"}),
+                    {});
     args.expect_positionals(1, "one checkpoint (.pt or .safetensors)");
     tools::ConvertOptions options;
     options.checkpoint_path = args.positionals()[0];
@@ -88,6 +82,13 @@ int cmd_convert(const Argv& argv) {
     if (options.calib_path.empty() && (args.has("delimiter") || args.has("columns") || args.has("fill")))
         throw tools::ToolError("--delimiter, --columns and --fill go with --calib data.csv");
     options.state_dict_key = args.get("state-dict-key");
+    if (args.has("model-name")) {
+        options.model_name = args.get("model-name");
+        tools::check_model_name(options.model_name);
+    }
+    if (args.has("model-version"))
+        options.model_version = static_cast<uint32_t>(args.get_size("model-version", 0, 0, 0xFFFFFFFFu));
+    tools::conversion_time();  // a malformed SOURCE_DATE_EPOCH fails before the checkpoint is read
     // What the user should know about choices made (a state_dict picked, keys ignored, defaults assumed,
     // layers left out): printed after the summary line.
     std::vector<std::string> notes;
@@ -101,7 +102,7 @@ int cmd_convert(const Argv& argv) {
 
     if (!check.given()) {
         const std::vector<uint8_t> bytes = tools::convert_model(options);
-        write_bytes(output, std::string(bytes.begin(), bytes.end()));
+        tools::write_file_atomic(output, bytes.data(), bytes.size());
         std::printf("wrote %s: %zu bytes, weights %s%s%s\n", output.c_str(), bytes.size(),
                     tools::dtype_name(options.dtype),
                     options.kv_cache == format::CacheType::i8 ? ", int8 kv cache" : "",
@@ -138,7 +139,7 @@ int cmd_convert(const Argv& argv) {
                 check.output.c_str(), result.max_diff, result.tolerance,
                 options.dtype == format::DType::f32 ? "" : ", float32 model checked before quantizing",
                 quantized.c_str());
-    write_bytes(output, std::string(bytes.begin(), bytes.end()));
+    tools::write_file_atomic(output, bytes.data(), bytes.size());
     std::printf("wrote %s: %zu bytes, weights %s%s%s\n", output.c_str(), bytes.size(), tools::dtype_name(options.dtype),
                 options.kv_cache == format::CacheType::i8 ? ", int8 kv cache" : "",
                 options.calib_path.empty() ? "" : ", calibrated input ranges");

@@ -15,6 +15,7 @@
 #include "tools/cli/session_lengths.h"
 #include "tools/host/model_loader.h"
 #include "tools/convert/quantize.h"
+#include "tools/common/file_io.h"
 #include "tools/common/tool_error.h"
 
 namespace ax::cli {
@@ -290,10 +291,7 @@ int cmd_header(const Argv& argv) {
     line("");
     line("#endif /* " + N + "_AXM_H */");
 
-    std::FILE* f = std::fopen(output.c_str(), "wb");
-    if (f == nullptr) throw tools::ToolError("cannot write " + output);
-    const bool ok = std::fwrite(h.data(), 1, h.size(), f) == h.size();
-    if (std::fclose(f) != 0 || !ok) throw tools::ToolError("cannot write " + output);
+    tools::write_file_atomic(output, h);
     std::printf("wrote %s: %s[%zu], arena %zu bytes for %s\n", output.c_str(), name.c_str(), size, arena,
                 lengths.text.c_str());
     return 0;

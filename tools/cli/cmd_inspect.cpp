@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <cstdio>
+#include <ctime>
 #include <functional>
 #include <iterator>
 #include <set>
@@ -12,7 +13,9 @@
 #include "tools/import/assumed_defaults.h"
 #include "tools/host/feature_names.h"
 #include "tools/host/model_loader.h"
+#include "runtime/model_identity.h"
 #include "tools/convert/quantize.h"
+#include "tools/convert/text_records.h"
 #include "tools/host/forecast_window.h"
 
 namespace ax::cli {
@@ -26,6 +29,33 @@ std::string tensor_name(const TensorView& v) {
     const size_t at = name.find("{}");
     if (at != std::string::npos) name.replace(at, 2, std::to_string(v.layer));
     return name;
+}
+
+// "2026-11-25 06:24:41 UTC".
+std::string utc_text(uint32_t unix_seconds) {
+    const std::time_t t = static_cast<std::time_t>(unix_seconds);
+    std::tm parts{};
+    char text[40];
+    if (gmtime_r(&t, &parts) == nullptr || std::strftime(text, sizeof text, "%Y-%m-%d %H:%M:%S UTC", &parts) == 0)
+        return std::to_string(unix_seconds) + " s since 1970";
+    return text;
+}
+
+// The model's name and version (convert --model-name, --model-version), when and by what it was converted.
+void print_identity(const ModelFile& f) {
+    const std::string name = tools::stored_text_records(f, format::kModelNameKey);
+    uint32_t version = 0, created = 0;
+    const bool versioned = model_version(f, &version);
+    if (name.empty() && !versioned)
+        std::printf("name:     unversioned (no model name or version stored)\n");
+    else
+        std::printf("name:     %s, %s\n", name.empty() ? "unnamed" : name.c_str(),
+                    versioned ? ("version " + std::to_string(version)).c_str() : "unversioned");
+    const std::string converter = tools::stored_text_records(f, format::kConverterVersionKey);
+    const bool dated = model_created_time(f, &created);
+    if (dated || !converter.empty())
+        std::printf("created:  %s%s\n", dated ? utc_text(created).c_str() : "at a time not recorded",
+                    converter.empty() ? "" : (" by " + converter).c_str());
 }
 
 std::string token_text(uint32_t id) { return id == format::kNoToken ? "none" : std::to_string(id); }
@@ -157,6 +187,7 @@ int cmd_inspect(const Argv& argv) {
     std::printf("model:    %s (%llu bytes, format v%u, checksum ok)\n", m->path.c_str(),
                 static_cast<unsigned long long>(m->file.file_size()), format::kVersion);
     std::printf("family:   %s\n", tools::family_name(m->family));
+    print_identity(m->file);
     std::string features;
     for (const std::string& n : tools::feature_names(m->file)) features += (features.empty() ? "" : ", ") + n;
     if (!features.empty()) std::printf("features: %s (CSV columns are picked by these names)\n", features.c_str());

@@ -20,7 +20,8 @@ const Command kCommands[] = {
     {"convert", ax::cli::cmd_convert,
      "convert CHECKPOINT(.pt|.safetensors) --config CONFIG.json -o MODEL.axm [--dtype f32|f16|int8] [--kv-cache "
      "f32|int8] [--map RENAME.map] [--state-dict-key KEY] [--calib DATA.csv [--calib-window S] [--calib-horizon H]] "
-     "[--check-input IN --check-output PYTORCH_OUT.csv [--check-target TGT] [--find-config FOUND.json]]"},
+     "[--check-input IN --check-output PYTORCH_OUT.csv [--check-target TGT] [--find-config FOUND.json]] "
+     "[--model-name NAME] [--model-version N]"},
     {"inspect", ax::cli::cmd_inspect,
      "inspect MODEL.axm [--window S --horizon H | --src-len S --tgt-len T | --max-len L] "
      "[--board NAME | --flash SIZE --ram SIZE]"},

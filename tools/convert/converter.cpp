@@ -3,6 +3,7 @@
 #include "tools/convert/axm_writer.h"
 #include "tools/import/assumed_defaults.h"
 #include "tools/convert/calibrate.h"
+#include "tools/convert/model_stamp.h"
 #include "tools/import/classifier_import.h"
 #include "tools/import/config_scope.h"
 #include "tools/checkpoint/checkpoint.h"
@@ -107,6 +108,7 @@ std::vector<uint8_t> finish_model(AxmModel model, const ConvertOptions& options)
     }
     store_weights_as(model, options.dtype);
     set_kv_cache(model, options.kv_cache);
+    stamp_model(model, options.model_name, options.model_version);
     std::vector<uint8_t> bytes = serialize_axm(model);
     // The converter's own output must open cleanly; anything else is our bug, reported as such.
     try {

@@ -1,6 +1,7 @@
 // checkpoint + config -> .axm bytes, verified by opening the result with the runtime.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,8 @@ struct ConvertOptions {
     CsvOptions calib_csv;                       // how to read it; the config's "features" pick its columns by name
     std::string state_dict_key;                 // a torch.save dict holding several state_dicts: the one under this key
     std::vector<std::string>* notes = nullptr;  // when set, gets what the user should know (choices made)
+    std::string model_name;                     // optional (tools/convert/model_stamp.h)
+    std::optional<uint32_t> model_version;      // optional; absent = unversioned
 };
 
 // *notes (when given) gets one line per thing the importer assumed or left out, for the user to read.

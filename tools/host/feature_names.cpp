@@ -1,9 +1,7 @@
 #include "tools/host/feature_names.h"
 
-#include <algorithm>
-
-#include "runtime/feature_names.h"
 #include "tools/common/tool_error.h"
+#include "tools/convert/text_records.h"
 
 namespace ax::tools {
 
@@ -24,22 +22,11 @@ std::vector<std::string> split_names(const std::string& text) {
 }  // namespace
 
 std::vector<std::string> feature_names(const ModelFile& file) {
-    std::string text(feature_names_text(file, nullptr, 0), '\0');
-    feature_names_text(file, text.data(), text.size());
-    return split_names(text);
+    return split_names(stored_text_records(file, format::kFeatureNamesKey));
 }
 
 std::vector<std::string> feature_names(const AxmModel& model) {
-    std::string text;
-    for (uint32_t i = 0; i < format::kMaxTextRecords; ++i) {
-        const auto key = static_cast<format::ConfigKey>(format::kFeatureNamesKey + i);
-        const auto it = std::find_if(model.config.begin(), model.config.end(),
-                                     [key](const auto& record) { return record.first == key; });
-        if (it == model.config.end()) break;
-        for (int b = 0; b < 4; ++b)
-            if (const char c = static_cast<char>(it->second >> (8 * b))) text += c;
-    }
-    return split_names(text);
+    return split_names(stored_text_records(model, format::kFeatureNamesKey));
 }
 
 void store_feature_names(AxmModel& model, const std::vector<std::string>& names) {
@@ -58,16 +45,7 @@ void store_feature_names(AxmModel& model, const std::vector<std::string>& names)
                         std::to_string(n_features) + " feature(s)");
     std::string text;
     for (const std::string& n : names) text += (text.empty() ? "" : "\n") + n;
-    const size_t records = (text.size() + 3) / 4;
-    if (records > format::kMaxTextRecords)
-        throw ToolError("\"features\": the names take " + std::to_string(text.size()) +
-                        " bytes, a model stores at most " + std::to_string(4 * format::kMaxTextRecords));
-    text.resize(records * 4, '\0');
-    for (size_t i = 0; i < records; ++i) {
-        uint32_t value = 0;
-        for (size_t b = 0; b < 4; ++b) value |= uint32_t{static_cast<uint8_t>(text[4 * i + b])} << (8 * b);
-        model.config.emplace_back(static_cast<format::ConfigKey>(format::kFeatureNamesKey + i), value);
-    }
+    store_text_records(model, format::kFeatureNamesKey, text, "\"features\"");
 }
 
 }  // namespace ax::tools

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <system_error>
 
+#include "tools/common/file_io.h"
 #include "tools/common/tool_error.h"
 #include "tools/text/csv_columns.h"
 #include "tools/text/csv_fill.h"
@@ -286,14 +287,7 @@ std::string format_csv(const Table& table) {
     return out;
 }
 
-void write_csv(const std::string& path, const Table& table) {
-    std::string text = format_csv(table);
-    std::FILE* f = std::fopen(path.c_str(), "wb");
-    if (!f) throw ToolError("cannot write '" + path + "': " + std::strerror(errno));
-    bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-    ok = std::fclose(f) == 0 && ok;
-    if (!ok) throw ToolError("cannot write '" + path + "': " + std::strerror(errno));
-}
+void write_csv(const std::string& path, const Table& table) { write_file_atomic(path, format_csv(table)); }
 
 void keep_last_rows(Table& table, size_t rows) {
     if (rows >= table.rows) return;

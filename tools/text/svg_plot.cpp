@@ -9,6 +9,7 @@
 #include <iterator>
 #include <tuple>
 
+#include "tools/common/file_io.h"
 #include "tools/common/tool_error.h"
 #include "tools/text/utf8.h"
 
@@ -296,12 +297,6 @@ std::string render_svg(const std::string& title, const std::vector<PlotPanel>& p
     return svg + body + "</svg>\n";
 }
 
-void write_svg(const std::string& path, const std::string& svg) {
-    std::FILE* f = std::fopen(path.c_str(), "wb");
-    if (!f) throw ToolError("cannot write '" + path + "': " + std::strerror(errno));
-    bool ok = std::fwrite(svg.data(), 1, svg.size(), f) == svg.size();
-    ok = std::fclose(f) == 0 && ok;
-    if (!ok) throw ToolError("cannot write '" + path + "': " + std::strerror(errno));
-}
+void write_svg(const std::string& path, const std::string& svg) { write_file_atomic(path, svg); }
 
 }  // namespace ax::tools

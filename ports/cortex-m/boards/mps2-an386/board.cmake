@@ -4,3 +4,4 @@ set(board_qemu_machine mps2-an386)  # qemu-system-arm -M
 set(board_firmware_tests ON)  # default of AUSPEX_FIRMWARE_TESTS: build and run the doctest image
 set(board_test_image image_bigram.ld)  # its code in BIGRAM (memory.ld)
 set(board_stack_size 65536)  # default of AUSPEX_FIRMWARE_STACK_SIZE, bytes at the top of RAM
+set(board_slot_test ON)  # build and run forecast_slots.elf: its 4 MB RAM holds two emulated flash slots
