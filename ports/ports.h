@@ -16,7 +16,8 @@ const Kernels* avx512_256_kernels();
 // Whether this CPU runs 512-bit operations at full width (a vendor/family rule, see avx512_kernels.cpp).
 bool avx512_full_width();
 const Kernels* neon_kernels();
-// Cortex-M: int8 products with the DSP extension (M4/M7) or Helium (M55); generic elsewhere.
+// Cortex-M: generic with the int8 products on the DSP extension (M4/M7) or Helium (M55), and on Helium
+// GELU too; nullptr on a core with neither (an M3: best_kernels() then answers generic).
 const Kernels* mcu_kernels();
 
 // The fastest port this build and CPU support.

@@ -16,7 +16,7 @@ static_assert(format::kChecksumStart == 24, "ChecksumScrub::kFirst follows the f
 Status ChecksumScrub::read_header(uint64_t* end, uint64_t* stored) const {
     if (data_ == nullptr) return Status::error(StatusCode::invalid_argument, "scrub: null model");
     if (size_ < format::kHeaderBytes)
-        return Status::error(StatusCode::bad_model, "scrub: ").add_u(size_).add(" bytes hold no model header");
+        return Status::error(StatusCode::bad_model, "scrub: ").add(size_).add(" bytes hold no model header");
     if (std::memcmp(data_, format::kMagic, sizeof format::kMagic) != 0 ||
         load_u32(data_ + format::header::version) != format::kVersion || load_u32(data_ + format::header::flags) != 0)
         return Status::error(StatusCode::bad_model, "scrub: the model header's magic, version or flags are corrupted");
@@ -24,9 +24,9 @@ Status ChecksumScrub::read_header(uint64_t* end, uint64_t* stored) const {
     *stored = load_u64(data_ + format::header::checksum);
     if (*end < format::kHeaderBytes || *end > size_)
         return Status::error(StatusCode::bad_model, "scrub: the header's file size ")
-            .add_u(*end)
+            .add(*end)
             .add(" is outside [64, ")
-            .add_u(size_)
+            .add(size_)
             .add("]: the header is corrupted or the model truncated");
     return Status::ok();
 }
@@ -75,9 +75,9 @@ Status ChecksumScrub::step(size_t max_bytes) {
                                   "or was rewritten"));
     if (hash_ != expected_)
         return fail(Status::error(StatusCode::bad_model, "scrub: checksum mismatch over bytes [24, ")
-                        .add_u(end_)
+                        .add(end_)
                         .add("): the model in memory is corrupted (pass ")
-                        .add_u(passes_ + 1)
+                        .add(passes_ + 1)
                         .add(")"));
     ++passes_;
     state_ = State::matched;

@@ -16,7 +16,7 @@ Status read_config_u32(const ModelFile& f, format::ConfigKey key, const char* na
                        uint32_t* out) {
     if (!f.config(key, out)) return bad_config("config lacks ").add(name);
     if (*out < lo || *out > hi)
-        return bad_config("config ").add(name).add(" = ").add_u(*out).add(" outside ").add_u(lo).add("..").add_u(hi);
+        return bad_config("config ").add(name).add(" = ").add(*out).add(" outside ").add(lo).add("..").add(hi);
     return Status::ok();
 }
 
@@ -62,12 +62,7 @@ Status read_config_token(const ModelFile& f, format::ConfigKey key, const char* 
         return bad_config("config ").add(name).add(" is required");
     }
     if (*out >= vocab)
-        return bad_config("config ")
-            .add(name)
-            .add(" = ")
-            .add_u(*out)
-            .add(" is outside the vocabulary of ")
-            .add_u(vocab);
+        return bad_config("config ").add(name).add(" = ").add(*out).add(" is outside the vocabulary of ").add(vocab);
     return Status::ok();
 }
 

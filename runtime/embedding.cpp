@@ -81,11 +81,11 @@ Status check_tokens(const int32_t* ids, size_t n, size_t vocab, const char* what
         if (ids[i] < 0 || static_cast<size_t>(ids[i]) >= vocab)
             return Status::error(StatusCode::bad_input, what)
                 .add(": token ")
-                .add(static_cast<int64_t>(ids[i]))
+                .add(ids[i])
                 .add(" at index ")
-                .add_u(i)
+                .add(i)
                 .add(" is outside the vocabulary (0..")
-                .add_u(vocab - 1)
+                .add(vocab - 1)
                 .add(")");
     return Status::ok();
 }
@@ -101,7 +101,7 @@ const uint8_t* mark_non_pad(const int32_t* ids, size_t n, uint32_t pad_id, uint8
 
 Status check_pad_id(uint32_t pad_id, size_t vocab, format::PositionalEncoding positional_encoding) {
     if (pad_id != format::kNoToken && pad_id >= vocab)
-        return Status::error(StatusCode::invalid_argument, "pad id ").add_u(pad_id).add(" is outside the vocabulary");
+        return Status::error(StatusCode::invalid_argument, "pad id ").add(pad_id).add(" is outside the vocabulary");
     if (pad_id == format::kNoToken && format::positions_from_one(positional_encoding))
         return Status::error(StatusCode::invalid_argument, "this model's positions need a pad id");
     return Status::ok();

@@ -98,24 +98,11 @@ void sin_cos_f32(float x, float* sin_x, float* cos_x) {
         quadrant = static_cast<int>(static_cast<int64_t>(n) & 3);
     }
     const float s = sin_poly(r), c = cos_poly(r);
-    switch (quadrant) {
-        case 0:
-            *sin_x = s;
-            *cos_x = c;
-            break;
-        case 1:
-            *sin_x = c;
-            *cos_x = -s;
-            break;
-        case 2:
-            *sin_x = -s;
-            *cos_x = -c;
-            break;
-        default:
-            *sin_x = -c;
-            *cos_x = s;
-            break;
-    }
+    // sin by quadrant is s, c, -s, -c and cos the next one along: a lookup, not a branch (positional
+    // encodings walk the quadrants in no pattern a predictor learns).
+    const float by_quadrant[4] = {s, c, -s, -c};
+    *sin_x = by_quadrant[quadrant];
+    *cos_x = by_quadrant[(quadrant + 1) & 3];
 }
 
 }  // namespace ax

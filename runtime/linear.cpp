@@ -12,6 +12,12 @@ Linear Linear::slice(size_t first, size_t count) const {
     return s;
 }
 
+void linear_forward_i8(const Kernels& k, const Linear& layer, const int8_t* xq, const float* xscale, size_t rows,
+                       float* y) {
+    k.linear_i8(xq, xscale, rows, layer.in, static_cast<const int8_t*>(layer.weight), layer.scales, layer.bias,
+                layer.out, y);
+}
+
 void linear_forward(const Kernels& k, const Linear& layer, const float* x, size_t rows, float* y,
                     const QuantScratch& scratch) {
     switch (layer.dtype) {
@@ -26,8 +32,7 @@ void linear_forward(const Kernels& k, const Linear& layer, const float* x, size_
             for (size_t r = 0; r < rows; r += step) {
                 const size_t n = rows - r < step ? rows - r : step;
                 k.quantize_rows_i8(x + r * layer.in, n, layer.in, scratch.q, scratch.scales);
-                k.linear_i8(scratch.q, scratch.scales, n, layer.in, static_cast<const int8_t*>(layer.weight),
-                            layer.scales, layer.bias, layer.out, y + r * layer.out);
+                linear_forward_i8(k, layer, scratch.q, scratch.scales, n, y + r * layer.out);
             }
             return;
     }

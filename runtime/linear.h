@@ -32,4 +32,9 @@ struct QuantScratch {
 void linear_forward(const Kernels& k, const Linear& layer, const float* x, size_t rows, float* y,
                     const QuantScratch& scratch);
 
+// An int8 layer (dtype i8) on rows already quantized by quantize_rows_i8: several layers reading the same
+// rows quantize them once.
+void linear_forward_i8(const Kernels& k, const Linear& layer, const int8_t* xq, const float* xscale, size_t rows,
+                       float* y);
+
 }  // namespace ax

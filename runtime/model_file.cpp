@@ -19,9 +19,7 @@ namespace rec = format::tensor;
 
 Status bad(const char* text) { return Status::error(StatusCode::bad_model, text); }
 
-Status bad_tensor(uint32_t index, const char* text) {
-    return bad("tensor record ").add(static_cast<int64_t>(index)).add(": ").add(text);
-}
+Status bad_tensor(uint32_t index, const char* text) { return bad("tensor record ").add(index).add(": ").add(text); }
 
 bool known_family(uint32_t f) {
     return f >= static_cast<uint32_t>(format::Family::forecaster) && f <= static_cast<uint32_t>(format::Family::tvae);
@@ -35,15 +33,15 @@ Status check_region(uint32_t index, const char* what, uint64_t offset, uint64_t 
                     uint64_t* cursor) {
     uint64_t end = 0;
     if (offset % format::kAlignment != 0)
-        return bad_tensor(index, what).add(" offset ").add_u(offset).add(" is not 64-byte aligned");
+        return bad_tensor(index, what).add(" offset ").add(offset).add(" is not 64-byte aligned");
     if (add_overflows(offset, bytes, &end) || end > file_size)
-        return bad_tensor(index, what).add(" [").add_u(offset).add(", +").add_u(bytes).add(") ends past the file");
+        return bad_tensor(index, what).add(" [").add(offset).add(", +").add(bytes).add(") ends past the file");
     if (offset < *cursor)
         return bad_tensor(index, what)
             .add(" at ")
-            .add_u(offset)
+            .add(offset)
             .add(" overlaps earlier data (ends at ")
-            .add_u(*cursor)
+            .add(*cursor)
             .add(")");
     *cursor = end;
     return Status::ok();
@@ -54,17 +52,15 @@ Status check_tensor(const uint8_t* r, uint32_t index, uint64_t file_size, uint64
     const uint16_t layer = load_u16(r + rec::layer);
     const uint8_t dtype = r[rec::dtype];
     const uint8_t rank = r[rec::rank];
-    if (format::role_name(static_cast<Role>(role)) == nullptr)
-        return bad_tensor(index, "unknown role ").add(static_cast<int64_t>(role));
+    if (format::role_name(static_cast<Role>(role)) == nullptr) return bad_tensor(index, "unknown role ").add(role);
     const bool per_layer = format::role_is_per_layer(static_cast<Role>(role));
     if (per_layer == (layer == format::kNoLayer))
         return bad_tensor(index, "layer index ")
-            .add(static_cast<int64_t>(layer))
+            .add(layer)
             .add(" does not fit role ")
             .add(format::role_name(static_cast<Role>(role)));
-    if (!known_dtype(dtype)) return bad_tensor(index, "unknown dtype ").add(static_cast<int64_t>(dtype));
-    if (rank < 1 || rank > format::kMaxRank)
-        return bad_tensor(index, "rank ").add(static_cast<int64_t>(rank)).add(" outside 1..4");
+    if (!known_dtype(dtype)) return bad_tensor(index, "unknown dtype ").add(dtype);
+    if (rank < 1 || rank > format::kMaxRank) return bad_tensor(index, "rank ").add(rank).add(" outside 1..4");
     if (load_u16(r + rec::reserved) != 0 || load_u32(r + rec::reserved2) != 0)
         return bad_tensor(index, "reserved fields are not zero");
     const float absmax = bits_to_float(load_u32(r + rec::input_absmax));
@@ -85,9 +81,9 @@ Status check_tensor(const uint8_t* r, uint32_t index, uint64_t file_size, uint64
     const uint64_t data_bytes = load_u64(r + rec::data_bytes);
     if (data_bytes != expected)
         return bad_tensor(index, "data size ")
-            .add_u(data_bytes)
+            .add(data_bytes)
             .add(" does not match its shape (")
-            .add_u(expected)
+            .add(expected)
             .add(" bytes)");
     AX_RETURN_IF_ERROR(check_region(index, "data", data_offset, data_bytes, file_size, cursor));
 
@@ -96,7 +92,7 @@ Status check_tensor(const uint8_t* r, uint32_t index, uint64_t file_size, uint64
     if (static_cast<DType>(dtype) == DType::i8) {
         const uint64_t rows = load_u32(r + rec::dims);
         if (scale_bytes != rows * 4)
-            return bad_tensor(index, "int8 scales hold ").add_u(scale_bytes).add(" bytes, expected ").add_u(rows * 4);
+            return bad_tensor(index, "int8 scales hold ").add(scale_bytes).add(" bytes, expected ").add(rows * 4);
         AX_RETURN_IF_ERROR(check_region(index, "scales", scale_offset, scale_bytes, file_size, cursor));
     } else if (scale_offset != 0 || scale_bytes != 0) {
         return bad_tensor(index, "has scales but is not int8");
@@ -110,19 +106,18 @@ Status ModelFile::open(const uint8_t* data, size_t size, Checksum checksum, Mode
     if (data == nullptr || out == nullptr) return Status::error(StatusCode::invalid_argument, "null model buffer");
     if (reinterpret_cast<uintptr_t>(data) % 16 != 0)
         return Status::error(StatusCode::invalid_argument, "model buffer is not 16-byte aligned");
-    if (size < format::kHeaderBytes)
-        return bad("file of ").add_u(size).add(" bytes is shorter than the 64-byte header");
+    if (size < format::kHeaderBytes) return bad("file of ").add(size).add(" bytes is shorter than the 64-byte header");
     if (std::memcmp(data, format::kMagic, sizeof format::kMagic) != 0) return bad("not an auspex model (wrong magic)");
     const uint32_t version = load_u32(data + hdr::version);
     if (version != format::kVersion)
         return Status::error(StatusCode::unsupported, "model format version ")
-            .add(static_cast<int64_t>(version))
+            .add(version)
             .add(", this runtime reads version 1");
     if (load_u32(data + hdr::flags) != 0 || load_u32(data + hdr::reserved) != 0)
         return bad("header flags/reserved fields are not zero");
     const uint64_t file_size = load_u64(data + hdr::file_size);
     if (file_size > size)
-        return bad("truncated: header says ").add_u(file_size).add(" bytes, only ").add_u(size).add(" present");
+        return bad("truncated: header says ").add(file_size).add(" bytes, only ").add(size).add(" present");
     if (file_size < format::kHeaderBytes) return bad("header file size is smaller than the header");
     if (checksum == Checksum::verify) {
         const uint64_t stored = load_u64(data + hdr::checksum);
@@ -131,8 +126,7 @@ Status ModelFile::open(const uint8_t* data, size_t size, Checksum checksum, Mode
         if (stored != actual) return bad("checksum mismatch: the file is corrupted");
     }
     const uint32_t family = load_u32(data + hdr::family);
-    if (!known_family(family))
-        return Status::error(StatusCode::unsupported, "unknown model family ").add(static_cast<int64_t>(family));
+    if (!known_family(family)) return Status::error(StatusCode::unsupported, "unknown model family ").add(family);
 
     const uint32_t config_count = load_u32(data + hdr::config_count);
     const uint64_t config_offset = load_u64(data + hdr::config_offset);
@@ -140,7 +134,7 @@ Status ModelFile::open(const uint8_t* data, size_t size, Checksum checksum, Mode
     const uint64_t tensor_offset = load_u64(data + hdr::tensor_offset);
     if (config_count > format::kMaxConfigRecords) return bad("too many config records");
     if (tensor_count == 0 || tensor_count > format::kMaxTensors)
-        return bad("tensor count ").add(static_cast<int64_t>(tensor_count)).add(" outside 1..4096");
+        return bad("tensor count ").add(tensor_count).add(" outside 1..4096");
     // The config and tensor tables follow the header back to back: [64, config end, table end).
     const uint64_t config_end = config_offset + uint64_t{config_count} * format::kConfigRecordBytes;
     const uint64_t table_end = tensor_offset + uint64_t{tensor_count} * format::kTensorRecordBytes;
@@ -164,14 +158,13 @@ Status ModelFile::open(const uint8_t* data, size_t size, Checksum checksum, Mode
         const uint8_t* a = m.tensors_ + i * format::kTensorRecordBytes;
         for (uint32_t j = 0; j < i; ++j) {
             const uint8_t* b = m.tensors_ + j * format::kTensorRecordBytes;
-            if (load_u32(a) == load_u32(b))
-                return bad_tensor(i, "repeats the role and layer of record ").add(static_cast<int64_t>(j));
+            if (load_u32(a) == load_u32(b)) return bad_tensor(i, "repeats the role and layer of record ").add(j);
         }
     }
     for (uint32_t i = 0; i < config_count; ++i) {
         for (uint32_t j = 0; j < i; ++j)
             if (load_u32(m.config_ + i * 8) == load_u32(m.config_ + j * 8))
-                return bad("config key ").add(static_cast<int64_t>(load_u32(m.config_ + i * 8))).add(" repeats");
+                return bad("config key ").add(load_u32(m.config_ + i * 8)).add(" repeats");
     }
     AX_RETURN_IF_ERROR(check_feature_names(m));
     AX_RETURN_IF_ERROR(check_model_identity(m));

@@ -4,6 +4,7 @@
 
 #include "runtime/bytes.h"
 #include "runtime/checksum.h"
+#include "runtime/model_identity.h"
 
 namespace ax {
 
@@ -43,7 +44,7 @@ Status refused(const Status& why) { return Status::error(why.code(), "update ref
 
 uint32_t model_version_of(const ModelFile& model) {
     uint32_t v = 0;
-    return model.config(format::ConfigKey::model_version, &v) ? v : 0;
+    return model_version(model, &v) ? v : 0;
 }
 
 Status ModelSlots::try_slot(int slot, const uint8_t* record, uint64_t* model_bytes, uint32_t* version) const {
@@ -131,13 +132,13 @@ Status ModelSlots::write_update(const void* data, size_t bytes) {
     if (bytes > flash_.slot_bytes - written_) {
         target_ = -1;
         return Status::error(StatusCode::bad_model, "update refused: it is larger than a slot (")
-            .add_u(flash_.slot_bytes)
+            .add(flash_.slot_bytes)
             .add(" bytes)");
     }
     if (!flash_.program(flash_.driver, flash_.slot[target_] + written_, data, bytes)) {
         target_ = -1;
         return Status::error(StatusCode::bad_model, "flash write failed at byte ")
-            .add_u(written_)
+            .add(written_)
             .add(" of the update; the active model is unchanged");
     }
     written_ += bytes;
@@ -158,12 +159,12 @@ Status ModelSlots::commit_update() {
         if (version == 0) {
             Status e = Status::error(StatusCode::bad_model, "update refused: it has no model version and the active ");
             if (version_ == 0) return e.add("model has none either (give models a version to update them)");
-            return e.add("model has version ").add_u(version_);
+            return e.add("model has version ").add(version_);
         }
         return Status::error(StatusCode::bad_model, "update refused: model version ")
-            .add_u(version)
+            .add(version)
             .add(" is not newer than the active model's version ")
-            .add_u(version_);
+            .add(version_);
     }
 
     uint64_t sequence = 0;

@@ -88,7 +88,7 @@ private:
     uint64_t written_ = 0;
 };
 
-// The model_version config value of an opened model, 0 when it has none.
+// The model's version (runtime/model_identity.h) for comparing updates: 0 when it states none.
 uint32_t model_version_of(const ModelFile& model);
 
 }  // namespace ax

@@ -11,14 +11,14 @@ bool sequence_length_ok(size_t n) { return n >= 1 && n <= kMaxSequenceLength; }
 
 Status check_session_arena(const void* arena, size_t arena_bytes, size_t needed) {
     if (needed == 0)
-        return Status::error(StatusCode::invalid_argument, "sequence lengths must be 1..").add_u(kMaxSequenceLength);
+        return Status::error(StatusCode::invalid_argument, "sequence lengths must be 1..").add(kMaxSequenceLength);
     if (arena == nullptr || reinterpret_cast<uintptr_t>(arena) % 16 != 0)
         return Status::error(StatusCode::invalid_argument, "arena must be non-null and 16-byte aligned");
     if (arena_bytes < needed)
         return Status::error(StatusCode::arena_too_small, "arena of ")
-            .add_u(arena_bytes)
+            .add(arena_bytes)
             .add(" bytes, the session needs ")
-            .add_u(needed);
+            .add(needed);
     return Status::ok();
 }
 

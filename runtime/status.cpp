@@ -18,28 +18,22 @@ Status& Status::add(const char* text) {
     return *this;
 }
 
-Status& Status::add_u(uint64_t value) {
+Status& Status::add_decimal(bool negative, uint64_t magnitude) {
     char digits[24];
     int n = 0;
     do {
-        digits[n++] = static_cast<char>('0' + value % 10);
-        value /= 10;
-    } while (value != 0);
-    char text[24];
-    for (int i = 0; i < n; ++i) text[i] = digits[n - 1 - i];
-    text[n] = '\0';
+        digits[n++] = static_cast<char>('0' + magnitude % 10);
+        magnitude /= 10;
+    } while (magnitude != 0);
+    char text[25];
+    int length = 0;
+    if (negative) text[length++] = '-';
+    for (int i = 0; i < n; ++i) text[length++] = digits[n - 1 - i];
+    text[length] = '\0';
     return add(text);
 }
 
-Status& Status::add(int64_t value) {
-    if (value < 0) {
-        add("-");
-        return add_u(static_cast<uint64_t>(-(value + 1)) + 1);
-    }
-    return add_u(static_cast<uint64_t>(value));
-}
-
-Status& Status::add(double value) {
+Status& Status::add_real(double value) {
     // Six significant digits in d.ddddde[-]x form: enough for diagnostics without printf on a microcontroller.
     if (std::isnan(value)) return add("nan");
     if (std::isinf(value)) return add(value < 0 ? "-inf" : "inf");
@@ -74,7 +68,7 @@ Status& Status::add(double value) {
     add(text);
     if (exponent != 0) {
         add("e");
-        add(static_cast<int64_t>(exponent));
+        add(exponent);
     }
     return *this;
 }

@@ -9,16 +9,16 @@ using format::Role;
 
 Status describe(Status s, Role role, uint16_t layer) {
     s.add(format::role_name(role));
-    if (layer != format::kNoLayer) s.add(" (layer ").add(static_cast<int64_t>(layer)).add(")");
+    if (layer != format::kNoLayer) s.add(" (layer ").add(layer).add(")");
     return s;
 }
 
 Status shape_error(const TensorView& v, size_t expect0, size_t expect1) {
     Status s = describe(Status::error(StatusCode::bad_model, "tensor "), v.role, v.layer);
     s.add(" has shape [");
-    for (uint32_t d = 0; d < v.rank; ++d) s.add(d ? ", " : "").add(static_cast<int64_t>(v.dims[d]));
-    s.add("], the model's config needs [").add(static_cast<int64_t>(expect0));
-    if (expect1) s.add(", ").add(static_cast<int64_t>(expect1));
+    for (uint32_t d = 0; d < v.rank; ++d) s.add(d ? ", " : "").add(v.dims[d]);
+    s.add("], the model's config needs [").add(expect0);
+    if (expect1) s.add(", ").add(expect1);
     return s.add("]");
 }
 
@@ -85,7 +85,7 @@ Status TensorBinder::embedding(Role role, uint16_t layer, size_t rows, size_t di
 Status TensorBinder::check_all_used() const {
     if (bound_ == file_.tensor_count()) return Status::ok();
     return Status::error(StatusCode::bad_model, "the model holds ")
-        .add(static_cast<int64_t>(file_.tensor_count() - bound_))
+        .add(file_.tensor_count() - bound_)
         .add(" tensor(s) its family and config do not use (e.g. a layer beyond the layer count)");
 }
 

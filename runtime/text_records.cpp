@@ -62,7 +62,7 @@ size_t utf8_length(const uint8_t* s, size_t left) {
 template <typename Bytes>
 Status check_bytes(const Bytes& text, size_t length, const TextRules& rules, TextShape* shape) {
     if (length > rules.max_bytes)
-        return bad(rules, "").add_u(length).add(" bytes, longer than the ").add_u(rules.max_bytes).add(" allowed");
+        return bad(rules, "").add(length).add(" bytes, longer than the ").add(rules.max_bytes).add(" allowed");
     TextShape s;
     s.bytes = length;
     s.lines = length > 0 ? 1 : 0;
@@ -106,7 +106,7 @@ Status check_text_records(const ModelFile& f, uint32_t base_key, const TextRules
     }
     if (shape != nullptr) *shape = TextShape{};
     if (records == 0) return Status::ok();
-    if (records != last_index) return bad(rules, "text records are not consecutive from key ").add_u(base_key);
+    if (records != last_index) return bad(rules, "text records are not consecutive from key ").add(base_key);
     // 4 bytes per record, ending in at most 3 zero bytes of padding.
     const RecordBytes text(f, base_key);
     size_t length = 4 * size_t{records};

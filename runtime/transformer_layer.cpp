@@ -70,7 +70,7 @@ AttentionInput cache_attention(const float* q, const KvCache& c, size_t d, size_
     return a;
 }
 
-// Decoder rows [first, first + n) of x (n <= kRowTile): the whole layer, sublayer by sublayer.
+// Decoder rows [first, first + n) of x (n <= s.tile): the whole layer, sublayer by sublayer.
 void decoder_tile_forward(const Kernels& k, const LayerOptions& o, const DecoderLayerWeights& w, float* x, size_t n,
                           size_t first, KvCache& self_cache, const KvCache& cross, size_t mem_rows, bool memory_causal,
                           LayerScratch& s, const uint8_t* self_valid, const uint8_t* memory_valid) {
@@ -103,8 +103,10 @@ void decoder_tile_forward(const Kernels& k, const LayerOptions& o, const Decoder
 void LayerScratch::allocate(MemoryPlan& plan, const LayerOptions& o, size_t encoder_rows, size_t max_keys,
                             size_t max_in, Phase first, Phase last) {
     const size_t d = o.d_model;
-    const size_t tile = kRowTile;
     const bool enc = encoder_rows > 0;
+    // An encoder never has more rows than encoder_rows to tile.
+    const size_t tile = enc && encoder_rows < row_tile(o) ? max_of(encoder_rows, kRowTile) : row_tile(o);
+    this->tile = tile;
     h = o.norm_first
             ? plan.alloc<float>(enc ? "encoder tile: normed rows" : "decoder tile: normed rows", tile * d, first, last)
             : nullptr;
@@ -130,6 +132,10 @@ void LayerScratch::allocate(MemoryPlan& plan, const LayerOptions& o, size_t enco
     quant.rows = tile;
 }
 
+size_t row_tile(const LayerOptions& o) {
+    return o.d_model * o.dim_feedforward >= kWideTileWeights ? kWideRowTile : kRowTile;
+}
+
 size_t KvCache::row_bytes(CacheType type, size_t d) {
     // Keys and values; int8 rows carry one float scale each.
     return type == CacheType::i8 ? 2 * (d + sizeof(float)) : 2 * d * sizeof(float);
@@ -145,27 +151,41 @@ void encoder_layer_forward(const Kernels& k, const LayerOptions& o, const Encode
     const size_t d = o.d_model;
     const size_t head_dim = d / o.nhead;
     const Linear& p = w.self_attn.in_proj;
+    // Post-norm int8 rows that all fit the quantization scratch are quantized once for the 3 x nhead
+    // products of the head loop, not once per product (a row's quantization depends on that row only: no
+    // bit changes). s.quant is not otherwise used until the loop ends.
+    const bool x_quantized = p.dtype == format::DType::i8 && !o.norm_first && rows <= s.quant.rows;
+    if (x_quantized) k.quantize_rows_i8(x, rows, d, s.quant.q, s.quant.scales);
+    const auto project = [&](const Linear& l, const float* in, size_t r, size_t n, float* y) {
+        if (x_quantized)
+            linear_forward_i8(k, l, s.quant.q + r * d, s.quant.scales + r, n, y);
+        else
+            linear_forward(k, l, in, n, y, s.quant);
+    };
     // Self-attention, head by head: the head's keys and values for every row, then its queries a tile at a
     // time, each query row's scores over all keys. x stays unchanged until every head is done.
     for (size_t h = 0; h < o.nhead; ++h) {
         const size_t col = h * head_dim;
-        for (size_t r = 0; r < rows; r += kRowTile) {
-            const size_t n = min_of(kRowTile, rows - r);
+        // Post-norm reads x itself: every row in one product (a small head's projection is mostly call and
+        // packing overhead per tile). Pre-norm normalizes a tile at a time into s.h.
+        const size_t kv_tile = o.norm_first ? s.tile : rows;
+        for (size_t r = 0; r < rows; r += kv_tile) {
+            const size_t n = min_of(kv_tile, rows - r);
             const float* in = sublayer_input(k, o, w.norm1, x + r * d, n, s);
-            linear_forward(k, p.slice(d + col, head_dim), in, n, s.head_k + r * head_dim, s.quant);
-            linear_forward(k, p.slice(2 * d + col, head_dim), in, n, s.head_v + r * head_dim, s.quant);
+            project(p.slice(d + col, head_dim), in, r, n, s.head_k + r * head_dim);
+            project(p.slice(2 * d + col, head_dim), in, r, n, s.head_v + r * head_dim);
         }
-        for (size_t r = 0; r < rows; r += kRowTile) {
-            const size_t n = min_of(kRowTile, rows - r);
+        for (size_t r = 0; r < rows; r += s.tile) {
+            const size_t n = min_of(s.tile, rows - r);
             const float* in = sublayer_input(k, o, w.norm1, x + r * d, n, s);
-            linear_forward(k, p.slice(col, head_dim), in, n, s.q, s.quant);
+            project(p.slice(col, head_dim), in, r, n, s.q);
             const AttentionInput a{s.q, head_dim, s.head_k, s.head_v, head_dim, n, rows, r, false, key_valid};
             attend(k, a, 1, head_dim, s.scores, s.att + r * d + col, d);
         }
     }
     // Output projection and residual, then the feed-forward sublayer, a tile of rows at a time.
-    for (size_t r = 0; r < rows; r += kRowTile) {
-        const size_t n = min_of(kRowTile, rows - r);
+    for (size_t r = 0; r < rows; r += s.tile) {
+        const size_t n = min_of(s.tile, rows - r);
         linear_forward(k, w.self_attn.out_proj, s.att + r * d, n, s.tmp, s.quant);
         add_residual(k, o, w.norm1, x + r * d, n, s);
         feed_forward_tile(k, o, w.ff1, w.ff2, w.norm2, x + r * d, n, s);
@@ -176,8 +196,8 @@ void decoder_layer_prepare_memory(const Kernels& k, const LayerOptions& o, const
                                   const float* memory, size_t mem_rows, KvCache& cross, LayerScratch& s) {
     const size_t d = o.d_model;
     const size_t rows = min_of(mem_rows, cross.capacity);
-    for (size_t r = 0; r < rows; r += kRowTile) {
-        const size_t n = min_of(kRowTile, rows - r);
+    for (size_t r = 0; r < rows; r += s.tile) {
+        const size_t n = min_of(s.tile, rows - r);
         const float* in = memory + r * d;
         project_into_cache(k, w.cross_attn.in_proj, d, d, in, n, cross.key, cross.key_scale, cross.type, r, s);
         project_into_cache(k, w.cross_attn.in_proj, 2 * d, d, in, n, cross.value, cross.value_scale, cross.type, r, s);
@@ -188,8 +208,8 @@ void decoder_layer_forward(const Kernels& k, const LayerOptions& o, const Decode
                            size_t first_position, KvCache& self_cache, const KvCache& cross, size_t mem_rows,
                            bool memory_causal, LayerScratch& s, const uint8_t* self_valid,
                            const uint8_t* memory_valid) {
-    for (size_t r = 0; r < rows; r += kRowTile)
-        decoder_tile_forward(k, o, w, x + r * o.d_model, min_of(kRowTile, rows - r), first_position + r, self_cache,
+    for (size_t r = 0; r < rows; r += s.tile)
+        decoder_tile_forward(k, o, w, x + r * o.d_model, min_of(s.tile, rows - r), first_position + r, self_cache,
                              cross, mem_rows, memory_causal, s, self_valid, memory_valid);
 }
 

@@ -52,9 +52,19 @@ struct LayerOptions {
 // enough that a tile's buffers are a few KB at d_model 128, large enough that a tile's matrix products still
 // stream each weight once per 8 rows (on a microcontroller the weights come from flash).
 constexpr size_t kRowTile = 8;
+// Layers whose feed-forward matrices hold at least kWideTileWeights weights (d_model 256 with
+// dim_feedforward 1024 and up: megabytes per layer, more than a core's cache, models for hosts rather than
+// microcontrollers) work kWideRowTile rows at a time instead. A matrix product streams its weights from
+// memory once per tile: at 8 rows that traffic, not the arithmetic, was the product's time (seed shape,
+// d_model 512, window 100: 70 GFLOP/s against 150-170 at 100 rows on the same AVX-512 kernel). The choice
+// depends on the model's shape only, so a session's arena is the same figure on every machine and port.
+constexpr size_t kWideTileWeights = size_t{1} << 18;
+constexpr size_t kWideRowTile = 128;
+// kRowTile or kWideRowTile for a layer of this shape.
+size_t row_tile(const LayerOptions& o);
 
 // Working memory of the encoder or the decoder layers, carved from a session's memory plan. The int8
-// quantization scratch holds kRowTile rows of max(d_model, dim_feedforward, max_in) values: a family whose
+// quantization scratch holds a tile's rows of max(d_model, dim_feedforward, max_in) values: a family whose
 // other layers read wider rows (input embeddings of many features, a latent vector) passes that width as
 // max_in; linear_forward quantizes longer inputs a tile at a time.
 struct LayerScratch {
@@ -67,6 +77,7 @@ struct LayerScratch {
     float* head_v = nullptr;  // encoder only: one head's values [max_rows, head_dim]
     float* scores = nullptr;  // [max_keys]: one query row of one head
     QuantScratch quant;       // [tile, max(d, dim_feedforward, max_in)]
+    size_t tile = kRowTile;   // rows per tile: row_tile(options)
 
     // encoder_rows > 0: the encoder's scratch for sequences up to that length (max_keys = encoder_rows);
     // encoder_rows == 0: the decoder's, whose attention sees up to max_keys keys. Live in [first, last].
@@ -111,7 +122,7 @@ void encoder_layer_forward(const Kernels& k, const LayerOptions& o, const Encode
 void decoder_layer_prepare_memory(const Kernels& k, const LayerOptions& o, const DecoderLayerWeights& w,
                                   const float* memory, size_t mem_rows, KvCache& cross, LayerScratch& s);
 
-// x: rows [first_position, first_position + rows) of the target, updated in place, kRowTile rows at a
+// x: rows [first_position, first_position + rows) of the target, updated in place, s.tile rows at a
 // time (causal self-attention: a row needs only the keys of the rows before it, already cached). Appends their keys
 // and values to `self_cache`, which must hold positions [0, first_position) already. `memory_causal`
 // applies the tril memory mask. Optional key padding: self_valid flags target positions

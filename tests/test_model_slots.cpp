@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,7 +17,6 @@
 #include "runtime/bytes.h"
 #include "runtime/model_slots.h"
 #include "tests/test_support.h"
-#include "tests/tools/with_model_version.h"
 #include "tools/common/aligned_buffer.h"
 #include "tools/convert/axm_writer.h"
 #include "tools/convert/converter.h"
@@ -26,9 +26,11 @@ namespace {
 
 using namespace ax;
 
-std::vector<uint8_t> convert(const std::string& name, format::CacheType cache) {
+std::vector<uint8_t> convert(const std::string& name, format::CacheType cache,
+                             std::optional<uint32_t> version = std::nullopt) {
     tools::ConvertOptions o;
     o.kv_cache = cache;
+    o.model_version = version;
     o.checkpoint_path = test::fixture_path("forecaster/" + name + "/model.pt");
     o.config_path = test::fixture_path("forecaster/" + name + "/config.json");
     o.dtype = format::DType::i8;
@@ -40,7 +42,7 @@ const std::vector<uint8_t>& base_model() {
     return bytes;
 }
 
-std::vector<uint8_t> version(uint32_t v) { return test::with_model_version(base_model(), v); }
+std::vector<uint8_t> version(uint32_t v) { return convert("post_relu_tril", format::CacheType::i8, v); }
 
 size_t arena_of(const std::vector<uint8_t>& bytes, size_t window, size_t horizon) {
     tools::AlignedBuffer b(bytes);
@@ -149,7 +151,7 @@ TEST_CASE("A/B slots: every bad update is refused with a reason and the old mode
     refused("another family", other_family, other_family.size(), "this firmware runs a forecaster");
 
     // The same network with float key/value caches: its session outgrows the arena sized for int8 caches.
-    const std::vector<uint8_t> big = test::with_model_version(convert("post_relu_tril", format::CacheType::f32), 2);
+    const std::vector<uint8_t> big = convert("post_relu_tril", format::CacheType::f32, 2);
     REQUIRE(arena_of(big, kWindow, kHorizon) > d.needs.arena_bytes);
     REQUIRE(big.size() <= d.slot_bytes);
     refused("arena too large", big, big.size(), "needs an arena of");

@@ -4,6 +4,7 @@
 
 #include "runtime/memory_plan.h"
 #include "runtime/session_checks.h"
+#include "runtime/session_plan.h"
 #include "runtime/pooling.h"
 #include "runtime/tensor_binding.h"
 
@@ -14,34 +15,6 @@ namespace {
 using format::ConfigKey;
 using format::PositionalEncoding;
 using format::Role;
-
-struct SessionLayout {
-    StackSession stack;
-    float* x;
-    float* dec_x;
-    float* pooled;
-    uint8_t* valid;
-    LayerScratch encoder_scratch;
-    LayerScratch decoder_scratch;
-};
-
-// The one description of a session's memory and the phases each buffer is live in: planned once to count
-// (MemoryPlan without memory), then placed over the caller's arena by the same calls. Without a decoder,
-// pooling and the head belong to the encode phase.
-SessionLayout lay_out(MemoryPlan& plan, const ClassifierConfig& c, size_t max_len) {
-    const size_t d = c.stack.layer.d_model;
-    const bool decoder = c.stack.decoder_layers > 0;
-    SessionLayout s;
-    s.stack.allocate(plan, c.stack, 1, max_len);
-    s.x = plan.alloc<float>("token rows / encoder output", uint64_t{max_len} * d, Phase::encode,
-                            decoder ? Phase::prepare : Phase::encode);
-    s.dec_x = plan.alloc<float>("decoder row", d, Phase::decode, Phase::decode);
-    s.pooled = plan.alloc<float>("pooled features", d, Phase::encode, Phase::encode);
-    s.valid = plan.alloc_session<uint8_t>("key padding flags", max_len);
-    s.encoder_scratch.allocate(plan, c.stack.layer, max_len, max_len, 0, Phase::encode, Phase::encode);
-    if (decoder) s.decoder_scratch.allocate(plan, c.stack.layer, 0, max_len, 0, Phase::prepare, Phase::decode);
-    return s;
-}
 
 }  // namespace
 
@@ -99,40 +72,39 @@ Status Classifier::open(const ModelFile& file, Classifier* out) {
     return Status::ok();
 }
 
-bool plan_classifier_arena(const ClassifierConfig& config, size_t max_len, MemoryPlan* plan) {
-    if (!sequence_length_ok(max_len)) return false;
-    lay_out(*plan, config, max_len);
-    return plan->solve();
+// The one description of a session's memory and the phases each buffer is live in: planned once to count
+// (MemoryPlan without memory), then placed over the caller's arena by the same calls. Without a decoder,
+// pooling and the head belong to the encode phase.
+void ClassifierLayout::allocate(MemoryPlan& plan, const ClassifierConfig& c, size_t max_len) {
+    const size_t d = c.stack.layer.d_model;
+    const bool decoder = c.stack.decoder_layers > 0;
+    stack.allocate(plan, c.stack, 1, max_len);
+    x = plan.alloc<float>("token rows / encoder output", uint64_t{max_len} * d, Phase::encode,
+                          decoder ? Phase::prepare : Phase::encode);
+    dec_x = plan.alloc<float>("decoder row", d, Phase::decode, Phase::decode);
+    pooled = plan.alloc<float>("pooled features", d, Phase::encode, Phase::encode);
+    valid = plan.alloc_session<uint8_t>("key padding flags", max_len);
+    encoder_scratch.allocate(plan, c.stack.layer, max_len, max_len, 0, Phase::encode, Phase::encode);
+    if (decoder) decoder_scratch.allocate(plan, c.stack.layer, 0, max_len, 0, Phase::prepare, Phase::decode);
 }
 
-size_t Classifier::arena_bytes(size_t max_len) const {
-    if (!sequence_length_ok(max_len)) return 0;
-    MemoryPlan plan;
-    return plan_classifier_arena(config_, max_len, &plan) ? plan.total_bytes() : 0;
+bool plan_classifier_arena(const ClassifierConfig& config, size_t max_len, MemoryPlan* plan) {
+    return plan_session<ClassifierLayout>(config, plan, max_len);
 }
+
+size_t Classifier::arena_bytes(size_t max_len) const { return session_arena_bytes<ClassifierLayout>(config_, max_len); }
 
 Status ClassifierSession::init(const Classifier& model, const Kernels& kernels, void* arena, size_t arena_bytes,
                                size_t max_len) {
-    AX_RETURN_IF_ERROR(check_session_arena(arena, arena_bytes, model.arena_bytes(max_len)));
-    MemoryPlan planned;
-    lay_out(planned, model.config_, max_len);
-    planned.solve();
-    MemoryPlan placing(planned, arena, arena_bytes);
-    SessionLayout s = lay_out(placing, model.config_, max_len);
-    if (placing.failed()) return Status::error(StatusCode::arena_too_small, "arena exhausted");
+    ClassifierLayout s;
+    AX_RETURN_IF_ERROR(place_session(model.config_, arena, arena_bytes, &s, max_len));
     AX_RETURN_IF_ERROR(s.stack.bind(model.file(), model.config_.stack));
     model_ = &model;
     k_ = &kernels;
     max_len_ = max_len;
     input_ = model.input_;
     decoder_input_ = model.decoder_input_;
-    stack_ = s.stack;
-    x_ = s.x;
-    dec_x_ = s.dec_x;
-    pooled_ = s.pooled;
-    valid_ = s.valid;
-    encoder_scratch_ = s.encoder_scratch;
-    decoder_scratch_ = s.decoder_scratch;
+    layout_ = s;
     return Status::ok();
 }
 
@@ -149,34 +121,35 @@ Status ClassifierSession::classify(const int32_t* tokens, size_t len, float* out
     const ClassifierConfig& c = model_->config_;
     if (len < 1 || len > max_len_)
         return Status::error(StatusCode::invalid_argument, "input of ")
-            .add_u(len)
+            .add(len)
             .add(" tokens outside 1..")
-            .add_u(max_len_)
+            .add(max_len_)
             .add(" declared for this session");
     if (c.max_positions != 0 && len > c.max_positions)
         return Status::error(StatusCode::invalid_argument, "input of ")
-            .add_u(len)
+            .add(len)
             .add(" tokens is longer than the model's ")
-            .add_u(c.max_positions)
+            .add(c.max_positions)
             .add(" positions");
     AX_RETURN_IF_ERROR(check_tokens(tokens, len, c.vocab, "input"));
     if (out == nullptr) return Status::error(StatusCode::invalid_argument, "output buffer is null");
     const Kernels& k = *k_;
     const size_t d = c.stack.layer.d_model;
-    const uint8_t* valid = mark_non_pad(tokens, len, input_.pad_id, valid_);
-    embed_tokens(input_, tokens, len, 0, x_);
-    stack_.encode(k, c.stack, model_->encoder_norm_, x_, len, valid, encoder_scratch_);
-    const float* features = pooled_;
-    const QuantScratch* head_quant = &encoder_scratch_.quant;
+    const uint8_t* valid = mark_non_pad(tokens, len, input_.pad_id, layout_.valid);
+    embed_tokens(input_, tokens, len, 0, layout_.x);
+    layout_.stack.encode(k, c.stack, model_->encoder_norm_, layout_.x, len, valid, layout_.encoder_scratch);
+    const float* features = layout_.pooled;
+    const QuantScratch* head_quant = &layout_.encoder_scratch.quant;
     if (c.stack.decoder_layers > 0) {
-        stack_.prepare_memory(k, c.stack, x_, len, decoder_scratch_);
+        layout_.stack.prepare_memory(k, c.stack, layout_.x, len, layout_.decoder_scratch);
         const int32_t start = static_cast<int32_t>(c.start_id);
-        embed_tokens(decoder_input_, &start, 1, 0, dec_x_);
-        stack_.decode(k, c.stack, model_->decoder_norm_, dec_x_, 1, 0, len, nullptr, valid, decoder_scratch_);
-        features = dec_x_;
-        head_quant = &decoder_scratch_.quant;
+        embed_tokens(decoder_input_, &start, 1, 0, layout_.dec_x);
+        layout_.stack.decode(k, c.stack, model_->decoder_norm_, layout_.dec_x, 1, 0, len, nullptr, valid,
+                             layout_.decoder_scratch);
+        features = layout_.dec_x;
+        head_quant = &layout_.decoder_scratch.quant;
     } else {
-        pool_rows(c.pooling, x_, len, d, valid, pooled_);
+        pool_rows(c.pooling, layout_.x, len, d, valid, layout_.pooled);
     }
     linear_forward(k, model_->head_, features, 1, out, *head_quant);
     apply_output_activation(k, c.output_activation, out, c.n_labels);

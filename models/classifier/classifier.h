@@ -62,6 +62,19 @@ private:
     LayerNormWeights encoder_norm_, decoder_norm_;
 };
 
+// The session's buffers in its arena, described once for counting and placing (runtime/session_plan.h).
+struct ClassifierLayout {
+    StackSession stack;
+    float* x = nullptr;            // [max_len, d]
+    float* dec_x = nullptr;        // [1, d]
+    float* pooled = nullptr;       // [d]
+    uint8_t* valid = nullptr;      // [max_len]
+    LayerScratch encoder_scratch;  // live while encoding (and pooling) only
+    LayerScratch decoder_scratch;  // from preparing the cross-attention caches to the outputs
+
+    void allocate(MemoryPlan& plan, const ClassifierConfig& c, size_t max_len);
+};
+
 class ClassifierSession {
 public:
     // Lays the session out in `arena` (16-byte aligned, at least model.arena_bytes(max_len) bytes).
@@ -78,13 +91,7 @@ private:
     const Kernels* k_ = nullptr;
     size_t max_len_ = 0;
     TokenInput input_, decoder_input_;
-    StackSession stack_;
-    float* x_ = nullptr;            // [max_len, d]
-    float* dec_x_ = nullptr;        // [1, d]
-    float* pooled_ = nullptr;       // [d]
-    uint8_t* valid_ = nullptr;      // [max_len]
-    LayerScratch encoder_scratch_;  // live while encoding (and pooling) only
-    LayerScratch decoder_scratch_;  // from preparing the cross-attention caches to the outputs
+    ClassifierLayout layout_;
 };
 
 }  // namespace ax

@@ -6,6 +6,7 @@
 
 #include "runtime/memory_plan.h"
 #include "runtime/session_checks.h"
+#include "runtime/session_plan.h"
 #include "runtime/bytes.h"
 #include "runtime/positional_encoding.h"
 #include "runtime/tensor_binding.h"
@@ -70,53 +71,32 @@ Status Forecaster::open(const ModelFile& file, Forecaster* out) {
     return Status::ok();
 }
 
-namespace {
-
 // The one description of a session's memory and the phases each buffer is live in: planned once to count
 // (MemoryPlan without memory), then placed over the caller's arena by the same calls.
-struct SessionLayout {
-    StackSession stack;
-    float* memory;
-    float* dec_x;
-    float* src_z;
-    float* tgt_z;
-    float* reference;
-    LayerScratch encoder_scratch;
-    LayerScratch decoder_scratch;
-};
-
-SessionLayout lay_out(MemoryPlan& plan, const ForecasterConfig& c, size_t max_window, size_t max_horizon) {
+void ForecastLayout::allocate(MemoryPlan& plan, const ForecasterConfig& c, size_t max_window, size_t max_horizon) {
     const size_t d = c.stack.layer.d_model;
     const size_t n = c.n_features;
     const bool tril = c.memory_mask == format::MemoryMask::tril;
-    SessionLayout s;
-    s.stack.allocate(plan, c.stack, max_horizon, max_window, tril);
+    stack.allocate(plan, c.stack, max_horizon, max_window, tril);
     // The encoder output lives until every decoder layer has its cross-attention keys and values.
-    s.memory = plan.alloc<float>("encoder rows / memory", uint64_t{max_window} * d, Phase::encode, Phase::prepare);
-    s.dec_x = plan.alloc<float>("decoder rows", kRowTile * d, Phase::decode, Phase::decode);
-    s.src_z = plan.alloc<float>("normalized window", uint64_t{max_window} * n, Phase::encode, Phase::encode);
+    memory = plan.alloc<float>("encoder rows / memory", uint64_t{max_window} * d, Phase::encode, Phase::prepare);
+    dec_x = plan.alloc<float>("decoder rows", row_tile(c.stack.layer) * d, Phase::decode, Phase::decode);
+    src_z = plan.alloc<float>("normalized window", uint64_t{max_window} * n, Phase::encode, Phase::encode);
     // Written before encoding, read by the decoder.
-    s.tgt_z = plan.alloc_session<float>("decoder inputs", (uint64_t{max_horizon} + 1) * n);
-    s.reference = plan.alloc_session<float>("last observed row", n);
+    tgt_z = plan.alloc_session<float>("decoder inputs", (uint64_t{max_horizon} + 1) * n);
+    reference = plan.alloc_session<float>("last observed row", n);
     // int8 input embeddings read rows of n_features values.
-    s.encoder_scratch.allocate(plan, c.stack.layer, max_window, max_window, n, Phase::encode, Phase::encode);
+    encoder_scratch.allocate(plan, c.stack.layer, max_window, max_window, n, Phase::encode, Phase::encode);
     const size_t keys = max_horizon > max_window ? max_horizon : max_window;
-    s.decoder_scratch.allocate(plan, c.stack.layer, 0, keys, n, Phase::prepare, Phase::decode);
-    return s;
+    decoder_scratch.allocate(plan, c.stack.layer, 0, keys, n, Phase::prepare, Phase::decode);
 }
 
-}  // namespace
-
 bool plan_forecaster_arena(const ForecasterConfig& config, size_t max_window, size_t max_horizon, MemoryPlan* plan) {
-    if (!sequence_length_ok(max_window) || !sequence_length_ok(max_horizon)) return false;
-    lay_out(*plan, config, max_window, max_horizon);
-    return plan->solve();
+    return plan_session<ForecastLayout>(config, plan, max_window, max_horizon);
 }
 
 size_t Forecaster::arena_bytes(size_t max_window, size_t max_horizon) const {
-    if (!sequence_length_ok(max_window) || !sequence_length_ok(max_horizon)) return 0;
-    MemoryPlan plan;
-    return plan_forecaster_arena(config_, max_window, max_horizon, &plan) ? plan.total_bytes() : 0;
+    return session_arena_bytes<ForecastLayout>(config_, max_window, max_horizon);
 }
 
 Status ForecastSession::init(const Forecaster& model, const Kernels& kernels, void* arena, size_t arena_bytes,
@@ -124,24 +104,19 @@ Status ForecastSession::init(const Forecaster& model, const Kernels& kernels, vo
     const size_t limit = model.config_.max_positions;
     if (limit != 0 && max_window > limit)
         return Status::error(StatusCode::invalid_argument, "window of ")
-            .add_u(max_window)
+            .add(max_window)
             .add(" rows is longer than the model's ")
-            .add_u(limit)
+            .add(limit)
             .add(" positions (max_positions)");
     // The decoder's rows get positions 0..horizon-1 too, as in PyTorch's forward(src, tgt).
     if (limit != 0 && max_horizon > limit)
         return Status::error(StatusCode::invalid_argument, "decoder length ")
-            .add_u(max_horizon)
+            .add(max_horizon)
             .add(" is longer than the model's ")
-            .add_u(limit)
+            .add(limit)
             .add(" positions (max_positions)");
-    AX_RETURN_IF_ERROR(check_session_arena(arena, arena_bytes, model.arena_bytes(max_window, max_horizon)));
-    MemoryPlan planned;
-    lay_out(planned, model.config_, max_window, max_horizon);
-    planned.solve();
-    MemoryPlan placing(planned, arena, arena_bytes);
-    SessionLayout s = lay_out(placing, model.config_, max_window, max_horizon);
-    if (placing.failed()) return Status::error(StatusCode::arena_too_small, "arena exhausted");
+    ForecastLayout s;
+    AX_RETURN_IF_ERROR(place_session(model.config_, arena, arena_bytes, &s, max_window, max_horizon));
 
     // Layer weights were validated by Forecaster::open; binding again cannot fail.
     AX_RETURN_IF_ERROR(s.stack.bind(model.file(), model.config_.stack));
@@ -149,14 +124,7 @@ Status ForecastSession::init(const Forecaster& model, const Kernels& kernels, vo
     k_ = &kernels;
     max_window_ = max_window;
     max_horizon_ = max_horizon;
-    stack_ = s.stack;
-    memory_ = s.memory;
-    dec_x_ = s.dec_x;
-    src_z_ = s.src_z;
-    tgt_z_ = s.tgt_z;
-    reference_ = s.reference;
-    encoder_scratch_ = s.encoder_scratch;
-    decoder_scratch_ = s.decoder_scratch;
+    layout_ = s;
     return Status::ok();
 }
 
@@ -164,15 +132,15 @@ Status ForecastSession::check_lengths(size_t src_rows, size_t tgt_rows) const {
     if (model_ == nullptr) return Status::error(StatusCode::invalid_argument, "session not initialised");
     if (src_rows < 1 || src_rows > max_window_)
         return Status::error(StatusCode::invalid_argument, "window of ")
-            .add_u(src_rows)
+            .add(src_rows)
             .add(" rows outside 1..")
-            .add_u(max_window_)
+            .add(max_window_)
             .add(" declared for this session");
     if (tgt_rows < 1 || tgt_rows > max_horizon_)
         return Status::error(StatusCode::invalid_argument, "decoder length ")
-            .add_u(tgt_rows)
+            .add(tgt_rows)
             .add(" outside 1..")
-            .add_u(max_horizon_)
+            .add(max_horizon_)
             .add(" declared for this session");
     return Status::ok();
 }
@@ -197,10 +165,11 @@ void ForecastSession::encode(const float* src, size_t rows) {
     const ForecasterConfig& c = model_->config_;
     const Kernels& k = *k_;
     const size_t d = c.stack.layer.d_model;
-    linear_forward(k, model_->src_embed_, src, rows, memory_, encoder_scratch_.quant);
-    if (c.positional_encoding == format::PositionalEncoding::sinusoidal) add_sinusoidal_positions(memory_, rows, d, 0);
-    stack_.encode(k, c.stack, model_->encoder_norm_, memory_, rows, nullptr, encoder_scratch_);
-    stack_.prepare_memory(k, c.stack, memory_, rows, decoder_scratch_);
+    linear_forward(k, model_->src_embed_, src, rows, layout_.memory, layout_.encoder_scratch.quant);
+    if (c.positional_encoding == format::PositionalEncoding::sinusoidal)
+        add_sinusoidal_positions(layout_.memory, rows, d, 0);
+    layout_.stack.encode(k, c.stack, model_->encoder_norm_, layout_.memory, rows, nullptr, layout_.encoder_scratch);
+    layout_.stack.prepare_memory(k, c.stack, layout_.memory, rows, layout_.decoder_scratch);
     mem_rows_ = rows;
 }
 
@@ -211,14 +180,15 @@ void ForecastSession::decode(const float* tgt, size_t rows, size_t first, float*
     const bool tril = c.memory_mask == format::MemoryMask::tril;
     // A tile of rows at a time through embedding, every layer and the generator: causal self-attention needs
     // only the cached keys of earlier rows, so no [rows, d] buffer is needed.
-    for (size_t r = 0; r < rows; r += kRowTile) {
-        const size_t n = rows - r < kRowTile ? rows - r : kRowTile;
-        linear_forward(k, model_->tgt_embed_, tgt + r * c.n_features, n, dec_x_, decoder_scratch_.quant);
+    const size_t tile = layout_.decoder_scratch.tile;
+    for (size_t r = 0; r < rows; r += tile) {
+        const size_t n = rows - r < tile ? rows - r : tile;
+        linear_forward(k, model_->tgt_embed_, tgt + r * c.n_features, n, layout_.dec_x, layout_.decoder_scratch.quant);
         if (c.positional_encoding == format::PositionalEncoding::sinusoidal)
-            add_sinusoidal_positions(dec_x_, n, d, first + r);
-        stack_.decode(k, c.stack, model_->decoder_norm_, dec_x_, n, first + r, mem_rows_, nullptr, nullptr,
-                      decoder_scratch_, tril);
-        linear_forward(k, model_->generator_, dec_x_, n, out + r * c.n_outputs, decoder_scratch_.quant);
+            add_sinusoidal_positions(layout_.dec_x, n, d, first + r);
+        layout_.stack.decode(k, c.stack, model_->decoder_norm_, layout_.dec_x, n, first + r, mem_rows_, nullptr,
+                             nullptr, layout_.decoder_scratch, tril);
+        linear_forward(k, model_->generator_, layout_.dec_x, n, out + r * c.n_outputs, layout_.decoder_scratch.quant);
     }
 }
 
@@ -231,15 +201,15 @@ Status ForecastSession::run(const float* src, size_t src_rows, const float* tgt,
     if (out == nullptr) return Status::error(StatusCode::invalid_argument, "output buffer is null");
     const bool normalized = space == InputSpace::raw && c.normalization != format::Normalization::none;
     if (normalized) {
-        std::memcpy(reference_, src + (src_rows - 1) * c.n_features, c.n_features * sizeof(float));
-        normalize(src, src_rows, reference_, src_z_);
-        normalize(tgt, tgt_rows, reference_, tgt_z_);
-        src = src_z_;
-        tgt = tgt_z_;
+        std::memcpy(layout_.reference, src + (src_rows - 1) * c.n_features, c.n_features * sizeof(float));
+        normalize(src, src_rows, layout_.reference, layout_.src_z);
+        normalize(tgt, tgt_rows, layout_.reference, layout_.tgt_z);
+        src = layout_.src_z;
+        tgt = layout_.tgt_z;
     }
     encode(src, src_rows);
     decode(tgt, tgt_rows, 0, out);
-    if (normalized) denormalize(out, tgt_rows, reference_);
+    if (normalized) denormalize(out, tgt_rows, layout_.reference);
     return Status::ok();
 }
 
@@ -257,35 +227,35 @@ Status ForecastSession::forecast_impl(const float* history, size_t rows, size_t 
     const size_t n = c.n_features;
     if (c.n_outputs != n)
         return Status::error(StatusCode::unsupported, "forecast feeds outputs back as inputs: the model has ")
-            .add_u(c.n_outputs)
+            .add(c.n_outputs)
             .add(" outputs but ")
-            .add_u(n)
+            .add(n)
             .add(" features");
     AX_RETURN_IF_ERROR(check_finite_input(history, rows * n, "history"));
     if (out == nullptr) return Status::error(StatusCode::invalid_argument, "output buffer is null");
 
-    std::memcpy(reference_, history + (rows - 1) * n, n * sizeof(float));
+    std::memcpy(layout_.reference, history + (rows - 1) * n, n * sizeof(float));
     const float* src = history;
     if (c.normalization != format::Normalization::none) {
-        normalize(history, rows, reference_, src_z_);
-        src = src_z_;
+        normalize(history, rows, layout_.reference, layout_.src_z);
+        src = layout_.src_z;
     }
-    // tgt_z_ holds the decoder inputs: the last observed row, then each prediction (model space). The row is
-    // copied before encoding: src_z_ shares its bytes with buffers of the later phases.
-    std::memcpy(tgt_z_, src + (rows - 1) * n, n * sizeof(float));
+    // tgt_z holds the decoder inputs: the last observed row, then each prediction (model space). The row is
+    // copied before encoding: src_z shares its bytes with buffers of the later phases.
+    std::memcpy(layout_.tgt_z, src + (rows - 1) * n, n * sizeof(float));
     encode(src, rows);
     for (size_t t = 0; t < horizon; ++t) {
-        float* next = tgt_z_ + (t + 1) * n;
+        float* next = layout_.tgt_z + (t + 1) * n;
         if (cached) {
-            decode(tgt_z_ + t * n, 1, t, next);
+            decode(layout_.tgt_z + t * n, 1, t, next);
         } else {
             // out doubles as the generator's buffer for all t + 1 rows; only the last one is kept.
-            decode(tgt_z_, t + 1, 0, out);
+            decode(layout_.tgt_z, t + 1, 0, out);
             std::memcpy(next, out + t * n, n * sizeof(float));
         }
     }
-    std::memcpy(out, tgt_z_ + n, horizon * n * sizeof(float));
-    if (c.normalization != format::Normalization::none) denormalize(out, horizon, reference_);
+    std::memcpy(out, layout_.tgt_z + n, horizon * n * sizeof(float));
+    if (c.normalization != format::Normalization::none) denormalize(out, horizon, layout_.reference);
     if (!all_finite(out, horizon * n))
         return Status::error(StatusCode::bad_input, "the forecast overflowed to NaN or Inf");
     return Status::ok();

@@ -65,6 +65,20 @@ private:
 
 enum class InputSpace { raw, model };  // raw: apply the model's stored normalization to inputs and outputs
 
+// The session's buffers in its arena, described once for counting and placing (runtime/session_plan.h).
+struct ForecastLayout {
+    StackSession stack;
+    float* memory = nullptr;       // [max_window, d]
+    float* dec_x = nullptr;        // [tile, d]: the decoder works a tile of rows at a time
+    float* src_z = nullptr;        // [max_window, n_features]
+    float* tgt_z = nullptr;        // [max_horizon + 1, n_features]
+    float* reference = nullptr;    // [n_features], last observed row
+    LayerScratch encoder_scratch;  // live while encoding only
+    LayerScratch decoder_scratch;  // from preparing the cross-attention caches to the outputs
+
+    void allocate(MemoryPlan& plan, const ForecasterConfig& c, size_t max_window, size_t max_horizon);
+};
+
 class ForecastSession {
 public:
     // Lays the session out in `arena` (16-byte aligned, at least model.arena_bytes(max_window,
@@ -98,14 +112,7 @@ private:
     size_t max_window_ = 0;
     size_t max_horizon_ = 0;
     size_t mem_rows_ = 0;
-    StackSession stack_;
-    float* memory_ = nullptr;       // [max_window, d]
-    float* dec_x_ = nullptr;        // [kRowTile, d]: the decoder works a tile of rows at a time
-    float* src_z_ = nullptr;        // [max_window, n_features]
-    float* tgt_z_ = nullptr;        // [max_horizon, n_features]
-    float* reference_ = nullptr;    // [n_features], last observed row
-    LayerScratch encoder_scratch_;  // live while encoding only
-    LayerScratch decoder_scratch_;  // from preparing the cross-attention caches to the outputs
+    ForecastLayout layout_;
 };
 
 }  // namespace ax

@@ -17,22 +17,22 @@ Status check_forecaster_for_slot(void* needs_ptr, const ModelFile& model) {
     if (needs.n_features != 0 &&
         (f.config().n_features != needs.n_features || f.config().n_outputs != needs.n_features))
         return Status::error(StatusCode::unsupported, "the model has ")
-            .add_u(f.config().n_features)
+            .add(f.config().n_features)
             .add(" features, this firmware's history has ")
-            .add_u(needs.n_features);
+            .add(needs.n_features);
     const size_t limit = f.config().max_positions;
     const size_t arena = f.arena_bytes(needs.window, needs.horizon);
     if (arena == 0 || (limit != 0 && (needs.window > limit || needs.horizon > limit)))
         return Status::error(StatusCode::unsupported, "the model cannot forecast ")
-            .add_u(needs.horizon)
+            .add(needs.horizon)
             .add(" steps from ")
-            .add_u(needs.window)
+            .add(needs.window)
             .add(" rows");
     if (arena > needs.arena_bytes)
         return Status::error(StatusCode::arena_too_small, "the model needs an arena of ")
-            .add_u(arena)
+            .add(arena)
             .add(" bytes, this firmware has ")
-            .add_u(needs.arena_bytes);
+            .add(needs.arena_bytes);
     return Status::ok();
 }
 

@@ -5,6 +5,7 @@
 
 #include "runtime/memory_plan.h"
 #include "runtime/session_checks.h"
+#include "runtime/session_plan.h"
 #include "runtime/tensor_binding.h"
 
 namespace ax {
@@ -14,35 +15,6 @@ namespace {
 using format::ConfigKey;
 using format::PositionalEncoding;
 using format::Role;
-
-struct SessionLayout {
-    StackSession stack;
-    float* memory;
-    float* dec_x;
-    float* step_logits;
-    uint8_t* src_valid;
-    uint8_t* tgt_valid;
-    LayerScratch encoder_scratch;
-    LayerScratch decoder_scratch;
-};
-
-// The one description of a session's memory and the phases each buffer is live in: planned once to count
-// (MemoryPlan without memory), then placed over the caller's arena by the same calls.
-SessionLayout lay_out(MemoryPlan& plan, const Seq2SeqConfig& c, size_t max_src, size_t max_tgt) {
-    const size_t d = c.stack.layer.d_model;
-    SessionLayout s;
-    s.stack.allocate(plan, c.stack, max_tgt, max_src);
-    s.memory = plan.alloc<float>("encoder rows / memory", uint64_t{max_src} * d, Phase::encode, Phase::prepare);
-    s.dec_x = plan.alloc<float>("decoder rows", kRowTile * d, Phase::decode, Phase::decode);
-    s.step_logits = plan.alloc<float>("step logits", c.tgt_vocab, Phase::decode, Phase::decode);
-    // The memory's key padding, read by the decoder.
-    s.src_valid = plan.alloc_session<uint8_t>("source padding flags", max_src);
-    s.tgt_valid = plan.alloc<uint8_t>("target padding flags", max_tgt, Phase::decode, Phase::decode);
-    s.encoder_scratch.allocate(plan, c.stack.layer, max_src, max_src, 0, Phase::encode, Phase::encode);
-    const size_t keys = max_src > max_tgt ? max_src : max_tgt;
-    s.decoder_scratch.allocate(plan, c.stack.layer, 0, keys, 0, Phase::prepare, Phase::decode);
-    return s;
-}
 
 }  // namespace
 
@@ -93,27 +65,34 @@ Status Seq2Seq::open(const ModelFile& file, Seq2Seq* out) {
     return Status::ok();
 }
 
+// The one description of a session's memory and the phases each buffer is live in: planned once to count
+// (MemoryPlan without memory), then placed over the caller's arena by the same calls.
+void Seq2SeqLayout::allocate(MemoryPlan& plan, const Seq2SeqConfig& c, size_t max_src, size_t max_tgt) {
+    const size_t d = c.stack.layer.d_model;
+    stack.allocate(plan, c.stack, max_tgt, max_src);
+    memory = plan.alloc<float>("encoder rows / memory", uint64_t{max_src} * d, Phase::encode, Phase::prepare);
+    dec_x = plan.alloc<float>("decoder rows", row_tile(c.stack.layer) * d, Phase::decode, Phase::decode);
+    step_logits = plan.alloc<float>("step logits", c.tgt_vocab, Phase::decode, Phase::decode);
+    // The memory's key padding, read by the decoder.
+    src_valid = plan.alloc_session<uint8_t>("source padding flags", max_src);
+    tgt_valid = plan.alloc<uint8_t>("target padding flags", max_tgt, Phase::decode, Phase::decode);
+    encoder_scratch.allocate(plan, c.stack.layer, max_src, max_src, 0, Phase::encode, Phase::encode);
+    const size_t keys = max_src > max_tgt ? max_src : max_tgt;
+    decoder_scratch.allocate(plan, c.stack.layer, 0, keys, 0, Phase::prepare, Phase::decode);
+}
+
 bool plan_seq2seq_arena(const Seq2SeqConfig& config, size_t max_src, size_t max_tgt, MemoryPlan* plan) {
-    if (!sequence_length_ok(max_src) || !sequence_length_ok(max_tgt)) return false;
-    lay_out(*plan, config, max_src, max_tgt);
-    return plan->solve();
+    return plan_session<Seq2SeqLayout>(config, plan, max_src, max_tgt);
 }
 
 size_t Seq2Seq::arena_bytes(size_t max_src, size_t max_tgt) const {
-    if (!sequence_length_ok(max_src) || !sequence_length_ok(max_tgt)) return 0;
-    MemoryPlan plan;
-    return plan_seq2seq_arena(config_, max_src, max_tgt, &plan) ? plan.total_bytes() : 0;
+    return session_arena_bytes<Seq2SeqLayout>(config_, max_src, max_tgt);
 }
 
 Status Seq2SeqSession::init(const Seq2Seq& model, const Kernels& kernels, void* arena, size_t arena_bytes,
                             size_t max_src, size_t max_tgt) {
-    AX_RETURN_IF_ERROR(check_session_arena(arena, arena_bytes, model.arena_bytes(max_src, max_tgt)));
-    MemoryPlan planned;
-    lay_out(planned, model.config_, max_src, max_tgt);
-    planned.solve();
-    MemoryPlan placing(planned, arena, arena_bytes);
-    SessionLayout s = lay_out(placing, model.config_, max_src, max_tgt);
-    if (placing.failed()) return Status::error(StatusCode::arena_too_small, "arena exhausted");
+    Seq2SeqLayout s;
+    AX_RETURN_IF_ERROR(place_session(model.config_, arena, arena_bytes, &s, max_src, max_tgt));
     AX_RETURN_IF_ERROR(s.stack.bind(model.file(), model.config_.stack));
     model_ = &model;
     k_ = &kernels;
@@ -123,14 +102,7 @@ Status Seq2SeqSession::init(const Seq2Seq& model, const Kernels& kernels, void* 
     decode_mask_pads_ = model.config_.decode_mask_pads;
     src_input_ = model.src_input_;
     tgt_input_ = model.tgt_input_;
-    stack_ = s.stack;
-    memory_ = s.memory;
-    dec_x_ = s.dec_x;
-    step_logits_ = s.step_logits;
-    src_valid_ = s.src_valid;
-    tgt_valid_ = s.tgt_valid;
-    encoder_scratch_ = s.encoder_scratch;
-    decoder_scratch_ = s.decoder_scratch;
+    layout_ = s;
     return Status::ok();
 }
 
@@ -150,15 +122,15 @@ Status Seq2SeqSession::check_source(const int32_t* src, size_t src_len) const {
     const Seq2SeqConfig& c = model_->config_;
     if (src_len < 1 || src_len > max_src_)
         return Status::error(StatusCode::invalid_argument, "source of ")
-            .add_u(src_len)
+            .add(src_len)
             .add(" tokens outside 1..")
-            .add_u(max_src_)
+            .add(max_src_)
             .add(" declared for this session");
     if (c.max_positions != 0 && src_len > c.max_positions)
         return Status::error(StatusCode::invalid_argument, "source of ")
-            .add_u(src_len)
+            .add(src_len)
             .add(" tokens is longer than the model's ")
-            .add_u(c.max_positions)
+            .add(c.max_positions)
             .add(" positions");
     return check_tokens(src, src_len, c.src_vocab, "source");
 }
@@ -166,10 +138,10 @@ Status Seq2SeqSession::check_source(const int32_t* src, size_t src_len) const {
 const uint8_t* Seq2SeqSession::encode(const int32_t* src, size_t src_len) {
     const Seq2SeqConfig& c = model_->config_;
     const Kernels& k = *k_;
-    embed_tokens(src_input_, src, src_len, 0, memory_);
-    const uint8_t* valid = mark_non_pad(src, src_len, pad_id_, src_valid_);
-    stack_.encode(k, c.stack, model_->encoder_norm_, memory_, src_len, valid, encoder_scratch_);
-    stack_.prepare_memory(k, c.stack, memory_, src_len, decoder_scratch_);
+    embed_tokens(src_input_, src, src_len, 0, layout_.memory);
+    const uint8_t* valid = mark_non_pad(src, src_len, pad_id_, layout_.src_valid);
+    layout_.stack.encode(k, c.stack, model_->encoder_norm_, layout_.memory, src_len, valid, layout_.encoder_scratch);
+    layout_.stack.prepare_memory(k, c.stack, layout_.memory, src_len, layout_.decoder_scratch);
     return valid;
 }
 
@@ -178,28 +150,30 @@ Status Seq2SeqSession::run(const int32_t* src, size_t src_len, const int32_t* tg
     const Seq2SeqConfig& c = model_->config_;
     if (tgt_len < 1 || tgt_len > max_tgt_)
         return Status::error(StatusCode::invalid_argument, "target of ")
-            .add_u(tgt_len)
+            .add(tgt_len)
             .add(" tokens outside 1..")
-            .add_u(max_tgt_)
+            .add(max_tgt_)
             .add(" declared for this session");
     if (c.max_positions != 0 && tgt_len > c.max_positions)
         return Status::error(StatusCode::invalid_argument, "target of ")
-            .add_u(tgt_len)
+            .add(tgt_len)
             .add(" tokens is longer than the model's ")
-            .add_u(c.max_positions)
+            .add(c.max_positions)
             .add(" positions");
     AX_RETURN_IF_ERROR(check_tokens(tgt, tgt_len, c.tgt_vocab, "target"));
     if (logits == nullptr) return Status::error(StatusCode::invalid_argument, "output buffer is null");
     const uint8_t* memory_valid = encode(src, src_len);
-    const uint8_t* self_valid = mark_non_pad(tgt, tgt_len, pad_id_, tgt_valid_);
+    const uint8_t* self_valid = mark_non_pad(tgt, tgt_len, pad_id_, layout_.tgt_valid);
     // A tile of rows at a time through embedding, every layer and the generator (causal self-attention needs
     // only the cached keys of earlier rows).
-    for (size_t r = 0; r < tgt_len; r += kRowTile) {
-        const size_t n = tgt_len - r < kRowTile ? tgt_len - r : kRowTile;
-        embed_tokens(tgt_input_, tgt + r, n, r, dec_x_);
-        stack_.decode(*k_, c.stack, model_->decoder_norm_, dec_x_, n, r, src_len, self_valid, memory_valid,
-                      decoder_scratch_);
-        linear_forward(*k_, model_->generator_, dec_x_, n, logits + r * c.tgt_vocab, decoder_scratch_.quant);
+    const size_t tile = layout_.decoder_scratch.tile;
+    for (size_t r = 0; r < tgt_len; r += tile) {
+        const size_t n = tgt_len - r < tile ? tgt_len - r : tile;
+        embed_tokens(tgt_input_, tgt + r, n, r, layout_.dec_x);
+        layout_.stack.decode(*k_, c.stack, model_->decoder_norm_, layout_.dec_x, n, r, src_len, self_valid,
+                             memory_valid, layout_.decoder_scratch);
+        linear_forward(*k_, model_->generator_, layout_.dec_x, n, logits + r * c.tgt_vocab,
+                       layout_.decoder_scratch.quant);
     }
     return Status::ok();
 }
@@ -214,36 +188,36 @@ Status Seq2SeqSession::translate(const int32_t* src, size_t src_len, uint32_t bo
     if (bos == format::kNoToken || bos >= c.tgt_vocab)
         return Status::error(StatusCode::invalid_argument, "greedy decoding needs a bos id in the target vocabulary");
     if (eos != format::kNoToken && eos >= c.tgt_vocab)
-        return Status::error(StatusCode::invalid_argument, "eos id ").add_u(eos).add(" is outside the vocabulary");
+        return Status::error(StatusCode::invalid_argument, "eos id ").add(eos).add(" is outside the vocabulary");
     if (max_len < 1 || max_len > max_tgt_)
         return Status::error(StatusCode::invalid_argument, "max length ")
-            .add_u(max_len)
+            .add(max_len)
             .add(" outside 1..")
-            .add_u(max_tgt_)
+            .add(max_tgt_)
             .add(" declared for this session");
     if (c.max_positions != 0 && max_len > c.max_positions)
         return Status::error(StatusCode::invalid_argument, "max length ")
-            .add_u(max_len)
+            .add(max_len)
             .add(" is longer than the model's ")
-            .add_u(c.max_positions)
+            .add(c.max_positions)
             .add(" positions");
     const uint8_t* memory_valid = encode(src, src_len);
     int32_t token = static_cast<int32_t>(bos);
     const bool mask_pads = decode_mask_pads_ && pad_id_ != format::kNoToken;
     bool any_pad = false;
     for (size_t t = 0; t < max_len; ++t) {
-        float* row = dec_x_;
+        float* row = layout_.dec_x;
         embed_tokens(tgt_input_, &token, 1, t, row);
-        tgt_valid_[t] = static_cast<uint32_t>(token) != pad_id_;
-        any_pad = any_pad || !tgt_valid_[t];
-        const uint8_t* self_valid = mask_pads && any_pad ? tgt_valid_ : nullptr;
-        stack_.decode(*k_, c.stack, model_->decoder_norm_, row, 1, t, src_len, self_valid, memory_valid,
-                      decoder_scratch_);
-        linear_forward(*k_, model_->generator_, row, 1, step_logits_, decoder_scratch_.quant);
+        layout_.tgt_valid[t] = static_cast<uint32_t>(token) != pad_id_;
+        any_pad = any_pad || !layout_.tgt_valid[t];
+        const uint8_t* self_valid = mask_pads && any_pad ? layout_.tgt_valid : nullptr;
+        layout_.stack.decode(*k_, c.stack, model_->decoder_norm_, row, 1, t, src_len, self_valid, memory_valid,
+                             layout_.decoder_scratch);
+        linear_forward(*k_, model_->generator_, row, 1, layout_.step_logits, layout_.decoder_scratch.quant);
         size_t best = 0;
         for (size_t i = 1; i < c.tgt_vocab; ++i)
-            if (step_logits_[i] > step_logits_[best]) best = i;
-        if (!std::isfinite(step_logits_[best]))
+            if (layout_.step_logits[i] > layout_.step_logits[best]) best = i;
+        if (!std::isfinite(layout_.step_logits[best]))
             return Status::error(StatusCode::bad_input, "the decoder's logits overflowed to NaN or Inf");
         token = static_cast<int32_t>(best);
         out[(*out_len)++] = token;

@@ -62,6 +62,20 @@ private:
     LayerNormWeights encoder_norm_, decoder_norm_;
 };
 
+// The session's buffers in its arena, described once for counting and placing (runtime/session_plan.h).
+struct Seq2SeqLayout {
+    StackSession stack;
+    float* memory = nullptr;       // [max_src, d]
+    float* dec_x = nullptr;        // [tile, d]: the decoder works a tile of rows at a time
+    float* step_logits = nullptr;  // [tgt_vocab]
+    uint8_t* src_valid = nullptr;  // [max_src]
+    uint8_t* tgt_valid = nullptr;  // [max_tgt]
+    LayerScratch encoder_scratch;  // live while encoding only
+    LayerScratch decoder_scratch;  // from preparing the cross-attention caches to the outputs
+
+    void allocate(MemoryPlan& plan, const Seq2SeqConfig& c, size_t max_src, size_t max_tgt);
+};
+
 class Seq2SeqSession {
 public:
     // Lays the session out in `arena` (16-byte aligned, at least model.arena_bytes(max_src, max_tgt)).
@@ -97,14 +111,7 @@ private:
     uint32_t pad_id_ = format::kNoToken;
     bool decode_mask_pads_ = false;
     TokenInput src_input_, tgt_input_;
-    StackSession stack_;
-    float* memory_ = nullptr;       // [max_src, d]
-    float* dec_x_ = nullptr;        // [kRowTile, d]: the decoder works a tile of rows at a time
-    float* step_logits_ = nullptr;  // [tgt_vocab]
-    uint8_t* src_valid_ = nullptr;  // [max_src]
-    uint8_t* tgt_valid_ = nullptr;  // [max_tgt]
-    LayerScratch encoder_scratch_;  // live while encoding only
-    LayerScratch decoder_scratch_;  // from preparing the cross-attention caches to the outputs
+    Seq2SeqLayout layout_;
 };
 
 }  // namespace ax

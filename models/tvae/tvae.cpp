@@ -5,6 +5,7 @@
 
 #include "runtime/memory_plan.h"
 #include "runtime/session_checks.h"
+#include "runtime/session_plan.h"
 #include "runtime/pooling.h"
 #include "runtime/positional_encoding.h"
 #include "runtime/tensor_binding.h"
@@ -16,38 +17,6 @@ namespace {
 using format::ConfigKey;
 using format::PositionalEncoding;
 using format::Role;
-
-struct SessionLayout {
-    StackSession stack;
-    float* x;
-    float* dec_x;
-    float* pooled;
-    float* z;
-    float* memory;
-    float* zero_row;
-    LayerScratch encoder_scratch;
-    LayerScratch decoder_scratch;
-};
-
-// The one description of a session's memory and the phases each buffer is live in: planned once to count
-// (MemoryPlan without memory), then placed over the caller's arena by the same calls. The encoder phase
-// ends with z; the decoder's memory row is made from z in the prepare phase.
-SessionLayout lay_out(MemoryPlan& plan, const TvaeConfig& c, size_t max_len) {
-    const size_t d = c.stack.layer.d_model;
-    SessionLayout s;
-    s.stack.allocate(plan, c.stack, max_len, 1);
-    s.x = plan.alloc<float>("encoder rows", uint64_t{max_len} * d, Phase::encode, Phase::encode);
-    s.dec_x = plan.alloc<float>("decoder rows", kRowTile * d, Phase::decode, Phase::decode);
-    s.pooled = plan.alloc<float>("pooled rows", d, Phase::encode, Phase::encode);
-    s.z = plan.alloc_session<float>("latent z", c.latent_size);
-    s.memory = plan.alloc<float>("memory row", d, Phase::prepare, Phase::prepare);
-    s.zero_row = plan.alloc_session<float>("zero input row", c.n_features);  // written once by init
-    // int8 seq_embedding reads rows of n_features values, z_embedding one row of latent_size values.
-    const size_t widest = c.n_features > c.latent_size ? c.n_features : c.latent_size;
-    s.encoder_scratch.allocate(plan, c.stack.layer, max_len, max_len, widest, Phase::encode, Phase::encode);
-    s.decoder_scratch.allocate(plan, c.stack.layer, 0, max_len, widest, Phase::prepare, Phase::decode);
-    return s;
-}
 
 }  // namespace
 
@@ -88,40 +57,39 @@ Status Tvae::open(const ModelFile& file, Tvae* out) {
     return Status::ok();
 }
 
-bool plan_tvae_arena(const TvaeConfig& config, size_t max_len, MemoryPlan* plan) {
-    if (!sequence_length_ok(max_len)) return false;
-    lay_out(*plan, config, max_len);
-    return plan->solve();
+// The one description of a session's memory and the phases each buffer is live in: planned once to count
+// (MemoryPlan without memory), then placed over the caller's arena by the same calls. The encoder phase
+// ends with z; the decoder's memory row is made from z in the prepare phase.
+void TvaeLayout::allocate(MemoryPlan& plan, const TvaeConfig& c, size_t max_len) {
+    const size_t d = c.stack.layer.d_model;
+    stack.allocate(plan, c.stack, max_len, 1);
+    x = plan.alloc<float>("encoder rows", uint64_t{max_len} * d, Phase::encode, Phase::encode);
+    dec_x = plan.alloc<float>("decoder rows", row_tile(c.stack.layer) * d, Phase::decode, Phase::decode);
+    pooled = plan.alloc<float>("pooled rows", d, Phase::encode, Phase::encode);
+    z = plan.alloc_session<float>("latent z", c.latent_size);
+    memory = plan.alloc<float>("memory row", d, Phase::prepare, Phase::prepare);
+    zero_row = plan.alloc_session<float>("zero input row", c.n_features);  // written once by init
+    // int8 seq_embedding reads rows of n_features values, z_embedding one row of latent_size values.
+    const size_t widest = c.n_features > c.latent_size ? c.n_features : c.latent_size;
+    encoder_scratch.allocate(plan, c.stack.layer, max_len, max_len, widest, Phase::encode, Phase::encode);
+    decoder_scratch.allocate(plan, c.stack.layer, 0, max_len, widest, Phase::prepare, Phase::decode);
 }
 
-size_t Tvae::arena_bytes(size_t max_len) const {
-    if (!sequence_length_ok(max_len)) return 0;
-    MemoryPlan plan;
-    return plan_tvae_arena(config_, max_len, &plan) ? plan.total_bytes() : 0;
+bool plan_tvae_arena(const TvaeConfig& config, size_t max_len, MemoryPlan* plan) {
+    return plan_session<TvaeLayout>(config, plan, max_len);
 }
+
+size_t Tvae::arena_bytes(size_t max_len) const { return session_arena_bytes<TvaeLayout>(config_, max_len); }
 
 Status TvaeSession::init(const Tvae& model, const Kernels& kernels, void* arena, size_t arena_bytes, size_t max_len) {
-    AX_RETURN_IF_ERROR(check_session_arena(arena, arena_bytes, model.arena_bytes(max_len)));
-    MemoryPlan planned;
-    lay_out(planned, model.config_, max_len);
-    planned.solve();
-    MemoryPlan placing(planned, arena, arena_bytes);
-    SessionLayout s = lay_out(placing, model.config_, max_len);
-    if (placing.failed()) return Status::error(StatusCode::arena_too_small, "arena exhausted");
+    TvaeLayout s;
+    AX_RETURN_IF_ERROR(place_session(model.config_, arena, arena_bytes, &s, max_len));
     AX_RETURN_IF_ERROR(s.stack.bind(model.file(), model.config_.stack));
     for (size_t i = 0; i < model.config_.n_features; ++i) s.zero_row[i] = 0.0f;
     model_ = &model;
     k_ = &kernels;
     max_len_ = max_len;
-    stack_ = s.stack;
-    x_ = s.x;
-    dec_x_ = s.dec_x;
-    pooled_ = s.pooled;
-    z_ = s.z;
-    memory_ = s.memory;
-    zero_row_ = s.zero_row;
-    encoder_scratch_ = s.encoder_scratch;
-    decoder_scratch_ = s.decoder_scratch;
+    layout_ = s;
     return Status::ok();
 }
 
@@ -129,16 +97,16 @@ Status TvaeSession::check_length(size_t len) const {
     if (model_ == nullptr) return Status::error(StatusCode::invalid_argument, "session not initialised");
     if (len < 1 || len > max_len_)
         return Status::error(StatusCode::invalid_argument, "sequence of ")
-            .add_u(len)
+            .add(len)
             .add(" rows outside 1..")
-            .add_u(max_len_)
+            .add(max_len_)
             .add(" declared for this session");
     const size_t limit = model_->config_.max_positions;
     if (limit != 0 && len > limit)
         return Status::error(StatusCode::invalid_argument, "sequence of ")
-            .add_u(len)
+            .add(len)
             .add(" rows is longer than the model's ")
-            .add_u(limit)
+            .add(limit)
             .add(" positions");
     return Status::ok();
 }
@@ -150,43 +118,46 @@ Status TvaeSession::encode(const float* x, size_t len, float* z_mean, float* z_l
     if (z_mean == nullptr) return Status::error(StatusCode::invalid_argument, "z_mean buffer is null");
     const Kernels& k = *k_;
     const size_t d = c.stack.layer.d_model;
-    linear_forward(k, model_->seq_embed_, x, len, x_, encoder_scratch_.quant);
-    if (c.positional_encoding == PositionalEncoding::sinusoidal) add_sinusoidal_positions(x_, len, d, 0);
-    stack_.encode(k, c.stack, model_->encoder_norm_, x_, len, nullptr, encoder_scratch_);
-    pool_rows(format::Pooling::mean, x_, len, d, nullptr, pooled_);
-    linear_forward(k, model_->z_mean_, pooled_, 1, z_mean, encoder_scratch_.quant);
-    if (z_log_var) linear_forward(k, model_->z_log_var_, pooled_, 1, z_log_var, encoder_scratch_.quant);
+    linear_forward(k, model_->seq_embed_, x, len, layout_.x, layout_.encoder_scratch.quant);
+    if (c.positional_encoding == PositionalEncoding::sinusoidal) add_sinusoidal_positions(layout_.x, len, d, 0);
+    layout_.stack.encode(k, c.stack, model_->encoder_norm_, layout_.x, len, nullptr, layout_.encoder_scratch);
+    pool_rows(format::Pooling::mean, layout_.x, len, d, nullptr, layout_.pooled);
+    linear_forward(k, model_->z_mean_, layout_.pooled, 1, z_mean, layout_.encoder_scratch.quant);
+    if (z_log_var) linear_forward(k, model_->z_log_var_, layout_.pooled, 1, z_log_var, layout_.encoder_scratch.quant);
     return Status::ok();
 }
 
 void TvaeSession::set_latent(const float* z) {
     const TvaeConfig& c = model_->config_;
-    linear_forward(*k_, model_->z_embed_, z, 1, memory_, decoder_scratch_.quant);
-    stack_.prepare_memory(*k_, c.stack, memory_, 1, decoder_scratch_);
+    linear_forward(*k_, model_->z_embed_, z, 1, layout_.memory, layout_.decoder_scratch.quant);
+    layout_.stack.prepare_memory(*k_, c.stack, layout_.memory, 1, layout_.decoder_scratch);
 }
 
 Status TvaeSession::run(const float* x, size_t len, float* out, float* z_mean, float* z_log_var) {
     if (out == nullptr) return Status::error(StatusCode::invalid_argument, "output buffer is null");
-    AX_RETURN_IF_ERROR(encode(x, len, z_, z_log_var));
+    AX_RETURN_IF_ERROR(encode(x, len, layout_.z, z_log_var));
     const TvaeConfig& c = model_->config_;
     const Kernels& k = *k_;
     const size_t d = c.stack.layer.d_model;
-    if (z_mean) std::memcpy(z_mean, z_, c.latent_size * sizeof(float));
-    set_latent(z_);
+    if (z_mean) std::memcpy(z_mean, layout_.z, c.latent_size * sizeof(float));
+    set_latent(layout_.z);
     const size_t nf = c.n_features;
     // The decoder's input is the sequence shifted right behind a zero row; a tile of rows at a time through
     // embedding, every layer and the output projection (causal self-attention needs only cached keys).
-    for (size_t r = 0; r < len; r += kRowTile) {
-        const size_t n = len - r < kRowTile ? len - r : kRowTile;
+    const size_t tile = layout_.decoder_scratch.tile;
+    for (size_t r = 0; r < len; r += tile) {
+        const size_t n = len - r < tile ? len - r : tile;
         if (r == 0) {
-            linear_forward(k, model_->seq_embed_, zero_row_, 1, dec_x_, decoder_scratch_.quant);
-            if (n > 1) linear_forward(k, model_->seq_embed_, x, n - 1, dec_x_ + d, decoder_scratch_.quant);
+            linear_forward(k, model_->seq_embed_, layout_.zero_row, 1, layout_.dec_x, layout_.decoder_scratch.quant);
+            if (n > 1)
+                linear_forward(k, model_->seq_embed_, x, n - 1, layout_.dec_x + d, layout_.decoder_scratch.quant);
         } else {
-            linear_forward(k, model_->seq_embed_, x + (r - 1) * nf, n, dec_x_, decoder_scratch_.quant);
+            linear_forward(k, model_->seq_embed_, x + (r - 1) * nf, n, layout_.dec_x, layout_.decoder_scratch.quant);
         }
-        if (c.positional_encoding == PositionalEncoding::sinusoidal) add_sinusoidal_positions(dec_x_, n, d, r);
-        stack_.decode(k, c.stack, model_->decoder_norm_, dec_x_, n, r, 1, nullptr, nullptr, decoder_scratch_);
-        linear_forward(k, model_->r_seq_embed_, dec_x_, n, out + r * nf, decoder_scratch_.quant);
+        if (c.positional_encoding == PositionalEncoding::sinusoidal) add_sinusoidal_positions(layout_.dec_x, n, d, r);
+        layout_.stack.decode(k, c.stack, model_->decoder_norm_, layout_.dec_x, n, r, 1, nullptr, nullptr,
+                             layout_.decoder_scratch);
+        linear_forward(k, model_->r_seq_embed_, layout_.dec_x, n, out + r * nf, layout_.decoder_scratch.quant);
     }
     return Status::ok();
 }
@@ -196,17 +167,19 @@ Status TvaeSession::generate(const float* z, size_t len, float* out) {
     const TvaeConfig& c = model_->config_;
     AX_RETURN_IF_ERROR(check_finite_input(z, c.latent_size, "latent vector"));
     if (out == nullptr) return Status::error(StatusCode::invalid_argument, "output buffer is null");
-    if (z != z_) std::memcpy(z_, z, c.latent_size * sizeof(float));
-    set_latent(z_);
+    if (z != layout_.z) std::memcpy(layout_.z, z, c.latent_size * sizeof(float));
+    set_latent(layout_.z);
     const Kernels& k = *k_;
     const size_t d = c.stack.layer.d_model;
     const size_t nf = c.n_features;
     for (size_t t = 0; t < len; ++t) {
-        float* row = dec_x_;
-        linear_forward(k, model_->seq_embed_, t == 0 ? zero_row_ : out + (t - 1) * nf, 1, row, decoder_scratch_.quant);
+        float* row = layout_.dec_x;
+        linear_forward(k, model_->seq_embed_, t == 0 ? layout_.zero_row : out + (t - 1) * nf, 1, row,
+                       layout_.decoder_scratch.quant);
         if (c.positional_encoding == PositionalEncoding::sinusoidal) add_sinusoidal_positions(row, 1, d, t);
-        stack_.decode(k, c.stack, model_->decoder_norm_, row, 1, t, 1, nullptr, nullptr, decoder_scratch_);
-        linear_forward(k, model_->r_seq_embed_, row, 1, out + t * nf, decoder_scratch_.quant);
+        layout_.stack.decode(k, c.stack, model_->decoder_norm_, row, 1, t, 1, nullptr, nullptr,
+                             layout_.decoder_scratch);
+        linear_forward(k, model_->r_seq_embed_, row, 1, out + t * nf, layout_.decoder_scratch.quant);
     }
     for (size_t i = 0; i < len * nf; ++i)
         if (!std::isfinite(out[i])) return Status::error(StatusCode::bad_input, "the output overflowed to NaN or Inf");
@@ -214,8 +187,8 @@ Status TvaeSession::generate(const float* z, size_t len, float* out) {
 }
 
 Status TvaeSession::reconstruct(const float* x, size_t len, float* out) {
-    AX_RETURN_IF_ERROR(encode(x, len, z_, nullptr));
-    return generate(z_, len, out);
+    AX_RETURN_IF_ERROR(encode(x, len, layout_.z, nullptr));
+    return generate(layout_.z, len, out);
 }
 
 }  // namespace ax

@@ -57,6 +57,21 @@ private:
     LayerNormWeights encoder_norm_, decoder_norm_;
 };
 
+// The session's buffers in its arena, described once for counting and placing (runtime/session_plan.h).
+struct TvaeLayout {
+    StackSession stack;
+    float* x = nullptr;            // [max_len, d]
+    float* dec_x = nullptr;        // [tile, d]: the decoder works a tile of rows at a time
+    float* pooled = nullptr;       // [d]
+    float* z = nullptr;            // [latent]
+    float* memory = nullptr;       // [d]
+    float* zero_row = nullptr;     // [n_features]
+    LayerScratch encoder_scratch;  // live while encoding only
+    LayerScratch decoder_scratch;  // from making the memory row to the outputs
+
+    void allocate(MemoryPlan& plan, const TvaeConfig& c, size_t max_len);
+};
+
 class TvaeSession {
 public:
     // Lays the session out in `arena` (16-byte aligned, at least model.arena_bytes(max_len) bytes).
@@ -83,15 +98,7 @@ private:
     const Tvae* model_ = nullptr;
     const Kernels* k_ = nullptr;
     size_t max_len_ = 0;
-    StackSession stack_;
-    float* x_ = nullptr;            // [max_len, d]
-    float* dec_x_ = nullptr;        // [kRowTile, d]: the decoder works a tile of rows at a time
-    float* pooled_ = nullptr;       // [d]
-    float* z_ = nullptr;            // [latent]
-    float* memory_ = nullptr;       // [d]
-    float* zero_row_ = nullptr;     // [n_features]
-    LayerScratch encoder_scratch_;  // live while encoding only
-    LayerScratch decoder_scratch_;  // from making the memory row to the outputs
+    TvaeLayout layout_;
 };
 
 }  // namespace ax

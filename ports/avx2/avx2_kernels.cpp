@@ -6,37 +6,20 @@
 
 #include <cstdint>
 
-#include "ports/avx2/avx2.h"
-#include "ports/generic/generic.h"
+#include "ports/avx2/avx2_table.h"
 #include "ports/ports.h"
 
 namespace ax {
 namespace {
 
-constexpr Kernels avx2_table(const char* name, decltype(Kernels::linear_i8) linear_i8) {
-    return Kernels{
-        name,
-        avx2::linear_f32,
-        avx2::linear_f16,
-        linear_i8,
-        avx2::quantize_rows_i8,
-        avx2::dot_f32,
-        avx2::axpy_f32,
-        avx2::attention_scores_f32,
-        avx2::attention_values_f32,
-        avx2::softmax_f32,
-        avx2::layer_norm_f32,
-        avx2::gelu_f32,
-        avx2::relu_f32,
-        avx2::add_f32,
-        generic::attention_scores_i8,  // generic: scalar, exact order
-        generic::attention_values_i8,
-    };
-}
-
-constexpr Kernels kAvx2Table = avx2_table("avx2", avx2::linear_i8);
+constexpr Kernels kAvx2Table = avx2::kernel_table();
 // The same port with AVX-VNNI's int8 products: a table of its own, so both can be tested and compared.
-constexpr Kernels kAvx2VnniTable = avx2_table("avx2-vnni", avx2::linear_i8_vnni);
+constexpr Kernels kAvx2VnniTable = [] {
+    Kernels k = avx2::kernel_table();
+    k.name = "avx2-vnni";
+    k.linear_i8 = avx2::linear_i8_vnni;
+    return k;
+}();
 
 __attribute__((target("no-avx"))) bool cpu_has_avx2_fma_f16c() {
     unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;

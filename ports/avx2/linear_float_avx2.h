@@ -72,14 +72,6 @@ inline void tile_dot(const float* x, size_t in, const W* w, const float* bias, s
     }
 }
 
-// R rows of x against every row of W: tiles of C outputs, then single outputs.
-template <size_t R, size_t C, class W>
-inline void rows_dot(const float* x, size_t in, const W* w, const float* bias, size_t out, float* y) {
-    size_t o = 0;
-    for (; o + C <= out; o += C) tile_dot<R, C>(x, in, w + o * in, bias ? bias + o : nullptr, out, y + o);
-    for (; o < out; ++o) tile_dot<R, 1>(x, in, w + o * in, bias ? bias + o : nullptr, out, y + o);
-}
-
 // Outputs [o, o + C) for every row: groups of three rows, then the rest.
 template <size_t C, class W>
 inline void columns_dot(const float* x, size_t rows, size_t in, const W* w, const float* bias, size_t out, size_t o,
@@ -230,9 +222,8 @@ inline void linear_packed(const float* x, size_t rows, size_t in, const W* w, co
 }
 
 // Which path: packing costs a transpose per W element, paid back over `rows` rows; the dot tiles pay
-// their horizontal sums once per output, paid back over `in` inputs. Measured on Zen 5 around the shapes
-// of tools/kernel_bench, the packed path wins when in <= 4 * rows: by 2x for in <= 32, by 5-10% at
-// 96 x 64..256; the dot tiles win by 10-50% for few rows or long inputs (6 x 256, 24 x 128, 24 x 512).
+// their horizontal sums once per output, paid back over `in` inputs. The packed path wins when in <= 4 *
+// rows (measured around the shapes of `auspex bench --kernels`: README.md, Performance).
 inline bool use_packed(size_t rows, size_t in) { return rows >= 4 && in <= 4 * rows; }
 
 template <class W>

@@ -9,13 +9,12 @@
 //   magnitude and a pair sum 2^15, so nothing saturates for any int8 input, -128 included. R rows of x
 //   against C rows of W share each widened vector.
 // - maddubs (in >= 32, the usual case): _mm256_maddubs_epi16 takes 32 pairs per instruction but
-//   multiplies unsigned by signed bytes and saturates its int16 pair sums (PLATFORM-NOTES.md). W goes to
+//   multiplies unsigned by signed bytes and saturates its int16 pair sums. W goes to
 //   the unsigned side as |w| (<= 128) and x takes w's sign (sign_epi8(x, w), exact while x != -128); a pair
 //   sum is then at most 2 * 128 * 127 = 32512 < 2^15, so nothing saturates. The int16 pair sums go to
 //   int32 with _mm256_madd_epi16(., 1). quantize_rows_i8 never makes -128; when x holds one anyway, the
 //   whole call takes the widening path. Per 32 products: two multiply instructions and no lane-crossing
-//   widening; measured on Zen 5 it runs 1.2-1.3x the widening path's speed (GEMV and batched), which is
-//   what takes int8 GEMV past twice f32's.
+//   widening, hence the faster path (README.md, Performance, has the measurement).
 //
 // Tails shorter than a vector reload the last full vector of the row (overlapping what was done) with the
 // already-counted bytes of x zeroed, so no load ever reaches past a row; rows shorter than one vector go

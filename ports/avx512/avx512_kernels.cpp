@@ -1,4 +1,5 @@
-// The AVX-512 port's kernel tables: the AVX2 port's table with the matrix products overridden by name.
+// The AVX-512 port's kernel tables: the AVX2 port's table with the matrix products (and, on ZMM, the
+// attention loops) replaced by name.
 // Handed out only when the CPU has AVX2/FMA/F16C and AVX-512 F, BW, DQ, VL and VNNI, and the OS saves the
 // opmask and ZMM state (XCR0 bits 5-7 besides SSE/AVX). This file is compiled without AVX flags: the
 // check is plain integer code (cpuid, xgetbv), and nothing here executes a vector instruction.
@@ -12,22 +13,32 @@
 
 #include <cstdint>
 
-#include "ports/avx2/avx2.h"
+#include "ports/avx2/avx2_table.h"
 #include "ports/avx512/avx512.h"
 #include "ports/ports.h"
 
 namespace ax {
 namespace {
 
-Kernels with_overrides(const Kernels& base, const char* name, decltype(Kernels::linear_f32) linear_f32,
-                       decltype(Kernels::linear_f16) linear_f16, decltype(Kernels::linear_i8) linear_i8) {
-    Kernels k = base;
-    k.name = name;
-    k.linear_f32 = linear_f32;
-    k.linear_f16 = linear_f16;
-    k.linear_i8 = linear_i8;
+// "avx512": the AVX2 port's table with the matrix products and the attention loops on ZMM.
+constexpr Kernels kAvx512Table = [] {
+    Kernels k = avx2::kernel_table();
+    k.name = "avx512";
+    k.linear_f32 = avx512::linear_f32;
+    k.linear_f16 = avx512::linear_f16;
+    k.linear_i8 = avx512::linear_i8;
+    k.attention_scores_f32 = avx512::attention_scores_f32;
+    k.attention_values_f32 = avx512::attention_values_f32;
     return k;
-}
+}();
+
+// "avx512-256": the float products stay the AVX2 port's (256-bit); only the int8 products use EVEX encodings.
+constexpr Kernels kAvx512_256Table = [] {
+    Kernels k = avx2::kernel_table();
+    k.name = "avx512-256";
+    k.linear_i8 = avx512::linear_i8_256;
+    return k;
+}();
 
 bool cpu_has_avx512_vnni() {
     unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
@@ -59,24 +70,12 @@ bool cpu_prefers_zmm() {
 
 const Kernels* avx512_kernels() {
     static const bool supported = avx2_kernels() != nullptr && cpu_has_avx512_vnni();
-    if (!supported) return nullptr;
-    static const Kernels table = [] {
-        Kernels k =
-            with_overrides(*avx2_kernels(), "avx512", avx512::linear_f32, avx512::linear_f16, avx512::linear_i8);
-        k.attention_scores_f32 = avx512::attention_scores_f32;
-        k.attention_values_f32 = avx512::attention_values_f32;
-        return k;
-    }();
-    return &table;
+    return supported ? &kAvx512Table : nullptr;
 }
 
 const Kernels* avx512_256_kernels() {
     static const bool supported = avx2_kernels() != nullptr && cpu_has_avx512_vnni();
-    if (!supported) return nullptr;
-    // The float products stay the AVX2 port's (256-bit); only the int8 products use EVEX encodings.
-    static const Kernels table =
-        with_overrides(*avx2_kernels(), "avx512-256", avx2::linear_f32, avx2::linear_f16, avx512::linear_i8_256);
-    return &table;
+    return supported ? &kAvx512_256Table : nullptr;
 }
 
 bool avx512_full_width() {

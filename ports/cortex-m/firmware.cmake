@@ -177,15 +177,13 @@ add_dependencies(forecast_c example_data)
 # The example with A/B model slots (models/example/firmware/forecast_slots_main.cpp): two slots of the
 # example's size in RAM standing in for flash, so only boards whose RAM holds them build it (board_slot_test).
 if(board_slot_test)
-  # The example model with a model_version record, made by the host build's axm_with_version (next to its
-  # auspex) until `auspex convert --model-version` exists; the firmware patches the version's value.
-  get_filename_component(host_dir ${host} DIRECTORY)
-  set(with_version ${host_dir}/axm_with_version)
+  # The example model converted with version 1; the firmware patches the version's value for each update.
   add_custom_command(OUTPUT ${fw_gen}/example_v.axm ${fw_gen}/example_model_v.h
-    COMMAND ${with_version} ${example_axm} 1 ${fw_gen}/example_v.axm
+    COMMAND ${host} convert ${example_pt} --config ${example}/config.json ${fw_example_convert} --model-version 1
+            -o ${fw_gen}/example_v.axm
     COMMAND ${host} header ${fw_gen}/example_v.axm -o ${fw_gen}/example_model_v.h --name example_model_v
             --window ${example_window} --horizon ${example_horizon}
-    DEPENDS ${example_axm} ${host} ${with_version} VERBATIM)
+    DEPENDS ${example_pt} ${example}/config.json ${host} ${board_dir}/board.cmake VERBATIM)
   auspex_embed_csv(${CMAKE_BINARY_DIR}/forecast.expected example_expected)
   add_custom_target(example_expected DEPENDS ${fw_gen}/example_expected.h ${fw_gen}/example_model_v.h)
   auspex_firmware(forecast_slots image_code.ld ${CMAKE_CURRENT_SOURCE_DIR}/models/example/firmware/forecast_slots_main.cpp)

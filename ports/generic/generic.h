@@ -1,4 +1,5 @@
-// The reference port's kernels, callable one by one so other ports can fall back to them.
+// The reference port's kernels, callable one by one, and its table, which every other port's table starts
+// from (ports/<isa>/<isa>_kernels.cpp replace the entries they implement, by name).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -12,6 +13,7 @@ void linear_f16(const float* x, size_t rows, size_t in, const uint16_t* w, const
 void linear_i8(const int8_t* xq, const float* xscale, size_t rows, size_t in, const int8_t* w, const float* wscale,
                const float* bias, size_t out, float* y);
 void quantize_rows_i8(const float* x, size_t rows, size_t n, int8_t* q, float* scales);
+// Not in the table (no layer calls them): the steps of linear_f32 and of the attention kernels.
 float dot_f32(const float* a, const float* b, size_t n);
 void axpy_f32(size_t n, float a, const float* x, float* y);
 void attention_scores_f32(const float* q, const float* k, size_t stride, size_t n_keys, size_t n, float scale,
@@ -32,6 +34,26 @@ inline float rescale_i8(int32_t acc, float xscale, float wscale, float bias) {
     const float scale = xscale * wscale;
     const float product = static_cast<float>(acc) * scale;
     return product + bias;
+}
+
+// The reference table, every member named.
+constexpr Kernels kernel_table() {
+    Kernels k;
+    k.name = "generic";
+    k.linear_f32 = linear_f32;
+    k.linear_f16 = linear_f16;
+    k.linear_i8 = linear_i8;
+    k.quantize_rows_i8 = quantize_rows_i8;
+    k.attention_scores_f32 = attention_scores_f32;
+    k.attention_values_f32 = attention_values_f32;
+    k.softmax_f32 = softmax_f32;
+    k.layer_norm_f32 = layer_norm_f32;
+    k.gelu_f32 = gelu_f32;
+    k.relu_f32 = relu_f32;
+    k.add_f32 = add_f32;
+    k.attention_scores_i8 = attention_scores_i8;  // scalar, in the exact order kernels.h defines
+    k.attention_values_i8 = attention_values_i8;
+    return k;
 }
 
 }  // namespace ax::generic

@@ -19,7 +19,10 @@ struct MveLanes {
     static F add(F a, F b) { return vaddq_f32(a, b); }
     static F sub(F a, F b) { return vsubq_f32(a, b); }
     static F mul(F a, F b) { return vmulq_f32(a, b); }
-    static M lt(F a, F b) { return vcmpltq_f32(a, b); }
+    // a < b as C's `<` (false when either is NaN): MVE's VCMP LT is true for unordered operands (its
+    // condition is N != V, which an unordered compare sets), so exp(NaN) would take the x < kExpMin branch
+    // and give 0. GT is false for unordered, so b > a is the ordered test.
+    static M lt(F a, F b) { return vcmpgtq_f32(b, a); }
     static M gt(F a, F b) { return vcmpgtq_f32(a, b); }
     static F sel(M m, F a, F b) { return vpselq_f32(a, b, m); }
     static I trunc(F a) { return vcvtq_s32_f32(a); }

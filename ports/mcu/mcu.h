@@ -13,8 +13,8 @@ bool available();
 
 void linear_i8(const int8_t* xq, const float* xscale, size_t rows, size_t in, const int8_t* w, const float* wscale,
                const float* bias, size_t out, float* y);
-// Helium (MVE with float): GELU with the reference's erf on four lanes, bit-identical to generic; softmax
-// and other cores: generic.
+// Helium (MVE with float): the reference's exp and erf on four lanes, bit-identical to generic; other cores:
+// generic.
 void softmax_f32(float* x, size_t n);
 void gelu_f32(float* x, size_t n);
 

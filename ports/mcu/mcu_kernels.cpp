@@ -1,4 +1,5 @@
-// The Cortex-M port's kernel table: generic, with the int8 products (and on Helium softmax and GELU) replaced.
+// The Cortex-M port's kernel table: generic, with the int8 products and (on Helium) GELU replaced; softmax
+// goes through the port's entry, which is generic's for now (softmax_gelu_mcu.cpp says why).
 // A constant table (no run-time initialization, nothing in .bss).
 #include "ports/generic/generic.h"
 #include "ports/mcu/mcu.h"
@@ -8,24 +9,14 @@ namespace ax {
 
 namespace {
 
-constexpr Kernels kMcuTable = {
-    "mcu",
-    generic::linear_f32,
-    generic::linear_f16,
-    mcu::linear_i8,
-    generic::quantize_rows_i8,
-    generic::dot_f32,
-    generic::axpy_f32,
-    generic::attention_scores_f32,
-    generic::attention_values_f32,
-    mcu::softmax_f32,
-    generic::layer_norm_f32,
-    mcu::gelu_f32,
-    generic::relu_f32,
-    generic::add_f32,
-    generic::attention_scores_i8,  // generic: scalar, exact order
-    generic::attention_values_i8,
-};
+constexpr Kernels kMcuTable = [] {
+    Kernels k = generic::kernel_table();
+    k.name = "mcu";
+    k.linear_i8 = mcu::linear_i8;
+    k.softmax_f32 = mcu::softmax_f32;
+    k.gelu_f32 = mcu::gelu_f32;
+    return k;
+}();
 
 }  // namespace
 

@@ -1,5 +1,5 @@
-// Helium GELU: the reference's operations lane by lane (ports/generic/float_math_lanes.h), bit-identical to
-// generic; softmax, and everything without MVE float, the generic kernels.
+// Helium softmax and GELU: the reference's operations lane by lane (ports/generic/float_math_lanes.h),
+// bit-identical to generic; everything without MVE float, the generic kernels.
 #include "ports/generic/generic.h"
 #include "ports/mcu/mcu.h"
 
@@ -11,10 +11,7 @@
 namespace ax::mcu {
 
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-// Softmax stays generic on Helium for now: lanes::softmax<MveLanes> differed from generic on the edge row of
-// tests/exact_math_checks.h under qemu's mps3-an547 (GELU, with the same exp inside erf, passes); not yet
-// understood.
-void softmax_f32(float* x, size_t n) { generic::softmax_f32(x, n); }
+void softmax_f32(float* x, size_t n) { lanes::softmax<detail::MveLanes>(x, n); }
 void gelu_f32(float* x, size_t n) { lanes::gelu<detail::MveLanes>(x, n); }
 #else
 void softmax_f32(float* x, size_t n) { generic::softmax_f32(x, n); }

@@ -7,27 +7,27 @@
 namespace ax {
 
 #if defined(__ARM_NEON)
-const Kernels* neon_kernels() {
-    static const Kernels table = {
-        "neon",
-        neon::linear_f32,
-        neon::linear_f16,
-        neon::linear_i8,
-        neon::quantize_rows_i8,
-        neon::dot_f32,
-        neon::axpy_f32,
-        neon::attention_scores_f32,
-        neon::attention_values_f32,
-        neon::softmax_f32,
-        generic::layer_norm_f32,
-        neon::gelu_f32,
-        neon::relu_f32,
-        neon::add_f32,
-        generic::attention_scores_i8,  // generic: scalar, exact order
-        generic::attention_values_i8,
-    };
-    return &table;
-}
+namespace {
+
+constexpr Kernels kNeonTable = [] {
+    Kernels k = generic::kernel_table();
+    k.name = "neon";
+    k.linear_f32 = neon::linear_f32;
+    k.linear_f16 = neon::linear_f16;
+    k.linear_i8 = neon::linear_i8;
+    k.quantize_rows_i8 = neon::quantize_rows_i8;
+    k.attention_scores_f32 = neon::attention_scores_f32;
+    k.attention_values_f32 = neon::attention_values_f32;
+    k.softmax_f32 = neon::softmax_f32;
+    k.gelu_f32 = neon::gelu_f32;
+    k.relu_f32 = neon::relu_f32;
+    k.add_f32 = neon::add_f32;
+    return k;  // attention over int8 caches: generic's scalar loops, in their exact order
+}();
+
+}  // namespace
+
+const Kernels* neon_kernels() { return &kNeonTable; }
 #else
 // An ARM build without NEON (e.g. armhf without -mfpu=neon): the port is compiled but unavailable.
 const Kernels* neon_kernels() { return nullptr; }

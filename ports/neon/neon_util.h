@@ -87,32 +87,57 @@ inline int32x4_t hsum4(int32x4_t a, int32x4_t b, int32x4_t c, int32x4_t d) {
 #endif
 }
 
+#if !defined(__ARM_FEATURE_DOTPROD)
+// The int16 products of the low and of the high eight bytes of a and b.
+inline int16x8_t mull_low_s8(int8x16_t a, int8x16_t b) { return vmull_s8(vget_low_s8(a), vget_low_s8(b)); }
+inline int16x8_t mull_high_s8(int8x16_t a, int8x16_t b) {
+#if defined(__aarch64__)
+    return vmull_high_s8(a, b);
+#else
+    return vmull_s8(vget_high_s8(a), vget_high_s8(b));
+#endif
+}
+
+// a[i] * b[i] + a[i + 8] * b[i + 8] in int16 lane i, for a without -128 (as quantize_rows_i8 makes it): two
+// products, each at most 127 * 128 in magnitude, add up without overflow (32512 < 32767).
+inline int16x8_t pair_products_no_min(int8x16_t a, int8x16_t b) {
+#if defined(__aarch64__)
+    return vmlal_high_s8(mull_low_s8(a, b), a, b);
+#else
+    return vmlal_s8(mull_low_s8(a, b), vget_high_s8(a), vget_high_s8(b));
+#endif
+}
+#endif
+
 // acc += the 16 products a[i] * b[i], exactly, grouped four to a lane. Full-range int8 (-128 too) is safe:
 // without the dot-product extension each int16 product is widened before any two are added.
 inline int32x4_t dot16(int32x4_t acc, int8x16_t a, int8x16_t b) {
 #if defined(__ARM_FEATURE_DOTPROD)
     return vdotq_s32(acc, a, b);
 #else
-    acc = vpadalq_s16(acc, vmull_s8(vget_low_s8(a), vget_low_s8(b)));
-#if defined(__aarch64__)
-    return vpadalq_s16(acc, vmull_high_s8(a, b));
-#else
-    return vpadalq_s16(acc, vmull_s8(vget_high_s8(a), vget_high_s8(b)));
+    return vpadalq_s16(vpadalq_s16(acc, mull_low_s8(a, b)), mull_high_s8(a, b));
 #endif
+}
+
+// The 16 products a[i] * b[i] as dot16 adds them to zero, one instruction fewer without the dot-product
+// extension (a pairwise widening add that starts the lanes).
+inline int32x4_t dot16_first(int8x16_t a, int8x16_t b) {
+#if defined(__ARM_FEATURE_DOTPROD)
+    return vdotq_s32(vdupq_n_s32(0), a, b);
+#else
+    return vpadalq_s16(vpaddlq_s16(mull_low_s8(a, b)), mull_high_s8(a, b));
 #endif
 }
 
 #if !defined(__ARM_FEATURE_DOTPROD)
-// The same sum in three instructions instead of four, for a without -128 (as quantize_rows_i8 makes it):
-// two products, each at most 127 * 128 in magnitude, add up in int16 without overflow (32512 < 32767)
-// before the pairwise widening add into int32.
+// The same sum in three instructions instead of four when a holds no -128: the pair products, then the
+// pairwise widening add into int32.
 inline int32x4_t dot16_no_min(int32x4_t acc, int8x16_t a, int8x16_t b) {
-#if defined(__aarch64__)
-    return vpadalq_s16(acc, vmlal_high_s8(vmull_s8(vget_low_s8(a), vget_low_s8(b)), a, b));
-#else
-    return vpadalq_s16(acc, vmlal_s8(vmull_s8(vget_low_s8(a), vget_low_s8(b)), vget_high_s8(a), vget_high_s8(b)));
-#endif
+    return vpadalq_s16(acc, pair_products_no_min(a, b));
 }
+
+// dot16_no_min of a zero accumulator: the widening add starts the lanes.
+inline int32x4_t dot16_no_min_first(int8x16_t a, int8x16_t b) { return vpaddlq_s16(pair_products_no_min(a, b)); }
 #endif
 
 // Four IEEE halves -> floats, exactly (subnormals, infinities and NaN included).

@@ -144,7 +144,7 @@ TEST_CASE("half floats on the board: every non-NaN half survives half -> float -
 
 TEST_CASE("status messages are built in place, without printf") {
     Status s = Status::error(StatusCode::bad_model, "tensor ");
-    s.add("w").add(" is ").add(static_cast<int64_t>(-42)).add(" / ").add_u(18446744073709551615ull).add(" ").add(1.5);
+    s.add("w").add(" is ").add(-42).add(" / ").add(18446744073709551615ull).add(" ").add(1.5);
     CHECK(std::strcmp(s.message(), "tensor w is -42 / 18446744073709551615 1.50000") == 0);
     Status t = Status::error(StatusCode::bad_input, "");
     t.add(-0.000123).add(" ").add(123456.0);

@@ -120,14 +120,6 @@ Kernels timed_kernels(const Kernels& base) {
         StageTimer t("quantize_rows_i8");
         g_profile.base->quantize_rows_i8(x, rows, n, q, s);
     };
-    k.dot_f32 = [](const float* a, const float* b, size_t n) {
-        StageTimer t("dot_f32");
-        return g_profile.base->dot_f32(a, b, n);
-    };
-    k.axpy_f32 = [](size_t n, float a, const float* x, float* y) {
-        StageTimer t("axpy_f32");
-        g_profile.base->axpy_f32(n, a, x, y);
-    };
     k.attention_scores_f32 = [](const float* q, const float* kk, size_t stride, size_t n_keys, size_t n, float scale,
                                 float* scores) {
         StageTimer t("attention_scores_f32");

@@ -229,10 +229,14 @@ void bench_vectors(const Kernels& k, std::vector<Row>& rows) {
         const double ns = median_ns([&] { k.quantize_rows_i8(x.data(), r, n, q.data(), scales.data()); });
         rows.push_back(Row{k.name, "quantize_rows_i8", "96x256", "Gelem/s", ns, double(r * n) / ns});
     }
-    for (size_t n : {64u, 1024u}) {
-        Array<float> a = random_floats(rng, n, 1.0f), b = random_floats(rng, n, 1.0f);
-        volatile float sink = 0;
-        add("dot_f32", n, 2.0 * n, "GFLOP/s", median_ns([&] { sink = sink + k.dot_f32(a.data(), b.data(), n); }));
+    for (size_t n : {16u, 64u}) {
+        // One query of a head of n values against a window of 96 keys, a row of four heads apart.
+        const size_t keys = 96, stride = 4 * n;
+        Array<float> q = random_floats(rng, n, 1.0f), kv = random_floats(rng, keys * stride, 1.0f), scores(keys);
+        const double ns =
+            median_ns([&] { k.attention_scores_f32(q.data(), kv.data(), stride, keys, n, 0.125f, scores.data()); });
+        rows.push_back(Row{k.name, "attention_scores_f32", "n=" + std::to_string(n) + " keys=96", "GFLOP/s", ns,
+                           2.0 * double(n * keys) / ns});
     }
     for (size_t n : {96u, 1024u}) {
         // Softmax of a softmax stays a distribution: repeating it in place keeps the input realistic.
