@@ -49,7 +49,7 @@ Args::Args(const std::vector<std::string>& argv, const std::set<std::string>& op
 
 void Args::refuse_output_over_input() const {
     // The options that name files a command writes; every other value may name a file it reads.
-    static const char* const kOutputs[] = {"output", "plot", "find-config"};
+    static const char* const kOutputs[] = {"output", "plot", "find-config", "latent"};
     auto spelled = [](const std::string& name) { return name == "output" ? std::string("-o") : "--" + name; };
     for (const char* out : kOutputs) {
         const auto o = values_.find(out);

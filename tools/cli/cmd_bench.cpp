@@ -1,4 +1,5 @@
-// bench: median latency of a teacher-forced forward pass and of an H-step forecast. A benchmark, never a
+// bench: median latency of a teacher-forced forward pass and of the family's multi-step path (an H-step
+// forecast, greedy translation, a reconstruction), for every family. A benchmark, never a
 // test: figures depend on the machine and its load, so compare ratios measured in one run.
 #include <time.h>
 
@@ -6,13 +7,18 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <functional>
+#include <iterator>
 #include <map>
+#include <memory>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
 
 #include "tools/cli/commands.h"
-#include "tools/host/forecast_window.h"
+#include "tools/cli/session_lengths.h"
+#include "tools/host/family_sessions.h"
 #include "tools/host/host_session.h"
 #include "tools/host/kernel_bench.h"
 
@@ -183,51 +189,157 @@ void print_stages(double forward_ms, size_t runs) {
     std::printf("    %-22s %7s %10.3f %7.1f\n", "(outside the kernels)", "", rest, 100.0 * rest / forward_ms);
 }
 
+// What bench times for one model: a forward pass and, where the family has one, its multi-step path
+// (forecast, greedy translation, reconstruction), on sessions sized for the command's lengths. The
+// sessions and inputs live in the closures, so a workload built on timed kernels profiles the same pass.
+struct Workload {
+    std::string forward_label, steps_label, steps_json;  // steps_*: empty when the family has no such path
+    std::function<void()> forward, steps;
+    size_t arena = 0;
+};
+
+// Token ids spread over the vocabulary, none the pad id: the timing does not depend on the ids, only on no
+// position being masked.
+std::vector<int32_t> bench_tokens(size_t n, size_t vocab, uint32_t pad) {
+    std::vector<int32_t> ids(n);
+    for (size_t i = 0; i < n; ++i) {
+        size_t id = (i * 7 + 3) % vocab;
+        if (id == pad) id = (id + 1) % vocab;
+        ids[i] = static_cast<int32_t>(id);
+    }
+    return ids;
+}
+
+// Smooth synthetic series: the timing does not depend on the values, only on their being finite.
+std::vector<float> bench_series(size_t n, float phase) {
+    std::vector<float> v(n);
+    for (size_t i = 0; i < n; ++i) v[i] = std::sin(0.1f * static_cast<float>(i) + phase);
+    return v;
+}
+
+Workload make_workload(const tools::LoadedModel& m, const SessionLengths& l, const Kernels& k) {
+    Workload w;
+    switch (m.family) {
+        case format::Family::forecaster: {
+            const ForecasterConfig& c = m.forecaster.config();
+            auto session = std::make_shared<tools::HostSession>(m, k, l.first, l.second);
+            auto src = std::make_shared<std::vector<float>>(bench_series(l.first * c.n_features, 0.0f));
+            auto tgt = std::make_shared<std::vector<float>>(bench_series(l.second * c.n_features, 1.5708f));
+            const size_t window = l.first, horizon = l.second;
+            w.forward_label = "forward (teacher-forced, " + std::to_string(horizon) + " decoder rows)";
+            w.forward = [=] { session->run(src->data(), window, tgt->data(), horizon, InputSpace::model); };
+            if (c.n_outputs == c.n_features) {
+                w.steps_label = "forecast (" + std::to_string(horizon) + " steps, KV cache)";
+                w.steps_json = "forecast_ms";
+                w.steps = [=] { session->forecast(src->data(), window, horizon); };
+            }
+            w.arena = session->arena_bytes();
+            break;
+        }
+        case format::Family::seq2seq: {
+            const Seq2SeqConfig& c = m.seq2seq.config();
+            auto session = std::make_shared<tools::HostSeq2Seq>(m, k, l.first, l.second);
+            const std::vector<int32_t> src = bench_tokens(l.first, c.src_vocab, c.pad_id),
+                                       tgt = bench_tokens(l.second, c.tgt_vocab, c.pad_id);
+            const size_t max_len = l.second;
+            w.forward_label = "forward (teacher-forced, " + std::to_string(l.second) + " target tokens)";
+            w.forward = [=] { session->run(src, tgt); };
+            // No EOS: every step of max_len is decoded, whatever the model predicts.
+            const uint32_t bos = c.bos_id == format::kNoToken ? 0 : c.bos_id;
+            w.steps_label = "translate (" + std::to_string(max_len) + " greedy steps, KV cache)";
+            w.steps_json = "translate_ms";
+            w.steps = [=] { session->translate(src, bos, format::kNoToken, max_len); };
+            w.arena = session->arena_bytes();
+            break;
+        }
+        case format::Family::classifier: {
+            const ClassifierConfig& c = m.classifier.config();
+            auto session = std::make_shared<tools::HostClassifier>(m, k, l.first);
+            const std::vector<int32_t> tokens = bench_tokens(l.first, c.vocab, c.pad_id);
+            w.forward_label = "classify (" + std::to_string(l.first) + " tokens)";
+            w.forward = [=] { session->classify(tokens); };
+            w.arena = session->arena_bytes();
+            break;
+        }
+        case format::Family::tvae: {
+            const TvaeConfig& c = m.tvae.config();
+            auto session = std::make_shared<tools::HostTvae>(m, k, l.first);
+            const std::vector<float> x = bench_series(l.first * c.n_features, 0.0f);
+            const size_t len = l.first;
+            w.forward_label = "forward (teacher-forced, " + std::to_string(len) + " rows)";
+            w.forward = [=] { session->run(x, len); };
+            w.steps_label = "reconstruct (" + std::to_string(len) + " decoder steps, KV cache)";
+            w.steps_json = "reconstruct_ms";
+            w.steps = [=] { session->reconstruct(x, len); };
+            w.arena = session->arena_bytes();
+            break;
+        }
+    }
+    return w;
+}
+
+// The lengths as JSON fields: the forecaster's as before ("window", "horizon"), the others' by their options.
+std::string json_lengths(format::Family family, const SessionLengths& l) {
+    switch (family) {
+        case format::Family::forecaster:
+            return "\"window\": " + std::to_string(l.first) + ", \"horizon\": " + std::to_string(l.second);
+        case format::Family::seq2seq:
+            return "\"src_len\": " + std::to_string(l.first) + ", \"tgt_len\": " + std::to_string(l.second);
+        case format::Family::classifier:
+        case format::Family::tvae:
+            return "\"max_len\": " + std::to_string(l.first);
+    }
+    return "";
+}
+
 }  // namespace
 
 int cmd_bench(const Argv& argv) {
-    const Args args(argv, {"window", "horizon", "runs", "port"}, {"json", "kernels", "stages"});
+    std::set<std::string> options = {"runs", "port"};
+    options.insert(std::begin(kLengthOptions), std::end(kLengthOptions));
+    const Args args(argv, options, {"json", "kernels", "stages"});
     if (args.has("kernels")) {
         std::fputs(tools::run_kernel_bench(args.has("json")).c_str(), stdout);
         return 0;
     }
     args.expect_positionals(1, "one model (.axm), or --kernels");
-    const auto model = tools::load_model(args.positionals()[0]);
-    const ForecasterConfig& c = model->forecaster.config();
-    const size_t window = args.get_size("window", tools::default_window(c), 1, kMaxSequenceLength);
-    const size_t horizon = args.get_size("horizon", tools::kDefaultHorizon, 1, kMaxSequenceLength);
-    tools::check_window_fits(c, window, "--window " + std::to_string(window));
-    tools::check_horizon_fits(c, horizon, "--horizon " + std::to_string(horizon));
+    const auto model = tools::open_model(args.positionals()[0]);
+    const SessionLengths lengths = session_lengths(*model, args);
     const size_t runs = args.get_size("runs", 20, 1, 100000);
     const Kernels& k = choose_kernels(args);
-    tools::HostSession session(*model, k, window, horizon);
-
-    // Smooth synthetic series: the timing does not depend on the values, only on their being finite.
-    std::vector<float> src(window * c.n_features), tgt(horizon * c.n_features);
-    for (size_t i = 0; i < src.size(); ++i) src[i] = std::sin(0.1f * static_cast<float>(i));
-    for (size_t i = 0; i < tgt.size(); ++i) tgt[i] = std::cos(0.1f * static_cast<float>(i));
-    const double forward =
-        median_ms(runs, [&] { session.run(src.data(), window, tgt.data(), horizon, InputSpace::model); });
-    double forecast = -1.0;
-    if (c.n_outputs == c.n_features) forecast = median_ms(runs, [&] { session.forecast(src.data(), window, horizon); });
+    const Workload w = make_workload(*model, lengths, k);
+    const double forward = median_ms(runs, w.forward);
+    const double steps = w.steps ? median_ms(runs, w.steps) : -1.0;
     const unsigned long long model_bytes = model->file.file_size();
-    const size_t arena = session.arena_bytes();
     if (args.has("json")) {
+        std::string extra;
+        if (model->family != format::Family::forecaster)
+            extra = "\"family\": \"" + std::string(tools::family_name(model->family)) + "\", ";
+        std::string steps_json = w.steps_json.empty() ? "" : ", \"" + w.steps_json + "\": ";
+        char figure[64];
+        if (!steps_json.empty()) {
+            std::snprintf(figure, sizeof figure, "%.4f", steps);
+            steps_json += figure;
+        } else if (model->family == format::Family::forecaster) {
+            steps_json = ", \"forecast_ms\": -1.0000";  // a forecaster whose outputs are not its inputs
+        }
         std::printf(
-            "{\"model\": \"%s\", \"port\": \"%s\", \"window\": %zu, \"horizon\": %zu, \"runs\": %zu, "
-            "\"forward_ms\": %.4f, \"forecast_ms\": %.4f, \"model_bytes\": %llu, \"arena_bytes\": %zu}\n",
-            model->path.c_str(), k.name, window, horizon, runs, forward, forecast, model_bytes, arena);
+            "{\"model\": \"%s\", %s\"port\": \"%s\", %s, \"runs\": %zu, \"forward_ms\": %.4f%s, "
+            "\"model_bytes\": %llu, \"arena_bytes\": %zu}\n",
+            model->path.c_str(), extra.c_str(), k.name, json_lengths(model->family, lengths).c_str(), runs, forward,
+            steps_json.c_str(), model_bytes, w.arena);
     } else {
-        std::printf("model %s, port %s, window %zu, horizon %zu, median of %zu runs\n", model->path.c_str(), k.name,
-                    window, horizon, runs);
-        std::printf("  forward (teacher-forced, %zu decoder rows): %9.3f ms\n", horizon, forward);
-        if (forecast >= 0) std::printf("  forecast (%zu steps, KV cache):          %9.3f ms\n", horizon, forecast);
-        std::printf("  model bytes: %llu, arena bytes: %zu\n", model_bytes, arena);
+        std::printf("model %s, port %s, %s, median of %zu runs\n", model->path.c_str(), k.name, lengths.text.c_str(),
+                    runs);
+        const size_t width = std::max(w.forward_label.size(), w.steps_label.size()) + 1;
+        std::printf("  %-*s %9.3f ms\n", static_cast<int>(width), (w.forward_label + ":").c_str(), forward);
+        if (w.steps) std::printf("  %-*s %9.3f ms\n", static_cast<int>(width), (w.steps_label + ":").c_str(), steps);
+        std::printf("  model bytes: %llu, arena bytes: %zu\n", model_bytes, w.arena);
     }
     if (args.has("stages") && !args.has("json")) {
         const Kernels timed = timed_kernels(k);
-        tools::HostSession profiled(*model, timed, window, horizon);
-        profiled.run(src.data(), window, tgt.data(), horizon, InputSpace::model);  // warm-up, not counted
+        const Workload profiled = make_workload(*model, lengths, timed);
+        profiled.forward();  // warm-up, not counted
         g_profile.by_kernel.clear();
         g_profile.by_shape.clear();
         double fastest_ms = 1e300;
@@ -238,7 +350,7 @@ int cmd_bench(const Argv& argv) {
         };
         for (size_t i = 0; i < runs; ++i) {
             const double t0 = cpu_ms();
-            profiled.run(src.data(), window, tgt.data(), horizon, InputSpace::model);
+            profiled.forward();
             const double ms = cpu_ms() - t0;
             fastest_ms = std::min(fastest_ms, ms);
             g_profile.end_pass();

@@ -111,10 +111,11 @@ int cmd_convert(const Argv& argv) {
         return 0;
     }
 
-    const tools::TensorMap tensors = tools::read_model_tensors(options);
+    std::vector<std::string> unmatched;
+    const tools::TensorMap tensors = tools::read_model_tensors(options, &unmatched);
     const tools::ConvertConfig config = found_path.empty() ? tools::read_convert_config(options.config_path)
                                                            : find_config(tensors, options, check, found_path);
-    tools::AxmModel model = tools::import_model(tensors, config);
+    tools::AxmModel model = tools::import_model(tensors, config, unmatched);
     notes.insert(notes.end(), model.notes.begin(), model.notes.end());
     // The check runs the float32 model: it proves the config, which quantization does not change.
     const tools::CheckPair pair = tools::read_check_pair(check, model.family);

@@ -74,7 +74,7 @@ int cmd_forecast(const Argv& argv) {
     tools::Table out;
     out.rows = horizon;
     out.cols = c.n_features;
-    out.header = history.header;
+    out.header = feature_header(history, features);
     forecast_times(history, args.get("input"), out);
     out.values = args.has("recompute") ? session.forecast_recompute(history.values.data(), history.rows, horizon)
                                        : session.forecast(history.values.data(), history.rows, horizon);

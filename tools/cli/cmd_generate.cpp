@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "tools/cli/commands.h"
+#include "tools/host/feature_names.h"
 #include "tools/text/csv.h"
 #include "tools/host/family_sessions.h"
 #include "tools/common/tool_error.h"
@@ -51,6 +52,7 @@ int cmd_generate(const Argv& argv) {
     out.rows = length;
     out.cols = c.n_features;
     out.values = session.generate(z, length);
+    out.header = tools::feature_names(m->file);  // no input CSV: the stored names, or no header
     write_output(args, out);
     return 0;
 }

@@ -1,13 +1,18 @@
 // auspex header: a .axm model as a C/C++ header for firmware. The bytes become a 64-byte-aligned
 // `static const` array (read-only data: it stays in flash and the runtime uses it in place), with the
 // figures the firmware needs to size its buffers at compile time: the exact arena for the declared
-// window and horizon, the feature count and the model size.
+// lengths (window and horizon, source and target tokens, or the longest input), the input and output sizes
+// and the model size. Every family.
 #include <cctype>
 #include <cstdio>
+#include <iterator>
+#include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "tools/cli/commands.h"
-#include "tools/host/forecast_window.h"
+#include "tools/cli/session_lengths.h"
 #include "tools/host/model_loader.h"
 #include "tools/convert/quantize.h"
 #include "tools/common/file_io.h"
@@ -161,10 +166,73 @@ std::string weight_dtype(const ModelFile& file) {
     return "f32";
 }
 
+// The family's shape for the header's comment, and its macros beside the arena: the lengths the arena is
+// sized for and the sizes of the buffers the firmware hands the session.
+struct FamilyFacts {
+    std::string shape;
+    std::string sized_for;                                    // the macros of the lengths, for the arena's comment
+    std::vector<std::pair<std::string, std::string>> macros;  // suffix, "value /* what */"
+};
+
+std::string stack_shape(const char* family, const StackConfig& s) {
+    return std::string(family) + ": d_model " + std::to_string(s.layer.d_model) + ", nhead " +
+           std::to_string(s.layer.nhead) + ", dim_feedforward " + std::to_string(s.layer.dim_feedforward) +
+           ", layers " + std::to_string(s.encoder_layers) + "+" + std::to_string(s.decoder_layers);
+}
+
+std::string value(size_t v, const std::string& what) { return std::to_string(v) + " /* " + what + " */"; }
+
+FamilyFacts family_facts(const tools::LoadedModel& m, const SessionLengths& l) {
+    FamilyFacts f;
+    switch (m.family) {
+        case format::Family::forecaster: {
+            const ForecasterConfig& c = m.forecaster.config();
+            f.shape = stack_shape("forecaster", c.stack);
+            f.sized_for = "WINDOW and HORIZON";
+            f.macros = {{"WINDOW", value(l.first, "encoder window (rows) the arena is sized for")},
+                        {"HORIZON", value(l.second, "forecast steps the arena is sized for")},
+                        {"N_FEATURES", value(c.n_features, "values per input row")},
+                        {"N_OUTPUTS", value(c.n_outputs, "values per output row")}};
+            break;
+        }
+        case format::Family::seq2seq: {
+            const Seq2SeqConfig& c = m.seq2seq.config();
+            f.shape = stack_shape("seq2seq", c.stack);
+            f.sized_for = "MAX_SRC_LEN and MAX_TGT_LEN";
+            f.macros = {{"MAX_SRC_LEN", value(l.first, "source tokens the arena is sized for")},
+                        {"MAX_TGT_LEN", value(l.second, "target tokens (or generated ids) the arena is sized for")},
+                        {"SRC_VOCAB", value(c.src_vocab, "source token ids are 0..SRC_VOCAB-1")},
+                        {"TGT_VOCAB", value(c.tgt_vocab, "logits per target token")}};
+            break;
+        }
+        case format::Family::classifier: {
+            const ClassifierConfig& c = m.classifier.config();
+            f.shape = stack_shape("classifier", c.stack);
+            f.sized_for = "MAX_LEN";
+            f.macros = {{"MAX_LEN", value(l.first, "input tokens the arena is sized for")},
+                        {"VOCAB", value(c.vocab, "token ids are 0..VOCAB-1")},
+                        {"N_LABELS", value(c.n_labels, "outputs per input")}};
+            break;
+        }
+        case format::Family::tvae: {
+            const TvaeConfig& c = m.tvae.config();
+            f.shape = stack_shape("tvae", c.stack);
+            f.sized_for = "MAX_LEN";
+            f.macros = {{"MAX_LEN", value(l.first, "sequence rows the arena is sized for")},
+                        {"N_FEATURES", value(c.n_features, "values per row")},
+                        {"LATENT_SIZE", value(c.latent_size, "values of z_mean, z_log_var and z")}};
+            break;
+        }
+    }
+    return f;
+}
+
 }  // namespace
 
 int cmd_header(const Argv& argv) {
-    const Args args(argv, {"output", "name", "window", "horizon"}, {});
+    std::set<std::string> options = {"output", "name"};
+    options.insert(std::begin(kLengthOptions), std::end(kLengthOptions));
+    const Args args(argv, options, {});
     args.expect_positionals(1, "one model (.axm)");
     const std::string output = args.require("output");
     const std::string name = args.has("name") ? args.get("name") : name_from_path(output);
@@ -175,16 +243,11 @@ int cmd_header(const Argv& argv) {
             std::string(" must be a C identifier (letters, digits, _; not starting with a digit), got \"") + name +
             "\": " + problem + (args.has("name") ? "" : "; give --name")};
     const std::string& path = args.positionals()[0];
-    const auto m = tools::load_model(path);
-    const ForecasterConfig& c = m->forecaster.config();
-    const size_t window = args.get_size("window", tools::default_window(c), 1, kMaxSequenceLength);
-    const size_t horizon = args.get_size("horizon", tools::kDefaultHorizon, 1, kMaxSequenceLength);
-    tools::check_window_fits(c, window, "--window " + std::to_string(window));
-    tools::check_horizon_fits(c, horizon, "--horizon " + std::to_string(horizon));
-    const size_t arena = m->forecaster.arena_bytes(window, horizon);
-    if (arena == 0)
-        throw tools::ToolError("no arena size for window " + std::to_string(window) + ", horizon " +
-                               std::to_string(horizon));
+    const auto m = tools::open_model(path);
+    const SessionLengths lengths = session_lengths(*m, args);
+    const size_t arena = session_arena_bytes(*m, lengths);
+    if (arena == 0) throw tools::ToolError("no arena size for " + lengths.text);
+    const FamilyFacts facts = family_facts(*m, lengths);
     const size_t size = static_cast<size_t>(m->file.file_size());
     const std::string N = upper(name);
 
@@ -192,22 +255,16 @@ int cmd_header(const Argv& argv) {
     h.reserve(size * 5 + 4096);
     auto line = [&h](const std::string& s) { h += s + "\n"; };
     line("/* Generated by auspex header from " + path + ". Do not edit; regenerate instead.");
-    line(" * forecaster: d_model " + std::to_string(c.stack.layer.d_model) + ", nhead " +
-         std::to_string(c.stack.layer.nhead) + ", dim_feedforward " + std::to_string(c.stack.layer.dim_feedforward) +
-         ", layers " + std::to_string(c.stack.encoder_layers) + "+" + std::to_string(c.stack.decoder_layers) +
-         ", weights " + weight_dtype(m->file) + ", " + std::to_string(size) + " bytes.");
+    line(" * " + facts.shape + ", weights " + weight_dtype(m->file) + ", " + std::to_string(size) + " bytes.");
     line(" * The model is a `static const` array: read-only data, so it stays in flash and the runtime reads");
     line(" * it in place. Include this header from one C or C++ source file. */");
     line("#ifndef " + N + "_AXM_H");
     line("#define " + N + "_AXM_H");
     line("");
     line("#define " + N + "_SIZE " + std::to_string(size) + " /* bytes of the model */");
-    line("#define " + N + "_WINDOW " + std::to_string(window) + " /* encoder window (rows) the arena is sized for */");
-    line("#define " + N + "_HORIZON " + std::to_string(horizon) + " /* forecast steps the arena is sized for */");
-    line("#define " + N + "_N_FEATURES " + std::to_string(c.n_features) + " /* values per input row */");
-    line("#define " + N + "_N_OUTPUTS " + std::to_string(c.n_outputs) + " /* values per output row */");
-    line("#define " + N + "_ARENA_BYTES " + std::to_string(arena) +
-         " /* exact session arena for WINDOW and HORIZON (16-byte aligned) */");
+    for (const auto& [suffix, text] : facts.macros) line("#define " + N + "_" + suffix + " " + text);
+    line("#define " + N + "_ARENA_BYTES " + std::to_string(arena) + " /* exact session arena for " + facts.sized_for +
+         " (16-byte aligned) */");
     line("");
     line("#if defined(__GNUC__) || defined(__clang__)");
     line("#define " + N + "_ALIGN __attribute__((aligned(64)))");
@@ -235,8 +292,8 @@ int cmd_header(const Argv& argv) {
     line("#endif /* " + N + "_AXM_H */");
 
     tools::write_file_atomic(output, h);
-    std::printf("wrote %s: %s[%zu], arena %zu bytes for window %zu, horizon %zu\n", output.c_str(), name.c_str(), size,
-                arena, window, horizon);
+    std::printf("wrote %s: %s[%zu], arena %zu bytes for %s\n", output.c_str(), name.c_str(), size, arena,
+                lengths.text.c_str());
     return 0;
 }
 

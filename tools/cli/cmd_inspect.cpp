@@ -1,10 +1,14 @@
 #include <algorithm>
 #include <cstdio>
 #include <ctime>
+#include <functional>
+#include <iterator>
+#include <set>
 #include <string>
 
 #include "tools/cli/commands.h"
 #include "tools/cli/fit_report.h"
+#include "tools/cli/session_lengths.h"
 #include "tools/common/enum_text.h"
 #include "tools/import/assumed_defaults.h"
 #include "tools/host/feature_names.h"
@@ -17,10 +21,6 @@
 namespace ax::cli {
 
 namespace {
-
-// The token and latent families' sequence length when --src-len/--tgt-len/--max-len is not given (or the
-// model's max_positions, when fewer).
-constexpr size_t kDefaultTokens = 64;
 
 const char* yes_no(bool b) { return b ? "yes" : "no"; }
 
@@ -60,11 +60,16 @@ void print_identity(const ModelFile& f) {
 
 std::string token_text(uint32_t id) { return id == format::kNoToken ? "none" : std::to_string(id); }
 
-// A config whose caches are of another type: what --kv-cache would give.
-template <typename Config>
-Config with_cache(Config c, format::CacheType t) {
-    c.stack.kv_cache = t;
-    return c;
+// ArenaQuery::arena_for of one family: the arena its planner gives for the longest input n, the other
+// lengths fixed inside `plan`, with the caches of another type (what --kv-cache would give).
+template <typename Config, typename Plan>
+std::function<size_t(size_t, format::CacheType)> arena_for(Config c, Plan plan) {
+    return [c, plan](size_t n, format::CacheType t) {
+        Config cached = c;
+        cached.stack.kv_cache = t;
+        MemoryPlan p;
+        return plan(cached, n, &p) ? p.total_bytes() : 0;
+    };
 }
 
 void print_stack(const StackConfig& s) {
@@ -79,25 +84,10 @@ void print_stack(const StackConfig& s) {
                     s.kv_cache == format::CacheType::i8 ? "int8, one scale per row (--kv-cache int8)" : "f32");
 }
 
-struct Lengths {
-    size_t window, horizon;
-};
-
-// --window and --horizon, or the model's defaults; throws for lengths past its positions.
-Lengths forecaster_lengths(const ForecasterConfig& c, const Args& args) {
-    const size_t window = args.get_size("window", tools::default_window(c), 1, kMaxSequenceLength);
-    const size_t horizon = args.get_size("horizon", tools::kDefaultHorizon, 1, kMaxSequenceLength);
-    tools::check_window_fits(c, window, "--window " + std::to_string(window));
-    tools::check_horizon_fits(c, horizon, "--horizon " + std::to_string(horizon));
-    return {window, horizon};
-}
-
 // Prints the family's configuration and returns the arena line.
-std::string describe_forecaster(const tools::LoadedModel& m, const Args& args, MemoryPlan* plan, ArenaQuery* q) {
+std::string describe_forecaster(const tools::LoadedModel& m, const SessionLengths& l, MemoryPlan* plan, ArenaQuery* q) {
     const ForecasterConfig& c = m.forecaster.config();
-    // Plain variables, not a structured binding: the lambda below captures the horizon (C++17).
-    const Lengths lengths = forecaster_lengths(c, args);
-    const size_t window = lengths.window, horizon = lengths.horizon;
+    const size_t window = l.first, horizon = l.second;
     print_stack(c.stack);
     std::printf("io:       n_features %zu, n_outputs %zu\n", c.n_features, c.n_outputs);
     std::printf("inputs:   positional_encoding %s, max_positions %s, memory_mask %s, normalization %s\n",
@@ -112,15 +102,14 @@ std::string describe_forecaster(const tools::LoadedModel& m, const Args& args, M
     q->lengths = "window " + std::to_string(window) + ", horizon " + std::to_string(horizon);
     q->longest = "window for horizon " + std::to_string(horizon);
     q->longest_limit = c.max_positions ? c.max_positions : kMaxSequenceLength;
-    q->arena_for = [c, horizon](size_t n, format::CacheType t) {
-        MemoryPlan p;
-        return plan_forecaster_arena(with_cache(c, t), n, horizon, &p) ? p.total_bytes() : 0;
-    };
+    q->arena_for = arena_for(c, [horizon](const ForecasterConfig& cc, size_t n, MemoryPlan* p) {
+        return plan_forecaster_arena(cc, n, horizon, p);
+    });
     return std::to_string(m.forecaster.arena_bytes(window, horizon)) + " bytes for window " + std::to_string(window) +
            ", horizon " + std::to_string(horizon) + " (set with --window, --horizon)";
 }
 
-std::string describe_seq2seq(const tools::LoadedModel& m, const Args& args, MemoryPlan* plan, ArenaQuery* q) {
+std::string describe_seq2seq(const tools::LoadedModel& m, const SessionLengths& l, MemoryPlan* plan, ArenaQuery* q) {
     const Seq2SeqConfig& c = m.seq2seq.config();
     print_stack(c.stack);
     std::printf("io:       src_vocab %zu, tgt_vocab %zu, pad %s, bos %s, eos %s, decode_mask_pads %s\n", c.src_vocab,
@@ -130,22 +119,19 @@ std::string describe_seq2seq(const tools::LoadedModel& m, const Args& args, Memo
                 tools::enum_text(c.positional_encoding).c_str(),
                 c.max_positions ? std::to_string(c.max_positions).c_str() : "unlimited",
                 static_cast<double>(c.embed_scale));
-    const size_t limit = c.max_positions ? c.max_positions : kMaxSequenceLength;
-    const size_t src = args.get_size("src-len", std::min(kDefaultTokens, limit), 1, limit);
-    const size_t tgt = args.get_size("tgt-len", std::min(kDefaultTokens, limit), 1, limit);
+    const size_t limit = position_limit(m);
+    const size_t src = l.first, tgt = l.second;
     plan_seq2seq_arena(c, src, tgt, plan);
     q->lengths = "source " + std::to_string(src) + ", target " + std::to_string(tgt) + " tokens";
     q->longest = "source for target " + std::to_string(tgt);
     q->longest_limit = limit;
-    q->arena_for = [c, tgt](size_t n, format::CacheType t) {
-        MemoryPlan p;
-        return plan_seq2seq_arena(with_cache(c, t), n, tgt, &p) ? p.total_bytes() : 0;
-    };
+    q->arena_for = arena_for(
+        c, [tgt](const Seq2SeqConfig& cc, size_t n, MemoryPlan* p) { return plan_seq2seq_arena(cc, n, tgt, p); });
     return std::to_string(m.seq2seq.arena_bytes(src, tgt)) + " bytes for source " + std::to_string(src) +
            " tokens, target/max-len " + std::to_string(tgt) + " (set with --src-len, --tgt-len)";
 }
 
-std::string describe_classifier(const tools::LoadedModel& m, const Args& args, MemoryPlan* plan, ArenaQuery* q) {
+std::string describe_classifier(const tools::LoadedModel& m, const SessionLengths& l, MemoryPlan* plan, ArenaQuery* q) {
     const ClassifierConfig& c = m.classifier.config();
     print_stack(c.stack);
     const std::string pooling = tools::enum_text(c.pooling);
@@ -158,36 +144,30 @@ std::string describe_classifier(const tools::LoadedModel& m, const Args& args, M
                 tools::enum_text(c.positional_encoding).c_str(),
                 c.max_positions ? std::to_string(c.max_positions).c_str() : "unlimited",
                 static_cast<double>(c.embed_scale));
-    const size_t limit = c.max_positions ? c.max_positions : kMaxSequenceLength;
-    const size_t len = args.get_size("max-len", std::min(kDefaultTokens, limit), 1, limit);
+    const size_t limit = position_limit(m);
+    const size_t len = l.first;
     plan_classifier_arena(c, len, plan);
     q->lengths = "inputs up to " + std::to_string(len) + " tokens";
     q->longest = "input";
     q->longest_limit = limit;
-    q->arena_for = [c](size_t n, format::CacheType t) {
-        MemoryPlan p;
-        return plan_classifier_arena(with_cache(c, t), n, &p) ? p.total_bytes() : 0;
-    };
+    q->arena_for = arena_for(c, plan_classifier_arena);
     return std::to_string(m.classifier.arena_bytes(len)) + " bytes for inputs up to " + std::to_string(len) +
            " tokens (set with --max-len)";
 }
 
-std::string describe_tvae(const tools::LoadedModel& m, const Args& args, MemoryPlan* plan, ArenaQuery* q) {
+std::string describe_tvae(const tools::LoadedModel& m, const SessionLengths& l, MemoryPlan* plan, ArenaQuery* q) {
     const TvaeConfig& c = m.tvae.config();
     print_stack(c.stack);
     std::printf("io:       n_features %zu, latent_size %zu\n", c.n_features, c.latent_size);
     std::printf("inputs:   positional_encoding %s, max_positions %s\n", tools::enum_text(c.positional_encoding).c_str(),
                 c.max_positions ? std::to_string(c.max_positions).c_str() : "unlimited");
-    const size_t limit = c.max_positions ? c.max_positions : kMaxSequenceLength;
-    const size_t len = args.get_size("max-len", std::min(kDefaultTokens, limit), 1, limit);
+    const size_t limit = position_limit(m);
+    const size_t len = l.first;
     plan_tvae_arena(c, len, plan);
     q->lengths = "sequences up to " + std::to_string(len) + " rows";
     q->longest = "sequence";
     q->longest_limit = limit;
-    q->arena_for = [c](size_t n, format::CacheType t) {
-        MemoryPlan p;
-        return plan_tvae_arena(with_cache(c, t), n, &p) ? p.total_bytes() : 0;
-    };
+    q->arena_for = arena_for(c, plan_tvae_arena);
     return std::to_string(m.tvae.arena_bytes(len)) + " bytes for sequences up to " + std::to_string(len) +
            " rows (set with --max-len)";
 }
@@ -195,13 +175,15 @@ std::string describe_tvae(const tools::LoadedModel& m, const Args& args, MemoryP
 }  // namespace
 
 int cmd_inspect(const Argv& argv) {
-    const Args args(argv, {"window", "horizon", "src-len", "tgt-len", "max-len", "flash", "ram", "board"}, {});
+    std::set<std::string> options = {"flash", "ram", "board"};
+    options.insert(std::begin(kLengthOptions), std::end(kLengthOptions));
+    const Args args(argv, options, {});
     args.expect_positionals(1, "one model (.axm)");
     MemoryBudget budget;
     const bool fit = read_memory_budget(args, &budget);  // before opening, so a malformed size fails first
     const auto m = tools::open_model(args.positionals()[0]);
     // Refused before anything is printed, so that an error stays one line.
-    if (m->family == format::Family::forecaster) forecaster_lengths(m->forecaster.config(), args);
+    const SessionLengths lengths = session_lengths(*m, args);
     std::printf("model:    %s (%llu bytes, format v%u, checksum ok)\n", m->path.c_str(),
                 static_cast<unsigned long long>(m->file.file_size()), format::kVersion);
     std::printf("family:   %s\n", tools::family_name(m->family));
@@ -214,16 +196,16 @@ int cmd_inspect(const Argv& argv) {
     ArenaQuery query;
     switch (m->family) {
         case format::Family::forecaster:
-            arena = describe_forecaster(*m, args, &plan, &query);
+            arena = describe_forecaster(*m, lengths, &plan, &query);
             break;
         case format::Family::seq2seq:
-            arena = describe_seq2seq(*m, args, &plan, &query);
+            arena = describe_seq2seq(*m, lengths, &plan, &query);
             break;
         case format::Family::classifier:
-            arena = describe_classifier(*m, args, &plan, &query);
+            arena = describe_classifier(*m, lengths, &plan, &query);
             break;
         case format::Family::tvae:
-            arena = describe_tvae(*m, args, &plan, &query);
+            arena = describe_tvae(*m, lengths, &plan, &query);
             break;
     }
     uint64_t params = 0, weight_bytes = 0;

@@ -27,6 +27,7 @@ int run_seq2seq(const Args& args, const tools::LoadedModel& m) {
     out.rows = tgt.size();
     out.cols = c.tgt_vocab;
     out.values = session.run(src, tgt);
+    out.header = numbered_names(output_prefix(format::Family::seq2seq), c.tgt_vocab);
     write_output(args, out);
     return 0;
 }
@@ -52,7 +53,8 @@ int cmd_run(const Argv& argv) {
     out.rows = tgt.rows;
     out.cols = c.n_outputs;
     out.values = session.run(src.values.data(), src.rows, tgt.values.data(), tgt.rows, space);
-    if (c.n_outputs == c.n_features) out.header = tgt.header;
+    out.header = c.n_outputs == c.n_features ? feature_header(tgt, features)
+                                             : numbered_names(output_prefix(format::Family::forecaster), c.n_outputs);
     same_times(tgt, out);
     write_output(args, out);
     return 0;

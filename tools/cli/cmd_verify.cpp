@@ -1,4 +1,7 @@
-// verify: how far a quantized model's outputs and forecasts are from its float32 original on real data.
+// verify: how far a model's outputs are from a reference, for every family. Against another conversion
+// (--against: a quantized model against its float32 original) on the same inputs, or against what PyTorch
+// returned for them (--expected: the outputs a `convert --check-output` file holds).
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -6,6 +9,9 @@
 
 #include "tools/cli/commands.h"
 #include "tools/cli/data_csv.h"
+#include "tools/cli/session_lengths.h"
+#include "tools/convert/conversion_check.h"
+#include "tools/host/family_sessions.h"
 #include "tools/host/feature_names.h"
 #include "tools/text/csv.h"
 #include "tools/host/forecast_window.h"
@@ -34,7 +40,26 @@ struct ColumnError {
     double max_rel() const { return max_ref > 0 ? max_abs / max_ref : 0; }
 };
 
-void print_errors(const char* what, const std::vector<ColumnError>& columns, const std::vector<std::string>& names) {
+// More columns than this (a seq2seq model's logits) are reported as one row over all of them.
+constexpr size_t kMaxColumnRows = 16;
+
+void print_errors(const char* what, std::vector<ColumnError> columns, const std::vector<std::string>& names) {
+    if (columns.size() > kMaxColumnRows) {
+        ColumnError all;
+        const size_t per_column = columns[0].count;
+        for (const ColumnError& c : columns) {
+            all.max_abs = std::fmax(all.max_abs, c.max_abs);
+            all.sum_abs += c.sum_abs;
+            all.sum_ref += c.sum_ref;
+            all.max_ref = std::fmax(all.max_ref, c.max_ref);
+            all.count += c.count;
+        }
+        std::printf("%s (%zu values of each of %zu outputs)\n", what, per_column, columns.size());
+        std::printf("  %-16s %12s %12s %12s %12s\n", "outputs", "max abs", "mean abs", "max rel", "mean rel");
+        std::printf("  %-16s %12.4g %12.4g %12.4g %12.4g\n", ("all " + std::to_string(columns.size())).c_str(),
+                    all.max_abs, all.mean_abs(), all.max_rel(), all.mean_rel());
+        return;
+    }
     std::printf("%s (%zu values per output)\n", what, columns.empty() ? 0 : columns[0].count);
     std::printf("  %-16s %12s %12s %12s %12s\n", "output", "max abs", "mean abs", "max rel", "mean rel");
     for (size_t c = 0; c < columns.size(); ++c) {
@@ -45,13 +70,11 @@ void print_errors(const char* what, const std::vector<ColumnError>& columns, con
     }
 }
 
-}  // namespace
-
-int cmd_verify(const Argv& argv) {
-    const Args args(argv, with_csv_options({"against", "input", "window", "horizon", "stride", "port"}), {});
-    args.expect_positionals(1, "the model to check (.axm)");
-    const auto model = tools::load_model(args.positionals()[0]);
-    const auto reference = tools::load_model(args.require("against"));
+// A forecaster against another conversion on a data CSV in raw units: teacher-forced passes and forecasts
+// from every `stride` rows.
+int verify_forecasts(const Args& args, const tools::LoadedModel* model) {
+    const auto reference = tools::open_model(args.require("against"));
+    tools::require_family(*reference, format::Family::forecaster);
     const ForecasterConfig& c = model->forecaster.config();
     const ForecasterConfig& rc = reference->forecaster.config();
     if (c.n_features != rc.n_features || c.n_outputs != rc.n_outputs)
@@ -91,6 +114,114 @@ int cmd_verify(const Argv& argv) {
     print_errors("teacher-forced outputs", run_err, data.header);
     if (can_forecast) print_errors("forecasts", fc_err, data.header);
     return 0;
+}
+
+// The output columns' names: the expected CSV's header, the model's feature names where its outputs are its
+// features, else what they are.
+std::vector<std::string> output_names(const tools::LoadedModel& m, const tools::Table& expected, size_t cols) {
+    if (expected.header.size() == cols) return expected.header;
+    const std::vector<std::string> features = tools::feature_names(m.file);
+    if (features.size() == cols) return features;
+    return numbered_names(output_prefix(m.family), cols);
+}
+
+void add_errors(std::vector<ColumnError>& errors, const tools::Table& got, const std::vector<float>& ref) {
+    for (size_t i = 0; i < got.values.size() && i < ref.size(); ++i) errors[i % got.cols].add(got.values[i], ref[i]);
+}
+
+// Greedy translations of every source line by both models: how many are the same ids.
+void compare_translations(const tools::LoadedModel& a, const tools::LoadedModel& b, const tools::CheckPair& pair,
+                          const Kernels& k) {
+    const Seq2SeqConfig& c = a.seq2seq.config();
+    if (c.bos_id == format::kNoToken) {
+        std::printf("greedy translations: not compared (the model names no BOS id)\n");
+        return;
+    }
+    const size_t limit = position_limit(a);
+    size_t same = 0;
+    for (const std::vector<int32_t>& src : pair.src_tokens) {
+        // translate's default length: at most n + 4 generated ids.
+        const size_t max_len = std::min(src.size() + 4, limit);
+        tools::HostSeq2Seq sa(a, k, src.size(), max_len), sb(b, k, src.size(), max_len);
+        sa.set_pad_id(c.pad_id);
+        sb.set_pad_id(b.seq2seq.config().pad_id);
+        same += sa.translate(src, c.bos_id, c.eos_id, max_len) == sb.translate(src, c.bos_id, c.eos_id, max_len);
+    }
+    std::printf("greedy translations: %zu of %zu the same ids\n", same, pair.src_tokens.size());
+}
+
+// Any family on one input (the --check-* layout: token lines, a sequence CSV, or a forecaster's src/tgt
+// pair in model units) against another conversion or against PyTorch's outputs.
+int verify_pair(const Args& args, const tools::LoadedModel& model) {
+    for (const char* option : {"window", "horizon", "stride", "delimiter", "columns", "fill"})
+        if (args.has(option))
+            throw UsageError{std::string("--") + option + " is for verify --against of a forecaster (a data CSV)"};
+    const bool two_inputs = model.family == format::Family::forecaster || model.family == format::Family::seq2seq;
+    if (two_inputs && !args.has("target"))
+        throw UsageError{std::string("a ") + tools::family_name(model.family) + " takes --target too: " +
+                         (model.family == format::Family::seq2seq ? "the target token lines of forward(src, tgt)"
+                                                                  : "the decoder input CSV of forward(src, tgt)")};
+    if (!two_inputs && args.has("target"))
+        throw UsageError{std::string("--target does not apply to a ") + tools::family_name(model.family) +
+                         " model (its forward takes one input)"};
+    tools::CheckFiles files{args.require("input"), args.get("target"), args.get("expected")};
+    files.input_option = "--input";
+    files.target_option = "--target";
+    tools::CheckPair pair = tools::read_check_inputs(files, model.family);
+    if (args.has("expected")) {
+        pair.want = tools::read_csv(args.get("expected"));
+        pair.want_name = args.get("expected");
+    }
+    const Kernels& k = choose_kernels(args);
+    const tools::Table got = tools::run_check_inputs(model, pair, k);
+    const std::vector<std::string> names = output_names(model, pair.want, got.cols);
+    std::vector<ColumnError> errors(got.cols);
+    if (args.has("expected")) {
+        add_errors(errors, got, pair.want.values);
+        std::printf("verify %s against %s (PyTorch's outputs): %zu x %zu outputs, port %s\n", model.path.c_str(),
+                    pair.want_name.c_str(), got.rows, got.cols, k.name);
+        print_errors("outputs", errors, names);
+        const tools::CheckResult r = tools::compare_outputs(got.values, pair.want);
+        std::printf("%s\n", tools::describe_difference(r).c_str());
+        return 0;
+    }
+    const auto reference = tools::open_model(args.get("against"));
+    tools::require_family(*reference, model.family);
+    const tools::Table ref = tools::run_check_inputs(*reference, pair, k);
+    if (ref.cols != got.cols)
+        throw tools::ToolError("the two models give different outputs (" + std::to_string(got.cols) + " and " +
+                               std::to_string(ref.cols) + " per row)");
+    add_errors(errors, got, ref.values);
+    std::printf("verify %s against %s: %zu x %zu outputs, port %s\n", model.path.c_str(), reference->path.c_str(),
+                got.rows, got.cols, k.name);
+    print_errors(model.family == format::Family::tvae ? "teacher-forced outputs" : "outputs", errors, names);
+    if (model.family == format::Family::seq2seq) compare_translations(model, *reference, pair, k);
+    if (model.family == format::Family::tvae) {
+        // The anomaly score's path: encode, z = z_mean, decode from a zero row.
+        tools::HostTvae sa(model, k, pair.src.rows), sb(*reference, k, pair.src.rows);
+        tools::Table recon = got;
+        recon.values = sa.reconstruct(pair.src.values, pair.src.rows);
+        std::vector<ColumnError> recon_errors(got.cols);
+        add_errors(recon_errors, recon, sb.reconstruct(pair.src.values, pair.src.rows));
+        print_errors("reconstructions", recon_errors, names);
+    }
+    return 0;
+}
+
+}  // namespace
+
+int cmd_verify(const Argv& argv) {
+    const Args args(
+        argv, with_csv_options({"against", "expected", "input", "target", "window", "horizon", "stride", "port"}), {});
+    args.expect_positionals(1, "the model to check (.axm)");
+    if (args.has("against") == args.has("expected"))
+        throw UsageError{
+            "give one reference: --against REFERENCE.axm (another conversion of the model) or "
+            "--expected OUTPUTS.csv (what PyTorch returned for --input)"};
+    const auto model = tools::open_model(args.positionals()[0]);
+    if (model->family == format::Family::forecaster && args.has("against") && !args.has("target"))
+        return verify_forecasts(args, model.get());
+    return verify_pair(args, *model);
 }
 
 }  // namespace ax::cli

@@ -62,6 +62,32 @@ tools::Table read_data_csv(const Args& args, const std::string& option, size_t n
     return t;
 }
 
+std::vector<std::string> feature_header(const tools::Table& input, const std::vector<std::string>& stored) {
+    if (!input.header.empty()) return input.header;
+    if (stored.size() == input.cols) return stored;
+    return {};
+}
+
+std::vector<std::string> numbered_names(const std::string& prefix, size_t n) {
+    std::vector<std::string> names(n);
+    for (size_t i = 0; i < n; ++i) names[i] = prefix + "_" + std::to_string(i);
+    return names;
+}
+
+const char* output_prefix(format::Family family) {
+    switch (family) {
+        case format::Family::forecaster:
+            return "output";
+        case format::Family::seq2seq:
+            return "logit";
+        case format::Family::classifier:
+            return "label";
+        case format::Family::tvae:
+            return "feature";
+    }
+    return "output";
+}
+
 void same_times(const tools::Table& from, tools::Table& to) {
     to.time_name = from.time_name;
     to.times = from.times;

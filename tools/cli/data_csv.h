@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/format.h"
 #include "tools/cli/args.h"
 #include "tools/text/csv.h"
 
@@ -19,6 +20,16 @@ tools::CsvOptions csv_options(const Args& args);
 // the file has a header and --columns is not given. Notes left-out columns and filled cells on stderr.
 tools::Table read_data_csv(const Args& args, const std::string& option, size_t n_features,
                            const std::vector<std::string>& features);
+
+// The header convention of every CSV a command writes (README, "CSV"). Columns that are the model's
+// features are named as the input CSV names them, else by the names stored in the model; with neither,
+// the output has no header line, like its input. Columns that are not features are always named by what
+// they are: numbered_names(output_prefix(family), n) = "output_0".. (forecaster outputs), "logit_0".. (a
+// seq2seq model's logits, by token id), "label_0".. (a classifier's outputs). The input's time column, when
+// it has one, is written first (same_times; a forecast's extrapolated, forecast_times).
+std::vector<std::string> feature_header(const tools::Table& input, const std::vector<std::string>& stored);
+std::vector<std::string> numbered_names(const std::string& prefix, size_t n);
+const char* output_prefix(format::Family family);
 
 // Gives `to` the time column (and separator, decimal mark) of `from`, whose rows it has.
 void same_times(const tools::Table& from, tools::Table& to);

@@ -32,16 +32,21 @@ const Command kCommands[] = {
      "forecast MODEL.axm --input HISTORY.csv [--horizon H] [--window S] [-o OUT.csv] [--plot FC.svg [--truth T.csv]] "
      "[--recompute] [--port P]"},
     {"verify", ax::cli::cmd_verify,
-     "verify QUANT.axm --against F32.axm --input DATA.csv [--window S] [--horizon H] [--stride N] [--port P]"},
+     "verify QUANT.axm --against F32.axm --input DATA.csv [--window S] [--horizon H] [--stride N] [--port P]  |  "
+     "verify MODEL.axm --against REF.axm|--expected PYTORCH_OUT.csv --input IN [--target TGT] [--port P] (any family; "
+     "inputs as convert's --check-*)"},
     {"bench", ax::cli::cmd_bench,
-     "bench MODEL.axm [--window S] [--horizon H] [--runs N] [--json] [--port P]  |  bench --kernels [--json]"},
+     "bench MODEL.axm [--window S --horizon H | --src-len S --tgt-len T | --max-len L] [--runs N] [--json] [--stages] "
+     "[--port P]  |  bench --kernels [--json]"},
     {"translate", ax::cli::cmd_translate,
      "translate SEQ2SEQ.axm --tokens \"5 17 9 2\" [--bos ID] [--eos ID|none] [--pad ID|none] [--max-len N] [--port P]"},
-    {"classify", ax::cli::cmd_classify, "classify CLASSIFIER.axm --tokens \"5 17 9 2\" [--pad ID|none] [--port P]"},
+    {"classify", ax::cli::cmd_classify,
+     "classify CLASSIFIER.axm --tokens \"5 17 9 2\" [--pad ID|none] [-o PROBS.csv] [--port P]"},
     {"reconstruct", ax::cli::cmd_reconstruct,
-     "reconstruct TVAE.axm --input SEQ.csv [-o OUT.csv] [--sample [--seed N]] [--port P]"},
+     "reconstruct TVAE.axm --input SEQ.csv [-o OUT.csv] [--latent Z.csv] [--sample [--seed N]] [--port P]"},
     {"generate", ax::cli::cmd_generate, "generate TVAE.axm --z \"0.1 -0.3 ...\" --length L [-o OUT.csv] [--port P]"},
-    {"header", ax::cli::cmd_header, "header MODEL.axm -o MODEL.h [--name NAME] [--window S] [--horizon H]"},
+    {"header", ax::cli::cmd_header,
+     "header MODEL.axm -o MODEL.h [--name NAME] [--window S --horizon H | --src-len S --tgt-len T | --max-len L]"},
 };
 
 void print_usage(FILE* to) {

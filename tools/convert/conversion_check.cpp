@@ -54,13 +54,15 @@ void refuse_option(const std::string& value, const char* option, const char* fam
 }
 
 // The check output must have the shape the model gives for the check input.
+// Nothing to compare with when the pair holds inputs only (verify --against).
 void expect_shape(const CheckPair& pair, size_t rows, size_t cols, const std::string& why) {
+    if (pair.want_name.empty()) return;
     if (pair.want.rows != rows || pair.want.cols != cols)
         throw ToolError("check output " + pair.want_name + " has " + shape_of(pair.want) + " values, the model gives " +
                         std::to_string(rows) + " x " + std::to_string(cols) + " (" + why + ")");
 }
 
-std::vector<float> run_forecaster(const LoadedModel& m, const CheckPair& p) {
+std::vector<float> run_forecaster(const LoadedModel& m, const CheckPair& p, const Kernels& k) {
     const ForecasterConfig& c = m.forecaster.config();
     for (const Table* t : {&p.src, &p.tgt})
         if (t->cols != c.n_features)
@@ -68,12 +70,12 @@ std::vector<float> run_forecaster(const LoadedModel& m, const CheckPair& p) {
                             std::to_string(t->cols) + " column(s), the model takes " + std::to_string(c.n_features) +
                             " feature(s)");
     expect_shape(p, p.tgt.rows, c.n_outputs, "one row per target row, one column per output");
-    HostSession session(m, best_kernels(), p.src.rows, p.tgt.rows);
+    HostSession session(m, k, p.src.rows, p.tgt.rows);
     // forward(src, tgt) in PyTorch sees its inputs as they are: no normalization.
     return session.run(p.src.values.data(), p.src.rows, p.tgt.values.data(), p.tgt.rows, InputSpace::model);
 }
 
-std::vector<float> run_seq2seq(const LoadedModel& m, const CheckPair& p) {
+std::vector<float> run_seq2seq(const LoadedModel& m, const CheckPair& p, const Kernels& k) {
     if (p.src_tokens.size() != p.tgt_tokens.size())
         throw ToolError("check input has " + std::to_string(p.src_tokens.size()) + " source sequence(s), the target " +
                         std::to_string(p.tgt_tokens.size()) + ": they go in pairs, one per line");
@@ -84,7 +86,7 @@ std::vector<float> run_seq2seq(const LoadedModel& m, const CheckPair& p) {
         rows += p.tgt_tokens[i].size();
     }
     expect_shape(p, rows, m.seq2seq.config().tgt_vocab, "one row of logits per target token");
-    HostSeq2Seq session(m, best_kernels(), max_src, max_tgt);
+    HostSeq2Seq session(m, k, max_src, max_tgt);
     std::vector<float> out;
     for (size_t i = 0; i < p.src_tokens.size(); ++i) {
         const std::vector<float> logits = session.run(p.src_tokens[i], p.tgt_tokens[i]);
@@ -93,11 +95,11 @@ std::vector<float> run_seq2seq(const LoadedModel& m, const CheckPair& p) {
     return out;
 }
 
-std::vector<float> run_classifier(const LoadedModel& m, const CheckPair& p) {
+std::vector<float> run_classifier(const LoadedModel& m, const CheckPair& p, const Kernels& k) {
     size_t max_len = 0;
     for (const auto& seq : p.src_tokens) max_len = std::max(max_len, seq.size());
     expect_shape(p, p.src_tokens.size(), m.classifier.config().n_labels, "one row per input sequence");
-    HostClassifier session(m, best_kernels(), max_len);
+    HostClassifier session(m, k, max_len);
     std::vector<float> out;
     for (const auto& seq : p.src_tokens) {
         const std::vector<float> row = session.classify(seq);
@@ -106,13 +108,13 @@ std::vector<float> run_classifier(const LoadedModel& m, const CheckPair& p) {
     return out;
 }
 
-std::vector<float> run_tvae(const LoadedModel& m, const CheckPair& p) {
+std::vector<float> run_tvae(const LoadedModel& m, const CheckPair& p, const Kernels& k) {
     const TvaeConfig& c = m.tvae.config();
     if (p.src.cols != c.n_features)
         throw ToolError("check input has " + std::to_string(p.src.cols) + " column(s), the model takes " +
                         std::to_string(c.n_features) + " feature(s)");
     expect_shape(p, p.src.rows, c.n_features, "the teacher-forced reconstruction of the input");
-    HostTvae session(m, best_kernels(), p.src.rows);
+    HostTvae session(m, k, p.src.rows);
     return session.run(p.src.values, p.src.rows);
 }
 
@@ -123,6 +125,13 @@ CheckPair read_check_pair(const CheckFiles& files, format::Family family) {
         throw ToolError(
             "a conversion check needs --check-input and --check-output (and --check-target for a "
             "forecaster or seq2seq model)");
+    CheckPair p = read_check_inputs(files, family);
+    p.want = read_csv(files.output);
+    p.want_name = files.output;
+    return p;
+}
+
+CheckPair read_check_inputs(const CheckFiles& files, format::Family family) {
     CheckPair p;
     p.family = family;
     switch (family) {
@@ -134,21 +143,44 @@ CheckPair read_check_pair(const CheckFiles& files, format::Family family) {
         case format::Family::seq2seq:
             if (files.target.empty())
                 throw ToolError("a seq2seq check needs --check-target: the target tokens of forward(src, tgt)");
-            p.src_tokens = read_token_lines(files.input, "--check-input");
-            p.tgt_tokens = read_token_lines(files.target, "--check-target");
+            p.src_tokens = read_token_lines(files.input, files.input_option);
+            p.tgt_tokens = read_token_lines(files.target, files.target_option);
             break;
         case format::Family::classifier:
             refuse_option(files.target, "--check-target", "classifier");
-            p.src_tokens = read_token_lines(files.input, "--check-input");
+            p.src_tokens = read_token_lines(files.input, files.input_option);
             break;
         case format::Family::tvae:
             refuse_option(files.target, "--check-target", "tvae model");
             p.src = read_csv(files.input);
             break;
     }
-    p.want = read_csv(files.output);
-    p.want_name = files.output;
     return p;
+}
+
+Table run_check_inputs(const LoadedModel& m, const CheckPair& pair, const Kernels& kernels) {
+    if (m.family != pair.family) throw ToolError("internal error: check pair read for another family");
+    Table out;
+    switch (m.family) {
+        case format::Family::forecaster:
+            out.values = run_forecaster(m, pair, kernels);
+            out.cols = m.forecaster.config().n_outputs;
+            break;
+        case format::Family::seq2seq:
+            out.values = run_seq2seq(m, pair, kernels);
+            out.cols = m.seq2seq.config().tgt_vocab;
+            break;
+        case format::Family::classifier:
+            out.values = run_classifier(m, pair, kernels);
+            out.cols = m.classifier.config().n_labels;
+            break;
+        case format::Family::tvae:
+            out.values = run_tvae(m, pair, kernels);
+            out.cols = m.tvae.config().n_features;
+            break;
+    }
+    out.rows = out.values.size() / out.cols;
+    return out;
 }
 
 CheckResult check_model(const AxmModel& model, const CheckPair& pair) {
@@ -160,36 +192,24 @@ CheckResult check_model(const AxmModel& model, const CheckPair& pair) {
 
 CheckResult check_model_bytes(const std::vector<uint8_t>& bytes, const CheckPair& pair) {
     const std::unique_ptr<LoadedModel> m = open_model_bytes(bytes, "checked model");
-    if (m->family != pair.family) throw ToolError("internal error: check pair read for another family");
-    std::vector<float> got;
-    switch (m->family) {
-        case format::Family::forecaster:
-            got = run_forecaster(*m, pair);
-            break;
-        case format::Family::seq2seq:
-            got = run_seq2seq(*m, pair);
-            break;
-        case format::Family::classifier:
-            got = run_classifier(*m, pair);
-            break;
-        case format::Family::tvae:
-            got = run_tvae(*m, pair);
-            break;
-    }
+    return compare_outputs(run_check_inputs(*m, pair, best_kernels()).values, pair.want);
+}
+
+CheckResult compare_outputs(const std::vector<float>& got, const Table& want) {
     CheckResult r;
     double scale = 1.0;
-    for (float w : pair.want.values) scale = std::max(scale, static_cast<double>(std::fabs(w)));
+    for (float w : want.values) scale = std::max(scale, static_cast<double>(std::fabs(w)));
     r.tolerance = kCheckTolerance * scale;
     r.max_diff = -1.0;
     for (size_t i = 0; i < got.size(); ++i) {
-        const double d = std::fabs(static_cast<double>(got[i]) - pair.want.values[i]);
+        const double d = std::fabs(static_cast<double>(got[i]) - want.values[i]);
         // NaN counts as the largest difference: a model giving NaN never matches.
         if (d > r.max_diff || std::isnan(d)) {
             r.max_diff = std::isnan(d) ? HUGE_VAL : d;
-            r.row = i / pair.want.cols;
-            r.col = i % pair.want.cols;
+            r.row = i / want.cols;
+            r.col = i % want.cols;
             r.got = got[i];
-            r.want = pair.want.values[i];
+            r.want = want.values[i];
         }
     }
     r.passed = r.max_diff <= r.tolerance;

@@ -8,6 +8,7 @@
 
 #include "runtime/format.h"
 #include "tools/convert/axm_writer.h"
+#include "tools/host/model_loader.h"
 #include "tools/text/csv.h"
 
 namespace ax::tools {
@@ -17,6 +18,8 @@ struct CheckFiles {
     std::string input;   // --check-input
     std::string target;  // --check-target (forecaster, seq2seq)
     std::string output;  // --check-output: PyTorch's forward output
+    // The options the paths came from, for errors (verify reads the same layout as --input/--target).
+    std::string input_option = "--check-input", target_option = "--check-target";
     bool given() const { return !input.empty() || !target.empty() || !output.empty(); }
 };
 
@@ -37,6 +40,12 @@ struct CheckPair {
 };
 
 CheckPair read_check_pair(const CheckFiles& files, format::Family family);
+// The inputs alone (want stays empty): what `verify --against` runs two models on.
+CheckPair read_check_inputs(const CheckFiles& files, format::Family family);
+
+// The model's outputs for the pair's inputs on `kernels`, shaped as the check output is (rows x outputs).
+// Checks the wanted output's shape when the pair has one.
+Table run_check_inputs(const LoadedModel& model, const CheckPair& pair, const Kernels& kernels);
 
 struct CheckResult {
     bool passed = false;
@@ -59,6 +68,10 @@ CheckResult check_model(const AxmModel& model, const CheckPair& pair);
 // The same comparison for a serialized model of any dtype (the quantized model's difference is reported,
 // not checked: it measures quantization, not the config).
 CheckResult check_model_bytes(const std::vector<uint8_t>& bytes, const CheckPair& pair);
+
+// The largest difference of `got` from the wanted output (NaN counts as the largest), against the
+// conversion check's tolerance.
+CheckResult compare_outputs(const std::vector<float>& got, const Table& want);
 
 // "largest difference at row R, column C: got G, want W (|difference| D > tolerance T)".
 std::string describe_difference(const CheckResult& r);

@@ -44,15 +44,27 @@ AxmModel import_family(const TensorMap& tensors, const ConvertConfig& config) {
 
 }  // namespace
 
-AxmModel import_model(const TensorMap& tensors, const ConvertConfig& config) {
+AxmModel import_model(const TensorMap& tensors, const ConvertConfig& config,
+                      const std::vector<std::string>& unmatched_map_lines) {
     check_config_scope(config);
-    AxmModel model = import_family(tensors, config);
+    AxmModel model;
+    try {
+        model = import_family(tensors, config);
+    } catch (const ToolError& e) {
+        if (unmatched_map_lines.empty()) throw;
+        std::string lines;
+        for (size_t i = 0; i < unmatched_map_lines.size() && i < 8; ++i)
+            lines += (i ? "; " : "") + unmatched_map_lines[i];
+        if (unmatched_map_lines.size() > 8)
+            lines += "; ... (" + std::to_string(unmatched_map_lines.size()) + " in all)";
+        throw ToolError(std::string(e.what()) + ". Map lines that matched no tensor: " + lines);
+    }
     record_assumed_defaults(model, config);
     store_feature_names(model, config.features);
     return model;
 }
 
-TensorMap read_model_tensors(const ConvertOptions& options) {
+TensorMap read_model_tensors(const ConvertOptions& options, std::vector<std::string>* unmatched_map_lines) {
     StateDictChoice choice{options.state_dict_key, {}, {}};
     TensorMap tensors = read_checkpoint(options.checkpoint_path, &choice);
     if (options.notes && !choice.taken.empty()) {
@@ -61,7 +73,7 @@ TensorMap read_model_tensors(const ConvertOptions& options) {
         options.notes->push_back("the checkpoint holds several state_dicts; took the one under '" + choice.taken +
                                  "' (others: " + others + "; --state-dict-key NAME takes another)");
     }
-    if (!options.map_path.empty()) tensors = RenameMap::read(options.map_path).apply(tensors);
+    if (!options.map_path.empty()) tensors = RenameMap::read(options.map_path).apply(tensors, unmatched_map_lines);
     return tensors;
 }
 
@@ -74,7 +86,9 @@ std::vector<uint8_t> convert_model(const ConvertOptions& options, std::vector<st
         options.notes->push_back(options.config_path + ": ignoring config key(s) " + list + " (training-only, or the " +
                                  enum_text(config.arch) + " family's behaviour anyway)");
     }
-    AxmModel model = import_model(read_model_tensors(options), config);
+    std::vector<std::string> unmatched;
+    const TensorMap tensors = read_model_tensors(options, &unmatched);
+    AxmModel model = import_model(tensors, config, unmatched);
     if (notes) *notes = model.notes;
     if (options.notes) options.notes->insert(options.notes->end(), model.notes.begin(), model.notes.end());
     return finish_model(std::move(model), options);

@@ -36,9 +36,13 @@ std::vector<uint8_t> convert_model(const ConvertOptions& options, std::vector<st
 // The stages of convert_model, for callers that check or search configs between importing and writing
 // (tools/convert/conversion_check.h, config_search.h):
 // the checkpoint's tensors with the rename map applied,
-TensorMap read_model_tensors(const ConvertOptions& options);
+// with, in `unmatched_map_lines` (when given), the map's rules no tensor matched,
+TensorMap read_model_tensors(const ConvertOptions& options, std::vector<std::string>* unmatched_map_lines = nullptr);
 // the family's importer picked by config.arch (a float32 model),
-AxmModel import_model(const TensorMap& tensors, const ConvertConfig& config);
+// an error naming those map lines besides its own, when the import fails (a missing canonical tensor is most
+// often a map line that matched nothing),
+AxmModel import_model(const TensorMap& tensors, const ConvertConfig& config,
+                      const std::vector<std::string>& unmatched_map_lines = {});
 // and calibration, weight storage as options.dtype, serialisation and the validating reopen.
 std::vector<uint8_t> finish_model(AxmModel model, const ConvertOptions& options);
 

@@ -38,19 +38,14 @@ std::string format_token_list(const std::vector<int32_t>& ids) {
 }
 
 HostSeq2Seq::HostSeq2Seq(const LoadedModel& model, const Kernels& kernels, size_t max_src, size_t max_tgt)
-    : model_(model) {
-    require_family(model, format::Family::seq2seq);
-    const size_t bytes = model.seq2seq.arena_bytes(max_src, max_tgt);
-    if (bytes == 0) throw ToolError("source and target lengths must be 1.." + std::to_string(kMaxSequenceLength));
-    arena_ = AlignedBuffer(bytes);
-    check_status(session_.init(model.seq2seq, kernels, arena_.data(), arena_.size(), max_src, max_tgt), model.path);
-}
+    : model_(model),
+      s_(model, format::Family::seq2seq, model.seq2seq, kernels, "source and target lengths", max_src, max_tgt) {}
 
-void HostSeq2Seq::set_pad_id(uint32_t pad_id) { check_status(session_.set_pad_id(pad_id), model_.path); }
+void HostSeq2Seq::set_pad_id(uint32_t pad_id) { check_status(s_.session().set_pad_id(pad_id), model_.path); }
 
 std::vector<float> HostSeq2Seq::run(const std::vector<int32_t>& src, const std::vector<int32_t>& tgt) {
     std::vector<float> out(tgt.size() * model_.seq2seq.config().tgt_vocab);
-    check_status(session_.run(src.data(), src.size(), tgt.data(), tgt.size(), out.data()), model_.path);
+    check_status(s_.session().run(src.data(), src.size(), tgt.data(), tgt.size(), out.data()), model_.path);
     return out;
 }
 
@@ -58,34 +53,24 @@ std::vector<int32_t> HostSeq2Seq::translate(const std::vector<int32_t>& src, uin
                                             size_t max_len) {
     std::vector<int32_t> out(max_len);
     size_t n = 0;
-    check_status(session_.translate(src.data(), src.size(), bos, eos, max_len, out.data(), &n), model_.path);
+    check_status(s_.session().translate(src.data(), src.size(), bos, eos, max_len, out.data(), &n), model_.path);
     out.resize(n);
     return out;
 }
 
-HostClassifier::HostClassifier(const LoadedModel& model, const Kernels& kernels, size_t max_len) : model_(model) {
-    require_family(model, format::Family::classifier);
-    const size_t bytes = model.classifier.arena_bytes(max_len);
-    if (bytes == 0) throw ToolError("the input length must be 1.." + std::to_string(kMaxSequenceLength));
-    arena_ = AlignedBuffer(bytes);
-    check_status(session_.init(model.classifier, kernels, arena_.data(), arena_.size(), max_len), model.path);
-}
+HostClassifier::HostClassifier(const LoadedModel& model, const Kernels& kernels, size_t max_len)
+    : model_(model), s_(model, format::Family::classifier, model.classifier, kernels, "the input length", max_len) {}
 
-void HostClassifier::set_pad_id(uint32_t pad_id) { check_status(session_.set_pad_id(pad_id), model_.path); }
+void HostClassifier::set_pad_id(uint32_t pad_id) { check_status(s_.session().set_pad_id(pad_id), model_.path); }
 
 std::vector<float> HostClassifier::classify(const std::vector<int32_t>& tokens) {
     std::vector<float> out(model_.classifier.config().n_labels);
-    check_status(session_.classify(tokens.data(), tokens.size(), out.data()), model_.path);
+    check_status(s_.session().classify(tokens.data(), tokens.size(), out.data()), model_.path);
     return out;
 }
 
-HostTvae::HostTvae(const LoadedModel& model, const Kernels& kernels, size_t max_len) : model_(model) {
-    require_family(model, format::Family::tvae);
-    const size_t bytes = model.tvae.arena_bytes(max_len);
-    if (bytes == 0) throw ToolError("the sequence length must be 1.." + std::to_string(kMaxSequenceLength));
-    arena_ = AlignedBuffer(bytes);
-    check_status(session_.init(model.tvae, kernels, arena_.data(), arena_.size(), max_len), model.path);
-}
+HostTvae::HostTvae(const LoadedModel& model, const Kernels& kernels, size_t max_len)
+    : model_(model), s_(model, format::Family::tvae, model.tvae, kernels, "the sequence length", max_len) {}
 
 namespace {
 
@@ -101,7 +86,7 @@ std::vector<float> HostTvae::run(const std::vector<float>& x, size_t len) {
     const TvaeConfig& c = model_.tvae.config();
     check_rows(x, len, c.n_features);
     std::vector<float> out(len * c.n_features);
-    check_status(session_.run(x.data(), len, out.data(), nullptr, nullptr), model_.path);
+    check_status(s_.session().run(x.data(), len, out.data(), nullptr, nullptr), model_.path);
     return out;
 }
 
@@ -111,7 +96,7 @@ void HostTvae::encode(const std::vector<float>& x, size_t len, std::vector<float
     check_rows(x, len, c.n_features);
     z_mean->assign(c.latent_size, 0.0f);
     z_log_var->assign(c.latent_size, 0.0f);
-    check_status(session_.encode(x.data(), len, z_mean->data(), z_log_var->data()), model_.path);
+    check_status(s_.session().encode(x.data(), len, z_mean->data(), z_log_var->data()), model_.path);
 }
 
 std::vector<float> HostTvae::generate(const std::vector<float>& z, size_t len) {
@@ -120,7 +105,7 @@ std::vector<float> HostTvae::generate(const std::vector<float>& z, size_t len) {
         throw ToolError("the latent vector has " + std::to_string(z.size()) + " values, the model's latent size is " +
                         std::to_string(c.latent_size));
     std::vector<float> out(len * c.n_features);
-    check_status(session_.generate(z.data(), len, out.data()), model_.path);
+    check_status(s_.session().generate(z.data(), len, out.data()), model_.path);
     return out;
 }
 
@@ -128,7 +113,7 @@ std::vector<float> HostTvae::reconstruct(const std::vector<float>& x, size_t len
     const TvaeConfig& c = model_.tvae.config();
     check_rows(x, len, c.n_features);
     std::vector<float> out(len * c.n_features);
-    check_status(session_.reconstruct(x.data(), len, out.data()), model_.path);
+    check_status(s_.session().reconstruct(x.data(), len, out.data()), model_.path);
     return out;
 }
 

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "tools/common/aligned_buffer.h"
 #include "tools/host/model_loader.h"
+#include "tools/host/session_in_arena.h"
 
 namespace ax::tools {
 
@@ -18,16 +18,15 @@ class HostSeq2Seq {
 public:
     HostSeq2Seq(const LoadedModel& model, const Kernels& kernels, size_t max_src, size_t max_tgt);
     void set_pad_id(uint32_t pad_id);
-    void set_decode_mask_pads(bool mask) { session_.set_decode_mask_pads(mask); }
+    void set_decode_mask_pads(bool mask) { s_.session().set_decode_mask_pads(mask); }
     // tgt.size() x tgt_vocab logits.
     std::vector<float> run(const std::vector<int32_t>& src, const std::vector<int32_t>& tgt);
     std::vector<int32_t> translate(const std::vector<int32_t>& src, uint32_t bos, uint32_t eos, size_t max_len);
-    size_t arena_bytes() const { return arena_.size(); }
+    size_t arena_bytes() const { return s_.arena_bytes(); }
 
 private:
     const LoadedModel& model_;
-    AlignedBuffer arena_;
-    Seq2SeqSession session_;
+    SessionInArena<Seq2SeqSession> s_;
 };
 
 class HostClassifier {
@@ -36,12 +35,11 @@ public:
     void set_pad_id(uint32_t pad_id);
     // n_labels values.
     std::vector<float> classify(const std::vector<int32_t>& tokens);
-    size_t arena_bytes() const { return arena_.size(); }
+    size_t arena_bytes() const { return s_.arena_bytes(); }
 
 private:
     const LoadedModel& model_;
-    AlignedBuffer arena_;
-    ClassifierSession session_;
+    SessionInArena<ClassifierSession> s_;
 };
 
 class HostTvae {
@@ -52,12 +50,11 @@ public:
     void encode(const std::vector<float>& x, size_t len, std::vector<float>* z_mean, std::vector<float>* z_log_var);
     std::vector<float> generate(const std::vector<float>& z, size_t len);
     std::vector<float> reconstruct(const std::vector<float>& x, size_t len);
-    size_t arena_bytes() const { return arena_.size(); }
+    size_t arena_bytes() const { return s_.arena_bytes(); }
 
 private:
     const LoadedModel& model_;
-    AlignedBuffer arena_;
-    TvaeSession session_;
+    SessionInArena<TvaeSession> s_;
 };
 
 // Mean squared error over every value: the reconstruction error used as an anomaly score.

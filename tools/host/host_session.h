@@ -4,8 +4,8 @@
 #include <vector>
 
 #include "models/forecaster/forecaster.h"
-#include "tools/common/aligned_buffer.h"
 #include "tools/host/model_loader.h"
+#include "tools/host/session_in_arena.h"
 
 namespace ax::tools {
 
@@ -19,12 +19,11 @@ public:
     std::vector<float> forecast(const float* history, size_t rows, size_t horizon);
     std::vector<float> forecast_recompute(const float* history, size_t rows, size_t horizon);
 
-    size_t arena_bytes() const { return arena_.size(); }
+    size_t arena_bytes() const { return s_.arena_bytes(); }
 
 private:
     const LoadedModel& model_;
-    AlignedBuffer arena_;
-    ForecastSession session_;
+    SessionInArena<ForecastSession> s_;
 };
 
 }  // namespace ax::tools

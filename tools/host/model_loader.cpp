@@ -15,13 +15,13 @@ namespace {
 const char* commands_for(format::Family family) {
     switch (family) {
         case format::Family::forecaster:
-            return "run, forecast, verify, bench";
+            return "run, forecast, verify, bench, header";
         case format::Family::seq2seq:
-            return "translate, run";
+            return "translate, run, verify, bench, header";
         case format::Family::classifier:
-            return "classify";
+            return "classify, verify, bench, header";
         case format::Family::tvae:
-            return "reconstruct, generate";
+            return "reconstruct, generate, verify, bench, header";
     }
     return "none";
 }

@@ -88,11 +88,7 @@ ClassifierTables pick_classifier_tables(const CheckpointTensors& ck, const Token
 }  // namespace
 
 AxmModel import_classifier(const TensorMap& tensors, const ConvertConfig& config) {
-    if (config.bos_id || config.eos_id || config.latent_size || config.memory_mask != format::MemoryMask::none ||
-        config.normalization.mode != format::Normalization::none || config.n_features || config.n_outputs)
-        throw ToolError(
-            "config keys bos_id, eos_id, latent_size, memory_mask, normalization, n_features "
-            "and n_outputs do not apply to a classifier (its labels are \"n_labels\")");
+    // Keys of other families were refused by check_config_scope (tools/import/config_scope.h), their one home.
     if (!config.output_activation)
         throw ToolError("a classifier needs \"output_activation\": \"sigmoid\" (multi-label), \"softmax\" or \"none\"");
     CheckpointTensors ck(tensors);

@@ -49,7 +49,9 @@ LinearNames find_linears(const CheckpointTensors& ck, int64_t d) {
             "cannot tell the forecaster's input embeddings and generator apart: expected Linear modules "
             "named like embedding_src [d_model, n_features], embedding_tgt [d_model, n_features] and "
             "generator [n_outputs, d_model] (d_model " +
-            std::to_string(d) + "); found Linear modules: " + (found.empty() ? std::string("none") : found));
+            std::to_string(d) + "); found Linear modules: " + (found.empty() ? std::string("none") : found) +
+            ". Name each with a map line (convert --map FILE): \"MODULE.{p} -> embedding_src.{p}\", "
+            "\"MODULE.{p} -> embedding_tgt.{p}\", \"MODULE.{p} -> generator.{p}\"");
     }
     return n;
 }

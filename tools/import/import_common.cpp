@@ -77,11 +77,36 @@ std::string CheckpointTensors::unmatched_near(const std::string& name) const {
     return list.empty() ? std::string("none") : list;
 }
 
+std::string CheckpointTensors::missing_near(const std::string& name) const {
+    const size_t at = name.rfind("layers.");
+    const size_t dot = at == std::string::npos ? std::string::npos : name.find('.', at + 7);
+    if (dot == std::string::npos) return name;
+    const std::string scope = name.substr(0, dot + 1), rest = name.substr(dot + 1);
+    // The module's family of names: "self_attn.", "multihead_attn.", "linear" (both Linears), "norm".
+    std::string kind = rest.substr(0, rest.find('.') + 1);
+    if (kind.rfind("linear", 0) == 0) kind = "linear";
+    if (kind.rfind("norm", 0) == 0) kind = "norm";
+    const bool decoder_layer = tensors_.count(scope + "multihead_attn.in_proj_weight") ||
+                               rest.rfind("multihead_attn.", 0) == 0 || rest.rfind("norm3.", 0) == 0;
+    std::vector<std::string> missing;
+    for (const char* t : kLayerTensors) {
+        const std::string canonical = t;
+        if (canonical.rfind(kind, 0) != 0 || tensors_.count(scope + canonical)) continue;
+        if (!decoder_layer && (canonical.rfind("multihead_attn.", 0) == 0 || canonical.rfind("norm3.", 0) == 0))
+            continue;
+        missing.push_back(scope + canonical);
+    }
+    return missing.empty() ? name : name_list(missing);
+}
+
+std::string CheckpointTensors::lacks_message(const std::string& what) const {
+    return "checkpoint lacks " + missing_near(what) + "; tensors nothing matched there: " + unmatched_near(what) +
+           " (a misspelt module name in the model, or a rename map line that does not fit them?)";
+}
+
 const HostTensor& CheckpointTensors::take(const std::string& name, const std::vector<int64_t>& expected) {
     auto it = tensors_.find(name);
-    if (it == tensors_.end())
-        throw ToolError("checkpoint lacks tensor " + name + "; tensors nothing matched there: " + unmatched_near(name) +
-                        " (a misspelt module name in the model, or a rename map line that does not fit them?)");
+    if (it == tensors_.end()) throw ToolError(lacks_message(name));
     if (it->second.shape != expected)
         throw ToolError("tensor " + name + " has shape " + shape_text(it->second.shape) + ", the model needs " +
                         shape_text(expected));
@@ -244,9 +269,9 @@ StackShape import_stacks(CheckpointTensors& ck, AxmModel& m, const ConvertConfig
                         std::to_string(config.nhead));
     const std::string first_ff = e.prefix + "0.linear1.weight";
     if (!ck.has(first_ff) || ck.shape(first_ff).size() != 2)
-        throw ToolError("checkpoint lacks a 2-D tensor " + first_ff +
-                        "; tensors nothing matched there: " + ck.unmatched_near(first_ff) +
-                        " (a misspelt module name in the model, or a rename map line that does not fit them?)");
+        throw ToolError(ck.has(first_ff) ? "tensor " + first_ff + " has shape " + shape_text(ck.shape(first_ff)) +
+                                               ", expected [dim_feedforward, d_model]"
+                                         : ck.lacks_message(first_ff));
     const int64_t ff = ck.shape(first_ff)[0];
     if (ff < 1 || ff > (1 << 16))
         throw ToolError("tensor " + first_ff + " has shape " + shape_text(ck.shape(first_ff)) +

@@ -33,6 +33,12 @@ public:
     const TensorMap& all() const { return tensors_; }
     // The unused tensors near `name` (its layer's, when it is in a stack; else all), for "lacks" messages.
     std::string unmatched_near(const std::string& name) const;
+    // The canonical tensors of `name`'s module in its layer (its attention, its feed-forward pair, its norms)
+    // that the checkpoint does not provide, `name` included, for the same messages.
+    std::string missing_near(const std::string& name) const;
+    // "checkpoint lacks tensor X; ...": the canonical tensors nothing provided and the checkpoint's tensors
+    // nothing matched there, which side by side show a misspelt module name.
+    std::string lacks_message(const std::string& what) const;
     // Throws, listing the tensors nothing used, when there are any.
     void check_all_used(const std::string& family) const;
 

@@ -196,8 +196,9 @@ RenameMap RenameMap::read(const std::string& path) {
     return parse(std::string(bytes.begin(), bytes.end()), path);
 }
 
-TensorMap RenameMap::apply(const TensorMap& tensors) const {
+TensorMap RenameMap::apply(const TensorMap& tensors, std::vector<std::string>* unmatched) const {
     TensorMap out;
+    std::set<const Rule*> hit;
     std::map<std::string, std::string> origin;  // new name -> checkpoint name
     std::set<std::string> renamed;
     for (const auto& [name, tensor] : tensors) {
@@ -207,6 +208,7 @@ TensorMap RenameMap::apply(const TensorMap& tensors) const {
             std::vector<std::string> values;
             if (!rule->match(name, &values)) continue;
             matched = true;
+            hit.insert(rule.get());
             if (rule->target == "-") {
                 target.clear();
                 break;
@@ -237,6 +239,10 @@ TensorMap RenameMap::apply(const TensorMap& tensors) const {
         }
         out.emplace(target, std::move(t));
     }
+    if (unmatched)
+        for (const auto& rule : rules_)
+            if (!hit.count(rule.get()))
+                unmatched->push_back(source_ + ":" + std::to_string(rule->line) + ": " + rule->pattern);
 
     // q/k/v parts stacked into one packed tensor.
     std::map<std::string, std::map<char, std::string>> groups;

@@ -34,8 +34,9 @@ public:
     static RenameMap read(const std::string& path);
 
     // The renamed checkpoint. Throws ToolError when two tensors get one name, a q/k/v group is incomplete or
-    // its parts differ in shape.
-    TensorMap apply(const TensorMap& tensors) const;
+    // its parts differ in shape. `unmatched` (when given) gets "<source>:<line>: <pattern>" for each rule no
+    // tensor matched: where a misspelt module name in the model (or in the map) shows.
+    TensorMap apply(const TensorMap& tensors, std::vector<std::string>* unmatched = nullptr) const;
 
     size_t rule_count() const { return rules_.size(); }
 

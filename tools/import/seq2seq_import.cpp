@@ -12,12 +12,7 @@ using format::ConfigKey;
 using format::Role;
 
 AxmModel import_seq2seq(const TensorMap& tensors, const ConvertConfig& config) {
-    if (config.pooling || config.output_activation || config.start_id || config.n_labels || config.latent_size ||
-        config.memory_mask != format::MemoryMask::none || config.normalization.mode != format::Normalization::none ||
-        config.n_features || config.n_outputs)
-        throw ToolError(
-            "config keys pooling, output_activation, start_id, n_labels, latent_size, memory_mask, "
-            "normalization, n_features and n_outputs do not apply to a seq2seq model");
+    // Keys of other families were refused by check_config_scope (tools/import/config_scope.h), their one home.
     CheckpointTensors ck(tensors);
     AxmModel m;
     m.family = format::Family::seq2seq;
@@ -37,7 +32,9 @@ AxmModel import_seq2seq(const TensorMap& tensors, const ConvertConfig& config) {
             std::to_string(d) +
             ") named like src_tok_emb and "
             "tgt_tok_emb; found tables: " +
-            name_list(tables.tokens));
+            name_list(tables.tokens) +
+            "; name them with map lines \"X.weight -> src_token_embed.weight\" and "
+            "\"Y.weight -> tgt_token_embed.weight\"");
     const int64_t src_vocab = ck.shape(src_table)[0];
     const int64_t tgt_vocab = ck.shape(tgt_table)[0];
     if (src_vocab < 1 || tgt_vocab < 1 || src_vocab > (1 << 16) || tgt_vocab > (1 << 16))
@@ -55,7 +52,9 @@ AxmModel import_seq2seq(const TensorMap& tensors, const ConvertConfig& config) {
             throw ToolError(
                 "cannot tell the learned source and target position tables apart: expected names like "
                 "src_pos_embed and tgt_pos_embed; found " +
-                name_list(tables.positions));
+                name_list(tables.positions) +
+                "; name them with map lines \"X.weight -> src_pos_embed.weight\" and "
+                "\"Y.weight -> tgt_pos_embed.weight\"");
         max_positions = ck.shape(src_pos)[0];
         if (max_positions < 1 || max_positions > (1 << 20))
             throw ToolError("position table " + src_pos + " must have 1..1048576 rows");
@@ -74,8 +73,8 @@ AxmModel import_seq2seq(const TensorMap& tensors, const ConvertConfig& config) {
         if (ck.shape(l + ".weight") == std::vector<int64_t>{tgt_vocab, d}) gens.push_back(l);
     if (gens.size() != 1)
         throw ToolError("cannot find the generator: expected one nn.Linear(d_model, tgt_vocab) with weight [" +
-                        std::to_string(tgt_vocab) + ", " + std::to_string(d) +
-                        "]; found Linear modules: " + name_list(linears));
+                        std::to_string(tgt_vocab) + ", " + std::to_string(d) + "]; found Linear modules: " +
+                        name_list(linears) + "; name it with a map line \"MODULE.{p} -> generator.{p}\"");
 
     auto add = [&](Role role, const std::string& name, std::vector<int64_t> shape) {
         m.tensors.push_back(make_tensor(role, format::kNoLayer, name, ck.take(name, shape)));

@@ -36,7 +36,8 @@ VaeLinears find_vae_linears(const CheckpointTensors& ck, int64_t d) {
             "cannot find the Transformer-VAE's linear layers: expected seq_embedding [d_model, n_features], "
             "z_mean and z_log_var [latent, d_model], z_embedding [d_model, latent] and r_seq_embedding "
             "[n_features, d_model] (d_model " +
-            std::to_string(d) + "); found Linear modules: " + name_list(all));
+            std::to_string(d) + "); found Linear modules: " + name_list(all) +
+            "; name each with a map line \"MODULE.{p} -> z_log_var.{p}\" (and so on for the others)");
     };
     if (from_d.size() != 3 || to_d.size() != 2) return fail();
     v.z_log_var = pick_by_words(from_d, {"log_var", "logvar", "var", "sigma", "std"}, {});
@@ -76,14 +77,7 @@ VaeLinears find_vae_linears(const CheckpointTensors& ck, int64_t d) {
 }  // namespace
 
 AxmModel import_tvae(const TensorMap& tensors, const ConvertConfig& config) {
-    if (config.pad_id || config.bos_id || config.eos_id || config.start_id || config.embed_scale ||
-        config.embed_scale_sqrt_d || config.pooling || config.output_activation || config.src_vocab ||
-        config.tgt_vocab || config.n_labels || config.memory_mask != format::MemoryMask::none ||
-        config.normalization.mode != format::Normalization::none || config.n_outputs)
-        throw ToolError(
-            "config keys pad_id, bos_id, eos_id, start_id, embed_scale, pooling, output_activation, "
-            "src_vocab, tgt_vocab, n_labels, memory_mask, normalization and n_outputs do not apply to a "
-            "tvae model");
+    // Keys of other families were refused by check_config_scope (tools/import/config_scope.h), their one home.
     if (config.positional_encoding && *config.positional_encoding != format::PositionalEncoding::sinusoidal &&
         *config.positional_encoding != format::PositionalEncoding::none)
         throw ToolError("a tvae model's \"positional_encoding\" is \"sinusoidal\" or \"none\"");
