@@ -26,8 +26,7 @@ Status check_feature_names(const ModelFile& f) {
     uint32_t n_features = 0;
     if (!f.config(format::ConfigKey::n_features, &n_features))
         return bad("stored by a model family without input features");
-    if (text.lines != n_features)
-        return bad("").add(text.lines).add(" names for ").add(n_features).add(" features");
+    if (text.lines != n_features) return bad("").add(text.lines).add(" names for ").add(n_features).add(" features");
     return Status::ok();
 }
 

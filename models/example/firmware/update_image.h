@@ -1,7 +1,8 @@
 // Update images for the A/B slot test: the example model with a few bytes replaced (a config value, a
 // flipped bit), its checksum recomputed with the runtime's own fnv1a64, streamed in chunks without a copy
 // of the whole model (the emulated boards' RAM holds the two slots already). The base model carries a
-// model_version record (`auspex convert --model-version 1`), whose value is patched here; a radio link that damages bytes is a flipped bit.
+// model_version record (`auspex convert --model-version 1`), whose value is patched here; a radio link that damages
+// bytes is a flipped bit.
 #pragma once
 #include <cstddef>
 #include <cstdint>
