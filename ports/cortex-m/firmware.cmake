@@ -218,8 +218,8 @@ $(sed -n 's/^#define EXAMPLE_MODEL_ARENA_BYTES \\([0-9]*\\).*/\\1/p' ${fw_gen}/e
 # Each fails when the runtime's worst case (below its caller's frame) exceeds the budget: 5 KB, 12%
 # above the 4560 bytes computed for the C API's session init (ModelFile::open and every session's
 # init build an error message on the stack; a forecast itself needs under 1 KB).
-set(AUSPEX_STACK_BUDGET "" CACHE STRING "Stack bytes the runtime's worst case may use below its caller; empty = 5120")
-set(fw_stack_budget 5120)
+set(AUSPEX_STACK_BUDGET "" CACHE STRING "Stack bytes the runtime's worst case may use below its caller; empty = 3584")
+set(fw_stack_budget 3584)
 if(AUSPEX_STACK_BUDGET)
   set(fw_stack_budget ${AUSPEX_STACK_BUDGET})
 endif()
