@@ -9,6 +9,15 @@ void attend(const Kernels& k, const AttentionInput& in, size_t nhead, size_t hea
     const size_t d = nhead * head_dim;
     const size_t stride = out_stride != 0 ? out_stride : d;
     const float scale = 1.0f / std::sqrt(static_cast<float>(head_dim));
+    // Unpadded float keys: a port may take all query rows of a head at once.
+    if (k.attention_rows_f32 != nullptr && in.k_i8 == nullptr && in.key_valid == nullptr && in.n_kv > 0) {
+        bool done = true;
+        for (size_t h = 0; h < nhead && done; ++h)
+            done = k.attention_rows_f32(in.q + h * head_dim, in.q_stride, in.n_q, in.k + h * head_dim,
+                                        in.v + h * head_dim, in.kv_stride, in.n_kv, in.first_position, in.causal,
+                                        head_dim, scale, out + h * head_dim, stride);
+        if (done) return;  // the shape is the same for every head: either all are done or none
+    }
     for (size_t i = 0; i < in.n_q; ++i) {
         const size_t position = in.first_position + i;
         const size_t visible = in.causal && position + 1 < in.n_kv ? position + 1 : in.n_kv;

@@ -44,6 +44,14 @@ struct Kernels {
     // fused: every port gives generic's bits (ARMv7 NEON's flushed denormals aside).
     void (*attention_values_f32)(const float* p, const float* v, size_t stride, size_t n_keys, size_t n,
                                  float* out) = nullptr;
+    // Optional: `rows` query rows of one head at once. Row r (q + r * q_stride, n values) attends over keys
+    // [0, visible): all n_keys, or with `causal` the first min(first_position + r + 1, n_keys); out row r
+    // (out + r * out_stride, n values) = softmax(scale * q k^T) v over those keys. The sums of the three
+    // kernels around this one, possibly in another order and fused: agrees with them to rounding. Returns
+    // false, having written nothing, for a shape the port leaves to them (nullptr: every shape).
+    bool (*attention_rows_f32)(const float* q, size_t q_stride, size_t rows, const float* k, const float* v,
+                               size_t kv_stride, size_t n_keys, size_t first_position, bool causal, size_t n,
+                               float scale, float* out, size_t out_stride) = nullptr;
     // In place, numerically stable (max subtracted first).
     void (*softmax_f32)(float* x, size_t n) = nullptr;
     // y = (x - mean) / sqrt(var + eps) * gamma + beta, biased variance as in torch.nn.LayerNorm.

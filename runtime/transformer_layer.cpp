@@ -175,8 +175,11 @@ void encoder_layer_forward(const Kernels& k, const LayerOptions& o, const Encode
             project(p.slice(d + col, head_dim), in, r, n, s.head_k + r * head_dim);
             project(p.slice(2 * d + col, head_dim), in, r, n, s.head_v + r * head_dim);
         }
-        for (size_t r = 0; r < rows; r += s.tile) {
-            const size_t n = min_of(s.tile, rows - r);
+        // Queries: s.q holds a tile of rows of every head, so nhead tiles of this head's (post-norm: the input
+        // is x itself, not a tile normalized into s.h), and attention takes as many rows per call.
+        const size_t q_tile = o.norm_first ? s.tile : s.tile * o.nhead;
+        for (size_t r = 0; r < rows; r += q_tile) {
+            const size_t n = min_of(q_tile, rows - r);
             const float* in = sublayer_input(k, o, w.norm1, x + r * d, n, s);
             project(p.slice(col, head_dim), in, r, n, s.q);
             const AttentionInput a{s.q, head_dim, s.head_k, s.head_v, head_dim, n, rows, r, false, key_valid};

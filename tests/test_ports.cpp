@@ -582,6 +582,63 @@ TEST_CASE("ports: attention scores agree with generic; attention values are exac
     }
 }
 
+TEST_CASE("ports: attention over a block of query rows agrees with the row-by-row kernels") {
+    // The reference: generic's scores, softmax and values for each row over the keys it sees.
+    const Kernels& ref = ax::generic_kernels();
+    for (const Kernels* port : ports_to_test()) {
+        if (port->attention_rows_f32 == nullptr) continue;
+        Rng rng(17);
+        size_t taken = 0;
+        for (size_t n : {1u, 3u, 8u, 15u, 16u, 17u, 24u, 32u, 33u, 48u, 64u, 65u}) {
+            for (size_t keys : {1u, 7u, 16u, 17u, 96u, 100u, 130u, 513u}) {
+                for (size_t rows : {1u, 3u, 4u, 5u, 9u, 24u}) {
+                    for (size_t first : {size_t{0}, size_t{5}, keys - 1, keys + 3}) {
+                        for (bool causal : {false, true}) {
+                            if (!causal && first != 0) continue;
+                            INFO("port " << std::string(port->name) << ": head " << n << ", keys " << keys << ", rows "
+                                         << rows << ", first " << first << ", causal " << causal);
+                            // Heads interleaved as in a layer: strides wider than the head, rows unaligned.
+                            const size_t q_stride = 2 * n + 1, kv_stride = 3 * n + 5, out_stride = 2 * n + 3;
+                            const Buf<float> q = random_floats(rng, (rows - 1) * q_stride + n, 1, 2.0f);
+                            const Buf<float> k = random_floats(rng, (keys - 1) * kv_stride + n, 1, 2.0f);
+                            const Buf<float> v = random_floats(rng, (keys - 1) * kv_stride + n, 1);
+                            const float scale = 1.0f / std::sqrt(static_cast<float>(n));
+                            Buf<float> got = output((rows - 1) * out_stride + n, 1);
+                            const bool done =
+                                port->attention_rows_f32(q.data(), q_stride, rows, k.data(), v.data(), kv_stride, keys,
+                                                         first, causal, n, scale, got.data(), out_stride);
+                            CHECK(canaries_intact(got));
+                            // The ports' documented limits (ports/avx2/attention_rows.h): inside them the
+                            // block is taken, so this test cannot pass by declining everything.
+                            const size_t padded = (keys + 15) / 16 * 16;
+                            const bool inside = rows >= 4 && n <= 64 && keys <= 512 && padded * n <= 8192;
+                            CHECK(done == inside);
+                            if (!done) {
+                                bool untouched = true;
+                                for (size_t i = 0; i < got.n; ++i) untouched = untouched && got[i] == kCanary;
+                                CHECK(untouched);
+                                continue;
+                            }
+                            ++taken;
+                            std::vector<float> scores(keys);
+                            for (size_t r = 0; r < rows; ++r) {
+                                const size_t visible = causal && first + r + 1 < keys ? first + r + 1 : keys;
+                                ref.attention_scores_f32(q.data() + r * q_stride, k.data(), kv_stride, visible, n,
+                                                         scale, scores.data());
+                                ref.softmax_f32(scores.data(), visible);
+                                std::vector<float> want(n, 0.0f);
+                                ref.attention_values_f32(scores.data(), v.data(), kv_stride, visible, n, want.data());
+                                for (size_t c = 0; c < n; ++c) CHECK(close(got[r * out_stride + c], want[c]));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        CHECK(taken > 100);
+    }
+}
+
 TEST_CASE("ports: attention over an int8 cache is bit-identical to generic") {
     // The int8 key/value cache kernels are defined by exact float operations in a fixed order (kernels.h):
     // every port must give generic's bits, on head sizes with tails, strided rows and zero-scale rows.

@@ -26,6 +26,10 @@ void axpy_f32(size_t n, float a, const float* x, float* y);
 void attention_scores_f32(const float* q, const float* k, size_t stride, size_t n_keys, size_t n, float scale,
                           float* scores);
 void attention_values_f32(const float* p, const float* v, size_t stride, size_t n_keys, size_t n, float* out);
+// A block of query rows of one head at once (attention_rows.h); false for shapes it leaves to the row kernels.
+bool attention_rows_f32(const float* q, size_t q_stride, size_t rows, const float* k, const float* v, size_t kv_stride,
+                        size_t n_keys, size_t first_position, bool causal, size_t n, float scale, float* out,
+                        size_t out_stride);
 // Vectorised exp (polynomial, within about 1 ulp of exp on [-87, 0]; see math_avx2.h).
 void softmax_f32(float* x, size_t n);
 void layer_norm_f32(const float* x, size_t n, const float* gamma, const float* beta, float eps, float* y);

@@ -15,6 +15,7 @@ constexpr Kernels kernel_table() {
     k.quantize_rows_i8 = avx2::quantize_rows_i8;
     k.attention_scores_f32 = avx2::attention_scores_f32;
     k.attention_values_f32 = avx2::attention_values_f32;
+    k.attention_rows_f32 = avx2::attention_rows_f32;
     k.softmax_f32 = avx2::softmax_f32;
     k.layer_norm_f32 = avx2::layer_norm_f32;
     k.gelu_f32 = avx2::gelu_f32;

@@ -14,6 +14,7 @@
 
 #include <cstddef>
 
+#include "ports/avx2/attention_rows.h"
 #include "ports/avx2/avx2.h"
 #include "ports/avx2/avx2_util.h"
 #include "ports/avx512/avx512.h"
@@ -29,6 +30,23 @@ inline __mmask16 first_lanes(size_t n) {
 inline __m256 fold(__m512 v) {
     return _mm512_castps512_ps256(_mm512_add_ps(v, _mm512_shuffle_f32x4(v, v, _MM_SHUFFLE(3, 2, 3, 2))));
 }
+
+// attention_rows.h on ZMM: 32 registers hold two query rows x 6 vectors of keys (96 keys) per scores pass
+// and up to 24 value accumulators.
+struct Zmm {
+    using V = __m512;
+    using Mask = __mmask16;
+    static constexpr size_t kLanes = 16, kScoreVecs = 6, kValueAccumulators = 24;
+    static V zero() { return _mm512_setzero_ps(); }
+    static V load(const float* p) { return _mm512_load_ps(p); }
+    static V bcast(float x) { return _mm512_set1_ps(x); }
+    static V fmadd(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
+    static V mul(V a, V b) { return _mm512_mul_ps(a, b); }
+    static void store(float* p, V v) { _mm512_store_ps(p, v); }
+    static Mask first_lanes(size_t count) { return avx512::first_lanes(count); }
+    static V load_masked(const float* p, Mask m) { return _mm512_maskz_loadu_ps(m, p); }
+    static void store_masked(float* p, Mask m, V v) { _mm512_mask_storeu_ps(p, m, v); }
+};
 
 template <size_t NV>
 inline void scores_q(const float* q, const float* k, size_t stride, size_t n_keys, size_t n, float scale,
@@ -106,6 +124,13 @@ void attention_scores_f32(const float* q, const float* k, size_t stride, size_t 
             scores_q<4>(q, k, stride, n_keys, n, scale, scores);
             break;
     }
+}
+
+bool attention_rows_f32(const float* q, size_t q_stride, size_t rows, const float* k, const float* v, size_t kv_stride,
+                        size_t n_keys, size_t first_position, bool causal, size_t n, float scale, float* out,
+                        size_t out_stride) {
+    return avx2::attention_rows<Zmm>(q, q_stride, rows, k, v, kv_stride, n_keys, first_position, causal, n, scale,
+                                     avx2::softmax_f32, out, out_stride);
 }
 
 void attention_values_f32(const float* p, const float* v, size_t stride, size_t n_keys, size_t n, float* out) {

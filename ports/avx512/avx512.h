@@ -27,5 +27,9 @@ void linear_i8_256(const int8_t* xq, const float* xscale, size_t rows, size_t in
 void attention_scores_f32(const float* q, const float* k, size_t stride, size_t n_keys, size_t n, float scale,
                           float* scores);
 void attention_values_f32(const float* p, const float* v, size_t stride, size_t n_keys, size_t n, float* out);
+// A block of query rows of one head at once: ports/avx2/attention_rows.h on ZMM.
+bool attention_rows_f32(const float* q, size_t q_stride, size_t rows, const float* k, const float* v, size_t kv_stride,
+                        size_t n_keys, size_t first_position, bool causal, size_t n, float scale, float* out,
+                        size_t out_stride);
 
 }  // namespace ax::avx512

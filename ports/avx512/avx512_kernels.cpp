@@ -29,6 +29,7 @@ constexpr Kernels kAvx512Table = [] {
     k.linear_i8 = avx512::linear_i8;
     k.attention_scores_f32 = avx512::attention_scores_f32;
     k.attention_values_f32 = avx512::attention_values_f32;
+    k.attention_rows_f32 = avx512::attention_rows_f32;
     return k;
 }();
 

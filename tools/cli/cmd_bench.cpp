@@ -129,6 +129,14 @@ Kernels timed_kernels(const Kernels& base) {
         StageTimer t("attention_values_f32");
         g_profile.base->attention_values_f32(p, v, stride, n_keys, n, out);
     };
+    if (base.attention_rows_f32 != nullptr)
+        k.attention_rows_f32 = [](const float* q, size_t q_stride, size_t rows, const float* kk, const float* v,
+                                  size_t kv_stride, size_t n_keys, size_t first, bool causal, size_t n, float scale,
+                                  float* out, size_t out_stride) {
+            StageTimer t("attention_rows_f32");
+            return g_profile.base->attention_rows_f32(q, q_stride, rows, kk, v, kv_stride, n_keys, first, causal, n,
+                                                      scale, out, out_stride);
+        };
     k.softmax_f32 = [](float* x, size_t n) {
         StageTimer t("softmax_f32");
         g_profile.base->softmax_f32(x, n);
