@@ -62,6 +62,9 @@ struct Kernels {
     void (*relu_f32)(float* x, size_t n) = nullptr;
     // y += x
     void (*add_f32)(float* y, const float* x, size_t n) = nullptr;
+    // x[r, :] += the sinusoidal positional encoding of position first_position + r, for `rows` rows of width
+    // d: runtime/positional_encoding.h's float operations, so every port gives the same bits.
+    void (*add_sinusoidal_f32)(float* x, size_t rows, size_t d, size_t first_position) = nullptr;
 
     // Attention over an int8 key/value cache: rows of n int8 values, stride apart, each with its own float
     // scale (the per-row rule of quantize_rows_i8). Defined by exact float operations in a fixed order, no

@@ -24,6 +24,7 @@
 #include "ports/neon/neon.h"
 #endif
 #include "runtime/half.h"
+#include "runtime/positional_encoding.h"
 #include "tests/test_support.h"
 
 namespace {
@@ -577,6 +578,27 @@ TEST_CASE("ports: attention scores agree with generic; attention values are exac
                 bool same = true;
                 for (size_t i = 0; i < n; ++i) same = same && bits_of(out[i]) == bits_of(want[i]);
                 CHECK(same);
+            }
+        }
+    }
+}
+
+TEST_CASE("ports: the sinusoidal positional encoding is bit-identical to the runtime's") {
+    for (const Kernels* port : ports_to_test()) {
+        Rng rng(19);
+        // Widths with and without whole vectors of column pairs, odd ones (sin only in the last column);
+        // positions from 0 to where angles leave the float reduction (|angle| >= 6433) and floats stop
+        // holding every integer (2^24).
+        for (size_t d : {1u, 2u, 6u, 16u, 18u, 33u, 64u, 130u, 512u}) {
+            for (size_t first : {size_t{0}, size_t{1}, size_t{6400}, size_t{70000}, size_t{16777213}}) {
+                const size_t rows = 40;
+                INFO("port " << std::string(port->name) << ": d " << d << ", first position " << first);
+                Buf<float> got = output(rows * d, 1), want = output(rows * d, 1);
+                for (size_t i = 0; i < rows * d; ++i) got[i] = want[i] = rng.uniform(1.0f);
+                port->add_sinusoidal_f32(got.data(), rows, d, first);
+                ax::add_sinusoidal_positions(want.data(), rows, d, first);
+                CHECK(canaries_intact(got));
+                CHECK(std::memcmp(got.data(), want.data(), rows * d * sizeof(float)) == 0);
             }
         }
     }

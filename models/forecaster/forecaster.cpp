@@ -167,7 +167,7 @@ void ForecastSession::encode(const float* src, size_t rows) {
     const size_t d = c.stack.layer.d_model;
     linear_forward(k, model_->src_embed_, src, rows, layout_.memory, layout_.encoder_scratch.quant);
     if (c.positional_encoding == format::PositionalEncoding::sinusoidal)
-        add_sinusoidal_positions(layout_.memory, rows, d, 0);
+        k.add_sinusoidal_f32(layout_.memory, rows, d, 0);
     layout_.stack.encode(k, c.stack, model_->encoder_norm_, layout_.memory, rows, nullptr, layout_.encoder_scratch);
     layout_.stack.prepare_memory(k, c.stack, layout_.memory, rows, layout_.decoder_scratch);
     mem_rows_ = rows;
@@ -185,7 +185,7 @@ void ForecastSession::decode(const float* tgt, size_t rows, size_t first, float*
         const size_t n = rows - r < tile ? rows - r : tile;
         linear_forward(k, model_->tgt_embed_, tgt + r * c.n_features, n, layout_.dec_x, layout_.decoder_scratch.quant);
         if (c.positional_encoding == format::PositionalEncoding::sinusoidal)
-            add_sinusoidal_positions(layout_.dec_x, n, d, first + r);
+            k.add_sinusoidal_f32(layout_.dec_x, n, d, first + r);
         layout_.stack.decode(k, c.stack, model_->decoder_norm_, layout_.dec_x, n, first + r, mem_rows_, nullptr,
                              nullptr, layout_.decoder_scratch, tril);
         linear_forward(k, model_->generator_, layout_.dec_x, n, out + r * c.n_outputs, layout_.decoder_scratch.quant);

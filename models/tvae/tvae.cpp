@@ -119,7 +119,7 @@ Status TvaeSession::encode(const float* x, size_t len, float* z_mean, float* z_l
     const Kernels& k = *k_;
     const size_t d = c.stack.layer.d_model;
     linear_forward(k, model_->seq_embed_, x, len, layout_.x, layout_.encoder_scratch.quant);
-    if (c.positional_encoding == PositionalEncoding::sinusoidal) add_sinusoidal_positions(layout_.x, len, d, 0);
+    if (c.positional_encoding == PositionalEncoding::sinusoidal) k.add_sinusoidal_f32(layout_.x, len, d, 0);
     layout_.stack.encode(k, c.stack, model_->encoder_norm_, layout_.x, len, nullptr, layout_.encoder_scratch);
     pool_rows(format::Pooling::mean, layout_.x, len, d, nullptr, layout_.pooled);
     linear_forward(k, model_->z_mean_, layout_.pooled, 1, z_mean, layout_.encoder_scratch.quant);
@@ -154,7 +154,7 @@ Status TvaeSession::run(const float* x, size_t len, float* out, float* z_mean, f
         } else {
             linear_forward(k, model_->seq_embed_, x + (r - 1) * nf, n, layout_.dec_x, layout_.decoder_scratch.quant);
         }
-        if (c.positional_encoding == PositionalEncoding::sinusoidal) add_sinusoidal_positions(layout_.dec_x, n, d, r);
+        if (c.positional_encoding == PositionalEncoding::sinusoidal) k.add_sinusoidal_f32(layout_.dec_x, n, d, r);
         layout_.stack.decode(k, c.stack, model_->decoder_norm_, layout_.dec_x, n, r, 1, nullptr, nullptr,
                              layout_.decoder_scratch);
         linear_forward(k, model_->r_seq_embed_, layout_.dec_x, n, out + r * nf, layout_.decoder_scratch.quant);
@@ -176,7 +176,7 @@ Status TvaeSession::generate(const float* z, size_t len, float* out) {
         float* row = layout_.dec_x;
         linear_forward(k, model_->seq_embed_, t == 0 ? layout_.zero_row : out + (t - 1) * nf, 1, row,
                        layout_.decoder_scratch.quant);
-        if (c.positional_encoding == PositionalEncoding::sinusoidal) add_sinusoidal_positions(row, 1, d, t);
+        if (c.positional_encoding == PositionalEncoding::sinusoidal) k.add_sinusoidal_f32(row, 1, d, t);
         layout_.stack.decode(k, c.stack, model_->decoder_norm_, row, 1, t, 1, nullptr, nullptr,
                              layout_.decoder_scratch);
         linear_forward(k, model_->r_seq_embed_, row, 1, out + t * nf, layout_.decoder_scratch.quant);

@@ -38,5 +38,7 @@ void gelu_f32(float* x, size_t n);
 // Bit-identical to generic.
 void relu_f32(float* x, size_t n);
 void add_f32(float* y, const float* x, size_t n);
+// Bit-identical to runtime/positional_encoding.cpp: its sin/cos steps on 8 angles at once (positions_avx2.cpp).
+void add_sinusoidal_f32(float* x, size_t rows, size_t d, size_t first_position);
 
 }  // namespace ax::avx2

@@ -21,6 +21,7 @@ constexpr Kernels kernel_table() {
     k.gelu_f32 = avx2::gelu_f32;
     k.relu_f32 = avx2::relu_f32;
     k.add_f32 = avx2::add_f32;
+    k.add_sinusoidal_f32 = avx2::add_sinusoidal_f32;
     return k;  // attention over int8 caches: generic's scalar loops, in their exact order
 }
 

@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "runtime/kernels.h"
+#include "runtime/positional_encoding.h"
 
 namespace ax::generic {
 
@@ -51,7 +52,8 @@ constexpr Kernels kernel_table() {
     k.gelu_f32 = gelu_f32;
     k.relu_f32 = relu_f32;
     k.add_f32 = add_f32;
-    k.attention_scores_i8 = attention_scores_i8;  // scalar, in the exact order kernels.h defines
+    k.add_sinusoidal_f32 = add_sinusoidal_positions;  // the runtime's own: the reference
+    k.attention_scores_i8 = attention_scores_i8;      // scalar, in the exact order kernels.h defines
     k.attention_values_i8 = attention_values_i8;
     return k;
 }

@@ -157,6 +157,10 @@ Kernels timed_kernels(const Kernels& base) {
         StageTimer t("add_f32");
         g_profile.base->add_f32(y, x, n);
     };
+    k.add_sinusoidal_f32 = [](float* x, size_t rows, size_t d, size_t first) {
+        StageTimer t("add_sinusoidal_f32");
+        g_profile.base->add_sinusoidal_f32(x, rows, d, first);
+    };
     return k;
 }
 
