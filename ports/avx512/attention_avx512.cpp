@@ -130,7 +130,7 @@ bool attention_rows_f32(const float* q, size_t q_stride, size_t rows, const floa
                         size_t n_keys, size_t first_position, bool causal, size_t n, float scale, float* out,
                         size_t out_stride) {
     return avx2::attention_rows<Zmm>(q, q_stride, rows, k, v, kv_stride, n_keys, first_position, causal, n, scale,
-                                     avx2::softmax_f32, out, out_stride);
+                                     softmax_f32, out, out_stride);
 }
 
 void attention_values_f32(const float* p, const float* v, size_t stride, size_t n_keys, size_t n, float* out) {

@@ -27,6 +27,8 @@ void linear_i8_256(const int8_t* xq, const float* xscale, size_t rows, size_t in
 void attention_scores_f32(const float* q, const float* k, size_t stride, size_t n_keys, size_t n, float scale,
                           float* scores);
 void attention_values_f32(const float* p, const float* v, size_t stride, size_t n_keys, size_t n, float* out);
+// On ZMM (softmax_avx512.cpp): the AVX2 port's vector exp on 16 lanes, masked tails.
+void softmax_f32(float* x, size_t n);
 // A block of query rows of one head at once: ports/avx2/attention_rows.h on ZMM.
 bool attention_rows_f32(const float* q, size_t q_stride, size_t rows, const float* k, const float* v, size_t kv_stride,
                         size_t n_keys, size_t first_position, bool causal, size_t n, float scale, float* out,

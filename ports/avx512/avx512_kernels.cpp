@@ -30,6 +30,7 @@ constexpr Kernels kAvx512Table = [] {
     k.attention_scores_f32 = avx512::attention_scores_f32;
     k.attention_values_f32 = avx512::attention_values_f32;
     k.attention_rows_f32 = avx512::attention_rows_f32;
+    k.softmax_f32 = avx512::softmax_f32;
     return k;
 }();
 
