@@ -85,6 +85,9 @@ struct Peak {
     double fma_gflops = 0;     // measured: independent FMAs in registers
     double clock_ghz = 0;      // measured: a chain of dependent integer adds, one per cycle
     double theory_gflops = 0;  // 2 FMA units * 8 floats * 2 flops * clock
+    // measured: independent vpmaddwd + vpaddd pairs, the exact int8 multiply-add of plain AVX2 (16
+    // products and their sums per pair, counted as 2 ops each like a GEMM's)
+    double madd_gops = 0;
 };
 
 #if defined(AX_BENCH_X86)
@@ -123,6 +126,33 @@ __attribute__((target("avx2,fma"))) float fma_loop(long iterations) {
     return out[0];
 }
 
+// The int8 product's inner step on plain AVX2 (ports/avx2/linear_i8_packed.h): acc += madd(x, w), with
+// 12 independent accumulators; ops = iterations * 12 * 16 * 2. No exact int8 product on AVX2 needs fewer
+// instructions per multiply-add (vpmaddubsw needs a sign fix-up and a widening madd of its own), so its
+// ratio to fma_loop bounds what linear_i8 can gain over linear_f32 there.
+long madd_loop(long iterations) {
+    // Fixed registers in one asm loop: written in C++, the compiler computes the 12 equal products once.
+    // ymm0-11 accumulate, ymm12/13 hold the operands, ymm14/15 take the products in turn.
+    long n = iterations;
+#define AX_MADD_STEP(acc, tmp) \
+    "vpmaddwd %%ymm13, %%ymm12, %%ymm" #tmp "\n\tvpaddd %%ymm" #tmp ", %%ymm" #acc ", %%ymm" #acc "\n\t"
+    __asm__ volatile(
+        "vpxor %%ymm0, %%ymm0, %%ymm0\n\tvmovdqa %%ymm0, %%ymm1\n\tvmovdqa %%ymm0, %%ymm2\n\t"
+        "vmovdqa %%ymm0, %%ymm3\n\tvmovdqa %%ymm0, %%ymm4\n\tvmovdqa %%ymm0, %%ymm5\n\t"
+        "vmovdqa %%ymm0, %%ymm6\n\tvmovdqa %%ymm0, %%ymm7\n\tvmovdqa %%ymm0, %%ymm8\n\t"
+        "vmovdqa %%ymm0, %%ymm9\n\tvmovdqa %%ymm0, %%ymm10\n\tvmovdqa %%ymm0, %%ymm11\n\t"
+        "vpcmpeqd %%ymm12, %%ymm12, %%ymm12\n\tvpabsw %%ymm12, %%ymm13\n\t"
+        "1:\n\t" AX_MADD_STEP(0, 14) AX_MADD_STEP(1, 15) AX_MADD_STEP(2, 14) AX_MADD_STEP(3, 15) AX_MADD_STEP(4, 14)
+            AX_MADD_STEP(5, 15) AX_MADD_STEP(6, 14) AX_MADD_STEP(7, 15) AX_MADD_STEP(8, 14) AX_MADD_STEP(9, 15)
+                AX_MADD_STEP(10, 14) AX_MADD_STEP(11, 15) "dec %0\n\tjnz 1b\n\tvzeroupper"
+        : "+r"(n)
+        :
+        : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12",
+          "xmm13", "xmm14", "xmm15", "cc");
+#undef AX_MADD_STEP
+    return n;
+}
+
 // 16 dependent register-register adds per iteration: 16 cycles on any x86 core of the last 20 years (the
 // loop counter runs beside them).
 long add_chain(long iterations) {
@@ -153,6 +183,10 @@ Peak measure_peak() {
     const double add_ns = median_ns([&] { lsink = lsink + add_chain(add_iterations); });
     p.clock_ghz = static_cast<double>(add_iterations) * 16 / add_ns;
     p.theory_gflops = 2.0 * 8 * 2 * p.clock_ghz;
+    static volatile long madd_iterations = 20000;
+    volatile long msink = 0;
+    const double madd_ns = median_ns([&] { msink = msink + madd_loop(madd_iterations); });
+    p.madd_gops = static_cast<double>(madd_iterations) * 12 * 16 * 2 / madd_ns;
     p.valid = true;
     return p;
 }
@@ -166,7 +200,8 @@ struct Row {
     std::string port, kernel, shape, unit;
     double ns = 0;    // median time of one call
     double rate = 0;  // unit per second: GFLOP/s, GOP/s or Gelem/s
-    // Of the measured and of the theoretical AVX2 FMA peak, for float products; < 0: not applicable.
+    // Of the measured and of the theoretical AVX2 FMA peak, for float products, and of the measured
+    // vpmaddwd peak for the avx2 port's int8 products; < 0: not applicable.
     double peak_fraction = -1, theory_fraction = -1;
     double vs_generic = -1;  // speed over the generic port's on the same kernel and shape
 };
@@ -213,6 +248,7 @@ void bench_linear(const Kernels& k, const Peak& peak, std::vector<Row>& rows) {
                             y.data());
             }),
             false);
+        if (peak.valid && std::string(k.name) == "avx2") rows.back().peak_fraction = rows.back().rate / peak.madd_gops;
     }
 }
 
@@ -309,7 +345,10 @@ std::string to_text(const Peak& peak, const std::vector<Row>& rows, const std::v
         t += "AVX2 FMA peak, measured:                " + fmt("%.1f", peak.fma_gflops) + " GFLOP/s (" +
              fmt("%.1f", peak.fma_gflops / peak.clock_ghz) + " flops/cycle at that clock)\n";
         t += "AVX2 FMA peak, 2 units x 8 x 2 x clock: " + fmt("%.1f", peak.theory_gflops) + " GFLOP/s\n";
-        t += "%peak: of the measured peak; %theory: of the theoretical one.\n";
+        t += "AVX2 int8 madd peak, measured:          " + fmt("%.1f", peak.madd_gops) + " GOP/s (vpmaddwd + vpaddd; " +
+             fmt("%.2f", peak.madd_gops / peak.fma_gflops) +
+             "x the FMA peak: the most plain-AVX2 int8 can gain over float)\n";
+        t += "%peak: of the measured peak (avx2 linear_i8: of the madd peak); %theory: of the theoretical one.\n";
     } else {
         t += "AVX2 FMA peak: not measured (not x86-64, or no AVX2+FMA on this CPU)\n";
     }
@@ -345,7 +384,8 @@ std::string to_json(const Peak& peak, const std::vector<Row>& rows, const std::v
     if (peak.valid)
         j += "{\"clock_ghz\": " + fmt("%.4f", peak.clock_ghz) +
              ", \"fma_gflops_measured\": " + fmt("%.3f", peak.fma_gflops) +
-             ", \"fma_gflops_theoretical\": " + fmt("%.3f", peak.theory_gflops) + "}";
+             ", \"fma_gflops_theoretical\": " + fmt("%.3f", peak.theory_gflops) +
+             ", \"madd_gops_measured\": " + fmt("%.3f", peak.madd_gops) + "}";
     else
         j += "null";
     j += ",\n  \"results\": [\n";
