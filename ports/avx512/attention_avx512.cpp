@@ -4,13 +4,7 @@
 // - values: out += p[j] * v[j] for each key in turn, multiply then add (never fused), exactly the AVX2
 //   port's axpy_f32 lane for lane, so bit-identical to a sequence of its axpy calls; up to 128 outputs held
 //   in 8 registers, so 8 independent add chains hide the add latency.
-#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ < 13
-// GCC 12's AVX-512 headers start some intrinsics from _mm512_undefined_*() and then warn about it
-// (GCC bug 105593, fixed in GCC 13): not an uninitialized value of ours.
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-#include <immintrin.h>
+#include "ports/avx512/immintrin_avx512.h"
 
 #include <cstddef>
 

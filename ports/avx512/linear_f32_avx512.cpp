@@ -1,10 +1,5 @@
 // y = x W^T + b with float32 and IEEE-half weights on ZMM: see linear_float_avx512.h.
-#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ < 13
-// GCC 12's AVX-512 headers start some intrinsics from _mm512_undefined_*() and then warn about it
-// (GCC bug 105593, fixed in GCC 13): not an uninitialized value of ours.
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
+#include "ports/avx512/immintrin_avx512.h"
 #include "ports/avx512/avx512.h"
 #include "ports/avx512/linear_float_avx512.h"
 

@@ -6,13 +6,7 @@
 // - few rows: the dot-product tiles of ports/avx2/linear_i8_tiles.h with the EVEX vpdpbusd on YMM (the
 //   VEX form of avx2-vnni needs AVX-VNNI, which AVX-512 CPUs before Sapphire Rapids / Zen 5 lack); rows
 //   of x holding -128 or shorter than 32 take the AVX2 port's path.
-#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ < 13
-// GCC 12's AVX-512 headers start some intrinsics from _mm512_undefined_*() and then warn about it
-// (GCC bug 105593, fixed in GCC 13): not an uninitialized value of ours.
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-#include <immintrin.h>
+#include "ports/avx512/immintrin_avx512.h"
 
 #include "ports/avx2/avx2.h"
 #include "ports/avx2/linear_i8_packed.h"

@@ -1,13 +1,7 @@
 // In-place softmax on ZMM: the AVX2 port's softmax (softmax_avx2.cpp) and exp (math_avx2.h's exp8, the
 // same polynomial, constants and clamping) on 16 lanes, tails by mask instead of a scalar loop. Agrees with
 // generic to rounding (the vector exp is within about 1 ulp; the sum runs in another order).
-#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ < 13
-// GCC 12's AVX-512 headers start some intrinsics from _mm512_undefined_*() and then warn about it
-// (GCC bug 105593, fixed in GCC 13): not an uninitialized value of ours.
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-#include <immintrin.h>
+#include "ports/avx512/immintrin_avx512.h"
 
 #include <cstddef>
 
