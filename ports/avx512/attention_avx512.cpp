@@ -7,6 +7,7 @@
 #include "ports/avx512/immintrin_avx512.h"
 
 #include <cstddef>
+#include <type_traits>
 
 #include "ports/avx2/attention_rows.h"
 #include "ports/avx2/avx2.h"
@@ -41,6 +42,18 @@ struct Zmm {
     static V load_masked(const float* p, Mask m) { return _mm512_maskz_loadu_ps(m, p); }
     static void store_masked(float* p, Mask m, V v) { _mm512_mask_storeu_ps(p, m, v); }
 };
+
+// f(integral_constant<N>) for N = count, 1 <= count <= kMax (count 0: nothing): a run-time vector count to
+// a compile-time one.
+template <size_t kMax, class F>
+inline void with_vectors(size_t count, F&& f) {
+    if constexpr (kMax > 0) {
+        if (count == kMax)
+            f(std::integral_constant<size_t, kMax>{});
+        else
+            with_vectors<kMax - 1>(count, f);
+    }
+}
 
 template <size_t NV>
 inline void scores_q(const float* q, const float* k, size_t stride, size_t n_keys, size_t n, float scale,
@@ -104,20 +117,7 @@ void attention_scores_f32(const float* q, const float* k, size_t stride, size_t 
         avx2::attention_scores_f32(q, k, stride, n_keys, n, scale, scores);
         return;
     }
-    switch ((n + 15) / 16) {
-        case 1:
-            scores_q<1>(q, k, stride, n_keys, n, scale, scores);
-            break;
-        case 2:
-            scores_q<2>(q, k, stride, n_keys, n, scale, scores);
-            break;
-        case 3:
-            scores_q<3>(q, k, stride, n_keys, n, scale, scores);
-            break;
-        default:
-            scores_q<4>(q, k, stride, n_keys, n, scale, scores);
-            break;
-    }
+    with_vectors<4>((n + 15) / 16, [&](auto nv) { scores_q<nv()>(q, k, stride, n_keys, n, scale, scores); });
 }
 
 bool attention_rows_f32(const float* q, size_t q_stride, size_t rows, const float* k, const float* v, size_t kv_stride,
@@ -131,34 +131,7 @@ void attention_values_f32(const float* p, const float* v, size_t stride, size_t 
     size_t i = 0;
     for (; i + 128 <= n; i += 128) values_block<8>(p, v + i, stride, n_keys, 128, out + i);
     const size_t rest = n - i;
-    switch ((rest + 15) / 16) {
-        case 8:
-            values_block<8>(p, v + i, stride, n_keys, rest, out + i);
-            break;
-        case 7:
-            values_block<7>(p, v + i, stride, n_keys, rest, out + i);
-            break;
-        case 6:
-            values_block<6>(p, v + i, stride, n_keys, rest, out + i);
-            break;
-        case 5:
-            values_block<5>(p, v + i, stride, n_keys, rest, out + i);
-            break;
-        case 4:
-            values_block<4>(p, v + i, stride, n_keys, rest, out + i);
-            break;
-        case 3:
-            values_block<3>(p, v + i, stride, n_keys, rest, out + i);
-            break;
-        case 2:
-            values_block<2>(p, v + i, stride, n_keys, rest, out + i);
-            break;
-        case 1:
-            values_block<1>(p, v + i, stride, n_keys, rest, out + i);
-            break;
-        default:
-            break;
-    }
+    with_vectors<8>((rest + 15) / 16, [&](auto nv) { values_block<nv()>(p, v + i, stride, n_keys, rest, out + i); });
 }
 
 }  // namespace ax::avx512
