@@ -98,5 +98,33 @@ inline __m256 load_tail(const uint16_t* p, size_t n) {
 inline float load1(const float* p) { return *p; }
 inline float load1(const uint16_t* p) { return _cvtsh_ss(*p); }
 
+// The float products' packed panels (linear_float_avx2.h, ports/avx512/linear_float_avx512.h):
+// panel[k * NR + j] = W[j][k0 + k] for j < ncols (W rows start at w, stride in), zero for ncols <= j < NR,
+// through 8x8 transposes in registers (halves converted on the way).
+template <size_t kNR, class W>
+inline void pack_panel_t(const W* w, size_t in, size_t k0, size_t kc, size_t ncols, float* panel) {
+    for (size_t jb = 0; jb < kNR; jb += 8) {
+        const size_t nj = ncols > jb ? (ncols - jb < 8 ? ncols - jb : 8) : 0;
+        const W* wj = w + jb * in + k0;
+        float* pj = panel + jb;
+        if (nj == 8) {
+            size_t k = 0;
+            for (; k + 8 <= kc; k += 8) {
+                __m256 blk[8];
+                AX_AVX2_UNROLL
+                for (size_t t = 0; t < 8; ++t) blk[t] = load8(wj + t * in + k);
+                transpose8(blk);
+                AX_AVX2_UNROLL
+                for (size_t t = 0; t < 8; ++t) _mm256_store_ps(pj + (k + t) * kNR, blk[t]);
+            }
+            for (; k < kc; ++k)
+                for (size_t t = 0; t < 8; ++t) pj[k * kNR + t] = load1(wj + t * in + k);
+        } else {
+            for (size_t k = 0; k < kc; ++k)
+                for (size_t t = 0; t < 8; ++t) pj[k * kNR + t] = t < nj ? load1(wj + t * in + k) : 0.0f;
+        }
+    }
+}
+
 }  // namespace
 }  // namespace ax::avx2::detail

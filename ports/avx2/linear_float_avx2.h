@@ -102,27 +102,7 @@ constexpr size_t kKC = 256;  // inputs per packed panel: 16 x 256 floats = 16 KB
 // panel[k * 16 + j] = W[j][k0 + k] for j < ncols (W rows start at w, stride in), zero for ncols <= j < 16.
 template <class W>
 inline void pack_panel(const W* w, size_t in, size_t k0, size_t kc, size_t ncols, float* panel) {
-    for (size_t jb = 0; jb < kNR; jb += 8) {
-        const size_t nj = ncols > jb ? (ncols - jb < 8 ? ncols - jb : 8) : 0;
-        const W* wj = w + jb * in + k0;
-        float* pj = panel + jb;
-        if (nj == 8) {
-            size_t k = 0;
-            for (; k + 8 <= kc; k += 8) {
-                __m256 blk[8];
-                AX_AVX2_UNROLL
-                for (size_t t = 0; t < 8; ++t) blk[t] = load8(wj + t * in + k);
-                transpose8(blk);
-                AX_AVX2_UNROLL
-                for (size_t t = 0; t < 8; ++t) _mm256_store_ps(pj + (k + t) * kNR, blk[t]);
-            }
-            for (; k < kc; ++k)
-                for (size_t t = 0; t < 8; ++t) pj[k * kNR + t] = load1(wj + t * in + k);
-        } else {
-            for (size_t k = 0; k < kc; ++k)
-                for (size_t t = 0; t < 8; ++t) pj[k * kNR + t] = t < nj ? load1(wj + t * in + k) : 0.0f;
-        }
-    }
+    pack_panel_t<kNR>(w, in, k0, kc, ncols, panel);
 }
 
 // y tile (MR rows, ncols <= 16 outputs) += or = x tile times panel. `first`: the first panel of the

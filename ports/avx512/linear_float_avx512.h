@@ -115,33 +115,10 @@ constexpr size_t kMR = 12;   // rows of x per register tile
 constexpr size_t kNR = 32;   // outputs per register tile (two vectors)
 constexpr size_t kKC = 256;  // inputs per packed panel: 32 x 256 floats = 32 KB of stack
 
-inline float load1(const float* p) { return *p; }
-inline float load1(const uint16_t* p) { return _cvtsh_ss(*p); }
-
 // panel[k * 32 + j] = W[j][k0 + k] for j < ncols, zero for ncols <= j < 32.
 template <class W>
 inline void pack_panel(const W* w, size_t in, size_t k0, size_t kc, size_t ncols, float* panel) {
-    for (size_t jb = 0; jb < kNR; jb += 8) {
-        const size_t nj = ncols > jb ? (ncols - jb < 8 ? ncols - jb : 8) : 0;
-        const W* wj = w + jb * in + k0;
-        float* pj = panel + jb;
-        if (nj == 8) {
-            size_t k = 0;
-            for (; k + 8 <= kc; k += 8) {
-                __m256 blk[8];
-                AX_AVX2_UNROLL
-                for (size_t t = 0; t < 8; ++t) blk[t] = avx2::detail::load8(wj + t * in + k);
-                avx2::detail::transpose8(blk);
-                AX_AVX2_UNROLL
-                for (size_t t = 0; t < 8; ++t) _mm256_store_ps(pj + (k + t) * kNR, blk[t]);
-            }
-            for (; k < kc; ++k)
-                for (size_t t = 0; t < 8; ++t) pj[k * kNR + t] = load1(wj + t * in + k);
-        } else {
-            for (size_t k = 0; k < kc; ++k)
-                for (size_t t = 0; t < 8; ++t) pj[k * kNR + t] = t < nj ? load1(wj + t * in + k) : 0.0f;
-        }
-    }
+    avx2::detail::pack_panel_t<kNR>(w, in, k0, kc, ncols, panel);
 }
 
 // y tile (MR rows, ncols <= 32 outputs) = bias + x tile times panel (`first`), or += it.
