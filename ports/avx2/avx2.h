@@ -30,6 +30,11 @@ void attention_values_f32(const float* p, const float* v, size_t stride, size_t 
 bool attention_rows_f32(const float* q, size_t q_stride, size_t rows, const float* k, const float* v, size_t kv_stride,
                         size_t n_keys, size_t first_position, bool causal, size_t n, float scale, float* out,
                         size_t out_stride);
+// Attention over an int8 cache, bit-identical to generic (attention_i8_avx2.cpp).
+void attention_scores_i8(const float* q, const int8_t* k, const float* kscale, size_t stride, size_t n_keys, size_t n,
+                         float scale, float* scores);
+void attention_values_i8(const float* p, const int8_t* v, const float* vscale, size_t stride, size_t n_keys, size_t n,
+                         float* out);
 // Vectorised exp (polynomial, within about 1 ulp of exp on [-87, 0]; see math_avx2.h).
 void softmax_f32(float* x, size_t n);
 void layer_norm_f32(const float* x, size_t n, const float* gamma, const float* beta, float eps, float* y);

@@ -22,7 +22,9 @@ constexpr Kernels kernel_table() {
     k.relu_f32 = avx2::relu_f32;
     k.add_f32 = avx2::add_f32;
     k.add_sinusoidal_f32 = avx2::add_sinusoidal_f32;
-    return k;  // attention over int8 caches: generic's scalar loops, in their exact order
+    k.attention_scores_i8 = avx2::attention_scores_i8;
+    k.attention_values_i8 = avx2::attention_values_i8;
+    return k;
 }
 
 }  // namespace ax::avx2
