@@ -10,10 +10,15 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include "ports/generic/generic.h"
 #include "ports/neon/neon.h"
 #include "ports/neon/neon_util.h"
+
+// Every helper is inlined into the four kernels, so that make insn (which counts by symbol) sees all of a
+// kernel's instructions under its own name.
+#define AUSPEX_ATTN_INLINE inline __attribute__((always_inline))
 
 namespace ax::neon {
 
@@ -29,7 +34,7 @@ constexpr size_t kSmallHeadBlocks = 4;
 
 // The NB four-float blocks of one row, in as few loads as the instruction set has.
 template <size_t NB>
-inline void load_row(const float* p, float32x4_t (&v)[NB]) {
+AUSPEX_ATTN_INLINE void load_row(const float* p, float32x4_t (&v)[NB]) {
     size_t b = 0;
 #if defined(__aarch64__)
     AUSPEX_NEON_UNROLL
@@ -53,7 +58,7 @@ inline void load_row(const float* p, float32x4_t (&v)[NB]) {
 
 // a * lane L of p (an IEEE multiply of the same two values as p[L] * a).
 template <int L>
-inline float32x4_t mul_lane(float32x4_t a, float32x4_t p) {
+AUSPEX_ATTN_INLINE float32x4_t mul_lane(float32x4_t a, float32x4_t p) {
 #if defined(__aarch64__)
     return vmulq_laneq_f32(a, p, L);
 #else
@@ -63,7 +68,7 @@ inline float32x4_t mul_lane(float32x4_t a, float32x4_t p) {
 
 // The four partial sums of q . k for one key row.
 template <size_t NB>
-inline float32x4_t dot_row(const float32x4_t (&qv)[NB], const float* k) {
+AUSPEX_ATTN_INLINE float32x4_t dot_row(const float32x4_t (&qv)[NB], const float* k) {
     float32x4_t kv[NB];
     load_row<NB>(k, kv);
     float32x4_t s = vmulq_f32(qv[0], kv[0]);
@@ -73,7 +78,8 @@ inline float32x4_t dot_row(const float32x4_t (&qv)[NB], const float* k) {
 }
 
 template <size_t NB>
-void scores_small(const float* q, const float* k, size_t stride, size_t n_keys, float scale, float* scores) {
+AUSPEX_ATTN_INLINE void scores_small(const float* q, const float* k, size_t stride, size_t n_keys, float scale,
+                                     float* scores) {
     float32x4_t qv[NB];
     load_row<NB>(q, qv);
     size_t j = 0;
@@ -87,7 +93,7 @@ void scores_small(const float* q, const float* k, size_t stride, size_t n_keys, 
 
 // y += lane L of p times the row, a multiply then an add per value, as generic's axpy does.
 template <int L, size_t NB>
-inline void add_row(float32x4_t (&y)[NB], float32x4_t p, const float* row) {
+AUSPEX_ATTN_INLINE void add_row(float32x4_t (&y)[NB], float32x4_t p, const float* row) {
     float32x4_t r[NB];
     load_row<NB>(row, r);
     AUSPEX_NEON_UNROLL
@@ -95,7 +101,7 @@ inline void add_row(float32x4_t (&y)[NB], float32x4_t p, const float* row) {
 }
 
 template <size_t NB>
-void values_small(const float* p, const float* v, size_t stride, size_t n_keys, float* out) {
+AUSPEX_ATTN_INLINE void values_small(const float* p, const float* v, size_t stride, size_t n_keys, float* out) {
     float32x4_t y[NB];
     load_row<NB>(out, y);
     size_t j = 0;
@@ -112,7 +118,8 @@ void values_small(const float* p, const float* v, size_t stride, size_t n_keys, 
 }
 
 // Any other head size: four keys at a time, q loaded per block.
-void scores_any(const float* q, const float* k, size_t stride, size_t n_keys, size_t n, float scale, float* scores) {
+AUSPEX_ATTN_INLINE void scores_any(const float* q, const float* k, size_t stride, size_t n_keys, size_t n, float scale,
+                                   float* scores) {
     const size_t n4 = n & ~size_t{3};
     size_t j = 0;
     for (; j + 4 <= n_keys; j += 4) {
@@ -160,7 +167,7 @@ void scores_any(const float* q, const float* k, size_t stride, size_t n_keys, si
 }
 
 // Any other head size: blocks of out stay in registers across the keys.
-void values_any(const float* p, const float* v, size_t stride, size_t n_keys, size_t n, float* out) {
+AUSPEX_ATTN_INLINE void values_any(const float* p, const float* v, size_t stride, size_t n_keys, size_t n, float* out) {
     size_t i = 0;
     for (; i + 16 <= n; i += 16) {
         float32x4_t y0 = vld1q_f32(out + i), y1 = vld1q_f32(out + i + 4);
@@ -191,189 +198,213 @@ void values_any(const float* p, const float* v, size_t stride, size_t n_keys, si
     }
 }
 
-using ScoresFn = void (*)(const float*, const float*, size_t, size_t, float, float*);
-using ValuesFn = void (*)(const float*, const float*, size_t, size_t, float*);
+// n / 4 when a head of n values takes the small-head paths, else 0.
+AUSPEX_ATTN_INLINE size_t small_head_blocks(size_t n) { return n % 4 == 0 && n / 4 <= kSmallHeadBlocks ? n / 4 : 0; }
 
-// The small-head kernel of a head of n values (n = 4 * blocks), or null.
-ScoresFn scores_for(size_t n) {
-    if (n % 4 != 0 || n / 4 > kSmallHeadBlocks) return nullptr;
-    switch (n / 4) {
-        case 1:
-            return scores_small<1>;
-        case 2:
-            return scores_small<2>;
-        case 3:
-            return scores_small<3>;
-        case 4:
-            return scores_small<4>;
-#if defined(__aarch64__)
-        case 5:
-            return scores_small<5>;
-        case 6:
-            return scores_small<6>;
-        case 7:
-            return scores_small<7>;
-        case 8:
-            return scores_small<8>;
-#endif
-        default:
-            return nullptr;
-    }
-}
-
-ValuesFn values_for(size_t n) {
-    if (n % 4 != 0 || n / 4 > kSmallHeadBlocks) return nullptr;
-    switch (n / 4) {
-        case 1:
-            return values_small<1>;
-        case 2:
-            return values_small<2>;
-        case 3:
-            return values_small<3>;
-        case 4:
-            return values_small<4>;
-#if defined(__aarch64__)
-        case 5:
-            return values_small<5>;
-        case 6:
-            return values_small<6>;
-        case 7:
-            return values_small<7>;
-        case 8:
-            return values_small<8>;
-#endif
-        default:
-            return nullptr;
-    }
-}
-
-#if defined(__aarch64__)
 // The int8 cache kernels must give generic's bits: every score is its own running sum, q[i] * float(k[i])
-// added for i in turn, so the lanes hold four keys (a transposed load) and never four positions of one key.
-// Only on AArch64, whose vector arithmetic is the scalar's IEEE arithmetic; ARMv7 NEON flushes denormals and
-// returns the default NaN, so it keeps generic's loops.
+// added for i in turn, so the lanes hold four keys (a transposed load) and never four positions of one key;
+// every output column is its own running sum over the keys in turn. AArch64's vector arithmetic is the
+// scalar's IEEE arithmetic. ARMv7 NEON flushes denormal inputs and results to zero and returns the default
+// NaN, so there the vector loops run only on inputs where neither can show (exact_inputs) and the final
+// scaling is scalar VFP code: if every addend of a sum is zero or a multiple of 2^-126, so is every partial
+// sum, which is then zero or normal. A value x is such a multiple when x is 0, infinite, or |x| >= 2^-103
+// (its ulp is then >= 2^-126); q[i] with |q[i]| >= 2^-100 makes q[i] * float(k) a multiple of 2^-123.
+#if defined(__aarch64__)
+constexpr bool kFlushes = false;
+#else
+constexpr bool kFlushes = true;
+#endif
+
+// Every x[i] (stride apart) is NaN-free and 0, infinite or at least 2^(min_exponent - 127) in magnitude,
+// judged on its bits (a NEON compare would flush).
+AUSPEX_ATTN_INLINE bool exact_inputs(const float* x, size_t n, uint32_t min_exponent) {
+    for (size_t i = 0; i < n; ++i) {
+        uint32_t bits;
+        std::memcpy(&bits, x + i, sizeof bits);
+        bits &= 0x7fffffffu;
+        if (bits > 0x7f800000u || (bits != 0 && bits < (min_exponent << 23))) return false;
+    }
+    return true;
+}
+constexpr uint32_t kQueryMinExponent = 127 - 100;   // |q| >= 2^-100: products multiples of 2^-123
+constexpr uint32_t kAddendMinExponent = 127 - 103;  // |x| >= 2^-103: x a multiple of 2^-126
 
 // The transposed bytes of four key rows at 8 positions: g.val[0] holds positions 0..3, g.val[1] 4..7, each
 // position as its four keys' bytes in key order.
-inline int16x8x2_t transpose4(int8x16_t k01, int8x16_t k23) {
+AUSPEX_ATTN_INLINE int16x8x2_t transpose4(int8x16_t k01, int8x16_t k23) {
     return vzipq_s16(vreinterpretq_s16_s8(k01), vreinterpretq_s16_s8(k23));
 }
 
+// The int16 halves of w as floats.
+AUSPEX_ATTN_INLINE float32x4_t low_to_float(int16x8_t w) { return vcvtq_f32_s32(vmovl_s16(vget_low_s16(w))); }
+AUSPEX_ATTN_INLINE float32x4_t high_to_float(int16x8_t w) { return vcvtq_f32_s32(vmovl_s16(vget_high_s16(w))); }
+
 // sum + q[i] * float(key byte of position i) for the four keys, four positions i in turn.
-inline float32x4_t add_positions4(float32x4_t sum, float32x4_t q4, int8x16_t g) {
-    const int16x8_t w0 = vmovl_s8(vget_low_s8(g)), w1 = vmovl_high_s8(g);
-    sum = vaddq_f32(sum, mul_lane<0>(vcvtq_f32_s32(vmovl_s16(vget_low_s16(w0))), q4));
-    sum = vaddq_f32(sum, mul_lane<1>(vcvtq_f32_s32(vmovl_high_s16(w0)), q4));
-    sum = vaddq_f32(sum, mul_lane<2>(vcvtq_f32_s32(vmovl_s16(vget_low_s16(w1))), q4));
-    return vaddq_f32(sum, mul_lane<3>(vcvtq_f32_s32(vmovl_high_s16(w1)), q4));
+AUSPEX_ATTN_INLINE float32x4_t add_positions4(float32x4_t sum, float32x4_t q4, int8x16_t g) {
+    const int16x8_t w0 = vmovl_s8(vget_low_s8(g)), w1 = vmovl_s8(vget_high_s8(g));
+    sum = vaddq_f32(sum, mul_lane<0>(low_to_float(w0), q4));
+    sum = vaddq_f32(sum, mul_lane<1>(high_to_float(w0), q4));
+    sum = vaddq_f32(sum, mul_lane<2>(low_to_float(w1), q4));
+    return vaddq_f32(sum, mul_lane<3>(high_to_float(w1), q4));
 }
 
-inline float32x4_t add_positions8(float32x4_t sum, const float* q, int16x8x2_t g) {
+AUSPEX_ATTN_INLINE float32x4_t add_positions8(float32x4_t sum, const float* q, int16x8x2_t g) {
     sum = add_positions4(sum, vld1q_f32(q), vreinterpretq_s8_s16(g.val[0]));
     return add_positions4(sum, vld1q_f32(q + 4), vreinterpretq_s8_s16(g.val[1]));
 }
 
+// The four running sums of keys k0..k3 (stride apart) over all n positions.
+AUSPEX_ATTN_INLINE float32x4_t key_sums4(const float* q, const int8_t* k0, size_t stride, size_t n) {
+    const int8_t* k1 = k0 + stride;
+    const int8_t* k2 = k1 + stride;
+    const int8_t* k3 = k2 + stride;
+    float32x4_t sum = vdupq_n_f32(0.0f);
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        const int8x16x2_t z01 = vzipq_s8(vld1q_s8(k0 + i), vld1q_s8(k1 + i));
+        const int8x16x2_t z23 = vzipq_s8(vld1q_s8(k2 + i), vld1q_s8(k3 + i));
+        sum = add_positions8(sum, q + i, transpose4(z01.val[0], z23.val[0]));
+        sum = add_positions8(sum, q + i + 8, transpose4(z01.val[1], z23.val[1]));
+    }
+    if (i + 8 <= n) {
+        const int8x16x2_t z =
+            vzipq_s8(vcombine_s8(vld1_s8(k0 + i), vld1_s8(k2 + i)), vcombine_s8(vld1_s8(k1 + i), vld1_s8(k3 + i)));
+        sum = add_positions8(sum, q + i, transpose4(z.val[0], z.val[1]));
+        i += 8;
+    }
+    if (i < n) {
+        // The last 1-7 positions continue each key's sum in scalar code, in the same order.
+        float s[4];
+        vst1q_f32(s, sum);
+        for (; i < n; ++i) {
+            s[0] = s[0] + q[i] * static_cast<float>(k0[i]);
+            s[1] = s[1] + q[i] * static_cast<float>(k1[i]);
+            s[2] = s[2] + q[i] * static_cast<float>(k2[i]);
+            s[3] = s[3] + q[i] * static_cast<float>(k3[i]);
+        }
+        sum = vld1q_f32(s);
+    }
+    return sum;
+}
+
 // The four keys' int8 bytes as floats, NB blocks of four values of one row.
 template <size_t NB>
-inline void widen_row(const int8_t* row, float32x4_t (&f)[NB]) {
+AUSPEX_ATTN_INLINE void widen_row(const int8_t* row, float32x4_t (&f)[NB]) {
     static_assert(NB == 2 || NB == 4, "rows of 8 or 16 bytes");
     int16x8_t w[NB / 2];
     if constexpr (NB == 4) {
         const int8x16_t r = vld1q_s8(row);
         w[0] = vmovl_s8(vget_low_s8(r));
-        w[1] = vmovl_high_s8(r);
+        w[1] = vmovl_s8(vget_high_s8(r));
     } else {
         w[0] = vmovl_s8(vld1_s8(row));
     }
     AUSPEX_NEON_UNROLL
     for (size_t h = 0; h < NB / 2; ++h) {
-        f[2 * h] = vcvtq_f32_s32(vmovl_s16(vget_low_s16(w[h])));
-        f[2 * h + 1] = vcvtq_f32_s32(vmovl_high_s16(w[h]));
+        f[2 * h] = low_to_float(w[h]);
+        f[2 * h + 1] = high_to_float(w[h]);
     }
 }
 
 template <int L, size_t NB>
-inline void add_row_i8(float32x4_t (&y)[NB], float32x4_t a, const int8_t* row) {
+AUSPEX_ATTN_INLINE void add_row_i8(float32x4_t (&y)[NB], float32x4_t a, const int8_t* row) {
     float32x4_t f[NB];
     widen_row<NB>(row, f);
     AUSPEX_NEON_UNROLL
     for (size_t b = 0; b < NB; ++b) y[b] = vaddq_f32(y[b], mul_lane<L>(f[b], a));
 }
 
-// 4 * NB columns of out across every key: a = p[j] * vscale[j] four keys at a time, then out += a * float(v)
+// 4 * NB columns of out across n_keys keys with weights a[j] (= p[j] * vscale[j]): out += a[j] * float(v)
 // per column, key after key.
 template <size_t NB>
-void values_i8_columns(const float* p, const int8_t* v, const float* vscale, size_t stride, size_t n_keys, float* out) {
+AUSPEX_ATTN_INLINE void values_i8_columns(const float* a, const int8_t* v, size_t stride, size_t n_keys, float* out) {
     float32x4_t y[NB];
     load_row<NB>(out, y);
     size_t j = 0;
     for (; j + 4 <= n_keys; j += 4, v += 4 * stride) {
-        const float32x4_t a = vmulq_f32(vld1q_f32(p + j), vld1q_f32(vscale + j));
-        add_row_i8<0, NB>(y, a, v);
-        add_row_i8<1, NB>(y, a, v + stride);
-        add_row_i8<2, NB>(y, a, v + 2 * stride);
-        add_row_i8<3, NB>(y, a, v + 3 * stride);
+        const float32x4_t a4 = vld1q_f32(a + j);
+        add_row_i8<0, NB>(y, a4, v);
+        add_row_i8<1, NB>(y, a4, v + stride);
+        add_row_i8<2, NB>(y, a4, v + 2 * stride);
+        add_row_i8<3, NB>(y, a4, v + 3 * stride);
     }
-    for (; j < n_keys; ++j, v += stride) add_row_i8<0, NB>(y, vdupq_n_f32(p[j] * vscale[j]), v);
+    for (; j < n_keys; ++j, v += stride) add_row_i8<0, NB>(y, vdupq_n_f32(a[j]), v);
     AUSPEX_NEON_UNROLL
     for (size_t b = 0; b < NB; ++b) vst1q_f32(out + 4 * b, y[b]);
 }
-#endif  // __aarch64__
+
+// Keys whose weights are computed at a time (a stack array).
+constexpr size_t kKeyChunk = 64;
 
 }  // namespace
 
 void attention_scores_f32(const float* q, const float* k, size_t stride, size_t n_keys, size_t n, float scale,
                           float* scores) {
-    if (const ScoresFn small = scores_for(n))
-        small(q, k, stride, n_keys, scale, scores);
-    else
-        scores_any(q, k, stride, n_keys, n, scale, scores);
+    switch (small_head_blocks(n)) {
+        case 1:
+            return scores_small<1>(q, k, stride, n_keys, scale, scores);
+        case 2:
+            return scores_small<2>(q, k, stride, n_keys, scale, scores);
+        case 3:
+            return scores_small<3>(q, k, stride, n_keys, scale, scores);
+        case 4:
+            return scores_small<4>(q, k, stride, n_keys, scale, scores);
+#if defined(__aarch64__)
+        case 5:
+            return scores_small<5>(q, k, stride, n_keys, scale, scores);
+        case 6:
+            return scores_small<6>(q, k, stride, n_keys, scale, scores);
+        case 7:
+            return scores_small<7>(q, k, stride, n_keys, scale, scores);
+        case 8:
+            return scores_small<8>(q, k, stride, n_keys, scale, scores);
+#endif
+        default:
+            return scores_any(q, k, stride, n_keys, n, scale, scores);
+    }
 }
 
 void attention_values_f32(const float* p, const float* v, size_t stride, size_t n_keys, size_t n, float* out) {
     // Each element still gets out += p[j] * v[j] (multiply, then add) for j in order, as axpy_f32 calls would.
-    if (const ValuesFn small = values_for(n))
-        small(p, v, stride, n_keys, out);
-    else
-        values_any(p, v, stride, n_keys, n, out);
+    switch (small_head_blocks(n)) {
+        case 1:
+            return values_small<1>(p, v, stride, n_keys, out);
+        case 2:
+            return values_small<2>(p, v, stride, n_keys, out);
+        case 3:
+            return values_small<3>(p, v, stride, n_keys, out);
+        case 4:
+            return values_small<4>(p, v, stride, n_keys, out);
+#if defined(__aarch64__)
+        case 5:
+            return values_small<5>(p, v, stride, n_keys, out);
+        case 6:
+            return values_small<6>(p, v, stride, n_keys, out);
+        case 7:
+            return values_small<7>(p, v, stride, n_keys, out);
+        case 8:
+            return values_small<8>(p, v, stride, n_keys, out);
+#endif
+        default:
+            return values_any(p, v, stride, n_keys, n, out);
+    }
 }
 
-#if defined(__aarch64__)
 void attention_scores_i8(const float* q, const int8_t* k, const float* kscale, size_t stride, size_t n_keys, size_t n,
                          float scale, float* scores) {
     size_t j = 0;
-    for (; j + 4 <= n_keys; j += 4) {
-        const int8_t* k0 = k + j * stride;
-        const int8_t* k1 = k0 + stride;
-        const int8_t* k2 = k1 + stride;
-        const int8_t* k3 = k2 + stride;
-        float32x4_t sum = vdupq_n_f32(0.0f);
-        size_t i = 0;
-        for (; i + 16 <= n; i += 16) {
-            const int8x16x2_t z01 = vzipq_s8(vld1q_s8(k0 + i), vld1q_s8(k1 + i));
-            const int8x16x2_t z23 = vzipq_s8(vld1q_s8(k2 + i), vld1q_s8(k3 + i));
-            sum = add_positions8(sum, q + i, transpose4(z01.val[0], z23.val[0]));
-            sum = add_positions8(sum, q + i + 8, transpose4(z01.val[1], z23.val[1]));
-        }
-        if (i + 8 <= n) {
-            const int8x16x2_t z =
-                vzipq_s8(vcombine_s8(vld1_s8(k0 + i), vld1_s8(k2 + i)), vcombine_s8(vld1_s8(k1 + i), vld1_s8(k3 + i)));
-            sum = add_positions8(sum, q + i, transpose4(z.val[0], z.val[1]));
-            i += 8;
-        }
-        if (i < n) {
-            // The last 1-7 positions continue each key's sum in scalar code, in the same order.
-            float s[4];
-            vst1q_f32(s, sum);
-            for (; i < n; ++i) {
-                s[0] = s[0] + q[i] * static_cast<float>(k0[i]);
-                s[1] = s[1] + q[i] * static_cast<float>(k1[i]);
-                s[2] = s[2] + q[i] * static_cast<float>(k2[i]);
-                s[3] = s[3] + q[i] * static_cast<float>(k3[i]);
+    if (!kFlushes || exact_inputs(q, n, kQueryMinExponent)) {
+        for (; j + 4 <= n_keys; j += 4) {
+            const float32x4_t sum = key_sums4(q, k + j * stride, stride, n);
+            if (!kFlushes) {
+                vst1q_f32(scores + j, vmulq_n_f32(vmulq_f32(sum, vld1q_f32(kscale + j)), scale));
+            } else {
+                // The scales may be denormal, or make denormal scores: scalar VFP.
+                float s[4];
+                vst1q_f32(s, sum);
+                for (size_t r = 0; r < 4; ++r) scores[j + r] = (s[r] * kscale[j + r]) * scale;
             }
-            sum = vld1q_f32(s);
         }
-        vst1q_f32(scores + j, vmulq_n_f32(vmulq_f32(sum, vld1q_f32(kscale + j)), scale));
     }
     if (j < n_keys)
         generic::attention_scores_i8(q, k + j * stride, kscale + j, stride, n_keys - j, n, scale, scores + j);
@@ -381,16 +412,30 @@ void attention_scores_i8(const float* q, const int8_t* k, const float* kscale, s
 
 void attention_values_i8(const float* p, const int8_t* v, const float* vscale, size_t stride, size_t n_keys, size_t n,
                          float* out) {
-    size_t c = 0;
-    for (; c + 16 <= n; c += 16) values_i8_columns<4>(p, v + c, vscale, stride, n_keys, out + c);
-    if (c + 8 <= n) {
-        values_i8_columns<2>(p, v + c, vscale, stride, n_keys, out + c);
-        c += 8;
+    size_t j = 0;
+    if (!kFlushes || exact_inputs(out, n, kAddendMinExponent)) {
+        float a[kKeyChunk];
+        for (; j < n_keys; j += kKeyChunk) {
+            const size_t keys = n_keys - j < kKeyChunk ? n_keys - j : kKeyChunk;
+            size_t t = 0;
+            if (!kFlushes)
+                for (; t + 4 <= keys; t += 4)
+                    vst1q_f32(a + t, vmulq_f32(vld1q_f32(p + j + t), vld1q_f32(vscale + j + t)));
+            for (; t < keys; ++t) a[t] = p[j + t] * vscale[j + t];
+            if (kFlushes && !exact_inputs(a, keys, kAddendMinExponent)) break;  // these keys on: generic
+            const int8_t* vj = v + j * stride;
+            size_t c = 0;
+            for (; c + 16 <= n; c += 16) values_i8_columns<4>(a, vj + c, stride, keys, out + c);
+            if (c + 8 <= n) {
+                values_i8_columns<2>(a, vj + c, stride, keys, out + c);
+                c += 8;
+            }
+            // The last 1-7 columns: generic's loop over these keys, the same operations per column.
+            if (c < n) generic::attention_values_i8(p + j, vj + c, vscale + j, stride, keys, n - c, out + c);
+        }
     }
-    // The last 1-7 columns: generic's loop over the keys, the same operations per column.
-    if (c < n) generic::attention_values_i8(p, v + c, vscale, stride, n_keys, n - c, out + c);
+    if (j < n_keys) generic::attention_values_i8(p + j, v + j * stride, vscale + j, stride, n_keys - j, n, out);
 }
-#endif  // __aarch64__
 
 }  // namespace ax::neon
 

@@ -22,11 +22,9 @@ constexpr Kernels kNeonTable = [] {
     k.gelu_f32 = neon::gelu_f32;
     k.relu_f32 = neon::relu_f32;
     k.add_f32 = neon::add_f32;
-#if defined(__aarch64__)
     k.attention_scores_i8 = neon::attention_scores_i8;
     k.attention_values_i8 = neon::attention_values_i8;
-#endif
-    return k;  // ARMv7: attention over int8 caches stays generic's scalar loops, in their exact order
+    return k;
 }();
 
 }  // namespace
