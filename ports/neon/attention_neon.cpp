@@ -91,28 +91,38 @@ AUSPEX_ATTN_INLINE void scores_small(const float* q, const float* k, size_t stri
     for (; j < n_keys; ++j, k += stride) scores[j] = detail::hsum(dot_row<NB>(qv, k)) * scale;
 }
 
-// y += lane L of p times the row, a multiply then an add per value, as generic's axpy does.
-template <int L, size_t NB>
-AUSPEX_ATTN_INLINE void add_row(float32x4_t (&y)[NB], float32x4_t p, const float* row) {
+// A row's 4 * NB values as floats: float rows loaded, int8 rows widened (int8 rows: attention over an int8 cache).
+template <size_t NB>
+AUSPEX_ATTN_INLINE void row_floats(const float* row, float32x4_t (&f)[NB]) {
+    load_row<NB>(row, f);
+}
+template <size_t NB>
+AUSPEX_ATTN_INLINE void row_floats(const int8_t* row, float32x4_t (&f)[NB]);
+
+// y += lane L of a times the row, a multiply then an add per value, as generic's loops do.
+template <int L, size_t NB, class T>
+AUSPEX_ATTN_INLINE void add_row(float32x4_t (&y)[NB], float32x4_t a, const T* row) {
     float32x4_t r[NB];
-    load_row<NB>(row, r);
+    row_floats<NB>(row, r);
     AUSPEX_NEON_UNROLL
-    for (size_t b = 0; b < NB; ++b) y[b] = vaddq_f32(y[b], mul_lane<L>(r[b], p));
+    for (size_t b = 0; b < NB; ++b) y[b] = vaddq_f32(y[b], mul_lane<L>(r[b], a));
 }
 
-template <size_t NB>
-AUSPEX_ATTN_INLINE void values_small(const float* p, const float* v, size_t stride, size_t n_keys, float* out) {
+// 4 * NB columns of out across n_keys rows of v with weights a[j]: out += a[j] * v[j] per column, key after
+// key. For float rows a is p; for an int8 cache it is p[j] * vscale[j] and v[j] is float(the byte).
+template <size_t NB, class T>
+AUSPEX_ATTN_INLINE void values_columns(const float* a, const T* v, size_t stride, size_t n_keys, float* out) {
     float32x4_t y[NB];
     load_row<NB>(out, y);
     size_t j = 0;
     for (; j + 4 <= n_keys; j += 4, v += 4 * stride) {
-        const float32x4_t pv = vld1q_f32(p + j);
-        add_row<0, NB>(y, pv, v);
-        add_row<1, NB>(y, pv, v + stride);
-        add_row<2, NB>(y, pv, v + 2 * stride);
-        add_row<3, NB>(y, pv, v + 3 * stride);
+        const float32x4_t a4 = vld1q_f32(a + j);
+        add_row<0, NB>(y, a4, v);
+        add_row<1, NB>(y, a4, v + stride);
+        add_row<2, NB>(y, a4, v + 2 * stride);
+        add_row<3, NB>(y, a4, v + 3 * stride);
     }
-    for (; j < n_keys; ++j, v += stride) add_row<0, NB>(y, vdupq_n_f32(p[j]), v);
+    for (; j < n_keys; ++j, v += stride) add_row<0, NB>(y, vdupq_n_f32(a[j]), v);
     AUSPEX_NEON_UNROLL
     for (size_t b = 0; b < NB; ++b) vst1q_f32(out + 4 * b, y[b]);
 }
@@ -287,9 +297,9 @@ AUSPEX_ATTN_INLINE float32x4_t key_sums4(const float* q, const int8_t* k0, size_
     return sum;
 }
 
-// The four keys' int8 bytes as floats, NB blocks of four values of one row.
+// An int8 row's bytes as floats (rows of 8 or 16 bytes).
 template <size_t NB>
-AUSPEX_ATTN_INLINE void widen_row(const int8_t* row, float32x4_t (&f)[NB]) {
+AUSPEX_ATTN_INLINE void row_floats(const int8_t* row, float32x4_t (&f)[NB]) {
     static_assert(NB == 2 || NB == 4, "rows of 8 or 16 bytes");
     int16x8_t w[NB / 2];
     if constexpr (NB == 4) {
@@ -304,33 +314,6 @@ AUSPEX_ATTN_INLINE void widen_row(const int8_t* row, float32x4_t (&f)[NB]) {
         f[2 * h] = low_to_float(w[h]);
         f[2 * h + 1] = high_to_float(w[h]);
     }
-}
-
-template <int L, size_t NB>
-AUSPEX_ATTN_INLINE void add_row_i8(float32x4_t (&y)[NB], float32x4_t a, const int8_t* row) {
-    float32x4_t f[NB];
-    widen_row<NB>(row, f);
-    AUSPEX_NEON_UNROLL
-    for (size_t b = 0; b < NB; ++b) y[b] = vaddq_f32(y[b], mul_lane<L>(f[b], a));
-}
-
-// 4 * NB columns of out across n_keys keys with weights a[j] (= p[j] * vscale[j]): out += a[j] * float(v)
-// per column, key after key.
-template <size_t NB>
-AUSPEX_ATTN_INLINE void values_i8_columns(const float* a, const int8_t* v, size_t stride, size_t n_keys, float* out) {
-    float32x4_t y[NB];
-    load_row<NB>(out, y);
-    size_t j = 0;
-    for (; j + 4 <= n_keys; j += 4, v += 4 * stride) {
-        const float32x4_t a4 = vld1q_f32(a + j);
-        add_row_i8<0, NB>(y, a4, v);
-        add_row_i8<1, NB>(y, a4, v + stride);
-        add_row_i8<2, NB>(y, a4, v + 2 * stride);
-        add_row_i8<3, NB>(y, a4, v + 3 * stride);
-    }
-    for (; j < n_keys; ++j, v += stride) add_row_i8<0, NB>(y, vdupq_n_f32(a[j]), v);
-    AUSPEX_NEON_UNROLL
-    for (size_t b = 0; b < NB; ++b) vst1q_f32(out + 4 * b, y[b]);
 }
 
 // Keys whose weights are computed at a time (a stack array).
@@ -368,22 +351,22 @@ void attention_values_f32(const float* p, const float* v, size_t stride, size_t 
     // Each element still gets out += p[j] * v[j] (multiply, then add) for j in order, as axpy_f32 calls would.
     switch (small_head_blocks(n)) {
         case 1:
-            return values_small<1>(p, v, stride, n_keys, out);
+            return values_columns<1>(p, v, stride, n_keys, out);
         case 2:
-            return values_small<2>(p, v, stride, n_keys, out);
+            return values_columns<2>(p, v, stride, n_keys, out);
         case 3:
-            return values_small<3>(p, v, stride, n_keys, out);
+            return values_columns<3>(p, v, stride, n_keys, out);
         case 4:
-            return values_small<4>(p, v, stride, n_keys, out);
+            return values_columns<4>(p, v, stride, n_keys, out);
 #if defined(__aarch64__)
         case 5:
-            return values_small<5>(p, v, stride, n_keys, out);
+            return values_columns<5>(p, v, stride, n_keys, out);
         case 6:
-            return values_small<6>(p, v, stride, n_keys, out);
+            return values_columns<6>(p, v, stride, n_keys, out);
         case 7:
-            return values_small<7>(p, v, stride, n_keys, out);
+            return values_columns<7>(p, v, stride, n_keys, out);
         case 8:
-            return values_small<8>(p, v, stride, n_keys, out);
+            return values_columns<8>(p, v, stride, n_keys, out);
 #endif
         default:
             return values_any(p, v, stride, n_keys, n, out);
@@ -425,9 +408,9 @@ void attention_values_i8(const float* p, const int8_t* v, const float* vscale, s
             if (kFlushes && !exact_inputs(a, keys, kAddendMinExponent)) break;  // these keys on: generic
             const int8_t* vj = v + j * stride;
             size_t c = 0;
-            for (; c + 16 <= n; c += 16) values_i8_columns<4>(a, vj + c, stride, keys, out + c);
+            for (; c + 16 <= n; c += 16) values_columns<4>(a, vj + c, stride, keys, out + c);
             if (c + 8 <= n) {
-                values_i8_columns<2>(a, vj + c, stride, keys, out + c);
+                values_columns<2>(a, vj + c, stride, keys, out + c);
                 c += 8;
             }
             // The last 1-7 columns: generic's loop over these keys, the same operations per column.
