@@ -176,9 +176,10 @@ insn: build $(INSN_DIR)/insn_plugin.so
 		| tee $(INSN_DIR)/insn.md
 	@$(MAKE) --no-print-directory insn-bench
 
-# The issue #16 benchmark shape (d_model 64, 4 heads, 2+2 layers, ff 256, window 96, horizon 24) as int8 and
-# f32 on the ARM Linux targets: tests/insn/bench_headers.sh makes the headers. Report: $(INSN_DIR)/insn-bench.md.
-INSN_BENCH_DTYPES ?= int8 f32
+# The issue #16 benchmark shape (d_model 64, 4 heads, 2+2 layers, ff 256, window 96, horizon 24) as int8, f32 and
+# int8 with int8 key/value caches (int8kv) on the ARM Linux targets: tests/insn/bench_headers.sh makes the
+# headers. Report: $(INSN_DIR)/insn-bench.md.
+INSN_BENCH_DTYPES ?= int8 f32 int8kv
 insn-bench: build $(INSN_DIR)/insn_plugin.so
 	@for d in $(INSN_BENCH_DTYPES); do \
 		sh tests/insn/bench_headers.sh $(abspath $(BUILD))/auspex $(INSN_DIR)/bench/$$d $$d || exit 1; \

@@ -92,6 +92,9 @@ uint32_t bits_of(float f) {
     return u;
 }
 
+// Elements spanned by `keys` rows of n values, stride apart (none for no key).
+size_t rows_span(size_t keys, size_t stride, size_t n) { return keys == 0 ? 0 : (keys - 1) * stride + n; }
+
 bool close(float got, float want, double scale = 0.0) {
     const double tol = 1e-5 * std::fmax(1.0, std::fmax(std::fabs(static_cast<double>(want)), scale));
     return std::fabs(static_cast<double>(got) - static_cast<double>(want)) <= tol;
@@ -552,11 +555,12 @@ TEST_CASE("ports: attention scores agree with generic; attention values are exac
     ports.push_back(&ref);
     for (const Kernels* port : ports) {
         Rng rng(11);
-        for (size_t n : {1u, 3u, 7u, 8u, 15u, 16u, 17u, 24u, 32u, 33u, 64u, 72u}) {
-            for (size_t keys : {1u, 2u, 5u, 96u}) {
+        // Every small-head size of the NEON paths (4..32) and others, key counts around their four keys a pass.
+        for (size_t n : {1u, 3u, 4u, 7u, 8u, 12u, 15u, 16u, 17u, 20u, 24u, 28u, 32u, 33u, 36u, 64u, 72u}) {
+            for (size_t keys : {0u, 1u, 2u, 3u, 4u, 5u, 7u, 9u, 96u}) {
                 const size_t stride = 3 * n + 1;  // keys interleaved with other heads, rows not aligned
                 INFO("port " << std::string(port->name) << ": head " << n << ", keys " << keys);
-                const Buf<float> q = random_floats(rng, n, 1), k = random_floats(rng, (keys - 1) * stride + n, 1);
+                const Buf<float> q = random_floats(rng, n, 1), k = random_floats(rng, rows_span(keys, stride, n), 1);
                 const Buf<float> p = random_floats(rng, keys, 0, 0.5f);
                 const float scale = 0.25f;
                 Buf<float> scores = output(keys, 1), want_scores = output(keys, 1);
@@ -667,12 +671,13 @@ TEST_CASE("ports: attention over an int8 cache is bit-identical to generic") {
     const Kernels& ref = ax::generic_kernels();
     for (const Kernels* port : ports_to_test()) {
         Rng rng(13);
-        for (size_t n : {1u, 3u, 7u, 8u, 16u, 17u, 32u, 33u, 64u}) {
-            for (size_t keys : {1u, 2u, 5u, 48u}) {
+        // Head sizes with 16-, 8- and 1-7-value parts, key counts around four keys a pass.
+        for (size_t n : {1u, 3u, 7u, 8u, 9u, 15u, 16u, 17u, 24u, 31u, 32u, 33u, 40u, 64u}) {
+            for (size_t keys : {0u, 1u, 2u, 3u, 4u, 5u, 7u, 9u, 48u}) {
                 const size_t stride = 4 * n + 3;  // all heads of a cache row, rows not aligned
                 INFO("port " << std::string(port->name) << ": head " << n << ", keys " << keys);
                 const Buf<float> q = random_floats(rng, n, 1);
-                Buf<int8_t> kv((keys - 1) * stride + n, 1);
+                Buf<int8_t> kv(rows_span(keys, stride, n), 1);
                 for (size_t i = 0; i < kv.n; ++i) kv[i] = static_cast<int8_t>(rng.i8() == -128 ? -127 : rng.i8());
                 Buf<float> scales(keys, 1);
                 for (size_t j = 0; j < keys; ++j) scales[j] = j % 5 == 3 ? 0.0f : std::fabs(rng.uniform(0.02f));
@@ -689,6 +694,51 @@ TEST_CASE("ports: attention over an int8 cache is bit-identical to generic") {
                 ref.attention_values_i8(p.data(), kv.data(), scales.data(), stride, keys, n, want_out.data());
                 CHECK(canaries_intact(out));
                 CHECK(std::memcmp(out.data(), want_out.data(), n * sizeof(float)) == 0);
+            }
+        }
+    }
+}
+
+TEST_CASE("ports: attention over an int8 cache keeps generic's bits on edge values") {
+    // What an order of operations shows and random data does not: -0 sums (0 + -0 is +0), denormal products
+    // and sums (which a flushing vector unit would zero), a NaN query value, infinities times a zero byte
+    // (NaN), -128 bytes and zero scales; 16- and 8-value parts, tails and key counts off four.
+    const Kernels& ref = ax::generic_kernels();
+    const float specials[] = {-0.0f, 0.0f, 1e-40f, -3e-39f, 1e-30f, 7.5f, -1e30f};
+    for (const Kernels* port : ports_to_test()) {
+        Rng rng(17);
+        for (int kind = 0; kind < 4; ++kind) {
+            for (size_t n : {8u, 13u, 16u, 27u, 32u}) {
+                for (size_t keys : {3u, 4u, 6u, 13u}) {
+                    const size_t stride = 2 * n + 5;
+                    INFO("port " << std::string(port->name) << ": kind " << kind << ", head " << n << ", keys "
+                                 << keys);
+                    Buf<float> q(n, 0);
+                    for (size_t i = 0; i < n; ++i) q[i] = specials[rng.next() % 7];
+                    if (kind == 1) q[n / 2] = std::numeric_limits<float>::quiet_NaN();
+                    if (kind == 2) q[n - 1] = -std::numeric_limits<float>::infinity();
+                    if (kind == 3)
+                        for (size_t i = 0; i < n; ++i) q[i] = rng.uniform(1e-37f);  // denormal products and sums
+                    Buf<int8_t> kv(rows_span(keys, stride, n), 0);
+                    for (size_t i = 0; i < kv.n; ++i) kv[i] = i % 11 == 0 ? int8_t{0} : rng.i8();
+                    Buf<float> scales(keys, 0), p(keys, 0);
+                    for (size_t j = 0; j < keys; ++j) {
+                        scales[j] = j % 3 == 1 ? 0.0f : std::fabs(rng.uniform(kind == 3 ? 1e-5f : 0.02f));
+                        p[j] = j % 4 == 2 ? -0.0f : (kind == 3 ? rng.uniform(1e-30f) : rng.uniform(0.5f));
+                    }
+                    Buf<float> got = output(keys, 1), want = output(keys, 1);
+                    port->attention_scores_i8(q.data(), kv.data(), scales.data(), stride, keys, n, 0.25f, got.data());
+                    ref.attention_scores_i8(q.data(), kv.data(), scales.data(), stride, keys, n, 0.25f, want.data());
+                    CHECK(canaries_intact(got));
+                    CHECK(std::memcmp(got.data(), want.data(), keys * sizeof(float)) == 0);
+
+                    Buf<float> out = output(n, 1), want_out = output(n, 1);
+                    for (size_t i = 0; i < n; ++i) out[i] = want_out[i] = i % 3 == 0 ? -0.0f : q[i];
+                    port->attention_values_i8(p.data(), kv.data(), scales.data(), stride, keys, n, out.data());
+                    ref.attention_values_i8(p.data(), kv.data(), scales.data(), stride, keys, n, want_out.data());
+                    CHECK(canaries_intact(out));
+                    CHECK(std::memcmp(out.data(), want_out.data(), n * sizeof(float)) == 0);
+                }
             }
         }
     }

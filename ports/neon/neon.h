@@ -20,6 +20,12 @@ void axpy_f32(size_t n, float a, const float* x, float* y);
 void attention_scores_f32(const float* q, const float* k, size_t stride, size_t n_keys, size_t n, float scale,
                           float* scores);
 void attention_values_f32(const float* p, const float* v, size_t stride, size_t n_keys, size_t n, float* out);
+// Bit-identical to generic (each lane one key's or one column's sum, in kernels.h's order; on ARMv7 the
+// inputs where flushed denormals or NaN could show take generic's loops).
+void attention_scores_i8(const float* q, const int8_t* k, const float* kscale, size_t stride, size_t n_keys, size_t n,
+                         float scale, float* scores);
+void attention_values_i8(const float* p, const int8_t* v, const float* vscale, size_t stride, size_t n_keys, size_t n,
+                         float* out);
 // Bit-identical to generic (the reference's exp and erf on every lane).
 void softmax_f32(float* x, size_t n);
 void gelu_f32(float* x, size_t n);

@@ -22,7 +22,9 @@ constexpr Kernels kNeonTable = [] {
     k.gelu_f32 = neon::gelu_f32;
     k.relu_f32 = neon::relu_f32;
     k.add_f32 = neon::add_f32;
-    return k;  // attention over int8 caches: generic's scalar loops, in their exact order
+    k.attention_scores_i8 = neon::attention_scores_i8;
+    k.attention_values_i8 = neon::attention_values_i8;
+    return k;
 }();
 
 }  // namespace

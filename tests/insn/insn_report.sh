@@ -20,7 +20,7 @@ command -v $filt >/dev/null 2>&1 || filt=arm-none-eabi-c++filt
 
 # The kernels of runtime/kernels.h, in its order, and dot_f32 and axpy_f32: no table entries, but
 # functions the generic linear and attention kernels call.
-kernels="linear_f32 linear_f16 linear_i8 quantize_rows_i8 dot_f32 axpy_f32 attention_scores_f32 attention_values_f32 softmax_f32 layer_norm_f32 gelu_f32 relu_f32 add_f32"
+kernels="linear_f32 linear_f16 linear_i8 quantize_rows_i8 dot_f32 axpy_f32 attention_scores_f32 attention_values_f32 softmax_f32 layer_norm_f32 gelu_f32 relu_f32 add_f32 attention_scores_i8 attention_values_i8"
 
 n=0
 for spec in "$@"; do
