@@ -130,19 +130,9 @@ Status ForecastSession::init(const Forecaster& model, const Kernels& kernels, vo
 
 Status ForecastSession::check_lengths(size_t src_rows, size_t tgt_rows) const {
     if (model_ == nullptr) return Status::error(StatusCode::invalid_argument, "session not initialised");
-    if (src_rows < 1 || src_rows > max_window_)
-        return Status::error(StatusCode::invalid_argument, "window of ")
-            .add(src_rows)
-            .add(" rows outside 1..")
-            .add(max_window_)
-            .add(" declared for this session");
-    if (tgt_rows < 1 || tgt_rows > max_horizon_)
-        return Status::error(StatusCode::invalid_argument, "decoder length ")
-            .add(tgt_rows)
-            .add(" outside 1..")
-            .add(max_horizon_)
-            .add(" declared for this session");
-    return Status::ok();
+    // The model's positions were checked against both declared lengths by init().
+    AX_RETURN_IF_ERROR(check_session_length(src_rows, max_window_, 0, "window of ", " rows"));
+    return check_session_length(tgt_rows, max_horizon_, 0, "decoder length ", "");
 }
 
 void ForecastSession::normalize(const float* x, size_t rows, const float* reference, float* z) const {

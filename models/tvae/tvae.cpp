@@ -95,20 +95,7 @@ Status TvaeSession::init(const Tvae& model, const Kernels& kernels, void* arena,
 
 Status TvaeSession::check_length(size_t len) const {
     if (model_ == nullptr) return Status::error(StatusCode::invalid_argument, "session not initialised");
-    if (len < 1 || len > max_len_)
-        return Status::error(StatusCode::invalid_argument, "sequence of ")
-            .add(len)
-            .add(" rows outside 1..")
-            .add(max_len_)
-            .add(" declared for this session");
-    const size_t limit = model_->config_.max_positions;
-    if (limit != 0 && len > limit)
-        return Status::error(StatusCode::invalid_argument, "sequence of ")
-            .add(len)
-            .add(" rows is longer than the model's ")
-            .add(limit)
-            .add(" positions");
-    return Status::ok();
+    return check_session_length(len, max_len_, model_->config_.max_positions, "sequence of ", " rows");
 }
 
 Status TvaeSession::encode(const float* x, size_t len, float* z_mean, float* z_log_var) {
