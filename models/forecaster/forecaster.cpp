@@ -27,11 +27,7 @@ Status read_forecaster_config(const ModelFile& f, ForecasterConfig* out) {
     const size_t d = c.stack.layer.d_model;
     AX_RETURN_IF_ERROR(read_config_size(f, ConfigKey::n_features, "n_features", 1, kMaxModelWidth, &c.n_features));
     AX_RETURN_IF_ERROR(read_config_size(f, ConfigKey::n_outputs, "n_outputs", 1, kMaxModelWidth, &c.n_outputs));
-    uint32_t v = 0;
-    AX_RETURN_IF_ERROR(read_config_u32(f, ConfigKey::positional_encoding, "positional_encoding", 0, 1, &v));
-    c.positional_encoding = static_cast<format::PositionalEncoding>(v);
-    if (c.positional_encoding == format::PositionalEncoding::sinusoidal && d % 2 != 0)
-        return bad_model_config("sinusoidal positions need an even d_model");
+    AX_RETURN_IF_ERROR(read_config_feature_positions(f, d, &c.positional_encoding));
     AX_RETURN_IF_ERROR(read_config_enum(f, ConfigKey::memory_mask, "memory_mask", &c.memory_mask));
     AX_RETURN_IF_ERROR(read_config_enum(f, ConfigKey::normalization, "normalization", &c.normalization));
     if (c.normalization != format::Normalization::none && c.n_outputs != c.n_features)

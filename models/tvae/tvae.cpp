@@ -26,11 +26,7 @@ Status read_tvae_config(const ModelFile& f, TvaeConfig* out) {
     AX_RETURN_IF_ERROR(read_stack_config(f, 1, &c.stack));
     AX_RETURN_IF_ERROR(read_config_size(f, ConfigKey::n_features, "n_features", 1, kMaxModelWidth, &c.n_features));
     AX_RETURN_IF_ERROR(read_config_size(f, ConfigKey::latent_size, "latent_size", 1, kMaxModelWidth, &c.latent_size));
-    uint32_t v = 0;
-    AX_RETURN_IF_ERROR(read_config_u32(f, ConfigKey::positional_encoding, "positional_encoding", 0, 1, &v));
-    c.positional_encoding = static_cast<PositionalEncoding>(v);
-    if (c.positional_encoding == PositionalEncoding::sinusoidal && c.stack.layer.d_model % 2 != 0)
-        return bad_model_config("sinusoidal positions need an even d_model");
+    AX_RETURN_IF_ERROR(read_config_feature_positions(f, c.stack.layer.d_model, &c.positional_encoding));
     AX_RETURN_IF_ERROR(
         read_config_size(f, ConfigKey::max_positions, "max_positions", 0, kMaxSequenceLength, &c.max_positions));
     *out = c;
