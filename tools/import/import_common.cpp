@@ -169,6 +169,11 @@ AxmTensor make_tensor(Role role, uint16_t layer, const std::string& name, const 
     return out;
 }
 
+void add_tensor(CheckpointTensors& ck, AxmModel& m, Role role, const std::string& name,
+                const std::vector<int64_t>& shape, uint16_t layer) {
+    m.tensors.push_back(make_tensor(role, layer, name, ck.take(name, shape)));
+}
+
 void check_stated(const std::optional<int64_t>& stated, int64_t actual, const char* key, const std::string& tensor,
                   const std::vector<int64_t>& shape) {
     if (stated && *stated != actual)
@@ -292,21 +297,18 @@ StackShape import_stacks(CheckpointTensors& ck, AxmModel& m, const ConvertConfig
                         " but the checkpoint holds no decoder layers");
     }
 
-    auto add = [&](Role role, uint16_t layer, const std::string& name, std::vector<int64_t> shape) {
-        m.tensors.push_back(make_tensor(role, layer, name, ck.take(name, shape)));
-    };
     auto next = [](Role r, int k) { return static_cast<Role>(static_cast<uint16_t>(r) + k); };
     auto add_linear = [&](Role weight, uint16_t layer, const std::string& module, int64_t out, int64_t in) {
-        add(weight, layer, module + ".weight", {out, in});
-        add(next(weight, 1), layer, module + ".bias", {out});
+        add_tensor(ck, m, weight, module + ".weight", {out, in}, layer);
+        add_tensor(ck, m, next(weight, 1), module + ".bias", {out}, layer);
     };
     auto add_norm = [&](Role weight, uint16_t layer, const std::string& module) {
-        add(weight, layer, module + ".weight", {d});
-        add(next(weight, 1), layer, module + ".bias", {d});
+        add_tensor(ck, m, weight, module + ".weight", {d}, layer);
+        add_tensor(ck, m, next(weight, 1), module + ".bias", {d}, layer);
     };
     auto add_attention = [&](Role in_weight, uint16_t layer, const std::string& module) {
-        add(in_weight, layer, module + ".in_proj_weight", {3 * d, d});
-        add(next(in_weight, 1), layer, module + ".in_proj_bias", {3 * d});
+        add_tensor(ck, m, in_weight, module + ".in_proj_weight", {3 * d, d}, layer);
+        add_tensor(ck, m, next(in_weight, 1), module + ".in_proj_bias", {3 * d}, layer);
         add_linear(next(in_weight, 2), layer, module + ".out_proj", d, d);
     };
     s.encoder_final_norm = ck.has(s.encoder_root + "norm.weight");

@@ -62,6 +62,9 @@ bool split_layer_name(const std::string& name, const std::string& suffix, std::s
 void find_layer_stacks(const TensorMap& tensors, std::vector<LayerStack>* encoders, std::vector<LayerStack>* decoders);
 
 AxmTensor make_tensor(format::Role role, uint16_t layer, const std::string& name, const HostTensor& t);
+// Takes checkpoint tensor `name` (checked to have `shape`, marked used) into the model as `role` of `layer`.
+void add_tensor(CheckpointTensors& ck, AxmModel& m, format::Role role, const std::string& name,
+                const std::vector<int64_t>& shape, uint16_t layer = format::kNoLayer);
 
 void check_stated(const std::optional<int64_t>& stated, int64_t actual, const char* key, const std::string& tensor,
                   const std::vector<int64_t>& shape);

@@ -76,17 +76,14 @@ AxmModel import_seq2seq(const TensorMap& tensors, const ConvertConfig& config) {
                         std::to_string(tgt_vocab) + ", " + std::to_string(d) + "]; found Linear modules: " +
                         name_list(linears) + "; name it with a map line \"MODULE.{p} -> generator.{p}\"");
 
-    auto add = [&](Role role, const std::string& name, std::vector<int64_t> shape) {
-        m.tensors.push_back(make_tensor(role, format::kNoLayer, name, ck.take(name, shape)));
-    };
-    add(Role::src_token_embed, src_table, {src_vocab, d});
-    add(Role::tgt_token_embed, tgt_table, {tgt_vocab, d});
+    add_tensor(ck, m, Role::src_token_embed, src_table, {src_vocab, d});
+    add_tensor(ck, m, Role::tgt_token_embed, tgt_table, {tgt_vocab, d});
     if (pe == format::PositionalEncoding::learned) {
-        add(Role::src_pos_embed, src_pos, {max_positions, d});
-        add(Role::tgt_pos_embed, tgt_pos, {max_positions, d});
+        add_tensor(ck, m, Role::src_pos_embed, src_pos, {max_positions, d});
+        add_tensor(ck, m, Role::tgt_pos_embed, tgt_pos, {max_positions, d});
     }
-    add(Role::generator_weight, gens[0] + ".weight", {tgt_vocab, d});
-    add(Role::generator_bias, gens[0] + ".bias", {tgt_vocab});
+    add_tensor(ck, m, Role::generator_weight, gens[0] + ".weight", {tgt_vocab, d});
+    add_tensor(ck, m, Role::generator_bias, gens[0] + ".bias", {tgt_vocab});
     ck.check_all_used("seq2seq translator");
 
     const int64_t both = src_vocab < tgt_vocab ? src_vocab : tgt_vocab;
