@@ -65,6 +65,10 @@ AxmTensor make_tensor(format::Role role, uint16_t layer, const std::string& name
 // Takes checkpoint tensor `name` (checked to have `shape`, marked used) into the model as `role` of `layer`.
 void add_tensor(CheckpointTensors& ck, AxmModel& m, format::Role role, const std::string& name,
                 const std::vector<int64_t>& shape, uint16_t layer = format::kNoLayer);
+// An nn.Linear(in, out) called `module`: its weight [out, in] as role `weight`, its bias [out] as the role
+// after it (every family's bias role follows its weight role).
+void add_linear(CheckpointTensors& ck, AxmModel& m, format::Role weight, const std::string& module, int64_t out,
+                int64_t in, uint16_t layer = format::kNoLayer);
 
 void check_stated(const std::optional<int64_t>& stated, int64_t actual, const char* key, const std::string& tensor,
                   const std::vector<int64_t>& shape);

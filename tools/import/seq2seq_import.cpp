@@ -82,8 +82,7 @@ AxmModel import_seq2seq(const TensorMap& tensors, const ConvertConfig& config) {
         add_tensor(ck, m, Role::src_pos_embed, src_pos, {max_positions, d});
         add_tensor(ck, m, Role::tgt_pos_embed, tgt_pos, {max_positions, d});
     }
-    add_tensor(ck, m, Role::generator_weight, gens[0] + ".weight", {tgt_vocab, d});
-    add_tensor(ck, m, Role::generator_bias, gens[0] + ".bias", {tgt_vocab});
+    add_linear(ck, m, Role::generator_weight, gens[0], tgt_vocab, d);
     ck.check_all_used("seq2seq translator");
 
     const int64_t both = src_vocab < tgt_vocab ? src_vocab : tgt_vocab;
