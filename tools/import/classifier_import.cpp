@@ -127,10 +127,7 @@ AxmModel import_classifier(const TensorMap& tensors, const ConvertConfig& config
         if (max_positions < 1 || max_positions > (1 << 20))
             throw ToolError("position table " + src_pos + " must have 1..1048576 rows");
     }
-    if (config.max_positions && max_positions != 0 && *config.max_positions != max_positions)
-        throw ToolError("config \"max_positions\" = " + std::to_string(*config.max_positions) +
-                        " contradicts the position table's " + std::to_string(max_positions) + " positions");
-    if (config.max_positions && max_positions == 0) max_positions = *config.max_positions;
+    max_positions = max_positions_of(config, max_positions, "position table");
 
     const int64_t labels = ck.shape(t.head + ".weight")[0];
     check_stated(config.n_labels, labels, "n_labels", t.head + ".weight", ck.shape(t.head + ".weight"));

@@ -535,4 +535,12 @@ format::PositionalEncoding decide_positions(const ConvertConfig& config, const T
     return PE::none;
 }
 
+int64_t max_positions_of(const ConvertConfig& config, int64_t from_tables, const char* table) {
+    if (!config.max_positions) return from_tables;
+    if (from_tables != 0 && *config.max_positions != from_tables)
+        throw ToolError("config \"max_positions\" = " + std::to_string(*config.max_positions) + " contradicts the " +
+                        table + "'s " + std::to_string(from_tables) + " positions");
+    return from_tables != 0 ? from_tables : *config.max_positions;
+}
+
 }  // namespace ax::tools

@@ -147,4 +147,9 @@ extern const std::initializer_list<const char*> kTargetWords;
 format::PositionalEncoding decide_positions(const ConvertConfig& config, const TokenTables& t, int64_t d,
                                             size_t min_learned, size_t max_learned, int64_t* max_positions);
 
+// The positions' limit: the rows of the checkpoint's position tables (`from_tables`; 0: they set none), or
+// else the config's "max_positions" (0 when not stated). A statement contradicting the tables is an error
+// naming `table` ("position table", ...).
+int64_t max_positions_of(const ConvertConfig& config, int64_t from_tables, const char* table);
+
 }  // namespace ax::tools

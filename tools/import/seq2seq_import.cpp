@@ -62,10 +62,7 @@ AxmModel import_seq2seq(const TensorMap& tensors, const ConvertConfig& config) {
             throw ToolError("position tables " + src_pos + " " + shape_text(ck.shape(src_pos)) + " and " + tgt_pos +
                             " " + shape_text(ck.shape(tgt_pos)) + " differ in length");
     }
-    if (config.max_positions && max_positions != 0 && *config.max_positions != max_positions)
-        throw ToolError("config \"max_positions\" = " + std::to_string(*config.max_positions) +
-                        " contradicts the position table's " + std::to_string(max_positions) + " positions");
-    if (config.max_positions && max_positions == 0) max_positions = *config.max_positions;
+    max_positions = max_positions_of(config, max_positions, "position table");
 
     std::vector<std::string> gens;
     const std::vector<std::string> linears = find_linear_modules(ck);

@@ -93,10 +93,7 @@ AxmModel import_tvae(const TensorMap& tensors, const ConvertConfig& config) {
                         name_list(tables.tokens.empty() ? tables.positions : tables.tokens));
     int64_t max_positions = 0;
     const format::PositionalEncoding pe = decide_positions(config, tables, d, 0, 0, &max_positions);
-    if (config.max_positions && max_positions != 0 && *config.max_positions != max_positions)
-        throw ToolError("config \"max_positions\" = " + std::to_string(*config.max_positions) +
-                        " contradicts the positional table's " + std::to_string(max_positions) + " positions");
-    if (config.max_positions && max_positions == 0) max_positions = *config.max_positions;
+    max_positions = max_positions_of(config, max_positions, "positional table");
 
     const VaeLinears v = find_vae_linears(ck, d);
     const int64_t latent = ck.shape(v.z_mean + ".weight")[0];
