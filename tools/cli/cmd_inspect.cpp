@@ -60,15 +60,15 @@ void print_identity(const ModelFile& f) {
 
 std::string token_text(uint32_t id) { return id == format::kNoToken ? "none" : std::to_string(id); }
 
-// ArenaQuery::arena_for of one family: the arena its planner gives for the longest input n, the other
-// lengths fixed inside `plan`, with the caches of another type (what --kv-cache would give).
-template <typename Config, typename Plan>
-std::function<size_t(size_t, format::CacheType)> arena_for(Config c, Plan plan) {
-    return [c, plan](size_t n, format::CacheType t) {
+// ArenaQuery::arena_for of one family: the arena its planner gives for the longest input n (the planner's
+// first length) and the `fixed` other lengths, with the caches of another type (what --kv-cache would give).
+template <typename Config, typename Plan, typename... Fixed>
+std::function<size_t(size_t, format::CacheType)> arena_for(Config c, Plan plan, Fixed... fixed) {
+    return [c, plan, fixed...](size_t n, format::CacheType t) {
         Config cached = c;
         cached.stack.kv_cache = t;
         MemoryPlan p;
-        return plan(cached, n, &p) ? p.total_bytes() : 0;
+        return plan(cached, n, fixed..., &p) ? p.total_bytes() : 0;
     };
 }
 
@@ -102,9 +102,7 @@ std::string describe_forecaster(const tools::LoadedModel& m, const SessionLength
     q->lengths = "window " + std::to_string(window) + ", horizon " + std::to_string(horizon);
     q->longest = "window for horizon " + std::to_string(horizon);
     q->longest_limit = c.max_positions ? c.max_positions : kMaxSequenceLength;
-    q->arena_for = arena_for(c, [horizon](const ForecasterConfig& cc, size_t n, MemoryPlan* p) {
-        return plan_forecaster_arena(cc, n, horizon, p);
-    });
+    q->arena_for = arena_for(c, plan_forecaster_arena, horizon);
     return std::to_string(m.forecaster.arena_bytes(window, horizon)) + " bytes for window " + std::to_string(window) +
            ", horizon " + std::to_string(horizon) + " (set with --window, --horizon)";
 }
@@ -125,8 +123,7 @@ std::string describe_seq2seq(const tools::LoadedModel& m, const SessionLengths& 
     q->lengths = "source " + std::to_string(src) + ", target " + std::to_string(tgt) + " tokens";
     q->longest = "source for target " + std::to_string(tgt);
     q->longest_limit = limit;
-    q->arena_for = arena_for(
-        c, [tgt](const Seq2SeqConfig& cc, size_t n, MemoryPlan* p) { return plan_seq2seq_arena(cc, n, tgt, p); });
+    q->arena_for = arena_for(c, plan_seq2seq_arena, tgt);
     return std::to_string(m.seq2seq.arena_bytes(src, tgt)) + " bytes for source " + std::to_string(src) +
            " tokens, target/max-len " + std::to_string(tgt) + " (set with --src-len, --tgt-len)";
 }
