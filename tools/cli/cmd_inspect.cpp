@@ -72,6 +72,20 @@ std::function<size_t(size_t, format::CacheType)> arena_for(Config c, Plan plan, 
     };
 }
 
+// The arena of a family sized by one length (classifier, tvae): `len` `unit` (tokens, rows) of an `item`
+// (input, sequence). Plans it into `plan`, fills the fit query and returns the arena line.
+template <typename Model, typename Plan>
+std::string one_length_arena(const Model& model, Plan plan_arena, size_t len, size_t limit, const std::string& item,
+                             const char* unit, MemoryPlan* plan, ArenaQuery* q) {
+    const std::string up_to = item + "s up to " + std::to_string(len) + " " + unit;
+    plan_arena(model.config(), len, plan);
+    q->lengths = up_to;
+    q->longest = item;
+    q->longest_limit = limit;
+    q->arena_for = arena_for(model.config(), plan_arena);
+    return std::to_string(model.arena_bytes(len)) + " bytes for " + up_to + " (set with --max-len)";
+}
+
 void print_stack(const StackConfig& s) {
     const LayerOptions& l = s.layer;
     std::printf("shape:    d_model %zu, nhead %zu, dim_feedforward %zu, encoder_layers %zu, decoder_layers %zu\n",
@@ -141,15 +155,8 @@ std::string describe_classifier(const tools::LoadedModel& m, const SessionLength
                 tools::enum_text(c.positional_encoding).c_str(),
                 c.max_positions ? std::to_string(c.max_positions).c_str() : "unlimited",
                 static_cast<double>(c.embed_scale));
-    const size_t limit = position_limit(m);
-    const size_t len = l.first;
-    plan_classifier_arena(c, len, plan);
-    q->lengths = "inputs up to " + std::to_string(len) + " tokens";
-    q->longest = "input";
-    q->longest_limit = limit;
-    q->arena_for = arena_for(c, plan_classifier_arena);
-    return std::to_string(m.classifier.arena_bytes(len)) + " bytes for inputs up to " + std::to_string(len) +
-           " tokens (set with --max-len)";
+    return one_length_arena(m.classifier, plan_classifier_arena, l.first, position_limit(m), "input", "tokens", plan,
+                            q);
 }
 
 std::string describe_tvae(const tools::LoadedModel& m, const SessionLengths& l, MemoryPlan* plan, ArenaQuery* q) {
@@ -158,15 +165,7 @@ std::string describe_tvae(const tools::LoadedModel& m, const SessionLengths& l, 
     std::printf("io:       n_features %zu, latent_size %zu\n", c.n_features, c.latent_size);
     std::printf("inputs:   positional_encoding %s, max_positions %s\n", tools::enum_text(c.positional_encoding).c_str(),
                 c.max_positions ? std::to_string(c.max_positions).c_str() : "unlimited");
-    const size_t limit = position_limit(m);
-    const size_t len = l.first;
-    plan_tvae_arena(c, len, plan);
-    q->lengths = "sequences up to " + std::to_string(len) + " rows";
-    q->longest = "sequence";
-    q->longest_limit = limit;
-    q->arena_for = arena_for(c, plan_tvae_arena);
-    return std::to_string(m.tvae.arena_bytes(len)) + " bytes for sequences up to " + std::to_string(len) +
-           " rows (set with --max-len)";
+    return one_length_arena(m.tvae, plan_tvae_arena, l.first, position_limit(m), "sequence", "rows", plan, q);
 }
 
 }  // namespace
