@@ -98,6 +98,12 @@ void print_stack(const StackConfig& s) {
                     s.kv_cache == format::CacheType::i8 ? "int8, one scale per row (--kv-cache int8)" : "f32");
 }
 
+// The token families' input keys (runtime/embedding.h, read_token_input_config).
+void print_token_inputs(format::PositionalEncoding pe, size_t max_positions, float embed_scale) {
+    std::printf("inputs:   positional_encoding %s, max_positions %s, embed_scale %g\n", tools::enum_text(pe).c_str(),
+                max_positions ? std::to_string(max_positions).c_str() : "unlimited", static_cast<double>(embed_scale));
+}
+
 // Prints the family's configuration and returns the arena line.
 std::string describe_forecaster(const tools::LoadedModel& m, const SessionLengths& l, MemoryPlan* plan, ArenaQuery* q) {
     const ForecasterConfig& c = m.forecaster.config();
@@ -127,10 +133,7 @@ std::string describe_seq2seq(const tools::LoadedModel& m, const SessionLengths& 
     std::printf("io:       src_vocab %zu, tgt_vocab %zu, pad %s, bos %s, eos %s, decode_mask_pads %s\n", c.src_vocab,
                 c.tgt_vocab, token_text(c.pad_id).c_str(), token_text(c.bos_id).c_str(), token_text(c.eos_id).c_str(),
                 c.decode_mask_pads ? "true" : "false");
-    std::printf("inputs:   positional_encoding %s, max_positions %s, embed_scale %g\n",
-                tools::enum_text(c.positional_encoding).c_str(),
-                c.max_positions ? std::to_string(c.max_positions).c_str() : "unlimited",
-                static_cast<double>(c.embed_scale));
+    print_token_inputs(c.positional_encoding, c.max_positions, c.embed_scale);
     const size_t limit = position_limit(m);
     const size_t src = l.first, tgt = l.second;
     plan_seq2seq_arena(c, src, tgt, plan);
@@ -151,10 +154,7 @@ std::string describe_classifier(const tools::LoadedModel& m, const SessionLength
                 token_text(c.pad_id).c_str(), act.c_str(),
                 c.stack.decoder_layers ? ("decoder fed start token " + token_text(c.start_id)).c_str()
                                        : (std::string("pooling ") + pooling).c_str());
-    std::printf("inputs:   positional_encoding %s, max_positions %s, embed_scale %g\n",
-                tools::enum_text(c.positional_encoding).c_str(),
-                c.max_positions ? std::to_string(c.max_positions).c_str() : "unlimited",
-                static_cast<double>(c.embed_scale));
+    print_token_inputs(c.positional_encoding, c.max_positions, c.embed_scale);
     return one_length_arena(m.classifier, plan_classifier_arena, l.first, position_limit(m), "input", "tokens", plan,
                             q);
 }
