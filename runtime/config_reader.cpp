@@ -66,4 +66,13 @@ Status read_config_token(const ModelFile& f, format::ConfigKey key, const char* 
     return Status::ok();
 }
 
+Status read_config_feature_positions(const ModelFile& f, size_t d_model, format::PositionalEncoding* out) {
+    uint32_t v = 0;
+    AX_RETURN_IF_ERROR(read_config_u32(f, format::ConfigKey::positional_encoding, "positional_encoding", 0, 1, &v));
+    *out = static_cast<format::PositionalEncoding>(v);
+    if (*out == format::PositionalEncoding::sinusoidal && d_model % 2 != 0)
+        return bad_config("sinusoidal positions need an even d_model");
+    return Status::ok();
+}
+
 }  // namespace ax

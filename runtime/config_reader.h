@@ -37,5 +37,8 @@ Status read_config_positive_float(const ModelFile& f, format::ConfigKey key, con
 // A required token id: below `vocab`, or format::kNoToken when `optional`.
 Status read_config_token(const ModelFile& f, format::ConfigKey key, const char* name, size_t vocab, bool optional,
                          uint32_t* out);
+// The feature families' (forecaster, tvae) positional_encoding: none or sinusoidal, which needs an even
+// d_model. (The token families read theirs with read_token_input_config, runtime/embedding.h.)
+Status read_config_feature_positions(const ModelFile& f, size_t d_model, format::PositionalEncoding* out);
 
 }  // namespace ax

@@ -9,6 +9,24 @@ namespace ax {
 
 bool sequence_length_ok(size_t n) { return n >= 1 && n <= kMaxSequenceLength; }
 
+Status check_session_length(size_t len, size_t declared, size_t limit, const char* what, const char* unit) {
+    if (len < 1 || len > declared)
+        return Status::error(StatusCode::invalid_argument, what)
+            .add(len)
+            .add(unit)
+            .add(" outside 1..")
+            .add(declared)
+            .add(" declared for this session");
+    if (limit != 0 && len > limit)
+        return Status::error(StatusCode::invalid_argument, what)
+            .add(len)
+            .add(unit)
+            .add(" is longer than the model's ")
+            .add(limit)
+            .add(" positions");
+    return Status::ok();
+}
+
 Status check_session_arena(const void* arena, size_t arena_bytes, size_t needed) {
     if (needed == 0)
         return Status::error(StatusCode::invalid_argument, "sequence lengths must be 1..").add(kMaxSequenceLength);

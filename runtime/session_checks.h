@@ -9,6 +9,12 @@ namespace ax {
 // 1..kMaxSequenceLength (runtime/config_reader.h).
 bool sequence_length_ok(size_t n);
 
+// A length a session call was given: 1..declared (what init() sized the session for), then within the
+// model's positions (`limit`; 0: no limit). `what` and `unit` frame the length in the message, e.g.
+// "source of " 40 " tokens outside 1..32 declared for this session" or "max length " 90 " is longer than the
+// model's 64 positions".
+Status check_session_length(size_t len, size_t declared, size_t limit, const char* what, const char* unit);
+
 // The arena is non-null, 16-byte aligned and at least `needed` bytes (needed 0: the lengths were refused).
 Status check_session_arena(const void* arena, size_t arena_bytes, size_t needed);
 

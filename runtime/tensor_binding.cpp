@@ -31,6 +31,12 @@ Status TensorBinder::find(Role role, uint16_t layer, TensorView* view) {
     return Status::ok();
 }
 
+Status TensorBinder::matrix(Role role, uint16_t layer, size_t rows, size_t cols, TensorView* view) {
+    AX_RETURN_IF_ERROR(find(role, layer, view));
+    if (view->rank != 2 || view->dims[0] != rows || view->dims[1] != cols) return shape_error(*view, rows, cols);
+    return Status::ok();
+}
+
 Status TensorBinder::vector(Role role, uint16_t layer, size_t n, const float** result) {
     TensorView v;
     AX_RETURN_IF_ERROR(find(role, layer, &v));
@@ -43,8 +49,7 @@ Status TensorBinder::vector(Role role, uint16_t layer, size_t n, const float** r
 
 Status TensorBinder::linear(Role weight, Role bias, uint16_t layer, size_t out, size_t in, Linear* result) {
     TensorView v;
-    AX_RETURN_IF_ERROR(find(weight, layer, &v));
-    if (v.rank != 2 || v.dims[0] != out || v.dims[1] != in) return shape_error(v, out, in);
+    AX_RETURN_IF_ERROR(matrix(weight, layer, out, in, &v));
     Linear l;
     l.dtype = v.dtype;
     l.weight = v.data;
@@ -70,8 +75,7 @@ Status TensorBinder::attention(Role in_w, uint16_t layer, size_t d, AttentionWei
 
 Status TensorBinder::embedding(Role role, uint16_t layer, size_t rows, size_t dim, EmbeddingTable* result) {
     TensorView v;
-    AX_RETURN_IF_ERROR(find(role, layer, &v));
-    if (v.rank != 2 || v.dims[0] != rows || v.dims[1] != dim) return shape_error(v, rows, dim);
+    AX_RETURN_IF_ERROR(matrix(role, layer, rows, dim, &v));
     EmbeddingTable t;
     t.dtype = v.dtype;
     t.data = v.data;

@@ -30,6 +30,8 @@ public:
 
 private:
     Status find(format::Role role, uint16_t layer, TensorView* view);
+    // A [rows, cols] tensor of any stored dtype: the weight of a linear, an embedding table.
+    Status matrix(format::Role role, uint16_t layer, size_t rows, size_t cols, TensorView* view);
 
     const ModelFile& file_;
     uint32_t bound_ = 0;

@@ -8,6 +8,8 @@
 #include <fstream>
 #include <iterator>
 
+#include "tests/test_support.h"
+
 namespace ax::test {
 
 Result auspex(const std::string& args) {
@@ -42,6 +44,17 @@ std::string write_file(const std::string& name, const std::string& text) {
     const std::filesystem::path p = scratch_dir() / name;
     std::ofstream(p, std::ios::binary) << text;
     return p.string();
+}
+
+std::string converted_fixture(const std::string& fixture_case, const std::string& name, const std::string& extra) {
+    const std::string out = (scratch_dir() / name).string();
+    if (!std::filesystem::exists(out)) {
+        const std::string dir = fixture_path(fixture_case);
+        const Result r = auspex("convert " + dir + "/model.pt --config " + dir + "/config.json" +
+                                (extra.empty() ? "" : " " + extra) + " -o " + out);
+        REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+    }
+    return out;
 }
 
 void check_error(const Result& r, int code, const std::string& phrase) {

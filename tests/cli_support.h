@@ -23,6 +23,11 @@ std::string read_file(const std::string& path);
 // Writes `text` to scratch_dir()/name and returns the path.
 std::string write_file(const std::string& name, const std::string& text);
 
+// Converts the fixture case tests/fixtures/CASE (its model.pt and config.json, with `extra` convert options)
+// to scratch_dir()/NAME once per test process, and returns that path: NAME tells conversions of one case
+// with other options apart.
+std::string converted_fixture(const std::string& fixture_case, const std::string& name, const std::string& extra = "");
+
 // An error is one line naming the problem, with exit code 1 (2 for wrong usage).
 void check_error(const Result& r, int code, const std::string& phrase);
 

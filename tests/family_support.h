@@ -20,14 +20,21 @@ inline std::vector<int32_t> json_ids(const tools::JsonValue& v, const std::strin
 
 inline tools::JsonValue case_json(const std::string& dir) { return tools::parse_json_file(dir + "/case.json"); }
 
-inline std::vector<uint8_t> convert_case(const std::string& dir, format::DType dtype = format::DType::f32,
+// Converts DIR/checkpoint with DIR/config.json (convert --dtype, --kv-cache, --map).
+inline std::vector<uint8_t> convert_case(const std::string& dir, format::DType dtype, format::CacheType kv_cache,
                                          const std::string& checkpoint = "model.pt", const std::string& map = "") {
     tools::ConvertOptions o;
     o.checkpoint_path = dir + "/" + checkpoint;
     o.config_path = dir + "/config.json";
     o.dtype = dtype;
+    o.kv_cache = kv_cache;
     o.map_path = map;
     return tools::convert_model(o);
+}
+
+inline std::vector<uint8_t> convert_case(const std::string& dir, format::DType dtype = format::DType::f32,
+                                         const std::string& checkpoint = "model.pt", const std::string& map = "") {
+    return convert_case(dir, dtype, format::CacheType::f32, checkpoint, map);
 }
 
 inline double rms(const std::vector<float>& v) {

@@ -28,15 +28,7 @@ std::string case_file(const std::string& c, const std::string& f) {
     return ax::test::fixture_path("forecaster/" + c + "/" + f);
 }
 
-std::string converted(const std::string& c) {
-    const std::string out = (scratch_dir() / (c + ".axm")).string();
-    if (!fs::exists(out)) {
-        const Result r =
-            auspex("convert " + case_file(c, "model.pt") + " --config " + case_file(c, "config.json") + " -o " + out);
-        REQUIRE_MESSAGE(r.exit_code == 0, r.output);
-    }
-    return out;
-}
+std::string converted(const std::string& c) { return ax::test::converted_fixture("forecaster/" + c, c + ".axm"); }
 
 }  // namespace
 

@@ -16,8 +16,6 @@
 
 namespace {
 
-namespace fs = std::filesystem;
-
 using ax::test::auspex;
 using ax::test::check_error;
 using ax::test::Result;
@@ -33,13 +31,7 @@ std::string converted(const std::string& family_case, const std::string& extra =
     std::string stem = family_case;
     for (char& ch : stem)
         if (ch == '/') ch = '_';
-    const std::string out = (scratch_dir() / (stem + ".axm")).string();
-    if (!fs::exists(out)) {
-        const Result r = auspex("convert " + fixture(family_case, "model.pt") + " --config " +
-                                fixture(family_case, "config.json") + " -o " + out + " " + extra);
-        REQUIRE_MESSAGE(r.exit_code == 0, r.output);
-    }
-    return out;
+    return ax::test::converted_fixture(family_case, stem + ".axm", extra);
 }
 
 bool has(const Result& r, const std::string& text) { return r.output.find(text) != std::string::npos; }

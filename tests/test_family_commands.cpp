@@ -35,13 +35,7 @@ std::string fixture(const std::string& relative) { return ax::test::fixture_path
 std::string converted(const std::string& family_case, const std::string& dtype = "f32") {
     std::string stem = family_case + "_" + dtype;
     std::replace(stem.begin(), stem.end(), '/', '_');
-    const std::string out = (scratch_dir() / ("cmd_" + stem + ".axm")).string();
-    if (!fs::exists(out)) {
-        const Result r = auspex("convert " + fixture(family_case + "/model.pt") + " --config " +
-                                fixture(family_case + "/config.json") + " --dtype " + dtype + " -o " + out);
-        REQUIRE_MESSAGE(r.exit_code == 0, r.output);
-    }
-    return out;
+    return ax::test::converted_fixture(family_case, "cmd_" + stem + ".axm", "--dtype " + dtype);
 }
 
 // A case.json's token sequences as a file of lines (the --input/--target layout).

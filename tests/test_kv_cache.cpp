@@ -22,15 +22,7 @@
 namespace {
 
 using namespace ax;
-
-std::vector<uint8_t> convert(const std::string& dir, format::DType dtype, format::CacheType cache) {
-    tools::ConvertOptions o;
-    o.checkpoint_path = dir + "/model.pt";
-    o.config_path = dir + "/config.json";
-    o.dtype = dtype;
-    o.kv_cache = cache;
-    return tools::convert_model(o);
-}
+using test::convert_case;
 
 // The value of config key `key` in a serialized model, or -1.
 int64_t config_value(const std::vector<uint8_t>& bytes, format::ConfigKey key) {
@@ -59,8 +51,8 @@ double max_abs_diff(const std::vector<float>& a, const std::vector<float>& b) { 
 
 TEST_CASE("kv cache: the converter records int8 caches, inspect's config shows them, old files keep f32") {
     const std::string dir = test::fixture_path("forecaster/post_relu_tril");
-    const std::vector<uint8_t> f32 = convert(dir, format::DType::f32, format::CacheType::f32);
-    const std::vector<uint8_t> i8 = convert(dir, format::DType::f32, format::CacheType::i8);
+    const std::vector<uint8_t> f32 = convert_case(dir, format::DType::f32, format::CacheType::f32);
+    const std::vector<uint8_t> i8 = convert_case(dir, format::DType::f32, format::CacheType::i8);
     CHECK(config_value(f32, format::ConfigKey::kv_cache) == -1);  // float caches add no record: files as before
     CHECK(config_value(i8, format::ConfigKey::kv_cache) == 1);
     CHECK(tools::load_model_bytes(f32, "f32")->forecaster.config().stack.kv_cache == format::CacheType::f32);
@@ -81,7 +73,7 @@ TEST_CASE("kv cache: an unknown cache type, or int8 caches without a decoder, ar
     // A classifier that pools the encoder has no decoder, so no cache.
     const std::string cls = test::fixture_path("classifier/pad0_max_sigmoid");
     try {
-        convert(cls, format::DType::f32, format::CacheType::i8);
+        convert_case(cls, format::DType::f32, format::CacheType::i8);
         FAIL("--kv-cache int8 was accepted for a model without a decoder");
     } catch (const tools::ToolError& e) {
         CHECK(std::string(e.what()).find("no decoder") != std::string::npos);
@@ -100,8 +92,8 @@ TEST_CASE("kv cache: int8 forecasters stay close to their float-cache twins, and
     for (const char* name : cases) {
         const std::string dir = test::fixture_path(std::string("forecaster/") + name);
         const tools::Table src = tools::read_csv(dir + "/src.csv"), tgt = tools::read_csv(dir + "/tgt.csv");
-        const auto ref = tools::load_model_bytes(convert(dir, format::DType::f32, format::CacheType::f32), name);
-        const auto i8 = tools::load_model_bytes(convert(dir, format::DType::f32, format::CacheType::i8), name);
+        const auto ref = tools::load_model_bytes(convert_case(dir, format::DType::f32, format::CacheType::f32), name);
+        const auto i8 = tools::load_model_bytes(convert_case(dir, format::DType::f32, format::CacheType::i8), name);
         CHECK(i8->forecaster.arena_bytes(src.rows, tgt.rows) < ref->forecaster.arena_bytes(src.rows, tgt.rows));
         for (const Kernels* k : test::available_ports()) {
             tools::HostSession a(*i8, *k, src.rows, tgt.rows), b(*ref, *k, src.rows, tgt.rows);
@@ -125,7 +117,7 @@ TEST_CASE("kv cache: int8 caches keep a forecast reproducible: cached equals rec
     // ports agree to float rounding (amplified by int8 rounding of the activations).
     const std::string dir = test::fixture_path("forecaster/pre_relu_tril");
     const tools::Table src = tools::read_csv(dir + "/src.csv"), tgt = tools::read_csv(dir + "/tgt.csv");
-    const auto model = tools::load_model_bytes(convert(dir, format::DType::i8, format::CacheType::i8), "i8");
+    const auto model = tools::load_model_bytes(convert_case(dir, format::DType::i8, format::CacheType::i8), "i8");
     const size_t horizon = tgt.rows;
     std::vector<float> want;
     for (const Kernels* k : test::available_ports()) {
@@ -149,8 +141,8 @@ TEST_CASE("kv cache: int8 caches in the token and latent families stay close to 
         const std::vector<int32_t> src = test::json_ids(*j.find("src"), "src"),
                                    tgt = test::json_ids(*j.find("tgt"), "tgt");
         const uint32_t pad = static_cast<uint32_t>(j.find("pad_id")->as_int("pad_id", 0, 1000));
-        const auto ref = tools::open_model_bytes(convert(dir, format::DType::f32, format::CacheType::f32), "f32");
-        const auto i8 = tools::open_model_bytes(convert(dir, format::DType::f32, format::CacheType::i8), "i8");
+        const auto ref = tools::open_model_bytes(convert_case(dir, format::DType::f32, format::CacheType::f32), "f32");
+        const auto i8 = tools::open_model_bytes(convert_case(dir, format::DType::f32, format::CacheType::i8), "i8");
         for (const Kernels* k : test::available_ports()) {
             tools::HostSeq2Seq a(*i8, *k, src.size(), tgt.size()), b(*ref, *k, src.size(), tgt.size());
             a.set_pad_id(pad);
@@ -163,8 +155,8 @@ TEST_CASE("kv cache: int8 caches in the token and latent families stay close to 
     {
         const std::string dir = test::fixture_path("classifier/decoder_start");
         const tools::JsonValue j = test::case_json(dir);
-        const auto ref = tools::open_model_bytes(convert(dir, format::DType::f32, format::CacheType::f32), "f32");
-        const auto i8 = tools::open_model_bytes(convert(dir, format::DType::f32, format::CacheType::i8), "i8");
+        const auto ref = tools::open_model_bytes(convert_case(dir, format::DType::f32, format::CacheType::f32), "f32");
+        const auto i8 = tools::open_model_bytes(convert_case(dir, format::DType::f32, format::CacheType::i8), "i8");
         for (const tools::JsonValue& input : j.find("inputs")->as_array("inputs")) {
             const std::vector<int32_t> tokens = test::json_ids(input, "input");
             tools::HostClassifier a(*i8, generic_kernels(), tokens.size()), b(*ref, generic_kernels(), tokens.size());
@@ -175,8 +167,8 @@ TEST_CASE("kv cache: int8 caches in the token and latent families stay close to 
     {
         const std::string dir = test::fixture_path("tvae/post_relu_pe");
         const tools::Table x = tools::read_csv(dir + "/input.csv");
-        const auto ref = tools::open_model_bytes(convert(dir, format::DType::f32, format::CacheType::f32), "f32");
-        const auto i8 = tools::open_model_bytes(convert(dir, format::DType::f32, format::CacheType::i8), "i8");
+        const auto ref = tools::open_model_bytes(convert_case(dir, format::DType::f32, format::CacheType::f32), "f32");
+        const auto i8 = tools::open_model_bytes(convert_case(dir, format::DType::f32, format::CacheType::i8), "i8");
         tools::HostTvae a(*i8, generic_kernels(), x.rows), b(*ref, generic_kernels(), x.rows);
         const std::vector<float> got = a.run(x.values, x.rows), want = b.run(x.values, x.rows);
         CHECK(test::max_abs_error(got, want) <= 2e-2 * test::rms(want));

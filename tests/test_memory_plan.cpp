@@ -10,6 +10,7 @@
 
 #include "ports/ports.h"
 #include "runtime/memory_plan.h"
+#include "tests/family_support.h"
 #include "tests/test_support.h"
 #include "tools/convert/converter.h"
 #include "tools/text/csv.h"
@@ -38,13 +39,7 @@ void check_plan_is_sound(const MemoryPlan& plan) {
 }
 
 std::vector<uint8_t> convert_example(format::DType dtype, format::CacheType cache) {
-    const std::string dir = std::string(AUSPEX_SOURCE_DIR) + "/models/example";
-    tools::ConvertOptions o;
-    o.checkpoint_path = dir + "/forecaster.pt";
-    o.config_path = dir + "/config.json";
-    o.dtype = dtype;
-    o.kv_cache = cache;
-    return tools::convert_model(o);
+    return test::convert_case(std::string(AUSPEX_SOURCE_DIR) + "/models/example", dtype, cache, "forecaster.pt");
 }
 
 }  // namespace

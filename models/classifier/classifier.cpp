@@ -119,18 +119,7 @@ Status ClassifierSession::set_pad_id(uint32_t pad_id) {
 Status ClassifierSession::classify(const int32_t* tokens, size_t len, float* out) {
     if (model_ == nullptr) return Status::error(StatusCode::invalid_argument, "session not initialised");
     const ClassifierConfig& c = model_->config_;
-    if (len < 1 || len > max_len_)
-        return Status::error(StatusCode::invalid_argument, "input of ")
-            .add(len)
-            .add(" tokens outside 1..")
-            .add(max_len_)
-            .add(" declared for this session");
-    if (c.max_positions != 0 && len > c.max_positions)
-        return Status::error(StatusCode::invalid_argument, "input of ")
-            .add(len)
-            .add(" tokens is longer than the model's ")
-            .add(c.max_positions)
-            .add(" positions");
+    AX_RETURN_IF_ERROR(check_session_length(len, max_len_, c.max_positions, "input of ", " tokens"));
     AX_RETURN_IF_ERROR(check_tokens(tokens, len, c.vocab, "input"));
     if (out == nullptr) return Status::error(StatusCode::invalid_argument, "output buffer is null");
     const Kernels& k = *k_;

@@ -27,11 +27,7 @@ Status read_forecaster_config(const ModelFile& f, ForecasterConfig* out) {
     const size_t d = c.stack.layer.d_model;
     AX_RETURN_IF_ERROR(read_config_size(f, ConfigKey::n_features, "n_features", 1, kMaxModelWidth, &c.n_features));
     AX_RETURN_IF_ERROR(read_config_size(f, ConfigKey::n_outputs, "n_outputs", 1, kMaxModelWidth, &c.n_outputs));
-    uint32_t v = 0;
-    AX_RETURN_IF_ERROR(read_config_u32(f, ConfigKey::positional_encoding, "positional_encoding", 0, 1, &v));
-    c.positional_encoding = static_cast<format::PositionalEncoding>(v);
-    if (c.positional_encoding == format::PositionalEncoding::sinusoidal && d % 2 != 0)
-        return bad_model_config("sinusoidal positions need an even d_model");
+    AX_RETURN_IF_ERROR(read_config_feature_positions(f, d, &c.positional_encoding));
     AX_RETURN_IF_ERROR(read_config_enum(f, ConfigKey::memory_mask, "memory_mask", &c.memory_mask));
     AX_RETURN_IF_ERROR(read_config_enum(f, ConfigKey::normalization, "normalization", &c.normalization));
     if (c.normalization != format::Normalization::none && c.n_outputs != c.n_features)
@@ -130,19 +126,9 @@ Status ForecastSession::init(const Forecaster& model, const Kernels& kernels, vo
 
 Status ForecastSession::check_lengths(size_t src_rows, size_t tgt_rows) const {
     if (model_ == nullptr) return Status::error(StatusCode::invalid_argument, "session not initialised");
-    if (src_rows < 1 || src_rows > max_window_)
-        return Status::error(StatusCode::invalid_argument, "window of ")
-            .add(src_rows)
-            .add(" rows outside 1..")
-            .add(max_window_)
-            .add(" declared for this session");
-    if (tgt_rows < 1 || tgt_rows > max_horizon_)
-        return Status::error(StatusCode::invalid_argument, "decoder length ")
-            .add(tgt_rows)
-            .add(" outside 1..")
-            .add(max_horizon_)
-            .add(" declared for this session");
-    return Status::ok();
+    // The model's positions were checked against both declared lengths by init().
+    AX_RETURN_IF_ERROR(check_session_length(src_rows, max_window_, 0, "window of ", " rows"));
+    return check_session_length(tgt_rows, max_horizon_, 0, "decoder length ", "");
 }
 
 void ForecastSession::normalize(const float* x, size_t rows, const float* reference, float* z) const {

@@ -120,18 +120,7 @@ Status Seq2SeqSession::set_pad_id(uint32_t pad_id) {
 Status Seq2SeqSession::check_source(const int32_t* src, size_t src_len) const {
     if (model_ == nullptr) return Status::error(StatusCode::invalid_argument, "session not initialised");
     const Seq2SeqConfig& c = model_->config_;
-    if (src_len < 1 || src_len > max_src_)
-        return Status::error(StatusCode::invalid_argument, "source of ")
-            .add(src_len)
-            .add(" tokens outside 1..")
-            .add(max_src_)
-            .add(" declared for this session");
-    if (c.max_positions != 0 && src_len > c.max_positions)
-        return Status::error(StatusCode::invalid_argument, "source of ")
-            .add(src_len)
-            .add(" tokens is longer than the model's ")
-            .add(c.max_positions)
-            .add(" positions");
+    AX_RETURN_IF_ERROR(check_session_length(src_len, max_src_, c.max_positions, "source of ", " tokens"));
     return check_tokens(src, src_len, c.src_vocab, "source");
 }
 
@@ -148,18 +137,7 @@ const uint8_t* Seq2SeqSession::encode(const int32_t* src, size_t src_len) {
 Status Seq2SeqSession::run(const int32_t* src, size_t src_len, const int32_t* tgt, size_t tgt_len, float* logits) {
     AX_RETURN_IF_ERROR(check_source(src, src_len));
     const Seq2SeqConfig& c = model_->config_;
-    if (tgt_len < 1 || tgt_len > max_tgt_)
-        return Status::error(StatusCode::invalid_argument, "target of ")
-            .add(tgt_len)
-            .add(" tokens outside 1..")
-            .add(max_tgt_)
-            .add(" declared for this session");
-    if (c.max_positions != 0 && tgt_len > c.max_positions)
-        return Status::error(StatusCode::invalid_argument, "target of ")
-            .add(tgt_len)
-            .add(" tokens is longer than the model's ")
-            .add(c.max_positions)
-            .add(" positions");
+    AX_RETURN_IF_ERROR(check_session_length(tgt_len, max_tgt_, c.max_positions, "target of ", " tokens"));
     AX_RETURN_IF_ERROR(check_tokens(tgt, tgt_len, c.tgt_vocab, "target"));
     if (logits == nullptr) return Status::error(StatusCode::invalid_argument, "output buffer is null");
     const uint8_t* memory_valid = encode(src, src_len);
@@ -189,18 +167,7 @@ Status Seq2SeqSession::translate(const int32_t* src, size_t src_len, uint32_t bo
         return Status::error(StatusCode::invalid_argument, "greedy decoding needs a bos id in the target vocabulary");
     if (eos != format::kNoToken && eos >= c.tgt_vocab)
         return Status::error(StatusCode::invalid_argument, "eos id ").add(eos).add(" is outside the vocabulary");
-    if (max_len < 1 || max_len > max_tgt_)
-        return Status::error(StatusCode::invalid_argument, "max length ")
-            .add(max_len)
-            .add(" outside 1..")
-            .add(max_tgt_)
-            .add(" declared for this session");
-    if (c.max_positions != 0 && max_len > c.max_positions)
-        return Status::error(StatusCode::invalid_argument, "max length ")
-            .add(max_len)
-            .add(" is longer than the model's ")
-            .add(c.max_positions)
-            .add(" positions");
+    AX_RETURN_IF_ERROR(check_session_length(max_len, max_tgt_, c.max_positions, "max length ", ""));
     const uint8_t* memory_valid = encode(src, src_len);
     int32_t token = static_cast<int32_t>(bos);
     const bool mask_pads = decode_mask_pads_ && pad_id_ != format::kNoToken;

@@ -26,11 +26,7 @@ Status read_tvae_config(const ModelFile& f, TvaeConfig* out) {
     AX_RETURN_IF_ERROR(read_stack_config(f, 1, &c.stack));
     AX_RETURN_IF_ERROR(read_config_size(f, ConfigKey::n_features, "n_features", 1, kMaxModelWidth, &c.n_features));
     AX_RETURN_IF_ERROR(read_config_size(f, ConfigKey::latent_size, "latent_size", 1, kMaxModelWidth, &c.latent_size));
-    uint32_t v = 0;
-    AX_RETURN_IF_ERROR(read_config_u32(f, ConfigKey::positional_encoding, "positional_encoding", 0, 1, &v));
-    c.positional_encoding = static_cast<PositionalEncoding>(v);
-    if (c.positional_encoding == PositionalEncoding::sinusoidal && c.stack.layer.d_model % 2 != 0)
-        return bad_model_config("sinusoidal positions need an even d_model");
+    AX_RETURN_IF_ERROR(read_config_feature_positions(f, c.stack.layer.d_model, &c.positional_encoding));
     AX_RETURN_IF_ERROR(
         read_config_size(f, ConfigKey::max_positions, "max_positions", 0, kMaxSequenceLength, &c.max_positions));
     *out = c;
@@ -95,20 +91,7 @@ Status TvaeSession::init(const Tvae& model, const Kernels& kernels, void* arena,
 
 Status TvaeSession::check_length(size_t len) const {
     if (model_ == nullptr) return Status::error(StatusCode::invalid_argument, "session not initialised");
-    if (len < 1 || len > max_len_)
-        return Status::error(StatusCode::invalid_argument, "sequence of ")
-            .add(len)
-            .add(" rows outside 1..")
-            .add(max_len_)
-            .add(" declared for this session");
-    const size_t limit = model_->config_.max_positions;
-    if (limit != 0 && len > limit)
-        return Status::error(StatusCode::invalid_argument, "sequence of ")
-            .add(len)
-            .add(" rows is longer than the model's ")
-            .add(limit)
-            .add(" positions");
-    return Status::ok();
+    return check_session_length(len, max_len_, model_->config_.max_positions, "sequence of ", " rows");
 }
 
 Status TvaeSession::encode(const float* x, size_t len, float* z_mean, float* z_log_var) {

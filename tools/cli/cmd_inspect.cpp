@@ -60,16 +60,30 @@ void print_identity(const ModelFile& f) {
 
 std::string token_text(uint32_t id) { return id == format::kNoToken ? "none" : std::to_string(id); }
 
-// ArenaQuery::arena_for of one family: the arena its planner gives for the longest input n, the other
-// lengths fixed inside `plan`, with the caches of another type (what --kv-cache would give).
-template <typename Config, typename Plan>
-std::function<size_t(size_t, format::CacheType)> arena_for(Config c, Plan plan) {
-    return [c, plan](size_t n, format::CacheType t) {
+// ArenaQuery::arena_for of one family: the arena its planner gives for the longest input n (the planner's
+// first length) and the `fixed` other lengths, with the caches of another type (what --kv-cache would give).
+template <typename Config, typename Plan, typename... Fixed>
+std::function<size_t(size_t, format::CacheType)> arena_for(Config c, Plan plan, Fixed... fixed) {
+    return [c, plan, fixed...](size_t n, format::CacheType t) {
         Config cached = c;
         cached.stack.kv_cache = t;
         MemoryPlan p;
-        return plan(cached, n, &p) ? p.total_bytes() : 0;
+        return plan(cached, n, fixed..., &p) ? p.total_bytes() : 0;
     };
+}
+
+// The arena of a family sized by one length (classifier, tvae): `len` `unit` (tokens, rows) of an `item`
+// (input, sequence). Plans it into `plan`, fills the fit query and returns the arena line.
+template <typename Model, typename Plan>
+std::string one_length_arena(const Model& model, Plan plan_arena, size_t len, size_t limit, const std::string& item,
+                             const char* unit, MemoryPlan* plan, ArenaQuery* q) {
+    const std::string up_to = item + "s up to " + std::to_string(len) + " " + unit;
+    plan_arena(model.config(), len, plan);
+    q->lengths = up_to;
+    q->longest = item;
+    q->longest_limit = limit;
+    q->arena_for = arena_for(model.config(), plan_arena);
+    return std::to_string(model.arena_bytes(len)) + " bytes for " + up_to + " (set with --max-len)";
 }
 
 void print_stack(const StackConfig& s) {
@@ -82,6 +96,12 @@ void print_stack(const StackConfig& s) {
     if (s.decoder_layers > 0)
         std::printf("kv cache: %s\n",
                     s.kv_cache == format::CacheType::i8 ? "int8, one scale per row (--kv-cache int8)" : "f32");
+}
+
+// The token families' input keys (runtime/embedding.h, read_token_input_config).
+void print_token_inputs(format::PositionalEncoding pe, size_t max_positions, float embed_scale) {
+    std::printf("inputs:   positional_encoding %s, max_positions %s, embed_scale %g\n", tools::enum_text(pe).c_str(),
+                max_positions ? std::to_string(max_positions).c_str() : "unlimited", static_cast<double>(embed_scale));
 }
 
 // Prints the family's configuration and returns the arena line.
@@ -102,9 +122,7 @@ std::string describe_forecaster(const tools::LoadedModel& m, const SessionLength
     q->lengths = "window " + std::to_string(window) + ", horizon " + std::to_string(horizon);
     q->longest = "window for horizon " + std::to_string(horizon);
     q->longest_limit = c.max_positions ? c.max_positions : kMaxSequenceLength;
-    q->arena_for = arena_for(c, [horizon](const ForecasterConfig& cc, size_t n, MemoryPlan* p) {
-        return plan_forecaster_arena(cc, n, horizon, p);
-    });
+    q->arena_for = arena_for(c, plan_forecaster_arena, horizon);
     return std::to_string(m.forecaster.arena_bytes(window, horizon)) + " bytes for window " + std::to_string(window) +
            ", horizon " + std::to_string(horizon) + " (set with --window, --horizon)";
 }
@@ -115,18 +133,14 @@ std::string describe_seq2seq(const tools::LoadedModel& m, const SessionLengths& 
     std::printf("io:       src_vocab %zu, tgt_vocab %zu, pad %s, bos %s, eos %s, decode_mask_pads %s\n", c.src_vocab,
                 c.tgt_vocab, token_text(c.pad_id).c_str(), token_text(c.bos_id).c_str(), token_text(c.eos_id).c_str(),
                 c.decode_mask_pads ? "true" : "false");
-    std::printf("inputs:   positional_encoding %s, max_positions %s, embed_scale %g\n",
-                tools::enum_text(c.positional_encoding).c_str(),
-                c.max_positions ? std::to_string(c.max_positions).c_str() : "unlimited",
-                static_cast<double>(c.embed_scale));
+    print_token_inputs(c.positional_encoding, c.max_positions, c.embed_scale);
     const size_t limit = position_limit(m);
     const size_t src = l.first, tgt = l.second;
     plan_seq2seq_arena(c, src, tgt, plan);
     q->lengths = "source " + std::to_string(src) + ", target " + std::to_string(tgt) + " tokens";
     q->longest = "source for target " + std::to_string(tgt);
     q->longest_limit = limit;
-    q->arena_for = arena_for(
-        c, [tgt](const Seq2SeqConfig& cc, size_t n, MemoryPlan* p) { return plan_seq2seq_arena(cc, n, tgt, p); });
+    q->arena_for = arena_for(c, plan_seq2seq_arena, tgt);
     return std::to_string(m.seq2seq.arena_bytes(src, tgt)) + " bytes for source " + std::to_string(src) +
            " tokens, target/max-len " + std::to_string(tgt) + " (set with --src-len, --tgt-len)";
 }
@@ -140,19 +154,9 @@ std::string describe_classifier(const tools::LoadedModel& m, const SessionLength
                 token_text(c.pad_id).c_str(), act.c_str(),
                 c.stack.decoder_layers ? ("decoder fed start token " + token_text(c.start_id)).c_str()
                                        : (std::string("pooling ") + pooling).c_str());
-    std::printf("inputs:   positional_encoding %s, max_positions %s, embed_scale %g\n",
-                tools::enum_text(c.positional_encoding).c_str(),
-                c.max_positions ? std::to_string(c.max_positions).c_str() : "unlimited",
-                static_cast<double>(c.embed_scale));
-    const size_t limit = position_limit(m);
-    const size_t len = l.first;
-    plan_classifier_arena(c, len, plan);
-    q->lengths = "inputs up to " + std::to_string(len) + " tokens";
-    q->longest = "input";
-    q->longest_limit = limit;
-    q->arena_for = arena_for(c, plan_classifier_arena);
-    return std::to_string(m.classifier.arena_bytes(len)) + " bytes for inputs up to " + std::to_string(len) +
-           " tokens (set with --max-len)";
+    print_token_inputs(c.positional_encoding, c.max_positions, c.embed_scale);
+    return one_length_arena(m.classifier, plan_classifier_arena, l.first, position_limit(m), "input", "tokens", plan,
+                            q);
 }
 
 std::string describe_tvae(const tools::LoadedModel& m, const SessionLengths& l, MemoryPlan* plan, ArenaQuery* q) {
@@ -161,15 +165,7 @@ std::string describe_tvae(const tools::LoadedModel& m, const SessionLengths& l, 
     std::printf("io:       n_features %zu, latent_size %zu\n", c.n_features, c.latent_size);
     std::printf("inputs:   positional_encoding %s, max_positions %s\n", tools::enum_text(c.positional_encoding).c_str(),
                 c.max_positions ? std::to_string(c.max_positions).c_str() : "unlimited");
-    const size_t limit = position_limit(m);
-    const size_t len = l.first;
-    plan_tvae_arena(c, len, plan);
-    q->lengths = "sequences up to " + std::to_string(len) + " rows";
-    q->longest = "sequence";
-    q->longest_limit = limit;
-    q->arena_for = arena_for(c, plan_tvae_arena);
-    return std::to_string(m.tvae.arena_bytes(len)) + " bytes for sequences up to " + std::to_string(len) +
-           " rows (set with --max-len)";
+    return one_length_arena(m.tvae, plan_tvae_arena, l.first, position_limit(m), "sequence", "rows", plan, q);
 }
 
 }  // namespace

@@ -127,24 +127,18 @@ AxmModel import_classifier(const TensorMap& tensors, const ConvertConfig& config
         if (max_positions < 1 || max_positions > (1 << 20))
             throw ToolError("position table " + src_pos + " must have 1..1048576 rows");
     }
-    if (config.max_positions && max_positions != 0 && *config.max_positions != max_positions)
-        throw ToolError("config \"max_positions\" = " + std::to_string(*config.max_positions) +
-                        " contradicts the position table's " + std::to_string(max_positions) + " positions");
-    if (config.max_positions && max_positions == 0) max_positions = *config.max_positions;
+    max_positions = max_positions_of(config, max_positions, "position table");
 
     const int64_t labels = ck.shape(t.head + ".weight")[0];
     check_stated(config.n_labels, labels, "n_labels", t.head + ".weight", ck.shape(t.head + ".weight"));
 
-    auto add = [&](Role role, const std::string& name, std::vector<int64_t> shape) {
-        m.tensors.push_back(make_tensor(role, format::kNoLayer, name, ck.take(name, shape)));
-    };
-    add(Role::src_token_embed, table, {vocab, d});
-    if (dec_vocab) add(Role::tgt_token_embed, t.tgt_tokens, {dec_vocab, d});
-    if (pe == format::PositionalEncoding::learned) add(Role::src_pos_embed, src_pos, {max_positions, d});
-    if (!tgt_pos.empty()) add(Role::tgt_pos_embed, tgt_pos, {ck.shape(tgt_pos)[0], d});
-    add(Role::head_weight, t.head + ".weight", {labels, d});
+    add_tensor(ck, m, Role::src_token_embed, table, {vocab, d});
+    if (dec_vocab) add_tensor(ck, m, Role::tgt_token_embed, t.tgt_tokens, {dec_vocab, d});
+    if (pe == format::PositionalEncoding::learned) add_tensor(ck, m, Role::src_pos_embed, src_pos, {max_positions, d});
+    if (!tgt_pos.empty()) add_tensor(ck, m, Role::tgt_pos_embed, tgt_pos, {ck.shape(tgt_pos)[0], d});
+    add_tensor(ck, m, Role::head_weight, t.head + ".weight", {labels, d});
     if (ck.has(t.head + ".bias")) {
-        add(Role::head_bias, t.head + ".bias", {labels});
+        add_tensor(ck, m, Role::head_bias, t.head + ".bias", {labels});
     } else {  // nn.Linear(d, n_labels, bias=False)
         HostTensor zeros;
         zeros.shape = {labels};

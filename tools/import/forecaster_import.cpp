@@ -127,15 +127,9 @@ AxmModel import_forecaster(const TensorMap& tensors, const ConvertConfig& config
     if (sinusoidal && d % 2 != 0)
         throw ToolError("sinusoidal positions need an even d_model, got " + std::to_string(d));
 
-    auto add_linear = [&](Role weight, const std::string& module, int64_t out, int64_t in) {
-        m.tensors.push_back(
-            make_tensor(weight, format::kNoLayer, module + ".weight", ck.take(module + ".weight", {out, in})));
-        m.tensors.push_back(make_tensor(static_cast<Role>(static_cast<uint16_t>(weight) + 1), format::kNoLayer,
-                                        module + ".bias", ck.take(module + ".bias", {out})));
-    };
-    add_linear(Role::src_embed_weight, lin.src, d, nf);
-    add_linear(Role::tgt_embed_weight, lin.tgt, d, nf);
-    add_linear(Role::generator_weight, lin.generator, no, d);
+    add_linear(ck, m, Role::src_embed_weight, lin.src, d, nf);
+    add_linear(ck, m, Role::tgt_embed_weight, lin.tgt, d, nf);
+    add_linear(ck, m, Role::generator_weight, lin.generator, no, d);
 
     const NormalizationSpec& norm = config.normalization;
     const bool global = norm.mode == format::Normalization::global;

@@ -169,6 +169,17 @@ AxmTensor make_tensor(Role role, uint16_t layer, const std::string& name, const 
     return out;
 }
 
+void add_tensor(CheckpointTensors& ck, AxmModel& m, Role role, const std::string& name,
+                const std::vector<int64_t>& shape, uint16_t layer) {
+    m.tensors.push_back(make_tensor(role, layer, name, ck.take(name, shape)));
+}
+
+void add_linear(CheckpointTensors& ck, AxmModel& m, Role weight, const std::string& module, int64_t out, int64_t in,
+                uint16_t layer) {
+    add_tensor(ck, m, weight, module + ".weight", {out, in}, layer);
+    add_tensor(ck, m, static_cast<Role>(static_cast<uint16_t>(weight) + 1), module + ".bias", {out}, layer);
+}
+
 void check_stated(const std::optional<int64_t>& stated, int64_t actual, const char* key, const std::string& tensor,
                   const std::vector<int64_t>& shape) {
     if (stated && *stated != actual)
@@ -292,22 +303,15 @@ StackShape import_stacks(CheckpointTensors& ck, AxmModel& m, const ConvertConfig
                         " but the checkpoint holds no decoder layers");
     }
 
-    auto add = [&](Role role, uint16_t layer, const std::string& name, std::vector<int64_t> shape) {
-        m.tensors.push_back(make_tensor(role, layer, name, ck.take(name, shape)));
-    };
     auto next = [](Role r, int k) { return static_cast<Role>(static_cast<uint16_t>(r) + k); };
-    auto add_linear = [&](Role weight, uint16_t layer, const std::string& module, int64_t out, int64_t in) {
-        add(weight, layer, module + ".weight", {out, in});
-        add(next(weight, 1), layer, module + ".bias", {out});
-    };
     auto add_norm = [&](Role weight, uint16_t layer, const std::string& module) {
-        add(weight, layer, module + ".weight", {d});
-        add(next(weight, 1), layer, module + ".bias", {d});
+        add_tensor(ck, m, weight, module + ".weight", {d}, layer);
+        add_tensor(ck, m, next(weight, 1), module + ".bias", {d}, layer);
     };
     auto add_attention = [&](Role in_weight, uint16_t layer, const std::string& module) {
-        add(in_weight, layer, module + ".in_proj_weight", {3 * d, d});
-        add(next(in_weight, 1), layer, module + ".in_proj_bias", {3 * d});
-        add_linear(next(in_weight, 2), layer, module + ".out_proj", d, d);
+        add_tensor(ck, m, in_weight, module + ".in_proj_weight", {3 * d, d}, layer);
+        add_tensor(ck, m, next(in_weight, 1), module + ".in_proj_bias", {3 * d}, layer);
+        add_linear(ck, m, next(in_weight, 2), module + ".out_proj", d, d, layer);
     };
     s.encoder_final_norm = ck.has(s.encoder_root + "norm.weight");
     if (s.encoder_final_norm) add_norm(Role::encoder_norm_weight, format::kNoLayer, s.encoder_root + "norm");
@@ -319,8 +323,8 @@ StackShape import_stacks(CheckpointTensors& ck, AxmModel& m, const ConvertConfig
         const uint16_t L = static_cast<uint16_t>(i);
         const std::string p = e.prefix + std::to_string(i) + ".";
         add_attention(Role::enc_attn_in_weight, L, p + "self_attn");
-        add_linear(Role::enc_ff1_weight, L, p + "linear1", ff, d);
-        add_linear(Role::enc_ff2_weight, L, p + "linear2", d, ff);
+        add_linear(ck, m, Role::enc_ff1_weight, p + "linear1", ff, d, L);
+        add_linear(ck, m, Role::enc_ff2_weight, p + "linear2", d, ff, L);
         add_norm(Role::enc_norm1_weight, L, p + "norm1");
         add_norm(Role::enc_norm2_weight, L, p + "norm2");
     }
@@ -329,8 +333,8 @@ StackShape import_stacks(CheckpointTensors& ck, AxmModel& m, const ConvertConfig
         const std::string p = dec[0].prefix + std::to_string(i) + ".";
         add_attention(Role::dec_attn_in_weight, L, p + "self_attn");
         add_attention(Role::dec_cross_in_weight, L, p + "multihead_attn");
-        add_linear(Role::dec_ff1_weight, L, p + "linear1", ff, d);
-        add_linear(Role::dec_ff2_weight, L, p + "linear2", d, ff);
+        add_linear(ck, m, Role::dec_ff1_weight, p + "linear1", ff, d, L);
+        add_linear(ck, m, Role::dec_ff2_weight, p + "linear2", d, ff, L);
         add_norm(Role::dec_norm1_weight, L, p + "norm1");
         add_norm(Role::dec_norm2_weight, L, p + "norm2");
         add_norm(Role::dec_norm3_weight, L, p + "norm3");
@@ -529,6 +533,14 @@ format::PositionalEncoding decide_positions(const ConvertConfig& config, const T
         return PE::learned;
     }
     return PE::none;
+}
+
+int64_t max_positions_of(const ConvertConfig& config, int64_t from_tables, const char* table) {
+    if (!config.max_positions) return from_tables;
+    if (from_tables != 0 && *config.max_positions != from_tables)
+        throw ToolError("config \"max_positions\" = " + std::to_string(*config.max_positions) + " contradicts the " +
+                        table + "'s " + std::to_string(from_tables) + " positions");
+    return from_tables != 0 ? from_tables : *config.max_positions;
 }
 
 }  // namespace ax::tools

@@ -62,6 +62,13 @@ bool split_layer_name(const std::string& name, const std::string& suffix, std::s
 void find_layer_stacks(const TensorMap& tensors, std::vector<LayerStack>* encoders, std::vector<LayerStack>* decoders);
 
 AxmTensor make_tensor(format::Role role, uint16_t layer, const std::string& name, const HostTensor& t);
+// Takes checkpoint tensor `name` (checked to have `shape`, marked used) into the model as `role` of `layer`.
+void add_tensor(CheckpointTensors& ck, AxmModel& m, format::Role role, const std::string& name,
+                const std::vector<int64_t>& shape, uint16_t layer = format::kNoLayer);
+// An nn.Linear(in, out) called `module`: its weight [out, in] as role `weight`, its bias [out] as the role
+// after it (every family's bias role follows its weight role).
+void add_linear(CheckpointTensors& ck, AxmModel& m, format::Role weight, const std::string& module, int64_t out,
+                int64_t in, uint16_t layer = format::kNoLayer);
 
 void check_stated(const std::optional<int64_t>& stated, int64_t actual, const char* key, const std::string& tensor,
                   const std::vector<int64_t>& shape);
@@ -139,5 +146,10 @@ extern const std::initializer_list<const char*> kTargetWords;
 // indexed from 0 or from 1: without a config statement that is an error naming both choices.
 format::PositionalEncoding decide_positions(const ConvertConfig& config, const TokenTables& t, int64_t d,
                                             size_t min_learned, size_t max_learned, int64_t* max_positions);
+
+// The positions' limit: the rows of the checkpoint's position tables (`from_tables`; 0: they set none), or
+// else the config's "max_positions" (0 when not stated). A statement contradicting the tables is an error
+// naming `table` ("position table", ...).
+int64_t max_positions_of(const ConvertConfig& config, int64_t from_tables, const char* table);
 
 }  // namespace ax::tools

@@ -62,10 +62,7 @@ AxmModel import_seq2seq(const TensorMap& tensors, const ConvertConfig& config) {
             throw ToolError("position tables " + src_pos + " " + shape_text(ck.shape(src_pos)) + " and " + tgt_pos +
                             " " + shape_text(ck.shape(tgt_pos)) + " differ in length");
     }
-    if (config.max_positions && max_positions != 0 && *config.max_positions != max_positions)
-        throw ToolError("config \"max_positions\" = " + std::to_string(*config.max_positions) +
-                        " contradicts the position table's " + std::to_string(max_positions) + " positions");
-    if (config.max_positions && max_positions == 0) max_positions = *config.max_positions;
+    max_positions = max_positions_of(config, max_positions, "position table");
 
     std::vector<std::string> gens;
     const std::vector<std::string> linears = find_linear_modules(ck);
@@ -76,17 +73,13 @@ AxmModel import_seq2seq(const TensorMap& tensors, const ConvertConfig& config) {
                         std::to_string(tgt_vocab) + ", " + std::to_string(d) + "]; found Linear modules: " +
                         name_list(linears) + "; name it with a map line \"MODULE.{p} -> generator.{p}\"");
 
-    auto add = [&](Role role, const std::string& name, std::vector<int64_t> shape) {
-        m.tensors.push_back(make_tensor(role, format::kNoLayer, name, ck.take(name, shape)));
-    };
-    add(Role::src_token_embed, src_table, {src_vocab, d});
-    add(Role::tgt_token_embed, tgt_table, {tgt_vocab, d});
+    add_tensor(ck, m, Role::src_token_embed, src_table, {src_vocab, d});
+    add_tensor(ck, m, Role::tgt_token_embed, tgt_table, {tgt_vocab, d});
     if (pe == format::PositionalEncoding::learned) {
-        add(Role::src_pos_embed, src_pos, {max_positions, d});
-        add(Role::tgt_pos_embed, tgt_pos, {max_positions, d});
+        add_tensor(ck, m, Role::src_pos_embed, src_pos, {max_positions, d});
+        add_tensor(ck, m, Role::tgt_pos_embed, tgt_pos, {max_positions, d});
     }
-    add(Role::generator_weight, gens[0] + ".weight", {tgt_vocab, d});
-    add(Role::generator_bias, gens[0] + ".bias", {tgt_vocab});
+    add_linear(ck, m, Role::generator_weight, gens[0], tgt_vocab, d);
     ck.check_all_used("seq2seq translator");
 
     const int64_t both = src_vocab < tgt_vocab ? src_vocab : tgt_vocab;

@@ -93,27 +93,18 @@ AxmModel import_tvae(const TensorMap& tensors, const ConvertConfig& config) {
                         name_list(tables.tokens.empty() ? tables.positions : tables.tokens));
     int64_t max_positions = 0;
     const format::PositionalEncoding pe = decide_positions(config, tables, d, 0, 0, &max_positions);
-    if (config.max_positions && max_positions != 0 && *config.max_positions != max_positions)
-        throw ToolError("config \"max_positions\" = " + std::to_string(*config.max_positions) +
-                        " contradicts the positional table's " + std::to_string(max_positions) + " positions");
-    if (config.max_positions && max_positions == 0) max_positions = *config.max_positions;
+    max_positions = max_positions_of(config, max_positions, "positional table");
 
     const VaeLinears v = find_vae_linears(ck, d);
     const int64_t latent = ck.shape(v.z_mean + ".weight")[0];
     const int64_t features = ck.shape(v.r_seq + ".weight")[0];
     check_stated(config.latent_size, latent, "latent_size", v.z_mean + ".weight", ck.shape(v.z_mean + ".weight"));
     check_stated(config.n_features, features, "n_features", v.r_seq + ".weight", ck.shape(v.r_seq + ".weight"));
-    auto add_linear = [&](Role weight, const std::string& module, int64_t out, int64_t in) {
-        m.tensors.push_back(
-            make_tensor(weight, format::kNoLayer, module + ".weight", ck.take(module + ".weight", {out, in})));
-        m.tensors.push_back(make_tensor(static_cast<Role>(static_cast<uint16_t>(weight) + 1), format::kNoLayer,
-                                        module + ".bias", ck.take(module + ".bias", {out})));
-    };
-    add_linear(Role::seq_embed_weight, v.seq, d, features);
-    add_linear(Role::z_mean_weight, v.z_mean, latent, d);
-    add_linear(Role::z_log_var_weight, v.z_log_var, latent, d);
-    add_linear(Role::z_embed_weight, v.z_embed, d, latent);
-    add_linear(Role::r_seq_embed_weight, v.r_seq, features, d);
+    add_linear(ck, m, Role::seq_embed_weight, v.seq, d, features);
+    add_linear(ck, m, Role::z_mean_weight, v.z_mean, latent, d);
+    add_linear(ck, m, Role::z_log_var_weight, v.z_log_var, latent, d);
+    add_linear(ck, m, Role::z_embed_weight, v.z_embed, d, latent);
+    add_linear(ck, m, Role::r_seq_embed_weight, v.r_seq, features, d);
     ck.check_all_used("Transformer-VAE");
     add_stack_config(m, s, config);
     m.config.insert(m.config.end(), {
