@@ -103,6 +103,16 @@ enum class ConfigKey : uint32_t {
     defaults = 30,           // optional, informational: bit k set = key k was taken by default at conversion
     model_version = 31,      // optional (absent = unversioned): the user's model version, u32, newer is larger
     created_time = 32,       // optional: conversion time, seconds since 1970-01-01 UTC (u32)
+    // Forecaster variants, all optional (absent = the step-by-step encoder-decoder):
+    head = 33,             // ForecastHead
+    horizon = 34,          // steps a one-pass forecaster predicts at once (its trained horizon)
+    encoder_mask = 35,     // EncoderMask
+    input_embedding = 36,  // InputEmbedding (encoder side; the decoder's is always a Linear)
+    decoding = 37,         // Decoding (encoder-decoders)
+    label_len = 38,        // one-pass decoding: observed rows fed to the decoder before the placeholders
+    placeholder = 39,      // Placeholder (one-pass decoding)
+    head_hidden = 40,      // width of a pooled head's hidden Linear (0 = the head is one Linear)
+    head_activation = 41,  // Activation between a pooled head's two Linears
 };
 
 enum class Activation : uint32_t { relu = 0, gelu = 1 };
@@ -157,6 +167,44 @@ enum class OutputActivation : uint32_t { none = 0, sigmoid = 1, softmax = 2 };
 inline constexpr EnumName<OutputActivation> kOutputActivationNames[] = {
     {OutputActivation::none, "none"}, {OutputActivation::sigmoid, "sigmoid"}, {OutputActivation::softmax, "softmax"}};
 constexpr EnumNames<OutputActivation> names_of(OutputActivation) { return names_table(kOutputActivationNames); }
+
+// What turns the encoder's rows into the forecast. generator: one Linear per row ([n_outputs, d]), fed
+// back step by step. The others predict `horizon` steps of n_outputs at once from the encoder output:
+// flatten (all window rows as one [window x d] vector), last_row, mean (over the rows); each through an
+// optional hidden Linear + activation and a final Linear [horizon x n_outputs, ...].
+enum class ForecastHead : uint32_t { generator = 0, flatten = 1, last_row = 2, mean = 3 };
+inline constexpr EnumName<ForecastHead> kForecastHeadNames[] = {{ForecastHead::generator, "generator"},
+                                                                {ForecastHead::flatten, "flatten"},
+                                                                {ForecastHead::last_row, "last_row"},
+                                                                {ForecastHead::mean, "mean"}};
+constexpr EnumNames<ForecastHead> names_of(ForecastHead) { return names_table(kForecastHeadNames); }
+
+// causal: encoder row i attends to rows <= i (generate_square_subsequent_mask passed to the encoder).
+enum class EncoderMask : uint32_t { none = 0, causal = 1 };
+inline constexpr EnumName<EncoderMask> kEncoderMaskNames[] = {{EncoderMask::none, "none"},
+                                                              {EncoderMask::causal, "causal"}};
+constexpr EnumNames<EncoderMask> names_of(EncoderMask) { return names_table(kEncoderMaskNames); }
+
+// How input rows become d_model-wide rows: linear (nn.Linear(n_features, d)), none (the rows are used as
+// they are: n_features == d_model), broadcast (one feature added to every column, as `x + pe` does when x
+// is [S, B, 1]).
+enum class InputEmbedding : uint32_t { linear = 0, none = 1, broadcast = 2 };
+inline constexpr EnumName<InputEmbedding> kInputEmbeddingNames[] = {
+    {InputEmbedding::linear, "linear"}, {InputEmbedding::none, "none"}, {InputEmbedding::broadcast, "broadcast"}};
+constexpr EnumNames<InputEmbedding> names_of(InputEmbedding) { return names_table(kInputEmbeddingNames); }
+
+// autoregressive: the decoder is fed its own predictions one step at a time. one_pass: it runs once over
+// label_len observed rows followed by horizon placeholder rows (the Informer convention).
+enum class Decoding : uint32_t { autoregressive = 0, one_pass = 1 };
+inline constexpr EnumName<Decoding> kDecodingNames[] = {{Decoding::autoregressive, "autoregressive"},
+                                                        {Decoding::one_pass, "one_pass"}};
+constexpr EnumNames<Decoding> names_of(Decoding) { return names_table(kDecodingNames); }
+
+// One-pass decoding's placeholder rows: zeros, or the last observed row repeated (model space).
+enum class Placeholder : uint32_t { zeros = 0, last_value = 1 };
+inline constexpr EnumName<Placeholder> kPlaceholderNames[] = {{Placeholder::zeros, "zeros"},
+                                                              {Placeholder::last_value, "last_value"}};
+constexpr EnumNames<Placeholder> names_of(Placeholder) { return names_table(kPlaceholderNames); }
 
 // The name of a value (its first row), or nullptr for a value without one (an unchecked cast).
 template <typename E>

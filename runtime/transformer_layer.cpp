@@ -9,13 +9,6 @@ namespace {
 size_t max_of(size_t a, size_t b) { return a > b ? a : b; }
 size_t min_of(size_t a, size_t b) { return a < b ? a : b; }
 
-void activate(const Kernels& k, format::Activation a, float* x, size_t n) {
-    if (a == format::Activation::gelu)
-        k.gelu_f32(x, n);
-    else
-        k.relu_f32(x, n);
-}
-
 // The input of a sublayer for rows x[0, n): x itself (post-norm) or its LayerNorm in s.h (pre-norm).
 const float* sublayer_input(const Kernels& k, const LayerOptions& o, const LayerNormWeights& norm, const float* x,
                             size_t n, LayerScratch& s) {
@@ -100,6 +93,13 @@ void decoder_tile_forward(const Kernels& k, const LayerOptions& o, const Decoder
 
 }  // namespace
 
+void activate(const Kernels& k, format::Activation a, float* x, size_t n) {
+    if (a == format::Activation::gelu)
+        k.gelu_f32(x, n);
+    else
+        k.relu_f32(x, n);
+}
+
 void LayerScratch::allocate(MemoryPlan& plan, const LayerOptions& o, size_t encoder_rows, size_t max_keys,
                             size_t max_in, Phase first, Phase last) {
     const size_t d = o.d_model;
@@ -147,7 +147,7 @@ void layer_norm_rows(const Kernels& k, const LayerNormWeights& w, const float* x
 }
 
 void encoder_layer_forward(const Kernels& k, const LayerOptions& o, const EncoderLayerWeights& w, float* x, size_t rows,
-                           LayerScratch& s, const uint8_t* key_valid) {
+                           LayerScratch& s, const uint8_t* key_valid, bool causal) {
     const size_t d = o.d_model;
     const size_t head_dim = d / o.nhead;
     const Linear& p = w.self_attn.in_proj;
@@ -182,7 +182,7 @@ void encoder_layer_forward(const Kernels& k, const LayerOptions& o, const Encode
             const size_t n = min_of(q_tile, rows - r);
             const float* in = sublayer_input(k, o, w.norm1, x + r * d, n, s);
             project(p.slice(col, head_dim), in, r, n, s.q);
-            const AttentionInput a{s.q, head_dim, s.head_k, s.head_v, head_dim, n, rows, r, false, key_valid};
+            const AttentionInput a{s.q, head_dim, s.head_k, s.head_v, head_dim, n, rows, r, causal, key_valid};
             attend(k, a, 1, head_dim, s.scores, s.att + r * d + col, d);
         }
     }

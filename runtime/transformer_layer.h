@@ -106,15 +106,19 @@ struct KvCache {
     static size_t row_bytes(CacheType type, size_t d);
 };
 
+// x[0, n) through the activation, in place.
+void activate(const Kernels& k, format::Activation a, float* x, size_t n);
+
 // Row-wise LayerNorm; y may equal x.
 void layer_norm_rows(const Kernels& k, const LayerNormWeights& w, const float* x, size_t rows, size_t d, float eps,
                      float* y);
 
 // x: [rows, d], updated in place (rows <= the scratch's encoder_rows). Computed head by head (each head's
 // keys and values for all rows, its queries a tile at a time) and then a tile of rows at a time.
-// key_valid (optional, `rows` flags): key padding, see AttentionInput::key_valid.
+// key_valid (optional, `rows` flags): key padding, see AttentionInput::key_valid. causal: row i attends to
+// rows <= i only (a square subsequent mask passed to the encoder).
 void encoder_layer_forward(const Kernels& k, const LayerOptions& o, const EncoderLayerWeights& w, float* x, size_t rows,
-                           LayerScratch& s, const uint8_t* key_valid = nullptr);
+                           LayerScratch& s, const uint8_t* key_valid = nullptr, bool causal = false);
 
 // Projects the encoder memory [mem_rows, d] into the cross-attention keys and values, once per sequence.
 // Only the first cross.capacity rows are projected: a session whose decoder sees memory rows [0, p] only

@@ -140,7 +140,8 @@ Status StackSession::bind(const ModelFile& file, const StackConfig& c) {
 
 void StackSession::encode(const Kernels& k, const StackConfig& c, const LayerNormWeights& final_norm, float* x,
                           size_t rows, const uint8_t* valid, LayerScratch& s) const {
-    for (size_t i = 0; i < c.encoder_layers; ++i) encoder_layer_forward(k, c.layer, encoder[i], x, rows, s, valid);
+    for (size_t i = 0; i < c.encoder_layers; ++i)
+        encoder_layer_forward(k, c.layer, encoder[i], x, rows, s, valid, c.encoder_causal);
     if (c.encoder_final_norm) layer_norm_rows(k, final_norm, x, rows, c.layer.d_model, c.layer.eps, x);
 }
 

@@ -20,6 +20,7 @@ struct StackConfig {
     size_t decoder_layers = 0;  // 0 only where the family allows no decoder
     bool encoder_final_norm = false;
     bool decoder_final_norm = false;
+    bool encoder_causal = false;          // the encoder's self-attention under a causal mask (set by the family)
     CacheType kv_cache = CacheType::f32;  // how the decoder's key/value caches store their rows
 };
 

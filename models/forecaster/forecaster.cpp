@@ -20,28 +20,6 @@ using format::Role;
 
 }  // namespace
 
-Status read_forecaster_config(const ModelFile& f, ForecasterConfig* out) {
-    if (f.family() != format::Family::forecaster) return bad_model_config("not a forecaster model");
-    ForecasterConfig c;
-    AX_RETURN_IF_ERROR(read_stack_config(f, 1, &c.stack));
-    const size_t d = c.stack.layer.d_model;
-    AX_RETURN_IF_ERROR(read_config_size(f, ConfigKey::n_features, "n_features", 1, kMaxModelWidth, &c.n_features));
-    AX_RETURN_IF_ERROR(read_config_size(f, ConfigKey::n_outputs, "n_outputs", 1, kMaxModelWidth, &c.n_outputs));
-    AX_RETURN_IF_ERROR(read_config_feature_positions(f, d, &c.positional_encoding));
-    AX_RETURN_IF_ERROR(read_config_enum(f, ConfigKey::memory_mask, "memory_mask", &c.memory_mask));
-    AX_RETURN_IF_ERROR(read_config_enum(f, ConfigKey::normalization, "normalization", &c.normalization));
-    if (c.normalization != format::Normalization::none && c.n_outputs != c.n_features)
-        return bad_model_config("input normalization needs n_outputs == n_features");
-    // Both keys are younger than the family: files without them have no limit and no stated window.
-    AX_RETURN_IF_ERROR(read_config_optional_size(f, ConfigKey::max_positions, "max_positions", 0, kMaxSequenceLength, 0,
-                                                 &c.max_positions));
-    AX_RETURN_IF_ERROR(read_config_optional_size(f, ConfigKey::window, "window", 0, kMaxSequenceLength, 0, &c.window));
-    if (c.max_positions != 0 && c.window > c.max_positions)
-        return bad_model_config("config window is longer than max_positions");
-    *out = c;
-    return Status::ok();
-}
-
 Status Forecaster::open(const ModelFile& file, Forecaster* out) {
     Forecaster m;
     m.file_ = &file;
@@ -50,9 +28,27 @@ Status Forecaster::open(const ModelFile& file, Forecaster* out) {
     const size_t d = c.stack.layer.d_model;
     TensorBinder b(file);
     const uint16_t none = format::kNoLayer;
-    AX_RETURN_IF_ERROR(b.linear(Role::src_embed_weight, Role::src_embed_bias, none, d, c.n_features, &m.src_embed_));
-    AX_RETURN_IF_ERROR(b.linear(Role::tgt_embed_weight, Role::tgt_embed_bias, none, d, c.n_features, &m.tgt_embed_));
-    AX_RETURN_IF_ERROR(b.linear(Role::generator_weight, Role::generator_bias, none, c.n_outputs, d, &m.generator_));
+    if (c.input_embedding == format::InputEmbedding::linear)
+        AX_RETURN_IF_ERROR(
+            b.linear(Role::src_embed_weight, Role::src_embed_bias, none, d, c.n_features, &m.src_embed_));
+    if (!c.encoder_only())
+        AX_RETURN_IF_ERROR(
+            b.linear(Role::tgt_embed_weight, Role::tgt_embed_bias, none, d, c.n_features, &m.tgt_embed_));
+    if (c.positional_encoding == format::PositionalEncoding::learned) {
+        AX_RETURN_IF_ERROR(b.embedding(Role::src_pos_embed, none, c.max_positions, d, &m.src_positions_));
+        if (!c.encoder_only())
+            AX_RETURN_IF_ERROR(b.embedding(Role::tgt_pos_embed, none, c.max_positions, d, &m.tgt_positions_));
+    }
+    // A pooled head reads one row: the window flattened, the last row or the mean; a hidden Linear may come
+    // first. Its last Linear gives every horizon step's outputs at once.
+    const bool pooled = c.head != format::ForecastHead::generator;
+    size_t head_in = c.head == format::ForecastHead::flatten ? c.window * d : d;
+    if (c.head_hidden != 0) {
+        AX_RETURN_IF_ERROR(b.linear(Role::head_weight, Role::head_bias, none, c.head_hidden, head_in, &m.head_hidden_));
+        head_in = c.head_hidden;
+    }
+    const size_t head_out = pooled ? c.horizon * c.n_outputs : c.n_outputs;
+    AX_RETURN_IF_ERROR(b.linear(Role::generator_weight, Role::generator_bias, none, head_out, head_in, &m.generator_));
     if (c.normalization == format::Normalization::global)
         AX_RETURN_IF_ERROR(b.vector(Role::input_mean, none, c.n_features, &m.input_mean_));
     if (c.normalization != format::Normalization::none) {
@@ -73,17 +69,41 @@ void ForecastLayout::allocate(MemoryPlan& plan, const ForecasterConfig& c, size_
     const size_t d = c.stack.layer.d_model;
     const size_t n = c.n_features;
     const bool tril = c.memory_mask == format::MemoryMask::tril;
-    stack.allocate(plan, c.stack, max_horizon, max_window, tril);
-    // The encoder output lives until every decoder layer has its cross-attention keys and values.
-    memory = plan.alloc<float>("encoder rows / memory", uint64_t{max_window} * d, Phase::encode, Phase::prepare);
-    dec_x = plan.alloc<float>("decoder rows", row_tile(c.stack.layer) * d, Phase::decode, Phase::decode);
+    const size_t dec_rows = c.decoder_rows(max_horizon);
+    stack.allocate(plan, c.stack, dec_rows, max_window, tril);
     src_z = plan.alloc<float>("normalized window", uint64_t{max_window} * n, Phase::encode, Phase::encode);
-    // Written before encoding, read by the decoder.
-    tgt_z = plan.alloc_session<float>("decoder inputs", (uint64_t{max_horizon} + 1) * n);
     reference = plan.alloc_session<float>("last observed row", n);
     // int8 input embeddings read rows of n_features values.
     encoder_scratch.allocate(plan, c.stack.layer, max_window, max_window, n, Phase::encode, Phase::encode);
-    const size_t keys = max_horizon > max_window ? max_horizon : max_window;
+    if (c.encoder_only()) {
+        // The encoder output is the head's input.
+        memory = plan.alloc<float>("encoder rows", uint64_t{max_window} * d, Phase::encode, Phase::decode);
+        if (c.head == format::ForecastHead::generator) {
+            // The window slides over the history and every prediction, each step a whole encoder pass.
+            tgt_z = plan.alloc_session<float>("window and predictions", (uint64_t{max_window} + max_horizon) * n);
+            head_quant.rows = 1;
+            head_quant.q = plan.alloc<int8_t>("head: int8 input", d, Phase::decode, Phase::decode);
+            head_quant.scales = plan.alloc<float>("head: input scale", 1, Phase::decode, Phase::decode);
+            return;
+        }
+        const size_t head_in = c.head == format::ForecastHead::flatten ? c.window * d : d;
+        const size_t widest = head_in > c.head_hidden ? head_in : c.head_hidden;
+        head_x = plan.alloc<float>("head: pooled and hidden rows", uint64_t{d} + c.head_hidden, Phase::decode,
+                                   Phase::decode);
+        outputs = plan.alloc<float>("head: outputs", uint64_t{c.horizon} * c.n_outputs, Phase::decode, Phase::decode);
+        head_quant.rows = 1;
+        head_quant.q = plan.alloc<int8_t>("head: int8 input", widest, Phase::decode, Phase::decode);
+        head_quant.scales = plan.alloc<float>("head: input scale", 1, Phase::decode, Phase::decode);
+        return;
+    }
+    // The encoder output lives until every decoder layer has its cross-attention keys and values.
+    memory = plan.alloc<float>("encoder rows / memory", uint64_t{max_window} * d, Phase::encode, Phase::prepare);
+    dec_x = plan.alloc<float>("decoder rows", row_tile(c.stack.layer) * d, Phase::decode, Phase::decode);
+    // Written before encoding, read by the decoder.
+    tgt_z = plan.alloc_session<float>("decoder inputs", (uint64_t{dec_rows} + 1) * n);
+    if (c.one_pass())
+        outputs = plan.alloc<float>("decoder outputs", uint64_t{dec_rows} * c.n_outputs, Phase::decode, Phase::decode);
+    const size_t keys = dec_rows > max_window ? dec_rows : max_window;
     decoder_scratch.allocate(plan, c.stack.layer, 0, keys, n, Phase::prepare, Phase::decode);
 }
 
@@ -95,22 +115,38 @@ size_t Forecaster::arena_bytes(size_t max_window, size_t max_horizon) const {
     return session_arena_bytes<ForecastLayout>(config_, max_window, max_horizon);
 }
 
+namespace {
+
+Status too_long(const char* what, size_t rows, const char* unit, size_t limit, const char* why) {
+    return Status::error(StatusCode::invalid_argument, what).add(rows).add(unit).add(limit).add(why);
+}
+
+// The lengths a session may be sized for: the model's positions and, for one-pass and flatten models,
+// the horizon and window they were trained on.
+Status check_session_lengths(const ForecasterConfig& c, size_t max_window, size_t max_horizon) {
+    const size_t limit = c.max_positions;
+    if (limit != 0 && max_window > limit)
+        return too_long("window of ", max_window, " rows is longer than the model's ", limit,
+                        " positions (max_positions)");
+    if (c.one_pass() && max_horizon > c.horizon)
+        return too_long("horizon ", max_horizon, " is longer than the ", c.horizon,
+                        " steps this model predicts at once (its trained horizon)");
+    if (c.head == format::ForecastHead::flatten && max_window < c.window)
+        return too_long("window of ", max_window, " rows is shorter than the ", c.window,
+                        " rows the model's flatten head reads");
+    // The decoder's rows get positions 0.. too, as in PyTorch's forward(src, tgt).
+    const size_t dec_rows = c.decoder_rows(max_horizon);
+    if (limit != 0 && dec_rows > limit)
+        return too_long("decoder length ", dec_rows, " is longer than the model's ", limit,
+                        " positions (max_positions)");
+    return Status::ok();
+}
+
+}  // namespace
+
 Status ForecastSession::init(const Forecaster& model, const Kernels& kernels, void* arena, size_t arena_bytes,
                              size_t max_window, size_t max_horizon) {
-    const size_t limit = model.config_.max_positions;
-    if (limit != 0 && max_window > limit)
-        return Status::error(StatusCode::invalid_argument, "window of ")
-            .add(max_window)
-            .add(" rows is longer than the model's ")
-            .add(limit)
-            .add(" positions (max_positions)");
-    // The decoder's rows get positions 0..horizon-1 too, as in PyTorch's forward(src, tgt).
-    if (limit != 0 && max_horizon > limit)
-        return Status::error(StatusCode::invalid_argument, "decoder length ")
-            .add(max_horizon)
-            .add(" is longer than the model's ")
-            .add(limit)
-            .add(" positions (max_positions)");
+    AX_RETURN_IF_ERROR(check_session_lengths(model.config_, max_window, max_horizon));
     ForecastLayout s;
     AX_RETURN_IF_ERROR(place_session(model.config_, arena, arena_bytes, &s, max_window, max_horizon));
 
@@ -120,15 +156,23 @@ Status ForecastSession::init(const Forecaster& model, const Kernels& kernels, vo
     k_ = &kernels;
     max_window_ = max_window;
     max_horizon_ = max_horizon;
+    max_decoder_ = model.config_.decoder_rows(max_horizon);
     layout_ = s;
     return Status::ok();
 }
 
 Status ForecastSession::check_lengths(size_t src_rows, size_t tgt_rows) const {
     if (model_ == nullptr) return Status::error(StatusCode::invalid_argument, "session not initialised");
+    const ForecasterConfig& c = model_->config_;
     // The model's positions were checked against both declared lengths by init().
     AX_RETURN_IF_ERROR(check_session_length(src_rows, max_window_, 0, "window of ", " rows"));
-    return check_session_length(tgt_rows, max_horizon_, 0, "decoder length ", "");
+    if (c.head == format::ForecastHead::flatten && src_rows != c.window)
+        return Status::error(StatusCode::invalid_argument, "the model's flatten head reads exactly ")
+            .add(c.window)
+            .add(" window rows, got ")
+            .add(src_rows);
+    if (c.encoder_only()) return Status::ok();
+    return check_session_length(tgt_rows, max_decoder_, 0, "decoder length ", "");
 }
 
 void ForecastSession::normalize(const float* x, size_t rows, const float* reference, float* z) const {
@@ -147,13 +191,35 @@ void ForecastSession::denormalize(float* y, size_t rows, const float* reference)
         for (size_t i = 0; i < n; ++i) y[r * n + i] = y[r * n + i] * model_->input_scale_[i] + offset[i];
 }
 
-void ForecastSession::encode(const float* src, size_t rows) {
+// Input rows to d_model-wide rows at positions [first, first + rows): the embedding (the encoder's may be
+// none or a broadcast), the model's input scale, then the positions.
+void ForecastSession::embed(const Linear& linear, const EmbeddingTable& positions, const float* in, size_t rows,
+                            size_t first, float* x, const QuantScratch& quant) const {
     const ForecasterConfig& c = model_->config_;
     const Kernels& k = *k_;
     const size_t d = c.stack.layer.d_model;
-    linear_forward(k, model_->src_embed_, src, rows, layout_.memory, layout_.encoder_scratch.quant);
-    if (c.positional_encoding == format::PositionalEncoding::sinusoidal)
-        k.add_sinusoidal_f32(layout_.memory, rows, d, 0);
+    const format::InputEmbedding kind = linear.weight != nullptr ? format::InputEmbedding::linear : c.input_embedding;
+    if (kind == format::InputEmbedding::linear) {
+        linear_forward(k, linear, in, rows, x, quant);
+    } else if (kind == format::InputEmbedding::none) {
+        std::memcpy(x, in, rows * d * sizeof(float));
+    } else {
+        for (size_t r = 0; r < rows; ++r)
+            for (size_t j = 0; j < d; ++j) x[r * d + j] = in[r];
+    }
+    if (c.embed_scale != 1.0f)
+        for (size_t i = 0; i < rows * d; ++i) x[i] *= c.embed_scale;
+    if (c.positional_encoding == format::PositionalEncoding::sinusoidal) {
+        k.add_sinusoidal_f32(x, rows, d, first);
+    } else if (c.positional_encoding == format::PositionalEncoding::learned) {
+        for (size_t r = 0; r < rows; ++r) embedding_add_row(positions, first + r, x + r * d);
+    }
+}
+
+void ForecastSession::encode(const float* src, size_t rows) {
+    const ForecasterConfig& c = model_->config_;
+    const Kernels& k = *k_;
+    embed(model_->src_embed_, model_->src_positions_, src, rows, 0, layout_.memory, layout_.encoder_scratch.quant);
     layout_.stack.encode(k, c.stack, model_->encoder_norm_, layout_.memory, rows, nullptr, layout_.encoder_scratch);
     layout_.stack.prepare_memory(k, c.stack, layout_.memory, rows, layout_.decoder_scratch);
     mem_rows_ = rows;
@@ -162,26 +228,49 @@ void ForecastSession::encode(const float* src, size_t rows) {
 void ForecastSession::decode(const float* tgt, size_t rows, size_t first, float* out) {
     const ForecasterConfig& c = model_->config_;
     const Kernels& k = *k_;
-    const size_t d = c.stack.layer.d_model;
     const bool tril = c.memory_mask == format::MemoryMask::tril;
     // A tile of rows at a time through embedding, every layer and the generator: causal self-attention needs
     // only the cached keys of earlier rows, so no [rows, d] buffer is needed.
     const size_t tile = layout_.decoder_scratch.tile;
     for (size_t r = 0; r < rows; r += tile) {
         const size_t n = rows - r < tile ? rows - r : tile;
-        linear_forward(k, model_->tgt_embed_, tgt + r * c.n_features, n, layout_.dec_x, layout_.decoder_scratch.quant);
-        if (c.positional_encoding == format::PositionalEncoding::sinusoidal)
-            k.add_sinusoidal_f32(layout_.dec_x, n, d, first + r);
+        embed(model_->tgt_embed_, model_->tgt_positions_, tgt + r * c.n_features, n, first + r, layout_.dec_x,
+              layout_.decoder_scratch.quant);
         layout_.stack.decode(k, c.stack, model_->decoder_norm_, layout_.dec_x, n, first + r, mem_rows_, nullptr,
                              nullptr, layout_.decoder_scratch, tril);
         linear_forward(k, model_->generator_, layout_.dec_x, n, out + r * c.n_outputs, layout_.decoder_scratch.quant);
     }
 }
 
+void ForecastSession::pooled_head(size_t rows, float* out) {
+    const ForecasterConfig& c = model_->config_;
+    const Kernels& k = *k_;
+    const size_t d = c.stack.layer.d_model;
+    const float* in = layout_.memory;  // flatten: the rows back to back are the [rows x d] vector
+    if (c.head == format::ForecastHead::last_row) {
+        in = layout_.memory + (rows - 1) * d;
+    } else if (c.head == format::ForecastHead::mean) {
+        float* mean = layout_.head_x;
+        for (size_t j = 0; j < d; ++j) mean[j] = 0.0f;
+        for (size_t r = 0; r < rows; ++r) k.add_f32(mean, layout_.memory + r * d, d);
+        const float inv = 1.0f / static_cast<float>(rows);
+        for (size_t j = 0; j < d; ++j) mean[j] *= inv;
+        in = mean;
+    }
+    if (c.head_hidden != 0) {
+        float* hidden = layout_.head_x + d;
+        linear_forward(k, model_->head_hidden_, in, 1, hidden, layout_.head_quant);
+        activate(k, c.head_activation, hidden, c.head_hidden);
+        in = hidden;
+    }
+    linear_forward(k, model_->generator_, in, 1, out, layout_.head_quant);
+}
+
 Status ForecastSession::run(const float* src, size_t src_rows, const float* tgt, size_t tgt_rows, InputSpace space,
                             float* out) {
     AX_RETURN_IF_ERROR(check_lengths(src_rows, tgt_rows));
     const ForecasterConfig& c = model_->config_;
+    if (c.encoder_only()) tgt_rows = 0;  // an encoder-only forward reads no decoder input
     AX_RETURN_IF_ERROR(check_finite_input(src, src_rows * c.n_features, "source input"));
     AX_RETURN_IF_ERROR(check_finite_input(tgt, tgt_rows * c.n_features, "target input"));
     if (out == nullptr) return Status::error(StatusCode::invalid_argument, "output buffer is null");
@@ -189,13 +278,20 @@ Status ForecastSession::run(const float* src, size_t src_rows, const float* tgt,
     if (normalized) {
         std::memcpy(layout_.reference, src + (src_rows - 1) * c.n_features, c.n_features * sizeof(float));
         normalize(src, src_rows, layout_.reference, layout_.src_z);
-        normalize(tgt, tgt_rows, layout_.reference, layout_.tgt_z);
+        if (tgt_rows != 0) normalize(tgt, tgt_rows, layout_.reference, layout_.tgt_z);
         src = layout_.src_z;
         tgt = layout_.tgt_z;
     }
     encode(src, src_rows);
-    decode(tgt, tgt_rows, 0, out);
-    if (normalized) denormalize(out, tgt_rows, layout_.reference);
+    const size_t out_rows = c.run_rows(src_rows, tgt_rows);
+    if (!c.encoder_only()) {
+        decode(tgt, tgt_rows, 0, out);
+    } else if (c.head != format::ForecastHead::generator) {
+        pooled_head(src_rows, out);
+    } else {
+        linear_forward(*k_, model_->generator_, layout_.memory, src_rows, out, layout_.encoder_scratch.quant);
+    }
+    if (normalized) denormalize(out, out_rows, layout_.reference);
     return Status::ok();
 }
 
@@ -207,11 +303,64 @@ Status ForecastSession::forecast_recompute(const float* history, size_t rows, si
     return forecast_impl(history, rows, horizon, out, false);
 }
 
-Status ForecastSession::forecast_impl(const float* history, size_t rows, size_t horizon, float* out, bool cached) {
-    AX_RETURN_IF_ERROR(check_lengths(rows, horizon));
+// The encoder-only generator, as the author's loop runs it: the last `rows` rows of the history and the
+// predictions so far through the whole encoder, the last row's output appended, `horizon` times.
+Status ForecastSession::forecast_sliding(const float* src, size_t rows, size_t horizon, float* out) {
     const ForecasterConfig& c = model_->config_;
     const size_t n = c.n_features;
-    if (c.n_outputs != n)
+    const size_t d = c.stack.layer.d_model;
+    float* rows_so_far = layout_.tgt_z;
+    std::memmove(rows_so_far, src, rows * n * sizeof(float));
+    for (size_t t = 0; t < horizon; ++t) {
+        encode(rows_so_far + t * n, rows);
+        linear_forward(*k_, model_->generator_, layout_.memory + (rows - 1) * d, 1, rows_so_far + (rows + t) * n,
+                       layout_.head_quant);
+    }
+    std::memcpy(out, rows_so_far + rows * n, horizon * n * sizeof(float));
+    return Status::ok();
+}
+
+// One pass: a pooled head over the encoded window, or the decoder over label_len observed rows and the
+// placeholders. Causal self-attention makes the first `horizon` placeholders' outputs independent of the
+// later ones, so a shorter forecast runs fewer decoder rows and gets the same values.
+Status ForecastSession::forecast_one_pass(const float* src, size_t rows, size_t horizon, float* out) {
+    const ForecasterConfig& c = model_->config_;
+    const size_t n = c.n_features;
+    const size_t o = c.n_outputs;
+    if (c.encoder_only()) {
+        encode(src, rows);
+        pooled_head(rows, layout_.outputs);
+        std::memcpy(out, layout_.outputs, horizon * o * sizeof(float));
+        return Status::ok();
+    }
+    const size_t known = c.label_len;
+    if (rows < known)
+        return Status::error(StatusCode::invalid_argument, "the decoder reads the last ")
+            .add(known)
+            .add(" observed rows (label_len), the window has ")
+            .add(rows);
+    // The decoder's inputs are copied before encoding: src may be src_z, which later phases reuse.
+    std::memcpy(layout_.tgt_z, src + (rows - known) * n, known * n * sizeof(float));
+    for (size_t t = 0; t < horizon; ++t) {
+        float* row = layout_.tgt_z + (known + t) * n;
+        if (c.placeholder == format::Placeholder::last_value)
+            std::memcpy(row, src + (rows - 1) * n, n * sizeof(float));
+        else
+            std::memset(row, 0, n * sizeof(float));
+    }
+    encode(src, rows);
+    decode(layout_.tgt_z, known + horizon, 0, layout_.outputs);
+    std::memcpy(out, layout_.outputs + known * o, horizon * o * sizeof(float));
+    return Status::ok();
+}
+
+Status ForecastSession::forecast_impl(const float* history, size_t rows, size_t horizon, float* out, bool cached) {
+    if (model_ == nullptr) return Status::error(StatusCode::invalid_argument, "session not initialised");
+    const ForecasterConfig& c = model_->config_;
+    AX_RETURN_IF_ERROR(check_lengths(rows, c.decoder_rows(horizon)));
+    AX_RETURN_IF_ERROR(check_session_length(horizon, max_horizon_, 0, "horizon ", ""));
+    const size_t n = c.n_features;
+    if (!c.one_pass() && c.n_outputs != n)
         return Status::error(StatusCode::unsupported, "forecast feeds outputs back as inputs: the model has ")
             .add(c.n_outputs)
             .add(" outputs but ")
@@ -226,23 +375,30 @@ Status ForecastSession::forecast_impl(const float* history, size_t rows, size_t 
         normalize(history, rows, layout_.reference, layout_.src_z);
         src = layout_.src_z;
     }
-    // tgt_z holds the decoder inputs: the last observed row, then each prediction (model space). The row is
-    // copied before encoding: src_z shares its bytes with buffers of the later phases.
-    std::memcpy(layout_.tgt_z, src + (rows - 1) * n, n * sizeof(float));
-    encode(src, rows);
-    for (size_t t = 0; t < horizon; ++t) {
-        float* next = layout_.tgt_z + (t + 1) * n;
-        if (cached) {
-            decode(layout_.tgt_z + t * n, 1, t, next);
-        } else {
-            // out doubles as the generator's buffer for all t + 1 rows; only the last one is kept.
-            decode(layout_.tgt_z, t + 1, 0, out);
-            std::memcpy(next, out + t * n, n * sizeof(float));
+    if (c.one_pass()) {
+        AX_RETURN_IF_ERROR(forecast_one_pass(src, rows, horizon, out));
+    } else if (c.encoder_only()) {
+        AX_RETURN_IF_ERROR(forecast_sliding(src, rows, horizon, out));
+    } else {
+        // tgt_z holds the decoder inputs: the last observed row, then each prediction (model space). The row
+        // is copied before encoding: src_z shares its bytes with buffers of the later phases.
+        std::memcpy(layout_.tgt_z, src + (rows - 1) * n, n * sizeof(float));
+        encode(src, rows);
+        for (size_t t = 0; t < horizon; ++t) {
+            float* next = layout_.tgt_z + (t + 1) * n;
+            if (cached) {
+                decode(layout_.tgt_z + t * n, 1, t, next);
+            } else {
+                // out doubles as the generator's buffer for all t + 1 rows; only the last one is kept.
+                decode(layout_.tgt_z, t + 1, 0, out);
+                std::memcpy(next, out + t * n, n * sizeof(float));
+            }
         }
+        std::memcpy(out, layout_.tgt_z + n, horizon * n * sizeof(float));
     }
-    std::memcpy(out, layout_.tgt_z + n, horizon * n * sizeof(float));
+    // Normalization needs n_outputs == n_features (read_forecaster_config).
     if (c.normalization != format::Normalization::none) denormalize(out, horizon, layout_.reference);
-    if (!all_finite(out, horizon * n))
+    if (!all_finite(out, horizon * c.n_outputs))
         return Status::error(StatusCode::bad_input, "the forecast overflowed to NaN or Inf");
     return Status::ok();
 }

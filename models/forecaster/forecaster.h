@@ -1,10 +1,18 @@
-// The time-series forecaster family: linear input embeddings, optional sinusoidal positions, a
-// Transformer encoder and decoder (causal self-attention, optional tril memory mask), a linear generator.
+// The time-series forecaster family: input embeddings, optional positions (sinusoidal or a learned table),
+// a Transformer encoder (optionally causal) and decoder (causal self-attention, optional tril memory mask),
+// and a head. The forecasters people write vary around that (docs/FORMAT.md, "Forecaster variants"):
+// - step by step (the default): the decoder is fed its own predictions through a per-row generator;
+// - one-pass decoding: the decoder runs once over label_len observed rows and horizon placeholder rows;
+// - encoder-only (no decoder layers) with a per-row generator: the window slides one prediction at a time,
+//   the encoder rerun each step, as the author's loop does;
+// - encoder-only with a pooled head (flatten, last row, mean; an optional hidden Linear): the whole
+//   horizon at once.
 #pragma once
 #include <cstddef>
 #include <cstdint>
 
 #include "runtime/config_reader.h"
+#include "runtime/embedding.h"
 #include "runtime/format.h"
 #include "runtime/kernels.h"
 #include "runtime/memory_plan.h"
@@ -27,6 +35,24 @@ struct ForecasterConfig {
     // was converted from; PyTorch refuses longer ones too); 0 = no limit (no positions, or an older file).
     size_t max_positions = 0;
     size_t window = 0;  // encoder rows the model was trained on; 0 = not stated
+    // The variants (format.h documents each); the defaults are the step-by-step encoder-decoder.
+    format::ForecastHead head = format::ForecastHead::generator;
+    format::InputEmbedding input_embedding = format::InputEmbedding::linear;
+    format::Decoding decoding = format::Decoding::autoregressive;
+    format::Placeholder placeholder = format::Placeholder::zeros;
+    format::Activation head_activation = format::Activation::relu;
+    size_t horizon = 0;        // steps predicted at once (one-pass heads and decoding); 0 otherwise
+    size_t label_len = 0;      // one-pass decoding
+    size_t head_hidden = 0;    // pooled heads: width of the hidden Linear, 0 = none
+    float embed_scale = 1.0f;  // input rows times this before positions (sqrt(d_model) in some models)
+
+    bool encoder_only() const { return stack.decoder_layers == 0; }
+    // Predicts `horizon` steps in one call rather than feeding predictions back.
+    bool one_pass() const { return head != format::ForecastHead::generator || decoding == format::Decoding::one_pass; }
+    // Decoder rows a forecast of max_horizon steps runs (0 without a decoder).
+    size_t decoder_rows(size_t max_horizon) const;
+    // Rows `run` returns for src_rows encoder and tgt_rows decoder input rows (each n_outputs wide).
+    size_t run_rows(size_t src_rows, size_t tgt_rows) const;
 };
 
 // kMaxModelWidth, kMaxModelLayers and kMaxSequenceLength (shared by every family) are in
@@ -58,6 +84,8 @@ private:
     const ModelFile* file_ = nullptr;
     ForecasterConfig config_;
     Linear src_embed_, tgt_embed_, generator_;
+    Linear head_hidden_;                            // pooled heads with a hidden layer
+    EmbeddingTable src_positions_, tgt_positions_;  // learned positions
     LayerNormWeights encoder_norm_, decoder_norm_;
     const float* input_mean_ = nullptr;
     const float* input_scale_ = nullptr;
@@ -71,10 +99,14 @@ struct ForecastLayout {
     float* memory = nullptr;       // [max_window, d]
     float* dec_x = nullptr;        // [tile, d]: the decoder works a tile of rows at a time
     float* src_z = nullptr;        // [max_window, n_features]
-    float* tgt_z = nullptr;        // [max_horizon + 1, n_features]
+    float* tgt_z = nullptr;        // decoder inputs: [decoder rows + 1, n_features]; sliding: the window and
+                                   // every prediction, [max_window + max_horizon, n_features]
+    float* outputs = nullptr;      // one-pass: [decoder rows or horizon, n_outputs]
     float* reference = nullptr;    // [n_features], last observed row
+    float* head_x = nullptr;       // pooled heads: [max(d, head_hidden)], the pooled row or the hidden one
     LayerScratch encoder_scratch;  // live while encoding only
     LayerScratch decoder_scratch;  // from preparing the cross-attention caches to the outputs
+    QuantScratch head_quant;       // encoder-only heads: one row as wide as the head's input
 
     void allocate(MemoryPlan& plan, const ForecasterConfig& c, size_t max_window, size_t max_horizon);
 };
@@ -87,12 +119,14 @@ public:
     Status init(const Forecaster& model, const Kernels& kernels, void* arena, size_t arena_bytes, size_t max_window,
                 size_t max_horizon);
 
-    // One teacher-forced pass, as the PyTorch module's forward(src, tgt): out gets tgt_rows x n_outputs.
+    // One teacher-forced pass, as the PyTorch module's forward(src, tgt): out gets
+    // config().run_rows(src_rows, tgt_rows) x n_outputs (an encoder-only model reads no tgt).
     Status run(const float* src, size_t src_rows, const float* tgt, size_t tgt_rows, InputSpace space, float* out);
 
-    // Autoregressive forecast: history rows form the encoder window, the decoder starts from the last
-    // history row and is fed each prediction back; out gets horizon x n_features values in the user's raw
-    // units. Needs n_outputs == n_features. Uses the KV cache: step t costs O(t).
+    // A forecast of `horizon` steps from the last `rows` history rows; out gets horizon x n_outputs values
+    // in the user's raw units. Step by step: the decoder starts from the last history row and is fed each
+    // prediction back (needs n_outputs == n_features; the KV cache makes step t cost O(t)). One-pass
+    // models predict up to their trained horizon at once; an encoder-only generator slides the window.
     Status forecast(const float* history, size_t rows, size_t horizon, float* out);
 
     // The same forecast by recomputing the whole decoder at every step: O(t^2), for verification only.
@@ -102,7 +136,13 @@ private:
     Status check_lengths(size_t src_rows, size_t tgt_rows) const;
     void normalize(const float* x, size_t rows, const float* reference, float* z) const;
     void denormalize(float* y, size_t rows, const float* reference) const;
+    void embed(const Linear& linear, const EmbeddingTable& positions, const float* in, size_t rows, size_t first,
+               float* x, const QuantScratch& quant) const;
     void encode(const float* src, size_t rows);
+    // The pooled head over the encoded rows: out gets horizon x n_outputs.
+    void pooled_head(size_t rows, float* out);
+    Status forecast_sliding(const float* src, size_t rows, size_t horizon, float* out);
+    Status forecast_one_pass(const float* src, size_t rows, size_t horizon, float* out);
     // Decoder rows [first, first + rows) from target inputs tgt (model space) to generator outputs.
     void decode(const float* tgt, size_t rows, size_t first, float* out);
     Status forecast_impl(const float* history, size_t rows, size_t horizon, float* out, bool cached);
@@ -111,6 +151,7 @@ private:
     const Kernels* k_ = nullptr;
     size_t max_window_ = 0;
     size_t max_horizon_ = 0;
+    size_t max_decoder_ = 0;  // decoder rows the session holds (0: encoder-only)
     size_t mem_rows_ = 0;
     ForecastLayout layout_;
 };

@@ -30,15 +30,11 @@ AxmModel import_family(const TensorMap& tensors, const ConvertConfig& config) {
     if (config.arch == format::Family::seq2seq) return import_seq2seq(tensors, config);
     if (config.arch == format::Family::classifier) return import_classifier(tensors, config);
     if (config.arch == format::Family::tvae) return import_tvae(tensors, config);
-    if (config.pad_id || config.bos_id || config.eos_id || config.start_id || config.embed_scale ||
-        config.embed_scale_sqrt_d || config.pooling || config.output_activation || config.src_vocab ||
-        config.tgt_vocab || config.n_labels || config.latent_size)
+    if (config.pad_id || config.bos_id || config.eos_id || config.start_id || config.pooling ||
+        config.output_activation || config.src_vocab || config.tgt_vocab || config.n_labels || config.latent_size)
         throw ToolError(
-            "config keys pad_id, bos_id, eos_id, start_id, embed_scale, pooling, output_activation, "
+            "config keys pad_id, bos_id, eos_id, start_id, pooling, output_activation, "
             "src_vocab, tgt_vocab, n_labels and latent_size do not apply to a forecaster");
-    if (config.positional_encoding && *config.positional_encoding != format::PositionalEncoding::sinusoidal &&
-        *config.positional_encoding != format::PositionalEncoding::none)
-        throw ToolError("a forecaster's \"positional_encoding\" is \"sinusoidal\" or \"none\"");
     return import_forecaster(tensors, config);
 }
 

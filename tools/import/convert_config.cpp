@@ -148,6 +148,24 @@ ConvertConfig parse_convert_config(const JsonValue& root, const std::string& sou
             c.window = v.as_int(where, 1, kBig);
         } else if (key == "features") {
             c.features = feature_list(v, where);
+        } else if (key == "outputs") {
+            c.outputs = feature_list(v, where);
+        } else if (key == "head") {
+            c.head = one_of<format::ForecastHead>(v, where);
+        } else if (key == "encoder_mask") {
+            c.encoder_mask = one_of<format::EncoderMask>(v, where);
+        } else if (key == "input_embedding") {
+            c.input_embedding = one_of<format::InputEmbedding>(v, where);
+        } else if (key == "decoding") {
+            c.decoding = one_of<format::Decoding>(v, where);
+        } else if (key == "placeholder") {
+            c.placeholder = one_of<format::Placeholder>(v, where);
+        } else if (key == "head_activation") {
+            c.head_activation = one_of<format::Activation>(v, where);
+        } else if (key == "horizon") {
+            c.horizon = v.as_int(where, 1, kBig);
+        } else if (key == "label_len") {
+            c.label_len = v.as_int(where, 0, kBig);
         } else if (key == "dropout" || key == "batch_first" || key == "comment") {
             // Training-only or informational: accepted so that configs written for PyTorch still load.
         } else {

@@ -42,7 +42,17 @@ struct ConvertConfig {
     std::optional<int64_t> src_vocab, tgt_vocab, n_labels, latent_size, max_positions;
     std::optional<int64_t> window;         // forecaster: the encoder rows it was trained on
     std::optional<bool> decode_mask_pads;  // seq2seq greedy decoding; absent: false (the tutorial's)
-    std::set<std::string> stated;          // every key the config file holds, so conversion can say what it assumed
+    // Forecaster variants (runtime/format.h documents each); absent: inferred from the tensors or the
+    // step-by-step encoder-decoder's value.
+    std::optional<format::ForecastHead> head;
+    std::optional<format::EncoderMask> encoder_mask;
+    std::optional<format::InputEmbedding> input_embedding;
+    std::optional<format::Decoding> decoding;
+    std::optional<format::Placeholder> placeholder;
+    std::optional<format::Activation> head_activation;
+    std::optional<int64_t> horizon, label_len;
+    std::vector<std::string> outputs;  // names of the predicted columns, each one of "features"
+    std::set<std::string> stated;      // every key the config file holds, so conversion can say what it assumed
     // Names of the input features (CSV header names), stored in the model to pick CSV columns by name.
     std::vector<std::string> features;
     std::vector<std::string> keys;  // every key the file gives, in order

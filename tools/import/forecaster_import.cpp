@@ -1,6 +1,10 @@
 #include "tools/import/forecaster_import.h"
 
+#include <algorithm>
+#include <cstring>
+
 #include "runtime/bytes.h"
+#include "tools/import/forecaster_parts.h"
 #include "tools/import/import_common.h"
 #include "tools/common/enum_text.h"
 #include "tools/common/tool_error.h"
@@ -31,9 +35,12 @@ LinearNames find_linears(const CheckpointTensors& ck, int64_t d) {
     std::vector<std::string> rest;
     for (const std::string& m : modules) {
         const auto& shape = ck.shape(m + ".weight");
-        if (shape[0] == d && name_has(m, {"src", "encoder_input", "enc_in", "source"}) && n.src.empty())
+        if (shape[0] == d && name_has(m, {"src", "encoder_input", "enc_in", "enc_emb", "encoder_emb", "source"}) &&
+            n.src.empty())
             n.src = m;
-        else if (shape[0] == d && name_has(m, {"tgt", "trg", "decoder_input", "dec_in", "target"}) && n.tgt.empty())
+        else if (shape[0] == d &&
+                 name_has(m, {"tgt", "trg", "decoder_input", "dec_in", "dec_emb", "decoder_emb", "target"}) &&
+                 n.tgt.empty())
             n.tgt = m;
         else
             rest.push_back(m);
@@ -99,6 +106,156 @@ int64_t decide_max_positions(const ConvertConfig& config, int64_t pe_rows, const
     return limit;
 }
 
+// The positions: a sinusoidal `pe` buffer, a learned table, or none, as the tensors show; a stated
+// positional_encoding the tensors contradict is refused naming both.
+struct Positions {
+    format::PositionalEncoding kind = format::PositionalEncoding::none;
+    int64_t max_positions = 0;
+    std::vector<PositionTable> tables;
+};
+
+Positions decide_forecaster_positions(CheckpointTensors& ck, const ConvertConfig& config, int64_t d) {
+    using PE = format::PositionalEncoding;
+    Positions p;
+    std::string pe_name;
+    const int64_t pe_rows = check_pe_buffers(ck, config, d, &pe_name);
+    p.tables = find_position_tables(ck, d);
+    if (pe_rows != 0 && !p.tables.empty())
+        throw ToolError("checkpoint holds both a sinusoidal buffer " + pe_name + " and a learned position table " +
+                        p.tables[0].name + ": the runtime gives a forecaster one kind of positions");
+    const PE found = !p.tables.empty() ? PE::learned : pe_rows != 0 ? PE::sinusoidal : PE::none;
+    p.kind = config.positional_encoding.value_or(found);
+    if (p.kind != PE::none && p.kind != PE::sinusoidal && p.kind != PE::learned)
+        throw ToolError("a forecaster's \"positional_encoding\" is \"none\", \"sinusoidal\" or \"learned\"");
+    if (config.positional_encoding && p.kind != PE::sinusoidal && found != p.kind && found != PE::none)
+        throw ToolError(
+            "config \"positional_encoding\": \"" + enum_text(p.kind) + "\" contradicts the checkpoint's " +
+            (found == PE::learned ? "learned position table " + p.tables[0].name : "sinusoidal buffer " + pe_name));
+    if (p.kind == PE::sinusoidal && !p.tables.empty())
+        throw ToolError(
+            "config \"positional_encoding\": \"sinusoidal\" contradicts the checkpoint's learned "
+            "position table " +
+            p.tables[0].name + " (" + shape_text(ck.shape(p.tables[0].name)) + ")");
+    if (p.kind == PE::learned && p.tables.empty())
+        throw ToolError(
+            "config \"positional_encoding\": \"learned\" but the checkpoint holds no position table "
+            "(a tensor named with \"pos\", [max_len, d_model] or [1, max_len, d_model])");
+    if (p.kind == PE::sinusoidal && d % 2 != 0)
+        throw ToolError("sinusoidal positions need an even d_model, got " + std::to_string(d));
+    if (p.kind == PE::learned) {
+        p.max_positions = p.tables[0].rows;
+        for (const PositionTable& t : p.tables) p.max_positions = std::min(p.max_positions, t.rows);
+        if (config.max_positions && *config.max_positions != p.max_positions)
+            throw ToolError("config \"max_positions\" = " + std::to_string(*config.max_positions) +
+                            " contradicts the " + std::to_string(p.max_positions) + " rows of position table " +
+                            p.tables[0].name);
+        if (config.window && *config.window > p.max_positions)
+            throw ToolError("config \"window\" = " + std::to_string(*config.window) + " is longer than the " +
+                            std::to_string(p.max_positions) + " rows of position table " + p.tables[0].name);
+    } else {
+        p.max_positions = decide_max_positions(config, pe_rows, pe_name);
+    }
+    return p;
+}
+
+// A position table as the runtime stores it: [rows, d], the first max_positions rows.
+void add_position_table(CheckpointTensors& ck, AxmModel& m, Role role, const PositionTable& t, int64_t rows,
+                        int64_t d) {
+    HostTensor table = ck.take(t.name, ck.shape(t.name));
+    table.shape = {rows, d};
+    table.data.resize(static_cast<size_t>(rows * d));
+    m.tensors.push_back(make_tensor(role, format::kNoLayer, t.name, table));
+}
+
+// What an encoder-only model's head and inputs are, from the shapes and the config.
+struct EncoderOnlyShape {
+    format::ForecastHead head = format::ForecastHead::generator;
+    format::InputEmbedding input = format::InputEmbedding::linear;
+    int64_t n_features = 0, n_outputs = 0, horizon = 0, window = 0, hidden = 0;
+};
+
+EncoderOnlyShape read_encoder_only(const CheckpointTensors& ck, const ConvertConfig& config,
+                                   const EncoderOnlyLinears& l, int64_t d) {
+    using Head = format::ForecastHead;
+    EncoderOnlyShape e;
+    const auto& fin = ck.shape(l.final + ".weight");
+    const std::string first = l.hidden.empty() ? l.final : l.hidden;
+    const int64_t head_in = ck.shape(first + ".weight")[1];
+    const std::string what = first + ".weight " + shape_text(ck.shape(first + ".weight"));
+    if (head_in != d) {
+        e.head = Head::flatten;
+        e.window = head_in / d;
+        if (config.head && *config.head != Head::flatten)
+            throw ToolError("config \"head\": \"" + enum_text(*config.head) + "\" contradicts " + what +
+                            ", which reads " + std::to_string(e.window) + " rows of d_model " + std::to_string(d) +
+                            " flattened (\"head\": \"flatten\")");
+        if (config.window && *config.window != e.window)
+            throw ToolError("config \"window\" = " + std::to_string(*config.window) + " contradicts " + what +
+                            ", which reads the flattened window of " + std::to_string(e.window) + " rows");
+    } else if (config.head) {
+        e.head = *config.head;
+        if (e.head == Head::flatten) e.window = 1;
+    } else {
+        throw ToolError(
+            "the head " + what +
+            " reads one d_model row, and the weights cannot tell which: state \"head\" in the config: "
+            "\"generator\" (every row through it, the last row's output fed back as the next input, as a loop "
+            "that appends output[-1]), \"last_row\" (x[:, -1] to every horizon step at once) or \"mean\" "
+            "(x.mean(dim=1) to every horizon step at once)");
+    }
+    if (e.head == Head::generator && !l.hidden.empty())
+        throw ToolError("a per-row generator head with a hidden Linear (" + l.hidden + ", " + l.final +
+                        ") is not supported: auspex runs one Linear per row, or a pooled head (flatten, last_row, "
+                        "mean) with a hidden Linear");
+    if (!l.hidden.empty()) e.hidden = ck.shape(l.hidden + ".weight")[0];
+
+    // Inputs: the input Linear's width, else the rows as they are (n_features == d_model) or one feature
+    // broadcast over d_model (x + pe with x [S, B, 1]).
+    using IE = format::InputEmbedding;
+    if (!l.input.empty()) {
+        e.n_features = ck.shape(l.input + ".weight")[1];
+        if (config.input_embedding && *config.input_embedding != IE::linear)
+            throw ToolError("config \"input_embedding\": \"" + enum_text(*config.input_embedding) +
+                            "\" contradicts the input Linear " + l.input);
+    }
+    const int64_t out = fin[0];
+    if (e.head == Head::generator) {
+        e.n_outputs = out;
+    } else {
+        const int64_t o = config.n_outputs          ? *config.n_outputs
+                          : !config.outputs.empty() ? static_cast<int64_t>(config.outputs.size())
+                          : config.horizon          ? (out % *config.horizon == 0 ? out / *config.horizon : 0)
+                          : e.n_features == 1 || config.n_features.value_or(0) == 1 ? 1
+                                                                                    : 0;
+        if (o == 0 || out % o != 0)
+            throw ToolError("the head's " + l.final + ".weight " + shape_text(fin) + " gives " + std::to_string(out) +
+                            " values = horizon x n_outputs: state \"horizon\" (or \"n_outputs\"/\"outputs\") "
+                            "in the config, e.g. \"horizon\": " +
+                            std::to_string(out));
+        e.n_outputs = o;
+        e.horizon = out / o;
+        if (config.horizon && *config.horizon != e.horizon)
+            throw ToolError("config \"horizon\" = " + std::to_string(*config.horizon) + " contradicts the head's " +
+                            l.final + ".weight " + shape_text(fin) + ": " + std::to_string(out) + " values are " +
+                            std::to_string(e.horizon) + " steps of " + std::to_string(o) + " outputs");
+    }
+    if (l.input.empty()) {
+        IE kind = config.input_embedding.value_or(IE::linear);
+        if (!config.input_embedding) {
+            const int64_t nf = config.n_features.value_or(e.head == Head::generator ? e.n_outputs : d);
+            kind = nf == d ? IE::none : nf == 1 ? IE::broadcast : IE::linear;
+        }
+        if (kind == IE::linear)
+            throw ToolError("found no input Linear [d_model, n_features] (d_model " + std::to_string(d) +
+                            "): state \"input_embedding\": \"none\" (rows of d_model features go in as they "
+                            "are) or \"broadcast\" (one feature added to every column), or name the Linear with a "
+                            "map line \"MODULE.{p} -> embedding_src.{p}\"");
+        e.input = kind;
+        e.n_features = kind == IE::none ? d : 1;
+    }
+    return e;
+}
+
 }  // namespace
 
 AxmModel import_forecaster(const TensorMap& tensors, const ConvertConfig& config) {
@@ -107,29 +264,105 @@ AxmModel import_forecaster(const TensorMap& tensors, const ConvertConfig& config
     CheckpointTensors ck(tensors);
     AxmModel m;
     m.family = format::Family::forecaster;
-    const StackShape s = import_stacks(ck, m, config, true, true, "forecaster");
+    const StackShape s = import_stacks(ck, m, config, false, true, "forecaster");
     const int64_t d = s.d_model;
+    const bool encoder_only = s.decoder_layers == 0;
+    const Positions pos = decide_forecaster_positions(ck, config, d);
+    auto u = [](int64_t v) { return static_cast<uint32_t>(v); };
+    auto e32 = [](auto v) { return static_cast<uint32_t>(v); };
+    std::vector<std::pair<format::ConfigKey, uint32_t>> variant;  // written only when not the default
 
-    const LinearNames lin = find_linears(ck, d);
-    const auto& src_shape = ck.shape(lin.src + ".weight");
-    const auto& gen_shape = ck.shape(lin.generator + ".weight");
-    const int64_t nf = src_shape[1];
-    const int64_t no = gen_shape[0];
-    check_stated(config.n_features, nf, "n_features", lin.src + ".weight", src_shape);
-    check_stated(config.n_outputs, no, "n_outputs", lin.generator + ".weight", gen_shape);
-
-    std::string pe_name;
-    const int64_t pe_rows = check_pe_buffers(ck, config, d, &pe_name);
-    const bool sinusoidal = config.positional_encoding
-                                ? *config.positional_encoding == format::PositionalEncoding::sinusoidal
-                                : pe_rows != 0;
-    const int64_t max_positions = decide_max_positions(config, pe_rows, pe_name);
-    if (sinusoidal && d % 2 != 0)
-        throw ToolError("sinusoidal positions need an even d_model, got " + std::to_string(d));
-
-    add_linear(ck, m, Role::src_embed_weight, lin.src, d, nf);
-    add_linear(ck, m, Role::tgt_embed_weight, lin.tgt, d, nf);
-    add_linear(ck, m, Role::generator_weight, lin.generator, no, d);
+    int64_t nf = 0, no = 0, window = config.window.value_or(0);
+    if (encoder_only) {
+        const EncoderOnlyLinears lin = find_encoder_only_linears(ck, d);
+        const EncoderOnlyShape e = read_encoder_only(ck, config, lin, d);
+        nf = e.n_features;
+        no = e.n_outputs;
+        if (e.window != 0) window = e.window;
+        if (!lin.input.empty()) add_linear(ck, m, Role::src_embed_weight, lin.input, d, nf);
+        const int64_t head_in = e.head == format::ForecastHead::flatten ? e.window * d : d;
+        if (!lin.hidden.empty()) add_linear(ck, m, Role::head_weight, lin.hidden, e.hidden, head_in);
+        add_linear(ck, m, Role::generator_weight, lin.final,
+                   e.head == format::ForecastHead::generator ? no : e.horizon * no, e.hidden != 0 ? e.hidden : head_in);
+        if (e.head != format::ForecastHead::generator) {
+            variant.push_back({ConfigKey::head, e32(e.head)});
+            variant.push_back({ConfigKey::horizon, u(e.horizon)});
+        }
+        if (e.hidden != 0) {
+            variant.push_back({ConfigKey::head_hidden, u(e.hidden)});
+            variant.push_back(
+                {ConfigKey::head_activation, e32(config.head_activation.value_or(format::Activation::relu))});
+        }
+        if (e.input != format::InputEmbedding::linear) variant.push_back({ConfigKey::input_embedding, e32(e.input)});
+        if (config.decoding == format::Decoding::one_pass)
+            throw ToolError(
+                "config \"decoding\": \"one_pass\" needs a decoder; this checkpoint has none "
+                "(an encoder-only model is one-pass through its head)");
+        if (config.memory_mask != format::MemoryMask::none)
+            throw ToolError("config \"memory_mask\" needs a decoder; this checkpoint has none");
+    } else {
+        const LinearNames lin = find_linears(ck, d);
+        const auto& src_shape = ck.shape(lin.src + ".weight");
+        const auto& gen_shape = ck.shape(lin.generator + ".weight");
+        nf = src_shape[1];
+        no = gen_shape[0];
+        check_stated(config.n_features, nf, "n_features", lin.src + ".weight", src_shape);
+        check_stated(config.n_outputs, no, "n_outputs", lin.generator + ".weight", gen_shape);
+        add_linear(ck, m, Role::src_embed_weight, lin.src, d, nf);
+        add_linear(ck, m, Role::tgt_embed_weight, lin.tgt, d, nf);
+        add_linear(ck, m, Role::generator_weight, lin.generator, no, d);
+        if (config.head && *config.head != format::ForecastHead::generator)
+            throw ToolError("config \"head\": \"" + enum_text(*config.head) +
+                            "\" needs an encoder-only model; this checkpoint has a decoder (its head is the "
+                            "per-row generator " +
+                            lin.generator + ")");
+        if (config.decoding == format::Decoding::one_pass) {
+            if (!config.horizon || !config.label_len)
+                throw ToolError(
+                    "one-pass decoding needs \"horizon\" (the placeholder rows) and \"label_len\" "
+                    "(the observed rows before them) in the config");
+            variant.push_back({ConfigKey::decoding, e32(format::Decoding::one_pass)});
+            variant.push_back({ConfigKey::horizon, u(*config.horizon)});
+            variant.push_back({ConfigKey::label_len, u(*config.label_len)});
+            variant.push_back({ConfigKey::placeholder, e32(config.placeholder.value_or(format::Placeholder::zeros))});
+        } else if (config.horizon || config.label_len || config.placeholder) {
+            throw ToolError(
+                "\"horizon\", \"label_len\" and \"placeholder\" describe one-pass decoding: "
+                "state \"decoding\": \"one_pass\" too, or remove them");
+        }
+    }
+    check_stated(config.n_features, nf, "n_features", "the input rows", {nf});
+    if (!config.features.empty() && static_cast<int64_t>(config.features.size()) != nf)
+        throw ToolError("config \"features\" names " + std::to_string(config.features.size()) +
+                        " columns, the model reads " + std::to_string(nf));
+    if (!config.outputs.empty() && static_cast<int64_t>(config.outputs.size()) != no)
+        throw ToolError("config \"outputs\" names " + std::to_string(config.outputs.size()) +
+                        " columns, the model predicts " + std::to_string(no));
+    if (pos.kind == format::PositionalEncoding::learned) {
+        const int64_t rows = pos.max_positions;
+        if (encoder_only || pos.tables.size() == 1) {
+            add_position_table(ck, m, Role::src_pos_embed, pos.tables[0], rows, d);
+            if (!encoder_only) add_position_table(ck, m, Role::tgt_pos_embed, pos.tables[0], rows, d);
+        } else {
+            std::vector<std::string> names;
+            for (const PositionTable& t : pos.tables) names.push_back(t.name);
+            const std::string src = pick_by_words(names, kSourceWords, kTargetWords);
+            const std::string tgt = pick_by_words(names, kTargetWords, kSourceWords);
+            if (pos.tables.size() != 2 || src.empty() || tgt.empty())
+                throw ToolError("cannot tell the encoder's and the decoder's position tables apart: " +
+                                name_list(names));
+            for (const PositionTable& t : pos.tables)
+                add_position_table(ck, m, t.name == src ? Role::src_pos_embed : Role::tgt_pos_embed, t, rows, d);
+        }
+    }
+    if (config.encoder_mask == format::EncoderMask::causal)
+        variant.push_back({ConfigKey::encoder_mask, e32(format::EncoderMask::causal)});
+    if (config.embed_scale || config.embed_scale_sqrt_d) {
+        const float scale = embed_scale_value(config, d, 1.0f);
+        uint32_t bits = 0;
+        std::memcpy(&bits, &scale, sizeof bits);
+        variant.push_back({ConfigKey::embed_scale, bits});
+    }
 
     const NormalizationSpec& norm = config.normalization;
     const bool global = norm.mode == format::Normalization::global;
@@ -145,19 +378,17 @@ AxmModel import_forecaster(const TensorMap& tensors, const ConvertConfig& config
     ck.check_all_used("forecaster");
 
     add_stack_config(m, s, config);
-    auto u = [](int64_t v) { return static_cast<uint32_t>(v); };
     m.config.insert(m.config.end(), {
                                         {ConfigKey::n_features, u(nf)},
                                         {ConfigKey::n_outputs, u(no)},
-                                        {ConfigKey::positional_encoding,
-                                         static_cast<uint32_t>(sinusoidal ? format::PositionalEncoding::sinusoidal
-                                                                          : format::PositionalEncoding::none)},
-                                        {ConfigKey::memory_mask, static_cast<uint32_t>(config.memory_mask)},
-                                        {ConfigKey::normalization, static_cast<uint32_t>(norm.mode)},
+                                        {ConfigKey::positional_encoding, e32(pos.kind)},
+                                        {ConfigKey::memory_mask, e32(config.memory_mask)},
+                                        {ConfigKey::normalization, e32(norm.mode)},
                                     });
     // Written only when known, so that a model without them reads exactly as files from before the keys.
-    if (max_positions != 0) m.config.push_back({ConfigKey::max_positions, u(max_positions)});
-    if (config.window) m.config.push_back({ConfigKey::window, u(*config.window)});
+    if (pos.max_positions != 0) m.config.push_back({ConfigKey::max_positions, u(pos.max_positions)});
+    if (window != 0) m.config.push_back({ConfigKey::window, u(window)});
+    m.config.insert(m.config.end(), variant.begin(), variant.end());
     return m;
 }
 

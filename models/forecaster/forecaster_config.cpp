@@ -1,0 +1,113 @@
+// The forecaster's config records and the checks that tie its variants together: every combination a
+// file may state is either run exactly or refused here, naming the key.
+#include "models/forecaster/forecaster.h"
+
+#include "runtime/session_checks.h"
+
+namespace ax {
+
+namespace {
+
+using format::ConfigKey;
+
+Status bad(const char* what) { return Status::error(StatusCode::bad_model, what); }
+
+template <typename E>
+Status optional_enum(const ModelFile& f, ConfigKey key, const char* name, E* out) {
+    uint32_t v = 0;
+    if (!f.config(key, &v)) return Status::ok();
+    return read_config_enum(f, key, name, out);
+}
+
+// The positions a forecaster may have: none, sinusoidal (even d_model) or a learned table of
+// max_positions rows.
+Status read_positions(const ModelFile& f, size_t d, format::PositionalEncoding* out) {
+    AX_RETURN_IF_ERROR(read_config_enum(f, ConfigKey::positional_encoding, "positional_encoding", out));
+    if (*out == format::PositionalEncoding::sinusoidal && d % 2 != 0)
+        return bad("sinusoidal positions need an even d_model");
+    if (*out != format::PositionalEncoding::none && *out != format::PositionalEncoding::sinusoidal &&
+        *out != format::PositionalEncoding::learned)
+        return bad("a forecaster's positional_encoding is none, sinusoidal or learned");
+    return Status::ok();
+}
+
+Status check_variants(const ForecasterConfig& c) {
+    const size_t d = c.stack.layer.d_model;
+    if (c.input_embedding == format::InputEmbedding::none && c.n_features != d)
+        return bad("input_embedding none needs n_features == d_model");
+    if (c.input_embedding == format::InputEmbedding::broadcast && c.n_features != 1)
+        return bad("input_embedding broadcast needs one feature");
+    if (c.positional_encoding == format::PositionalEncoding::learned && c.max_positions == 0)
+        return bad("learned positions need max_positions");
+    if (c.head != format::ForecastHead::generator && !c.encoder_only())
+        return bad("a pooled head (flatten, last_row, mean) needs an encoder-only model (decoder_layers 0)");
+    if (c.head == format::ForecastHead::generator && c.head_hidden != 0)
+        return bad("head_hidden needs a pooled head");
+    if (c.decoding == format::Decoding::one_pass && c.encoder_only())
+        return bad("one-pass decoding needs decoder layers");
+    if (c.one_pass() && c.horizon == 0) return bad("a one-pass forecaster needs its horizon");
+    if (!c.one_pass() && (c.horizon != 0 || c.label_len != 0))
+        return bad("horizon and label_len belong to one-pass forecasters");
+    if (c.head == format::ForecastHead::flatten && c.window == 0)
+        return bad("a flatten head needs the window it was trained on");
+    // Keeps the head's sizes far from overflow on 32-bit targets.
+    constexpr uint64_t kMaxHeadWidth = uint64_t{1} << 28;
+    if (uint64_t{c.window} * d > kMaxHeadWidth || uint64_t{c.horizon} * c.n_outputs > kMaxHeadWidth)
+        return bad("the head's window x d_model or horizon x n_outputs is too large");
+    return Status::ok();
+}
+
+}  // namespace
+
+size_t ForecasterConfig::decoder_rows(size_t max_horizon) const {
+    if (encoder_only()) return 0;
+    return decoding == format::Decoding::one_pass ? label_len + max_horizon : max_horizon;
+}
+
+size_t ForecasterConfig::run_rows(size_t src_rows, size_t tgt_rows) const {
+    if (!encoder_only()) return tgt_rows;
+    return head == format::ForecastHead::generator ? src_rows : horizon;
+}
+
+Status read_forecaster_config(const ModelFile& f, ForecasterConfig* out) {
+    if (f.family() != format::Family::forecaster) return bad_model_config("not a forecaster model");
+    ForecasterConfig c;
+    AX_RETURN_IF_ERROR(read_stack_config(f, 0, &c.stack));
+    const size_t d = c.stack.layer.d_model;
+    AX_RETURN_IF_ERROR(read_config_size(f, ConfigKey::n_features, "n_features", 1, kMaxModelWidth, &c.n_features));
+    AX_RETURN_IF_ERROR(read_config_size(f, ConfigKey::n_outputs, "n_outputs", 1, kMaxModelWidth, &c.n_outputs));
+    AX_RETURN_IF_ERROR(read_positions(f, d, &c.positional_encoding));
+    AX_RETURN_IF_ERROR(read_config_enum(f, ConfigKey::memory_mask, "memory_mask", &c.memory_mask));
+    AX_RETURN_IF_ERROR(read_config_enum(f, ConfigKey::normalization, "normalization", &c.normalization));
+    if (c.normalization != format::Normalization::none && c.n_outputs != c.n_features)
+        return bad_model_config("input normalization needs n_outputs == n_features");
+    // Both keys are younger than the family: files without them have no limit and no stated window.
+    AX_RETURN_IF_ERROR(read_config_optional_size(f, ConfigKey::max_positions, "max_positions", 0, kMaxSequenceLength, 0,
+                                                 &c.max_positions));
+    AX_RETURN_IF_ERROR(read_config_optional_size(f, ConfigKey::window, "window", 0, kMaxSequenceLength, 0, &c.window));
+    if (c.max_positions != 0 && c.window > c.max_positions)
+        return bad_model_config("config window is longer than max_positions");
+    // The variants' keys are optional: a file without them is the step-by-step encoder-decoder.
+    format::EncoderMask mask = format::EncoderMask::none;
+    AX_RETURN_IF_ERROR(optional_enum(f, ConfigKey::encoder_mask, "encoder_mask", &mask));
+    c.stack.encoder_causal = mask == format::EncoderMask::causal;
+    AX_RETURN_IF_ERROR(optional_enum(f, ConfigKey::head, "head", &c.head));
+    AX_RETURN_IF_ERROR(optional_enum(f, ConfigKey::input_embedding, "input_embedding", &c.input_embedding));
+    AX_RETURN_IF_ERROR(optional_enum(f, ConfigKey::decoding, "decoding", &c.decoding));
+    AX_RETURN_IF_ERROR(optional_enum(f, ConfigKey::placeholder, "placeholder", &c.placeholder));
+    AX_RETURN_IF_ERROR(optional_enum(f, ConfigKey::head_activation, "head_activation", &c.head_activation));
+    AX_RETURN_IF_ERROR(
+        read_config_optional_size(f, ConfigKey::horizon, "horizon", 0, kMaxSequenceLength, 0, &c.horizon));
+    AX_RETURN_IF_ERROR(
+        read_config_optional_size(f, ConfigKey::label_len, "label_len", 0, kMaxSequenceLength, 0, &c.label_len));
+    AX_RETURN_IF_ERROR(
+        read_config_optional_size(f, ConfigKey::head_hidden, "head_hidden", 0, kMaxModelWidth, 0, &c.head_hidden));
+    uint32_t bits = 0;
+    if (f.config(ConfigKey::embed_scale, &bits))
+        AX_RETURN_IF_ERROR(read_config_positive_float(f, ConfigKey::embed_scale, "embed_scale", &c.embed_scale));
+    AX_RETURN_IF_ERROR(check_variants(c));
+    *out = c;
+    return Status::ok();
+}
+
+}  // namespace ax

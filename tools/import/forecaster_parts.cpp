@@ -1,0 +1,91 @@
+#include "tools/import/forecaster_parts.h"
+
+#include "tools/common/tool_error.h"
+
+namespace ax::tools {
+
+std::vector<PositionTable> find_position_tables(const CheckpointTensors& ck, int64_t d) {
+    std::vector<PositionTable> tables;
+    for (const auto& [name, t] : ck.all()) {
+        if (ck.used(name) || t.shape.size() < 2 || t.shape.size() > 3 || t.shape.back() != d) continue;
+        const bool weight = name.size() > 7 && name.compare(name.size() - 7, 7, ".weight") == 0;
+        if (weight && ck.has(name.substr(0, name.size() - 7) + ".bias")) continue;  // a Linear
+        if (!name_has(name, {"pos"})) continue;
+        int64_t rows = 1;
+        bool one_long_dim = true;
+        for (size_t i = 0; i + 1 < t.shape.size(); ++i) {
+            if (t.shape[i] == 1) continue;
+            if (rows != 1) one_long_dim = false;
+            rows = t.shape[i];
+        }
+        if (one_long_dim) tables.push_back({name, rows});
+    }
+    return tables;
+}
+
+namespace {
+
+struct Shape {
+    int64_t out = 0, in = 0;
+};
+
+// A head Linear's input: one d_model row, or k >= 1 of them flattened.
+bool reads_rows(const Shape& s, int64_t d) { return s.in % d == 0; }
+
+}  // namespace
+
+EncoderOnlyLinears find_encoder_only_linears(const CheckpointTensors& ck, int64_t d) {
+    const std::vector<std::string> modules = find_linear_modules(ck);
+    auto shape = [&](const std::string& m) {
+        const auto& s = ck.shape(m + ".weight");
+        return Shape{s[0], s[1]};
+    };
+    // Every consistent reading: an input Linear or none, then a head of one Linear or a chain of two.
+    std::vector<EncoderOnlyLinears> fits;
+    const size_t n = modules.size();
+    for (size_t input = 0; input <= n; ++input) {  // input == n: no input Linear
+        if (input < n && shape(modules[input]).out != d) continue;
+        std::vector<std::string> rest;
+        for (size_t i = 0; i < n; ++i)
+            if (i != input) rest.push_back(modules[i]);
+        EncoderOnlyLinears l;
+        if (input < n) l.input = modules[input];
+        if (rest.size() == 1 && reads_rows(shape(rest[0]), d)) {
+            l.final = rest[0];
+            fits.push_back(l);
+        } else if (rest.size() == 2) {
+            for (int first = 0; first < 2; ++first) {
+                const Shape a = shape(rest[first]), b = shape(rest[1 - first]);
+                if (!reads_rows(a, d) || b.in != a.out) continue;
+                l.hidden = rest[first];
+                l.final = rest[1 - first];
+                fits.push_back(l);
+            }
+        }
+    }
+    // Shapes that admit several readings (an input Linear [d, d], a head of d outputs): the names decide.
+    if (fits.size() > 1) {
+        std::vector<EncoderOnlyLinears> named;
+        for (const EncoderOnlyLinears& f : fits)
+            if (!f.input.empty() && name_has(f.input, {"input", "embed", "enc_in", "src", "value", "inp"}) &&
+                !name_has(f.input, {"head", "out", "fc", "pred", "generator", "decoder"}))
+                named.push_back(f);
+        if (named.size() == 1) fits = named;
+    }
+    if (fits.size() == 1) return fits[0];
+    std::string found;
+    for (const std::string& m : modules) {
+        const Shape s = shape(m);
+        found += (found.empty() ? "" : ", ") + m + " [" + std::to_string(s.out) + ", " + std::to_string(s.in) + "]";
+    }
+    throw ToolError(std::string(fits.empty() ? "cannot read" : "cannot tell apart") +
+                    " an encoder-only forecaster's Linear modules (d_model " + std::to_string(d) +
+                    "): expected an optional input Linear [d_model, n_features], then a head of one Linear "
+                    "reading one row [outputs, d_model] or the flattened window [outputs, window x d_model], "
+                    "or two (a hidden Linear and the final one); found " +
+                    (found.empty() ? std::string("none") : found) +
+                    ". Name them with map lines (convert --map FILE): \"MODULE.{p} -> embedding_src.{p}\", "
+                    "\"MODULE.{p} -> head.{p}\" (hidden), \"MODULE.{p} -> generator.{p}\" (final)");
+}
+
+}  // namespace ax::tools

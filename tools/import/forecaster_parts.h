@@ -1,0 +1,29 @@
+// The parts of a forecaster checkpoint outside its layer stacks that vary between the forecasters people
+// write: learned position tables, and an encoder-only model's input Linear and head Linears, told apart
+// by shape (names only where shapes cannot tell).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tools/import/import_common.h"
+
+namespace ax::tools {
+
+// A learned position table: an nn.Parameter [1, L, d], [L, 1, d] or [L, d], or an nn.Embedding weight
+// [L, d], named with "pos" (sinusoidal `pe` buffers are found by their values before this runs).
+struct PositionTable {
+    std::string name;
+    int64_t rows = 0;
+};
+std::vector<PositionTable> find_position_tables(const CheckpointTensors& ck, int64_t d);
+
+// The Linear modules of an encoder-only forecaster: the input embedding [d, n_features] (absent when the
+// rows go in as they are), an optional hidden Linear and the final Linear of the head. The head's first
+// Linear reads d values (one row: per-row generator, last row, mean) or k x d (the window flattened).
+struct EncoderOnlyLinears {
+    std::string input, hidden, final;
+};
+EncoderOnlyLinears find_encoder_only_linears(const CheckpointTensors& ck, int64_t d);
+
+}  // namespace ax::tools
