@@ -245,6 +245,7 @@ constexpr uint32_t kNoToken = 0xFFFFFFFFu;
 // kMaxTextRecords) hold bytes 4i..4i+3 of one UTF-8 text, the last record zero-padded; the feature names are
 // separated by '\n'. Readers that do not know a key ignore it, as every reader looks keys up by number.
 constexpr uint32_t kFeatureNamesKey = 0x1000;
+constexpr uint32_t kOutputNamesKey = 0x1100;        // forecaster: the predicted columns' names, same layout
 constexpr uint32_t kModelNameKey = 0x2000;          // the user's model name, same layout as the feature names
 constexpr uint32_t kConverterVersionKey = 0x2100;   // the converter's version string, same layout
 constexpr uint32_t kMaxModelNameBytes = 64;         // one line of printable UTF-8, 1..64 bytes

@@ -272,7 +272,7 @@ Status ForecastSession::run(const float* src, size_t src_rows, const float* tgt,
     const ForecasterConfig& c = model_->config_;
     if (c.encoder_only()) tgt_rows = 0;  // an encoder-only forward reads no decoder input
     AX_RETURN_IF_ERROR(check_finite_input(src, src_rows * c.n_features, "source input"));
-    AX_RETURN_IF_ERROR(check_finite_input(tgt, tgt_rows * c.n_features, "target input"));
+    if (tgt_rows != 0) AX_RETURN_IF_ERROR(check_finite_input(tgt, tgt_rows * c.n_features, "target input"));
     if (out == nullptr) return Status::error(StatusCode::invalid_argument, "output buffer is null");
     const bool normalized = space == InputSpace::raw && c.normalization != format::Normalization::none;
     if (normalized) {

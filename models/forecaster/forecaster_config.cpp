@@ -41,8 +41,7 @@ Status check_variants(const ForecasterConfig& c) {
         return bad("learned positions need max_positions");
     if (c.head != format::ForecastHead::generator && !c.encoder_only())
         return bad("a pooled head (flatten, last_row, mean) needs an encoder-only model (decoder_layers 0)");
-    if (c.head == format::ForecastHead::generator && c.head_hidden != 0)
-        return bad("head_hidden needs a pooled head");
+    if (c.head == format::ForecastHead::generator && c.head_hidden != 0) return bad("head_hidden needs a pooled head");
     if (c.decoding == format::Decoding::one_pass && c.encoder_only())
         return bad("one-pass decoding needs decoder layers");
     if (c.one_pass() && c.horizon == 0) return bad("a one-pass forecaster needs its horizon");

@@ -15,30 +15,60 @@ namespace ax::cli {
 
 namespace {
 
+// The history column each output continues: by name, else by position when the model predicts every
+// feature; npos for an output the history does not hold.
+size_t history_column(const tools::Table& history, const tools::Table& forecast, size_t c) {
+    for (size_t i = 0; i < history.header.size(); ++i)
+        if (c < forecast.header.size() && history.header[i] == forecast.header[c]) return i;
+    return forecast.cols == history.cols ? c : std::string::npos;
+}
+
 void write_plot(const std::string& path, const tools::Table& history, const tools::Table& forecast,
                 const tools::Table* truth) {
     std::vector<tools::PlotPanel> panels;
-    for (size_t c = 0; c < history.cols; ++c) {
+    for (size_t c = 0; c < forecast.cols; ++c) {
         tools::PlotPanel p;
-        p.title = c < history.header.size() ? history.header[c] : "feature " + std::to_string(c);
-        auto column = [c](const tools::Table& t, size_t rows) {
+        p.title = c < forecast.header.size() ? forecast.header[c] : "output " + std::to_string(c);
+        auto column = [](const tools::Table& t, size_t col, size_t rows) {
             std::vector<float> v;
-            for (size_t r = 0; r < rows; ++r) v.push_back(t.at(r, c));
+            for (size_t r = 0; r < rows; ++r) v.push_back(t.at(r, col));
             return v;
         };
+        const size_t h = history_column(history, forecast, c);
         // Forecast and truth start from the last observed point so the lines join the history.
-        const float last = history.at(history.rows - 1, c);
         auto continued = [&](const tools::Table& t) {
-            std::vector<float> v = column(t, t.rows);
-            v.insert(v.begin(), last);
+            std::vector<float> v = column(t, c, t.rows);
+            if (h != std::string::npos) v.insert(v.begin(), history.at(history.rows - 1, h));
             return v;
         };
-        p.series.push_back({"history", "#1f77b4", false, 0, column(history, history.rows)});
-        if (truth) p.series.push_back({"truth", "#2ca02c", true, history.rows - 1, continued(*truth)});
-        p.series.push_back({"forecast", "#d62728", false, history.rows - 1, continued(forecast)});
+        const size_t start = h != std::string::npos ? history.rows - 1 : history.rows;
+        if (h != std::string::npos)
+            p.series.push_back({"history", "#1f77b4", false, 0, column(history, h, history.rows)});
+        if (truth) p.series.push_back({"truth", "#2ca02c", true, start, continued(*truth)});
+        p.series.push_back({"forecast", "#d62728", false, start, continued(forecast)});
         panels.push_back(p);
     }
     tools::write_svg(path, tools::render_svg("auspex forecast", panels));
+}
+
+// The true values of the predicted columns: a CSV like the input (the outputs picked by name), or one of the
+// outputs alone.
+tools::Table read_truth(const Args& args, const ForecasterConfig& c, const std::vector<std::string>& features,
+                        const std::vector<std::string>& outputs) {
+    if (c.n_outputs == c.n_features) return read_data_csv(args, "truth", c.n_features, features);
+    std::vector<size_t> picked;
+    for (const std::string& o : outputs)
+        for (size_t i = 0; i < features.size(); ++i)
+            if (features[i] == o) picked.push_back(i);
+    if (picked.size() != c.n_outputs) return read_data_csv(args, "truth", c.n_outputs, outputs);
+    const tools::Table all = read_data_csv(args, "truth", c.n_features, features);
+    tools::Table t = all;
+    t.cols = c.n_outputs;
+    t.header = outputs;
+    t.values.clear();
+    for (size_t r = 0; r < all.rows; ++r)
+        for (size_t i : picked) t.values.push_back(all.at(r, i));
+    return t;
 }
 
 }  // namespace
@@ -51,7 +81,7 @@ int cmd_forecast(const Argv& argv) {
     const ForecasterConfig& c = m->forecaster.config();
     const std::vector<std::string> features = tools::feature_names(m->file);
     tools::Table history = read_data_csv(args, "input", c.n_features, features);
-    const size_t horizon = args.get_size("horizon", tools::kDefaultHorizon, 1, kMaxSequenceLength);
+    const size_t horizon = args.get_size("horizon", tools::default_horizon(c), 1, kMaxSequenceLength);
     tools::check_horizon_fits(c, horizon, "--horizon " + std::to_string(horizon));
     // The encoder window: --window, else the one the model was trained on, else (a model stating none) every
     // input row.
@@ -73,15 +103,15 @@ int cmd_forecast(const Argv& argv) {
     tools::HostSession session(*m, choose_kernels(args), history.rows, horizon);
     tools::Table out;
     out.rows = horizon;
-    out.cols = c.n_features;
-    out.header = feature_header(history, features);
+    out.cols = c.n_outputs;
+    out.header = tools::output_header(m->file, feature_header(history, features), c.n_features, c.n_outputs);
     forecast_times(history, args.get("input"), out);
     out.values = args.has("recompute") ? session.forecast_recompute(history.values.data(), history.rows, horizon)
                                        : session.forecast(history.values.data(), history.rows, horizon);
     const bool to_file = write_output(args, out);
     tools::Table truth;
     if (args.has("truth")) {
-        truth = read_data_csv(args, "truth", c.n_features, features);
+        truth = read_truth(args, c, features, out.header);
         // Printed beside the forecast only when the forecast itself went to a file.
         if (to_file) std::fputs(tools::forecast_report(out, truth).c_str(), stdout);
     }

@@ -50,12 +50,13 @@ int cmd_run(const Argv& argv) {
     tools::HostSession session(*m, choose_kernels(args), src.rows, tgt.rows);
     const InputSpace space = args.has("model-space") ? InputSpace::model : InputSpace::raw;
     tools::Table out;
-    out.rows = tgt.rows;
+    out.rows = c.run_rows(src.rows, tgt.rows);
     out.cols = c.n_outputs;
     out.values = session.run(src.values.data(), src.rows, tgt.values.data(), tgt.rows, space);
-    out.header = c.n_outputs == c.n_features ? feature_header(tgt, features)
-                                             : numbered_names(output_prefix(format::Family::forecaster), c.n_outputs);
-    same_times(tgt, out);
+    out.header = c.n_outputs == c.n_features && tools::output_names(m->file).empty()
+                     ? feature_header(tgt, features)
+                     : tools::output_header(m->file, {}, c.n_features, c.n_outputs);
+    if (out.rows == tgt.rows) same_times(tgt, out);
     write_output(args, out);
     return 0;
 }

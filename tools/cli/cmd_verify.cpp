@@ -80,7 +80,7 @@ int verify_forecasts(const Args& args, const tools::LoadedModel* model) {
     if (c.n_features != rc.n_features || c.n_outputs != rc.n_outputs)
         throw tools::ToolError("the two models take different inputs or give different outputs");
     const tools::Table data = read_data_csv(args, "input", c.n_features, tools::feature_names(model->file));
-    const size_t horizon = args.get_size("horizon", tools::kDefaultHorizon, 1, kMaxSequenceLength);
+    const size_t horizon = args.get_size("horizon", tools::default_horizon(c), 1, kMaxSequenceLength);
     if (data.rows < horizon + 2)
         throw tools::ToolError(args.get("input") + " has " + std::to_string(data.rows) + " rows: need more than the " +
                                "horizon (" + std::to_string(horizon) + ") plus 1");
@@ -95,7 +95,7 @@ int verify_forecasts(const Args& args, const tools::LoadedModel* model) {
     const Kernels& k = choose_kernels(args);
     tools::HostSession a(*model, k, window, horizon), b(*reference, k, window, horizon);
     std::vector<ColumnError> run_err(c.n_outputs), fc_err(c.n_outputs);
-    const bool can_forecast = c.n_outputs == c.n_features;
+    const bool can_forecast = c.n_outputs == c.n_features || c.one_pass();
     for (size_t start = 0; start + window + horizon <= data.rows + 1 && start + window + horizon - 1 <= data.rows;
          start += stride) {
         const float* src = data.values.data() + start * data.cols;

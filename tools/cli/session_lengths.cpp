@@ -57,7 +57,7 @@ SessionLengths session_lengths(const tools::LoadedModel& m, const Args& args) {
         case format::Family::forecaster: {
             const ForecasterConfig& c = m.forecaster.config();
             l.first = args.get_size("window", tools::default_window(c), 1, kMaxSequenceLength);
-            l.second = args.get_size("horizon", tools::kDefaultHorizon, 1, kMaxSequenceLength);
+            l.second = args.get_size("horizon", tools::default_horizon(c), 1, kMaxSequenceLength);
             tools::check_window_fits(c, l.first, "--window " + std::to_string(l.first));
             tools::check_horizon_fits(c, l.second, "--horizon " + std::to_string(l.second));
             l.text = "window " + std::to_string(l.first) + ", horizon " + std::to_string(l.second);

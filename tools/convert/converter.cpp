@@ -57,6 +57,7 @@ AxmModel import_model(const TensorMap& tensors, const ConvertConfig& config,
     }
     record_assumed_defaults(model, config);
     store_feature_names(model, config.features);
+    store_output_names(model, config.outputs);
     return model;
 }
 

@@ -29,23 +29,50 @@ std::vector<std::string> feature_names(const AxmModel& model) {
     return split_names(stored_text_records(model, format::kFeatureNamesKey));
 }
 
-void store_feature_names(AxmModel& model, const std::vector<std::string>& names) {
+namespace {
+
+// The names as text records under `base`, one per column counted by `count_key`.
+void store_names(AxmModel& model, const std::vector<std::string>& names, uint32_t base, format::ConfigKey count_key,
+                 const char* key, const char* columns) {
     if (names.empty()) return;
-    uint32_t n_features = 0;
-    bool has_features = false;
-    for (const auto& [key, value] : model.config) {
-        if (key == format::ConfigKey::n_features) {
-            n_features = value;
-            has_features = true;
+    uint32_t count = 0;
+    bool has_count = false;
+    for (const auto& [k, value] : model.config) {
+        if (k == count_key) {
+            count = value;
+            has_count = true;
         }
     }
-    if (!has_features) throw ToolError("\"features\" names CSV columns: a model of token inputs has none");
-    if (names.size() != n_features)
-        throw ToolError("\"features\" lists " + std::to_string(names.size()) + " name(s), the model takes " +
-                        std::to_string(n_features) + " feature(s)");
+    if (!has_count) throw ToolError(std::string("\"") + key + "\" names CSV columns: a model of token inputs has none");
+    if (names.size() != count)
+        throw ToolError(std::string("\"") + key + "\" lists " + std::to_string(names.size()) + " name(s), the model " +
+                        columns + " " + std::to_string(count));
     std::string text;
     for (const std::string& n : names) text += (text.empty() ? "" : "\n") + n;
-    store_text_records(model, format::kFeatureNamesKey, text, "\"features\"");
+    store_text_records(model, base, text, std::string("\"") + key + "\"");
+}
+
+}  // namespace
+
+void store_feature_names(AxmModel& model, const std::vector<std::string>& names) {
+    store_names(model, names, format::kFeatureNamesKey, format::ConfigKey::n_features, "features", "takes");
+}
+
+void store_output_names(AxmModel& model, const std::vector<std::string>& names) {
+    store_names(model, names, format::kOutputNamesKey, format::ConfigKey::n_outputs, "outputs", "predicts");
+}
+
+std::vector<std::string> output_names(const ModelFile& file) {
+    return split_names(stored_text_records(file, format::kOutputNamesKey));
+}
+
+std::vector<std::string> output_header(const ModelFile& file, const std::vector<std::string>& input_header,
+                                       size_t n_features, size_t n_outputs) {
+    std::vector<std::string> names = output_names(file);
+    if (!names.empty()) return names;
+    if (n_outputs == n_features && input_header.size() == n_features) return input_header;
+    for (size_t i = 0; i < n_outputs; ++i) names.push_back("output_" + std::to_string(i));
+    return names;
 }
 
 }  // namespace ax::tools

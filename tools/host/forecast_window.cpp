@@ -20,16 +20,27 @@ size_t default_window(const ForecasterConfig& c) {
 }
 
 void check_window_fits(const ForecasterConfig& c, size_t window, const std::string& what) {
+    if (c.head == format::ForecastHead::flatten && window != c.window)
+        throw ToolError(what + ": the model's flatten head reads exactly " + std::to_string(c.window) +
+                        " rows (its training window), not " + std::to_string(window));
     if (c.max_positions == 0 || window <= c.max_positions) return;
     throw ToolError(what + ": a window of " + std::to_string(window) + " rows is longer than " + limit_text(c) +
                     "; use --window " + std::to_string(c.max_positions) + " or less" +
                     (c.window ? " (the model was trained on " + std::to_string(c.window) + ")" : std::string()));
 }
 
+size_t default_horizon(const ForecasterConfig& c) { return c.one_pass() ? c.horizon : kDefaultHorizon; }
+
 void check_horizon_fits(const ForecasterConfig& c, size_t horizon, const std::string& what) {
-    if (c.max_positions == 0 || horizon <= c.max_positions) return;
-    throw ToolError(what + ": the decoder's " + std::to_string(horizon) + " rows would be longer than " +
-                    limit_text(c) + "; use --horizon " + std::to_string(c.max_positions) + " or less");
+    if (c.one_pass() && horizon > c.horizon)
+        throw ToolError(what + ": this model predicts " + std::to_string(c.horizon) +
+                        " steps at once (its trained horizon); use --horizon " + std::to_string(c.horizon) +
+                        " or less. A longer horizon needs a model trained for it: a one-pass head has no way to "
+                        "feed its predictions back");
+    const size_t rows = c.decoder_rows(horizon);
+    if (c.max_positions == 0 || rows <= c.max_positions) return;
+    throw ToolError(what + ": the decoder's " + std::to_string(rows) + " rows would be longer than " + limit_text(c) +
+                    "; use --horizon " + std::to_string(c.max_positions - (rows - horizon)) + " or less");
 }
 
 }  // namespace ax::tools

@@ -15,6 +15,9 @@ constexpr size_t kDefaultHorizon = 24;
 // The model's training window, or kDefaultWindow (capped at max_positions) when it states none.
 size_t default_window(const ForecasterConfig& c);
 
+// The model's trained horizon for a one-pass model, else kDefaultHorizon.
+size_t default_horizon(const ForecasterConfig& c);
+
 // Throw ToolError when the encoder window / decoder length passes max_positions. `what` says where the
 // length came from (e.g. "--window 65"), for the message.
 void check_window_fits(const ForecasterConfig& c, size_t window, const std::string& what);

@@ -13,9 +13,10 @@ class HostSession {
 public:
     HostSession(const LoadedModel& model, const Kernels& kernels, size_t max_window, size_t max_horizon);
 
-    // src: src_rows x n_features, tgt: tgt_rows x n_features; returns tgt_rows x n_outputs.
+    // src: src_rows x n_features, tgt: tgt_rows x n_features; returns run_rows(src_rows, tgt_rows) x n_outputs
+    // (an encoder-only model reads no tgt).
     std::vector<float> run(const float* src, size_t src_rows, const float* tgt, size_t tgt_rows, InputSpace space);
-    // Returns horizon x n_features in raw units.
+    // Returns horizon x n_outputs in raw units.
     std::vector<float> forecast(const float* history, size_t rows, size_t horizon);
     std::vector<float> forecast_recompute(const float* history, size_t rows, size_t horizon);
 

@@ -1,0 +1,214 @@
+// The forecasters people write that are not step-by-step encoder-decoders, against their own PyTorch
+// forward and their author's inference loop: fixtures made by tests/fixtures/gen_onepass_fixtures.py in the
+// style of the public models (TransAm's sliding window, flatten / last-row / mean+MLP heads, an Informer-style
+// one-pass decoder).
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+
+#include "tests/test_support.h"
+#include "tests/tolerances.h"
+#include "tools/common/aligned_buffer.h"
+#include "tools/common/tool_error.h"
+#include "tools/convert/converter.h"
+#include "tools/host/feature_names.h"
+#include "tools/host/host_session.h"
+#include "tools/text/csv.h"
+#include "tools/text/json.h"
+
+namespace {
+
+using namespace ax;
+
+const char* const kCases[] = {"transam", "flatten_covariates", "last_row_causal", "mean_mlp", "informer_zeros"};
+
+struct Case {
+    std::string dir;
+    size_t window = 0, horizon = 0;
+    tools::Table history, forecast;
+};
+
+Case load_case(const std::string& name) {
+    Case c;
+    c.dir = test::fixture_path("forecaster_onepass/" + name);
+    const tools::JsonValue meta = tools::parse_json_file(c.dir + "/case.json");
+    c.window = static_cast<size_t>(meta.find("window")->as_int("window", 1, 1000));
+    c.horizon = static_cast<size_t>(meta.find("horizon")->as_int("horizon", 1, 1000));
+    c.history = tools::read_csv(c.dir + "/history.csv");
+    c.forecast = tools::read_csv(c.dir + "/forecast.csv");
+    REQUIRE(c.history.rows == c.window);
+    REQUIRE(c.forecast.rows == c.horizon);
+    return c;
+}
+
+std::vector<uint8_t> convert(const Case& c, format::DType dtype = format::DType::f32,
+                             const std::string& config = "") {
+    tools::ConvertOptions o;
+    o.checkpoint_path = c.dir + "/model.pt";
+    o.config_path = config.empty() ? c.dir + "/config.json" : config;
+    o.dtype = dtype;
+    return tools::convert_model(o);
+}
+
+double rms(const std::vector<float>& v) {
+    double s = 0;
+    for (float x : v) s += double{x} * x;
+    return std::sqrt(s / static_cast<double>(v.size()));
+}
+
+std::string error_of(const Case& c, const std::string& config_text) {
+    const std::filesystem::path path =
+        std::filesystem::temp_directory_path() / ("auspex_variant_" + std::to_string(::getpid()) + ".json");
+    std::ofstream(path) << config_text;
+    std::string message;
+    try {
+        convert(c, format::DType::f32, path.string());
+    } catch (const tools::ToolError& e) {
+        message = e.what();
+    }
+    std::filesystem::remove(path);
+    INFO(message);
+    CHECK(!message.empty());
+    return message;
+}
+
+}  // namespace
+
+TEST_CASE("forecaster variants reproduce their author's PyTorch forecast on every port") {
+    for (const char* name : kCases) {
+        INFO("case " << std::string(name));
+        const Case c = load_case(name);
+        const auto model = tools::load_model_bytes(convert(c), name);
+        const ForecasterConfig& config = model->forecaster.config();
+        CHECK(config.n_outputs == c.forecast.cols);
+        for (const Kernels* k : test::available_ports()) {
+            INFO("port " << std::string(k->name));
+            tools::HostSession s(*model, *k, c.window, c.horizon);
+            const std::vector<float> got = s.forecast(c.history.values.data(), c.window, c.horizon);
+            test::check_close(got, c.forecast.values, test::tolerance::forecaster, std::string(name) + ": forecast");
+            // A shorter forecast is the same model's first steps (one-pass heads give them at once; causal
+            // decoders do not look ahead; the sliding window stops earlier).
+            const size_t shorter = c.horizon / 2;
+            tools::HostSession part(*model, *k, c.window, shorter);
+            const std::vector<float> first = part.forecast(c.history.values.data(), c.window, shorter);
+            test::check_close(first, std::vector<float>(got.begin(), got.begin() + first.size()),
+                              test::tolerance::kv_cache, std::string(name) + ": first steps");
+        }
+    }
+}
+
+TEST_CASE("forecaster variants: the weights tell the variant, the config only what they cannot") {
+    const auto config_of = [](const char* name) {
+        return tools::load_model_bytes(convert(load_case(name)), name)->forecaster.config();
+    };
+    const ForecasterConfig transam = config_of("transam");
+    CHECK(transam.encoder_only());
+    CHECK(transam.head == format::ForecastHead::generator);
+    CHECK(transam.input_embedding == format::InputEmbedding::broadcast);
+    CHECK(transam.stack.encoder_causal);
+    const ForecasterConfig flat = config_of("flatten_covariates");
+    CHECK(flat.head == format::ForecastHead::flatten);  // [12, 24 x 16]: the flattened window
+    CHECK(flat.window == 24);
+    CHECK(flat.horizon == 12);
+    CHECK(flat.n_features == 3);
+    CHECK(flat.n_outputs == 1);
+    CHECK(flat.positional_encoding == format::PositionalEncoding::learned);
+    CHECK(flat.max_positions == 24);
+    CHECK(flat.embed_scale == doctest::Approx(4.0));
+    const ForecasterConfig mean = config_of("mean_mlp");
+    CHECK(mean.head == format::ForecastHead::mean);
+    CHECK(mean.head_hidden == 32);
+    CHECK(mean.n_outputs == 2);
+    CHECK(mean.horizon == 6);
+    const ForecasterConfig informer = config_of("informer_zeros");
+    CHECK(informer.decoding == format::Decoding::one_pass);
+    CHECK(informer.label_len == 6);
+    CHECK(informer.stack.decoder_layers == 1);
+}
+
+TEST_CASE("forecaster variants run in exactly the arena they report, and a teacher-forced run is the forward") {
+    for (const char* name : kCases) {
+        INFO("case " << std::string(name));
+        const Case c = load_case(name);
+        const auto model = tools::load_model_bytes(convert(c), name);
+        const size_t bytes = model->forecaster.arena_bytes(c.window, c.horizon);
+        REQUIRE(bytes > 0);
+        tools::AlignedBuffer arena(bytes + 64);
+        for (size_t i = bytes; i < bytes + 64; ++i) arena.data()[i] = 0xA5;
+        const Kernels& k = *test::available_ports().back();
+        ForecastSession s;
+        CHECK(s.init(model->forecaster, k, arena.data(), bytes - 1, c.window, c.horizon).code() ==
+              StatusCode::arena_too_small);
+        REQUIRE(s.init(model->forecaster, k, arena.data(), bytes, c.window, c.horizon).is_ok());
+        std::vector<float> out(c.forecast.values.size());
+        REQUIRE(s.forecast(c.history.values.data(), c.window, c.horizon, out.data()).is_ok());
+        test::check_close(out, c.forecast.values, test::tolerance::forecaster, "forecast inside the exact arena");
+        for (size_t i = bytes; i < bytes + 64; ++i) CHECK(arena.data()[i] == 0xA5);
+        const ForecasterConfig& config = model->forecaster.config();
+        if (config.encoder_only() && config.head != format::ForecastHead::generator) {
+            // The model's forward(x) is the forecast.
+            std::vector<float> run(config.run_rows(c.window, 0) * config.n_outputs);
+            REQUIRE(s.run(c.history.values.data(), c.window, nullptr, 0, InputSpace::model, run.data()).is_ok());
+            test::check_close(run, out, 0.0, "run of a one-pass encoder-only model");
+        }
+    }
+}
+
+// Their int8 bits on the generic port are held by tests/test_int8_goldens.cpp.
+TEST_CASE("forecaster variants quantized: f16 and int8 stay close to PyTorch on every port") {
+    for (const char* name : kCases) {
+        INFO("case " << std::string(name));
+        const Case c = load_case(name);
+        const double scale = rms(c.forecast.values);
+        for (const auto& [dtype, bound] : {std::pair{format::DType::f16, 2e-3}, std::pair{format::DType::i8, 6e-2}}) {
+            const auto model = tools::load_model_bytes(convert(c, dtype), name);
+            for (const Kernels* k : test::available_ports()) {
+                INFO("dtype " << static_cast<int>(dtype) << " port " << std::string(k->name));
+                tools::HostSession s(*model, *k, c.window, c.horizon);
+                const std::vector<float> got = s.forecast(c.history.values.data(), c.window, c.horizon);
+                double worst = 0;
+                for (size_t i = 0; i < got.size(); ++i) {
+                    const double d = std::fabs(got[i] - c.forecast.values[i]);
+                    worst = d > worst ? d : worst;
+                }
+                CHECK(worst <= bound * scale);
+            }
+        }
+    }
+}
+
+TEST_CASE("forecaster variants: what the weights cannot tell is asked for, what contradicts them is refused") {
+    const Case transam = load_case("transam");
+    std::string e = error_of(transam, R"({"arch": "forecaster", "nhead": 4, "encoder_mask": "causal"})");
+    CHECK(e.find("state \"head\"") != std::string::npos);
+    CHECK(e.find("\"generator\"") != std::string::npos);
+    const Case flat = load_case("flatten_covariates");
+    e = error_of(flat, R"({"arch": "forecaster", "nhead": 2, "positional_encoding": "sinusoidal", "horizon": 12})");
+    CHECK(e.find("contradicts the checkpoint's learned position table pos_embedding") != std::string::npos);
+    e = error_of(flat, R"({"arch": "forecaster", "nhead": 2, "head": "last_row", "horizon": 12})");
+    CHECK(e.find("contradicts output_layer.weight [12, 384]") != std::string::npos);
+    e = error_of(flat, R"({"arch": "forecaster", "nhead": 2})");
+    CHECK(e.find("state \"horizon\"") != std::string::npos);
+    e = error_of(flat, R"({"arch": "forecaster", "nhead": 2, "horizon": 5})");
+    CHECK(e.find("\"horizon\"") != std::string::npos);
+    const Case informer = load_case("informer_zeros");
+    e = error_of(informer, R"({"arch": "forecaster", "nhead": 2, "decoding": "one_pass", "horizon": 10})");
+    CHECK(e.find("\"label_len\"") != std::string::npos);
+    e = error_of(informer, R"({"arch": "forecaster", "nhead": 2, "head": "mean"})");
+    CHECK(e.find("needs an encoder-only model") != std::string::npos);
+}
+
+TEST_CASE("a one-pass model refuses a horizon past the one it was trained on") {
+    const Case c = load_case("last_row_causal");
+    const auto model = tools::load_model_bytes(convert(c), "last_row_causal");
+    tools::AlignedBuffer arena(1 << 20);
+    ForecastSession s;
+    const Status st = s.init(model->forecaster, *test::available_ports().back(), arena.data(), arena.size(), c.window,
+                             c.horizon + 1);
+    CHECK(st.code() == StatusCode::invalid_argument);
+    CHECK(std::string(st.message()).find("steps this model predicts at once") != std::string::npos);
+}
