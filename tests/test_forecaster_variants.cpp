@@ -45,8 +45,7 @@ Case load_case(const std::string& name) {
     return c;
 }
 
-std::vector<uint8_t> convert(const Case& c, format::DType dtype = format::DType::f32,
-                             const std::string& config = "") {
+std::vector<uint8_t> convert(const Case& c, format::DType dtype = format::DType::f32, const std::string& config = "") {
     tools::ConvertOptions o;
     o.checkpoint_path = c.dir + "/model.pt";
     o.config_path = config.empty() ? c.dir + "/config.json" : config;
@@ -207,8 +206,8 @@ TEST_CASE("a one-pass model refuses a horizon past the one it was trained on") {
     const auto model = tools::load_model_bytes(convert(c), "last_row_causal");
     tools::AlignedBuffer arena(1 << 20);
     ForecastSession s;
-    const Status st = s.init(model->forecaster, *test::available_ports().back(), arena.data(), arena.size(), c.window,
-                             c.horizon + 1);
+    const Status st =
+        s.init(model->forecaster, *test::available_ports().back(), arena.data(), arena.size(), c.window, c.horizon + 1);
     CHECK(st.code() == StatusCode::invalid_argument);
     CHECK(std::string(st.message()).find("steps this model predicts at once") != std::string::npos);
 }

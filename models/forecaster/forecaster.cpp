@@ -284,7 +284,10 @@ Status ForecastSession::run(const float* src, size_t src_rows, const float* tgt,
     }
     encode(src, src_rows);
     const size_t out_rows = c.run_rows(src_rows, tgt_rows);
-    if (!c.encoder_only()) {
+    if (c.decoding == format::Decoding::one_pass) {
+        decode(tgt, tgt_rows, 0, layout_.outputs);
+        std::memcpy(out, layout_.outputs + (tgt_rows - out_rows) * c.n_outputs, out_rows * c.n_outputs * sizeof(float));
+    } else if (!c.encoder_only()) {
         decode(tgt, tgt_rows, 0, out);
     } else if (c.head != format::ForecastHead::generator) {
         pooled_head(src_rows, out);

@@ -51,8 +51,13 @@ struct ForecasterConfig {
     bool one_pass() const { return head != format::ForecastHead::generator || decoding == format::Decoding::one_pass; }
     // Decoder rows a forecast of max_horizon steps runs (0 without a decoder).
     size_t decoder_rows(size_t max_horizon) const;
-    // Rows `run` returns for src_rows encoder and tgt_rows decoder input rows (each n_outputs wide).
+    // Rows `run` returns for src_rows encoder and tgt_rows decoder input rows (each n_outputs wide), as the
+    // model's forward does: one per decoder row; a one-pass decoder's last horizon rows; an encoder-only
+    // model's horizon steps, or one per input row through a per-row generator.
     size_t run_rows(size_t src_rows, size_t tgt_rows) const;
+    // The max_horizon a session needs to `run` tgt_rows decoder rows (one-pass decoding's rows include
+    // label_len; an encoder-only model reads none).
+    size_t run_horizon(size_t tgt_rows) const;
 };
 
 // kMaxModelWidth, kMaxModelLayers and kMaxSequenceLength (shared by every family) are in

@@ -64,8 +64,16 @@ size_t ForecasterConfig::decoder_rows(size_t max_horizon) const {
 }
 
 size_t ForecasterConfig::run_rows(size_t src_rows, size_t tgt_rows) const {
+    // forward(x_enc, x_dec) of a one-pass decoder returns its last horizon rows (the Informer convention).
+    if (decoding == format::Decoding::one_pass) return tgt_rows < horizon ? tgt_rows : horizon;
     if (!encoder_only()) return tgt_rows;
     return head == format::ForecastHead::generator ? src_rows : horizon;
+}
+
+size_t ForecasterConfig::run_horizon(size_t tgt_rows) const {
+    if (encoder_only()) return one_pass() ? horizon : 1;
+    if (decoding == format::Decoding::one_pass) return tgt_rows > label_len ? tgt_rows - label_len : 1;
+    return tgt_rows;
 }
 
 Status read_forecaster_config(const ModelFile& f, ForecasterConfig* out) {

@@ -47,7 +47,7 @@ int cmd_run(const Argv& argv) {
     const std::vector<std::string> features = tools::feature_names(m->file);
     const tools::Table src = read_data_csv(args, "src", c.n_features, features);
     const tools::Table tgt = read_data_csv(args, "tgt", c.n_features, features);
-    tools::HostSession session(*m, choose_kernels(args), src.rows, tgt.rows);
+    tools::HostSession session(*m, choose_kernels(args), src.rows, c.run_horizon(tgt.rows));
     const InputSpace space = args.has("model-space") ? InputSpace::model : InputSpace::raw;
     tools::Table out;
     out.rows = c.run_rows(src.rows, tgt.rows);

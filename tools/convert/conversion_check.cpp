@@ -64,13 +64,21 @@ void expect_shape(const CheckPair& pair, size_t rows, size_t cols, const std::st
 
 std::vector<float> run_forecaster(const LoadedModel& m, const CheckPair& p, const Kernels& k) {
     const ForecasterConfig& c = m.forecaster.config();
+    if (c.encoder_only() && p.tgt.rows != 0)
+        throw ToolError("an encoder-only forecaster's forward(src) reads no decoder input: drop --check-target");
+    if (!c.encoder_only() && p.tgt.rows == 0)
+        throw ToolError("a forecaster with a decoder needs --check-target: forward(src, tgt)");
     for (const Table* t : {&p.src, &p.tgt})
-        if (t->cols != c.n_features)
+        if (t->rows != 0 && t->cols != c.n_features)
             throw ToolError(std::string("check ") + (t == &p.src ? "input" : "target") + " has " +
                             std::to_string(t->cols) + " column(s), the model takes " + std::to_string(c.n_features) +
                             " feature(s)");
-    expect_shape(p, p.tgt.rows, c.n_outputs, "one row per target row, one column per output");
-    HostSession session(m, k, p.src.rows, p.tgt.rows);
+    expect_shape(p, c.run_rows(p.src.rows, p.tgt.rows), c.n_outputs,
+                 c.encoder_only() ? (c.head == format::ForecastHead::generator ? "one row per input row"
+                                                                               : "one row per horizon step")
+                 : c.one_pass()   ? "the last horizon rows of the decoder, as forward returns them"
+                                  : "one row per target row, one column per output");
+    HostSession session(m, k, p.src.rows, c.run_horizon(p.tgt.rows));
     // forward(src, tgt) in PyTorch sees its inputs as they are: no normalization.
     return session.run(p.src.values.data(), p.src.rows, p.tgt.values.data(), p.tgt.rows, InputSpace::model);
 }
@@ -136,9 +144,9 @@ CheckPair read_check_inputs(const CheckFiles& files, format::Family family) {
     p.family = family;
     switch (family) {
         case format::Family::forecaster:
-            if (files.target.empty()) throw ToolError("a forecaster's check needs --check-target: forward(src, tgt)");
+            // An encoder-only forecaster's forward(src) has no target; the model decides (run_forecaster).
             p.src = read_csv(files.input);
-            p.tgt = read_csv(files.target);
+            if (!files.target.empty()) p.tgt = read_csv(files.target);
             break;
         case format::Family::seq2seq:
             if (files.target.empty())

@@ -33,7 +33,7 @@ namespace {
 
 // The names as text records under `base`, one per column counted by `count_key`.
 void store_names(AxmModel& model, const std::vector<std::string>& names, uint32_t base, format::ConfigKey count_key,
-                 const char* key, const char* columns) {
+                 const char* key, const char* verb, const char* columns) {
     if (names.empty()) return;
     uint32_t count = 0;
     bool has_count = false;
@@ -46,7 +46,7 @@ void store_names(AxmModel& model, const std::vector<std::string>& names, uint32_
     if (!has_count) throw ToolError(std::string("\"") + key + "\" names CSV columns: a model of token inputs has none");
     if (names.size() != count)
         throw ToolError(std::string("\"") + key + "\" lists " + std::to_string(names.size()) + " name(s), the model " +
-                        columns + " " + std::to_string(count));
+                        verb + " " + std::to_string(count) + " " + columns);
     std::string text;
     for (const std::string& n : names) text += (text.empty() ? "" : "\n") + n;
     store_text_records(model, base, text, std::string("\"") + key + "\"");
@@ -55,11 +55,13 @@ void store_names(AxmModel& model, const std::vector<std::string>& names, uint32_
 }  // namespace
 
 void store_feature_names(AxmModel& model, const std::vector<std::string>& names) {
-    store_names(model, names, format::kFeatureNamesKey, format::ConfigKey::n_features, "features", "takes");
+    store_names(model, names, format::kFeatureNamesKey, format::ConfigKey::n_features, "features", "takes",
+                "feature(s)");
 }
 
 void store_output_names(AxmModel& model, const std::vector<std::string>& names) {
-    store_names(model, names, format::kOutputNamesKey, format::ConfigKey::n_outputs, "outputs", "predicts");
+    store_names(model, names, format::kOutputNamesKey, format::ConfigKey::n_outputs, "outputs", "predicts",
+                "output(s)");
 }
 
 std::vector<std::string> output_names(const ModelFile& file) {

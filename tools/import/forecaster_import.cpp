@@ -332,12 +332,6 @@ AxmModel import_forecaster(const TensorMap& tensors, const ConvertConfig& config
         }
     }
     check_stated(config.n_features, nf, "n_features", "the input rows", {nf});
-    if (!config.features.empty() && static_cast<int64_t>(config.features.size()) != nf)
-        throw ToolError("config \"features\" names " + std::to_string(config.features.size()) +
-                        " columns, the model reads " + std::to_string(nf));
-    if (!config.outputs.empty() && static_cast<int64_t>(config.outputs.size()) != no)
-        throw ToolError("config \"outputs\" names " + std::to_string(config.outputs.size()) +
-                        " columns, the model predicts " + std::to_string(no));
     if (pos.kind == format::PositionalEncoding::learned) {
         const int64_t rows = pos.max_positions;
         if (encoder_only || pos.tables.size() == 1) {
