@@ -104,6 +104,29 @@ void print_token_inputs(format::PositionalEncoding pe, size_t max_positions, flo
                 max_positions ? std::to_string(max_positions).c_str() : "unlimited", static_cast<double>(embed_scale));
 }
 
+// How the forecaster predicts, in the config's words.
+std::string forecast_mode(const ForecasterConfig& c) {
+    std::string t;
+    if (c.encoder_only() && c.head == format::ForecastHead::generator)
+        t = "encoder-only, per-row generator fed back step by step (the window slides)";
+    else if (c.encoder_only())
+        t = "encoder-only, head " + tools::enum_text(c.head) +
+            (c.head_hidden ? " with a hidden Linear of " + std::to_string(c.head_hidden) + " (" +
+                                 tools::enum_text(c.head_activation) + ")"
+                           : std::string()) +
+            ", " + std::to_string(c.horizon) + " steps at once";
+    else if (c.decoding == format::Decoding::one_pass)
+        t = "one-pass decoding: " + std::to_string(c.label_len) + " observed rows then " + std::to_string(c.horizon) +
+            " placeholder rows (" + tools::enum_text(c.placeholder) + ")";
+    else
+        t = "encoder-decoder, step by step";
+    if (c.stack.encoder_causal) t += "; encoder_mask causal";
+    if (c.input_embedding != format::InputEmbedding::linear)
+        t += "; input_embedding " + tools::enum_text(c.input_embedding);
+    if (c.embed_scale != 1.0f) t += "; embed_scale " + std::to_string(c.embed_scale);
+    return t;
+}
+
 // Prints the family's configuration and returns the arena line.
 std::string describe_forecaster(const tools::LoadedModel& m, const SessionLengths& l, MemoryPlan* plan, ArenaQuery* q) {
     const ForecasterConfig& c = m.forecaster.config();
@@ -118,6 +141,7 @@ std::string describe_forecaster(const tools::LoadedModel& m, const SessionLength
         c.window ? std::to_string(c.window) + " rows, the model's training window"
                  : "not stated (commands default to " + std::to_string(tools::default_window(c)) + " rows)";
     std::printf("window:   %s\n", stated.c_str());
+    std::printf("forecast: %s\n", forecast_mode(c).c_str());
     plan_forecaster_arena(c, window, horizon, plan);
     q->lengths = "window " + std::to_string(window) + ", horizon " + std::to_string(horizon);
     q->longest = "window for horizon " + std::to_string(horizon);
