@@ -104,15 +104,17 @@ enum class ConfigKey : uint32_t {
     model_version = 31,      // optional (absent = unversioned): the user's model version, u32, newer is larger
     created_time = 32,       // optional: conversion time, seconds since 1970-01-01 UTC (u32)
     // Forecaster variants, all optional (absent = the step-by-step encoder-decoder):
-    head = 33,             // ForecastHead
-    horizon = 34,          // steps a one-pass forecaster predicts at once (its trained horizon)
-    encoder_mask = 35,     // EncoderMask
-    input_embedding = 36,  // InputEmbedding (encoder side; the decoder's is always a Linear)
-    decoding = 37,         // Decoding (encoder-decoders)
-    label_len = 38,        // one-pass decoding: observed rows fed to the decoder before the placeholders
-    placeholder = 39,      // Placeholder (one-pass decoding)
-    head_hidden = 40,      // width of a pooled head's hidden Linear (0 = the head is one Linear)
-    head_activation = 41,  // Activation between a pooled head's two Linears
+    head = 33,                         // ForecastHead
+    horizon = 34,                      // steps a one-pass forecaster predicts at once (its trained horizon)
+    encoder_mask = 35,                 // EncoderMask
+    input_embedding = 36,              // InputEmbedding (encoder side; the decoder's is always a Linear)
+    decoding = 37,                     // Decoding (encoder-decoders)
+    label_len = 38,                    // one-pass decoding: observed rows fed to the decoder before the placeholders
+    placeholder = 39,                  // Placeholder (one-pass decoding)
+    head_hidden = 40,                  // width of a pooled head's hidden Linear (0 = the head is one Linear)
+    head_activation = 41,              // Activation between a pooled head's two Linears
+    decoder_positional_encoding = 42,  // PositionalEncoding of the decoder's rows (absent: the encoder's)
+    decoder_features = 43,             // columns the decoder reads (absent: n_features); n_outputs: the predicted ones
 };
 
 enum class Activation : uint32_t { relu = 0, gelu = 1 };
@@ -245,7 +247,10 @@ constexpr uint32_t kNoToken = 0xFFFFFFFFu;
 // kMaxTextRecords) hold bytes 4i..4i+3 of one UTF-8 text, the last record zero-padded; the feature names are
 // separated by '\n'. Readers that do not know a key ignore it, as every reader looks keys up by number.
 constexpr uint32_t kFeatureNamesKey = 0x1000;
-constexpr uint32_t kOutputNamesKey = 0x1100;        // forecaster: the predicted columns' names, same layout
+constexpr uint32_t kOutputNamesKey = 0x1100;  // forecaster: the predicted columns' names, same layout
+// Forecaster whose decoder reads its outputs only (decoder_features == n_outputs < n_features): record
+// kOutputFeatureKey + i holds the input column of output i (< n_features), for i < n_outputs <= 256.
+constexpr uint32_t kOutputFeatureKey = 0x1200;
 constexpr uint32_t kModelNameKey = 0x2000;          // the user's model name, same layout as the feature names
 constexpr uint32_t kConverterVersionKey = 0x2100;   // the converter's version string, same layout
 constexpr uint32_t kMaxModelNameBytes = 64;         // one line of printable UTF-8, 1..64 bytes

@@ -14,6 +14,7 @@
 #include "tests/tolerances.h"
 #include "tools/common/aligned_buffer.h"
 #include "tools/common/tool_error.h"
+#include "tools/convert/conversion_check.h"
 #include "tools/convert/converter.h"
 #include "tools/host/feature_names.h"
 #include "tools/host/host_session.h"
@@ -210,4 +211,62 @@ TEST_CASE("a one-pass model refuses a horizon past the one it was trained on") {
         s.init(model->forecaster, *test::available_ports().back(), arena.data(), arena.size(), c.window, c.horizon + 1);
     CHECK(st.code() == StatusCode::invalid_argument);
     CHECK(std::string(st.message()).find("steps this model predicts at once") != std::string::npos);
+}
+
+// The most copied tutorial's forecaster: the encoder reads the target and two covariates, the decoder the
+// target only, positions on the encoder side only, a (tgt_len, src_len) memory mask; made by
+// tests/fixtures/gen_covariate_fixtures.py with the author's inference loop.
+TEST_CASE("covariate forecasters: the decoder reads the outputs, positions per side, as the author's loop") {
+    for (const char* name : {"tutorial", "both_positions", "target_last"}) {
+        INFO("case " << std::string(name));
+        Case c;
+        c.dir = test::fixture_path(std::string("forecaster_covariates/") + name);
+        c.history = tools::read_csv(c.dir + "/history.csv");
+        c.forecast = tools::read_csv(c.dir + "/forecast.csv");
+        c.window = c.history.rows;
+        c.horizon = c.forecast.rows;
+        const auto model = tools::load_model_bytes(convert(c), name);
+        const ForecasterConfig& config = model->forecaster.config();
+        CHECK(config.n_features == 3);
+        CHECK(config.decoder_features == 1);
+        CHECK(config.n_outputs == 1);
+        CHECK(tools::output_names(model->file) == std::vector<std::string>{"load"});
+        for (const Kernels* k : test::available_ports()) {
+            INFO("port " << std::string(k->name));
+            tools::HostSession s(*model, *k, c.window, c.horizon);
+            const std::vector<float> got = s.forecast(c.history.values.data(), c.window, c.horizon);
+            test::check_close(got, c.forecast.values, test::tolerance::forecaster, "forecast");
+            test::check_close(s.forecast_recompute(c.history.values.data(), c.window, c.horizon), got,
+                              test::tolerance::kv_cache, "KV-cached forecast against full recompute");
+            // One call of forward as the loop makes it: the decoder fed the target column.
+            const tools::Table src = tools::read_csv(c.dir + "/check_src.csv");
+            const tools::Table tgt = tools::read_csv(c.dir + "/check_tgt.csv");
+            test::check_close(s.run(src.values.data(), src.rows, tgt.values.data(), tgt.rows, InputSpace::model),
+                              tools::read_csv(c.dir + "/check_out.csv").values, test::tolerance::forecaster,
+                              "teacher-forced forward");
+        }
+    }
+    // Positions on the decoder cannot be read off the weights: the tutorial's decoder has none, and a config
+    // that leaves that out converts into a model a check pair refuses.
+    Case c;
+    c.dir = test::fixture_path("forecaster_covariates/tutorial");
+    const std::string e = error_of(
+        c, R"({"arch": "forecaster", "nhead": 4, "memory_mask": "tril", "features": ["load", "temperature", "humidity"],
+              "outputs": ["wind"]})");
+    CHECK(e.find("\"wind\", which is not one of \"features\"") != std::string::npos);
+    const std::filesystem::path path =
+        std::filesystem::temp_directory_path() / ("auspex_decpos_" + std::to_string(::getpid()) + ".json");
+    std::ofstream(path) << R"({"arch": "forecaster", "nhead": 4, "memory_mask": "tril",
+                               "features": ["load", "temperature", "humidity"], "outputs": ["load"]})";
+    tools::CheckFiles files;
+    files.input = c.dir + "/check_src.csv";
+    files.target = c.dir + "/check_tgt.csv";
+    files.output = c.dir + "/check_out.csv";
+    const tools::CheckPair pair = tools::read_check_pair(files, format::Family::forecaster);
+    const tools::CheckResult wrong = tools::check_model_bytes(convert(c, format::DType::f32, path.string()), pair);
+    const tools::CheckResult right = tools::check_model_bytes(convert(c), pair);
+    std::filesystem::remove(path);
+    CHECK(!wrong.passed);
+    CHECK(wrong.max_diff > 0.1);
+    CHECK(right.passed);
 }

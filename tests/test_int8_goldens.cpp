@@ -218,14 +218,19 @@ TEST_CASE("int8 goldens: seq2seq, classifier and tvae fixtures give the committe
 TEST_CASE("int8 goldens: the forecaster variants give the committed bits on the generic port") {
     // Encoder-only (sliding, flatten, last row, mean + MLP) and one-pass encoder-decoder models of
     // tests/fixtures/forecaster_onepass.
-    for (const char* name : {"transam", "flatten_covariates", "last_row_causal", "mean_mlp", "informer_zeros"}) {
-        const std::string dir = test::fixture_path(std::string("forecaster_onepass/") + name);
+    // And the covariate models of tests/fixtures/forecaster_covariates (the decoder reads the outputs only).
+    for (const std::string name :
+         {"onepass/transam", "onepass/flatten_covariates", "onepass/last_row_causal", "onepass/mean_mlp",
+          "onepass/informer_zeros", "covariates/tutorial", "covariates/target_last"}) {
+        const std::string dir = test::fixture_path("forecaster_" + name);
         const auto model = tools::load_model_bytes(test::convert_case(dir, format::DType::i8), name);
         const tools::Table history = tools::read_csv(dir + "/history.csv");
         const size_t horizon = tools::read_csv(dir + "/forecast.csv").rows;
         tools::HostSession g(*model, generic_kernels(), history.rows, horizon);
         const std::vector<float> fc = g.forecast(history.values.data(), history.rows, horizon);
-        check_golden(fc, model->forecaster.config().n_outputs, std::string("variant_") + name + "_forecast");
+        std::string file = "variant_" + name + "_forecast";
+        file[file.find('/')] = '_';
+        check_golden(fc, model->forecaster.config().n_outputs, file);
         for (const Kernels* k : test::available_ports()) {
             tools::HostSession s(*model, *k, history.rows, horizon);
             check_other_port(s.forecast(history.values.data(), history.rows, horizon), fc,

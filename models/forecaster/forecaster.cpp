@@ -33,12 +33,11 @@ Status Forecaster::open(const ModelFile& file, Forecaster* out) {
             b.linear(Role::src_embed_weight, Role::src_embed_bias, none, d, c.n_features, &m.src_embed_));
     if (!c.encoder_only())
         AX_RETURN_IF_ERROR(
-            b.linear(Role::tgt_embed_weight, Role::tgt_embed_bias, none, d, c.n_features, &m.tgt_embed_));
-    if (c.positional_encoding == format::PositionalEncoding::learned) {
+            b.linear(Role::tgt_embed_weight, Role::tgt_embed_bias, none, d, c.decoder_features, &m.tgt_embed_));
+    if (c.positional_encoding == format::PositionalEncoding::learned)
         AX_RETURN_IF_ERROR(b.embedding(Role::src_pos_embed, none, c.max_positions, d, &m.src_positions_));
-        if (!c.encoder_only())
-            AX_RETURN_IF_ERROR(b.embedding(Role::tgt_pos_embed, none, c.max_positions, d, &m.tgt_positions_));
-    }
+    if (!c.encoder_only() && c.decoder_positions == format::PositionalEncoding::learned)
+        AX_RETURN_IF_ERROR(b.embedding(Role::tgt_pos_embed, none, c.max_positions, d, &m.tgt_positions_));
     // A pooled head reads one row: the window flattened, the last row or the mean; a hidden Linear may come
     // first. Its last Linear gives every horizon step's outputs at once.
     const bool pooled = c.head != format::ForecastHead::generator;
@@ -193,8 +192,9 @@ void ForecastSession::denormalize(float* y, size_t rows, const float* reference)
 
 // Input rows to d_model-wide rows at positions [first, first + rows): the embedding (the encoder's may be
 // none or a broadcast), the model's input scale, then the positions.
-void ForecastSession::embed(const Linear& linear, const EmbeddingTable& positions, const float* in, size_t rows,
-                            size_t first, float* x, const QuantScratch& quant) const {
+void ForecastSession::embed(const Linear& linear, const EmbeddingTable& positions,
+                            format::PositionalEncoding kind_of_positions, const float* in, size_t rows, size_t first,
+                            float* x, const QuantScratch& quant) const {
     const ForecasterConfig& c = model_->config_;
     const Kernels& k = *k_;
     const size_t d = c.stack.layer.d_model;
@@ -209,9 +209,9 @@ void ForecastSession::embed(const Linear& linear, const EmbeddingTable& position
     }
     if (c.embed_scale != 1.0f)
         for (size_t i = 0; i < rows * d; ++i) x[i] *= c.embed_scale;
-    if (c.positional_encoding == format::PositionalEncoding::sinusoidal) {
+    if (kind_of_positions == format::PositionalEncoding::sinusoidal) {
         k.add_sinusoidal_f32(x, rows, d, first);
-    } else if (c.positional_encoding == format::PositionalEncoding::learned) {
+    } else if (kind_of_positions == format::PositionalEncoding::learned) {
         for (size_t r = 0; r < rows; ++r) embedding_add_row(positions, first + r, x + r * d);
     }
 }
@@ -219,7 +219,8 @@ void ForecastSession::embed(const Linear& linear, const EmbeddingTable& position
 void ForecastSession::encode(const float* src, size_t rows) {
     const ForecasterConfig& c = model_->config_;
     const Kernels& k = *k_;
-    embed(model_->src_embed_, model_->src_positions_, src, rows, 0, layout_.memory, layout_.encoder_scratch.quant);
+    embed(model_->src_embed_, model_->src_positions_, c.positional_encoding, src, rows, 0, layout_.memory,
+          layout_.encoder_scratch.quant);
     layout_.stack.encode(k, c.stack, model_->encoder_norm_, layout_.memory, rows, nullptr, layout_.encoder_scratch);
     layout_.stack.prepare_memory(k, c.stack, layout_.memory, rows, layout_.decoder_scratch);
     mem_rows_ = rows;
@@ -234,8 +235,8 @@ void ForecastSession::decode(const float* tgt, size_t rows, size_t first, float*
     const size_t tile = layout_.decoder_scratch.tile;
     for (size_t r = 0; r < rows; r += tile) {
         const size_t n = rows - r < tile ? rows - r : tile;
-        embed(model_->tgt_embed_, model_->tgt_positions_, tgt + r * c.n_features, n, first + r, layout_.dec_x,
-              layout_.decoder_scratch.quant);
+        embed(model_->tgt_embed_, model_->tgt_positions_, c.decoder_positions, tgt + r * c.decoder_features, n,
+              first + r, layout_.dec_x, layout_.decoder_scratch.quant);
         layout_.stack.decode(k, c.stack, model_->decoder_norm_, layout_.dec_x, n, first + r, mem_rows_, nullptr,
                              nullptr, layout_.decoder_scratch, tril);
         linear_forward(k, model_->generator_, layout_.dec_x, n, out + r * c.n_outputs, layout_.decoder_scratch.quant);
@@ -272,7 +273,7 @@ Status ForecastSession::run(const float* src, size_t src_rows, const float* tgt,
     const ForecasterConfig& c = model_->config_;
     if (c.encoder_only()) tgt_rows = 0;  // an encoder-only forward reads no decoder input
     AX_RETURN_IF_ERROR(check_finite_input(src, src_rows * c.n_features, "source input"));
-    if (tgt_rows != 0) AX_RETURN_IF_ERROR(check_finite_input(tgt, tgt_rows * c.n_features, "target input"));
+    if (tgt_rows != 0) AX_RETURN_IF_ERROR(check_finite_input(tgt, tgt_rows * c.decoder_features, "target input"));
     if (out == nullptr) return Status::error(StatusCode::invalid_argument, "output buffer is null");
     const bool normalized = space == InputSpace::raw && c.normalization != format::Normalization::none;
     if (normalized) {
@@ -304,6 +305,20 @@ Status ForecastSession::forecast(const float* history, size_t rows, size_t horiz
 
 Status ForecastSession::forecast_recompute(const float* history, size_t rows, size_t horizon, float* out) {
     return forecast_impl(history, rows, horizon, out, false);
+}
+
+void ForecastSession::decoder_row(const float* input_row, float* out) const {
+    const ForecasterConfig& c = model_->config_;
+    if (c.decoder_features == c.n_features) {
+        std::memcpy(out, input_row, c.n_features * sizeof(float));
+        return;
+    }
+    // The columns were checked against n_features when the model opened.
+    for (size_t i = 0; i < c.decoder_features; ++i) {
+        uint32_t column = 0;
+        model_->file().config(static_cast<format::ConfigKey>(format::kOutputFeatureKey + i), &column);
+        out[i] = input_row[column];
+    }
 }
 
 // The encoder-only generator, as the author's loop runs it: the last `rows` rows of the history and the
@@ -343,13 +358,14 @@ Status ForecastSession::forecast_one_pass(const float* src, size_t rows, size_t 
             .add(" observed rows (label_len), the window has ")
             .add(rows);
     // The decoder's inputs are copied before encoding: src may be src_z, which later phases reuse.
-    std::memcpy(layout_.tgt_z, src + (rows - known) * n, known * n * sizeof(float));
+    const size_t m = c.decoder_features;
+    for (size_t t = 0; t < known; ++t) decoder_row(src + (rows - known + t) * n, layout_.tgt_z + t * m);
     for (size_t t = 0; t < horizon; ++t) {
-        float* row = layout_.tgt_z + (known + t) * n;
+        float* row = layout_.tgt_z + (known + t) * m;
         if (c.placeholder == format::Placeholder::last_value)
-            std::memcpy(row, src + (rows - 1) * n, n * sizeof(float));
+            decoder_row(src + (rows - 1) * n, row);
         else
-            std::memset(row, 0, n * sizeof(float));
+            std::memset(row, 0, m * sizeof(float));
     }
     encode(src, rows);
     decode(layout_.tgt_z, known + horizon, 0, layout_.outputs);
@@ -363,11 +379,13 @@ Status ForecastSession::forecast_impl(const float* history, size_t rows, size_t 
     AX_RETURN_IF_ERROR(check_lengths(rows, c.decoder_rows(horizon)));
     AX_RETURN_IF_ERROR(check_session_length(horizon, max_horizon_, 0, "horizon ", ""));
     const size_t n = c.n_features;
-    if (!c.one_pass() && c.n_outputs != n)
+    const size_t fed_back = c.encoder_only() ? n : c.decoder_features;
+    if (!c.one_pass() && c.n_outputs != fed_back)
         return Status::error(StatusCode::unsupported, "forecast feeds outputs back as inputs: the model has ")
             .add(c.n_outputs)
-            .add(" outputs but ")
-            .add(n)
+            .add(" outputs but its ")
+            .add(c.encoder_only() ? "encoder reads " : "decoder reads ")
+            .add(fed_back)
             .add(" features");
     AX_RETURN_IF_ERROR(check_finite_input(history, rows * n, "history"));
     if (out == nullptr) return Status::error(StatusCode::invalid_argument, "output buffer is null");
@@ -383,21 +401,23 @@ Status ForecastSession::forecast_impl(const float* history, size_t rows, size_t 
     } else if (c.encoder_only()) {
         AX_RETURN_IF_ERROR(forecast_sliding(src, rows, horizon, out));
     } else {
-        // tgt_z holds the decoder inputs: the last observed row, then each prediction (model space). The row
-        // is copied before encoding: src_z shares its bytes with buffers of the later phases.
-        std::memcpy(layout_.tgt_z, src + (rows - 1) * n, n * sizeof(float));
+        // tgt_z holds the decoder inputs: the last observed row (its decoder columns), then each prediction
+        // (model space; n_outputs == decoder_features). The row is copied before encoding: src_z shares its
+        // bytes with buffers of the later phases.
+        const size_t m = c.decoder_features;
+        decoder_row(src + (rows - 1) * n, layout_.tgt_z);
         encode(src, rows);
         for (size_t t = 0; t < horizon; ++t) {
-            float* next = layout_.tgt_z + (t + 1) * n;
+            float* next = layout_.tgt_z + (t + 1) * m;
             if (cached) {
-                decode(layout_.tgt_z + t * n, 1, t, next);
+                decode(layout_.tgt_z + t * m, 1, t, next);
             } else {
                 // out doubles as the generator's buffer for all t + 1 rows; only the last one is kept.
                 decode(layout_.tgt_z, t + 1, 0, out);
-                std::memcpy(next, out + t * n, n * sizeof(float));
+                std::memcpy(next, out + t * m, m * sizeof(float));
             }
         }
-        std::memcpy(out, layout_.tgt_z + n, horizon * n * sizeof(float));
+        std::memcpy(out, layout_.tgt_z + m, horizon * m * sizeof(float));
     }
     // Normalization needs n_outputs == n_features (read_forecaster_config).
     if (c.normalization != format::Normalization::none) denormalize(out, horizon, layout_.reference);

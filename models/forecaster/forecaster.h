@@ -45,6 +45,11 @@ struct ForecasterConfig {
     size_t label_len = 0;      // one-pass decoding
     size_t head_hidden = 0;    // pooled heads: width of the hidden Linear, 0 = none
     float embed_scale = 1.0f;  // input rows times this before positions (sqrt(d_model) in some models)
+    format::PositionalEncoding decoder_positions = format::PositionalEncoding::none;  // the decoder's rows'
+    // Columns the decoder reads: n_features, or n_outputs when it reads the predicted columns only (the
+    // encoder reading covariates beside them; output i's input column is record kOutputFeatureKey + i).
+    size_t decoder_features = 0;
+    static constexpr size_t kMaxOutputFeatures = 256;
 
     bool encoder_only() const { return stack.decoder_layers == 0; }
     // Predicts `horizon` steps in one call rather than feeding predictions back.
@@ -141,8 +146,10 @@ private:
     Status check_lengths(size_t src_rows, size_t tgt_rows) const;
     void normalize(const float* x, size_t rows, const float* reference, float* z) const;
     void denormalize(float* y, size_t rows, const float* reference) const;
-    void embed(const Linear& linear, const EmbeddingTable& positions, const float* in, size_t rows, size_t first,
-               float* x, const QuantScratch& quant) const;
+    void embed(const Linear& linear, const EmbeddingTable& positions, format::PositionalEncoding kind, const float* in,
+               size_t rows, size_t first, float* x, const QuantScratch& quant) const;
+    // The decoder's columns of an input row (all of them, or the outputs').
+    void decoder_row(const float* input_row, float* out) const;
     void encode(const float* src, size_t rows);
     // The pooled head over the encoded rows: out gets horizon x n_outputs.
     void pooled_head(size_t rows, float* out);

@@ -112,6 +112,27 @@ Status read_forecaster_config(const ModelFile& f, ForecasterConfig* out) {
     uint32_t bits = 0;
     if (f.config(ConfigKey::embed_scale, &bits))
         AX_RETURN_IF_ERROR(read_config_positive_float(f, ConfigKey::embed_scale, "embed_scale", &c.embed_scale));
+    c.decoder_positions = c.positional_encoding;
+    if (f.config(ConfigKey::decoder_positional_encoding, &bits)) {
+        AX_RETURN_IF_ERROR(read_config_enum(f, ConfigKey::decoder_positional_encoding, "decoder_positional_encoding",
+                                            &c.decoder_positions));
+        // One learned table per side needs the table's rows (max_positions) from the encoder's.
+        if (c.decoder_positions != c.positional_encoding && c.decoder_positions != format::PositionalEncoding::none)
+            return bad("decoder_positional_encoding is none or the encoder's positional_encoding");
+    }
+    AX_RETURN_IF_ERROR(read_config_optional_size(f, ConfigKey::decoder_features, "decoder_features", 1, kMaxModelWidth,
+                                                 c.n_features, &c.decoder_features));
+    if (c.decoder_features != c.n_features) {
+        if (c.decoder_features != c.n_outputs || c.n_outputs > ForecasterConfig::kMaxOutputFeatures)
+            return bad("decoder_features is n_features, or n_outputs (at most 256) when the decoder reads the outputs");
+        if (c.normalization != format::Normalization::none)
+            return bad("normalization needs the decoder to read every feature");
+        for (size_t i = 0; i < c.n_outputs; ++i) {
+            uint32_t column = 0;
+            if (!f.config(static_cast<ConfigKey>(format::kOutputFeatureKey + i), &column) || column >= c.n_features)
+                return bad("a decoder reading the outputs needs each output's input column (below n_features)");
+        }
+    }
     AX_RETURN_IF_ERROR(check_variants(c));
     *out = c;
     return Status::ok();

@@ -68,11 +68,13 @@ std::vector<float> run_forecaster(const LoadedModel& m, const CheckPair& p, cons
         throw ToolError("an encoder-only forecaster's forward(src) reads no decoder input: drop --check-target");
     if (!c.encoder_only() && p.tgt.rows == 0)
         throw ToolError("a forecaster with a decoder needs --check-target: forward(src, tgt)");
-    for (const Table* t : {&p.src, &p.tgt})
-        if (t->rows != 0 && t->cols != c.n_features)
+    for (const Table* t : {&p.src, &p.tgt}) {
+        const size_t takes = t == &p.src ? c.n_features : c.decoder_features;
+        if (t->rows != 0 && t->cols != takes)
             throw ToolError(std::string("check ") + (t == &p.src ? "input" : "target") + " has " +
-                            std::to_string(t->cols) + " column(s), the model takes " + std::to_string(c.n_features) +
-                            " feature(s)");
+                            std::to_string(t->cols) + " column(s), the model's " +
+                            (t == &p.src ? "encoder" : "decoder") + " takes " + std::to_string(takes) + " feature(s)");
+    }
     expect_shape(p, c.run_rows(p.src.rows, p.tgt.rows), c.n_outputs,
                  c.encoder_only() ? (c.head == format::ForecastHead::generator ? "one row per input row"
                                                                                : "one row per horizon step")

@@ -45,6 +45,7 @@ constexpr KeyScope kScopes[] = {
     {"window", "f"},
     {"outputs", "f"},
     {"head", "f"},
+    {"decoder_positional_encoding", "f"},
     {"encoder_mask", "f"},
     {"input_embedding", "f"},
     {"decoding", "f"},

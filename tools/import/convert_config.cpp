@@ -150,6 +150,8 @@ ConvertConfig parse_convert_config(const JsonValue& root, const std::string& sou
             c.features = feature_list(v, where);
         } else if (key == "outputs") {
             c.outputs = feature_list(v, where);
+        } else if (key == "decoder_positional_encoding") {
+            c.decoder_positional_encoding = one_of<format::PositionalEncoding>(v, where);
         } else if (key == "head") {
             c.head = one_of<format::ForecastHead>(v, where);
         } else if (key == "encoder_mask") {

@@ -45,6 +45,7 @@ struct ConvertConfig {
     // Forecaster variants (runtime/format.h documents each); absent: inferred from the tensors or the
     // step-by-step encoder-decoder's value.
     std::optional<format::ForecastHead> head;
+    std::optional<format::PositionalEncoding> decoder_positional_encoding;
     std::optional<format::EncoderMask> encoder_mask;
     std::optional<format::InputEmbedding> input_embedding;
     std::optional<format::Decoding> decoding;

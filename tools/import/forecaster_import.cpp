@@ -167,6 +167,38 @@ void add_position_table(CheckpointTensors& ck, AxmModel& m, Role role, const Pos
     m.tensors.push_back(make_tensor(role, format::kNoLayer, t.name, table));
 }
 
+// A decoder reading fewer columns than the encoder: the predicted ones (a decoder_input_layer of
+// num_predicted_features beside an encoder_input_layer of input_size). Which input columns they are comes
+// from "outputs" and "features" by name, else the first n_outputs columns (with a note).
+void add_decoder_outputs(AxmModel& m, const ConvertConfig& config, const std::string& tgt, int64_t dec_in, int64_t nf,
+                         int64_t no, std::vector<std::pair<format::ConfigKey, uint32_t>>& variant) {
+    if (dec_in != no || no > 256)
+        throw ToolError("the decoder's input Linear " + tgt + " reads " + std::to_string(dec_in) +
+                        " columns, the encoder " + std::to_string(nf) + " and the model predicts " +
+                        std::to_string(no) +
+                        ": auspex runs a decoder that reads every input column or the predicted columns only (at "
+                        "most 256); a decoder fed known-future covariates is not supported");
+    variant.push_back({ConfigKey::decoder_features, static_cast<uint32_t>(dec_in)});
+    for (int64_t i = 0; i < no; ++i) {
+        int64_t column = i;
+        if (!config.outputs.empty()) {
+            const auto at = std::find(config.features.begin(), config.features.end(), config.outputs[i]);
+            if (at == config.features.end())
+                throw ToolError("config \"outputs\" names \"" + config.outputs[i] +
+                                "\", which is not one of \"features\": the decoder's first input is the last "
+                                "observed value of each output, so each must be an input column too");
+            column = at - config.features.begin();
+        }
+        variant.push_back(
+            {static_cast<format::ConfigKey>(format::kOutputFeatureKey + i), static_cast<uint32_t>(column)});
+    }
+    if (config.outputs.empty())
+        m.notes.push_back("assumed the decoder's " + std::to_string(no) + " column(s) are the first " +
+                          std::to_string(no) +
+                          " input column(s); name them with \"features\" and \"outputs\" to "
+                          "say which");
+}
+
 // What an encoder-only model's head and inputs are, from the shapes and the config.
 struct EncoderOnlyShape {
     format::ForecastHead head = format::ForecastHead::generator;
@@ -308,9 +340,18 @@ AxmModel import_forecaster(const TensorMap& tensors, const ConvertConfig& config
         no = gen_shape[0];
         check_stated(config.n_features, nf, "n_features", lin.src + ".weight", src_shape);
         check_stated(config.n_outputs, no, "n_outputs", lin.generator + ".weight", gen_shape);
+        const int64_t dec_in = ck.shape(lin.tgt + ".weight")[1];
         add_linear(ck, m, Role::src_embed_weight, lin.src, d, nf);
-        add_linear(ck, m, Role::tgt_embed_weight, lin.tgt, d, nf);
+        add_linear(ck, m, Role::tgt_embed_weight, lin.tgt, d, dec_in);
         add_linear(ck, m, Role::generator_weight, lin.generator, no, d);
+        if (dec_in != nf) add_decoder_outputs(m, config, lin.tgt, dec_in, nf, no, variant);
+        if (config.decoder_positional_encoding) {
+            const format::PositionalEncoding dp = *config.decoder_positional_encoding;
+            if (dp != format::PositionalEncoding::none && dp != pos.kind)
+                throw ToolError("config \"decoder_positional_encoding\" is \"none\" or the encoder's (\"" +
+                                enum_text(pos.kind) + "\")");
+            variant.push_back({ConfigKey::decoder_positional_encoding, e32(dp)});
+        }
         if (config.head && *config.head != format::ForecastHead::generator)
             throw ToolError("config \"head\": \"" + enum_text(*config.head) +
                             "\" needs an encoder-only model; this checkpoint has a decoder (its head is the "
@@ -334,9 +375,10 @@ AxmModel import_forecaster(const TensorMap& tensors, const ConvertConfig& config
     check_stated(config.n_features, nf, "n_features", "the input rows", {nf});
     if (pos.kind == format::PositionalEncoding::learned) {
         const int64_t rows = pos.max_positions;
+        const bool decoder_table = !encoder_only && config.decoder_positional_encoding.value_or(pos.kind) == pos.kind;
         if (encoder_only || pos.tables.size() == 1) {
             add_position_table(ck, m, Role::src_pos_embed, pos.tables[0], rows, d);
-            if (!encoder_only) add_position_table(ck, m, Role::tgt_pos_embed, pos.tables[0], rows, d);
+            if (decoder_table) add_position_table(ck, m, Role::tgt_pos_embed, pos.tables[0], rows, d);
         } else {
             std::vector<std::string> names;
             for (const PositionTable& t : pos.tables) names.push_back(t.name);
