@@ -9,9 +9,7 @@ namespace ax::tools {
 
 std::string token_text(uint32_t id) { return id == format::kNoToken ? "none" : std::to_string(id); }
 
-std::string positions_text(size_t max_positions) {
-    return max_positions ? std::to_string(max_positions) : "unlimited";
-}
+std::string positions_text(size_t max_positions) { return max_positions ? std::to_string(max_positions) : "unlimited"; }
 
 std::string token_inputs_line(format::PositionalEncoding pe, size_t max_positions, float embed_scale) {
     char scale[32];

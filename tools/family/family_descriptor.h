@@ -57,7 +57,7 @@ struct ArenaFacts {
 // sessions and inputs live in the closures, so a workload built on timed kernels profiles the same pass.
 struct Workload {
     std::string forward_label, steps_label;
-    std::string steps_json;  // the steps' field in bench --json; empty when the family has no such path
+    std::string steps_json;                // the steps' field in bench --json; empty when the family has no such path
     std::function<void()> forward, steps;  // steps empty: not timed (reported -1 when steps_json is set)
     size_t arena = 0;
 };

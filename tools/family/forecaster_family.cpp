@@ -18,9 +18,9 @@ const ForecasterConfig& config(const LoadedModel& m) { return m.as<Forecaster>()
 
 std::vector<std::string> inspect_lines(const LoadedModel& m) {
     const ForecasterConfig& c = config(m);
-    const std::string stated =
-        c.window ? std::to_string(c.window) + " rows, the model's training window"
-                 : "not stated (commands default to " + std::to_string(default_window(c)) + " rows)";
+    const std::string stated = c.window
+                                   ? std::to_string(c.window) + " rows, the model's training window"
+                                   : "not stated (commands default to " + std::to_string(default_window(c)) + " rows)";
     return {"io:       n_features " + std::to_string(c.n_features) + ", n_outputs " + std::to_string(c.n_outputs),
             "inputs:   positional_encoding " + enum_text(c.positional_encoding) + ", max_positions " +
                 positions_text(c.max_positions) + ", memory_mask " + enum_text(c.memory_mask) + ", normalization " +

@@ -82,8 +82,7 @@ std::vector<float> run_check(const LoadedModel& m, const CheckPair& p, const Ker
 }
 
 // Greedy translations of every source line by both models: how many are the same ids.
-std::string compare_translations(const LoadedModel& a, const LoadedModel& b, const CheckPair& pair,
-                                 const Kernels& k) {
+std::string compare_translations(const LoadedModel& a, const LoadedModel& b, const CheckPair& pair, const Kernels& k) {
     const Seq2SeqConfig& c = config(a);
     if (c.bos_id == format::kNoToken) return "greedy translations: not compared (the model names no BOS id)";
     const size_t limit = position_limit(a);

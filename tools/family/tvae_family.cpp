@@ -66,10 +66,10 @@ FamilyDescriptor describe() {
     d.arena_bytes = [](const LoadedModel& m, const SessionSize& l) { return m.as<Tvae>().arena_bytes(l.first); };
     d.inspect_lines = [](const LoadedModel& m) -> std::vector<std::string> {
         const TvaeConfig& c = config(m);
-        return {"io:       n_features " + std::to_string(c.n_features) + ", latent_size " +
-                    std::to_string(c.latent_size),
-                "inputs:   positional_encoding " + enum_text(c.positional_encoding) + ", max_positions " +
-                    positions_text(c.max_positions)};
+        return {
+            "io:       n_features " + std::to_string(c.n_features) + ", latent_size " + std::to_string(c.latent_size),
+            "inputs:   positional_encoding " + enum_text(c.positional_encoding) + ", max_positions " +
+                positions_text(c.max_positions)};
     };
     d.inspect_arena = [](const LoadedModel& m, const SessionSize& l, MemoryPlan* plan) {
         return one_length_arena(m.as<Tvae>(), plan_tvae_arena, l.first, position_limit(m), "sequence", "rows", plan);
