@@ -55,12 +55,7 @@ FamilyDescriptor describe() {
     d.output_prefix = "label";
     d.import = import_classifier;
     d.open = open_as<Classifier>;
-    d.lengths[0].option = "max-len";
-    d.lengths[0].json = "max_len";
-    d.lengths[0].macro = "MAX_LEN";
-    d.lengths[0].macro_doc = "input tokens the arena is sized for";
-    d.lengths[0].default_value = default_tokens;
-    d.lengths[0].max_value = up_to_positions;
+    d.lengths[0] = token_length("max-len", "max_len", "MAX_LEN", "input tokens the arena is sized for");
     d.lengths_text = [](const SessionSize& l) { return "inputs up to " + std::to_string(l.first) + " tokens"; };
     d.arena_bytes = [](const LoadedModel& m, const SessionSize& l) { return m.as<Classifier>().arena_bytes(l.first); };
     d.inspect_lines = inspect_lines;

@@ -23,6 +23,18 @@ Status open_as(const ModelFile& file, FamilyModel* out) {
 inline size_t default_tokens(const LoadedModel&, size_t positions) { return std::min(kDefaultTokens, positions); }
 inline size_t up_to_positions(const LoadedModel&, size_t positions) { return positions; }
 
+// A token or row count set by `option`, kDefaultTokens up to the model's positions.
+inline LengthSpec token_length(const char* option, const char* json, const char* macro, const char* macro_doc) {
+    LengthSpec s;
+    s.option = option;
+    s.json = json;
+    s.macro = macro;
+    s.macro_doc = macro_doc;
+    s.default_value = default_tokens;
+    s.max_value = up_to_positions;
+    return s;
+}
+
 // ArenaFacts::arena_for of one family: the arena its planner gives for the longest input n (the planner's
 // first length) and the `fixed` other lengths, with the caches of another type (what --kv-cache would give).
 template <typename Config, typename Plan, typename... Fixed>

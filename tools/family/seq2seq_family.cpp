@@ -106,18 +106,9 @@ FamilyDescriptor describe() {
     d.output_prefix = "logit";
     d.import = import_seq2seq;
     d.open = open_as<Seq2Seq>;
-    d.lengths[0].option = "src-len";
-    d.lengths[0].json = "src_len";
-    d.lengths[0].macro = "MAX_SRC_LEN";
-    d.lengths[0].macro_doc = "source tokens the arena is sized for";
-    d.lengths[0].default_value = default_tokens;
-    d.lengths[0].max_value = up_to_positions;
-    d.lengths[1].option = "tgt-len";
-    d.lengths[1].json = "tgt_len";
-    d.lengths[1].macro = "MAX_TGT_LEN";
-    d.lengths[1].macro_doc = "target tokens (or generated ids) the arena is sized for";
-    d.lengths[1].default_value = default_tokens;
-    d.lengths[1].max_value = up_to_positions;
+    d.lengths[0] = token_length("src-len", "src_len", "MAX_SRC_LEN", "source tokens the arena is sized for");
+    d.lengths[1] =
+        token_length("tgt-len", "tgt_len", "MAX_TGT_LEN", "target tokens (or generated ids) the arena is sized for");
     d.lengths_text = [](const SessionSize& l) {
         return "source " + std::to_string(l.first) + ", target " + std::to_string(l.second) + " tokens";
     };

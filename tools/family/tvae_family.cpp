@@ -56,12 +56,7 @@ FamilyDescriptor describe() {
     d.output_prefix = "feature";
     d.import = import_tvae;
     d.open = open_as<Tvae>;
-    d.lengths[0].option = "max-len";
-    d.lengths[0].json = "max_len";
-    d.lengths[0].macro = "MAX_LEN";
-    d.lengths[0].macro_doc = "sequence rows the arena is sized for";
-    d.lengths[0].default_value = default_tokens;
-    d.lengths[0].max_value = up_to_positions;
+    d.lengths[0] = token_length("max-len", "max_len", "MAX_LEN", "sequence rows the arena is sized for");
     d.lengths_text = [](const SessionSize& l) { return "sequences up to " + std::to_string(l.first) + " rows"; };
     d.arena_bytes = [](const LoadedModel& m, const SessionSize& l) { return m.as<Tvae>().arena_bytes(l.first); };
     d.inspect_lines = [](const LoadedModel& m) -> std::vector<std::string> {
