@@ -19,8 +19,8 @@ class JsonValue;
 // A set of families, one bit per format::Family.
 using FamilySet = uint32_t;
 constexpr FamilySet family_bit(format::Family f) { return 1u << static_cast<uint32_t>(f); }
-constexpr FamilySet kAllFamilies = family_bit(format::Family::forecaster) | family_bit(format::Family::seq2seq) |
-                                   family_bit(format::Family::classifier) | family_bit(format::Family::tvae);
+// Every family, a new one included: the keys of the Transformer stack itself.
+constexpr FamilySet kAllFamilies = ~FamilySet{0};
 
 struct ConfigKeySpec {
     std::string name;
