@@ -9,7 +9,6 @@
 
 #include "tools/cli/commands.h"
 #include "tools/cli/data_csv.h"
-#include "tools/cli/session_lengths.h"
 #include "tools/convert/conversion_check.h"
 #include "tools/family/family_descriptor.h"
 #include "tools/host/feature_names.h"
