@@ -87,7 +87,8 @@ $(foreach t,$(CROSS_TARGETS),$(eval $(call cross_rules,$(t))))
 #   FIRMWARE_STACK             stack bytes at the top of RAM (default 65536; 8192 on stm32f405)
 #   FIRMWARE_TESTS             ON or OFF: build and run the on-board doctest image (default ON; OFF on stm32f405)
 #   FIRMWARE_STACK_BUDGET      bytes the runtime's computed worst-case stack may reach (make stack; default 3584)
-FIRMWARE_BOARDS ?= mps2-an386 mps2-an500 mps3-an547 mps2-an385 stm32f405
+FIRMWARE_DEFAULT_BOARDS := mps2-an386 mps2-an500 mps3-an547 mps2-an385 stm32f405
+FIRMWARE_BOARDS ?= $(FIRMWARE_DEFAULT_BOARDS)
 FIRMWARE_EXAMPLE ?=
 FIRMWARE_WINDOW ?=
 FIRMWARE_HORIZON ?=
@@ -141,10 +142,28 @@ stack:
 		sed -n -e '/^stack: .*runtime worst case/,/^<end of output>/p' $(FIRMWARE_DIR)/$$board/Testing/Temporary/LastTest.log \
 			| grep -v -e '^<end of output>' -e '^Test time' -e '^-*$$'; \
 	done
+	@{ echo "| board (core) | C++ API, worst (forecast.elf) | \`ForecastSession::forecast\` | C API, worst (forecast_c.elf) | \`auspex_forecast\` | every family (stack_families.elf) |"; \
+		echo "|---|---|---|---|---|---|"; \
+		for board in $(FIRMWARE_BOARDS); do \
+			sh tests/stack/stack_table_row.sh python3 $(CURDIR) $(FIRMWARE_DIR)/$$board $$board $(call board_cpu,$$board) arm-none-eabi- || exit 1; \
+		done; } > $(FIRMWARE_DIR)/stack.md
+	@cat $(FIRMWARE_DIR)/stack.md
+	$(call write_doc,stack,$(FIRMWARE_DIR)/stack.md)
 
 size:
 	@$(MAKE) --no-print-directory firmware >/dev/null
-	@sh ports/cortex-m/size_report.sh $(FIRMWARE_DIR) $(FIRMWARE_BOARDS)
+	@sh ports/cortex-m/size_report.sh $(FIRMWARE_DIR) $(FIRMWARE_BOARDS) > $(FIRMWARE_DIR)/size.md
+	@cat $(FIRMWARE_DIR)/size.md
+	$(call write_doc,size,$(FIRMWARE_DIR)/size.md)
+
+# $(call write_doc,NAME,FILE): FILE becomes the generated block NAME of docs/boards.md, which documents the
+# bundled example on every board: only a run with the default boards and example rewrites it.
+firmware_custom = $(strip $(FIRMWARE_EXAMPLE)$(FIRMWARE_WINDOW)$(FIRMWARE_HORIZON)$(FIRMWARE_CONVERT)$(FIRMWARE_STACK) \
+	$(filter-out $(FIRMWARE_BOARDS),$(FIRMWARE_DEFAULT_BOARDS))$(filter-out $(FIRMWARE_DEFAULT_BOARDS),$(FIRMWARE_BOARDS)))
+define write_doc
+	@$(if $(firmware_custom),echo "docs/boards.md not rewritten: it shows the bundled example on the default boards", \
+		python3 tools/docs/generated.py write docs/boards.md $(1) $(2))
+endef
 
 # Instructions per forecast and per kernel, generic port against the best one, counted by a QEMU TCG plugin
 # built here (tests/insn/insn_plugin.c): the example forecast (insn.elf) on each board of INSN_BOARDS, and the

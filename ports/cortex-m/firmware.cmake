@@ -263,6 +263,20 @@ separate_arguments(stack_cpu_flags UNIX_COMMAND "${AUSPEX_CPU_FLAGS} -mthumb")
 add_test(NAME stack_refusals COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/tests/stack/check_refusals.sh
   ${CMAKE_C_COMPILER} ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/tests/stack/stack_worst_case.py ${stack_cpu_flags})
 
+# ---- docs/boards.md: its stack and size tables are this build's (make stack / make size write them) ----
+# Only for the default example: a firmware of the user's own model is not what the page documents.
+if("${AUSPEX_EXAMPLE_DIR}${AUSPEX_EXAMPLE_WINDOW}${AUSPEX_EXAMPLE_HORIZON}${AUSPEX_EXAMPLE_CONVERT}${AUSPEX_FIRMWARE_STACK_SIZE}"
+   STREQUAL "")
+  set(doc_tool ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/tools/docs/generated.py check
+    ${CMAKE_CURRENT_SOURCE_DIR}/docs/boards.md)
+  string(REPLACE ";" " " doc_tool_line "${doc_tool}")
+  add_test(NAME docs_stack_table COMMAND sh -c "sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/stack/stack_table_row.sh \
+${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR} ${CMAKE_BINARY_DIR} ${board} ${board_cpu} ${stack_tool_prefix} \
+| ${doc_tool_line} stack")
+  add_test(NAME docs_size_table COMMAND sh -c "sh ${fw_port}/size_report.sh ${CMAKE_BINARY_DIR}/.. ${board} \
+| sed -n 3p | ${doc_tool_line} size")
+endif()
+
 # ---- the on-board test image: doctest, the PyTorch fixtures embedded at build time ----
 if(fw_tests)
   # doctest's single header, copied: the cross compiler must not see the host's /usr/include.
