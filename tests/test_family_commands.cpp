@@ -429,7 +429,9 @@ TEST_CASE("convert: a misspelt module names both sides of the mismatch and the m
     CHECK(!has(r, "self_attention.fc_q"));
 }
 
-TEST_CASE("The config reference's defaults table: every config key has a row, and the defaults it states are the converter's") {
+TEST_CASE(
+    "The config reference's defaults table: every config key has a row, and the defaults it states are the "
+    "converter's") {
     std::ifstream in(std::string(AUSPEX_SOURCE_DIR) + "/docs/importing-models.md");
     std::stringstream page;
     page << in.rdbuf();
