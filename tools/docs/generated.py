@@ -42,6 +42,11 @@ def main():
         lines = f.read().splitlines()
     start, stop, command = find_block(lines, doc, name)
     if mode == "check":
+        if not any(new):
+            # The producer failed before writing a line (it runs upstream of a pipe, whose status is ours).
+            print("%s: nothing to check block '%s' against: the command that reports it failed" % (doc, name),
+                  file=sys.stderr)
+            return 1
         current = set(lines[start + 1:stop])
         stale = [line for line in new if line and line not in current]
         if stale:
