@@ -429,11 +429,13 @@ TEST_CASE("convert: a misspelt module names both sides of the mismatch and the m
     CHECK(!has(r, "self_attention.fc_q"));
 }
 
-TEST_CASE("README's defaults table: every config key has a row, and the defaults it states are the converter's") {
-    std::ifstream in(std::string(AUSPEX_SOURCE_DIR) + "/README.md");
-    std::stringstream readme;
-    readme << in.rdbuf();
-    const std::string text = readme.str();
+TEST_CASE(
+    "The config reference's defaults table: every config key has a row, and the defaults it states are the "
+    "converter's") {
+    std::ifstream in(std::string(AUSPEX_SOURCE_DIR) + "/docs/importing-models.md");
+    std::stringstream page;
+    page << in.rdbuf();
+    const std::string text = page.str();
     const size_t start = text.find("### Config defaults, per family");
     REQUIRE(start != std::string::npos);
     const std::string table = text.substr(start, text.find("\n##", start + 4) - start);
