@@ -83,7 +83,7 @@ TEST_CASE("forecaster variants reproduce their author's PyTorch forecast on ever
         INFO("case " << std::string(name));
         const Case c = load_case(name);
         const auto model = tools::load_model_bytes(convert(c), name);
-        const ForecasterConfig& config = model->forecaster.config();
+        const ForecasterConfig& config = model->as<Forecaster>().config();
         CHECK(config.n_outputs == c.forecast.cols);
         for (const Kernels* k : test::available_ports()) {
             INFO("port " << std::string(k->name));
@@ -103,7 +103,7 @@ TEST_CASE("forecaster variants reproduce their author's PyTorch forecast on ever
 
 TEST_CASE("forecaster variants: the weights tell the variant, the config only what they cannot") {
     const auto config_of = [](const char* name) {
-        return tools::load_model_bytes(convert(load_case(name)), name)->forecaster.config();
+        return tools::load_model_bytes(convert(load_case(name)), name)->as<Forecaster>().config();
     };
     const ForecasterConfig transam = config_of("transam");
     CHECK(transam.encoder_only());
@@ -135,20 +135,20 @@ TEST_CASE("forecaster variants run in exactly the arena they report, and a teach
         INFO("case " << std::string(name));
         const Case c = load_case(name);
         const auto model = tools::load_model_bytes(convert(c), name);
-        const size_t bytes = model->forecaster.arena_bytes(c.window, c.horizon);
+        const size_t bytes = model->as<Forecaster>().arena_bytes(c.window, c.horizon);
         REQUIRE(bytes > 0);
         tools::AlignedBuffer arena(bytes + 64);
         for (size_t i = bytes; i < bytes + 64; ++i) arena.data()[i] = 0xA5;
         const Kernels& k = *test::available_ports().back();
         ForecastSession s;
-        CHECK(s.init(model->forecaster, k, arena.data(), bytes - 1, c.window, c.horizon).code() ==
+        CHECK(s.init(model->as<Forecaster>(), k, arena.data(), bytes - 1, c.window, c.horizon).code() ==
               StatusCode::arena_too_small);
-        REQUIRE(s.init(model->forecaster, k, arena.data(), bytes, c.window, c.horizon).is_ok());
+        REQUIRE(s.init(model->as<Forecaster>(), k, arena.data(), bytes, c.window, c.horizon).is_ok());
         std::vector<float> out(c.forecast.values.size());
         REQUIRE(s.forecast(c.history.values.data(), c.window, c.horizon, out.data()).is_ok());
         test::check_close(out, c.forecast.values, test::tolerance::forecaster, "forecast inside the exact arena");
         for (size_t i = bytes; i < bytes + 64; ++i) CHECK(arena.data()[i] == 0xA5);
-        const ForecasterConfig& config = model->forecaster.config();
+        const ForecasterConfig& config = model->as<Forecaster>().config();
         if (config.encoder_only() && config.head != format::ForecastHead::generator) {
             // The model's forward(x) is the forecast.
             std::vector<float> run(config.run_rows(c.window, 0) * config.n_outputs);
@@ -207,8 +207,8 @@ TEST_CASE("a one-pass model refuses a horizon past the one it was trained on") {
     const auto model = tools::load_model_bytes(convert(c), "last_row_causal");
     tools::AlignedBuffer arena(1 << 20);
     ForecastSession s;
-    const Status st =
-        s.init(model->forecaster, *test::available_ports().back(), arena.data(), arena.size(), c.window, c.horizon + 1);
+    const Status st = s.init(model->as<Forecaster>(), *test::available_ports().back(), arena.data(), arena.size(),
+                             c.window, c.horizon + 1);
     CHECK(st.code() == StatusCode::invalid_argument);
     CHECK(std::string(st.message()).find("steps this model predicts at once") != std::string::npos);
 }
@@ -226,7 +226,7 @@ TEST_CASE("covariate forecasters: the decoder reads the outputs, positions per s
         c.window = c.history.rows;
         c.horizon = c.forecast.rows;
         const auto model = tools::load_model_bytes(convert(c), name);
-        const ForecasterConfig& config = model->forecaster.config();
+        const ForecasterConfig& config = model->as<Forecaster>().config();
         CHECK(config.n_features == 3);
         CHECK(config.decoder_features == 1);
         CHECK(config.n_outputs == 1);

@@ -78,7 +78,7 @@ int cmd_forecast(const Argv& argv) {
                     {"recompute"});
     args.expect_positionals(1, "one model (.axm)");
     const auto m = tools::load_model(args.positionals()[0]);
-    const ForecasterConfig& c = m->forecaster.config();
+    const ForecasterConfig& c = m->as<Forecaster>().config();
     const std::vector<std::string> features = tools::feature_names(m->file);
     tools::Table history = read_data_csv(args, "input", c.n_features, features);
     const size_t horizon = args.get_size("horizon", tools::default_horizon(c), 1, kMaxSequenceLength);
