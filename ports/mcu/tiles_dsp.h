@@ -1,0 +1,134 @@
+// int8 dot-product tiles for Armv7E-M's DSP extension (Cortex-M4/M7): SXTB16 + SMLAD. int32 sums, exact.
+// Included by linear_i8_mcu.cpp only, in the DSP branch.
+#pragma once
+#include <arm_acle.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+namespace ax::mcu::dsp {
+
+// Four bytes from any address (LDR handles unaligned addresses on Armv7E-M).
+inline uint32_t load4(const int8_t* p) {
+    uint32_t v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+}
+
+// SXTB16 sign-extends bytes 0 and 2 of a word into two halfwords; with ROR #8 it takes bytes 1 and 3. SMLAD
+// adds both 16x16 products of two such pairs to an accumulator: four int8 products cost two SXTB16 and two
+// SMLAD, each product exact. (GCC 12's ACLE has no rotated form and no __ror: inline assembly.)
+inline int16x2_t even16(uint32_t v) { return __sxtb16(static_cast<int8x4_t>(v)); }
+inline int16x2_t odd16(uint32_t v) {
+    int16x2_t r;
+    __asm("sxtb16 %0, %1, ror #8" : "=r"(r) : "r"(v));
+    return r;
+}
+
+// One more group of four weights of one output row against the expanded inputs xe (bytes 0, 2) and xo (1, 3).
+inline int32_t mac4(int32_t acc, int16x2_t xe, int16x2_t xo, const int8_t* w) {
+    const uint32_t wv = load4(w);
+    return __smlad(xo, odd16(wv), __smlad(xe, even16(wv), acc));
+}
+
+inline int32_t dot(const int8_t* x, const int8_t* w, size_t n) {
+    int32_t s = 0;
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        const uint32_t xv = load4(x + i);
+        s = mac4(s, even16(xv), odd16(xv), w + i);
+    }
+    for (; i < n; ++i) s += int32_t{x[i]} * int32_t{w[i]};
+    return s;
+}
+
+// One row, four outputs per pass over the input row: each group of four inputs is loaded and sign-extended
+// once for four weight rows (n inputs each, rows n apart).
+inline void dot1x4(const int8_t* x, const int8_t* w, size_t n, int32_t* acc) {
+    const int8_t* w0 = w;
+    const int8_t* w1 = w0 + n;
+    const int8_t* w2 = w1 + n;
+    const int8_t* w3 = w2 + n;
+    int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        const uint32_t xv = load4(x + i);
+        const int16x2_t xe = even16(xv), xo = odd16(xv);
+        s0 = mac4(s0, xe, xo, w0 + i);
+        s1 = mac4(s1, xe, xo, w1 + i);
+        s2 = mac4(s2, xe, xo, w2 + i);
+        s3 = mac4(s3, xe, xo, w3 + i);
+    }
+    for (; i < n; ++i) {
+        const int32_t xi = x[i];
+        s0 += xi * w0[i];
+        s1 += xi * w1[i];
+        s2 += xi * w2[i];
+        s3 += xi * w3[i];
+    }
+    acc[0] = s0;
+    acc[1] = s1;
+    acc[2] = s2;
+    acc[3] = s3;
+}
+
+// Two rows x two outputs: x holds two input rows and w two weight rows, n inputs each, rows n apart; s gets
+// {x0.w0, x0.w1, x1.w0, x1.w1}. Every loaded and expanded word serves two products, so four inputs of the
+// tile cost four LDR, eight SXTB16 and eight SMLAD (the 1 x 4 tile: five, ten and eight). Fourteen values
+// are live in the loop (four sums, six expanded words, two pointers, the stride, the end), the core's
+// fourteen allocatable registers: the step is written in assembly so that no compiler spills into it.
+// AX_DSP_2X2_STEP: four inputs; xp and wp advance by four.
+#define AX_DSP_2X2_STEP                    \
+    "ldr %[a], [%[wp], %[n]]\n\t"          \
+    "ldr %[c], [%[wp]], #4\n\t"            \
+    "sxtb16 %[b], %[a], ror #8\n\t"        \
+    "sxtb16 %[a], %[a]\n\t"                \
+    "sxtb16 %[d], %[c], ror #8\n\t"        \
+    "sxtb16 %[c], %[c]\n\t"                \
+    "ldr %[e], [%[xp], %[n]]\n\t"          \
+    "sxtb16 %[f], %[e], ror #8\n\t"        \
+    "sxtb16 %[e], %[e]\n\t"                \
+    "smlad %[s10], %[e], %[c], %[s10]\n\t" \
+    "smlad %[s10], %[f], %[d], %[s10]\n\t" \
+    "smlad %[s11], %[e], %[a], %[s11]\n\t" \
+    "smlad %[s11], %[f], %[b], %[s11]\n\t" \
+    "ldr %[e], [%[xp]], #4\n\t"            \
+    "sxtb16 %[f], %[e], ror #8\n\t"        \
+    "sxtb16 %[e], %[e]\n\t"                \
+    "smlad %[s00], %[e], %[c], %[s00]\n\t" \
+    "smlad %[s00], %[f], %[d], %[s00]\n\t" \
+    "smlad %[s01], %[e], %[a], %[s01]\n\t" \
+    "smlad %[s01], %[f], %[b], %[s01]\n\t"
+#define AX_DSP_2X2_OPERANDS                                                                             \
+    : [s00] "+r"(s00), [s01] "+r"(s01), [s10] "+r"(s10), [s11] "+r"(s11), [xp] "+r"(xp), [wp] "+r"(wp), \
+      [a] "=&r"(a), [b] "=&r"(b), [c] "=&r"(c), [d] "=&r"(d), [e] "=&r"(e), [f] "=&r"(f)                \
+    : [n] "r"(n), [end] "r"(end)                                                                          \
+    : "cc", "memory"
+inline void dot2x2(const int8_t* x, const int8_t* w, size_t n, int32_t* s) {
+    int32_t s00 = 0, s01 = 0, s10 = 0, s11 = 0;
+    const int8_t* xp = x;
+    const int8_t* wp = w;
+    // Eight inputs per loop pass (one compare and branch per 32 products), four more first when n % 8 >= 4.
+    const int8_t* const end = x + (n & ~size_t{3});
+    uint32_t a, b, c, d, e, f;
+    if (n & 4u) __asm volatile(AX_DSP_2X2_STEP AX_DSP_2X2_OPERANDS);
+    if (xp != end)
+        __asm volatile("1:\n\t" AX_DSP_2X2_STEP AX_DSP_2X2_STEP "cmp %[xp], %[end]\n\tbne 1b" AX_DSP_2X2_OPERANDS);
+    // The last n % 4 inputs: xp and wp have reached them.
+    for (size_t i = 0; i < (n & 3u); ++i) {
+        const int32_t x0 = xp[i], x1 = xp[n + i], w0 = wp[i], w1 = wp[n + i];
+        s00 += x0 * w0;
+        s01 += x0 * w1;
+        s10 += x1 * w0;
+        s11 += x1 * w1;
+    }
+    s[0] = s00;
+    s[1] = s01;
+    s[2] = s10;
+    s[3] = s11;
+}
+#undef AX_DSP_2X2_STEP
+#undef AX_DSP_2X2_OPERANDS
+
+}  // namespace ax::mcu::dsp
