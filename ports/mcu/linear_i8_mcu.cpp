@@ -28,12 +28,48 @@ void row_tail(const int8_t* xr, float xs, size_t in, const int8_t* w, const floa
     for (; o < out; ++o) yr[o] = generic::rescale_i8(dot(xr, w + o * in, in), xs, wscale[o], bias ? bias[o] : 0.0f);
 }
 
-// Four sums of one row into y[0..3]: four lanes when `lanes`, else generic's scalar rescale.
-inline void store4(const int32_t* acc, bool lanes, float xs, const float* ws, const float* bias, float* y) {
+// Four sums of one row into y[0..3] with generic's scalar rescale (operands the four lanes cannot take).
+void store4_scalar(int32x4_t acc, float xs, const float* ws, const float* bias, float* y) {
+    int32_t a[4];
+    vst1q_s32(a, acc);
+    for (size_t k = 0; k < 4; ++k) y[k] = generic::rescale_i8(a[k], xs, ws[k], bias ? bias[k] : 0.0f);
+}
+
+inline float32x4_t bias4(const float* bias, size_t o) { return bias ? vld1q_f32(bias + o) : vdupq_n_f32(0.0f); }
+
+// Rows r and r + 1, outputs in fours.
+void rows2(const int8_t* xr, const float* xs, size_t in, const int8_t* w, const float* wscale, const float* bias,
+           size_t out4, size_t out, bool lanes, float* y0) {
+    float* y1 = y0 + out;
     if (lanes) {
-        rescale4(acc, xs, ws, bias ? vld1q_f32(bias) : vdupq_n_f32(0.0f), y);
+        for (size_t o = 0; o < out4; o += 4) {
+            int32x4_t v0, v1;
+            dot2x4(xr, w + o * in, in, v0, v1);
+            const float32x4_t ws = vld1q_f32(wscale + o), b = bias4(bias, o);
+            rescale4(v0, xs[0], ws, b, y0 + o);
+            rescale4(v1, xs[1], ws, b, y1 + o);
+        }
     } else {
-        for (size_t k = 0; k < 4; ++k) y[k] = generic::rescale_i8(acc[k], xs, ws[k], bias ? bias[k] : 0.0f);
+        for (size_t o = 0; o < out4; o += 4) {
+            int32x4_t v0, v1;
+            dot2x4(xr, w + o * in, in, v0, v1);
+            const float* b = bias ? bias + o : nullptr;
+            store4_scalar(v0, xs[0], wscale + o, b, y0 + o);
+            store4_scalar(v1, xs[1], wscale + o, b, y1 + o);
+        }
+    }
+}
+
+// One row, outputs in fours.
+void row1(const int8_t* xr, float xs, size_t in, const int8_t* w, const float* wscale, const float* bias, size_t out4,
+          bool lanes, float* yr) {
+    for (size_t o = 0; o < out4; o += 4) {
+        int32x4_t v;
+        dot1x4(xr, w + o * in, in, v);
+        if (lanes)
+            rescale4(v, xs, vld1q_f32(wscale + o), bias4(bias, o), yr + o);
+        else
+            store4_scalar(v, xs, wscale + o, bias ? bias + o : nullptr, yr + o);
     }
 }
 
@@ -41,36 +77,26 @@ inline void store4(const int32_t* acc, bool lanes, float xs, const float* ws, co
 
 void linear_i8(const int8_t* xq, const float* xscale, size_t rows, size_t in, const int8_t* w, const float* wscale,
                const float* bias, size_t out, float* y) {
+    if (in == 0) {  // the tiles' loops run at least once
+        generic::linear_i8(xq, xscale, rows, in, w, wscale, bias, out, y);
+        return;
+    }
     const bool outputs_ok = outputs_fit(wscale, bias, out);
     const size_t out4 = out & ~size_t{3};
     size_t r = 0;
     for (; r + 2 <= rows; r += 2) {
         const int8_t* xr = xq + r * in;
         float* y0 = y + r * out;
-        float* y1 = y0 + out;
-        const float xs0 = xscale[r], xs1 = xscale[r + 1];
-        const bool lanes = outputs_ok && scale_fits(xs0) && scale_fits(xs1);
-        for (size_t o = 0; o < out4; o += 4) {
-            int32_t acc[8];
-            dot2x4(xr, w + o * in, in, acc);
-            const float* b = bias ? bias + o : nullptr;
-            store4(acc, lanes, xs0, wscale + o, b, y0 + o);
-            store4(acc + 4, lanes, xs1, wscale + o, b, y1 + o);
-        }
-        row_tail(xr, xs0, in, w, wscale, bias, out4, out, y0);
-        row_tail(xr + in, xs1, in, w, wscale, bias, out4, out, y1);
+        const bool lanes = outputs_ok && scale_fits(xscale[r]) && scale_fits(xscale[r + 1]);
+        rows2(xr, xscale + r, in, w, wscale, bias, out4, out, lanes, y0);
+        row_tail(xr, xscale[r], in, w, wscale, bias, out4, out, y0);
+        row_tail(xr + in, xscale[r + 1], in, w, wscale, bias, out4, out, y0 + out);
     }
     if (r < rows) {
         const int8_t* xr = xq + r * in;
         float* yr = y + r * out;
-        const float xs = xscale[r];
-        const bool lanes = outputs_ok && scale_fits(xs);
-        for (size_t o = 0; o < out4; o += 4) {
-            int32_t acc[4];
-            dot1x4(xr, w + o * in, in, acc);
-            store4(acc, lanes, xs, wscale + o, bias ? bias + o : nullptr, yr + o);
-        }
-        row_tail(xr, xs, in, w, wscale, bias, out4, out, yr);
+        row1(xr, xscale[r], in, w, wscale, bias, out4, outputs_ok && scale_fits(xscale[r]), yr);
+        row_tail(xr, xscale[r], in, w, wscale, bias, out4, out, yr);
     }
 }
 

@@ -10,99 +10,106 @@
 
 namespace ax::mcu::mve {
 
+// The loops below are assembly: GCC 12 keeps few of the sums in registers, predicates each tail instruction
+// with its own VPST and counts the loop by hand. Each is one tail-predicated low-overhead loop (DLSTP.8 /
+// LETP: the last pass's lanes past n are neither loaded nor added), so 16 inputs cost the loads, the
+// VMLADAVA and one LETP. VMLADAVA's sum must be an even register ("Te"); LR is the loop count. n > 0.
+
 inline int32_t dot(const int8_t* x, const int8_t* w, size_t n) {
-    int32_t acc = 0;
-    size_t i = 0;
-    for (; i + 16 <= n; i += 16) acc = vmladavaq_s8(acc, vld1q_s8(x + i), vld1q_s8(w + i));
-    if (i < n) {
-        const mve_pred16_t p = vctp8q(static_cast<uint32_t>(n - i));
-        acc = vmladavaq_p_s8(acc, vld1q_z_s8(x + i, p), vld1q_z_s8(w + i, p), p);
-    }
-    return acc;
+    int32_t s = 0;
+    __asm volatile(
+        "dlstp.8 lr, %[n]\n"
+        "1:\n\t"
+        "vldrb.8 q0, [%[x]], #16\n\t"
+        "vldrb.8 q1, [%[w]], #16\n\t"
+        "vmladava.s8 %[s], q0, q1\n\t"
+        "letp lr, 1b"
+        : [s] "+Te"(s), [x] "+r"(x), [w] "+r"(w)
+        : [n] "r"(n)
+        : "lr", "d0", "d1", "d2", "d3", "memory");
+    return s;
 }
 
 // One row, four outputs per pass over the input row: each 16 inputs are loaded once for four weight rows (n
-// apart).
-inline void dot1x4(const int8_t* x, const int8_t* w, size_t n, int32_t* acc) {
+// apart); v gets the four sums.
+inline void dot1x4(const int8_t* x, const int8_t* w, size_t n, int32x4_t& v) {
     const int8_t* w0 = w;
     const int8_t* w1 = w0 + n;
     const int8_t* w2 = w1 + n;
     const int8_t* w3 = w2 + n;
     int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-    size_t i = 0;
-    for (; i + 16 <= n; i += 16) {
-        const int8x16_t xv = vld1q_s8(x + i);
-        s0 = vmladavaq_s8(s0, xv, vld1q_s8(w0 + i));
-        s1 = vmladavaq_s8(s1, xv, vld1q_s8(w1 + i));
-        s2 = vmladavaq_s8(s2, xv, vld1q_s8(w2 + i));
-        s3 = vmladavaq_s8(s3, xv, vld1q_s8(w3 + i));
-    }
-    if (i < n) {
-        const mve_pred16_t p = vctp8q(static_cast<uint32_t>(n - i));
-        const int8x16_t xv = vld1q_z_s8(x + i, p);
-        s0 = vmladavaq_p_s8(s0, xv, vld1q_z_s8(w0 + i, p), p);
-        s1 = vmladavaq_p_s8(s1, xv, vld1q_z_s8(w1 + i, p), p);
-        s2 = vmladavaq_p_s8(s2, xv, vld1q_z_s8(w2 + i, p), p);
-        s3 = vmladavaq_p_s8(s3, xv, vld1q_z_s8(w3 + i, p), p);
-    }
-    acc[0] = s0;
-    acc[1] = s1;
-    acc[2] = s2;
-    acc[3] = s3;
+    __asm volatile(
+        "dlstp.8 lr, %[n]\n"
+        "1:\n\t"
+        "vldrb.8 q0, [%[x]], #16\n\t"
+        "vldrb.8 q1, [%[w0]], #16\n\t"
+        "vmladava.s8 %[s0], q0, q1\n\t"
+        "vldrb.8 q1, [%[w1]], #16\n\t"
+        "vmladava.s8 %[s1], q0, q1\n\t"
+        "vldrb.8 q1, [%[w2]], #16\n\t"
+        "vmladava.s8 %[s2], q0, q1\n\t"
+        "vldrb.8 q1, [%[w3]], #16\n\t"
+        "vmladava.s8 %[s3], q0, q1\n\t"
+        "letp lr, 1b\n\t"
+        "vmov.32 %q[v][0], %[s0]\n\t"
+        "vmov.32 %q[v][1], %[s1]\n\t"
+        "vmov.32 %q[v][2], %[s2]\n\t"
+        "vmov.32 %q[v][3], %[s3]"
+        : [v] "=w"(v), [s0] "+Te"(s0), [s1] "+Te"(s1), [s2] "+Te"(s2), [s3] "+Te"(s3), [x] "+r"(x), [w0] "+r"(w0),
+          [w1] "+r"(w1), [w2] "+r"(w2), [w3] "+r"(w3)
+        : [n] "r"(n)
+        : "lr", "d0", "d1", "d2", "d3", "memory");
 }
 
-// Two rows x four outputs: x holds two input rows and w four weight rows, n inputs each, rows n apart; s gets
-// the first row's four sums, then the second's. Each 16 weights are loaded once for both rows: 16 inputs of
-// the tile cost six loads and eight VMLADAVA (two 1 x 4 passes: ten and eight).
-inline void dot2x4(const int8_t* x, const int8_t* w, size_t n, int32_t* s) {
+// Two rows x two outputs, the weight rows wa and wb: each 16 loaded inputs or weights serve two VMLADAVA (the
+// 1 x 4 tile: 1.25). The four sums go straight into lanes LO and LO + 2 of the two rows' result vectors (one
+// VMOV.32 each: the two-lane VMOV is left out, QEMU and LLVM disagree on its lane order).
+#define AX_MVE_2X2_PASS(LO, HI)     \
+    "dlstp.8 lr, %[n]\n"            \
+    "1:\n\t"                        \
+    "vldrb.8 q0, [%[x0]], #16\n\t"  \
+    "vldrb.8 q1, [%[x1]], #16\n\t"  \
+    "vldrb.8 q2, [%[wa]], #16\n\t"  \
+    "vmladava.s8 %[a0], q0, q2\n\t" \
+    "vmladava.s8 %[b0], q1, q2\n\t" \
+    "vldrb.8 q2, [%[wb]], #16\n\t"  \
+    "vmladava.s8 %[a1], q0, q2\n\t" \
+    "vmladava.s8 %[b1], q1, q2\n\t" \
+    "letp lr, 1b\n\t"               \
+    "vmov.32 %q[v0][" LO            \
+    "], %[a0]\n\t"                  \
+    "vmov.32 %q[v0][" HI            \
+    "], %[a1]\n\t"                  \
+    "vmov.32 %q[v1][" LO            \
+    "], %[b0]\n\t"                  \
+    "vmov.32 %q[v1][" HI "], %[b1]"
+#define AX_MVE_2X2_OPERANDS(V)                                                                               \
+    : [v0] V(v0), [v1] V(v1), [a0] "+Te"(a0), [a1] "+Te"(a1), [b0] "+Te"(b0), [b1] "+Te"(b1), [x0] "+r"(x0), \
+      [x1] "+r"(x1), [wa] "+r"(wa), [wb] "+r"(wb)                                                          \
+    : [n] "r"(n)                                                                                           \
+    : "lr", "d0", "d1", "d2", "d3", "d4", "d5", "memory"
+
+// Two rows x four outputs: x holds two input rows and w four weight rows, n inputs each, rows n apart; v0 and
+// v1 get the rows' four sums. Two 2 x 2 passes (outputs 0 and 2, then 1 and 3): eight
+// sums in one pass would need fifteen registers with its six pointers and the loop count.
+inline void dot2x4(const int8_t* x, const int8_t* w, size_t n, int32x4_t& v0, int32x4_t& v1) {
+    {
+        const int8_t* x0 = x;
+        const int8_t* x1 = x + n;
+        const int8_t* wa = w;
+        const int8_t* wb = w + 2 * n;
+        int32_t a0 = 0, a1 = 0, b0 = 0, b1 = 0;
+        __asm volatile(AX_MVE_2X2_PASS("0", "2") AX_MVE_2X2_OPERANDS("=w"));
+    }
     const int8_t* x0 = x;
-    const int8_t* x1 = x0 + n;
-    const int8_t* w0 = w;
-    const int8_t* w1 = w0 + n;
-    const int8_t* w2 = w1 + n;
-    const int8_t* w3 = w2 + n;
-    int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0, b0 = 0, b1 = 0, b2 = 0, b3 = 0;
-    size_t i = 0;
-    for (; i + 16 <= n; i += 16) {
-        const int8x16_t xa = vld1q_s8(x0 + i), xb = vld1q_s8(x1 + i);
-        int8x16_t wv = vld1q_s8(w0 + i);
-        a0 = vmladavaq_s8(a0, xa, wv);
-        b0 = vmladavaq_s8(b0, xb, wv);
-        wv = vld1q_s8(w1 + i);
-        a1 = vmladavaq_s8(a1, xa, wv);
-        b1 = vmladavaq_s8(b1, xb, wv);
-        wv = vld1q_s8(w2 + i);
-        a2 = vmladavaq_s8(a2, xa, wv);
-        b2 = vmladavaq_s8(b2, xb, wv);
-        wv = vld1q_s8(w3 + i);
-        a3 = vmladavaq_s8(a3, xa, wv);
-        b3 = vmladavaq_s8(b3, xb, wv);
-    }
-    if (i < n) {
-        const mve_pred16_t p = vctp8q(static_cast<uint32_t>(n - i));
-        const int8x16_t xa = vld1q_z_s8(x0 + i, p), xb = vld1q_z_s8(x1 + i, p);
-        int8x16_t wv = vld1q_z_s8(w0 + i, p);
-        a0 = vmladavaq_p_s8(a0, xa, wv, p);
-        b0 = vmladavaq_p_s8(b0, xb, wv, p);
-        wv = vld1q_z_s8(w1 + i, p);
-        a1 = vmladavaq_p_s8(a1, xa, wv, p);
-        b1 = vmladavaq_p_s8(b1, xb, wv, p);
-        wv = vld1q_z_s8(w2 + i, p);
-        a2 = vmladavaq_p_s8(a2, xa, wv, p);
-        b2 = vmladavaq_p_s8(b2, xb, wv, p);
-        wv = vld1q_z_s8(w3 + i, p);
-        a3 = vmladavaq_p_s8(a3, xa, wv, p);
-        b3 = vmladavaq_p_s8(b3, xb, wv, p);
-    }
-    s[0] = a0;
-    s[1] = a1;
-    s[2] = a2;
-    s[3] = a3;
-    s[4] = b0;
-    s[5] = b1;
-    s[6] = b2;
-    s[7] = b3;
+    const int8_t* x1 = x + n;
+    const int8_t* wa = w + n;
+    const int8_t* wb = w + 3 * n;
+    int32_t a0 = 0, a1 = 0, b0 = 0, b1 = 0;
+    __asm volatile(AX_MVE_2X2_PASS("1", "3") AX_MVE_2X2_OPERANDS("+w"));
 }
+#undef AX_MVE_2X2_PASS
+#undef AX_MVE_2X2_OPERANDS
 
 // MVE float arithmetic may flush subnormal operands and results to zero where scalar VFP keeps them
 // (math_mve.h): the four-lane epilogue below runs only where none can occur. With every |scale| in
@@ -140,9 +147,9 @@ inline bool outputs_fit(const float* wscale, const float* bias, size_t out) {
 
 // generic::rescale_i8 on four lanes, the same operations in the same order: float(acc) * (xscale * wscale)
 // + bias, each rounded once (the build does not contract: -ffp-contract=off).
-inline void rescale4(const int32_t* acc, float xscale, const float* wscale, float32x4_t bias, float* y) {
-    const float32x4_t scale = vmulq_n_f32(vld1q_f32(wscale), xscale);
-    const float32x4_t product = vmulq_f32(vcvtq_f32_s32(vld1q_s32(acc)), scale);
+inline void rescale4(int32x4_t acc, float xscale, float32x4_t wscale, float32x4_t bias, float* y) {
+    const float32x4_t scale = vmulq_n_f32(wscale, xscale);
+    const float32x4_t product = vmulq_f32(vcvtq_f32_s32(acc), scale);
     vst1q_f32(y, vaddq_f32(product, bias));
 }
 
