@@ -33,28 +33,45 @@ inline float from_bits(uint32_t b) {
 
 #if defined(AX_MCU_QUANT_MVE)
 
+// Both loops are assembly, one tail-predicated low-overhead loop each (DLSTP.32 / LETP: the last pass's
+// lanes past n are neither loaded, compared nor stored): GCC 12 counts MVE loops by hand and puts a VPST
+// before every predicated instruction. n > 0.
+
 // max |x[i]| as the bits of a float; the largest non-NaN magnitude, as generic's compare loop finds it, when
 // there is no NaN (a NaN's bits exceed every number's). MVE float compares may flush subnormals: integers do
 // not.
 uint32_t amax_bits(const float* x, size_t n) {
     uint32_t m = 0;
-    size_t i = 0;
-    for (; i < n; i += 4) {
-        const mve_pred16_t p = vctp32q(static_cast<uint32_t>(n - i));
-        const uint32x4_t b = vandq_u32(vreinterpretq_u32_f32(vld1q_z_f32(x + i, p)), vdupq_n_u32(kAbsMask));
-        m = vmaxvq_p_u32(m, b, p);
-    }
+    const uint32x4_t mask = vdupq_n_u32(kAbsMask);
+    __asm volatile(
+        "dlstp.32 lr, %[n]\n"
+        "1:\n\t"
+        "vldrw.u32 q0, [%[x]], #16\n\t"
+        "vand q0, q0, %q[mask]\n\t"
+        "vmaxv.u32 %[m], q0\n\t"
+        "letp lr, 1b"
+        : [m] "+r"(m), [x] "+r"(x)
+        : [n] "r"(n), [mask] "w"(mask)
+        : "lr", "d0", "d1", "memory");
     return m;
 }
 
-// x * inv rounded to nearest even, four lanes at a time, stored as bytes. Subnormal products (flushed or
-// not) and subnormal inputs (|x * inv| < 127 * 2^-126 / 2^-100 < 0.5) round to 0 either way.
+// x * inv rounded to nearest even (VCVTN), four lanes at a time, stored as bytes. Subnormal products
+// (flushed or not) and subnormal inputs (|x * inv| < 127 * 2^-126 / 2^-100 < 0.5) round to 0 either way.
 void quantize_row(const float* x, size_t n, float inv, int8_t* q) {
-    for (size_t i = 0; i < n; i += 4) {
-        const mve_pred16_t p = vctp32q(static_cast<uint32_t>(n - i));
-        const int32x4_t v = vcvtnq_s32_f32(vmulq_n_f32(vld1q_z_f32(x + i, p), inv));
-        vstrbq_p_s32(q + i, v, p);
-    }
+    uint32_t inv_bits;
+    std::memcpy(&inv_bits, &inv, sizeof inv_bits);
+    __asm volatile(
+        "dlstp.32 lr, %[n]\n"
+        "1:\n\t"
+        "vldrw.u32 q0, [%[x]], #16\n\t"
+        "vmul.f32 q0, q0, %[inv]\n\t"
+        "vcvtn.s32.f32 q0, q0\n\t"
+        "vstrb.32 q0, [%[q]], #4\n\t"
+        "letp lr, 1b"
+        : [x] "+r"(x), [q] "+r"(q)
+        : [n] "r"(n), [inv] "r"(inv_bits)
+        : "lr", "d0", "d1", "memory");
 }
 
 #else
@@ -152,8 +169,8 @@ void quantize_rows_i8(const float* x, size_t rows, size_t n, int8_t* q, float* s
     for (size_t r = 0; r < rows; ++r) {
         const float* xr = x + r * n;
         int8_t* qr = q + r * n;
-        const uint32_t m = amax_bits(xr, n);
-        if (m < kAmaxMin || m > 0x7f800000u) {  // zero, tiny or subnormal amax, or a NaN: generic's rules
+        const uint32_t m = n ? amax_bits(xr, n) : 0;
+        if (m < kAmaxMin || m > 0x7f800000u) {  // zero (or n = 0), tiny or subnormal amax, a NaN: generic
             generic::quantize_rows_i8(xr, 1, n, qr, scales + r);
             continue;
         }

@@ -9,6 +9,9 @@
 #include <cstring>
 
 namespace ax::mcu::mve {
+// Unnamed: these helpers count as part of the kernel that calls them (the instruction-count plugin
+// attributes named functions separately).
+namespace {
 
 // The loops below are assembly: GCC 12 keeps few of the sums in registers, predicates each tail instruction
 // with its own VPST and counts the loop by hand. Each is one tail-predicated low-overhead loop (DLSTP.8 /
@@ -153,4 +156,5 @@ inline void rescale4(int32x4_t acc, float xscale, float32x4_t wscale, float32x4_
     vst1q_f32(y, vaddq_f32(product, bias));
 }
 
+}  // namespace
 }  // namespace ax::mcu::mve

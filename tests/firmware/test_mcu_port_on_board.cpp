@@ -51,11 +51,20 @@ TEST_CASE("the mcu port's linear_i8 on the board is bit-identical to generic, ev
                 for (size_t o = 0; o < out; ++o) bias[o] = rng.uniform(2.0f);
                 // Every fourth shape, operands outside the four-lane epilogue's range: one each.
                 switch (index % 16) {
-                    case 3: xs[rows - 1] = 1e-25f; break;
-                    case 7: ws[out - 1] = 3e20f; break;
-                    case 11: bias[0] = (index % 32 == 11) ? denorm : 1e-35f; break;
-                    case 15: bias[out / 2] = std::numeric_limits<float>::quiet_NaN(); break;
-                    default: break;
+                    case 3:
+                        xs[rows - 1] = 1e-25f;
+                        break;
+                    case 7:
+                        ws[out - 1] = 3e20f;
+                        break;
+                    case 11:
+                        bias[0] = (index % 32 == 11) ? denorm : 1e-35f;
+                        break;
+                    case 15:
+                        bias[out / 2] = std::numeric_limits<float>::quiet_NaN();
+                        break;
+                    default:
+                        break;
                 }
                 const bool with_bias = (index / 2) % 2 == 0;
                 const float* b = with_bias ? bias : nullptr;
