@@ -9,8 +9,10 @@
 
 namespace ax::mcu::dsp {
 // Unnamed: these helpers count as part of the kernel that calls them (the instruction-count plugin
-// attributes named functions separately).
+// attributes named functions separately). The tiles stay out of line (AX_DSP_TILE): inlined into their
+// callers, GCC 12 at -Os spills the 1 x 4 loop's pointers (2.7 instructions per product instead of 2.3).
 namespace {
+#define AX_DSP_TILE __attribute__((noinline))
 
 // Four bytes from any address (LDR handles unaligned addresses on Armv7E-M).
 inline uint32_t load4(const int8_t* p) {
@@ -35,7 +37,7 @@ inline int32_t mac4(int32_t acc, int16x2_t xe, int16x2_t xo, const int8_t* w) {
     return __smlad(xo, odd16(wv), __smlad(xe, even16(wv), acc));
 }
 
-inline int32_t dot(const int8_t* x, const int8_t* w, size_t n) {
+AX_DSP_TILE int32_t dot(const int8_t* x, const int8_t* w, size_t n) {
     int32_t s = 0;
     size_t i = 0;
     for (; i + 4 <= n; i += 4) {
@@ -48,7 +50,7 @@ inline int32_t dot(const int8_t* x, const int8_t* w, size_t n) {
 
 // One row, four outputs per pass over the input row: each group of four inputs is loaded and sign-extended
 // once for four weight rows (n inputs each, rows n apart).
-inline void dot1x4(const int8_t* x, const int8_t* w, size_t n, int32_t* acc) {
+AX_DSP_TILE void dot1x4(const int8_t* x, const int8_t* w, size_t n, int32_t* acc) {
     const int8_t* w0 = w;
     const int8_t* w1 = w0 + n;
     const int8_t* w2 = w1 + n;
@@ -108,7 +110,7 @@ inline void dot1x4(const int8_t* x, const int8_t* w, size_t n, int32_t* acc) {
       [a] "=&r"(a), [b] "=&r"(b), [c] "=&r"(c), [d] "=&r"(d), [e] "=&r"(e), [f] "=&r"(f)                \
     : [n] "r"(n), [end] "r"(end)                                                                          \
     : "cc", "memory"
-inline void dot2x2(const int8_t* x, const int8_t* w, size_t n, int32_t* s) {
+AX_DSP_TILE void dot2x2(const int8_t* x, const int8_t* w, size_t n, int32_t* s) {
     int32_t s00 = 0, s01 = 0, s10 = 0, s11 = 0;
     const int8_t* xp = x;
     const int8_t* wp = w;
@@ -134,5 +136,6 @@ inline void dot2x2(const int8_t* x, const int8_t* w, size_t n, int32_t* s) {
 #undef AX_DSP_2X2_STEP
 #undef AX_DSP_2X2_OPERANDS
 
+#undef AX_DSP_TILE
 }  // namespace
 }  // namespace ax::mcu::dsp
