@@ -1,58 +1,56 @@
 // int8 dot-product tiles for Armv7E-M's DSP extension (Cortex-M4/M7): SXTB16 + SMLAD. int32 sums, exact.
 // Included by linear_i8_mcu.cpp only, in the DSP branch.
+//
+// SXTB16 sign-extends bytes 0 and 2 of a word into two halfwords; with ROR #8 it takes bytes 1 and 3. SMLAD
+// adds both 16x16 products of two such pairs to an accumulator: four int8 products cost two SXTB16 of each
+// operand's word and two SMLAD, each product exact. LDR takes unaligned addresses on Armv7E-M.
+//
+// The loops are inline assembly: GCC 12 at -Os spills their pointers or sums (2.1 to 2.4 instructions per
+// product for the C version of the 1 x 4 tile; the assembly 1.5), and ACLE has no rotated SXTB16. Each
+// step macro is four inputs with post-incremented loads; the loops run eight inputs per pass (one compare
+// and branch per two steps), one step first when n % 8 >= 4, and the last n % 4 inputs in C.
 #pragma once
-#include <arm_acle.h>
-
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 
 namespace ax::mcu::dsp {
 // Unnamed: these helpers count as part of the kernel that calls them (the instruction-count plugin
-// attributes named functions separately). The tiles stay out of line (AX_DSP_TILE): inlined into their
-// callers, GCC 12 at -Os spills the 1 x 4 loop's pointers (2.7 instructions per product instead of 2.3).
+// attributes named functions separately). The tiles stay out of line (AX_DSP_TILE): inlined, they make GCC
+// spill their callers' loop values around the assembly.
 namespace {
 #define AX_DSP_TILE __attribute__((noinline))
 
-// Four bytes from any address (LDR handles unaligned addresses on Armv7E-M).
-inline uint32_t load4(const int8_t* p) {
-    uint32_t v;
-    std::memcpy(&v, p, sizeof v);
-    return v;
-}
-
-// SXTB16 sign-extends bytes 0 and 2 of a word into two halfwords; with ROR #8 it takes bytes 1 and 3. SMLAD
-// adds both 16x16 products of two such pairs to an accumulator: four int8 products cost two SXTB16 and two
-// SMLAD, each product exact. (GCC 12's ACLE has no rotated form and no __ror: inline assembly.)
-inline int16x2_t even16(uint32_t v) { return __sxtb16(static_cast<int8x4_t>(v)); }
-inline int16x2_t odd16(uint32_t v) {
-    int16x2_t r;
-    __asm("sxtb16 %0, %1, ror #8" : "=r"(r) : "r"(v));
-    return r;
-}
-
-// One more group of four weights of one output row against the expanded inputs xe (bytes 0, 2) and xo (1, 3).
-inline int32_t mac4(int32_t acc, int16x2_t xe, int16x2_t xo, const int8_t* w) {
-    const uint32_t wv = load4(w);
-    return __smlad(xo, odd16(wv), __smlad(xe, even16(wv), acc));
-}
-
+// One output: the outputs past the four- and two-output tiles, and one-output heads.
+#define AX_DSP_1X1_STEP                \
+    "ldr %[a], [%[x]], #4\n\t"         \
+    "ldr %[c], [%[w]], #4\n\t"         \
+    "sxtb16 %[b], %[a], ror #8\n\t"    \
+    "sxtb16 %[a], %[a]\n\t"            \
+    "sxtb16 %[d], %[c], ror #8\n\t"    \
+    "sxtb16 %[c], %[c]\n\t"            \
+    "smlad %[s], %[a], %[c], %[s]\n\t" \
+    "smlad %[s], %[b], %[d], %[s]\n\t"
+#define AX_DSP_1X1_OPERANDS                                                                         \
+    : [s] "+r"(s), [x] "+r"(x), [w] "+r"(w), [a] "=&r"(a), [b] "=&r"(b), [c] "=&r"(c), [d] "=&r"(d) \
+    : [end] "r"(end)                                                                                     \
+    : "cc", "memory"
 AX_DSP_TILE int32_t dot(const int8_t* x, const int8_t* w, size_t n) {
     int32_t s = 0;
-    size_t i = 0;
-    for (; i + 4 <= n; i += 4) {
-        const uint32_t xv = load4(x + i);
-        s = mac4(s, even16(xv), odd16(xv), w + i);
-    }
-    for (; i < n; ++i) s += int32_t{x[i]} * int32_t{w[i]};
+    const int8_t* const end = x + (n & ~size_t{3});
+    uint32_t a, b, c, d;
+    if (n & 4u) __asm volatile(AX_DSP_1X1_STEP AX_DSP_1X1_OPERANDS);
+    if (x != end)
+        __asm volatile("1:\n\t" AX_DSP_1X1_STEP AX_DSP_1X1_STEP "cmp %[x], %[end]\n\tbne 1b" AX_DSP_1X1_OPERANDS);
+    for (size_t i = 0; i < (n & 3u); ++i) s += int32_t{x[i]} * int32_t{w[i]};
     return s;
 }
+#undef AX_DSP_1X1_STEP
+#undef AX_DSP_1X1_OPERANDS
 
 // One row, four outputs per pass over the input row: each group of four inputs is loaded and sign-extended
 // once for four weight rows (n inputs each, rows n apart). Four inputs cost five LDR, ten SXTB16 and eight
-// SMLAD; the step is assembly, eight inputs per loop pass, for the reason dot2x2 gives (thirteen live values:
-// four sums, four words, the input and two weight pointers, the stride, the end). AX_DSP_1X4_STEP: four
-// inputs; x, w0 (rows 0 and 1) and w2 (rows 2 and 3) advance by four.
+// SMLAD; thirteen values are live (four sums, four words, the input and two weight pointers, the stride, the
+// end). x, w0 (rows 0 and 1) and w2 (rows 2 and 3) advance.
 #define AX_DSP_1X4_STEP                  \
     "ldr %[e], [%[x]], #4\n\t"           \
     "sxtb16 %[o], %[e], ror #8\n\t"      \
@@ -110,9 +108,8 @@ AX_DSP_TILE void dot1x4(const int8_t* x, const int8_t* w, size_t n, int32_t* acc
 // Two rows x two outputs: x holds two input rows and w two weight rows, n inputs each, rows n apart; s gets
 // {x0.w0, x0.w1, x1.w0, x1.w1}. Every loaded and expanded word serves two products, so four inputs of the
 // tile cost four LDR, eight SXTB16 and eight SMLAD (the 1 x 4 tile: five, ten and eight). Fourteen values
-// are live in the loop (four sums, six expanded words, two pointers, the stride, the end), the core's
-// fourteen allocatable registers: the step is written in assembly so that no compiler spills into it.
-// AX_DSP_2X2_STEP: four inputs; xp and wp advance by four.
+// are live in the loop (four sums, six expanded words, two pointers, the stride, the end): all of the core's
+// allocatable registers. xp and wp advance.
 #define AX_DSP_2X2_STEP                    \
     "ldr %[a], [%[wp], %[n]]\n\t"          \
     "ldr %[c], [%[wp]], #4\n\t"            \
