@@ -360,6 +360,7 @@ TEST_CASE("ports: linear_i8 is exact at the ends of the int8 range") {
 TEST_CASE("ports: quantize_rows_i8 is bit-identical to generic, edge rows included") {
     const Kernels& ref = ax::generic_kernels();
     const float denorm = std::numeric_limits<float>::denorm_min();
+    const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
     std::vector<std::vector<float>> rows = {
         {0.0f},
         {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
@@ -385,6 +386,14 @@ TEST_CASE("ports: quantize_rows_i8 is bit-identical to generic, edge rows includ
         // One value, and values just below and above a tie.
         {-3.0f},
         {127, 0.49999997f, 0.50000006f, 1.4999999f, 1.5000001f, -2.4999998f, -2.5000002f},
+        // Small amax (1e-30, 5e-31) with subnormals beside it: ports whose vector unit flushes subnormals
+        // must still give generic's bytes.
+        {1e-30f, denorm, -denorm, 1e-38f, -3e-39f, 5e-31f, 7.9e-31f, -1e-30f, 2e-31f},
+        {5e-31f, denorm, -denorm, 1e-38f, -3e-39f, 1e-31f, -4e-31f, 2.5e-31f, 1e-45f},
+        // NaN and infinity: NaN is not a maximum and quantizes to 0; an infinite amax makes inv 0.
+        {nan, 1.0f, -2.0f, 0.5f, 0.25f, -1.5f, 3.0f, nan, 2.5f},
+        {nan, nan, nan, nan, nan},
+        {inf, 1.0f, -2.0f, 0.5f, -inf, 7.0f},
     };
     Rng rng(3);
     for (size_t n : {1u, 2u, 7u, 8u, 9u, 15u, 16u, 17u, 31u, 32u, 33u, 63u, 64u, 65u, 127u, 257u, 1000u}) {

@@ -13,6 +13,9 @@ bool available();
 
 void linear_i8(const int8_t* xq, const float* xscale, size_t rows, size_t in, const int8_t* w, const float* wscale,
                const float* bias, size_t out, float* y);
+// Per-row int8 quantization, generic's bits: the FPU's round-to-nearest conversion in place of libm's
+// nearbyintf (four lanes on Helium).
+void quantize_rows_i8(const float* x, size_t rows, size_t n, int8_t* q, float* scales);
 // Helium (MVE with float): the reference's exp and erf on four lanes, bit-identical to generic; other cores:
 // generic.
 void softmax_f32(float* x, size_t n);

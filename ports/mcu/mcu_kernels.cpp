@@ -1,5 +1,5 @@
-// The Cortex-M port's kernel table: generic, with the int8 products and (on Helium) GELU replaced; softmax
-// goes through the port's entry, which is generic's for now (softmax_gelu_mcu.cpp says why).
+// The Cortex-M port's kernel table: generic, with the int8 products, the int8 quantization and (on Helium)
+// GELU replaced; softmax goes through the port's entry, which is generic's for now (softmax_gelu_mcu.cpp says why).
 // A constant table (no run-time initialization, nothing in .bss).
 #include "ports/generic/generic.h"
 #include "ports/mcu/mcu.h"
@@ -13,6 +13,7 @@ constexpr Kernels kMcuTable = [] {
     Kernels k = generic::kernel_table();
     k.name = "mcu";
     k.linear_i8 = mcu::linear_i8;
+    k.quantize_rows_i8 = mcu::quantize_rows_i8;
     k.softmax_f32 = mcu::softmax_f32;
     k.gelu_f32 = mcu::gelu_f32;
     return k;

@@ -1,0 +1,151 @@
+// On the board: the mcu port's int8 product (the DSP and Helium register tiles of one and two rows) and its
+// int8 quantization give generic's bits, on shapes with every tail of the 4-input (DSP) and 16-input (Helium)
+// steps, odd row and output counts, unaligned buffers, and scales and biases that force the Helium
+// epilogue's scalar path (tiny or huge scales, subnormal or NaN biases).
+#include "tests/firmware/doctest_config.h"
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+
+#include "ports/generic/generic.h"
+#include "ports/ports.h"
+#include "tests/exact_math_checks.h"
+
+namespace {
+
+using ax::test::BitsRng;
+using ax::test::float_bits;
+
+constexpr size_t kMaxRows = 9, kMaxIn = 257, kMaxOut = 33;
+alignas(16) int8_t g_xq[kMaxRows * kMaxIn + 16], g_w[kMaxOut * kMaxIn + 16];
+alignas(16) float g_xs[kMaxRows + 4], g_ws[kMaxOut + 4], g_bias[kMaxOut + 4];
+alignas(16) float g_want[kMaxRows * kMaxOut + 4], g_got[kMaxRows * kMaxOut + 4];
+
+int8_t rnd_i8(BitsRng& rng) { return static_cast<int8_t>(rng.next() >> 24); }  // -128 included
+
+}  // namespace
+
+TEST_CASE("the mcu port's linear_i8 on the board is bit-identical to generic, every tile and tail") {
+    const ax::Kernels* mcu = ax::kernels_by_name("mcu");
+    if (!mcu) return;
+    const ax::Kernels& ref = ax::generic_kernels();
+    const float denorm = std::numeric_limits<float>::denorm_min();
+    BitsRng rng{0x2545f491u};
+    size_t index = 0, mismatches = 0, cases = 0;
+    for (size_t rows : {1u, 2u, 3u, 5u, 8u, 9u}) {
+        for (size_t in : {1u, 3u, 4u, 5u, 8u, 15u, 16u, 17u, 31u, 33u, 64u, 65u, 129u, 257u}) {
+            for (size_t out : {1u, 2u, 3u, 4u, 5u, 7u, 8u, 9u, 17u, 33u}) {
+                ++index;
+                const size_t off = index % 2;  // int8 buffers one byte off, float buffers one float off
+                int8_t* xq = g_xq + off;
+                int8_t* w = g_w + off;
+                float* xs = g_xs + off;
+                float* ws = g_ws + off;
+                float* bias = g_bias + off;
+                for (size_t i = 0; i < rows * in; ++i) xq[i] = rnd_i8(rng);
+                for (size_t i = 0; i < out * in; ++i) w[i] = rnd_i8(rng);
+                for (size_t r = 0; r < rows; ++r) xs[r] = 1e-3f + 0.05f * std::fabs(rng.uniform(1.0f));
+                for (size_t o = 0; o < out; ++o) ws[o] = 1e-3f + 0.05f * std::fabs(rng.uniform(1.0f));
+                for (size_t o = 0; o < out; ++o) bias[o] = rng.uniform(2.0f);
+                // Every fourth shape, operands outside the four-lane epilogue's range: one each.
+                switch (index % 16) {
+                    case 3:
+                        xs[rows - 1] = 1e-25f;
+                        break;
+                    case 7:
+                        ws[out - 1] = 3e20f;
+                        break;
+                    case 11:
+                        bias[0] = (index % 32 == 11) ? denorm : 1e-35f;
+                        break;
+                    case 15:
+                        bias[out / 2] = std::numeric_limits<float>::quiet_NaN();
+                        break;
+                    default:
+                        break;
+                }
+                const bool with_bias = (index / 2) % 2 == 0;
+                const float* b = with_bias ? bias : nullptr;
+                ref.linear_i8(xq, xs, rows, in, w, ws, b, out, g_want);
+                mcu->linear_i8(xq, xs, rows, in, w, ws, b, out, g_got);
+                size_t bad = 0;
+                for (size_t i = 0; i < rows * out; ++i) {
+                    // NaN bias: any NaN (which operand's payload an add passes on is the compiler's choice).
+                    const bool both_nan = g_want[i] != g_want[i] && g_got[i] != g_got[i];
+                    if (!both_nan && float_bits(g_want[i]) != float_bits(g_got[i])) ++bad;
+                }
+                if (bad) {
+                    INFO("rows " << rows << " in " << in << " out " << out << " offset " << off
+                                 << (with_bias ? " bias" : " no bias"));
+                    CHECK(bad == 0);
+                }
+                mismatches += bad;
+                ++cases;
+            }
+        }
+    }
+    CHECK(mismatches == 0);
+    CHECK(cases == 6 * 14 * 10);
+}
+
+TEST_CASE("the mcu port's quantize_rows_i8 on the board is bit-identical to generic, edge rows included") {
+    const ax::Kernels* mcu = ax::kernels_by_name("mcu");
+    if (!mcu) return;
+    const ax::Kernels& ref = ax::generic_kernels();
+    const float denorm = std::numeric_limits<float>::denorm_min();
+    const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+    static float x[2 * 300 + 4];
+    static int8_t qa[2 * 300 + 4], qb[2 * 300 + 4];
+    float sa[2], sb[2];
+    // Edge rows (9 values each), then random rows of every length mod 4 and mod 8.
+    const float edges[][9] = {
+        {0, 0, 0, 0, 0, 0, 0, 0, 0},
+        {-0.0f, 0.0f, -0.0f, 0, 0, 0, 0, 0, 0},
+        {127, 0.5f, 1.5f, 2.5f, -0.5f, -1.5f, -2.5f, 125.5f, -126.5f},
+        {63.5f, 0.25f, 0.75f, 1.25f, -0.25f, -0.75f, -1.25f, 62.25f, -62.75f},
+        {1e-38f, -2e-38f, 5e-39f, denorm, -denorm, 3e-39f, 1e-39f, 2e-38f, -1e-45f},
+        {1e-30f, denorm, -denorm, 1e-38f, -3e-39f, 5e-31f, 7.9e-31f, -1e-30f, 2e-31f},
+        {5e-31f, denorm, -denorm, 1e-38f, -3e-39f, 1e-31f, -4e-31f, 2.5e-31f, 1e-45f},
+        {1e38f, -3e38f, 1, -1, 1e-30f, 2e37f, 5e30f, -2.9e38f, 3.4e38f},
+        {nan, 1.0f, -2.0f, 0.5f, 0.25f, -1.5f, 3.0f, nan, 2.5f},
+        {nan, nan, nan, nan, nan, nan, nan, nan, nan},
+        {inf, 1.0f, -2.0f, 0.5f, -inf, 7.0f, 0, 0, 1},
+        {127, 0.49999997f, 0.50000006f, 1.4999999f, 1.5000001f, -2.4999998f, -2.5000002f, 0, 0},
+    };
+    BitsRng rng{99};
+    const size_t n_edges = sizeof edges / sizeof edges[0];
+    const size_t lengths[] = {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33, 64, 65, 127, 128, 300};
+    size_t mismatches = 0;
+    for (size_t k = 0; k < n_edges + 2 * (sizeof lengths / sizeof lengths[0]); ++k) {
+        size_t n = 9;
+        float row[300];
+        if (k < n_edges) {
+            std::memcpy(row, edges[k], sizeof edges[k]);
+        } else {
+            const size_t j = k - n_edges;
+            n = lengths[j / 2];
+            for (size_t i = 0; i < n; ++i) row[i] = rng.uniform(3.0f);
+            if (j % 2) {  // exact ties: multiples of 1/64 with amax 1
+                for (size_t i = 0; i < n; ++i) row[i] = static_cast<float>(static_cast<int>(row[i] * 21.0f)) / 64.0f;
+                row[0] = 1.0f;
+            }
+        }
+        for (size_t off : {0u, 1u, 3u}) {
+            // The row twice, the second reversed, one or three floats (and bytes) off alignment.
+            float* xr = x + off;
+            for (size_t i = 0; i < n; ++i) xr[i] = xr[2 * n - 1 - i] = row[i];
+            ref.quantize_rows_i8(xr, 2, n, qa + off, sa);
+            mcu->quantize_rows_i8(xr, 2, n, qb + off, sb);
+            size_t bad = float_bits(sa[0]) != float_bits(sb[0]) || float_bits(sa[1]) != float_bits(sb[1]);
+            for (size_t i = 0; i < 2 * n; ++i) bad += qa[off + i] != qb[off + i];
+            if (bad) {
+                INFO("row " << k << " (n " << n << ") offset " << off);
+                CHECK(bad == 0);
+            }
+            mismatches += bad;
+        }
+    }
+    CHECK(mismatches == 0);
+}
