@@ -78,8 +78,9 @@ $(foreach t,$(CROSS_TARGETS),$(eval $(call cross_rules,$(t))))
 #   make stack          worst-case stack of the runtime per board (tests/stack/stack_worst_case.py; also in test-firmware)
 #   make insn           instructions per forecast and per kernel, generic port against mcu, under a QEMU plugin
 # Each board is a folder of ports/cortex-m/boards/ (memory.ld, board.cmake with its core, qemu machine and
-# defaults). These variables override the boards' defaults for every board built; empty means the default:
-#   FIRMWARE_BOARDS            boards to build and test
+# defaults), read by the firmware build alone (ports/cortex-m/boards.cmake). These variables override the
+# boards' defaults for every board built; empty means the default:
+#   FIRMWARE_BOARDS            boards to build and test (default: every folder of ports/cortex-m/boards/)
 #   FIRMWARE_EXAMPLE           folder with forecaster.pt, config.json, history.csv (default models/example)
 #   FIRMWARE_WINDOW            history rows the example forecasts from (its last rows; default all of them)
 #   FIRMWARE_HORIZON           steps forecast (default 24)
@@ -87,7 +88,7 @@ $(foreach t,$(CROSS_TARGETS),$(eval $(call cross_rules,$(t))))
 #   FIRMWARE_STACK             stack bytes at the top of RAM (default 65536; 8192 on stm32f405)
 #   FIRMWARE_TESTS             ON or OFF: build and run the on-board doctest image (default ON; OFF on stm32f405)
 #   FIRMWARE_STACK_BUDGET      bytes the runtime's computed worst-case stack may reach (make stack; default 3584)
-FIRMWARE_DEFAULT_BOARDS := mps2-an386 mps2-an500 mps3-an547 mps2-an385 stm32f405
+FIRMWARE_DEFAULT_BOARDS := $(notdir $(patsubst %/,%,$(wildcard ports/cortex-m/boards/*/)))
 FIRMWARE_BOARDS ?= $(FIRMWARE_DEFAULT_BOARDS)
 FIRMWARE_EXAMPLE ?=
 FIRMWARE_WINDOW ?=
@@ -97,16 +98,13 @@ FIRMWARE_STACK ?=
 FIRMWARE_TESTS ?=
 FIRMWARE_STACK_BUDGET ?=
 FIRMWARE_DIR = $(BUILD)/firmware
-board_cpu = $$(sed -n 's/^set(board_cpu \([a-z0-9-]*\)).*/\1/p' ports/cortex-m/boards/$(1)/board.cmake)
 
 # $(call firmware_build,BOARDS,TARGET): configure and build each board's tree (TARGET empty: everything).
 define firmware_build
 	@for board in $(1); do \
-		cpu=$(call board_cpu,$$board); \
-		if [ -z "$$cpu" ]; then echo "firmware: no board $$board in ports/cortex-m/boards" >&2; exit 1; fi; \
-		echo "firmware: $$board ($$cpu)"; \
+		echo "firmware: $$board"; \
 		cmake --no-warn-unused-cli -S . -B $(FIRMWARE_DIR)/$$board -DCMAKE_TOOLCHAIN_FILE=ports/cortex-m/arm-none-eabi.cmake \
-			-DCMAKE_BUILD_TYPE=Release -DAUSPEX_CORTEX_M_CPU=$$cpu -DAUSPEX_FIRMWARE_BOARD=$$board \
+			-DCMAKE_BUILD_TYPE=Release -DAUSPEX_FIRMWARE_BOARD=$$board \
 			-DAUSPEX_BUILD_FIRMWARE=ON -DAUSPEX_BUILD_TOOLS=OFF -DAUSPEX_BUILD_TESTS=OFF \
 			-DAUSPEX_EXAMPLE_DIR="$(if $(FIRMWARE_EXAMPLE),$(abspath $(FIRMWARE_EXAMPLE)))" \
 			-DAUSPEX_EXAMPLE_WINDOW="$(FIRMWARE_WINDOW)" -DAUSPEX_EXAMPLE_HORIZON="$(FIRMWARE_HORIZON)" \
@@ -174,8 +172,6 @@ INSN_DEFAULT_LINUX := aarch64 aarch64-dotprod armhf
 INSN_BOARDS ?= $(INSN_DEFAULT_BOARDS)
 INSN_LINUX ?= $(INSN_DEFAULT_LINUX)
 INSN_DIR = $(BUILD)/insn
-board_label = $(shell sed -n 's/^set(board_cpu cortex-\(m[0-9]*\)).*/\1/p' ports/cortex-m/boards/$(1)/board.cmake | tr m M) ($(1))
-board_machine = $(shell sed -n 's/^set(board_qemu_machine \([a-z0-9-]*\)).*/\1/p' ports/cortex-m/boards/$(1)/board.cmake)
 
 $(INSN_DIR)/insn_plugin.so: tests/insn/insn_plugin.c
 	@mkdir -p $(INSN_DIR)
@@ -192,7 +188,7 @@ insn: build $(INSN_DIR)/insn_plugin.so
 		cmake --build $(INSN_DIR)/$$t -j $(JOBS) --target insn >/dev/null || exit 1; \
 	done
 	@sh tests/insn/insn_report.sh $(INSN_DIR)/insn_plugin.so \
-		$(foreach b,$(INSN_BOARDS),"$(call board_label,$(b)):system:$(call board_machine,$(b)):$(FIRMWARE_DIR)/$(b)/insn.elf") \
+		$(foreach b,$(INSN_BOARDS),"$$(cat $(FIRMWARE_DIR)/$(b)/insn_label):$$(cat $(FIRMWARE_DIR)/$(b)/insn_runner):$(FIRMWARE_DIR)/$(b)/insn.elf") \
 		$(foreach t,$(INSN_LINUX),"$(t) (qemu-user):$$(cat $(INSN_DIR)/$(t)/insn_runner):$(INSN_DIR)/$(t)/insn") \
 		| tee $(INSN_DIR)/insn.md
 	$(call write_insn_doc,insn,$(INSN_DIR)/insn.md)

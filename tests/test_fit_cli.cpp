@@ -2,9 +2,12 @@
 // whose arena figure is the one `header` writes and a session uses.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "tests/cli_support.h"
 #include "tests/test_support.h"
@@ -97,6 +100,49 @@ TEST_CASE("cli: inspect's fit options refuse malformed sizes and unknown boards"
     check_error(auspex("inspect " + model + " --ram 0"), 2, "is not a memory size");
     check_error(auspex("inspect " + model + " --ram -5K"), 2, "is not a memory size");
     check_error(auspex("inspect " + model + " --board stm32f999"), 2, "unknown board \"stm32f999\"");
+}
+
+TEST_CASE("cli: inspect --board knows every folder of ports/cortex-m/boards, and the board table documents each") {
+    const std::string root = std::string(AUSPEX_SOURCE_DIR) + "/ports/cortex-m";
+    std::vector<std::string> folders;
+    for (const auto& e : std::filesystem::directory_iterator(root + "/boards"))
+        if (e.is_directory()) folders.push_back(e.path().filename().string());
+    std::sort(folders.begin(), folders.end());
+    REQUIRE(!folders.empty());
+    std::string known;
+    for (const std::string& f : folders) known += (known.empty() ? "" : ", ") + f;
+    const std::string model = convert("forecaster", "post_relu_tril", "", "fit_boards.axm");
+    check_error(auspex("inspect " + model + " --board none"), 2, "(known: " + known + ")");
+
+    std::ifstream in(root + "/README.md");
+    std::stringstream doc;
+    doc << in.rdbuf();
+    for (const std::string& board : folders) {
+        INFO("board " << board);
+        const Result r = auspex("inspect " + model + " --board " + board + " --window 12 --horizon 6");
+        REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+        // "fits:     yes (NAME: CORE, CODE SIZE ..., RAM SIZE ...; window ...": the core and both sizes are in the
+        // board's row of ports/cortex-m/README.md's table.
+        const size_t at = r.output.find("(" + board + ": ");
+        REQUIRE(at != std::string::npos);
+        const std::string summary =
+            r.output.substr(at + board.size() + 3, r.output.find(';', at) - at - board.size() - 3);
+        const size_t row_at = doc.str().find("| `" + board + "` |");
+        REQUIRE_MESSAGE(row_at != std::string::npos, "no row for " << board << " in ports/cortex-m/README.md");
+        const std::string row = doc.str().substr(row_at, doc.str().find('\n', row_at) - row_at);
+        std::vector<std::string> parts;
+        for (size_t from = 0; from <= summary.size();) {
+            const size_t comma = std::min(summary.find(", ", from), summary.size());
+            parts.push_back(summary.substr(from, comma - from));
+            from = comma + 2;
+        }
+        REQUIRE(parts.size() == 3);
+        CHECK_MESSAGE(row.find(parts[0]) != std::string::npos, row);
+        for (size_t i = 1; i < 3; ++i) {
+            const std::string size = parts[i].substr(0, parts[i].find(' ', parts[i].find(' ') + 1));  // "4 MB"
+            CHECK_MESSAGE(row.find(size) != std::string::npos, size << " not in: " << row);
+        }
+    }
 }
 
 TEST_CASE("cli: header writes the arena figure inspect reports, for f32 and int8 caches") {

@@ -224,6 +224,37 @@ TEST_CASE("ports: every kernel table is tested here, or reported as skipped") {
     CHECK(available == tested.size());
 }
 
+// The kernels the test cases below compare with generic on every port. A kernel added to runtime/kernels.h
+// without a test here fails the next test case.
+const char* const kKernelsTestedHere[] = {"linear_f32",
+                                          "linear_f16",
+                                          "linear_i8",
+                                          "quantize_rows_i8",
+                                          "attention_scores_f32",
+                                          "attention_values_f32",
+                                          "attention_rows_f32",
+                                          "softmax_f32",
+                                          "layer_norm_f32",
+                                          "gelu_f32",
+                                          "relu_f32",
+                                          "add_f32",
+                                          "add_sinusoidal_f32",
+                                          "attention_scores_i8",
+                                          "attention_values_i8"};
+
+TEST_CASE("ports: every kernel of runtime/kernels.h is tested here and set in every table") {
+    for (const char* name : ax::kKernelNames) {
+        bool tested = false;
+        for (const char* t : kKernelsTestedHere) tested = tested || std::string(t) == name;
+        CHECK_MESSAGE(tested, "kernel " << std::string(name) << " has no test in tests/test_ports.cpp");
+    }
+    // Only the optional attention_rows_f32 may be null: the tables start from generic's, which sets the rest.
+    for (const Kernels* k : ax::test::available_ports()) {
+        INFO("port " << std::string(k->name));
+        CHECK(ax::null_entries(*k) == (k->attention_rows_f32 == nullptr ? 1u : 0u));
+    }
+}
+
 TEST_CASE("ports: linear_f32 and linear_f16 agree with generic within 1e-5 of sum |x w|") {
     const Kernels& ref = ax::generic_kernels();
     for (const Kernels* port : ports_to_test()) {

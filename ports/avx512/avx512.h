@@ -10,28 +10,31 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "runtime/kernels.h"
+
+// The kernels the "avx512" table replaces in the AVX2 port's, by name, each declared below with the kernel's
+// type:
+// - linear_f32, linear_f16: float products on ZMM (linear_float_avx512.h); agree with generic to rounding.
+// - linear_i8: int8 products with AVX512-VNNI, bit-identical to generic: packed panels on ZMM for batches,
+//   EVEX dot-product tiles on YMM for few rows. See linear_i8_avx512.cpp.
+// - attention_scores_f32, attention_values_f32: one query against n_keys keys (attention_avx512.cpp): scores
+//   agree with generic to rounding; values are bit-identical to a sequence of avx2::axpy_f32 calls (multiply,
+//   then add), as the interface requires.
+// - attention_rows_f32: a block of query rows of one head at once, ports/avx2/attention_rows.h on ZMM.
+// - softmax_f32: on ZMM (softmax_avx512.cpp), the AVX2 port's vector exp on 16 lanes, masked tails.
+#define AX_AVX512_KERNELS(X) \
+    X(linear_f32)            \
+    X(linear_f16)            \
+    X(linear_i8)             \
+    X(attention_scores_f32)  \
+    X(attention_values_f32)  \
+    X(attention_rows_f32)    \
+    X(softmax_f32)
+
 namespace ax::avx512 {
 
-// Float products on ZMM (see linear_float_avx512.h); agree with generic to rounding.
-void linear_f32(const float* x, size_t rows, size_t in, const float* w, const float* bias, size_t out, float* y);
-void linear_f16(const float* x, size_t rows, size_t in, const uint16_t* w, const float* bias, size_t out, float* y);
-// Int8 products with AVX512-VNNI, bit-identical to generic: packed panels on ZMM (linear_i8) or YMM
-// (linear_i8_256) for batches, EVEX dot-product tiles on YMM for few rows. See linear_i8_avx512.cpp.
-void linear_i8(const int8_t* xq, const float* xscale, size_t rows, size_t in, const int8_t* w, const float* wscale,
-               const float* bias, size_t out, float* y);
-void linear_i8_256(const int8_t* xq, const float* xscale, size_t rows, size_t in, const int8_t* w, const float* wscale,
-                   const float* bias, size_t out, float* y);
-
-// One query against n_keys keys (attention_avx512.cpp): scores agree with generic to rounding; values are
-// bit-identical to a sequence of avx2::axpy_f32 calls (multiply, then add), as the interface requires.
-void attention_scores_f32(const float* q, const float* k, size_t stride, size_t n_keys, size_t n, float scale,
-                          float* scores);
-void attention_values_f32(const float* p, const float* v, size_t stride, size_t n_keys, size_t n, float* out);
-// On ZMM (softmax_avx512.cpp): the AVX2 port's vector exp on 16 lanes, masked tails.
-void softmax_f32(float* x, size_t n);
-// A block of query rows of one head at once: ports/avx2/attention_rows.h on ZMM.
-bool attention_rows_f32(const float* q, size_t q_stride, size_t rows, const float* k, const float* v, size_t kv_stride,
-                        size_t n_keys, size_t first_position, bool causal, size_t n, float scale, float* out,
-                        size_t out_stride);
+AX_AVX512_KERNELS(AX_DECLARE_KERNEL)
+// linear_i8's packed panels on YMM: the one kernel of the "avx512-256" table.
+kernel::linear_i8 linear_i8_256;
 
 }  // namespace ax::avx512

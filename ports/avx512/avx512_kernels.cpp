@@ -24,13 +24,9 @@ namespace {
 constexpr Kernels kAvx512Table = [] {
     Kernels k = avx2::kernel_table();
     k.name = "avx512";
-    k.linear_f32 = avx512::linear_f32;
-    k.linear_f16 = avx512::linear_f16;
-    k.linear_i8 = avx512::linear_i8;
-    k.attention_scores_f32 = avx512::attention_scores_f32;
-    k.attention_values_f32 = avx512::attention_values_f32;
-    k.attention_rows_f32 = avx512::attention_rows_f32;
-    k.softmax_f32 = avx512::softmax_f32;
+#define AX_AVX512_ENTRY(id) k.id = avx512::id;
+    AX_AVX512_KERNELS(AX_AVX512_ENTRY)
+#undef AX_AVX512_ENTRY
     return k;
 }();
 

@@ -1,9 +1,10 @@
 # Bare-metal Arm Cortex-M with the GNU Arm Embedded toolchain (Debian: gcc-arm-none-eabi, newlib).
 #
 #   cmake -S . -B build/firmware/mps2-an386 -DCMAKE_TOOLCHAIN_FILE=ports/cortex-m/arm-none-eabi.cmake \
-#         -DAUSPEX_CORTEX_M_CPU=cortex-m4 -DAUSPEX_BUILD_TOOLS=OFF -DAUSPEX_BUILD_TESTS=OFF
+#         -DAUSPEX_FIRMWARE_BOARD=mps2-an386 -DAUSPEX_BUILD_TOOLS=OFF -DAUSPEX_BUILD_TESTS=OFF
 #
-# AUSPEX_CORTEX_M_CPU picks the core and its floating-point unit:
+# AUSPEX_CORTEX_M_CPU picks the core and its floating-point unit; with AUSPEX_FIRMWARE_BOARD it is the board's
+# (board_cpu of ports/cortex-m/boards/<board>/board.cmake), without one it is given here:
 #   cortex-m3   Armv7-M, no FPU: software floating point (-mfloat-abi=soft)   (qemu: mps2-an385)
 #   cortex-m4   Armv7E-M, single-precision FPv4, DSP       (qemu: mps2-an386, netduinoplus2 = stm32f405)
 #   cortex-m7   Armv7E-M, double-precision FPv5, DSP       (qemu: mps2-an500)
@@ -14,6 +15,16 @@
 # -DCMAKE_CXX_FLAGS=... on the command line adds to them instead of replacing the CPU selection.
 set(CMAKE_SYSTEM_NAME Generic)
 
+if(AUSPEX_FIRMWARE_BOARD AND NOT DEFINED AUSPEX_CORTEX_M_CPU)
+  set(_auspex_board_file ${CMAKE_CURRENT_LIST_DIR}/boards/${AUSPEX_FIRMWARE_BOARD}/board.cmake)
+  if(NOT EXISTS ${_auspex_board_file})
+    file(GLOB _auspex_boards RELATIVE ${CMAKE_CURRENT_LIST_DIR}/boards ${CMAKE_CURRENT_LIST_DIR}/boards/*)
+    message(FATAL_ERROR "AUSPEX_FIRMWARE_BOARD=${AUSPEX_FIRMWARE_BOARD}: no such folder in ports/cortex-m/boards "
+                        "(boards: ${_auspex_boards})")
+  endif()
+  include(${_auspex_board_file})
+  set(AUSPEX_CORTEX_M_CPU ${board_cpu} CACHE STRING "Cortex-M core: cortex-m3, cortex-m4, cortex-m7 or cortex-m55")
+endif()
 set(AUSPEX_CORTEX_M_CPU "cortex-m4" CACHE STRING "Cortex-M core: cortex-m3, cortex-m4, cortex-m7 or cortex-m55")
 set_property(CACHE AUSPEX_CORTEX_M_CPU PROPERTY STRINGS cortex-m3 cortex-m4 cortex-m7 cortex-m55)
 if(AUSPEX_CORTEX_M_CPU STREQUAL "cortex-m3")

@@ -8,7 +8,7 @@
 # and CTest tests that run them under qemu-system-arm and prove the runtime heap-free (`make test-firmware`).
 # The model and data headers are generated at build time by a host build's auspex CLI (AUSPEX_HOST_AUSPEX).
 # Each board is a folder ports/cortex-m/boards/<board>/ with memory.ld (its regions) and board.cmake (its core,
-# its qemu machine and the defaults below); see ports/cortex-m/README.md, "Adding a board".
+# its qemu machine and the defaults below), read by boards.cmake; see ports/cortex-m/README.md, "Adding a board".
 set(AUSPEX_FIRMWARE_BOARD "mps2-an386" CACHE STRING "Board: a folder of ports/cortex-m/boards/")
 set(AUSPEX_HOST_AUSPEX "" CACHE FILEPATH "The host auspex CLI that converts models and writes the headers")
 set(AUSPEX_EXAMPLE_DIR "" CACHE PATH "forecaster.pt, config.json, history.csv of the example (default: models/example)")
@@ -20,20 +20,13 @@ set(AUSPEX_EXAMPLE_HORIZON "" CACHE STRING "Steps the example forecasts; empty =
 set(AUSPEX_EXAMPLE_CONVERT "" CACHE STRING "auspex convert options for the example model; empty = board default, else --dtype int8")
 
 set(board ${AUSPEX_FIRMWARE_BOARD})
-set(board_dir ${CMAKE_CURRENT_SOURCE_DIR}/ports/cortex-m/boards/${board})
-if(NOT EXISTS ${board_dir}/board.cmake OR NOT EXISTS ${board_dir}/memory.ld)
-  file(GLOB known RELATIVE ${CMAKE_CURRENT_SOURCE_DIR}/ports/cortex-m/boards ${CMAKE_CURRENT_SOURCE_DIR}/ports/cortex-m/boards/*)
-  message(FATAL_ERROR "AUSPEX_FIRMWARE_BOARD=${board}: no ${board_dir}/board.cmake and memory.ld; boards: ${known}")
-endif()
-unset(board_example_window)
-unset(board_example_horizon)
-unset(board_example_convert)
-unset(board_slot_test)
-include(${board_dir}/board.cmake)
-set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${board_dir}/board.cmake)
+include(${CMAKE_CURRENT_LIST_DIR}/boards.cmake)
+set(board_dir ${AUSPEX_BOARDS_DIR}/${board})
+auspex_read_board(${board_dir})
 if(NOT AUSPEX_CORTEX_M_CPU STREQUAL board_cpu)
-  message(FATAL_ERROR "${board} has a ${board_cpu}; configure with -DAUSPEX_CORTEX_M_CPU=${board_cpu} "
-                      "and -DCMAKE_TOOLCHAIN_FILE=ports/cortex-m/arm-none-eabi.cmake")
+  message(FATAL_ERROR "${board} has a ${board_cpu}, this tree was configured for ${AUSPEX_CORTEX_M_CPU}: configure "
+                      "a new tree with -DAUSPEX_FIRMWARE_BOARD=${board} "
+                      "-DCMAKE_TOOLCHAIN_FILE=ports/cortex-m/arm-none-eabi.cmake")
 endif()
 if(NOT EXISTS "${AUSPEX_HOST_AUSPEX}")
   message(FATAL_ERROR "AUSPEX_HOST_AUSPEX=\"${AUSPEX_HOST_AUSPEX}\": give the host build's auspex (make build)")
@@ -191,6 +184,10 @@ if(board_slot_test)
 endif()
 # make insn: the example forecast once per kernel port between markers, for tests/insn/insn_plugin.c.
 auspex_firmware(insn image_code.ld ${CMAKE_CURRENT_SOURCE_DIR}/tests/insn/insn_main.cpp)
+# How make insn runs it and labels its column (tests/insn/insn_report.sh): the board's qemu machine and core.
+string(REGEX REPLACE "^cortex-m" "M" fw_core ${board_cpu})
+file(WRITE ${CMAKE_BINARY_DIR}/insn_runner "system:${board_qemu_machine}\n")
+file(WRITE ${CMAKE_BINARY_DIR}/insn_label "${fw_core} (${board})\n")
 add_dependencies(insn example_data)
 
 # The board must print the host's text exactly: the runtime computes exp, erf, sin and cos itself
@@ -246,10 +243,10 @@ foreach(image forecast forecast_c)
 endforeach()
 add_test(NAME stack_families COMMAND ${stack_tool} --elf $<TARGET_FILE:stack_families>
   --map ${CMAKE_BINARY_DIR}/stack_families.map --label "every family on ${board} (${board_cpu})")
-# No figure when an indirect call cannot be bounded: with linear_i8 missing from the kernel table's
-# declaration, the calls through it are unresolved and the tool must refuse (exit 1, this message).
+# No figure when an indirect call cannot be bounded: with linear_i8 missing from the kernel list (AX_KERNELS),
+# the calls through it are unresolved and the tool must refuse (exit 1, this message).
 file(READ ${CMAKE_CURRENT_SOURCE_DIR}/runtime/kernels.h stack_kernels_h)
-string(REPLACE "(*linear_i8)" "(*linear_i8_unknown)" stack_kernels_h "${stack_kernels_h}")
+string(REPLACE "X(linear_i8)" "X(linear_i8_unknown)" stack_kernels_h "${stack_kernels_h}")
 file(WRITE ${CMAKE_BINARY_DIR}/stack_kernels_renamed.h "${stack_kernels_h}")
 add_test(NAME stack_refuses_unresolved_call COMMAND ${Python3_EXECUTABLE}
   ${CMAKE_CURRENT_SOURCE_DIR}/tests/stack/stack_worst_case.py --elf $<TARGET_FILE:forecast>

@@ -6,19 +6,26 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "runtime/kernels.h"
+
+// The kernels this port implements, each declared below with the kernel's type; the port's table
+// (mcu_kernels.cpp) puts exactly these in place of generic's, by name.
+// - linear_i8: the int8 products above.
+// - quantize_rows_i8: per-row int8 quantization, generic's bits: the FPU's round-to-nearest conversion in
+//   place of libm's nearbyintf (four lanes on Helium).
+// - softmax_f32, gelu_f32: Helium (MVE with float): the reference's exp and erf on four lanes, bit-identical
+//   to generic; other cores: generic.
+#define AX_MCU_KERNELS(X) \
+    X(linear_i8)          \
+    X(quantize_rows_i8)   \
+    X(softmax_f32)        \
+    X(gelu_f32)
+
 namespace ax::mcu {
 
 // True when this build targets a core with one of the extensions above.
 bool available();
 
-void linear_i8(const int8_t* xq, const float* xscale, size_t rows, size_t in, const int8_t* w, const float* wscale,
-               const float* bias, size_t out, float* y);
-// Per-row int8 quantization, generic's bits: the FPU's round-to-nearest conversion in place of libm's
-// nearbyintf (four lanes on Helium).
-void quantize_rows_i8(const float* x, size_t rows, size_t n, int8_t* q, float* scales);
-// Helium (MVE with float): the reference's exp and erf on four lanes, bit-identical to generic; other cores:
-// generic.
-void softmax_f32(float* x, size_t n);
-void gelu_f32(float* x, size_t n);
+AX_MCU_KERNELS(AX_DECLARE_KERNEL)
 
 }  // namespace ax::mcu

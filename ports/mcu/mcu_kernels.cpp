@@ -12,10 +12,9 @@ namespace {
 constexpr Kernels kMcuTable = [] {
     Kernels k = generic::kernel_table();
     k.name = "mcu";
-    k.linear_i8 = mcu::linear_i8;
-    k.quantize_rows_i8 = mcu::quantize_rows_i8;
-    k.softmax_f32 = mcu::softmax_f32;
-    k.gelu_f32 = mcu::gelu_f32;
+#define AX_MCU_ENTRY(id) k.id = mcu::id;
+    AX_MCU_KERNELS(AX_MCU_ENTRY)
+#undef AX_MCU_ENTRY
     return k;
 }();
 

@@ -47,6 +47,10 @@ int main() {
         std::fprintf(stderr, "insn: %s\n", s.message());
         return 1;
     }
+    // The kernels the report lists, in runtime/kernels.h's order (outside the counted regions).
+    std::printf("insn: kernels:");
+    for (const char* name : ax::kKernelNames) std::printf(" %s", name);
+    std::printf("\n");
     if (!run(ax::generic_kernels(), auspex_insn_begin_generic, reference)) return 1;
     std::printf("insn: window %d, horizon %d: generic forecast counted\n", EXAMPLE_MODEL_WINDOW, EXAMPLE_MODEL_HORIZON);
     const ax::Kernels& best = ax::best_kernels();

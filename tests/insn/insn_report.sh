@@ -18,10 +18,6 @@ trap 'rm -rf "$tmp"' EXIT
 filt=c++filt
 command -v $filt >/dev/null 2>&1 || filt=arm-none-eabi-c++filt
 
-# The kernels of runtime/kernels.h, in its order, and dot_f32 and axpy_f32: no table entries, but
-# functions the generic linear and attention kernels call.
-kernels="linear_f32 linear_f16 linear_i8 quantize_rows_i8 dot_f32 axpy_f32 attention_scores_f32 attention_values_f32 softmax_f32 layer_norm_f32 gelu_f32 relu_f32 add_f32 attention_scores_i8 attention_values_i8"
-
 n=0
 for spec in "$@"; do
     n=$((n + 1))
@@ -67,7 +63,15 @@ for spec in "$@"; do
         awk '{ name = $3; for (i = 4; i <= NF; ++i) name = name " " $i; sub(/\(.*/, "", name); print $1, $2, name }' \
         >"$tmp/$n.syms"
     awk '/^insn region/ { print $3, $5 }' "$out" >"$tmp/$n.totals"
+    # The kernels of runtime/kernels.h as the program lists them (the same in every program).
+    [ -n "${kernels:-}" ] || kernels=$(sed -n 's/^insn: kernels: //p' "$tmp/$n.stdout")
 done
+if [ -z "${kernels:-}" ]; then
+    echo "insn: the programs did not list their kernels (insn: kernels: ...)" >&2
+    exit 1
+fi
+# And dot_f32 and axpy_f32: no table entries, but functions the linear and attention kernels call.
+kernels="$kernels dot_f32 axpy_f32"
 
 # Value of a kernel (or "total") in one run's region: instructions attributed to ax::<port>::<kernel>.
 value() { # run region what

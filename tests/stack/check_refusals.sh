@@ -18,6 +18,7 @@ prefix=${cc%gcc}
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 cat >"$dir/kernels.h" <<'H'
+#define AX_KERNELS(X) X(linear_f32)
 struct Kernels {
     const char* name;
     void (*linear_f32)(void);

@@ -129,13 +129,14 @@ def read_ci(ci_dir):
 
 
 def kernel_fields(path):
+    """The fields of struct Kernels after its name, in order: the kernel list AX_KERNELS of runtime/kernels.h."""
     with open(path) as f:
         text = f.read()
-    body = text[text.index("struct Kernels"):]
-    body = body[:body.index("\n};")]
-    fields = re.findall(r"\(\*(\w+)\)\s*\(", body)
+    m = re.search(r"#define AX_KERNELS\(X\)((?:[^\n]*\\\n)*[^\n]*)", text)
+    fields = re.findall(r"\bX\((\w+)\)", m.group(1)) if m else []
+    body = text[text.index("struct Kernels"):] if "struct Kernels" in text else ""
     if not fields or not re.search(r"const char\* name(\s*=\s*nullptr)?;", body):
-        raise Refusal(f"{path}: cannot read struct Kernels (a name, then function pointers)")
+        raise Refusal(f"{path}: cannot read struct Kernels (a name, then the kernels of AX_KERNELS)")
     return fields
 
 

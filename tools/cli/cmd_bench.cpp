@@ -95,70 +95,50 @@ void add_shape(const char* kernel, size_t rows, size_t in, size_t out, StageCloc
     }
 }
 
+// Where a matrix product's rows, in and out are among its arguments (runtime/kernels.h): those kernels are
+// accounted per shape as well. Every other kernel: {} (by kernel only).
+struct ShapeArgs {
+    bool matrix = false;
+    size_t rows = 0, in = 0, out = 0;
+};
+template <auto entry>
+constexpr ShapeArgs kShapeArgs{};
+template <>
+constexpr ShapeArgs kShapeArgs<&Kernels::linear_f32>{true, 1, 2, 5};
+template <>
+constexpr ShapeArgs kShapeArgs<&Kernels::linear_f16>{true, 1, 2, 5};
+template <>
+constexpr ShapeArgs kShapeArgs<&Kernels::linear_i8>{true, 2, 3, 7};
+
+// The timed stand-in for one table entry: the chosen port's kernel between two clock reads, its time added to
+// the entry's account under its name in runtime/kernels.h.
+template <auto entry, typename Kernel>
+struct TimedEntry;
+template <auto entry, typename R, typename... A>
+struct TimedEntry<entry, R(A...)> {
+    static R call(A... a) {
+        constexpr ShapeArgs shape = kShapeArgs<entry>;
+        if constexpr (shape.matrix) {
+            const auto t0 = StageClock::now();
+            (g_profile.base->*entry)(a...);
+            const auto args = std::make_tuple(a...);
+            add_shape(kernel_name<entry>(), std::get<shape.rows>(args), std::get<shape.in>(args),
+                      std::get<shape.out>(args), t0);
+        } else {
+            StageTimer t(kernel_name<entry>());
+            return (g_profile.base->*entry)(a...);
+        }
+    }
+};
+
+// The chosen port's table with every entry it sets timed (a null optional entry stays null).
 Kernels timed_kernels(const Kernels& base) {
     g_profile.base = &base;
     Kernels k = base;
-    k.linear_f32 = [](const float* x, size_t rows, size_t in, const float* w, const float* b, size_t out, float* y) {
-        const auto t0 = StageClock::now();
-        g_profile.base->linear_f32(x, rows, in, w, b, out, y);
-        add_shape("linear_f32", rows, in, out, t0);
-    };
-    k.linear_f16 = [](const float* x, size_t rows, size_t in, const uint16_t* w, const float* b, size_t out, float* y) {
-        const auto t0 = StageClock::now();
-        g_profile.base->linear_f16(x, rows, in, w, b, out, y);
-        add_shape("linear_f16", rows, in, out, t0);
-    };
-    k.linear_i8 = [](const int8_t* xq, const float* xs, size_t rows, size_t in, const int8_t* w, const float* ws,
-                     const float* b, size_t out, float* y) {
-        const auto t0 = StageClock::now();
-        g_profile.base->linear_i8(xq, xs, rows, in, w, ws, b, out, y);
-        add_shape("linear_i8", rows, in, out, t0);
-    };
-    k.quantize_rows_i8 = [](const float* x, size_t rows, size_t n, int8_t* q, float* s) {
-        StageTimer t("quantize_rows_i8");
-        g_profile.base->quantize_rows_i8(x, rows, n, q, s);
-    };
-    k.attention_scores_f32 = [](const float* q, const float* kk, size_t stride, size_t n_keys, size_t n, float scale,
-                                float* scores) {
-        StageTimer t("attention_scores_f32");
-        g_profile.base->attention_scores_f32(q, kk, stride, n_keys, n, scale, scores);
-    };
-    k.attention_values_f32 = [](const float* p, const float* v, size_t stride, size_t n_keys, size_t n, float* out) {
-        StageTimer t("attention_values_f32");
-        g_profile.base->attention_values_f32(p, v, stride, n_keys, n, out);
-    };
-    if (base.attention_rows_f32 != nullptr)
-        k.attention_rows_f32 = [](const float* q, size_t q_stride, size_t rows, const float* kk, const float* v,
-                                  size_t kv_stride, size_t n_keys, size_t first, bool causal, size_t n, float scale,
-                                  float* out, size_t out_stride) {
-            StageTimer t("attention_rows_f32");
-            return g_profile.base->attention_rows_f32(q, q_stride, rows, kk, v, kv_stride, n_keys, first, causal, n,
-                                                      scale, out, out_stride);
-        };
-    k.softmax_f32 = [](float* x, size_t n) {
-        StageTimer t("softmax_f32");
-        g_profile.base->softmax_f32(x, n);
-    };
-    k.layer_norm_f32 = [](const float* x, size_t n, const float* g, const float* b, float eps, float* y) {
-        StageTimer t("layer_norm_f32");
-        g_profile.base->layer_norm_f32(x, n, g, b, eps, y);
-    };
-    k.gelu_f32 = [](float* x, size_t n) {
-        StageTimer t("gelu_f32");
-        g_profile.base->gelu_f32(x, n);
-    };
-    k.relu_f32 = [](float* x, size_t n) {
-        StageTimer t("relu_f32");
-        g_profile.base->relu_f32(x, n);
-    };
-    k.add_f32 = [](float* y, const float* x, size_t n) {
-        StageTimer t("add_f32");
-        g_profile.base->add_f32(y, x, n);
-    };
-    k.add_sinusoidal_f32 = [](float* x, size_t rows, size_t d, size_t first) {
-        StageTimer t("add_sinusoidal_f32");
-        g_profile.base->add_sinusoidal_f32(x, rows, d, first);
-    };
+#define AX_TIMED_ENTRY(id) \
+    if (base.id != nullptr) k.id = TimedEntry<&Kernels::id, kernel::id>::call;
+    AX_KERNELS(AX_TIMED_ENTRY)
+#undef AX_TIMED_ENTRY
     return k;
 }
 

@@ -11,20 +11,15 @@ namespace {
 
 struct Board {
     const char* name;
-    uint64_t flash;
-    uint64_t ram;
-    const char* note;
+    uint64_t flash;  // the board's code memory: memory.ld's CODE region
+    uint64_t ram;    // the RAM the firmware gets: memory.ld's RAM region
+    const char* summary;
 };
 
-// Code memory and the RAM the linker script gives the firmware (ports/cortex-m/boards/*/memory.ld); the
-// STM32F405 is the real chip's 1 MB flash and 128 KB of contiguous SRAM (its 64 KB CCM is not counted).
-constexpr uint64_t kK = 1024;
+// One row per folder of ports/cortex-m/boards/, generated at configure time from its board.cmake and
+// memory.ld (ports/cortex-m/boards.cmake), so the figures are the linker's.
 const Board kBoards[] = {
-    {"stm32f405", 1024 * kK, 128 * kK, "stm32f405: Cortex-M4F, 1 MB flash, 128 KB SRAM"},
-    {"mps2-an385", 4096 * kK, 4096 * kK, "mps2-an385: Cortex-M3, 4 MB code memory, 4 MB RAM"},
-    {"mps2-an386", 4096 * kK, 4096 * kK, "mps2-an386: Cortex-M4F, 4 MB code memory, 4 MB RAM"},
-    {"mps2-an500", 4096 * kK, 4096 * kK, "mps2-an500: Cortex-M7, 4 MB code memory, 4 MB RAM"},
-    {"mps3-an547", 512 * kK, 512 * kK, "mps3-an547: Cortex-M55, 512 KB ITCM, 512 KB DTCM"},
+#include "board_table.inc"
 };
 
 std::string board_names() {
@@ -110,7 +105,7 @@ bool read_memory_budget(const Args& args, MemoryBudget* out) {
         for (const Board& k : kBoards)
             if (name == k.name) found = &k;
         if (found == nullptr) throw UsageError{"unknown board \"" + name + "\" (known: " + board_names() + ")"};
-        b.board = found->note;
+        b.board = std::string(found->name) + ": " + found->summary;
         b.flash = found->flash;
         b.ram = found->ram;
     }

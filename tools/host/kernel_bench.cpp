@@ -78,6 +78,27 @@ Array<float> random_floats(Rng& rng, size_t n, float scale) {
     return a;
 }
 
+// One table entry timed: its name in runtime/kernels.h and the median time of a call with `args` (after
+// `prepare`, whose own time the caller takes off), so a row's label is always the kernel it timed.
+struct Timing {
+    const char* kernel;
+    double ns;
+};
+
+template <auto entry, class Prepare, class... A>
+Timing time_entry_after(const Kernels& k, Prepare&& prepare, A... args) {
+    return Timing{kernel_name<entry>(), median_ns([&] {
+                      prepare();
+                      (k.*entry)(args...);
+                  })};
+}
+
+template <auto entry, class... A>
+Timing time_entry(const Kernels& k, A... args) {
+    return time_entry_after<entry>(
+        k, [] {}, args...);
+}
+
 // ---- the machine's single-core AVX2 peak ----
 
 struct Peak {
@@ -231,70 +252,65 @@ void bench_linear(const Kernels& k, const Peak& peak, std::vector<Row>& rows) {
         k.quantize_rows_i8(w.data(), s.out, s.in, wq.data(), wscale.data());
         const double ops = 2.0 * static_cast<double>(s.rows) * static_cast<double>(s.in) * static_cast<double>(s.out);
 
-        auto add = [&](const char* kernel, const char* unit, double ns, bool float_fma) {
-            Row r{k.name, kernel, shape_text(s), unit, ns, ops / ns};
+        auto add = [&](const Timing& t, const char* unit, bool float_fma) {
+            Row r{k.name, t.kernel, shape_text(s), unit, t.ns, ops / t.ns};
             if (float_fma && peak.valid) {
                 r.peak_fraction = r.rate / peak.fma_gflops;
                 r.theory_fraction = r.rate / peak.theory_gflops;
             }
             rows.push_back(r);
         };
-        add("linear_f32", "GFLOP/s",
-            median_ns([&] { k.linear_f32(x.data(), s.rows, s.in, w.data(), bias.data(), s.out, y.data()); }), true);
-        add("linear_f16", "GFLOP/s",
-            median_ns([&] { k.linear_f16(x.data(), s.rows, s.in, wh.data(), bias.data(), s.out, y.data()); }), true);
-        add("linear_i8", "GOP/s", median_ns([&] {
-                k.linear_i8(xq.data(), xscale.data(), s.rows, s.in, wq.data(), wscale.data(), bias.data(), s.out,
-                            y.data());
-            }),
-            false);
+        add(time_entry<&Kernels::linear_f32>(k, x.data(), s.rows, s.in, w.data(), bias.data(), s.out, y.data()),
+            "GFLOP/s", true);
+        add(time_entry<&Kernels::linear_f16>(k, x.data(), s.rows, s.in, wh.data(), bias.data(), s.out, y.data()),
+            "GFLOP/s", true);
+        add(time_entry<&Kernels::linear_i8>(k, xq.data(), xscale.data(), s.rows, s.in, wq.data(), wscale.data(),
+                                            bias.data(), s.out, y.data()),
+            "GOP/s", false);
         if (peak.valid && std::string(k.name) == "avx2") rows.back().peak_fraction = rows.back().rate / peak.madd_gops;
     }
 }
 
 void bench_vectors(const Kernels& k, std::vector<Row>& rows) {
     Rng rng;
-    auto add = [&](const char* kernel, size_t n, double work, const char* unit, double ns) {
-        rows.push_back(Row{k.name, kernel, "n=" + std::to_string(n), unit, ns, work / ns});
+    auto add = [&](const Timing& t, const std::string& shape, double work, const char* unit) {
+        rows.push_back(Row{k.name, t.kernel, shape, unit, t.ns, work / t.ns});
     };
     {
         const size_t r = 96, n = 256;
         Array<float> x = random_floats(rng, r * n, 2.0f);
         Array<int8_t> q(r * n);
         Array<float> scales(r);
-        const double ns = median_ns([&] { k.quantize_rows_i8(x.data(), r, n, q.data(), scales.data()); });
-        rows.push_back(Row{k.name, "quantize_rows_i8", "96x256", "Gelem/s", ns, double(r * n) / ns});
+        add(time_entry<&Kernels::quantize_rows_i8>(k, x.data(), r, n, q.data(), scales.data()), "96x256", double(r * n),
+            "Gelem/s");
     }
     for (size_t n : {16u, 64u}) {
         // One query of a head of n values against a window of 96 keys, a row of four heads apart.
         const size_t keys = 96, stride = 4 * n;
         Array<float> q = random_floats(rng, n, 1.0f), kv = random_floats(rng, keys * stride, 1.0f), scores(keys);
-        const double ns =
-            median_ns([&] { k.attention_scores_f32(q.data(), kv.data(), stride, keys, n, 0.125f, scores.data()); });
-        rows.push_back(Row{k.name, "attention_scores_f32", "n=" + std::to_string(n) + " keys=96", "GFLOP/s", ns,
-                           2.0 * double(n * keys) / ns});
+        add(time_entry<&Kernels::attention_scores_f32>(k, q.data(), kv.data(), stride, keys, n, 0.125f, scores.data()),
+            "n=" + std::to_string(n) + " keys=96", 2.0 * double(n * keys), "GFLOP/s");
     }
     for (size_t n : {96u, 1024u}) {
         // Softmax of a softmax stays a distribution: repeating it in place keeps the input realistic.
         Array<float> a = random_floats(rng, n, 4.0f);
-        add("softmax_f32", n, double(n), "Gelem/s", median_ns([&] { k.softmax_f32(a.data(), n); }));
+        add(time_entry<&Kernels::softmax_f32>(k, a.data(), n), "n=" + std::to_string(n), double(n), "Gelem/s");
     }
     for (size_t n : {256u, 1024u}) {
         Array<float> x = random_floats(rng, n, 2.0f), g = random_floats(rng, n, 1.0f), b = random_floats(rng, n, 1.0f);
         Array<float> y(n);
-        add("layer_norm_f32", n, double(n), "Gelem/s",
-            median_ns([&] { k.layer_norm_f32(x.data(), n, g.data(), b.data(), 1e-5f, y.data()); }));
+        add(time_entry<&Kernels::layer_norm_f32>(k, x.data(), n, g.data(), b.data(), 1e-5f, y.data()),
+            "n=" + std::to_string(n), double(n), "Gelem/s");
     }
     for (size_t n : {1024u}) {
         // GELU in place would shrink its input towards 0 call after call: restore it each time and take
         // the copy's own time off.
         Array<float> src = random_floats(rng, n, 4.0f), x(n);
-        const double copy_ns = median_ns([&] { std::memcpy(x.data(), src.data(), n * sizeof(float)); });
-        const double ns = median_ns([&] {
-            std::memcpy(x.data(), src.data(), n * sizeof(float));
-            k.gelu_f32(x.data(), n);
-        });
-        add("gelu_f32", n, double(n), "Gelem/s", std::max(ns - copy_ns, 1e-3));
+        auto restore = [&] { std::memcpy(x.data(), src.data(), n * sizeof(float)); };
+        const double copy_ns = median_ns(restore);
+        Timing t = time_entry_after<&Kernels::gelu_f32>(k, restore, x.data(), n);
+        t.ns = std::max(t.ns - copy_ns, 1e-3);
+        add(t, "n=" + std::to_string(n), double(n), "Gelem/s");
     }
 }
 
@@ -330,8 +346,8 @@ std::vector<Ratio> gemv_ratios(const std::vector<Row>& rows, const std::vector<c
     std::vector<Ratio> out;
     for (const Kernels* k : ports)
         for (const LinearShape& s : kLinearShapes) {
-            const Row* f = find(rows, k->name, "linear_f32", shape_text(s));
-            const Row* q = find(rows, k->name, "linear_i8", shape_text(s));
+            const Row* f = find(rows, k->name, kernel_name<&Kernels::linear_f32>(), shape_text(s));
+            const Row* q = find(rows, k->name, kernel_name<&Kernels::linear_i8>(), shape_text(s));
             if (f && q) out.push_back(Ratio{k->name, shape_text(s), q->rate / f->rate});
         }
     return out;

@@ -2,6 +2,8 @@
 # QEMU emulates it as the Netduino Plus 2.
 set(board_cpu cortex-m4)  # AUSPEX_CORTEX_M_CPU (ports/cortex-m/arm-none-eabi.cmake)
 set(board_qemu_machine netduinoplus2)  # qemu-system-arm -M
+# What `auspex inspect --board` prints; @CODE@ and @RAM@ are the sizes of memory.ld's CODE and RAM regions.
+set(board_description "Cortex-M4F, @CODE@ flash, @RAM@ SRAM")
 # The doctest image (~400 KB of code plus the fixtures, a 64 KB model copy and the fixtures' arena in RAM)
 # does not fit 128 KB of RAM; the same Cortex-M4 code runs it on mps2-an386.
 set(board_firmware_tests OFF)
