@@ -14,6 +14,8 @@
 #include "tests/tolerances.h"
 #include "tools/common/aligned_buffer.h"
 #include "tools/common/tool_error.h"
+#include "tools/checkpoint/checkpoint.h"
+#include "tools/convert/config_search.h"
 #include "tools/convert/conversion_check.h"
 #include "tools/convert/converter.h"
 #include "tools/host/feature_names.h"
@@ -269,4 +271,44 @@ TEST_CASE("covariate forecasters: the decoder reads the outputs, positions per s
     CHECK(!wrong.passed);
     CHECK(wrong.max_diff > 0.1);
     CHECK(right.passed);
+}
+
+TEST_CASE(
+    "--find-config finds what the weights of the variants cannot tell: the decoder's positions, the encoder's mask") {
+    const auto write_config = [](const std::string& text) {
+        const std::filesystem::path path =
+            std::filesystem::temp_directory_path() / ("auspex_search_" + std::to_string(::getpid()) + ".json");
+        std::ofstream(path) << text;
+        return path;
+    };
+    {
+        // The tutorial with nothing said about the decoder's positions.
+        const std::string dir = test::fixture_path("forecaster_covariates/tutorial");
+        const auto config = write_config(R"({"arch": "forecaster", "memory_mask": "tril",
+            "features": ["load", "temperature", "humidity"], "outputs": ["load"]})");
+        tools::CheckFiles files;
+        files.input = dir + "/check_src.csv";
+        files.target = dir + "/check_tgt.csv";
+        files.output = dir + "/check_out.csv";
+        const tools::ConfigSearch s = tools::search_config(tools::read_checkpoint(dir + "/model.pt"), config, files);
+        std::filesystem::remove(config);
+        REQUIRE(s.found);
+        CHECK(s.config.decoder_positional_encoding == format::PositionalEncoding::none);
+        CHECK(s.config.nhead == 4);
+    }
+    {
+        // An encoder-only model whose forward takes a causal mask: only the head kind is stated.
+        const std::string dir = test::fixture_path("forecaster_onepass/last_row_causal");
+        const auto config = write_config(R"({"arch": "forecaster", "head": "last_row"})");
+        tools::CheckFiles files;
+        files.input = dir + "/history.csv";
+        files.output = dir + "/forecast.csv";
+        const tools::ConfigSearch s = tools::search_config(tools::read_checkpoint(dir + "/model.pt"), config, files);
+        std::filesystem::remove(config);
+        REQUIRE(s.found);
+        CHECK(s.config.encoder_mask == format::EncoderMask::causal);
+        CHECK(s.config.nhead == 3);
+        CHECK(s.config.activation == format::Activation::gelu);
+        CHECK(s.config.norm_first);
+    }
 }

@@ -37,7 +37,11 @@ tools::ConvertConfig find_config(const tools::TensorMap& tensors, const tools::C
         throw tools::ToolError("no config the checkpoint allows reproduces " + check.output + " (" +
                                std::to_string(s.tried) + " tried); the closest, " + s.description + ", has its " +
                                tools::describe_difference(s.result) +
-                               "; is the check pair from this checkpoint, in eval mode? nothing written");
+                               "; is the check pair from this checkpoint, in eval mode? Not searched, so taken from "
+                               "your config as it is: embed_scale, normalization, window, one-pass decoding "
+                               "(decoding, label_len, horizon, placeholder), an encoder-only model's head, outputs, "
+                               "and the encoder-decoder's layer counts and sizes read off the tensors. Nothing "
+                               "written");
     std::printf("find-config: %zu config(s) tried, %zu matched PyTorch\n", s.tried, s.matches.size());
     if (s.varying == tools::config_key_name(format::ConfigKey::layer_norm_eps)) {
         std::printf(
