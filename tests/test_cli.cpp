@@ -196,11 +196,12 @@ TEST_CASE("cli: a monthly sensor log with ';' and decimal commas forecasts with 
     ax::test::check_close(fc.values, ax::tools::read_csv(case_file("post_relu_tril", "forecast.csv")).values, 1e-4,
                           "sensor log forecast");
 
-    // run and reconstruct-style commands keep the given rows' timestamps.
+    // run labels each row with the time it predicts: the month after its decoder input row's.
     const std::string run_out = (scratch_dir() / "sensor_run.csv").string();
     const Result run = auspex("run " + model + " --src " + log + " --tgt " + log + " -o " + run_out);
     REQUIRE_MESSAGE(run.exit_code == 0, run.output);
-    CHECK(lines_of(run_out)[1].rfind("2000-01-15;", 0) == 0);
+    CHECK(lines_of(run_out)[1].rfind("2000-02-15;", 0) == 0);
+    CHECK(lines_of(run_out).back().rfind(next, 0) == 0);
 }
 
 TEST_CASE("cli: irregular timestamps are reported and the forecast rows numbered") {

@@ -55,7 +55,7 @@ int cmd_run(const Argv& argv) {
     out.values = session.run(src.values.data(), src.rows, tgt.values.data(), tgt.rows, space);
     out.header = c.n_outputs == c.n_features ? feature_header(tgt, features)
                                              : numbered_names(output_prefix(format::Family::forecaster), c.n_outputs);
-    same_times(tgt, out);
+    predicted_times(tgt, args.get("tgt"), out);
     write_output(args, out);
     return 0;
 }

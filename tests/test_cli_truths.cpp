@@ -1,0 +1,120 @@
+// What the CLI says about a user's own files is true: columns feed the model's inputs by name, and each
+// output row carries the time it predicts. Each case does what a user did, against the PyTorch fixtures.
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "tests/cli_support.h"
+#include "tests/test_support.h"
+#include "tools/text/csv.h"
+
+namespace {
+
+using ax::test::auspex;
+using ax::test::check_error;
+using ax::test::Result;
+using ax::test::scratch_dir;
+using ax::test::write_file;
+
+std::string case_file(const std::string& c, const std::string& f) {
+    return ax::test::fixture_path("forecaster/" + c + "/" + f);
+}
+
+std::vector<std::string> lines_of(const std::string& path) {
+    std::ifstream in(path);
+    std::vector<std::string> out;
+    for (std::string line; std::getline(in, line);) out.push_back(line);
+    return out;
+}
+
+std::vector<std::string> fields(const std::string& line) {
+    std::vector<std::string> out;
+    size_t start = 0;
+    for (size_t comma; (comma = line.find(',', start)) != std::string::npos; start = comma + 1)
+        out.push_back(line.substr(start, comma - start));
+    out.push_back(line.substr(start));
+    return out;
+}
+
+// Hour `h` after 2024-03-01 00:00, as a logger writes it.
+std::string hour(size_t h) {
+    char text[32];
+    std::snprintf(text, sizeof text, "2024-03-%02zu %02zu:00", 1 + h / 24, h % 24);
+    return text;
+}
+
+// norm_global (two features on very different scales: about 300 and -40) converted with feature names.
+std::string named_model() {
+    const std::string out = (scratch_dir() / "truths_named.axm").string();
+    std::ifstream in(case_file("norm_global", "config.json"));
+    std::string config((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    config.insert(config.find('{') + 1, "\"features\": [\"temperature\", \"pressure\"], ");
+    const Result r = auspex("convert " + case_file("norm_global", "model.pt") + " --config " +
+                            write_file("truths_named.json", config) + " -o " + out);
+    REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+    return out;
+}
+
+// Rows [first, first + count) of norm_global's history as an hourly log with the header `names`, the two
+// features written in the order `swap` says (false: the model's).
+std::string hourly_log(const std::string& name, const std::string& names, bool swap, size_t first = 0,
+                       size_t count = 36) {
+    const std::vector<std::string> rows = lines_of(case_file("norm_global", "history.csv"));
+    std::string text = names + "\n";
+    for (size_t i = first; i < first + count; ++i) {
+        const std::vector<std::string> v = fields(rows[i]);
+        text += hour(i) + "," + (swap ? v[1] + "," + v[0] : v[0] + "," + v[1]) + "\n";
+    }
+    return write_file(name, text);
+}
+
+}  // namespace
+
+TEST_CASE("cli truths: forecast --columns in another order than the model's features feeds them by name") {
+    const std::string model = named_model();
+    const std::vector<float> want = ax::tools::read_csv(case_file("norm_global", "forecast.csv")).values;
+    const std::string log = hourly_log("swapped.csv", "time,pressure,temperature", true);
+    const std::string out = (scratch_dir() / "swapped_fc.csv").string();
+    for (const std::string columns : {"pressure,temperature", "temperature,pressure"}) {
+        const Result r = auspex("forecast " + model + " --input " + log + " --columns " + columns +
+                                " --horizon 24 -o " + out);
+        REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+        const ax::tools::Table fc = ax::tools::read_csv(out);
+        CHECK(lines_of(out)[0] == "time,temperature,pressure");
+        ax::test::check_close(fc.values, want, 1e-4, "--columns " + columns);
+        if (columns[0] == 'p') CHECK(r.output.find("read in the model's feature order temperature,pressure") !=
+                                     std::string::npos);
+    }
+    // A header naming the features otherwise: --columns maps them in the order given, and says so.
+    const std::string other = hourly_log("other_names.csv", "time,T (degC),p (mbar)", false);
+    const Result mapped = auspex("forecast " + model + " --input " + other + " --columns \"T (degC),p (mbar)\"" +
+                                 " --horizon 24 -o " + out);
+    REQUIRE_MESSAGE(mapped.exit_code == 0, mapped.output);
+    CHECK(mapped.output.find("--columns feeds T (degC) -> temperature, p (mbar) -> pressure") != std::string::npos);
+    ax::test::check_close(ax::tools::read_csv(out).values, want, 1e-4, "--columns mapped");
+    // A feature name in another feature's place beside a name that is none: refused, naming both.
+    const std::string mixed = hourly_log("mixed.csv", "time,pressure,T (degC)", true);
+    check_error(auspex("forecast " + model + " --input " + mixed + " --columns \"pressure,T (degC)\""), 2,
+                "'pressure' is the model's feature 2 but would feed its input 1 ('temperature')");
+}
+
+TEST_CASE("cli truths: run labels each output row with the time it predicts") {
+    const std::string model = named_model();
+    const std::string src = hourly_log("run_src.csv", "time,temperature,pressure", false);
+    // The decoder input is the history's last 16 rows (gen_raw_run_fixtures.py): hours 20..35.
+    const std::string tgt = hourly_log("run_tgt.csv", "time,temperature,pressure", false, 20, 16);
+    const std::string out = (scratch_dir() / "run_times.csv").string();
+    const Result r = auspex("run " + model + " --src " + src + " --tgt " + tgt + " -o " + out);
+    REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+    const std::vector<std::string> written = lines_of(out);
+    REQUIRE(written.size() == 17);
+    CHECK(written[0] == "time,temperature,pressure");
+    // Row i is PyTorch's prediction from decoder input hour 20 + i: the value at hour 21 + i.
+    for (size_t i = 0; i < 16; ++i) CHECK(fields(written[i + 1])[0] == hour(21 + i));
+    ax::test::check_close(ax::tools::read_csv(out).values,
+                          ax::tools::read_csv(case_file("norm_global", "run_raw_out.csv")).values, 1e-4,
+                          "run with timestamps");
+}
