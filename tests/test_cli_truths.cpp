@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -79,14 +80,14 @@ TEST_CASE("cli truths: forecast --columns in another order than the model's feat
     const std::string log = hourly_log("swapped.csv", "time,pressure,temperature", true);
     const std::string out = (scratch_dir() / "swapped_fc.csv").string();
     for (const std::string columns : {"pressure,temperature", "temperature,pressure"}) {
-        const Result r = auspex("forecast " + model + " --input " + log + " --columns " + columns +
-                                " --horizon 24 -o " + out);
+        const Result r =
+            auspex("forecast " + model + " --input " + log + " --columns " + columns + " --horizon 24 -o " + out);
         REQUIRE_MESSAGE(r.exit_code == 0, r.output);
         const ax::tools::Table fc = ax::tools::read_csv(out);
         CHECK(lines_of(out)[0] == "time,temperature,pressure");
         ax::test::check_close(fc.values, want, 1e-4, "--columns " + columns);
-        if (columns[0] == 'p') CHECK(r.output.find("read in the model's feature order temperature,pressure") !=
-                                     std::string::npos);
+        if (columns[0] == 'p')
+            CHECK(r.output.find("read in the model's feature order temperature,pressure") != std::string::npos);
     }
     // A header naming the features otherwise: --columns maps them in the order given, and says so.
     const std::string other = hourly_log("other_names.csv", "time,T (degC),p (mbar)", false);
@@ -117,4 +118,60 @@ TEST_CASE("cli truths: run labels each output row with the time it predicts") {
     ax::test::check_close(ax::tools::read_csv(out).values,
                           ax::tools::read_csv(case_file("norm_global", "run_raw_out.csv")).values, 1e-4,
                           "run with timestamps");
+}
+
+namespace {
+
+// A classifier fixture's config with "positional_encoding" replaced by `pe`.
+std::string classifier_config(const std::string& fixture, const std::string& pe) {
+    std::ifstream in(ax::test::fixture_path("classifier/" + fixture + "/config.json"));
+    std::string config((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const size_t key = config.find("\"positional_encoding\"");
+    const size_t value = config.find('"', config.find(':', key) + 1);
+    config.replace(value + 1, config.find('"', value + 1) - value - 1, pe);
+    return write_file(fixture + "_" + pe + ".json", config);
+}
+
+}  // namespace
+
+TEST_CASE("cli truths: a declared positional encoding the classifier's position table contradicts is refused") {
+    // A frozen sinusoidal table whose pad row 0 is zero, declared as indexed from 0: refused, naming both.
+    const std::string pad0 = ax::test::fixture_path("classifier/pad0_max_sigmoid");
+    const std::string out = (scratch_dir() / "truths_cls.axm").string();
+    check_error(auspex("convert " + pad0 + "/model.pt --config " + classifier_config("pad0_max_sigmoid", "sinusoidal") +
+                       " -o " + out),
+                1,
+                "the config says \"positional_encoding\": \"sinusoidal\" but the checkpoint holds the sinusoidal "
+                "table position_enc.weight whose row 0 is zero");
+
+    // paul-hyun's tables (row 0 holds PE(0), looked up from 1 with pads at 0) declared "sinusoidal": as
+    // converted before, its logits were off by 0.55; now refused without a check pair, naming both.
+    const std::string dir = ax::test::fixture_path("classifier/paulhyun_map");
+    const std::string convert = "convert " + dir + "/model.pt --map " + std::string(AUSPEX_SOURCE_DIR) +
+                                "/tools/import/maps/paulhyun_classifier.map" + " -o " + out + " --config ";
+    const std::string declared = classifier_config("paulhyun_map", "sinusoidal");
+    check_error(auspex(convert + declared), 1,
+                "the config says \"positional_encoding\": \"sinusoidal\" but the checkpoint holds "
+                "src_pos_embed.weight, a sinusoidal table in an nn.Embedding");
+    CHECK(!std::filesystem::exists(out));
+    // The check pair is the proof the message asks for: it refuses the wrong reading and passes the right
+    // one; --find-config finds it.
+    std::ifstream in(dir + "/case.json");
+    const std::string json((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::string tokens;
+    for (size_t open = json.find('[', json.find('[') + 1); open != std::string::npos; open = json.find('[', open + 1)) {
+        std::string row = json.substr(open + 1, json.find(']', open) - open - 1);
+        for (char& ch : row)
+            if (ch == ',' || ch == '\n') ch = ' ';
+        tokens += row + "\n";
+    }
+    const std::string pair =
+        " --check-input " + write_file("paulhyun_tokens.txt", tokens) + " --check-output " + dir + "/probs.csv";
+    check_error(auspex(convert + declared + pair), 1, "does not reproduce PyTorch's output");
+    const Result right = auspex(convert + classifier_config("paulhyun_map", "sinusoidal_pad0") + pair);
+    CHECK_MESSAGE(right.exit_code == 0, right.output);
+    const std::string found = (scratch_dir() / "paulhyun_found.json").string();
+    const Result searched = auspex(convert + declared + pair + " --find-config " + found);
+    REQUIRE_MESSAGE(searched.exit_code == 0, searched.output);
+    CHECK(searched.output.find("positional_encoding sinusoidal_pad0") != std::string::npos);
 }
