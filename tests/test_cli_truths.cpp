@@ -2,6 +2,7 @@
 // output row carries the time it predicts. Each case does what a user did, against the PyTorch fixtures.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -42,7 +43,7 @@ std::vector<std::string> fields(const std::string& line) {
 
 // Hour `h` after 2024-03-01 00:00, as a logger writes it.
 std::string hour(size_t h) {
-    char text[32];
+    char text[64];
     std::snprintf(text, sizeof text, "2024-03-%02zu %02zu:00", 1 + h / 24, h % 24);
     return text;
 }
@@ -174,4 +175,78 @@ TEST_CASE("cli truths: a declared positional encoding the classifier's position 
     const Result searched = auspex(convert + declared + pair + " --find-config " + found);
     REQUIRE_MESSAGE(searched.exit_code == 0, searched.output);
     CHECK(searched.output.find("positional_encoding sinusoidal_pad0") != std::string::npos);
+}
+
+namespace {
+
+// post_relu_tril's history (one feature) as lines "hour h,value" under "time,value", each line ending in
+// `eol`, with the values of rows `missing` replaced by the given markers.
+std::string single_log(const std::string& name, const std::string& eol = "\n",
+                       const std::vector<std::pair<size_t, std::string>>& missing = {}) {
+    std::vector<std::string> rows = lines_of(case_file("post_relu_tril", "history.csv"));
+    for (const auto& [row, marker] : missing) rows[row] = marker;
+    std::string text = "time,value" + eol;
+    for (size_t i = 0; i < rows.size(); ++i) text += hour(i) + "," + rows[i] + eol;
+    return write_file(name, text);
+}
+
+std::vector<float> post_relu_forecast(size_t steps) {
+    std::vector<float> v = ax::tools::read_csv(case_file("post_relu_tril", "forecast.csv")).values;
+    v.resize(steps);
+    return v;
+}
+
+}  // namespace
+
+TEST_CASE("cli truths: NA, NaN, null and N/A cells are missing values; --fill fills them") {
+    const std::string model = ax::test::converted_fixture("forecaster/post_relu_tril", "post_relu_tril.axm");
+    const std::string log = single_log("markers.csv", "\n", {{3, "NA"}, {7, "null"}, {8, "N/A"}, {10, "NaN"}});
+    check_error(auspex("forecast " + model + " --input " + log), 1,
+                "markers.csv:5: column 2: 'NA' marks a missing value (--fill previous or --fill linear fills gaps)");
+    const Result filled = auspex("forecast " + model + " --input " + log + " --fill linear --horizon 4");
+    REQUIRE_MESSAGE(filled.exit_code == 0, filled.output);
+    CHECK(filled.output.find("filled 4 empty cell") != std::string::npos);
+}
+
+TEST_CASE("cli truths: CRLF input gives CRLF output") {
+    const std::string model = ax::test::converted_fixture("forecaster/post_relu_tril", "post_relu_tril.axm");
+    const std::string out = (scratch_dir() / "crlf_fc.csv").string();
+    const Result r =
+        auspex("forecast " + model + " --input " + single_log("crlf.csv", "\r\n") + " --horizon 4 -o " + out);
+    REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+    const std::string text = ax::test::read_file(out);
+    CHECK(text.rfind("time,value\r\n" + hour(lines_of(case_file("post_relu_tril", "history.csv")).size()) + ",", 0) ==
+          0);
+    size_t lf = 0, crlf = 0;
+    for (size_t i = 0; i < text.size(); ++i)
+        if (text[i] == '\n') ++lf, crlf += i > 0 && text[i - 1] == '\r';
+    CHECK(lf == 5);
+    CHECK(crlf == 5);
+    ax::test::check_close(ax::tools::read_csv(out).values, post_relu_forecast(4), 1e-4, "CRLF forecast");
+    // LF input stays LF.
+    const Result plain = auspex("forecast " + model + " --input " + single_log("lf.csv") + " --horizon 4 -o " + out);
+    REQUIRE_MESSAGE(plain.exit_code == 0, plain.output);
+    CHECK(ax::test::read_file(out).find('\r') == std::string::npos);
+}
+
+TEST_CASE("cli truths: a column of decimal commas gets a message suggesting --delimiter ';'") {
+    const std::string model = ax::test::converted_fixture("forecaster/post_relu_tril", "post_relu_tril.axm");
+    std::string text = "value\n";
+    for (std::string row : lines_of(case_file("post_relu_tril", "history.csv"))) {
+        std::replace(row.begin(), row.end(), '.', ',');
+        text += row + "\n";
+    }
+    const std::string log = write_file("decimal_commas.csv", text);
+    check_error(auspex("forecast " + model + " --input " + log), 1,
+                "decimal_commas.csv:2: expected 1 column, found 2 ('-0,35223794' may be one number with a decimal "
+                "comma: --delimiter ';' reads it as -0.35223794)");
+    const std::string out = (scratch_dir() / "decimal_commas_fc.csv").string();
+    const Result r = auspex("forecast " + model + " --input " + log + " --delimiter ';' --horizon 4 -o " + out);
+    REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+    // Written as read: one column of decimal commas (which a reader takes with --delimiter ';' again).
+    ax::tools::CsvOptions semicolon;
+    semicolon.delimiter = ';';
+    const ax::tools::Table fc = ax::tools::read_csv(out, semicolon);
+    CHECK(fc.decimal_comma);
+    ax::test::check_close(fc.values, post_relu_forecast(4), 1e-4, "decimal-comma forecast");
 }

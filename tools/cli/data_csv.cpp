@@ -131,11 +131,16 @@ const char* output_prefix(format::Family family) {
     return "output";
 }
 
+void same_style(const tools::Table& from, tools::Table& to) {
+    to.delimiter = from.delimiter;
+    to.decimal_comma = from.decimal_comma;
+    to.crlf = from.crlf;
+}
+
 void same_times(const tools::Table& from, tools::Table& to) {
     to.time_name = from.time_name;
     to.times = from.times;
-    to.delimiter = from.delimiter;
-    to.decimal_comma = from.decimal_comma;
+    same_style(from, to);
 }
 
 namespace {
@@ -143,8 +148,6 @@ namespace {
 // `next` (the timestamps after `given`) when they are regular, else the rows numbered 1..N under "step".
 void extrapolated_times(const tools::Table& given, const tools::NextTimes& next, std::vector<std::string> kept,
                         const std::string& source, const char* what, tools::Table& out) {
-    out.delimiter = given.delimiter;
-    out.decimal_comma = given.decimal_comma;
     if (next.regular) {
         out.time_name = given.time_name;
         out.times = std::move(kept);
@@ -161,6 +164,7 @@ void extrapolated_times(const tools::Table& given, const tools::NextTimes& next,
 }  // namespace
 
 void predicted_times(const tools::Table& decoder_input, const std::string& source, tools::Table& out) {
+    same_style(decoder_input, out);
     if (decoder_input.times.empty()) return;
     extrapolated_times(decoder_input, tools::next_times(decoder_input.times, 1, decoder_input.decimal_comma),
                        std::vector<std::string>(decoder_input.times.begin() + 1, decoder_input.times.end()), source,
@@ -168,6 +172,7 @@ void predicted_times(const tools::Table& decoder_input, const std::string& sourc
 }
 
 void forecast_times(const tools::Table& history, const std::string& source, tools::Table& forecast) {
+    same_style(history, forecast);
     if (history.times.empty()) return;
     extrapolated_times(history, tools::next_times(history.times, forecast.rows, history.decimal_comma), {}, source,
                        "the forecast's", forecast);

@@ -35,7 +35,10 @@ std::vector<std::string> feature_header(const tools::Table& input, const std::ve
 std::vector<std::string> numbered_names(const std::string& prefix, size_t n);
 const char* output_prefix(format::Family family);
 
-// Gives `to` the time column (and separator, decimal mark) of `from`, whose rows it has.
+// Gives `to` the separator, decimal mark and line ends of `from`: every written CSV keeps its input's.
+void same_style(const tools::Table& from, tools::Table& to);
+
+// Gives `to` the time column (and style) of `from`, whose rows it has.
 void same_times(const tools::Table& from, tools::Table& to);
 
 // The timestamps of a teacher-forced pass's output: row i predicts the step after decoder input row i, so
@@ -43,7 +46,7 @@ void same_times(const tools::Table& from, tools::Table& to);
 // a note on stderr when the input's are not evenly spaced.
 void predicted_times(const tools::Table& decoder_input, const std::string& source, tools::Table& out);
 
-// The forecast's timestamps: the history's extrapolated, or step numbers 1..H with a note on stderr when
+// The forecast's timestamps (and style): the history's extrapolated, or step numbers 1..H with a note on stderr when
 // the history's are not evenly spaced.
 void forecast_times(const tools::Table& history, const std::string& source, tools::Table& forecast);
 

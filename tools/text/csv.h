@@ -18,6 +18,7 @@ struct Table {
     std::vector<std::string> times;
     char delimiter = ',';              // as read, and as written
     bool decimal_comma = false;        // numbers were read, and are written, with ',' for the decimal point
+    bool crlf = false;                 // lines end in CR LF (as read, and as written), else LF
     std::vector<std::string> ignored;  // header names of the columns the reader did not pick
     size_t filled = 0;                 // empty cells filled (CsvOptions::fill)
     float at(size_t r, size_t c) const { return values[r * cols + c]; }
@@ -38,14 +39,15 @@ struct CsvOptions {
 // Reads a CSV. The first line is a header when a field is quoted or is text (not a number or timestamp).
 // The first column holds times when its first value is an ISO 8601 date or datetime, or when its header
 // name says so (csv_time.h: is_time_name) and it is not one of the columns or features asked for. Blank
-// lines at the end are ignored. A wrong column count, a non-number, NaN or Inf, a value out of float range
-// or an empty cell (without `fill`) throws ToolError "<path>:<line>: column <c>: <what>". An empty file
+// lines at the end are ignored. A cell of NA, N/A, #N/A, NaN, null or None (any case) is a missing value, as
+// an empty one is. A wrong column count, a non-number, NaN or Inf, a value out of float range
+// or a missing value (without `fill`) throws ToolError "<path>:<line>: column <c>: <what>". An empty file
 // (no data rows) is an error too.
 Table read_csv(const std::string& path, const CsvOptions& options = {});
 Table parse_csv(const std::string& text, const std::string& source_name, const CsvOptions& options = {});
 
-// Writes values with enough digits to round-trip a float (%.9g), with the table's separator and decimal
-// mark. Header written when non-empty (the time column's name first).
+// Writes values with enough digits to round-trip a float (%.9g), with the table's separator, decimal
+// mark and line ends. Header written when non-empty (the time column's name first).
 void write_csv(const std::string& path, const Table& table);
 std::string format_csv(const Table& table);
 
