@@ -250,3 +250,38 @@ TEST_CASE("cli truths: a column of decimal commas gets a message suggesting --de
     CHECK(fc.decimal_comma);
     ax::test::check_close(fc.values, post_relu_forecast(4), 1e-4, "decimal-comma forecast");
 }
+
+TEST_CASE("cli truths: --truth with timestamps is aligned on them, and refused when they miss the forecast") {
+    const std::string model = ax::test::converted_fixture("forecaster/post_relu_tril", "post_relu_tril.axm");
+    const std::string log = single_log("truth_history.csv");
+    const size_t n = lines_of(case_file("post_relu_tril", "history.csv")).size();
+    const std::vector<float> fc = post_relu_forecast(24);
+    // A truth log 10 hours late: its rows are PyTorch's forecast for steps 11..24 (at their hours), then
+    // hours past the horizon. Aligned by time, the forecast equals the truth where they overlap.
+    std::string text = "time,value\n";
+    for (size_t step = 11; step <= 34; ++step) {
+        char value[32];
+        std::snprintf(value, sizeof value, "%.9g", step <= 24 ? fc[step - 1] : 999.0f);
+        text += hour(n - 1 + step) + "," + value + "\n";
+    }
+    const std::string out = (scratch_dir() / "truth_fc.csv").string();
+    const Result r = auspex("forecast " + model + " --input " + log + " --horizon 24 -o " + out + " --truth " +
+                            write_file("late_truth.csv", text));
+    REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+    CHECK(r.output.find("late_truth.csv holds 14 of the forecast's 24 steps; comparing those") != std::string::npos);
+    CHECK(r.output.find("MAE 0.0000, RMSE 0.0000") != std::string::npos);
+    CHECK(r.output.find("over 14 steps") != std::string::npos);
+    CHECK(r.output.find("\n  11 ") != std::string::npos);
+    CHECK(r.output.find("\n  1 ") == std::string::npos);
+
+    // A truth log that ends before the forecast starts: refused, naming both spans, nothing written.
+    std::string early = "time,value\n";
+    for (size_t h = 0; h < 5; ++h) early += hour(h) + ",1\n";
+    const std::string early_out = (scratch_dir() / "early_fc.csv").string();
+    check_error(auspex("forecast " + model + " --input " + log + " --horizon 24 -o " + early_out + " --truth " +
+                       write_file("early_truth.csv", early)),
+                1,
+                "early_truth.csv's timestamps (" + hour(0) + " .. " + hour(4) + ") do not overlap the forecast's (" +
+                    hour(n) + " .. " + hour(n + 23) + ")");
+    CHECK(!std::filesystem::exists(early_out));
+}

@@ -75,17 +75,23 @@ int cmd_forecast(const Argv& argv) {
     out.rows = horizon;
     out.cols = c.n_features;
     out.header = feature_header(history, features);
-    forecast_times(history, args.get("input"), out);
+    const bool timed = forecast_times(history, args.get("input"), out);
     out.values = args.has("recompute") ? session.forecast_recompute(history.values.data(), history.rows, horizon)
                                        : session.forecast(history.values.data(), history.rows, horizon);
-    const bool to_file = write_output(args, out);
-    tools::Table truth;
-    if (args.has("truth")) {
-        truth = read_data_csv(args, "truth", c.n_features, features);
-        // Printed beside the forecast only when the forecast itself went to a file.
-        if (to_file) std::fputs(tools::forecast_report(out, truth).c_str(), stdout);
+    tools::AlignedTruth truth;
+    if (args.has("truth")) {  // aligned before anything is written: a truth file that misses the forecast fails
+        truth = tools::align_truth(out, timed, read_data_csv(args, "truth", c.n_features, features), args.get("truth"));
+        if (truth.steps.size() < out.rows)
+            std::fprintf(stderr, "note: %s holds %zu of the forecast's %zu steps; comparing those\n",
+                         args.get("truth").c_str(), truth.steps.size(), out.rows);
     }
-    if (args.has("plot")) write_plot(args.get("plot"), history, out, args.has("truth") ? &truth : nullptr);
+    const bool to_file = write_output(args, out);
+    // Printed beside the forecast only when the forecast itself went to a file.
+    if (args.has("truth") && to_file) std::fputs(tools::forecast_report(truth).c_str(), stdout);
+    // The plot draws truth from the first step on, so only a truth that starts there and has no gaps.
+    const bool plot_truth =
+        args.has("truth") && truth.steps.front() == 0 && truth.steps.back() + 1 == truth.steps.size();
+    if (args.has("plot")) write_plot(args.get("plot"), history, out, plot_truth ? &truth.truth : nullptr);
     return 0;
 }
 

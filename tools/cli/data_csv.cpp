@@ -171,11 +171,12 @@ void predicted_times(const tools::Table& decoder_input, const std::string& sourc
                        "the output's", out);
 }
 
-void forecast_times(const tools::Table& history, const std::string& source, tools::Table& forecast) {
+bool forecast_times(const tools::Table& history, const std::string& source, tools::Table& forecast) {
     same_style(history, forecast);
-    if (history.times.empty()) return;
-    extrapolated_times(history, tools::next_times(history.times, forecast.rows, history.decimal_comma), {}, source,
-                       "the forecast's", forecast);
+    if (history.times.empty()) return false;
+    const tools::NextTimes next = tools::next_times(history.times, forecast.rows, history.decimal_comma);
+    extrapolated_times(history, next, {}, source, "the forecast's", forecast);
+    return next.regular;
 }
 
 }  // namespace ax::cli

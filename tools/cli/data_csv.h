@@ -47,7 +47,7 @@ void same_times(const tools::Table& from, tools::Table& to);
 void predicted_times(const tools::Table& decoder_input, const std::string& source, tools::Table& out);
 
 // The forecast's timestamps (and style): the history's extrapolated, or step numbers 1..H with a note on stderr when
-// the history's are not evenly spaced.
-void forecast_times(const tools::Table& history, const std::string& source, tools::Table& forecast);
+// the history's are not evenly spaced. True when the rows got timestamps (not numbers or nothing).
+bool forecast_times(const tools::Table& history, const std::string& source, tools::Table& forecast);
 
 }  // namespace ax::cli

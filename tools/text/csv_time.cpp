@@ -296,6 +296,20 @@ bool is_iso_timestamp(const std::string& text) {
     return parse_iso(text, t);
 }
 
+bool time_point(const std::string& text, bool decimal_comma, TimePoint& point) {
+    Stamp t;
+    point = TimePoint{};
+    if (parse_iso(text, t)) {
+        point.iso = true;
+        point.micros = t.micros();
+        point.zone = t.zone;
+        return true;
+    }
+    if (!parse_number(text, decimal_comma, t)) return false;
+    point.number = t.number;
+    return true;
+}
+
 bool is_time_name(const std::string& name) {
     std::string s;
     for (char c : name) s += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));

@@ -3,6 +3,7 @@
 // numbers, and the timestamps that follow a regularly spaced column.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,21 @@ bool is_iso_timestamp(const std::string& text);
 // ts, step, year, epoch, index (any case), or a name starting with "time" or "date" and a non-letter
 // ("time_s", "time (s)").
 bool is_time_name(const std::string& name);
+
+// A timestamp as a point on its axis, for matching the rows of two files: ISO dates and datetimes by the
+// instant they name within their written zone suffix (only the same suffix compares), numbers by value.
+struct TimePoint {
+    bool iso = false;
+    int64_t micros = 0;  // ISO: since 1970-01-01 in the written zone
+    double number = 0;
+    std::string zone;
+    bool operator==(const TimePoint& o) const {
+        return iso == o.iso && zone == o.zone && (iso ? micros == o.micros : number == o.number);
+    }
+};
+
+// False when `text` is neither an ISO date or datetime nor a number (`decimal_comma`: with ',').
+bool time_point(const std::string& text, bool decimal_comma, TimePoint& point);
 
 struct NextTimes {
     bool regular = false;
