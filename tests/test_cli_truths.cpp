@@ -285,3 +285,25 @@ TEST_CASE("cli truths: --truth with timestamps is aligned on them, and refused w
                     hour(n) + " .. " + hour(n + 23) + ")");
     CHECK(!std::filesystem::exists(early_out));
 }
+
+TEST_CASE("cli truths: rows above the window the forecast reads are not validated") {
+    // window48 forecasts from the last 48 of its 80 rows (its training window); a logger's glitches in the
+    // first rows do not stop it, and do not change it.
+    const std::string model = ax::test::converted_fixture("forecaster/window48", "window48.axm");
+    std::vector<std::string> rows = lines_of(case_file("window48", "history.csv"));
+    REQUIRE(rows.size() == 80);
+    rows[2] = "sensor reset";
+    rows[5] = "NA";
+    rows[20] = "1,2";
+    std::string text = "value\n";
+    for (const std::string& row : rows) text += row + "\n";
+    const std::string log = write_file("glitches.csv", text);
+    const std::string out = (scratch_dir() / "glitches_fc.csv").string();
+    const Result r = auspex("forecast " + model + " --input " + log + " --horizon 24 -o " + out);
+    REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+    ax::test::check_close(ax::tools::read_csv(out).values,
+                          ax::tools::read_csv(case_file("window48", "forecast.csv")).values, 1e-4, "glitches above");
+    // A window that reaches a bad row reads it, and says where.
+    check_error(auspex("forecast " + model + " --input " + log + " --window 64 --horizon 4"), 1,
+                "glitches.csv:22: expected 1 column, found 2");
+}

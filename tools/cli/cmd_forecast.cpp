@@ -50,14 +50,12 @@ int cmd_forecast(const Argv& argv) {
     const auto m = tools::load_model(args.positionals()[0]);
     const ForecasterConfig& c = m->forecaster.config();
     const std::vector<std::string> features = tools::feature_names(m->file);
-    tools::Table history = read_data_csv(args, "input", c.n_features, features);
     const size_t horizon = args.get_size("horizon", tools::kDefaultHorizon, 1, kMaxSequenceLength);
     tools::check_horizon_fits(c, horizon, "--horizon " + std::to_string(horizon));
     // The encoder window: --window, else the one the model was trained on, else (a model stating none) every
-    // input row.
-    size_t window = history.rows;
-    std::string source =
-        args.get("input") + " has " + std::to_string(history.rows) + " rows and the model states no window";
+    // input row. Only the window's rows are read: a bad row above it does not stop the forecast.
+    size_t window = 0;
+    std::string source;
     if (args.has("window")) {
         window = args.get_size("window", 0, 1, kMaxSequenceLength);
         source = "--window " + std::to_string(window);
@@ -65,7 +63,13 @@ int cmd_forecast(const Argv& argv) {
         window = c.window;
         source = "the model's training window";
     }
-    tools::check_window_fits(c, window, source);
+    if (window != 0) tools::check_window_fits(c, window, source);
+    tools::Table history = read_data_csv(args, "input", c.n_features, features, window);
+    if (window == 0) {
+        window = history.rows;
+        source = args.get("input") + " has " + std::to_string(history.rows) + " rows and the model states no window";
+        tools::check_window_fits(c, window, source);
+    }
     if (history.rows < window)
         std::fprintf(stderr, "note: %s has %zu rows, fewer than the %zu-row window (%s); forecasting from %zu\n",
                      args.get("input").c_str(), history.rows, window, source.c_str(), history.rows);

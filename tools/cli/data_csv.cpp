@@ -85,9 +85,10 @@ void order_columns(std::vector<std::string>& columns, const std::vector<std::str
 }  // namespace
 
 tools::Table read_data_csv(const Args& args, const std::string& option, size_t n_features,
-                           const std::vector<std::string>& features) {
+                           const std::vector<std::string>& features, size_t last_rows) {
     tools::CsvOptions o = csv_options(args);
     o.features = features;
+    o.last_rows = last_rows;
     const std::string path = args.require(option);
     order_columns(o.columns, features, path);
     tools::Table t = tools::read_csv(path, o);

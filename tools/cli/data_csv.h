@@ -21,8 +21,9 @@ tools::CsvOptions csv_options(const Args& args);
 // model's order; names that are none of them feed the features in the order given (noted); a feature named
 // in another feature's place beside other names is a UsageError. Notes left-out columns and filled cells on
 // stderr.
+// `last_rows` (0: all) reads only the file's last rows (tools::CsvOptions::last_rows).
 tools::Table read_data_csv(const Args& args, const std::string& option, size_t n_features,
-                           const std::vector<std::string>& features);
+                           const std::vector<std::string>& features, size_t last_rows = 0);
 
 // The header convention of every CSV a command writes (README, "CSV"). Columns that are the model's
 // features are named as the input CSV names them, else by the names stored in the model; with neither,

@@ -230,6 +230,9 @@ Table parse_csv(const std::string& text, const std::string& source_name, const C
         first_data = 1;
     }
     if (first_data == records.size()) throw ToolError(source_name + ": no data rows after the header");
+    if (options.last_rows != 0 && records.size() - first_data > options.last_rows)
+        records.erase(records.begin() + static_cast<long>(first_data),
+                      records.end() - static_cast<long>(options.last_rows));
     const size_t file_cols = header.empty() ? records[first_data].fields.size() : header.size();
     if (records[first_data].blank())
         fail(source_name, records[first_data].line, "blank line before the end of the data");

@@ -34,6 +34,9 @@ struct CsvOptions {
     // in Table::ignored).
     std::vector<std::string> features;
     Fill fill = Fill::none;  // empty cells: an error, the previous row's value, or linear in rows
+    // Read only the last `last_rows` data rows (0: all): the rows above them are neither read nor validated
+    // (a forecast's window is the end of a long log).
+    size_t last_rows = 0;
 };
 
 // Reads a CSV. The first line is a header when a field is quoted or is text (not a number or timestamp).
