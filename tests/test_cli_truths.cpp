@@ -307,3 +307,52 @@ TEST_CASE("cli truths: rows above the window the forecast reads are not validate
     check_error(auspex("forecast " + model + " --input " + log + " --window 64 --horizon 4"), 1,
                 "glitches.csv:22: expected 1 column, found 2");
 }
+
+TEST_CASE("cli truths: dd/mm/yyyy and mm/dd/yyyy timestamps, with --time-format for ambiguous ones") {
+    const std::string model = ax::test::converted_fixture("forecaster/post_relu_tril", "post_relu_tril.axm");
+    const std::vector<std::string> rows = lines_of(case_file("post_relu_tril", "history.csv"));
+    const std::string out = (scratch_dir() / "local_dates_fc.csv").string();
+    // A daily log from 20 January, day first: the 20 tells the order.
+    std::string daily = "Datum;Wert\n";
+    for (size_t i = 0; i < rows.size(); ++i) {
+        const size_t day = 20 + i;  // days of January, then February
+        char date[32];
+        std::snprintf(date, sizeof date, "%02zu/%02d/2024", day <= 31 ? day : day - 31, day <= 31 ? 1 : 2);
+        std::string value = rows[i];
+        std::replace(value.begin(), value.end(), '.', ',');
+        daily += std::string(date) + ";" + value + "\n";
+    }
+    const Result r =
+        auspex("forecast " + model + " --input " + write_file("daily_eu.csv", daily) + " --horizon 4 -o " + out);
+    REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+    const std::vector<std::string> written = lines_of(out);
+    REQUIRE(written.size() == 5);
+    CHECK(written[0] == "Datum;Wert");
+    CHECK(written[1].rfind("21/02/2024;", 0) == 0);
+    CHECK(written[4].rfind("24/02/2024;", 0) == 0);
+    ax::tools::CsvOptions day_first;
+    day_first.date_order = ax::tools::DateOrder::day_first;
+    ax::test::check_close(ax::tools::read_csv(out, day_first).values, post_relu_forecast(4), 1e-4, "dd/mm/yyyy");
+
+    // An hourly log on 1 and 2 March written "01/03/2024 00:00": day or month first cannot be told.
+    std::string hourly = "time,value\n";
+    for (size_t i = 0; i < rows.size(); ++i) {
+        char date[48];
+        std::snprintf(date, sizeof date, "%02zu/03/2024 %02zu:00", 1 + i / 24, i % 24);
+        hourly += std::string(date) + "," + rows[i] + "\n";
+    }
+    const std::string log = write_file("hourly_ambiguous.csv", hourly);
+    check_error(auspex("forecast " + model + " --input " + log), 1,
+                "'01/03/2024 00:00' reads day first or month first, and no date tells which: say which with "
+                "--time-format dd/mm/yyyy or --time-format mm/dd/yyyy");
+    const Result said =
+        auspex("forecast " + model + " --input " + log + " --time-format dd/mm/yyyy --horizon 2 -o " + out);
+    REQUIRE_MESSAGE(said.exit_code == 0, said.output);
+    CHECK(lines_of(out)[1].rfind("02/03/2024 08:00,", 0) == 0);
+    // Read month first, the same rows are 3 January and 3 February, a month apart: not evenly spaced.
+    const Result us =
+        auspex("forecast " + model + " --input " + log + " --time-format mm/dd/yyyy --horizon 2 -o " + out);
+    REQUIRE_MESSAGE(us.exit_code == 0, us.output);
+    CHECK(us.output.find("not evenly spaced") != std::string::npos);
+    check_error(auspex("forecast " + model + " --input " + log + " --time-format yyyy-dd-mm"), 2, "--time-format");
+}

@@ -450,10 +450,46 @@ TEST_CASE("csv: NA, NaN, null and N/A cells are missing values, filled like empt
     CHECK(parse_csv("NA,x\n1,2\n", "d.csv").header == std::vector<std::string>{"NA", "x"});
 }
 
+TEST_CASE("csv: dates as loggers and spreadsheets write them, day or month first") {
+    using ax::tools::DateOrder;
+    // A day over 12 tells day first; the next timestamps keep the column's style.
+    const Table eu = parse_csv("Datum,x\n30/01/2024 22:00,1\n30/01/2024 23:00,2\n31/01/2024 00:00,3\n", "d.csv");
+    CHECK(eu.time_name == "Datum");
+    CHECK(eu.date_order == DateOrder::day_first);
+    CHECK(next_times(eu.times, 2, false, eu.date_order).times ==
+          std::vector<std::string>{"31/01/2024 01:00", "31/01/2024 02:00"});
+    // Month first, one-digit fields as US spreadsheets write them, across a month end.
+    const Table us = parse_csv("date,x\n2/27/2024,1\n2/28/2024,2\n2/29/2024,3\n", "d.csv");
+    CHECK(us.date_order == DateOrder::month_first);
+    CHECK(next_times(us.times, 2, false, us.date_order).times == std::vector<std::string>{"3/1/2024", "3/2/2024"});
+    // Dotted dates are day first; year-first slashes are unambiguous.
+    CHECK(next_times({"31.12.2023 23:30", "01.01.2024 00:00"}, 1, false).times ==
+          std::vector<std::string>{"01.01.2024 00:30"});
+    CHECK(next_times({"2024/01/30", "2024/01/31"}, 1, false).times == std::vector<std::string>{"2024/02/01"});
+    // No value over 12: the order must be said, and a stated order is kept.
+    const std::string open = "date,x\n01/02/2024,1\n02/02/2024,2\n03/02/2024,3\n";
+    CHECK(csv_error(open) ==
+          "d.csv: '01/02/2024' reads day first or month first, and no date tells which: say which with "
+          "--time-format dd/mm/yyyy or --time-format mm/dd/yyyy");
+    CsvOptions o;
+    o.date_order = DateOrder::day_first;
+    const Table day = parse_csv(open, "d.csv", o);
+    CHECK(next_times(day.times, 1, false, day.date_order).times == std::vector<std::string>{"04/02/2024"});
+    o.date_order = DateOrder::month_first;
+    const Table month = parse_csv(open, "d.csv", o);
+    CHECK(next_times(month.times, 1, false, month.date_order).times == std::vector<std::string>{"04/02/2024"});
+    CHECK(csv_error_with("date,x\n13/01/2024,1\n14/01/2024,2\n", o) ==
+          "d.csv: '13/01/2024' is not a date with the month first (--time-format mm/dd/yyyy)");
+    CHECK(csv_error("date,x\n13/01/2024,1\n01/14/2024,2\n") ==
+          "d.csv: '13/01/2024' has the day first and '01/14/2024' the month first: the dates mix both orders");
+    CHECK(csv_error("date,x\n13/01/2024,1\n31/02/2024,2\n")
+              .find("d.csv:3: column 1: '31/02/2024' is not a timestamp like the rows above") == 0);
+}
+
 TEST_CASE("csv: malformed time columns and quotes are refused with line and column") {
     CHECK(csv_error("date,x\n2024-01-01,1\n2024-13-01,2\n") ==
           "d.csv:3: column 1: '2024-13-01' is not a timestamp like the rows above (YYYY-MM-DD, "
-          "YYYY-MM-DDTHH:MM[:SS], YYYY-MM)");
+          "YYYY-MM-DDTHH:MM[:SS], YYYY-MM, DD/MM/YYYY or MM/DD/YYYY [HH:MM[:SS]], DD.MM.YYYY)");
     CHECK(csv_error("date,x\n2024-02-30,1\n") ==
           "d.csv:2: column 1: '2024-02-30' is not a time: a number, or a date like YYYY-MM-DD[THH:MM[:SS]]");
     CHECK(csv_error("2024-01-01,1\n2024-01-02 25:00,2\n").find("d.csv:2: column 1:") == 0);

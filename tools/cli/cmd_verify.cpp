@@ -153,7 +153,7 @@ void compare_translations(const tools::LoadedModel& a, const tools::LoadedModel&
 // Any family on one input (the --check-* layout: token lines, a sequence CSV, or a forecaster's src/tgt
 // pair in model units) against another conversion or against PyTorch's outputs.
 int verify_pair(const Args& args, const tools::LoadedModel& model) {
-    for (const char* option : {"window", "horizon", "stride", "delimiter", "columns", "fill"})
+    for (const char* option : {"window", "horizon", "stride", "delimiter", "columns", "fill", "time-format"})
         if (args.has(option))
             throw UsageError{std::string("--") + option + " is for verify --against of a forecaster (a data CSV)"};
     const bool two_inputs = model.family == format::Family::forecaster || model.family == format::Family::seq2seq;

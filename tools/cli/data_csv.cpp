@@ -10,7 +10,7 @@
 namespace ax::cli {
 
 std::set<std::string> with_csv_options(std::set<std::string> options) {
-    options.insert({"delimiter", "columns", "fill"});
+    options.insert({"delimiter", "columns", "fill", "time-format"});
     return options;
 }
 
@@ -33,6 +33,8 @@ tools::CsvOptions csv_options(const Args& args) {
             start = comma + 1;
         }
     }
+    if (args.has("time-format") && !tools::parse_date_order(args.get("time-format"), o.date_order))
+        throw UsageError{"--time-format is dd/mm/yyyy or mm/dd/yyyy, got \"" + args.get("time-format") + "\""};
     const std::string fill = args.get("fill", "none");
     if (fill == "previous")
         o.fill = tools::Fill::previous;
@@ -136,6 +138,7 @@ void same_style(const tools::Table& from, tools::Table& to) {
     to.delimiter = from.delimiter;
     to.decimal_comma = from.decimal_comma;
     to.crlf = from.crlf;
+    to.date_order = from.date_order;
 }
 
 void same_times(const tools::Table& from, tools::Table& to) {
@@ -167,7 +170,8 @@ void extrapolated_times(const tools::Table& given, const tools::NextTimes& next,
 void predicted_times(const tools::Table& decoder_input, const std::string& source, tools::Table& out) {
     same_style(decoder_input, out);
     if (decoder_input.times.empty()) return;
-    extrapolated_times(decoder_input, tools::next_times(decoder_input.times, 1, decoder_input.decimal_comma),
+    extrapolated_times(decoder_input,
+                       tools::next_times(decoder_input.times, 1, decoder_input.decimal_comma, decoder_input.date_order),
                        std::vector<std::string>(decoder_input.times.begin() + 1, decoder_input.times.end()), source,
                        "the output's", out);
 }
@@ -175,7 +179,8 @@ void predicted_times(const tools::Table& decoder_input, const std::string& sourc
 bool forecast_times(const tools::Table& history, const std::string& source, tools::Table& forecast) {
     same_style(history, forecast);
     if (history.times.empty()) return false;
-    const tools::NextTimes next = tools::next_times(history.times, forecast.rows, history.decimal_comma);
+    const tools::NextTimes next =
+        tools::next_times(history.times, forecast.rows, history.decimal_comma, history.date_order);
     extrapolated_times(history, next, {}, source, "the forecast's", forecast);
     return next.regular;
 }

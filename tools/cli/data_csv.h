@@ -12,7 +12,7 @@
 
 namespace ax::cli {
 
-// `options` plus delimiter, columns and fill.
+// `options` plus delimiter, columns, fill and time-format.
 std::set<std::string> with_csv_options(std::set<std::string> options);
 tools::CsvOptions csv_options(const Args& args);
 

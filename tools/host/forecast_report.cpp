@@ -55,12 +55,12 @@ AlignedTruth align_truth(const Table& forecast, bool timed, const Table& truth, 
     }
     std::vector<TimePoint> truth_times(truth.rows);
     for (size_t r = 0; r < truth.rows; ++r)
-        if (!time_point(truth.times[r], truth.decimal_comma, truth_times[r]))
+        if (!time_point(truth.times[r], truth.decimal_comma, truth_times[r], truth.date_order))
             throw ToolError(truth_source + ": row " + std::to_string(r + 1) + "'s time '" + truth.times[r] +
                             "' is not a timestamp to match the forecast's by");
     for (size_t r = 0; r < forecast.rows; ++r) {
         TimePoint at;
-        if (!time_point(forecast.times[r], forecast.decimal_comma, at)) continue;
+        if (!time_point(forecast.times[r], forecast.decimal_comma, at, forecast.date_order)) continue;
         const auto match = std::find(truth_times.begin(), truth_times.end(), at);
         if (match == truth_times.end()) continue;
         copy_row(forecast, r, a.forecast);

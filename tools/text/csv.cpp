@@ -74,7 +74,7 @@ bool is_missing_marker(const std::string& field) {
 bool is_text(const std::string& field, bool decimal_comma) {
     float ignored;
     return !field.empty() && parse_float(field, decimal_comma, ignored) == NumberStatus::NotANumber &&
-           !is_iso_timestamp(field) && !is_missing_marker(field);
+           !is_timestamp(field) && !is_missing_marker(field);
 }
 
 std::string count(size_t n, const std::string& noun) { return std::to_string(n) + " " + noun + (n == 1 ? "" : "s"); }
@@ -112,7 +112,7 @@ std::string decimal_comma_hint(const CsvRecord& r, size_t expected, char delimit
 // the first column: the writer quotes one holding a decimal comma, and it is data.
 bool is_header(const CsvRecord& first, bool decimal_comma) {
     for (size_t c = 0; c < first.fields.size(); ++c) {
-        const bool quoted_timestamp = c == 0 && first.quoted[c] && is_iso_timestamp(first.fields[c]);
+        const bool quoted_timestamp = c == 0 && first.quoted[c] && is_timestamp(first.fields[c]);
         if ((first.quoted[c] && !quoted_timestamp) || is_text(first.fields[c], decimal_comma)) return true;
     }
     return false;
@@ -132,7 +132,7 @@ enum class TimeKind { none, iso, number };
 
 TimeKind time_kind(const CsvRecord& first_data, const std::vector<std::string>& header, const CsvOptions& options) {
     if (first_data.fields.size() < 2) return TimeKind::none;  // a lone column is a feature
-    if (is_iso_timestamp(first_data.fields[0])) return TimeKind::iso;
+    if (is_timestamp(first_data.fields[0])) return TimeKind::iso;
     if (!header.empty() && is_time_name(header[0]) && !contains(options.columns, header[0]) &&
         !contains(options.features, header[0]))
         return TimeKind::number;
@@ -143,9 +143,11 @@ void check_time(const CsvRecord& r, TimeKind kind, bool decimal_comma, const std
     const std::string& t = r.fields[0];
     if (t.empty()) fail_at(source, r.line, 1, "empty timestamp");
     float ignored;
-    if (kind == TimeKind::iso && !is_iso_timestamp(t))
+    if (kind == TimeKind::iso && !is_timestamp(t))
         fail_at(source, r.line, 1,
-                show(t) + " is not a timestamp like the rows above (YYYY-MM-DD, YYYY-MM-DDTHH:MM[:SS], YYYY-MM)");
+                show(t) +
+                    " is not a timestamp like the rows above (YYYY-MM-DD, YYYY-MM-DDTHH:MM[:SS], YYYY-MM, "
+                    "DD/MM/YYYY or MM/DD/YYYY [HH:MM[:SS]], DD.MM.YYYY)");
     if (kind == TimeKind::number && parse_float(t, decimal_comma, ignored) != NumberStatus::Ok)
         fail_at(source, r.line, 1, show(t) + " is not a time: a number, or a date like YYYY-MM-DD[THH:MM[:SS]]");
 }
@@ -274,6 +276,11 @@ Table parse_csv(const std::string& text, const std::string& source_name, const C
         ++table.rows;
     }
     if (table.cols == 0) throw ToolError(source_name + ": no feature columns besides the time column");
+    if (kind == TimeKind::iso) {
+        std::string why;
+        if (!date_order(table.times, options.date_order, table.date_order, why))
+            throw ToolError(source_name + ": " + why);
+    }
     if (std::find(missing.begin(), missing.end(), true) != missing.end()) {
         std::vector<size_t> file_columns;
         for (size_t c : picked) file_columns.push_back(c + skip + 1);
