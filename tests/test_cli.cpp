@@ -20,6 +20,7 @@ namespace fs = std::filesystem;
 
 using ax::test::auspex;
 using ax::test::check_error;
+using ax::test::lines_of;
 using ax::test::Result;
 using ax::test::scratch_dir;
 using ax::test::write_file;
@@ -140,13 +141,6 @@ TEST_CASE("cli: convert --calib records input ranges that inspect shows; its fla
 // --- data CSVs as sensors and spreadsheets write them (issue 14) ------------------------------------------
 
 namespace {
-
-std::vector<std::string> lines_of(const std::string& path) {
-    std::ifstream in(path);
-    std::vector<std::string> out;
-    for (std::string line; std::getline(in, line);) out.push_back(line);
-    return out;
-}
 
 // post_relu_tril's history as a monthly sensor log: "YYYY-MM-15;value" with decimal commas, and the
 // given extra column before the value.

@@ -17,19 +17,13 @@ namespace {
 
 using ax::test::auspex;
 using ax::test::check_error;
+using ax::test::lines_of;
 using ax::test::Result;
 using ax::test::scratch_dir;
 using ax::test::write_file;
 
 std::string case_file(const std::string& c, const std::string& f) {
     return ax::test::fixture_path("forecaster/" + c + "/" + f);
-}
-
-std::vector<std::string> lines_of(const std::string& path) {
-    std::ifstream in(path);
-    std::vector<std::string> out;
-    for (std::string line; std::getline(in, line);) out.push_back(line);
-    return out;
 }
 
 std::vector<std::string> fields(const std::string& line) {
