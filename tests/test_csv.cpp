@@ -501,6 +501,22 @@ TEST_CASE("csv: malformed time columns and quotes are refused with line and colu
     CHECK(csv_error("date,x\n2024-01-01,1\n2024-01-02\n") == "d.csv:3: expected 2 columns, found 1");
 }
 
+TEST_CASE("csv: last_rows reads the end of a file only, and the rows above a gap it fills from") {
+    const std::string log = "t,x\n0,1\n1,bad\n2,3\n3,NA\n4,5\n";
+    CsvOptions o;
+    o.last_rows = 3;
+    CHECK(csv_error_with(log, o) ==
+          "d.csv:5: column 2: 'NA' marks a missing value (--fill previous or --fill linear fills gaps)");
+    o.fill = Fill::previous;
+    const Table three = parse_csv(log, "d.csv", o);
+    CHECK(three.values == std::vector<float>{3, 3, 5});
+    CHECK(three.times == std::vector<std::string>{"2", "3", "4"});
+    o.last_rows = 2;  // the gap heads the rows kept: the row above it is read to fill from
+    CHECK(parse_csv(log, "d.csv", o).values == std::vector<float>{3, 3, 5});
+    o.last_rows = 4;
+    CHECK(csv_error_with(log, o) == "d.csv:3: column 2: 'bad' is not a number");
+}
+
 TEST_CASE("csv: keep_last_rows keeps the matching timestamps") {
     Table t = parse_csv("date,x\n2024-01-01,1\n2024-01-02,2\n2024-01-03,3\n", "d.csv");
     ax::tools::keep_last_rows(t, 2);

@@ -232,9 +232,17 @@ Table parse_csv(const std::string& text, const std::string& source_name, const C
         first_data = 1;
     }
     if (first_data == records.size()) throw ToolError(source_name + ": no data rows after the header");
-    if (options.last_rows != 0 && records.size() - first_data > options.last_rows)
-        records.erase(records.begin() + static_cast<long>(first_data),
-                      records.end() - static_cast<long>(options.last_rows));
+    if (options.last_rows != 0 && records.size() - first_data > options.last_rows) {
+        // A gap at the top of the rows kept is filled from the rows above: keep them back to one with none.
+        size_t start = records.size() - options.last_rows;
+        auto has_gap = [](const CsvRecord& r) {
+            return std::any_of(r.fields.begin(), r.fields.end(),
+                               [](const std::string& f) { return f.empty() || is_missing_marker(f); });
+        };
+        if (options.fill != Fill::none)
+            while (start > first_data && has_gap(records[start])) --start;
+        records.erase(records.begin() + static_cast<long>(first_data), records.begin() + static_cast<long>(start));
+    }
     const size_t file_cols = header.empty() ? records[first_data].fields.size() : header.size();
     if (records[first_data].blank())
         fail(source_name, records[first_data].line, "blank line before the end of the data");

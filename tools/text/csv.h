@@ -38,7 +38,8 @@ struct CsvOptions {
     std::vector<std::string> features;
     Fill fill = Fill::none;  // empty cells: an error, the previous row's value, or linear in rows
     // Read only the last `last_rows` data rows (0: all): the rows above them are neither read nor validated
-    // (a forecast's window is the end of a long log).
+    // (a forecast's window is the end of a long log). With `fill`, a gap in the first of them is filled
+    // from above: the rows back to one without a gap are read too.
     size_t last_rows = 0;
     // Day or month first in D/M/YYYY dates: unknown lets a day or month over 12 tell (an error if none does).
     DateOrder date_order = DateOrder::unknown;
