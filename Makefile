@@ -87,7 +87,8 @@ $(foreach t,$(CROSS_TARGETS),$(eval $(call cross_rules,$(t))))
 #   FIRMWARE_STACK             stack bytes at the top of RAM (default 65536; 8192 on stm32f405)
 #   FIRMWARE_TESTS             ON or OFF: build and run the on-board doctest image (default ON; OFF on stm32f405)
 #   FIRMWARE_STACK_BUDGET      bytes the runtime's computed worst-case stack may reach (make stack; default 3584)
-FIRMWARE_BOARDS ?= mps2-an386 mps2-an500 mps3-an547 mps2-an385 stm32f405
+FIRMWARE_DEFAULT_BOARDS := mps2-an386 mps2-an500 mps3-an547 mps2-an385 stm32f405
+FIRMWARE_BOARDS ?= $(FIRMWARE_DEFAULT_BOARDS)
 FIRMWARE_EXAMPLE ?=
 FIRMWARE_WINDOW ?=
 FIRMWARE_HORIZON ?=
@@ -141,17 +142,37 @@ stack:
 		sed -n -e '/^stack: .*runtime worst case/,/^<end of output>/p' $(FIRMWARE_DIR)/$$board/Testing/Temporary/LastTest.log \
 			| grep -v -e '^<end of output>' -e '^Test time' -e '^-*$$'; \
 	done
+	@{ echo "| board (core) | C++ API, worst (forecast.elf) | \`ForecastSession::forecast\` | C API, worst (forecast_c.elf) | \`auspex_forecast\` | every family (stack_families.elf) |"; \
+		echo "|---|---|---|---|---|---|"; \
+		for board in $(FIRMWARE_BOARDS); do \
+			sh tests/stack/stack_table_row.sh python3 $(CURDIR) $(FIRMWARE_DIR)/$$board $$board $(call board_cpu,$$board) arm-none-eabi- || exit 1; \
+		done; } > $(FIRMWARE_DIR)/stack.md
+	@cat $(FIRMWARE_DIR)/stack.md
+	$(call write_doc,stack,$(FIRMWARE_DIR)/stack.md)
 
 size:
 	@$(MAKE) --no-print-directory firmware >/dev/null
-	@sh ports/cortex-m/size_report.sh $(FIRMWARE_DIR) $(FIRMWARE_BOARDS)
+	@sh ports/cortex-m/size_report.sh $(FIRMWARE_DIR) $(FIRMWARE_BOARDS) > $(FIRMWARE_DIR)/size.md
+	@cat $(FIRMWARE_DIR)/size.md
+	$(call write_doc,size,$(FIRMWARE_DIR)/size.md)
+
+# $(call write_doc,NAME,FILE): FILE becomes the generated block NAME of docs/boards.md, which documents the
+# bundled example on every board: only a run with the default boards and example rewrites it.
+firmware_custom = $(strip $(FIRMWARE_EXAMPLE)$(FIRMWARE_WINDOW)$(FIRMWARE_HORIZON)$(FIRMWARE_CONVERT)$(FIRMWARE_STACK) \
+	$(filter-out $(FIRMWARE_BOARDS),$(FIRMWARE_DEFAULT_BOARDS))$(filter-out $(FIRMWARE_DEFAULT_BOARDS),$(FIRMWARE_BOARDS)))
+define write_doc
+	@$(if $(firmware_custom),echo "docs/boards.md not rewritten: it shows the bundled example on the default boards", \
+		python3 tools/docs/generated.py write docs/boards.md $(1) $(2))
+endef
 
 # Instructions per forecast and per kernel, generic port against the best one, counted by a QEMU TCG plugin
 # built here (tests/insn/insn_plugin.c): the example forecast (insn.elf) on each board of INSN_BOARDS, and the
 # same program cross-built for ARM Linux (INSN_LINUX: toolchains of ports/toolchains/) under qemu-user, with
 # the model headers of the first board. Not part of make test. Report: $(BUILD)/insn/insn.md.
-INSN_BOARDS ?= mps2-an386 mps2-an500 mps3-an547 mps2-an385
-INSN_LINUX ?= aarch64 aarch64-dotprod armhf
+INSN_DEFAULT_BOARDS := mps2-an386 mps2-an500 mps3-an547 mps2-an385
+INSN_DEFAULT_LINUX := aarch64 aarch64-dotprod armhf
+INSN_BOARDS ?= $(INSN_DEFAULT_BOARDS)
+INSN_LINUX ?= $(INSN_DEFAULT_LINUX)
 INSN_DIR = $(BUILD)/insn
 board_label = $(shell sed -n 's/^set(board_cpu cortex-\(m[0-9]*\)).*/\1/p' ports/cortex-m/boards/$(1)/board.cmake | tr m M) ($(1))
 board_machine = $(shell sed -n 's/^set(board_qemu_machine \([a-z0-9-]*\)).*/\1/p' ports/cortex-m/boards/$(1)/board.cmake)
@@ -174,9 +195,10 @@ insn: build $(INSN_DIR)/insn_plugin.so
 		$(foreach b,$(INSN_BOARDS),"$(call board_label,$(b)):system:$(call board_machine,$(b)):$(FIRMWARE_DIR)/$(b)/insn.elf") \
 		$(foreach t,$(INSN_LINUX),"$(t) (qemu-user):$$(cat $(INSN_DIR)/$(t)/insn_runner):$(INSN_DIR)/$(t)/insn") \
 		| tee $(INSN_DIR)/insn.md
+	$(call write_insn_doc,insn,$(INSN_DIR)/insn.md)
 	@$(MAKE) --no-print-directory insn-bench
 
-# The issue #16 benchmark shape (d_model 64, 4 heads, 2+2 layers, ff 256, window 96, horizon 24) as int8, f32 and
+# The Cortex-A benchmark shape (d_model 64, 4 heads, 2+2 layers, ff 256, window 96, horizon 24) as int8, f32 and
 # int8 with int8 key/value caches (int8kv) on the ARM Linux targets: tests/insn/bench_headers.sh makes the
 # headers. Report: $(INSN_DIR)/insn-bench.md.
 INSN_BENCH_DTYPES ?= int8 f32 int8kv
@@ -195,6 +217,17 @@ insn-bench: build $(INSN_DIR)/insn_plugin.so
 	@sh tests/insn/insn_report.sh $(INSN_DIR)/insn_plugin.so \
 		$(foreach d,$(INSN_BENCH_DTYPES),$(foreach t,$(INSN_LINUX),"$(t) $(d) (qemu-user):$$(cat $(INSN_DIR)/bench-$(t)-$(d)/insn_runner):$(INSN_DIR)/bench-$(t)-$(d)/insn")) \
 		| tee $(INSN_DIR)/insn-bench.md
+	$(call write_insn_doc,insn-bench,$(INSN_DIR)/insn-bench.md)
+
+# $(call write_insn_doc,NAME,FILE): FILE becomes the generated block NAME of docs/instruction-counts.md when
+# the run counted the default boards, targets and weight types.
+insn_custom = $(strip $(filter-out $(INSN_BOARDS),$(INSN_DEFAULT_BOARDS))$(filter-out $(INSN_DEFAULT_BOARDS),$(INSN_BOARDS)) \
+	$(filter-out $(INSN_LINUX),$(INSN_DEFAULT_LINUX))$(filter-out $(INSN_DEFAULT_LINUX),$(INSN_LINUX)) \
+	$(filter-out $(INSN_BENCH_DTYPES),int8 f32 int8kv)$(filter-out int8 f32 int8kv,$(INSN_BENCH_DTYPES)))
+define write_insn_doc
+	@$(if $(insn_custom),echo "docs/instruction-counts.md not rewritten: it shows the default boards and targets", \
+		python3 tools/docs/generated.py write docs/instruction-counts.md $(1) $(2))
+endef
 # ---- end firmware ----
 
 # ---- fuzz ----

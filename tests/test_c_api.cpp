@@ -60,7 +60,7 @@ TEST_CASE("the C API forecasts exactly what the C++ API forecasts, in the same a
             const auto loaded =
                 tools::load_model_bytes(std::vector<uint8_t>(model.data(), model.data() + model.size()), name);
             const size_t arena_bytes = auspex_arena_bytes(&fc, history.rows, horizon);
-            CHECK(arena_bytes == loaded->forecaster.arena_bytes(history.rows, horizon));
+            CHECK(arena_bytes == loaded->as<Forecaster>().arena_bytes(history.rows, horizon));
             REQUIRE(arena_bytes > 0);
 
             tools::AlignedBuffer arena(arena_bytes);
@@ -186,7 +186,8 @@ TEST_CASE("auspex header: the model's exact bytes in an aligned const array, and
     // Name from the output file; figures from the runtime.
     const auto loaded = tools::load_model_bytes(bytes, "model");
     CHECK(define_value(text, "FC_MODEL_SIZE") == static_cast<long long>(bytes.size()));
-    CHECK(define_value(text, "FC_MODEL_ARENA_BYTES") == static_cast<long long>(loaded->forecaster.arena_bytes(24, 12)));
+    CHECK(define_value(text, "FC_MODEL_ARENA_BYTES") ==
+          static_cast<long long>(loaded->as<Forecaster>().arena_bytes(24, 12)));
     CHECK(define_value(text, "FC_MODEL_WINDOW") == 24);
     CHECK(define_value(text, "FC_MODEL_HORIZON") == 12);
     CHECK(define_value(text, "FC_MODEL_N_FEATURES") == 3);

@@ -56,7 +56,7 @@ Case load_case(const std::string& name) {
 double check_model(const Case& c, const std::vector<uint8_t>& bytes, const std::string& label) {
     const auto model = tools::open_model_bytes(bytes, label);
     REQUIRE(model->family == format::Family::classifier);
-    REQUIRE(model->classifier.config().n_labels == c.labels);
+    REQUIRE(model->as<Classifier>().config().n_labels == c.labels);
     double worst = 0;
     for (const Kernels* k : test::available_ports()) {
         INFO(label << " on port " << std::string(k->name));
@@ -88,14 +88,15 @@ TEST_CASE("classifier: a session runs in exactly the arena size the model report
     for (const char* name : {"learned_mean_softmax", "decoder_start"}) {
         const Case c = load_case(name);
         const auto model = tools::open_model_bytes(test::convert_case(c.dir), name);
-        const size_t bytes = model->classifier.arena_bytes(c.max_len());
+        const size_t bytes = model->as<Classifier>().arena_bytes(c.max_len());
         REQUIRE(bytes > 0);
         tools::AlignedBuffer arena(bytes + 64);
         for (size_t i = bytes; i < bytes + 64; ++i) arena.data()[i] = 0xA5;
         ClassifierSession s;
         const Kernels& k = *test::available_ports().back();
-        CHECK(s.init(model->classifier, k, arena.data(), bytes - 1, c.max_len()).code() == StatusCode::arena_too_small);
-        REQUIRE(s.init(model->classifier, k, arena.data(), bytes, c.max_len()).is_ok());
+        CHECK(s.init(model->as<Classifier>(), k, arena.data(), bytes - 1, c.max_len()).code() ==
+              StatusCode::arena_too_small);
+        REQUIRE(s.init(model->as<Classifier>(), k, arena.data(), bytes, c.max_len()).is_ok());
         std::vector<float> out(c.labels);
         for (size_t i = 0; i < c.inputs.size(); ++i) {
             REQUIRE(s.classify(c.inputs[i].data(), c.inputs[i].size(), out.data()).is_ok());
@@ -108,12 +109,12 @@ TEST_CASE("classifier: a session runs in exactly the arena size the model report
 TEST_CASE("classifier: bad tokens and lengths give a clear status; an all-pad input is defined") {
     const Case c = load_case("learned_mean_softmax");  // 12 learned positions
     const auto model = tools::open_model_bytes(test::convert_case(c.dir), "classifier");
-    const ClassifierConfig& cfg = model->classifier.config();
+    const ClassifierConfig& cfg = model->as<Classifier>().config();
     CHECK(cfg.max_positions == 12);
-    CHECK(model->classifier.arena_bytes(0) == 0);
-    tools::AlignedBuffer arena(model->classifier.arena_bytes(14));
+    CHECK(model->as<Classifier>().arena_bytes(0) == 0);
+    tools::AlignedBuffer arena(model->as<Classifier>().arena_bytes(14));
     ClassifierSession s;
-    REQUIRE(s.init(model->classifier, generic_kernels(), arena.data(), arena.size(), 14).is_ok());
+    REQUIRE(s.init(model->as<Classifier>(), generic_kernels(), arena.data(), arena.size(), 14).is_ok());
     std::vector<float> out(cfg.n_labels);
     std::vector<int32_t> t = c.inputs[0];
     REQUIRE(s.classify(t.data(), t.size(), out.data()).is_ok());
@@ -195,7 +196,7 @@ TEST_CASE("classifier: paul-hyun's MovieClassification, as the post writes it, c
     const double worst = check_model(c, bytes, "paulhyun_map");
     MESSAGE("paul-hyun classifier through its map: max mixed error vs PyTorch " << worst);
     const auto model = tools::open_model_bytes(bytes, "paulhyun");
-    const ClassifierConfig& cfg = model->classifier.config();
+    const ClassifierConfig& cfg = model->as<Classifier>().config();
     CHECK(cfg.positional_encoding == format::PositionalEncoding::sinusoidal_pad_pe0);
     CHECK(cfg.max_positions == 12);  // 13 rows, looked up from 1
     CHECK(cfg.decoder_vocab == 30);

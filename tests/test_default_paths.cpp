@@ -151,7 +151,7 @@ TEST_CASE("converter: layer_norm_eps reaches the model exactly as configured") {
     for (const auto& [name, eps] : {std::pair{"odd_sizes", 1e-6f}, std::pair{"multi_out", 1e-3f}}) {
         const auto model =
             tools::load_model_bytes(test::convert_case(test::fixture_path(std::string("forecaster/") + name)), name);
-        CHECK(model->forecaster.config().stack.layer.eps == eps);
+        CHECK(model->as<Forecaster>().config().stack.layer.eps == eps);
     }
 }
 
@@ -304,7 +304,7 @@ TEST_CASE("cli bench: times a model on the chosen port and reports its sizes") {
     REQUIRE_MESSAGE(r.exit_code == 0, r.output);
     CHECK(r.output.find("\"port\": \"generic\"") != std::string::npos);
     CHECK(r.output.find("\"window\": 16, \"horizon\": 8, \"runs\": 2") != std::string::npos);
-    CHECK(r.output.find("\"arena_bytes\": " + std::to_string(model->forecaster.arena_bytes(16, 8))) !=
+    CHECK(r.output.find("\"arena_bytes\": " + std::to_string(model->as<Forecaster>().arena_bytes(16, 8))) !=
           std::string::npos);
     CHECK(r.output.find("\"model_bytes\": " + std::to_string(read_text(axm).size())) != std::string::npos);
     const Result text = auspex("bench " + axm + " --window 16 --horizon 8 --runs 2 --port generic");

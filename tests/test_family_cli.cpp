@@ -49,7 +49,7 @@ TEST_CASE("cli seq2seq: inspect names the family and every role; translate and r
         CHECK_MESSAGE(has(info, role), role);
     CHECK(has(info, "positional_encoding sinusoidal"));
     const auto m = ax::tools::open_model(model);
-    CHECK(has(info, "arena:    " + std::to_string(m->seq2seq.arena_bytes(12, 12)) + " bytes"));
+    CHECK(has(info, "arena:    " + std::to_string(m->as<ax::Seq2Seq>().arena_bytes(12, 12)) + " bytes"));
 
     const ax::tools::JsonValue j = ax::test::case_json(fixture("seq2seq/tutorial", ""));
     for (const ax::tools::JsonValue& g : j.find("greedy")->as_array("greedy")) {
@@ -104,7 +104,7 @@ TEST_CASE("cli classifier: inspect and classify reproduce PyTorch; bad input giv
         CHECK(has(info, "src_token_embed.weight"));
         CHECK(has(info, "head.weight"));
         const auto m = ax::tools::open_model(model);
-        CHECK(has(info, "arena:    " + std::to_string(m->classifier.arena_bytes(12)) + " bytes"));
+        CHECK(has(info, "arena:    " + std::to_string(m->as<ax::Classifier>().arena_bytes(12)) + " bytes"));
         const ax::tools::JsonValue j = ax::test::case_json(fixture(dir, ""));
         const ax::tools::Table want = ax::tools::read_csv(fixture(dir, "probs.csv"));
         const auto& inputs = j.find("inputs")->as_array("inputs");
@@ -142,7 +142,7 @@ TEST_CASE("cli tvae: inspect, reconstruct (score) and generate reproduce PyTorch
                              "r_seq_embedding.bias", "decoder.layers.1.norm3.weight"})
         CHECK_MESSAGE(has(info, role), role);
     const auto m = ax::tools::open_model(model);
-    CHECK(has(info, "arena:    " + std::to_string(m->tvae.arena_bytes(16)) + " bytes"));
+    CHECK(has(info, "arena:    " + std::to_string(m->as<ax::Tvae>().arena_bytes(16)) + " bytes"));
 
     const std::string out = (scratch_dir() / "recon.csv").string();
     const Result r = auspex("reconstruct " + model + " --input " + fixture(dir, "input.csv") + " -o " + out);

@@ -229,11 +229,11 @@ TEST_CASE("cli bench: every family, sized by its own length options") {
     };
     const Case cases[] = {
         {"seq2seq/tutorial", "--src-len 9 --tgt-len 7", "\"src_len\": 9, \"tgt_len\": 7",
-         [](const ax::tools::LoadedModel& m) { return m.seq2seq.arena_bytes(9, 7); }},
+         [](const ax::tools::LoadedModel& m) { return m.as<ax::Seq2Seq>().arena_bytes(9, 7); }},
         {"classifier/decoder_start", "--max-len 10", "\"max_len\": 10",
-         [](const ax::tools::LoadedModel& m) { return m.classifier.arena_bytes(10); }},
+         [](const ax::tools::LoadedModel& m) { return m.as<ax::Classifier>().arena_bytes(10); }},
         {"tvae/post_relu_pe", "--max-len 12", "\"max_len\": 12",
-         [](const ax::tools::LoadedModel& m) { return m.tvae.arena_bytes(12); }},
+         [](const ax::tools::LoadedModel& m) { return m.as<ax::Tvae>().arena_bytes(12); }},
     };
     for (const Case& c : cases) {
         const std::string model = converted(c.dir);
@@ -272,19 +272,19 @@ TEST_CASE("cli header: every family's array, lengths, sizes and exact arena") {
           {"MAX_TGT_LEN", 7},
           {"SRC_VOCAB", 20},
           {"TGT_VOCAB", 20},
-          {"ARENA_BYTES", static_cast<long long>(s2s->seq2seq.arena_bytes(9, 7))}}},
+          {"ARENA_BYTES", static_cast<long long>(s2s->as<ax::Seq2Seq>().arena_bytes(9, 7))}}},
         {"classifier/pad0_max_sigmoid",
          "--max-len 12",
          {{"MAX_LEN", 12},
           {"VOCAB", 40},
           {"N_LABELS", 6},
-          {"ARENA_BYTES", static_cast<long long>(cls->classifier.arena_bytes(12))}}},
+          {"ARENA_BYTES", static_cast<long long>(cls->as<ax::Classifier>().arena_bytes(12))}}},
         {"tvae/post_relu_pe",
          "--max-len 16",
          {{"MAX_LEN", 16},
           {"N_FEATURES", 2},
           {"LATENT_SIZE", 8},
-          {"ARENA_BYTES", static_cast<long long>(vae->tvae.arena_bytes(16))}}},
+          {"ARENA_BYTES", static_cast<long long>(vae->as<ax::Tvae>().arena_bytes(16))}}},
     };
     for (const Case& c : cases) {
         const std::string model = c.dir == "classifier/pad0_max_sigmoid" ? converted(c.dir, "int8") : converted(c.dir);
@@ -429,11 +429,13 @@ TEST_CASE("convert: a misspelt module names both sides of the mismatch and the m
     CHECK(!has(r, "self_attention.fc_q"));
 }
 
-TEST_CASE("README's defaults table: every config key has a row, and the defaults it states are the converter's") {
-    std::ifstream in(std::string(AUSPEX_SOURCE_DIR) + "/README.md");
-    std::stringstream readme;
-    readme << in.rdbuf();
-    const std::string text = readme.str();
+TEST_CASE(
+    "The config reference's defaults table: every config key has a row, and the defaults it states are the "
+    "converter's") {
+    std::ifstream in(std::string(AUSPEX_SOURCE_DIR) + "/docs/importing-models.md");
+    std::stringstream page;
+    page << in.rdbuf();
+    const std::string text = page.str();
     const size_t start = text.find("### Config defaults, per family");
     REQUIRE(start != std::string::npos);
     const std::string table = text.substr(start, text.find("\n##", start + 4) - start);

@@ -155,19 +155,20 @@ TEST_CASE("a session runs in exactly the arena size the model reports, and not o
     options.config_path = c.dir + "/config.json";
     options.checkpoint_path = c.dir + "/model.pt";
     const auto model = tools::load_model_bytes(tools::convert_model(options), "model");
-    const size_t bytes = model->forecaster.arena_bytes(c.history.rows, c.horizon);
+    const size_t bytes = model->as<Forecaster>().arena_bytes(c.history.rows, c.horizon);
     REQUIRE(bytes > 0);
     tools::AlignedBuffer arena(bytes + 64);
     // Fill past the end with a pattern: a session that wrote beyond its size would change it.
     for (size_t i = bytes; i < bytes + 64; ++i) arena.data()[i] = 0xA5;
     ForecastSession session;
     CHECK(session
-              .init(model->forecaster, *test::available_ports().back(), arena.data(), bytes - 1, c.history.rows,
+              .init(model->as<Forecaster>(), *test::available_ports().back(), arena.data(), bytes - 1, c.history.rows,
                     c.horizon)
               .code() == StatusCode::arena_too_small);
-    REQUIRE(
-        session.init(model->forecaster, *test::available_ports().back(), arena.data(), bytes, c.history.rows, c.horizon)
-            .is_ok());
+    REQUIRE(session
+                .init(model->as<Forecaster>(), *test::available_ports().back(), arena.data(), bytes, c.history.rows,
+                      c.horizon)
+                .is_ok());
     std::vector<float> out(c.horizon * 3);
     REQUIRE(session.forecast(c.history.values.data(), c.history.rows, c.horizon, out.data()).is_ok());
     test::check_close(out, c.forecast.values, kTolerance, "forecast inside the exact arena");

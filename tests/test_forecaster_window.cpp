@@ -71,13 +71,13 @@ tools::Table last_rows(tools::Table t, size_t rows) {
 
 TEST_CASE("convert stores the config's window and the pe buffer's rows as max_positions") {
     const auto m = tools::load_model_bytes(convert(fixture("config.json")), "window48");
-    CHECK(m->forecaster.config().window == 48);
-    CHECK(m->forecaster.config().max_positions == 64);
+    CHECK(m->as<Forecaster>().config().window == 48);
+    CHECK(m->as<Forecaster>().config().max_positions == 64);
 
     // Without "window" in the config the limit is still recorded, and no window is.
     const auto no_window = tools::load_model_bytes(convert(config_with("w0.json", ",\n  \"window\": 48", "")), "w0");
-    CHECK(no_window->forecaster.config().window == 0);
-    CHECK(no_window->forecaster.config().max_positions == 64);
+    CHECK(no_window->as<Forecaster>().config().window == 0);
+    CHECK(no_window->as<Forecaster>().config().max_positions == 64);
 
     // A window past the buffer's rows, or a max_positions contradicting them, is refused at convert.
     auto refusal = [](const std::string& config) {
@@ -100,16 +100,16 @@ TEST_CASE("convert stores the config's window and the pe buffer's rows as max_po
 TEST_CASE("the runtime refuses windows and decoder lengths past max_positions, as PyTorch does") {
     const auto m = tools::load_model_bytes(convert(fixture("config.json")), "window48");
     const Kernels& k = *test::available_ports().back();
-    tools::AlignedBuffer arena(m->forecaster.arena_bytes(65, 65));
+    tools::AlignedBuffer arena(m->as<Forecaster>().arena_bytes(65, 65));
     ForecastSession s;
-    const Status window = s.init(m->forecaster, k, arena.data(), arena.size(), 65, 24);
+    const Status window = s.init(m->as<Forecaster>(), k, arena.data(), arena.size(), 65, 24);
     CHECK(window.code() == StatusCode::invalid_argument);
     CHECK(std::string(window.message()).find("64 positions") != std::string::npos);
     // The decoder's rows take positions 0..horizon-1 (the fixture script checks PyTorch refuses 65 there).
-    const Status horizon = s.init(m->forecaster, k, arena.data(), arena.size(), 48, 65);
+    const Status horizon = s.init(m->as<Forecaster>(), k, arena.data(), arena.size(), 48, 65);
     CHECK(horizon.code() == StatusCode::invalid_argument);
     CHECK(std::string(horizon.message()).find("decoder length 65") != std::string::npos);
-    REQUIRE(s.init(m->forecaster, k, arena.data(), arena.size(), 64, 64).is_ok());
+    REQUIRE(s.init(m->as<Forecaster>(), k, arena.data(), arena.size(), 64, 64).is_ok());
 
     // Inside the limit: PyTorch's forecast of the last 48 rows.
     const tools::Table history = last_rows(tools::read_csv(fixture("history.csv")), 48);
@@ -133,8 +133,8 @@ TEST_CASE("the C API reports the window and the limit, and refuses a session pas
 TEST_CASE("a model file from before the window keys opens with no limit and no stated window") {
     const std::string old_path = fixture("old_format.axm");
     const auto m = tools::load_model(old_path);
-    CHECK(m->forecaster.config().window == 0);
-    CHECK(m->forecaster.config().max_positions == 0);
+    CHECK(m->as<Forecaster>().config().window == 0);
+    CHECK(m->as<Forecaster>().config().max_positions == 0);
     // No limit: the whole 80-row history is accepted, as before.
     const tools::Table history = tools::read_csv(fixture("history.csv"));
     tools::HostSession s(*m, *test::available_ports().back(), history.rows, 24);

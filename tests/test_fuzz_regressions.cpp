@@ -124,7 +124,7 @@ TEST_CASE("fuzz regression: an int8 model runs on a source row of tiny values") 
     options.config_path = test::fixture_path("forecaster/multi_out/config.json");
     options.dtype = format::DType::i8;
     const auto model = load_model_bytes(convert_model(options), "multi_out int8");
-    const size_t nf = model->forecaster.config().n_features;  // 4
+    const size_t nf = model->as<Forecaster>().config().n_features;  // 4
     HostSession session(*model, generic_kernels(), 4, 2);
     std::vector<float> src(4 * nf, 0.5f), tgt(2 * nf, 0.25f);
     for (size_t i = 0; i < nf; ++i) src[i] = i == 0 ? 2e-38f : 0.0f;  // first row: one tiny value, zeros

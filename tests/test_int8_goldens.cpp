@@ -129,13 +129,13 @@ TEST_CASE("int8 goldens: the forecaster fixtures give the committed bits on the 
         const std::string dir = test::fixture_path(std::string("forecaster/") + name);
         const auto model = tools::load_model_bytes(test::convert_case(dir, format::DType::i8), name);
         const tools::Table src = tools::read_csv(dir + "/src.csv"), tgt = tools::read_csv(dir + "/tgt.csv");
-        const size_t outs = model->forecaster.config().n_outputs;
+        const size_t outs = model->as<Forecaster>().config().n_outputs;
         tools::HostSession g(*model, generic_kernels(), std::max<size_t>(src.rows, 32), std::max<size_t>(tgt.rows, 24));
         const std::vector<float> run =
             g.run(src.values.data(), src.rows, tgt.values.data(), tgt.rows, InputSpace::model);
         check_golden(run, outs, std::string("forecaster_") + name + "_run");
         std::vector<float> fc;
-        const bool has_forecast = outs == model->forecaster.config().n_features;
+        const bool has_forecast = outs == model->as<Forecaster>().config().n_features;
         tools::Table history;
         if (has_forecast) {
             history = tools::read_csv(dir + "/history.csv");
@@ -165,7 +165,7 @@ TEST_CASE("int8 goldens: seq2seq, classifier and tvae fixtures give the committe
         const auto model = tools::open_model_bytes(test::convert_case(dir, format::DType::i8), name);
         tools::HostSeq2Seq g(*model, generic_kernels(), src.size(), tgt.size());
         const std::vector<float> logits = g.run(src, tgt);
-        check_golden(logits, model->seq2seq.config().tgt_vocab, std::string("seq2seq_") + name);
+        check_golden(logits, model->as<Seq2Seq>().config().tgt_vocab, std::string("seq2seq_") + name);
         for (const Kernels* k : test::available_ports()) {
             if (k == &generic_kernels()) continue;
             tools::HostSeq2Seq s(*model, *k, src.size(), tgt.size());
@@ -188,7 +188,7 @@ TEST_CASE("int8 goldens: seq2seq, classifier and tvae fixtures give the committe
             const std::vector<float> p = g.classify(in);
             probs.insert(probs.end(), p.begin(), p.end());
         }
-        check_golden(probs, model->classifier.config().n_labels, std::string("classifier_") + name);
+        check_golden(probs, model->as<Classifier>().config().n_labels, std::string("classifier_") + name);
         for (const Kernels* k : test::available_ports()) {
             if (k == &generic_kernels()) continue;
             tools::HostClassifier s(*model, *k, longest);

@@ -55,11 +55,11 @@ TEST_CASE("kv cache: the converter records int8 caches, inspect's config shows t
     const std::vector<uint8_t> i8 = convert_case(dir, format::DType::f32, format::CacheType::i8);
     CHECK(config_value(f32, format::ConfigKey::kv_cache) == -1);  // float caches add no record: files as before
     CHECK(config_value(i8, format::ConfigKey::kv_cache) == 1);
-    CHECK(tools::load_model_bytes(f32, "f32")->forecaster.config().stack.kv_cache == format::CacheType::f32);
-    CHECK(tools::load_model_bytes(i8, "i8")->forecaster.config().stack.kv_cache == format::CacheType::i8);
+    CHECK(tools::load_model_bytes(f32, "f32")->as<Forecaster>().config().stack.kv_cache == format::CacheType::f32);
+    CHECK(tools::load_model_bytes(i8, "i8")->as<Forecaster>().config().stack.kv_cache == format::CacheType::i8);
     // An explicit f32 record is as good as none.
     const auto explicit_f32 = tools::load_model_bytes(convert_with_record(dir, 27, 0), "explicit");
-    CHECK(explicit_f32->forecaster.config().stack.kv_cache == format::CacheType::f32);
+    CHECK(explicit_f32->as<Forecaster>().config().stack.kv_cache == format::CacheType::f32);
 }
 
 TEST_CASE("kv cache: an unknown cache type, or int8 caches without a decoder, are refused") {
@@ -94,7 +94,8 @@ TEST_CASE("kv cache: int8 forecasters stay close to their float-cache twins, and
         const tools::Table src = tools::read_csv(dir + "/src.csv"), tgt = tools::read_csv(dir + "/tgt.csv");
         const auto ref = tools::load_model_bytes(convert_case(dir, format::DType::f32, format::CacheType::f32), name);
         const auto i8 = tools::load_model_bytes(convert_case(dir, format::DType::f32, format::CacheType::i8), name);
-        CHECK(i8->forecaster.arena_bytes(src.rows, tgt.rows) < ref->forecaster.arena_bytes(src.rows, tgt.rows));
+        CHECK(i8->as<Forecaster>().arena_bytes(src.rows, tgt.rows) <
+              ref->as<Forecaster>().arena_bytes(src.rows, tgt.rows));
         for (const Kernels* k : test::available_ports()) {
             tools::HostSession a(*i8, *k, src.rows, tgt.rows), b(*ref, *k, src.rows, tgt.rows);
             const std::vector<float> got =

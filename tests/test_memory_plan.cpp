@@ -115,10 +115,10 @@ TEST_CASE("the bundled example meets issue 12's arena targets at window 48, hori
     for (const Variant& v : variants) {
         const auto model = tools::load_model_bytes(convert_example(v.dtype, v.cache), "example");
         MemoryPlan plan;
-        REQUIRE(plan_forecaster_arena(model->forecaster.config(), 48, 24, &plan));
+        REQUIRE(plan_forecaster_arena(model->as<Forecaster>().config(), 48, 24, &plan));
         INFO("weights " << int(v.dtype) << ", cache " << int(v.cache) << ": " << plan.total_bytes() << " bytes");
         check_plan_is_sound(plan);
-        CHECK(plan.total_bytes() == model->forecaster.arena_bytes(48, 24));
+        CHECK(plan.total_bytes() == model->as<Forecaster>().arena_bytes(48, 24));
         CHECK(plan.total_bytes() <= v.limit);
         // The figure is planned from byte counts only: the plan holds no pointer-sized quantity besides the
         // fixed-size records, so a 32-bit board plans the same layout (the firmware test checks it there).
@@ -136,7 +136,7 @@ TEST_CASE("a session does not depend on what its arena held before: shared bytes
     const tools::Table history = tools::read_csv(dir + "/history.csv");
     for (const format::CacheType cache : {format::CacheType::f32, format::CacheType::i8}) {
         const auto model = tools::load_model_bytes(convert_example(format::DType::i8, cache), "example");
-        const size_t bytes = model->forecaster.arena_bytes(48, 24);
+        const size_t bytes = model->as<Forecaster>().arena_bytes(48, 24);
         REQUIRE(bytes > 0);
         REQUIRE(bytes < (size_t{1} << 30));
         std::vector<std::vector<float>> results;
@@ -145,7 +145,7 @@ TEST_CASE("a session does not depend on what its arena held before: shared bytes
             for (size_t i = 0; i < bytes; ++i) arena.data()[i] = fill;
             for (size_t i = bytes; i < bytes + 64; ++i) arena.data()[i] = 0xA5;
             ForecastSession s;
-            REQUIRE(s.init(model->forecaster, generic_kernels(), arena.data(), bytes, 48, 24).is_ok());
+            REQUIRE(s.init(model->as<Forecaster>(), generic_kernels(), arena.data(), bytes, 48, 24).is_ok());
             std::vector<float> fc(24), again(24), run(24);
             REQUIRE(s.forecast(history.values.data(), 48, 24, fc.data()).is_ok());
             REQUIRE(

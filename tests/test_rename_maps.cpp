@@ -131,7 +131,7 @@ TEST_CASE("rename maps: the shipped maps convert hand-written modules that then 
         test::check_tvae_model(dir, test::convert_case(dir, format::DType::f32, "model.safetensors", map),
                                "conv1d_map (.safetensors)");
         const auto model = tools::open_model_bytes(test::convert_case(dir, format::DType::f32, "model.pt", map), "ts");
-        CHECK(model->tvae.config().stack.layer.eps == 1e-12f);
+        CHECK(model->as<Tvae>().config().stack.layer.eps == 1e-12f);
         CHECK(throws_with([&] { test::convert_case(dir); }, "found encoder stacks: none"));
     }
 }

@@ -104,7 +104,7 @@ double check_seq2seq_model(const std::string& dir, const std::vector<uint8_t>& b
             std::vector<int32_t> fed{static_cast<int32_t>(c.bos)};
             fed.insert(fed.end(), out.begin(), out.end() - 1);
             const std::vector<float> full = s.run(g.src, fed);
-            const size_t v = model->seq2seq.config().tgt_vocab;
+            const size_t v = model->as<Seq2Seq>().config().tgt_vocab;
             for (size_t t = 0; t < out.size(); ++t) {
                 const float* row = full.data() + t * v;
                 CHECK(std::max_element(row, row + v) - row == out[t]);
@@ -114,13 +114,13 @@ double check_seq2seq_model(const std::string& dir, const std::vector<uint8_t>& b
         // decoding does (the model's decode_mask_pads; bentrevett's case also has the other rule's ids).
         for (const Greedy& g : c.greedy_pad) {
             s.set_pad_id(g.pad);
-            if (g.decode_mask_pads != model->seq2seq.config().decode_mask_pads)
+            if (g.decode_mask_pads != model->as<Seq2Seq>().config().decode_mask_pads)
                 s.set_decode_mask_pads(g.decode_mask_pads);
             const std::vector<int32_t> out = s.translate(g.src, c.bos, c.eos, g.max_len);
             CHECK_MESSAGE(out == g.out, label << ": greedy ids with pad " << g.pad << " generated, decode_mask_pads "
                                               << g.decode_mask_pads << ": " << tools::format_token_list(out)
                                               << ", PyTorch " << tools::format_token_list(g.out));
-            s.set_decode_mask_pads(model->seq2seq.config().decode_mask_pads);
+            s.set_decode_mask_pads(model->as<Seq2Seq>().config().decode_mask_pads);
             s.set_pad_id(c.pad);
         }
     }
@@ -144,15 +144,15 @@ TEST_CASE("seq2seq matches PyTorch: teacher-forced logits and greedy ids exactly
 TEST_CASE("seq2seq: a session runs in exactly the arena size the model reports, and not one byte less") {
     const Case c = load_case("tutorial");
     const auto model = tools::open_model_bytes(test::convert_case(c.dir), "tutorial");
-    const size_t bytes = model->seq2seq.arena_bytes(c.max_src(), c.max_tgt());
+    const size_t bytes = model->as<Seq2Seq>().arena_bytes(c.max_src(), c.max_tgt());
     REQUIRE(bytes > 0);
     tools::AlignedBuffer arena(bytes + 64);
     for (size_t i = bytes; i < bytes + 64; ++i) arena.data()[i] = 0xA5;
     Seq2SeqSession s;
     const Kernels& k = *test::available_ports().back();
-    CHECK(s.init(model->seq2seq, k, arena.data(), bytes - 1, c.max_src(), c.max_tgt()).code() ==
+    CHECK(s.init(model->as<Seq2Seq>(), k, arena.data(), bytes - 1, c.max_src(), c.max_tgt()).code() ==
           StatusCode::arena_too_small);
-    REQUIRE(s.init(model->seq2seq, k, arena.data(), bytes, c.max_src(), c.max_tgt()).is_ok());
+    REQUIRE(s.init(model->as<Seq2Seq>(), k, arena.data(), bytes, c.max_src(), c.max_tgt()).is_ok());
     std::vector<float> logits(c.logits.size());
     REQUIRE(s.run(c.src.data(), c.src.size(), c.tgt.data(), c.tgt.size(), logits.data()).is_ok());
     test::check_close(logits, c.logits, kTolerance, "logits inside the exact arena");
@@ -169,14 +169,14 @@ TEST_CASE("seq2seq: a session runs in exactly the arena size the model reports, 
 TEST_CASE("seq2seq: bad tokens and lengths give a clear status, never a crash") {
     const Case c = load_case("learned_pre_gelu");
     const auto model = tools::open_model_bytes(test::convert_case(c.dir), "learned");
-    const Seq2SeqConfig& cfg = model->seq2seq.config();
+    const Seq2SeqConfig& cfg = model->as<Seq2Seq>().config();
     CHECK(cfg.max_positions == 16);
-    CHECK(model->seq2seq.arena_bytes(0, 4) == 0);
-    CHECK(model->seq2seq.arena_bytes(4, kMaxSequenceLength + 1) == 0);
+    CHECK(model->as<Seq2Seq>().arena_bytes(0, 4) == 0);
+    CHECK(model->as<Seq2Seq>().arena_bytes(4, kMaxSequenceLength + 1) == 0);
     const size_t max_len = 20;  // the session allows more than the model's 16 positions
-    tools::AlignedBuffer arena(model->seq2seq.arena_bytes(max_len, max_len));
+    tools::AlignedBuffer arena(model->as<Seq2Seq>().arena_bytes(max_len, max_len));
     Seq2SeqSession s;
-    REQUIRE(s.init(model->seq2seq, generic_kernels(), arena.data(), arena.size(), max_len, max_len).is_ok());
+    REQUIRE(s.init(model->as<Seq2Seq>(), generic_kernels(), arena.data(), arena.size(), max_len, max_len).is_ok());
     std::vector<float> logits(max_len * cfg.tgt_vocab);
     std::vector<int32_t> src = c.src, tgt = c.tgt, out(max_len);
     size_t n = 0;

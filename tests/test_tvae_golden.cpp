@@ -93,14 +93,14 @@ TEST_CASE("tvae: a session runs in exactly the arena size the model reports, and
     const Case c = load_case(test::fixture_path("tvae/post_relu_pe"));
     const auto model = tools::open_model_bytes(test::convert_case(c.dir), "tvae");
     const size_t len = c.input.rows;
-    const size_t bytes = model->tvae.arena_bytes(len);
+    const size_t bytes = model->as<Tvae>().arena_bytes(len);
     REQUIRE(bytes > 0);
     tools::AlignedBuffer arena(bytes + 64);
     for (size_t i = bytes; i < bytes + 64; ++i) arena.data()[i] = 0xA5;
     TvaeSession s;
     const Kernels& k = *test::available_ports().back();
-    CHECK(s.init(model->tvae, k, arena.data(), bytes - 1, len).code() == StatusCode::arena_too_small);
-    REQUIRE(s.init(model->tvae, k, arena.data(), bytes, len).is_ok());
+    CHECK(s.init(model->as<Tvae>(), k, arena.data(), bytes - 1, len).code() == StatusCode::arena_too_small);
+    REQUIRE(s.init(model->as<Tvae>(), k, arena.data(), bytes, len).is_ok());
     std::vector<float> out(c.reconstruct.size());
     REQUIRE(s.reconstruct(c.input.values.data(), len, out.data()).is_ok());
     test::check_close(out, c.reconstruct, kTolerance, "reconstruction inside the exact arena");
@@ -112,12 +112,12 @@ TEST_CASE("tvae: a session runs in exactly the arena size the model reports, and
 TEST_CASE("tvae: bad lengths and values give a clear status") {
     const Case c = load_case(test::fixture_path("tvae/post_relu_pe"));
     const auto model = tools::open_model_bytes(test::convert_case(c.dir), "tvae");
-    const TvaeConfig& cfg = model->tvae.config();
+    const TvaeConfig& cfg = model->as<Tvae>().config();
     CHECK(cfg.max_positions == 64);  // the `pe` buffer's rows
-    CHECK(model->tvae.arena_bytes(0) == 0);
-    tools::AlignedBuffer arena(model->tvae.arena_bytes(70));
+    CHECK(model->as<Tvae>().arena_bytes(0) == 0);
+    tools::AlignedBuffer arena(model->as<Tvae>().arena_bytes(70));
     TvaeSession s;
-    REQUIRE(s.init(model->tvae, generic_kernels(), arena.data(), arena.size(), 70).is_ok());
+    REQUIRE(s.init(model->as<Tvae>(), generic_kernels(), arena.data(), arena.size(), 70).is_ok());
     std::vector<float> x(70 * cfg.n_features, 0.25f), out(70 * cfg.n_features), z(cfg.latent_size, 0.1f);
     CHECK(s.reconstruct(x.data(), 0, out.data()).code() == StatusCode::invalid_argument);
     CHECK(s.reconstruct(x.data(), 65, out.data()).code() == StatusCode::invalid_argument);  // beyond 64 positions

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The README's quantization table: converts the bundled forecaster to f32, f16 and int8 weights, and int8
+# The quantization tables of docs/quantization.md, written into that page by this run: converts the bundled forecaster to f32, f16 and int8 weights, and int8
 # weights with int8 key/value caches (`--kv-cache int8`, variant int8+kv8), forecasts the held-out 24 months
 # with each and prints file size, the session arena for window 48 / horizon 24 (`auspex inspect`), error
 # against the truth, and distance from the float32 forecast.
@@ -9,6 +9,7 @@ cd "$(dirname "$0")/../.."
 build=${1:-build}
 out=$build/quantization
 mkdir -p "$out"
+report() {
 ex=models/example
 variants="f32 f16 int8 f32+kv8 int8+kv8"
 # variant -> convert options: the weights' dtype, and +kv8 for int8 key/value caches.
@@ -72,3 +73,6 @@ for dtype in $variants; do
     { e = $1 - $2; a += (e < 0 ? -e : e); f = $3 - $4; fa += (f < 0 ? -f : f); g = $1 - $3; ga += (g < 0 ? -g : g); n++ }
     END { printf "| %s | %d | %.4f | %+.3f%% | %s |\n", d, n / 24, a / n, 100 * (a - fa) / fa, d == "f32" ? "-" : sprintf("%.4f", ga / n) }'
 done
+}
+report | tee "$out/report.md"
+python3 tools/docs/generated.py write docs/quantization.md quantization "$out/report.md"

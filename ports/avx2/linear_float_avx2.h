@@ -203,7 +203,7 @@ inline void linear_packed(const float* x, size_t rows, size_t in, const W* w, co
 
 // Which path: packing costs a transpose per W element, paid back over `rows` rows; the dot tiles pay
 // their horizontal sums once per output, paid back over `in` inputs. The packed path wins when in <= 4 *
-// rows (measured around the shapes of `auspex bench --kernels`: README.md, Performance).
+// rows (measured around the shapes of `auspex bench --kernels` when the choice was made).
 inline bool use_packed(size_t rows, size_t in) { return rows >= 4 && in <= 4 * rows; }
 
 template <class W>

@@ -14,7 +14,7 @@
 //   sum is then at most 2 * 128 * 127 = 32512 < 2^15, so nothing saturates. The int16 pair sums go to
 //   int32 with _mm256_madd_epi16(., 1). quantize_rows_i8 never makes -128; when x holds one anyway, the
 //   whole call takes the widening path. Per 32 products: two multiply instructions and no lane-crossing
-//   widening, hence the faster path (README.md, Performance, has the measurement).
+//   widening, hence the faster path (`auspex bench --kernels --port avx2` measures it).
 //
 // Tails shorter than a vector reload the last full vector of the row (overlapping what was done) with the
 // already-counted bytes of x zeroed, so no load ever reaches past a row; rows shorter than one vector go

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Code and memory of the runtime and the example firmware on each Cortex-M target, from arm-none-eabi-size
-# and the linker map: a markdown table for the README.
+# and the linker map: a markdown table (make size writes it into docs/boards.md).
 #  - runtime library: every object of libauspex_runtime.a (all model families, all kernels);
 #  - runtime linked: the part of it --gc-sections keeps in forecast.elf (what a forecaster firmware pays);
 #  - forecast.elf / forecast_c.elf: whole images (text includes the int8 model and newlib's printf);

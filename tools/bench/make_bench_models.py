@@ -1,4 +1,4 @@
-"""Writes the benchmark-shaped forecasters that the README's speed figures use, as safetensors files with
+"""Writes the benchmark-shaped forecasters that docs/performance.md's speed figures use, as safetensors files with
 their converter configs, into the folder given (default build/bench). Random weights (uniform, scaled by
 1/sqrt(fan_in)): latency does not depend on the values. Python's standard library only, no PyTorch.
 

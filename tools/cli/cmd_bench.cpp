@@ -8,7 +8,6 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
-#include <iterator>
 #include <map>
 #include <memory>
 #include <set>
@@ -18,8 +17,7 @@
 
 #include "tools/cli/commands.h"
 #include "tools/cli/session_lengths.h"
-#include "tools/host/family_sessions.h"
-#include "tools/host/host_session.h"
+#include "tools/family/family_descriptor.h"
 #include "tools/host/kernel_bench.h"
 
 namespace ax::cli {
@@ -201,114 +199,26 @@ void print_stages(double forward_ms, size_t runs) {
     std::printf("    %-22s %7s %10.3f %7.1f\n", "(outside the kernels)", "", rest, 100.0 * rest / forward_ms);
 }
 
-// What bench times for one model: a forward pass and, where the family has one, its multi-step path
-// (forecast, greedy translation, reconstruction), on sessions sized for the command's lengths. The
-// sessions and inputs live in the closures, so a workload built on timed kernels profiles the same pass.
-struct Workload {
-    std::string forward_label, steps_label, steps_json;  // steps_*: empty when the family has no such path
-    std::function<void()> forward, steps;
-    size_t arena = 0;
-};
-
-// Token ids spread over the vocabulary, none the pad id: the timing does not depend on the ids, only on no
-// position being masked.
-std::vector<int32_t> bench_tokens(size_t n, size_t vocab, uint32_t pad) {
-    std::vector<int32_t> ids(n);
-    for (size_t i = 0; i < n; ++i) {
-        size_t id = (i * 7 + 3) % vocab;
-        if (id == pad) id = (id + 1) % vocab;
-        ids[i] = static_cast<int32_t>(id);
-    }
-    return ids;
-}
-
-// Smooth synthetic series: the timing does not depend on the values, only on their being finite.
-std::vector<float> bench_series(size_t n, float phase) {
-    std::vector<float> v(n);
-    for (size_t i = 0; i < n; ++i) v[i] = std::sin(0.1f * static_cast<float>(i) + phase);
-    return v;
-}
+using tools::Workload;
 
 Workload make_workload(const tools::LoadedModel& m, const SessionLengths& l, const Kernels& k) {
-    Workload w;
-    switch (m.family) {
-        case format::Family::forecaster: {
-            const ForecasterConfig& c = m.forecaster.config();
-            auto session = std::make_shared<tools::HostSession>(m, k, l.first, l.second);
-            auto src = std::make_shared<std::vector<float>>(bench_series(l.first * c.n_features, 0.0f));
-            auto tgt = std::make_shared<std::vector<float>>(bench_series(l.second * c.n_features, 1.5708f));
-            const size_t window = l.first, horizon = l.second;
-            w.forward_label = "forward (teacher-forced, " + std::to_string(horizon) + " decoder rows)";
-            w.forward = [=] { session->run(src->data(), window, tgt->data(), horizon, InputSpace::model); };
-            if (c.n_outputs == c.n_features) {
-                w.steps_label = "forecast (" + std::to_string(horizon) + " steps, KV cache)";
-                w.steps_json = "forecast_ms";
-                w.steps = [=] { session->forecast(src->data(), window, horizon); };
-            }
-            w.arena = session->arena_bytes();
-            break;
-        }
-        case format::Family::seq2seq: {
-            const Seq2SeqConfig& c = m.seq2seq.config();
-            auto session = std::make_shared<tools::HostSeq2Seq>(m, k, l.first, l.second);
-            const std::vector<int32_t> src = bench_tokens(l.first, c.src_vocab, c.pad_id),
-                                       tgt = bench_tokens(l.second, c.tgt_vocab, c.pad_id);
-            const size_t max_len = l.second;
-            w.forward_label = "forward (teacher-forced, " + std::to_string(l.second) + " target tokens)";
-            w.forward = [=] { session->run(src, tgt); };
-            // No EOS: every step of max_len is decoded, whatever the model predicts.
-            const uint32_t bos = c.bos_id == format::kNoToken ? 0 : c.bos_id;
-            w.steps_label = "translate (" + std::to_string(max_len) + " greedy steps, KV cache)";
-            w.steps_json = "translate_ms";
-            w.steps = [=] { session->translate(src, bos, format::kNoToken, max_len); };
-            w.arena = session->arena_bytes();
-            break;
-        }
-        case format::Family::classifier: {
-            const ClassifierConfig& c = m.classifier.config();
-            auto session = std::make_shared<tools::HostClassifier>(m, k, l.first);
-            const std::vector<int32_t> tokens = bench_tokens(l.first, c.vocab, c.pad_id);
-            w.forward_label = "classify (" + std::to_string(l.first) + " tokens)";
-            w.forward = [=] { session->classify(tokens); };
-            w.arena = session->arena_bytes();
-            break;
-        }
-        case format::Family::tvae: {
-            const TvaeConfig& c = m.tvae.config();
-            auto session = std::make_shared<tools::HostTvae>(m, k, l.first);
-            const std::vector<float> x = bench_series(l.first * c.n_features, 0.0f);
-            const size_t len = l.first;
-            w.forward_label = "forward (teacher-forced, " + std::to_string(len) + " rows)";
-            w.forward = [=] { session->run(x, len); };
-            w.steps_label = "reconstruct (" + std::to_string(len) + " decoder steps, KV cache)";
-            w.steps_json = "reconstruct_ms";
-            w.steps = [=] { session->reconstruct(x, len); };
-            w.arena = session->arena_bytes();
-            break;
-        }
-    }
-    return w;
+    return tools::family_descriptor(m.family).bench(m, l, k);
 }
 
-// The lengths as JSON fields: the forecaster's as before ("window", "horizon"), the others' by their options.
-std::string json_lengths(format::Family family, const SessionLengths& l) {
-    switch (family) {
-        case format::Family::forecaster:
-            return "\"window\": " + std::to_string(l.first) + ", \"horizon\": " + std::to_string(l.second);
-        case format::Family::seq2seq:
-            return "\"src_len\": " + std::to_string(l.first) + ", \"tgt_len\": " + std::to_string(l.second);
-        case format::Family::classifier:
-        case format::Family::tvae:
-            return "\"max_len\": " + std::to_string(l.first);
-    }
-    return "";
+// The lengths as JSON fields, by the names the family gives them ("window", "src_len", "max_len").
+std::string json_lengths(const tools::FamilyDescriptor& d, const SessionLengths& l) {
+    const size_t values[2] = {l.first, l.second};
+    std::string text;
+    for (size_t i = 0; i < d.length_count(); ++i)
+        text += (i ? ", \"" : "\"") + std::string(d.lengths[i].json) + "\": " + std::to_string(values[i]);
+    return text;
 }
 
 }  // namespace
 
 int cmd_bench(const Argv& argv) {
-    std::set<std::string> options = {"runs", "port"};
-    options.insert(std::begin(kLengthOptions), std::end(kLengthOptions));
+    std::set<std::string> options = length_options();
+    options.insert({"runs", "port"});
     const Args args(argv, options, {"json", "kernels", "stages"});
     if (args.has("kernels")) {
         std::fputs(tools::run_kernel_bench(args.has("json")).c_str(), stdout);
@@ -325,21 +235,21 @@ int cmd_bench(const Argv& argv) {
     const unsigned long long model_bytes = model->file.file_size();
     if (args.has("json")) {
         std::string extra;
+        // The forecaster's lines name no family: they are older than the other families.
         if (model->family != format::Family::forecaster)
             extra = "\"family\": \"" + std::string(tools::family_name(model->family)) + "\", ";
-        std::string steps_json = w.steps_json.empty() ? "" : ", \"" + w.steps_json + "\": ";
-        char figure[64];
-        if (!steps_json.empty()) {
-            std::snprintf(figure, sizeof figure, "%.4f", steps);
-            steps_json += figure;
-        } else if (model->family == format::Family::forecaster) {
-            steps_json = ", \"forecast_ms\": -1.0000";  // a forecaster whose outputs are not its inputs
+        std::string steps_json;
+        if (!w.steps_json.empty()) {
+            char figure[64];
+            std::snprintf(figure, sizeof figure, "%.4f", steps);  // -1.0000 when the model has no such path
+            steps_json = ", \"" + w.steps_json + "\": " + figure;
         }
         std::printf(
             "{\"model\": \"%s\", %s\"port\": \"%s\", %s, \"runs\": %zu, \"forward_ms\": %.4f%s, "
             "\"model_bytes\": %llu, \"arena_bytes\": %zu}\n",
-            model->path.c_str(), extra.c_str(), k.name, json_lengths(model->family, lengths).c_str(), runs, forward,
-            steps_json.c_str(), model_bytes, w.arena);
+            model->path.c_str(), extra.c_str(), k.name,
+            json_lengths(tools::family_descriptor(model->family), lengths).c_str(), runs, forward, steps_json.c_str(),
+            model_bytes, w.arena);
     } else {
         std::printf("model %s, port %s, %s, median of %zu runs\n", model->path.c_str(), k.name, lengths.text.c_str(),
                     runs);

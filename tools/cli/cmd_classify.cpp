@@ -14,7 +14,7 @@ int cmd_classify(const Argv& argv) {
     args.expect_positionals(1, "one classifier model (.axm)");
     const auto m = tools::open_model(args.positionals()[0]);
     tools::require_family(*m, format::Family::classifier);
-    const ClassifierConfig& c = m->classifier.config();
+    const ClassifierConfig& c = m->as<Classifier>().config();
     const std::vector<int32_t> tokens = tools::parse_token_list(args.require("tokens"), "--tokens");
     tools::HostClassifier session(*m, choose_kernels(args), tokens.size());
     if (args.has("pad"))

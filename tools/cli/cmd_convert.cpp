@@ -11,6 +11,7 @@
 #include "tools/common/file_io.h"
 #include "tools/common/tool_error.h"
 #include "tools/host/model_loader.h"
+#include "tools/import/config_keys.h"
 #include "tools/text/json_writer.h"
 
 namespace ax::cli {
@@ -38,7 +39,7 @@ tools::ConvertConfig find_config(const tools::TensorMap& tensors, const tools::C
                                tools::describe_difference(s.result) +
                                "; is the check pair from this checkpoint, in eval mode? nothing written");
     std::printf("find-config: %zu config(s) tried, %zu matched PyTorch\n", s.tried, s.matches.size());
-    if (s.varying == "layer_norm_eps") {
+    if (s.varying == tools::config_key_name(format::ConfigKey::layer_norm_eps)) {
         std::printf(
             "find-config: layer_norm_eps is not told apart by this check pair (these match: %s); kept "
             "%s\n",

@@ -48,7 +48,7 @@ int cmd_forecast(const Argv& argv) {
                     {"recompute"});
     args.expect_positionals(1, "one model (.axm)");
     const auto m = tools::load_model(args.positionals()[0]);
-    const ForecasterConfig& c = m->forecaster.config();
+    const ForecasterConfig& c = m->as<Forecaster>().config();
     const std::vector<std::string> features = tools::feature_names(m->file);
     const size_t horizon = args.get_size("horizon", tools::kDefaultHorizon, 1, kMaxSequenceLength);
     tools::check_horizon_fits(c, horizon, "--horizon " + std::to_string(horizon));

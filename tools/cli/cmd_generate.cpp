@@ -42,7 +42,7 @@ int cmd_generate(const Argv& argv) {
     args.expect_positionals(1, "one tvae model (.axm)");
     const auto m = tools::open_model(args.positionals()[0]);
     tools::require_family(*m, format::Family::tvae);
-    const TvaeConfig& c = m->tvae.config();
+    const TvaeConfig& c = m->as<Tvae>().config();
     const std::vector<float> z = parse_floats(args.require("z"), "--z");
     const size_t limit = c.max_positions ? c.max_positions : kMaxSequenceLength;
     if (!args.has("length")) throw UsageError{"missing --length"};

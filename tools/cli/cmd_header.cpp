@@ -5,7 +5,6 @@
 // and the model size. Every family.
 #include <cctype>
 #include <cstdio>
-#include <iterator>
 #include <set>
 #include <string>
 #include <utility>
@@ -13,6 +12,7 @@
 
 #include "tools/cli/commands.h"
 #include "tools/cli/session_lengths.h"
+#include "tools/family/family_common.h"
 #include "tools/host/model_loader.h"
 #include "tools/convert/quantize.h"
 #include "tools/common/file_io.h"
@@ -180,58 +180,25 @@ std::string stack_shape(const char* family, const StackConfig& s) {
            ", layers " + std::to_string(s.encoder_layers) + "+" + std::to_string(s.decoder_layers);
 }
 
-std::string value(size_t v, const std::string& what) { return std::to_string(v) + " /* " + what + " */"; }
-
 FamilyFacts family_facts(const tools::LoadedModel& m, const SessionLengths& l) {
+    const tools::FamilyDescriptor& d = tools::family_descriptor(m.family);
     FamilyFacts f;
-    switch (m.family) {
-        case format::Family::forecaster: {
-            const ForecasterConfig& c = m.forecaster.config();
-            f.shape = stack_shape("forecaster", c.stack);
-            f.sized_for = "WINDOW and HORIZON";
-            f.macros = {{"WINDOW", value(l.first, "encoder window (rows) the arena is sized for")},
-                        {"HORIZON", value(l.second, "forecast steps the arena is sized for")},
-                        {"N_FEATURES", value(c.n_features, "values per input row")},
-                        {"N_OUTPUTS", value(c.n_outputs, "values per output row")}};
-            break;
-        }
-        case format::Family::seq2seq: {
-            const Seq2SeqConfig& c = m.seq2seq.config();
-            f.shape = stack_shape("seq2seq", c.stack);
-            f.sized_for = "MAX_SRC_LEN and MAX_TGT_LEN";
-            f.macros = {{"MAX_SRC_LEN", value(l.first, "source tokens the arena is sized for")},
-                        {"MAX_TGT_LEN", value(l.second, "target tokens (or generated ids) the arena is sized for")},
-                        {"SRC_VOCAB", value(c.src_vocab, "source token ids are 0..SRC_VOCAB-1")},
-                        {"TGT_VOCAB", value(c.tgt_vocab, "logits per target token")}};
-            break;
-        }
-        case format::Family::classifier: {
-            const ClassifierConfig& c = m.classifier.config();
-            f.shape = stack_shape("classifier", c.stack);
-            f.sized_for = "MAX_LEN";
-            f.macros = {{"MAX_LEN", value(l.first, "input tokens the arena is sized for")},
-                        {"VOCAB", value(c.vocab, "token ids are 0..VOCAB-1")},
-                        {"N_LABELS", value(c.n_labels, "outputs per input")}};
-            break;
-        }
-        case format::Family::tvae: {
-            const TvaeConfig& c = m.tvae.config();
-            f.shape = stack_shape("tvae", c.stack);
-            f.sized_for = "MAX_LEN";
-            f.macros = {{"MAX_LEN", value(l.first, "sequence rows the arena is sized for")},
-                        {"N_FEATURES", value(c.n_features, "values per row")},
-                        {"LATENT_SIZE", value(c.latent_size, "values of z_mean, z_log_var and z")}};
-            break;
-        }
+    f.shape = stack_shape(tools::family_name(m.family), tools::stack_of(m));
+    const size_t values[2] = {l.first, l.second};
+    for (size_t i = 0; i < d.length_count(); ++i) {
+        const tools::LengthSpec& s = d.lengths[i];
+        f.sized_for += (i ? " and " : "") + std::string(s.macro);
+        f.macros.push_back(tools::macro(s.macro, values[i], s.macro_doc));
     }
+    for (const tools::HeaderMacro& macro : d.header_macros(m)) f.macros.push_back(macro);
     return f;
 }
 
 }  // namespace
 
 int cmd_header(const Argv& argv) {
-    std::set<std::string> options = {"output", "name"};
-    options.insert(std::begin(kLengthOptions), std::end(kLengthOptions));
+    std::set<std::string> options = length_options();
+    options.insert({"output", "name"});
     const Args args(argv, options, {});
     args.expect_positionals(1, "one model (.axm)");
     const std::string output = args.require("output");

@@ -1,8 +1,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <ctime>
-#include <functional>
-#include <iterator>
 #include <set>
 #include <string>
 
@@ -10,13 +8,13 @@
 #include "tools/cli/fit_report.h"
 #include "tools/cli/session_lengths.h"
 #include "tools/common/enum_text.h"
+#include "tools/family/family_descriptor.h"
 #include "tools/import/assumed_defaults.h"
 #include "tools/host/feature_names.h"
 #include "tools/host/model_loader.h"
 #include "runtime/model_identity.h"
 #include "tools/convert/quantize.h"
 #include "tools/convert/text_records.h"
-#include "tools/host/forecast_window.h"
 
 namespace ax::cli {
 
@@ -58,34 +56,6 @@ void print_identity(const ModelFile& f) {
                     converter.empty() ? "" : (" by " + converter).c_str());
 }
 
-std::string token_text(uint32_t id) { return id == format::kNoToken ? "none" : std::to_string(id); }
-
-// ArenaQuery::arena_for of one family: the arena its planner gives for the longest input n (the planner's
-// first length) and the `fixed` other lengths, with the caches of another type (what --kv-cache would give).
-template <typename Config, typename Plan, typename... Fixed>
-std::function<size_t(size_t, format::CacheType)> arena_for(Config c, Plan plan, Fixed... fixed) {
-    return [c, plan, fixed...](size_t n, format::CacheType t) {
-        Config cached = c;
-        cached.stack.kv_cache = t;
-        MemoryPlan p;
-        return plan(cached, n, fixed..., &p) ? p.total_bytes() : 0;
-    };
-}
-
-// The arena of a family sized by one length (classifier, tvae): `len` `unit` (tokens, rows) of an `item`
-// (input, sequence). Plans it into `plan`, fills the fit query and returns the arena line.
-template <typename Model, typename Plan>
-std::string one_length_arena(const Model& model, Plan plan_arena, size_t len, size_t limit, const std::string& item,
-                             const char* unit, MemoryPlan* plan, ArenaQuery* q) {
-    const std::string up_to = item + "s up to " + std::to_string(len) + " " + unit;
-    plan_arena(model.config(), len, plan);
-    q->lengths = up_to;
-    q->longest = item;
-    q->longest_limit = limit;
-    q->arena_for = arena_for(model.config(), plan_arena);
-    return std::to_string(model.arena_bytes(len)) + " bytes for " + up_to + " (set with --max-len)";
-}
-
 void print_stack(const StackConfig& s) {
     const LayerOptions& l = s.layer;
     std::printf("shape:    d_model %zu, nhead %zu, dim_feedforward %zu, encoder_layers %zu, decoder_layers %zu\n",
@@ -98,81 +68,11 @@ void print_stack(const StackConfig& s) {
                     s.kv_cache == format::CacheType::i8 ? "int8, one scale per row (--kv-cache int8)" : "f32");
 }
 
-// The token families' input keys (runtime/embedding.h, read_token_input_config).
-void print_token_inputs(format::PositionalEncoding pe, size_t max_positions, float embed_scale) {
-    std::printf("inputs:   positional_encoding %s, max_positions %s, embed_scale %g\n", tools::enum_text(pe).c_str(),
-                max_positions ? std::to_string(max_positions).c_str() : "unlimited", static_cast<double>(embed_scale));
-}
-
-// Prints the family's configuration and returns the arena line.
-std::string describe_forecaster(const tools::LoadedModel& m, const SessionLengths& l, MemoryPlan* plan, ArenaQuery* q) {
-    const ForecasterConfig& c = m.forecaster.config();
-    const size_t window = l.first, horizon = l.second;
-    print_stack(c.stack);
-    std::printf("io:       n_features %zu, n_outputs %zu\n", c.n_features, c.n_outputs);
-    std::printf("inputs:   positional_encoding %s, max_positions %s, memory_mask %s, normalization %s\n",
-                tools::enum_text(c.positional_encoding).c_str(),
-                c.max_positions ? std::to_string(c.max_positions).c_str() : "unlimited",
-                tools::enum_text(c.memory_mask).c_str(), tools::enum_text(c.normalization).c_str());
-    const std::string stated =
-        c.window ? std::to_string(c.window) + " rows, the model's training window"
-                 : "not stated (commands default to " + std::to_string(tools::default_window(c)) + " rows)";
-    std::printf("window:   %s\n", stated.c_str());
-    plan_forecaster_arena(c, window, horizon, plan);
-    q->lengths = "window " + std::to_string(window) + ", horizon " + std::to_string(horizon);
-    q->longest = "window for horizon " + std::to_string(horizon);
-    q->longest_limit = c.max_positions ? c.max_positions : kMaxSequenceLength;
-    q->arena_for = arena_for(c, plan_forecaster_arena, horizon);
-    return std::to_string(m.forecaster.arena_bytes(window, horizon)) + " bytes for window " + std::to_string(window) +
-           ", horizon " + std::to_string(horizon) + " (set with --window, --horizon)";
-}
-
-std::string describe_seq2seq(const tools::LoadedModel& m, const SessionLengths& l, MemoryPlan* plan, ArenaQuery* q) {
-    const Seq2SeqConfig& c = m.seq2seq.config();
-    print_stack(c.stack);
-    std::printf("io:       src_vocab %zu, tgt_vocab %zu, pad %s, bos %s, eos %s, decode_mask_pads %s\n", c.src_vocab,
-                c.tgt_vocab, token_text(c.pad_id).c_str(), token_text(c.bos_id).c_str(), token_text(c.eos_id).c_str(),
-                c.decode_mask_pads ? "true" : "false");
-    print_token_inputs(c.positional_encoding, c.max_positions, c.embed_scale);
-    const size_t limit = position_limit(m);
-    const size_t src = l.first, tgt = l.second;
-    plan_seq2seq_arena(c, src, tgt, plan);
-    q->lengths = "source " + std::to_string(src) + ", target " + std::to_string(tgt) + " tokens";
-    q->longest = "source for target " + std::to_string(tgt);
-    q->longest_limit = limit;
-    q->arena_for = arena_for(c, plan_seq2seq_arena, tgt);
-    return std::to_string(m.seq2seq.arena_bytes(src, tgt)) + " bytes for source " + std::to_string(src) +
-           " tokens, target/max-len " + std::to_string(tgt) + " (set with --src-len, --tgt-len)";
-}
-
-std::string describe_classifier(const tools::LoadedModel& m, const SessionLengths& l, MemoryPlan* plan, ArenaQuery* q) {
-    const ClassifierConfig& c = m.classifier.config();
-    print_stack(c.stack);
-    const std::string pooling = tools::enum_text(c.pooling);
-    const std::string act = tools::enum_text(c.output_activation);
-    std::printf("io:       vocab %zu, labels %zu, pad %s, output %s, %s\n", c.vocab, c.n_labels,
-                token_text(c.pad_id).c_str(), act.c_str(),
-                c.stack.decoder_layers ? ("decoder fed start token " + token_text(c.start_id)).c_str()
-                                       : (std::string("pooling ") + pooling).c_str());
-    print_token_inputs(c.positional_encoding, c.max_positions, c.embed_scale);
-    return one_length_arena(m.classifier, plan_classifier_arena, l.first, position_limit(m), "input", "tokens", plan,
-                            q);
-}
-
-std::string describe_tvae(const tools::LoadedModel& m, const SessionLengths& l, MemoryPlan* plan, ArenaQuery* q) {
-    const TvaeConfig& c = m.tvae.config();
-    print_stack(c.stack);
-    std::printf("io:       n_features %zu, latent_size %zu\n", c.n_features, c.latent_size);
-    std::printf("inputs:   positional_encoding %s, max_positions %s\n", tools::enum_text(c.positional_encoding).c_str(),
-                c.max_positions ? std::to_string(c.max_positions).c_str() : "unlimited");
-    return one_length_arena(m.tvae, plan_tvae_arena, l.first, position_limit(m), "sequence", "rows", plan, q);
-}
-
 }  // namespace
 
 int cmd_inspect(const Argv& argv) {
-    std::set<std::string> options = {"flash", "ram", "board"};
-    options.insert(std::begin(kLengthOptions), std::end(kLengthOptions));
+    std::set<std::string> options = length_options();
+    options.insert({"flash", "ram", "board"});
     const Args args(argv, options, {});
     args.expect_positionals(1, "one model (.axm)");
     MemoryBudget budget;
@@ -187,23 +87,11 @@ int cmd_inspect(const Argv& argv) {
     std::string features;
     for (const std::string& n : tools::feature_names(m->file)) features += (features.empty() ? "" : ", ") + n;
     if (!features.empty()) std::printf("features: %s (CSV columns are picked by these names)\n", features.c_str());
-    std::string arena;
+    const tools::FamilyDescriptor& family = tools::family_descriptor(m->family);
+    print_stack(tools::stack_of(*m));
+    for (const std::string& line : family.inspect_lines(*m)) std::printf("%s\n", line.c_str());
     MemoryPlan plan;
-    ArenaQuery query;
-    switch (m->family) {
-        case format::Family::forecaster:
-            arena = describe_forecaster(*m, lengths, &plan, &query);
-            break;
-        case format::Family::seq2seq:
-            arena = describe_seq2seq(*m, lengths, &plan, &query);
-            break;
-        case format::Family::classifier:
-            arena = describe_classifier(*m, lengths, &plan, &query);
-            break;
-        case format::Family::tvae:
-            arena = describe_tvae(*m, lengths, &plan, &query);
-            break;
-    }
+    const tools::ArenaFacts arena = family.inspect_arena(*m, lengths, &plan);
     uint64_t params = 0, weight_bytes = 0;
     bool calibrated = false;
     for (uint32_t i = 0; i < m->file.tensor_count(); ++i) {
@@ -214,19 +102,21 @@ int cmd_inspect(const Argv& argv) {
     }
     std::printf("tensors:  %u, %llu parameters, %llu bytes of data\n", m->file.tensor_count(),
                 static_cast<unsigned long long>(params), static_cast<unsigned long long>(weight_bytes));
-    std::printf("arena:    %s\n", arena.c_str());
+    std::printf("arena:    %s\n", arena.line.c_str());
     uint32_t defaults = 0;
     if (m->file.config(format::ConfigKey::defaults, &defaults) && defaults != 0)
         std::printf("assumed:  %s (taken by default at conversion, not stated in the config)\n",
                     tools::assumed_defaults_text(defaults).c_str());
     if (calibrated) std::printf("calibration: input ranges (max |x|) recorded for the weight matrices\n");
     if (fit) {
+        ArenaQuery query;
         query.model_bytes = m->file.file_size();
         query.plan = &plan;
-        const StackConfig& stack = m->family == format::Family::forecaster   ? m->forecaster.config().stack
-                                   : m->family == format::Family::seq2seq    ? m->seq2seq.config().stack
-                                   : m->family == format::Family::classifier ? m->classifier.config().stack
-                                                                             : m->tvae.config().stack;
+        query.lengths = arena.lengths;
+        query.longest = arena.longest;
+        query.longest_limit = arena.longest_limit;
+        query.arena_for = arena.arena_for;
+        const StackConfig& stack = tools::stack_of(*m);
         query.has_decoder = stack.decoder_layers > 0;
         query.cache = stack.kv_cache;
         print_fit_report(budget, query);

@@ -37,7 +37,7 @@ int cmd_reconstruct(const Argv& argv) {
     args.expect_positionals(1, "one tvae model (.axm)");
     const auto m = tools::open_model(args.positionals()[0]);
     tools::require_family(*m, format::Family::tvae);
-    const TvaeConfig& c = m->tvae.config();
+    const TvaeConfig& c = m->as<Tvae>().config();
     if (args.has("seed") && !args.has("sample")) throw UsageError{"--seed goes with --sample"};
     const std::vector<std::string> features = tools::feature_names(m->file);
     const tools::Table in = read_data_csv(args, "input", c.n_features, features);

@@ -15,7 +15,7 @@ namespace {
 int run_seq2seq(const Args& args, const tools::LoadedModel& m) {
     if (args.has("src") || args.has("tgt") || args.has("model-space"))
         throw UsageError{"a seq2seq model takes --src-tokens and --tgt-tokens (not --src/--tgt CSV files)"};
-    const Seq2SeqConfig& c = m.seq2seq.config();
+    const Seq2SeqConfig& c = m.as<Seq2Seq>().config();
     const std::vector<int32_t> src = tools::parse_token_list(args.require("src-tokens"), "--src-tokens");
     const std::vector<int32_t> tgt = tools::parse_token_list(args.require("tgt-tokens"), "--tgt-tokens");
     tools::HostSeq2Seq session(m, choose_kernels(args), src.size(), tgt.size());
@@ -43,7 +43,7 @@ int cmd_run(const Argv& argv) {
     tools::require_family(*m, format::Family::forecaster);
     if (args.has("src-tokens") || args.has("tgt-tokens") || args.has("pad"))
         throw UsageError{"--src-tokens, --tgt-tokens and --pad are for seq2seq models"};
-    const ForecasterConfig& c = m->forecaster.config();
+    const ForecasterConfig& c = m->as<Forecaster>().config();
     const std::vector<std::string> features = tools::feature_names(m->file);
     const tools::Table src = read_data_csv(args, "src", c.n_features, features);
     const tools::Table tgt = read_data_csv(args, "tgt", c.n_features, features);

@@ -23,7 +23,7 @@ int cmd_translate(const Argv& argv) {
     args.expect_positionals(1, "one seq2seq model (.axm)");
     const auto m = tools::open_model(args.positionals()[0]);
     tools::require_family(*m, format::Family::seq2seq);
-    const Seq2SeqConfig& c = m->seq2seq.config();
+    const Seq2SeqConfig& c = m->as<Seq2Seq>().config();
     const std::vector<int32_t> src = tools::parse_token_list(args.require("tokens"), "--tokens");
     const uint32_t bos = token_option(args, "bos", c.bos_id, c.tgt_vocab);
     const uint32_t eos = token_option(args, "eos", c.eos_id, c.tgt_vocab);

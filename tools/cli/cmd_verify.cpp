@@ -9,9 +9,8 @@
 
 #include "tools/cli/commands.h"
 #include "tools/cli/data_csv.h"
-#include "tools/cli/session_lengths.h"
 #include "tools/convert/conversion_check.h"
-#include "tools/host/family_sessions.h"
+#include "tools/family/family_descriptor.h"
 #include "tools/host/feature_names.h"
 #include "tools/text/csv.h"
 #include "tools/host/forecast_window.h"
@@ -75,8 +74,8 @@ void print_errors(const char* what, std::vector<ColumnError> columns, const std:
 int verify_forecasts(const Args& args, const tools::LoadedModel* model) {
     const auto reference = tools::open_model(args.require("against"));
     tools::require_family(*reference, format::Family::forecaster);
-    const ForecasterConfig& c = model->forecaster.config();
-    const ForecasterConfig& rc = reference->forecaster.config();
+    const ForecasterConfig& c = model->as<Forecaster>().config();
+    const ForecasterConfig& rc = reference->as<Forecaster>().config();
     if (c.n_features != rc.n_features || c.n_outputs != rc.n_outputs)
         throw tools::ToolError("the two models take different inputs or give different outputs");
     const tools::Table data = read_data_csv(args, "input", c.n_features, tools::feature_names(model->file));
@@ -122,32 +121,11 @@ std::vector<std::string> output_names(const tools::LoadedModel& m, const tools::
     if (expected.header.size() == cols) return expected.header;
     const std::vector<std::string> features = tools::feature_names(m.file);
     if (features.size() == cols) return features;
-    return numbered_names(output_prefix(m.family), cols);
+    return numbered_names(tools::family_descriptor(m.family).output_prefix, cols);
 }
 
 void add_errors(std::vector<ColumnError>& errors, const tools::Table& got, const std::vector<float>& ref) {
     for (size_t i = 0; i < got.values.size() && i < ref.size(); ++i) errors[i % got.cols].add(got.values[i], ref[i]);
-}
-
-// Greedy translations of every source line by both models: how many are the same ids.
-void compare_translations(const tools::LoadedModel& a, const tools::LoadedModel& b, const tools::CheckPair& pair,
-                          const Kernels& k) {
-    const Seq2SeqConfig& c = a.seq2seq.config();
-    if (c.bos_id == format::kNoToken) {
-        std::printf("greedy translations: not compared (the model names no BOS id)\n");
-        return;
-    }
-    const size_t limit = position_limit(a);
-    size_t same = 0;
-    for (const std::vector<int32_t>& src : pair.src_tokens) {
-        // translate's default length: at most n + 4 generated ids.
-        const size_t max_len = std::min(src.size() + 4, limit);
-        tools::HostSeq2Seq sa(a, k, src.size(), max_len), sb(b, k, src.size(), max_len);
-        sa.set_pad_id(c.pad_id);
-        sb.set_pad_id(b.seq2seq.config().pad_id);
-        same += sa.translate(src, c.bos_id, c.eos_id, max_len) == sb.translate(src, c.bos_id, c.eos_id, max_len);
-    }
-    std::printf("greedy translations: %zu of %zu the same ids\n", same, pair.src_tokens.size());
 }
 
 // Any family on one input (the --check-* layout: token lines, a sequence CSV, or a forecaster's src/tgt
@@ -156,11 +134,11 @@ int verify_pair(const Args& args, const tools::LoadedModel& model) {
     for (const char* option : {"window", "horizon", "stride", "delimiter", "columns", "fill", "time-format"})
         if (args.has(option))
             throw UsageError{std::string("--") + option + " is for verify --against of a forecaster (a data CSV)"};
-    const bool two_inputs = model.family == format::Family::forecaster || model.family == format::Family::seq2seq;
+    const tools::FamilyDescriptor& family = tools::family_descriptor(model.family);
+    const bool two_inputs = family.check_target != nullptr;
     if (two_inputs && !args.has("target"))
-        throw UsageError{std::string("a ") + tools::family_name(model.family) + " takes --target too: " +
-                         (model.family == format::Family::seq2seq ? "the target token lines of forward(src, tgt)"
-                                                                  : "the decoder input CSV of forward(src, tgt)")};
+        throw UsageError{std::string("a ") + tools::family_name(model.family) +
+                         " takes --target too: " + family.check_target};
     if (!two_inputs && args.has("target"))
         throw UsageError{std::string("--target does not apply to a ") + tools::family_name(model.family) +
                          " model (its forward takes one input)"};
@@ -194,16 +172,13 @@ int verify_pair(const Args& args, const tools::LoadedModel& model) {
     add_errors(errors, got, ref.values);
     std::printf("verify %s against %s: %zu x %zu outputs, port %s\n", model.path.c_str(), reference->path.c_str(),
                 got.rows, got.cols, k.name);
-    print_errors(model.family == format::Family::tvae ? "teacher-forced outputs" : "outputs", errors, names);
-    if (model.family == format::Family::seq2seq) compare_translations(model, *reference, pair, k);
-    if (model.family == format::Family::tvae) {
-        // The anomaly score's path: encode, z = z_mean, decode from a zero row.
-        tools::HostTvae sa(model, k, pair.src.rows), sb(*reference, k, pair.src.rows);
-        tools::Table recon = got;
-        recon.values = sa.reconstruct(pair.src.values, pair.src.rows);
-        std::vector<ColumnError> recon_errors(got.cols);
-        add_errors(recon_errors, recon, sb.reconstruct(pair.src.values, pair.src.rows));
-        print_errors("reconstructions", recon_errors, names);
+    print_errors(family.forward_label, errors, names);
+    if (family.compare_line) std::printf("%s\n", family.compare_line(model, *reference, pair, k).c_str());
+    if (family.second_outputs) {
+        const tools::Table second = family.second_outputs(model, pair, k);
+        std::vector<ColumnError> second_errors(second.cols);
+        add_errors(second_errors, second, family.second_outputs(*reference, pair, k).values);
+        print_errors(family.second_label, second_errors, names);
     }
     return 0;
 }

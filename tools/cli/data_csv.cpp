@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "tools/common/tool_error.h"
+#include "tools/family/family_descriptor.h"
 #include "tools/text/csv_records.h"
 #include "tools/text/csv_time.h"
 
@@ -120,19 +121,7 @@ std::vector<std::string> numbered_names(const std::string& prefix, size_t n) {
     return names;
 }
 
-const char* output_prefix(format::Family family) {
-    switch (family) {
-        case format::Family::forecaster:
-            return "output";
-        case format::Family::seq2seq:
-            return "logit";
-        case format::Family::classifier:
-            return "label";
-        case format::Family::tvae:
-            return "feature";
-    }
-    return "output";
-}
+const char* output_prefix(format::Family family) { return tools::family_descriptor(family).output_prefix; }
 
 void same_style(const tools::Table& from, tools::Table& to) {
     to.delimiter = from.delimiter;

@@ -25,7 +25,7 @@ tools::CsvOptions csv_options(const Args& args);
 tools::Table read_data_csv(const Args& args, const std::string& option, size_t n_features,
                            const std::vector<std::string>& features, size_t last_rows = 0);
 
-// The header convention of every CSV a command writes (README, "CSV"). Columns that are the model's
+// The header convention of every CSV a command writes (docs/forecasting.md, "CSV"). Columns that are the model's
 // features are named as the input CSV names them, else by the names stored in the model; with neither,
 // the output has no header line, like its input. Columns that are not features are always named by what
 // they are: numbered_names(output_prefix(family), n) = "output_0".. (forecaster outputs), "logit_0".. (a

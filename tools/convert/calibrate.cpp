@@ -49,7 +49,7 @@ size_t calibrate(AxmModel& model, const Table& data, const CalibrationOptions& o
     for (const AxmTensor& t : model.tensors)
         if (t.dtype != format::DType::f32) throw ToolError("internal error: calibration needs the float32 model");
     const std::unique_ptr<LoadedModel> loaded = load_model_bytes(serialize_axm(model), "calibration model");
-    const ForecasterConfig& c = loaded->forecaster.config();
+    const ForecasterConfig& c = loaded->as<Forecaster>().config();
     if (data.cols != c.n_features)
         throw ToolError("calibration data has " + std::to_string(data.cols) + " columns, the model reads " +
                         std::to_string(c.n_features) + " features");

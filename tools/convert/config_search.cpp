@@ -7,11 +7,14 @@
 #include "tools/common/enum_text.h"
 #include "tools/common/tool_error.h"
 #include "tools/convert/converter.h"
+#include "tools/import/config_keys.h"
 #include "tools/import/import_common.h"
 
 namespace ax::tools {
 
 namespace {
+
+using format::ConfigKey;
 
 // The keys a search varies; everything else comes from the user's config unchanged.
 struct Candidate {
@@ -58,12 +61,12 @@ JsonValue candidate_json(const JsonValue& user, const Candidate& c) {
             }
         members.emplace_back(key, std::move(value));
     };
-    set("nhead", JsonValue::make_integer(static_cast<uint64_t>(c.nhead)));
-    set("activation", JsonValue::make_string(enum_text(c.activation)));
-    set("norm_first", JsonValue::make_bool(c.norm_first));
-    set("layer_norm_eps", JsonValue::make_number(c.layer_norm_eps));
-    set("positional_encoding", JsonValue::make_string(enum_text(c.positional_encoding)));
-    if (c.memory_mask) set("memory_mask", JsonValue::make_string(enum_text(*c.memory_mask)));
+    set(config_key_name(ConfigKey::nhead), JsonValue::make_integer(static_cast<uint64_t>(c.nhead)));
+    set(config_key_name(ConfigKey::activation), JsonValue::make_string(enum_text(c.activation)));
+    set(config_key_name(ConfigKey::norm_first), JsonValue::make_bool(c.norm_first));
+    set(config_key_name(ConfigKey::layer_norm_eps), JsonValue::make_number(c.layer_norm_eps));
+    set(config_key_name(ConfigKey::positional_encoding), JsonValue::make_string(enum_text(c.positional_encoding)));
+    if (c.memory_mask) set(config_key_name(ConfigKey::memory_mask), JsonValue::make_string(enum_text(*c.memory_mask)));
     return JsonValue::make_object(std::move(members));
 }
 
@@ -118,9 +121,9 @@ JsonValue base_json(const TensorMap& tensors, const std::string& config_path) {
 
 // Parses the user's config, standing in nhead 1 when it is absent (only the search may leave it out).
 ConvertConfig parse_base(const JsonValue& user, const std::string& source) {
-    if (user.is_object() && !user.find("nhead")) {
+    if (user.is_object() && !user.find(config_key_name(ConfigKey::nhead))) {
         std::vector<std::pair<std::string, JsonValue>> members = user.as_object(source);
-        members.emplace_back("nhead", JsonValue::make_integer(1));
+        members.emplace_back(config_key_name(ConfigKey::nhead), JsonValue::make_integer(1));
         return parse_convert_config(JsonValue::make_object(std::move(members)), source);
     }
     return parse_convert_config(user, source);
@@ -141,20 +144,20 @@ int changes(const ConvertConfig& base, bool nhead_stated, const Candidate& c) {
 // The keys in which the matching candidates differ.
 std::string varying_keys(const std::vector<Candidate>& m) {
     std::string keys;
-    auto add = [&](const char* key, bool differs) {
-        if (differs) keys += (keys.empty() ? "" : ", ") + std::string(key);
+    auto add = [&](const std::string& key, bool differs) {
+        if (differs) keys += (keys.empty() ? "" : ", ") + key;
     };
     auto any = [&](auto field) {
         for (const Candidate& c : m)
             if (field(c) != field(m[0])) return true;
         return false;
     };
-    add("nhead", any([](const Candidate& c) { return c.nhead; }));
-    add("activation", any([](const Candidate& c) { return c.activation; }));
-    add("norm_first", any([](const Candidate& c) { return c.norm_first; }));
-    add("layer_norm_eps", any([](const Candidate& c) { return c.layer_norm_eps; }));
-    add("positional_encoding", any([](const Candidate& c) { return c.positional_encoding; }));
-    add("memory_mask", any([](const Candidate& c) { return c.memory_mask; }));
+    add(config_key_name(ConfigKey::nhead), any([](const Candidate& c) { return c.nhead; }));
+    add(config_key_name(ConfigKey::activation), any([](const Candidate& c) { return c.activation; }));
+    add(config_key_name(ConfigKey::norm_first), any([](const Candidate& c) { return c.norm_first; }));
+    add(config_key_name(ConfigKey::layer_norm_eps), any([](const Candidate& c) { return c.layer_norm_eps; }));
+    add(config_key_name(ConfigKey::positional_encoding), any([](const Candidate& c) { return c.positional_encoding; }));
+    add(config_key_name(ConfigKey::memory_mask), any([](const Candidate& c) { return c.memory_mask; }));
     return keys;
 }
 
@@ -188,7 +191,7 @@ AxmModel probe_import(const TensorMap& tensors, ConvertConfig& probe,
 ConfigSearch search_config(const TensorMap& tensors, const std::string& config_path, const CheckFiles& files) {
     const std::string source = config_path.empty() ? "config" : config_path;
     const JsonValue user = base_json(tensors, config_path);
-    const bool nhead_stated = user.is_object() && user.find("nhead");
+    const bool nhead_stated = user.is_object() && user.find(config_key_name(ConfigKey::nhead));
     const ConvertConfig base = parse_base(user, source);
 
     // The base import tells d_model and the family (and reports a checkpoint no candidate can fix).
@@ -215,7 +218,7 @@ ConfigSearch search_config(const TensorMap& tensors, const std::string& config_p
                    : std::vector<Mask>{std::nullopt};
 
     ConfigSearch out;
-    out.config_stated_eps = user.is_object() && user.find("layer_norm_eps");
+    out.config_stated_eps = user.is_object() && user.find(config_key_name(ConfigKey::layer_norm_eps));
     std::vector<Candidate> matched;
     std::vector<CheckResult> matched_results;
     double closest_ratio = HUGE_VAL;

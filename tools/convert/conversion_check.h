@@ -43,6 +43,14 @@ CheckPair read_check_pair(const CheckFiles& files, format::Family family);
 // The inputs alone (want stays empty): what `verify --against` runs two models on.
 CheckPair read_check_inputs(const CheckFiles& files, format::Family family);
 
+// For the families' readers and runners (tools/family): token sequences, one per non-blank line of a file
+// (a value that names no file but reads as a token list, "5 17 9 3", is that one sequence); the check
+// output's shape against what the model gives (nothing to compare when the pair holds inputs only); a
+// one-input family's refusal of --check-target.
+std::vector<std::vector<int32_t>> read_token_lines(const std::string& arg, const std::string& option);
+void expect_shape(const CheckPair& pair, size_t rows, size_t cols, const std::string& why);
+void refuse_second_input(const CheckFiles& files, const char* family);
+
 // The model's outputs for the pair's inputs on `kernels`, shaped as the check output is (rows x outputs).
 // Checks the wanted output's shape when the pair has one.
 Table run_check_inputs(const LoadedModel& model, const CheckPair& pair, const Kernels& kernels);

@@ -4,42 +4,28 @@
 #include "tools/import/assumed_defaults.h"
 #include "tools/convert/calibrate.h"
 #include "tools/convert/model_stamp.h"
-#include "tools/import/classifier_import.h"
 #include "tools/import/config_scope.h"
 #include "tools/checkpoint/checkpoint.h"
 #include "tools/import/convert_config.h"
-#include "tools/import/forecaster_import.h"
+#include "tools/family/family_descriptor.h"
 #include "tools/host/feature_names.h"
 #include "tools/host/model_loader.h"
 #include "tools/convert/quantize.h"
 #include "tools/import/rename_map.h"
-#include "tools/import/seq2seq_import.h"
 #include "tools/common/enum_text.h"
 #include "tools/common/tool_error.h"
-#include "tools/import/tvae_import.h"
 
 namespace ax::tools {
 
 namespace {
 
 AxmModel import_family(const TensorMap& tensors, const ConvertConfig& config) {
-    if (config.window && config.arch != format::Family::forecaster)
-        throw ToolError("config key window applies to a forecaster only (the encoder rows it was trained on)");
-    if (config.decode_mask_pads && config.arch != format::Family::seq2seq)
-        throw ToolError("config key decode_mask_pads is for a seq2seq model's greedy decoding");
-    if (config.arch == format::Family::seq2seq) return import_seq2seq(tensors, config);
-    if (config.arch == format::Family::classifier) return import_classifier(tensors, config);
-    if (config.arch == format::Family::tvae) return import_tvae(tensors, config);
-    if (config.pad_id || config.bos_id || config.eos_id || config.start_id || config.embed_scale ||
-        config.embed_scale_sqrt_d || config.pooling || config.output_activation || config.src_vocab ||
-        config.tgt_vocab || config.n_labels || config.latent_size)
-        throw ToolError(
-            "config keys pad_id, bos_id, eos_id, start_id, embed_scale, pooling, output_activation, "
-            "src_vocab, tgt_vocab, n_labels and latent_size do not apply to a forecaster");
-    if (config.positional_encoding && *config.positional_encoding != format::PositionalEncoding::sinusoidal &&
+    check_config_values_scope(config);
+    if (config.arch == format::Family::forecaster && config.positional_encoding &&
+        *config.positional_encoding != format::PositionalEncoding::sinusoidal &&
         *config.positional_encoding != format::PositionalEncoding::none)
         throw ToolError("a forecaster's \"positional_encoding\" is \"sinusoidal\" or \"none\"");
-    return import_forecaster(tensors, config);
+    return family_descriptor(config.arch).import(tensors, config);
 }
 
 }  // namespace

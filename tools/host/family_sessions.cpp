@@ -38,13 +38,12 @@ std::string format_token_list(const std::vector<int32_t>& ids) {
 }
 
 HostSeq2Seq::HostSeq2Seq(const LoadedModel& model, const Kernels& kernels, size_t max_src, size_t max_tgt)
-    : model_(model),
-      s_(model, format::Family::seq2seq, model.seq2seq, kernels, "source and target lengths", max_src, max_tgt) {}
+    : model_(model), s_(model, format::Family::seq2seq, kernels, "source and target lengths", max_src, max_tgt) {}
 
 void HostSeq2Seq::set_pad_id(uint32_t pad_id) { check_status(s_.session().set_pad_id(pad_id), model_.path); }
 
 std::vector<float> HostSeq2Seq::run(const std::vector<int32_t>& src, const std::vector<int32_t>& tgt) {
-    std::vector<float> out(tgt.size() * model_.seq2seq.config().tgt_vocab);
+    std::vector<float> out(tgt.size() * model_.as<Seq2Seq>().config().tgt_vocab);
     check_status(s_.session().run(src.data(), src.size(), tgt.data(), tgt.size(), out.data()), model_.path);
     return out;
 }
@@ -59,18 +58,18 @@ std::vector<int32_t> HostSeq2Seq::translate(const std::vector<int32_t>& src, uin
 }
 
 HostClassifier::HostClassifier(const LoadedModel& model, const Kernels& kernels, size_t max_len)
-    : model_(model), s_(model, format::Family::classifier, model.classifier, kernels, "the input length", max_len) {}
+    : model_(model), s_(model, format::Family::classifier, kernels, "the input length", max_len) {}
 
 void HostClassifier::set_pad_id(uint32_t pad_id) { check_status(s_.session().set_pad_id(pad_id), model_.path); }
 
 std::vector<float> HostClassifier::classify(const std::vector<int32_t>& tokens) {
-    std::vector<float> out(model_.classifier.config().n_labels);
+    std::vector<float> out(model_.as<Classifier>().config().n_labels);
     check_status(s_.session().classify(tokens.data(), tokens.size(), out.data()), model_.path);
     return out;
 }
 
 HostTvae::HostTvae(const LoadedModel& model, const Kernels& kernels, size_t max_len)
-    : model_(model), s_(model, format::Family::tvae, model.tvae, kernels, "the sequence length", max_len) {}
+    : model_(model), s_(model, format::Family::tvae, kernels, "the sequence length", max_len) {}
 
 namespace {
 
@@ -83,7 +82,7 @@ void check_rows(const std::vector<float>& x, size_t len, size_t n_features) {
 }  // namespace
 
 std::vector<float> HostTvae::run(const std::vector<float>& x, size_t len) {
-    const TvaeConfig& c = model_.tvae.config();
+    const TvaeConfig& c = model_.as<Tvae>().config();
     check_rows(x, len, c.n_features);
     std::vector<float> out(len * c.n_features);
     check_status(s_.session().run(x.data(), len, out.data(), nullptr, nullptr), model_.path);
@@ -92,7 +91,7 @@ std::vector<float> HostTvae::run(const std::vector<float>& x, size_t len) {
 
 void HostTvae::encode(const std::vector<float>& x, size_t len, std::vector<float>* z_mean,
                       std::vector<float>* z_log_var) {
-    const TvaeConfig& c = model_.tvae.config();
+    const TvaeConfig& c = model_.as<Tvae>().config();
     check_rows(x, len, c.n_features);
     z_mean->assign(c.latent_size, 0.0f);
     z_log_var->assign(c.latent_size, 0.0f);
@@ -100,7 +99,7 @@ void HostTvae::encode(const std::vector<float>& x, size_t len, std::vector<float
 }
 
 std::vector<float> HostTvae::generate(const std::vector<float>& z, size_t len) {
-    const TvaeConfig& c = model_.tvae.config();
+    const TvaeConfig& c = model_.as<Tvae>().config();
     if (z.size() != c.latent_size)
         throw ToolError("the latent vector has " + std::to_string(z.size()) + " values, the model's latent size is " +
                         std::to_string(c.latent_size));
@@ -110,7 +109,7 @@ std::vector<float> HostTvae::generate(const std::vector<float>& z, size_t len) {
 }
 
 std::vector<float> HostTvae::reconstruct(const std::vector<float>& x, size_t len) {
-    const TvaeConfig& c = model_.tvae.config();
+    const TvaeConfig& c = model_.as<Tvae>().config();
     check_rows(x, len, c.n_features);
     std::vector<float> out(len * c.n_features);
     check_status(s_.session().reconstruct(x.data(), len, out.data()), model_.path);

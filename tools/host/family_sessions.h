@@ -26,7 +26,7 @@ public:
 
 private:
     const LoadedModel& model_;
-    SessionInArena<Seq2SeqSession> s_;
+    SessionInArena<Seq2SeqSession, Seq2Seq> s_;
 };
 
 class HostClassifier {
@@ -39,7 +39,7 @@ public:
 
 private:
     const LoadedModel& model_;
-    SessionInArena<ClassifierSession> s_;
+    SessionInArena<ClassifierSession, Classifier> s_;
 };
 
 class HostTvae {
@@ -54,7 +54,7 @@ public:
 
 private:
     const LoadedModel& model_;
-    SessionInArena<TvaeSession> s_;
+    SessionInArena<TvaeSession, Tvae> s_;
 };
 
 // Mean squared error over every value: the reconstruction error used as an anomaly score.

@@ -5,24 +5,23 @@
 namespace ax::tools {
 
 HostSession::HostSession(const LoadedModel& model, const Kernels& kernels, size_t max_window, size_t max_horizon)
-    : model_(model),
-      s_(model, format::Family::forecaster, model.forecaster, kernels, "window and horizon", max_window, max_horizon) {}
+    : model_(model), s_(model, format::Family::forecaster, kernels, "window and horizon", max_window, max_horizon) {}
 
 std::vector<float> HostSession::run(const float* src, size_t src_rows, const float* tgt, size_t tgt_rows,
                                     InputSpace space) {
-    std::vector<float> out(tgt_rows * model_.forecaster.config().n_outputs);
+    std::vector<float> out(tgt_rows * model_.as<Forecaster>().config().n_outputs);
     check_status(s_.session().run(src, src_rows, tgt, tgt_rows, space, out.data()), model_.path);
     return out;
 }
 
 std::vector<float> HostSession::forecast(const float* history, size_t rows, size_t horizon) {
-    std::vector<float> out(horizon * model_.forecaster.config().n_features);
+    std::vector<float> out(horizon * model_.as<Forecaster>().config().n_features);
     check_status(s_.session().forecast(history, rows, horizon, out.data()), model_.path);
     return out;
 }
 
 std::vector<float> HostSession::forecast_recompute(const float* history, size_t rows, size_t horizon) {
-    std::vector<float> out(horizon * model_.forecaster.config().n_features);
+    std::vector<float> out(horizon * model_.as<Forecaster>().config().n_features);
     check_status(s_.session().forecast_recompute(history, rows, horizon, out.data()), model_.path);
     return out;
 }

@@ -23,7 +23,7 @@ public:
 
 private:
     const LoadedModel& model_;
-    SessionInArena<ForecastSession> s_;
+    SessionInArena<ForecastSession, Forecaster> s_;
 };
 
 }  // namespace ax::tools

@@ -3,29 +3,32 @@
 #include <memory>
 #include <string>
 
-#include "models/classifier/classifier.h"
-#include "models/forecaster/forecaster.h"
-#include "models/seq2seq/seq2seq.h"
-#include "models/tvae/tvae.h"
 #include "runtime/model_file.h"
 #include "tools/common/aligned_buffer.h"
+#include "tools/common/tool_error.h"
+#include "tools/family/family_model.h"
 
 namespace ax::tools {
 
-// A validated model of any family: `family` says which one of the family objects is open.
+// "forecaster", "seq2seq", "classifier", "tvae".
+const char* family_name(format::Family family);
+
+// A validated model of any family: `model` holds its open family object, `family` says which.
 struct LoadedModel {
     std::string path;
     AlignedBuffer bytes;
     ModelFile file;
     format::Family family = format::Family::forecaster;
-    Forecaster forecaster;
-    Seq2Seq seq2seq;
-    Classifier classifier;
-    Tvae tvae;
-};
+    FamilyModel model;
 
-// "forecaster", "seq2seq", "classifier", "tvae".
-const char* family_name(format::Family family);
+    // The family object as `Model` (Forecaster, Seq2Seq, ...). Commands call require_family first, so a
+    // model of another family here is a bug of the tool, not of the input.
+    template <typename Model>
+    const Model& as() const {
+        if (const Model* m = std::get_if<Model>(&model)) return *m;
+        throw ToolError("internal error: " + path + " is a " + family_name(family) + " model");
+    }
+};
 
 // Returned by pointer: ModelFile and the family object point into `bytes` and at each other.
 // open_model accepts every family; load_model is for the forecaster commands and refuses other families

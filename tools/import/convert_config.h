@@ -18,6 +18,7 @@ struct NormalizationSpec {
     std::vector<float> scale;
 };
 
+// What a config file states, one field per key; each key's row in tools/import/config_keys.cpp reads it.
 struct ConvertConfig {
     format::Family arch = format::Family::forecaster;
     int64_t nhead = 0;

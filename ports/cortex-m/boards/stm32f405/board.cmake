@@ -6,8 +6,8 @@ set(board_qemu_machine netduinoplus2)  # qemu-system-arm -M
 # does not fit 128 KB of RAM; the same Cortex-M4 code runs it on mps2-an386.
 set(board_firmware_tests OFF)
 set(board_test_image image_code.ld)
-# Default of AUSPEX_FIRMWARE_STACK_SIZE: the example's runtime path needs at most 4,744 bytes (make stack),
-# the rest is for newlib's printf and a margin.
+# Default of AUSPEX_FIRMWARE_STACK_SIZE: the example's path (startup + main + runtime, the line make stack
+# prints) with room for newlib's printf and a margin.
 set(board_stack_size 8192)
 # The example's session must fit 128 KB with .data, .bss, newlib's heap and the stack: int8 weights stay in
 # flash and int8 key/value caches bring the session arena at window 48 / horizon 24 to 81,860 B.

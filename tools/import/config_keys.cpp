@@ -1,0 +1,383 @@
+#include "tools/import/config_keys.h"
+
+#include <cmath>
+#include <cstdio>
+#include <optional>
+#include <type_traits>
+
+#include "runtime/bytes.h"
+#include "tools/common/did_you_mean.h"
+#include "tools/common/enum_text.h"
+#include "tools/common/tool_error.h"
+#include "tools/text/json.h"
+
+namespace ax::tools {
+
+namespace {
+
+using format::ConfigKey;
+using format::Family;
+
+constexpr int64_t kBig = 1 << 20;
+constexpr FamilySet kForecaster = family_bit(Family::forecaster), kSeq2Seq = family_bit(Family::seq2seq),
+                    kClassifier = family_bit(Family::classifier), kTvae = family_bit(Family::tvae);
+constexpr FamilySet kTokenFamilies = kSeq2Seq | kClassifier;
+
+const char* const kFromTensors = "read off the tensors (a stated value must agree)";
+
+template <typename T>
+struct Plain {
+    using type = T;
+};
+template <typename T>
+struct Plain<std::optional<T>> {
+    using type = T;
+};
+
+struct Range {
+    int64_t lo = 1, hi = kBig;
+};
+
+// A field's value from JSON, by the field's type: true/false, one of an enum's names, a number, an integer.
+template <typename T>
+void read_value(const JsonValue& v, const std::string& where, Range r, T* out) {
+    using P = typename Plain<T>::type;
+    if constexpr (std::is_same_v<P, bool>)
+        *out = v.as_bool(where);
+    else if constexpr (std::is_enum_v<P>)
+        *out = parse_enum_text<P>(v.as_string(where), where);
+    else if constexpr (std::is_same_v<P, double>)
+        *out = v.as_number(where);
+    else
+        *out = v.as_int(where, r.lo, r.hi);
+}
+
+template <typename T>
+std::string kind_of(Range r) {
+    using P = typename Plain<T>::type;
+    if constexpr (std::is_same_v<P, bool>)
+        return "true or false";
+    else if constexpr (std::is_enum_v<P>)
+        return enum_choices<P>();
+    else if constexpr (std::is_same_v<P, double>)
+        return "a number";
+    else
+        return "an integer " + std::to_string(r.lo) + ".." + std::to_string(r.hi);
+}
+
+std::string float_text(uint32_t bits) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%g", static_cast<double>(bits_to_float(bits)));
+    return text;
+}
+
+// A record's value written as the config would state it, by the field's type.
+template <typename T>
+std::string record_text_of(uint32_t v) {
+    using P = typename Plain<T>::type;
+    if constexpr (std::is_same_v<P, bool>) {
+        return v ? "true" : "false";
+    } else if constexpr (std::is_enum_v<P>) {
+        const char* name = format::enum_name(static_cast<P>(v));
+        return name ? "\"" + std::string(name) + "\"" : std::to_string(v);
+    } else if constexpr (std::is_same_v<P, double>) {
+        return float_text(v);
+    } else {
+        return v == format::kNoToken ? "none" : std::to_string(v);
+    }
+}
+
+// One row, built field by field: Row(name, &ConvertConfig::field, families, default, doc) reads the key by the
+// field's type; the setters add what only some keys have.
+class Row {
+public:
+    template <typename T>
+    Row(const char* name, T ConvertConfig::*field, FamilySet families, const char* default_text, const char* doc,
+        Range range = {}) {
+        init(name, families, default_text, doc);
+        s_.kind = kind_of<T>(range);
+        s_.read = [field, range](const JsonValue& v, const std::string& where, ConvertConfig* c) {
+            read_value(v, where, range, &(c->*field));
+        };
+        s_.record_text = record_text_of<T>;
+        if constexpr (!std::is_same_v<T, typename Plain<T>::type>)
+            s_.is_set = [field](const ConvertConfig& c) { return (c.*field).has_value(); };
+    }
+    // A key read by its own reader.
+    Row(const char* name, const char* kind, FamilySet families, const char* default_text, const char* doc,
+        std::function<void(const JsonValue&, const std::string&, ConvertConfig*)> read) {
+        init(name, families, default_text, doc);
+        s_.kind = kind;
+        s_.read = std::move(read);
+    }
+
+    Row& record(ConfigKey key) {
+        s_.record = key;
+        return *this;
+    }
+    Row& record_text(std::string (*text)(uint32_t)) {
+        s_.record_text = text;
+        return *this;
+    }
+    Row& is_set(bool (*set)(const ConvertConfig&)) {
+        s_.is_set = set;
+        return *this;
+    }
+    Row& required(const char* missing) {
+        s_.missing = missing;
+        return *this;
+    }
+    Row& noted_when_assumed(const char* note = "") {
+        s_.noted_when_assumed = true;
+        s_.assumed_note = note;
+        return *this;
+    }
+    Row& neutral(bool (*is_neutral)(const ConvertConfig&)) {
+        s_.neutral = is_neutral;
+        return *this;
+    }
+    operator ConfigKeySpec() const { return s_; }
+
+private:
+    void init(const char* name, FamilySet families, const char* default_text, const char* doc) {
+        s_.name = name;
+        s_.families = families;
+        s_.default_text = default_text;
+        s_.doc = doc;
+    }
+    ConfigKeySpec s_;
+};
+
+void ignore(const JsonValue&, const std::string&, ConvertConfig*) {}
+
+std::vector<float> float_list(const JsonValue& v, const std::string& context) {
+    std::vector<float> out;
+    for (const JsonValue& item : v.as_array(context)) {
+        const double x = item.as_number(context);
+        if (!std::isfinite(x) || std::fabs(x) > 3.0e38) throw ToolError(context + ": values must be finite floats");
+        out.push_back(static_cast<float>(x));
+    }
+    return out;
+}
+
+// Names that a CSV header can hold and a model stores: non-empty, unique, without line breaks or control
+// characters, not padded with spaces (the CSV reader trims those).
+void read_features(const JsonValue& v, const std::string& context, ConvertConfig* c) {
+    std::vector<std::string> out;
+    for (const JsonValue& item : v.as_array(context)) {
+        const std::string& name = item.as_string(context);
+        if (name.empty() || name.front() == ' ' || name.back() == ' ')
+            throw ToolError(context + ": \"" + name + "\" is empty or starts or ends with a space");
+        for (char ch : name)
+            if (static_cast<unsigned char>(ch) < 0x20 || ch == 0x7F)
+                throw ToolError(context + ": \"" + name + "\" holds a control character or line break");
+        for (const std::string& earlier : out)
+            if (earlier == name) throw ToolError(context + ": \"" + name + "\" is listed twice");
+        out.push_back(name);
+    }
+    if (out.empty()) throw ToolError(context + ": the list is empty");
+    c->features = out;
+}
+
+void read_normalization(const JsonValue& v, const std::string& context, ConvertConfig* c) {
+    NormalizationSpec n;
+    for (const auto& [key, value] : v.as_object(context)) {
+        const std::string where = context + "." + key;
+        if (key == "mode")
+            n.mode = parse_enum_text<format::Normalization>(value.as_string(where), where);
+        else if (key == "mean")
+            n.mean = float_list(value, where);
+        else if (key == "scale")
+            n.scale = float_list(value, where);
+        else
+            throw ToolError(context + ": unknown key \"" + key + "\"" + did_you_mean(key, {"mode", "mean", "scale"}) +
+                            " (expected mode, mean, scale)");
+    }
+    if (n.mode == format::Normalization::global && (n.mean.empty() || n.scale.empty()))
+        throw ToolError(context + ": mode \"global\" needs \"mean\" and \"scale\" lists");
+    if (n.mode == format::Normalization::last_value && (n.scale.empty() || !n.mean.empty()))
+        throw ToolError(context + ": mode \"last_value\" needs \"scale\" and takes no \"mean\"");
+    for (float s : n.scale)
+        if (s == 0.0f) throw ToolError(context + ".scale: a scale of 0 would divide by zero");
+    c->normalization = n;
+}
+
+void read_layer_norm_eps(const JsonValue& v, const std::string& where, ConvertConfig* c) {
+    c->layer_norm_eps = v.as_number(where);
+    if (!(c->layer_norm_eps > 0.0) || c->layer_norm_eps > 1.0) throw ToolError(where + " must be in (0, 1]");
+}
+
+void read_embed_scale(const JsonValue& v, const std::string& where, ConvertConfig* c) {
+    if (v.is_string()) {
+        if (v.as_string(where) != "sqrt_d_model")
+            throw ToolError(where + ": \"" + v.as_string(where) + "\" is not one of \"sqrt_d_model\"");
+        c->embed_scale_sqrt_d = true;
+        return;
+    }
+    c->embed_scale = v.as_number(where);
+    if (!(*c->embed_scale > 0.0) || *c->embed_scale > 1e6)
+        throw ToolError(where + " must be \"sqrt_d_model\" or a number in (0, 1e6]");
+}
+
+std::vector<ConfigKeySpec> make_table() {
+    const Range layers{1, 256}, ids{0, kBig};
+    return {
+        Row("arch", &ConvertConfig::arch, kAllFamilies, "required", "the model family")
+            .required("(e.g. \"forecaster\")"),
+        Row("nhead", &ConvertConfig::nhead, kAllFamilies, "required",
+            "attention heads: no tensor shape tells them, --find-config tries every divisor of d_model")
+            .required("(it cannot be read off the tensor shapes)")
+            .record(ConfigKey::nhead),
+        Row("activation", &ConvertConfig::activation, kAllFamilies, "`\"relu\"`",
+            "the feed-forward activation of every layer")
+            .record(ConfigKey::activation)
+            .noted_when_assumed(),
+        Row("norm_first", &ConvertConfig::norm_first, kAllFamilies, "`false`",
+            "pre-norm layers (LayerNorm before attention and feed-forward) instead of post-norm")
+            .record(ConfigKey::norm_first)
+            .noted_when_assumed(),
+        Row("layer_norm_eps", "a number in (0, 1]", kAllFamilies, "`1e-5`", "the eps of every LayerNorm",
+            read_layer_norm_eps)
+            .record(ConfigKey::layer_norm_eps)
+            .record_text(float_text)
+            .noted_when_assumed(),
+        Row("positional_encoding", &ConvertConfig::positional_encoding, kAllFamilies,
+            "from the tensors: a `pe` buffer = `\"sinusoidal\"`, `pos` tables = `\"learned\"`, a zero-row-0 table "
+            "= `\"sinusoidal_pad0\"`, none = `\"none\"`; a PE(0)-row-0 table in an nn.Embedding: required",
+            "how positions are added to the inputs (learned and the pad0 kinds: token families)")
+            .record(ConfigKey::positional_encoding)
+            .noted_when_assumed(" (from the tensors)"),
+        Row("d_model", &ConvertConfig::d_model, kAllFamilies, kFromTensors, "the model width")
+            .record(ConfigKey::d_model),
+        Row("dim_feedforward", &ConvertConfig::dim_feedforward, kAllFamilies, kFromTensors,
+            "the feed-forward hidden width")
+            .record(ConfigKey::dim_feedforward),
+        Row("num_encoder_layers", &ConvertConfig::num_encoder_layers, kAllFamilies, kFromTensors, "encoder layers",
+            layers)
+            .record(ConfigKey::encoder_layers),
+        Row("num_decoder_layers", &ConvertConfig::num_decoder_layers, kAllFamilies, kFromTensors, "decoder layers",
+            {0, 256})
+            .record(ConfigKey::decoder_layers),
+        Row("memory_mask", &ConvertConfig::memory_mask, kForecaster, "`\"none\"`",
+            "the decoder's mask over the encoder memory (tril: row i sees memory rows 0..i); state it, no tensor "
+            "shows it")
+            .record(ConfigKey::memory_mask)
+            .noted_when_assumed(
+                " (the decoder sees all of the memory; a forecaster trained with memory_mask=tril needs "
+                "\"memory_mask\": \"tril\")")
+            .neutral([](const ConvertConfig& c) { return c.memory_mask == format::MemoryMask::none; }),
+        Row("normalization", "an object: \"mode\" (\"none\", \"global\", \"last_value\"), \"mean\", \"scale\"",
+            kForecaster, "`{\"mode\": \"none\"}`", "how raw inputs are scaled before the model and outputs after",
+            read_normalization)
+            .record(ConfigKey::normalization)
+            .record_text(record_text_of<format::Normalization>)
+            .noted_when_assumed()
+            .neutral([](const ConvertConfig& c) { return c.normalization.mode == format::Normalization::none; }),
+        Row("n_outputs", &ConvertConfig::n_outputs, kForecaster, kFromTensors, "values per output row")
+            .record(ConfigKey::n_outputs),
+        Row("n_features", &ConvertConfig::n_features, kForecaster | kTvae, kFromTensors, "values per input row")
+            .record(ConfigKey::n_features),
+        Row("features", "a list of names", kForecaster | kTvae, "none: CSV columns are taken in file order",
+            "the input columns' names, stored so commands pick CSV columns by name", read_features),
+        Row("pad_id", &ConvertConfig::pad_id, kTokenFamilies, "none",
+            "the padding token: masked as a key, and position 0 of the pad0 encodings", ids)
+            .record(ConfigKey::pad_id)
+            .noted_when_assumed(),
+        Row("bos_id", &ConvertConfig::bos_id, kSeq2Seq, "none", "the token greedy translation starts from", ids)
+            .record(ConfigKey::bos_id)
+            .noted_when_assumed(),
+        Row("eos_id", &ConvertConfig::eos_id, kSeq2Seq, "none", "the token that ends a greedy translation", ids)
+            .record(ConfigKey::eos_id)
+            .noted_when_assumed(),
+        Row("start_id", &ConvertConfig::start_id, kClassifier, "required with a decoder",
+            "the token a classifier's decoder is fed", ids)
+            .record(ConfigKey::start_id),
+        Row("embed_scale", "\"sqrt_d_model\" or a number in (0, 1e6]", kTokenFamilies,
+            "seq2seq `sqrt(d_model)`; classifier `1`", "the factor token embeddings are multiplied by",
+            read_embed_scale)
+            .is_set([](const ConvertConfig& c) { return c.embed_scale || c.embed_scale_sqrt_d; })
+            .record(ConfigKey::embed_scale)
+            .record_text(float_text)
+            .noted_when_assumed(),
+        Row("pooling", &ConvertConfig::pooling, kClassifier, "`\"mean\"` (without a decoder)",
+            "how a classifier without a decoder pools the encoder's rows")
+            .record(ConfigKey::pooling)
+            .noted_when_assumed(),
+        Row("output_activation", &ConvertConfig::output_activation, kClassifier, "required",
+            "what a classifier applies to its logits")
+            .record(ConfigKey::output_activation),
+        Row("n_labels", &ConvertConfig::n_labels, kClassifier, kFromTensors, "a classifier's outputs"),
+        Row("src_vocab", &ConvertConfig::src_vocab, kTokenFamilies, kFromTensors,
+            "the source (classifier: input) vocabulary")
+            .record(ConfigKey::src_vocab),
+        Row("tgt_vocab", &ConvertConfig::tgt_vocab, kSeq2Seq, kFromTensors, "the target vocabulary")
+            .record(ConfigKey::tgt_vocab),
+        Row("latent_size", &ConvertConfig::latent_size, kTvae, kFromTensors, "the size of z")
+            .record(ConfigKey::latent_size),
+        Row("max_positions", &ConvertConfig::max_positions, kForecaster | kTokenFamilies,
+            "the rows of the `pe` buffer or position tables; without any, unlimited",
+            "the longest sequence the positions allow")
+            .record(ConfigKey::max_positions),
+        Row("window", &ConvertConfig::window, kForecaster,
+            "not stored: `forecast` reads every input row, `inspect`/`bench`/`verify`/`header` size for 96 (or "
+            "`max_positions`)",
+            "the encoder rows the forecaster was trained on")
+            .record(ConfigKey::window),
+        Row("decode_mask_pads", &ConvertConfig::decode_mask_pads, kSeq2Seq, "`false`",
+            "greedy decoding masks generated pad ids as keys (make_trg_mask)")
+            .record(ConfigKey::decode_mask_pads)
+            .noted_when_assumed(),
+        Row("dropout", "any", 0, "ignored (training-only), listed in a note", "accepted so PyTorch configs load",
+            ignore),
+        Row("batch_first", "any", 0, "ignored (training-only), listed in a note", "accepted so PyTorch configs load",
+            ignore),
+        Row("comment", "any", kAllFamilies, "free text, not stored", "a note for the reader of the config", ignore),
+    };
+}
+
+std::string families_text(FamilySet families) {
+    if (families == 0) return "all (ignored)";
+    if (families == kAllFamilies) return "all";
+    std::string text;
+    for (uint32_t f = 0; f < 32; ++f)
+        if (families & (1u << f)) text += (text.empty() ? "" : ", ") + enum_text(static_cast<Family>(f));
+    return text;
+}
+
+}  // namespace
+
+const std::vector<ConfigKeySpec>& config_keys() {
+    static const std::vector<ConfigKeySpec> table = make_table();
+    return table;
+}
+
+const ConfigKeySpec* find_config_key(const std::string& name) {
+    for (const ConfigKeySpec& k : config_keys())
+        if (k.name == name) return &k;
+    return nullptr;
+}
+
+const std::string& config_key_name(ConfigKey record) {
+    for (const ConfigKeySpec& k : config_keys())
+        if (k.record == record) return k.name;
+    throw ToolError("internal error: no config key sets model config record " +
+                    std::to_string(static_cast<uint32_t>(record)));
+}
+
+std::string config_keys_markdown() {
+    std::string md =
+        "<!-- Generated from the converter's key table (tools/import/config_keys.cpp); the tests check that\n"
+        "     this file matches it. -->\n"
+        "# Converter config keys\n\n"
+        "The keys of `convert --config FILE` (a JSON object). A key that does not apply to the config's `arch` "
+        "is refused, as an unknown key is; every value taken by default is listed by `convert` "
+        "(`note: assumed (not in the config): ...`) and by `inspect` (`assumed:`).\n\n"
+        "| key | takes | families | default | what it says |\n"
+        "|---|---|---|---|---|\n";
+    for (const ConfigKeySpec& k : config_keys())
+        md += "| `" + k.name + "` | " + k.kind + " | " + families_text(k.families) + " | " + k.default_text + " | " +
+              k.doc + " |\n";
+    return md;
+}
+
+}  // namespace ax::tools
