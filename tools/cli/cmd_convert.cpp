@@ -84,8 +84,9 @@ int cmd_convert(const Argv& argv) {
     if (options.calib_path.empty() && (args.has("calib-window") || args.has("calib-horizon")))
         throw tools::ToolError("--calib-window and --calib-horizon go with --calib data.csv");
     options.calib_csv = csv_options(args);
-    if (options.calib_path.empty() && (args.has("delimiter") || args.has("columns") || args.has("fill")))
-        throw tools::ToolError("--delimiter, --columns and --fill go with --calib data.csv");
+    if (options.calib_path.empty() &&
+        (args.has("delimiter") || args.has("columns") || args.has("fill") || args.has("time-format")))
+        throw tools::ToolError("--delimiter, --columns, --fill and --time-format go with --calib data.csv");
     options.state_dict_key = args.get("state-dict-key");
     if (args.has("model-name")) {
         options.model_name = args.get("model-name");

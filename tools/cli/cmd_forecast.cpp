@@ -80,14 +80,12 @@ int cmd_forecast(const Argv& argv) {
     const auto m = tools::load_model(args.positionals()[0]);
     const ForecasterConfig& c = m->as<Forecaster>().config();
     const std::vector<std::string> features = tools::feature_names(m->file);
-    tools::Table history = read_data_csv(args, "input", c.n_features, features);
     const size_t horizon = args.get_size("horizon", tools::default_horizon(c), 1, kMaxSequenceLength);
     tools::check_horizon_fits(c, horizon, "--horizon " + std::to_string(horizon));
     // The encoder window: --window, else the one the model was trained on, else (a model stating none) every
-    // input row.
-    size_t window = history.rows;
-    std::string source =
-        args.get("input") + " has " + std::to_string(history.rows) + " rows and the model states no window";
+    // input row. Only the window's rows are read: a bad row above it does not stop the forecast.
+    size_t window = 0;
+    std::string source;
     if (args.has("window")) {
         window = args.get_size("window", 0, 1, kMaxSequenceLength);
         source = "--window " + std::to_string(window);
@@ -95,7 +93,13 @@ int cmd_forecast(const Argv& argv) {
         window = c.window;
         source = "the model's training window";
     }
-    tools::check_window_fits(c, window, source);
+    if (window != 0) tools::check_window_fits(c, window, source);
+    tools::Table history = read_data_csv(args, "input", c.n_features, features, window);
+    if (window == 0) {
+        window = history.rows;
+        source = args.get("input") + " has " + std::to_string(history.rows) + " rows and the model states no window";
+        tools::check_window_fits(c, window, source);
+    }
     if (history.rows < window)
         std::fprintf(stderr, "note: %s has %zu rows, fewer than the %zu-row window (%s); forecasting from %zu\n",
                      args.get("input").c_str(), history.rows, window, source.c_str(), history.rows);
@@ -105,17 +109,23 @@ int cmd_forecast(const Argv& argv) {
     out.rows = horizon;
     out.cols = c.n_outputs;
     out.header = tools::output_header(m->file, feature_header(history, features), c.n_features, c.n_outputs);
-    forecast_times(history, args.get("input"), out);
+    const bool timed = forecast_times(history, args.get("input"), out);
     out.values = args.has("recompute") ? session.forecast_recompute(history.values.data(), history.rows, horizon)
                                        : session.forecast(history.values.data(), history.rows, horizon);
-    const bool to_file = write_output(args, out);
-    tools::Table truth;
-    if (args.has("truth")) {
-        truth = read_truth(args, c, features, out.header);
-        // Printed beside the forecast only when the forecast itself went to a file.
-        if (to_file) std::fputs(tools::forecast_report(out, truth).c_str(), stdout);
+    tools::AlignedTruth truth;
+    if (args.has("truth")) {  // aligned before anything is written: a truth file that misses the forecast fails
+        truth = tools::align_truth(out, timed, read_truth(args, c, features, out.header), args.get("truth"));
+        if (truth.steps.size() < out.rows)
+            std::fprintf(stderr, "note: %s holds %zu of the forecast's %zu steps; comparing those\n",
+                         args.get("truth").c_str(), truth.steps.size(), out.rows);
     }
-    if (args.has("plot")) write_plot(args.get("plot"), history, out, args.has("truth") ? &truth : nullptr);
+    const bool to_file = write_output(args, out);
+    // Printed beside the forecast only when the forecast itself went to a file.
+    if (args.has("truth") && to_file) std::fputs(tools::forecast_report(truth).c_str(), stdout);
+    // The plot draws truth from the first step on, so only a truth that starts there and has no gaps.
+    const bool plot_truth =
+        args.has("truth") && truth.steps.front() == 0 && truth.steps.back() + 1 == truth.steps.size();
+    if (args.has("plot")) write_plot(args.get("plot"), history, out, plot_truth ? &truth.truth : nullptr);
     return 0;
 }
 

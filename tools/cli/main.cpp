@@ -54,8 +54,8 @@ void print_usage(FILE* to) {
     for (const Command& c : kCommands) std::fprintf(to, "  auspex %s\n", c.usage);
     std::fprintf(to, "--port generic|avx2|neon (or AUSPEX_PORT) picks the kernel port.\n");
     std::fprintf(to,
-                 "Commands reading a data CSV also take --delimiter ,|;|tab, --columns NAME,... and "
-                 "--fill previous|linear.\n");
+                 "Commands reading a data CSV also take --delimiter ,|;|tab, --columns NAME,..., "
+                 "--fill previous|linear and --time-format dd/mm/yyyy|mm/dd/yyyy.\n");
 }
 
 }  // namespace

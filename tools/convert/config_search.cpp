@@ -198,6 +198,31 @@ std::string varying_keys(const std::vector<Candidate>& m) {
     return keys;
 }
 
+// The import that tells d_model and the family. Its positional encoding is inferred from the tensors (the
+// user's may be the wrong key); where they leave it open (a sinusoidal table in an nn.Embedding), the user's
+// or either sinusoidal reading serves, as any of them gives the same shapes.
+AxmModel probe_import(const TensorMap& tensors, ConvertConfig& probe,
+                      const std::optional<format::PositionalEncoding>& stated) {
+    using PE = format::PositionalEncoding;
+    probe.positional_encoding.reset();
+    try {
+        return import_model(tensors, probe);
+    } catch (const ToolError&) {
+        std::vector<PE> readings{PE::sinusoidal_pad0, PE::sinusoidal};
+        if (stated) readings.insert(readings.begin(), *stated);
+        for (const PE pe : readings) {
+            probe.positional_encoding = pe;
+            try {
+                AxmModel m = import_model(tensors, probe);
+                probe.positional_encoding.reset();
+                return m;
+            } catch (const ToolError&) {
+            }
+        }
+        throw;
+    }
+}
+
 }  // namespace
 
 ConfigSearch search_config(const TensorMap& tensors, const std::string& config_path, const CheckFiles& files) {
@@ -209,8 +234,7 @@ ConfigSearch search_config(const TensorMap& tensors, const std::string& config_p
     // The base import tells d_model and the family (and reports a checkpoint no candidate can fix).
     ConvertConfig probe = base;
     probe.nhead = 1;
-    probe.positional_encoding.reset();  // inferred from the tensors: the user's may be the wrong key
-    const AxmModel probe_model = import_model(tensors, probe);
+    const AxmModel probe_model = probe_import(tensors, probe, base.positional_encoding);
     const int64_t d = config_record(probe_model, format::ConfigKey::d_model);
     const CheckPair pair = read_check_pair(files, probe_model.family);
 
