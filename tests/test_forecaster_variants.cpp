@@ -166,7 +166,10 @@ TEST_CASE("forecaster variants quantized: f16 and int8 stay close to PyTorch on 
         INFO("case " << std::string(name));
         const Case c = load_case(name);
         const double scale = rms(c.forecast.values);
-        for (const auto& [dtype, bound] : {std::pair{format::DType::f16, 2e-3}, std::pair{format::DType::i8, 6e-2}}) {
+        for (const auto& dtype_bound : {std::pair{format::DType::f16, 2e-3}, std::pair{format::DType::i8, 6e-2}}) {
+            // Named copies: clang refuses structured bindings inside doctest's INFO capture.
+            const format::DType dtype = dtype_bound.first;
+            const double bound = dtype_bound.second;
             const auto model = tools::load_model_bytes(convert(c, dtype), name);
             for (const Kernels* k : test::available_ports()) {
                 INFO("dtype " << static_cast<int>(dtype) << " port " << std::string(k->name));
