@@ -56,6 +56,10 @@ const char* role_name(Role role) {
             return "seq_embedding.weight";
         case Role::seq_embed_bias:
             return "seq_embedding.bias";
+        case Role::revin_weight:
+            return "revin.affine_weight";
+        case Role::revin_bias:
+            return "revin.affine_bias";
         case Role::r_seq_embed_weight:
             return "r_seq_embedding.weight";
         case Role::r_seq_embed_bias:

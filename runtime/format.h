@@ -115,7 +115,20 @@ enum class ConfigKey : uint32_t {
     head_activation = 41,              // Activation between a pooled head's two Linears
     decoder_positional_encoding = 42,  // PositionalEncoding of the decoder's rows (absent: the encoder's)
     decoder_features = 43,             // columns the decoder reads (absent: n_features); n_outputs: the predicted ones
+    patch_len = 44,      // patched encoder-only: steps per patch (one token); absent or 0: one row, one token
+    patch_stride = 45,   // steps between patches
+    patch_padding = 46,  // 0 none, 1 end: the last value repeated patch_stride times (ReplicationPad1d)
+    revin = 47,          // Revin
+    revin_eps = 48,      // f32 bits: RevIN's eps (absent: 1e-5)
 };
+
+// Per-window instance normalization of each input column (RevIN), undone on the outputs: z = (x - mean) /
+// sqrt(var + eps) over the window (var without Bessel's correction), then z * weight + bias (affine);
+// outputs y -> (y - bias) / (weight + eps^2) (affine), then y * std + mean.
+enum class Revin : uint32_t { none = 0, affine = 1, plain = 2 };
+inline constexpr EnumName<Revin> kRevinNames[] = {
+    {Revin::none, "none"}, {Revin::affine, "affine"}, {Revin::plain, "plain"}};
+constexpr EnumNames<Revin> names_of(Revin) { return names_table(kRevinNames); }
 
 enum class Activation : uint32_t { relu = 0, gelu = 1 };
 inline constexpr EnumName<Activation> kActivationNames[] = {{Activation::relu, "relu"}, {Activation::gelu, "gelu"}};
@@ -306,6 +319,8 @@ enum class Role : uint16_t {
     seq_embed_bias,  // tvae [d, n_features], [d]
     r_seq_embed_weight,
     r_seq_embed_bias,  // tvae [n_features, d], [n_features]
+    revin_weight,      // forecaster RevIN affine [n_features]
+    revin_bias,        // [n_features]
 
     enc_attn_in_weight = 32,
     enc_attn_in_bias,

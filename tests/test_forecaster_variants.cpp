@@ -27,7 +27,8 @@ namespace {
 
 using namespace ax;
 
-const char* const kCases[] = {"transam", "flatten_covariates", "last_row_causal", "mean_mlp", "informer_zeros"};
+const char* const kCases[] = {"transam",  "flatten_covariates", "last_row_causal",
+                              "mean_mlp", "informer_zeros",     "patchtst_revin"};
 
 struct Case {
     std::string dir;
@@ -130,6 +131,14 @@ TEST_CASE("forecaster variants: the weights tell the variant, the config only wh
     CHECK(informer.decoding == format::Decoding::one_pass);
     CHECK(informer.label_len == 6);
     CHECK(informer.stack.decoder_layers == 1);
+    const ForecasterConfig patched = config_of("patchtst_revin");
+    CHECK(patched.patch_len == 8);
+    CHECK(patched.patch_stride == 4);
+    CHECK(patched.patch_pad);
+    CHECK(patched.encoder_rows(32) == 8);  // (32 + 4 - 8) / 4 + 1 patches
+    CHECK(patched.revin == format::Revin::affine);
+    CHECK(patched.head == format::ForecastHead::flatten);
+    CHECK(patched.n_outputs == 3);
 }
 
 TEST_CASE("forecaster variants run in exactly the arena they report, and a teacher-forced run is the forward") {

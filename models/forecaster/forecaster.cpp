@@ -29,8 +29,8 @@ Status Forecaster::open(const ModelFile& file, Forecaster* out) {
     TensorBinder b(file);
     const uint16_t none = format::kNoLayer;
     if (c.input_embedding == format::InputEmbedding::linear)
-        AX_RETURN_IF_ERROR(
-            b.linear(Role::src_embed_weight, Role::src_embed_bias, none, d, c.n_features, &m.src_embed_));
+        AX_RETURN_IF_ERROR(b.linear(Role::src_embed_weight, Role::src_embed_bias, none, d,
+                                    c.patched() ? c.patch_len : c.n_features, &m.src_embed_));
     if (!c.encoder_only())
         AX_RETURN_IF_ERROR(
             b.linear(Role::tgt_embed_weight, Role::tgt_embed_bias, none, d, c.decoder_features, &m.tgt_embed_));
@@ -41,13 +41,18 @@ Status Forecaster::open(const ModelFile& file, Forecaster* out) {
     // A pooled head reads one row: the window flattened, the last row or the mean; a hidden Linear may come
     // first. Its last Linear gives every horizon step's outputs at once.
     const bool pooled = c.head != format::ForecastHead::generator;
-    size_t head_in = c.head == format::ForecastHead::flatten ? c.window * d : d;
+    size_t head_in = c.head == format::ForecastHead::flatten ? c.encoder_rows(c.window) * d : d;
     if (c.head_hidden != 0) {
         AX_RETURN_IF_ERROR(b.linear(Role::head_weight, Role::head_bias, none, c.head_hidden, head_in, &m.head_hidden_));
         head_in = c.head_hidden;
     }
-    const size_t head_out = pooled ? c.horizon * c.n_outputs : c.n_outputs;
+    // Patched: the head gives one column's horizon at a time.
+    const size_t head_out = pooled ? c.horizon * (c.patched() ? 1 : c.n_outputs) : c.n_outputs;
     AX_RETURN_IF_ERROR(b.linear(Role::generator_weight, Role::generator_bias, none, head_out, head_in, &m.generator_));
+    if (c.revin == format::Revin::affine) {
+        AX_RETURN_IF_ERROR(b.vector(Role::revin_weight, none, c.n_features, &m.revin_weight_));
+        AX_RETURN_IF_ERROR(b.vector(Role::revin_bias, none, c.n_features, &m.revin_bias_));
+    }
     if (c.normalization == format::Normalization::global)
         AX_RETURN_IF_ERROR(b.vector(Role::input_mean, none, c.n_features, &m.input_mean_));
     if (c.normalization != format::Normalization::none) {
@@ -69,14 +74,27 @@ void ForecastLayout::allocate(MemoryPlan& plan, const ForecasterConfig& c, size_
     const size_t n = c.n_features;
     const bool tril = c.memory_mask == format::MemoryMask::tril;
     const size_t dec_rows = c.decoder_rows(max_horizon);
-    stack.allocate(plan, c.stack, dec_rows, max_window, tril);
-    src_z = plan.alloc<float>("normalized window", uint64_t{max_window} * n, Phase::encode, Phase::encode);
+    const size_t enc_rows = c.encoder_rows(max_window);
+    stack.allocate(plan, c.stack, dec_rows, enc_rows, tril);
+    // A patched model runs encode and decode once per column: what every column reads lives throughout.
+    if (c.patched())
+        src_z = plan.alloc_session<float>("normalized window", uint64_t{max_window} * n);
+    else
+        src_z = plan.alloc<float>("normalized window", uint64_t{max_window} * n, Phase::encode, Phase::encode);
     reference = plan.alloc_session<float>("last observed row", n);
-    // int8 input embeddings read rows of n_features values.
-    encoder_scratch.allocate(plan, c.stack.layer, max_window, max_window, n, Phase::encode, Phase::encode);
+    if (c.revin != format::Revin::none) revin_stats = plan.alloc_session<float>("RevIN mean and std", 2 * n);
+    // int8 input embeddings read rows of n_features values (patched: patch_len).
+    encoder_scratch.allocate(plan, c.stack.layer, enc_rows, enc_rows, c.patched() ? c.patch_len : n, Phase::encode,
+                             Phase::encode);
+    if (c.patched()) {
+        series = plan.alloc<float>("one column's window", uint64_t{max_window} + c.patch_stride, Phase::encode,
+                                   Phase::encode);
+        patches =
+            plan.alloc<float>("one column's patches", uint64_t{enc_rows} * c.patch_len, Phase::encode, Phase::encode);
+    }
     if (c.encoder_only()) {
         // The encoder output is the head's input.
-        memory = plan.alloc<float>("encoder rows", uint64_t{max_window} * d, Phase::encode, Phase::decode);
+        memory = plan.alloc<float>("encoder rows", uint64_t{enc_rows} * d, Phase::encode, Phase::decode);
         if (c.head == format::ForecastHead::generator) {
             // The window slides over the history and every prediction, each step a whole encoder pass.
             tgt_z = plan.alloc_session<float>("window and predictions", (uint64_t{max_window} + max_horizon) * n);
@@ -85,11 +103,17 @@ void ForecastLayout::allocate(MemoryPlan& plan, const ForecasterConfig& c, size_
             head_quant.scales = plan.alloc<float>("head: input scale", 1, Phase::decode, Phase::decode);
             return;
         }
-        const size_t head_in = c.head == format::ForecastHead::flatten ? c.window * d : d;
+        const size_t head_in = c.head == format::ForecastHead::flatten ? c.encoder_rows(c.window) * d : d;
         const size_t widest = head_in > c.head_hidden ? head_in : c.head_hidden;
-        head_x = plan.alloc<float>("head: pooled and hidden rows", uint64_t{d} + c.head_hidden, Phase::decode,
+        // Patched: the pooled row, the hidden one and one column's horizon.
+        head_x = plan.alloc<float>("head: pooled and hidden rows",
+                                   uint64_t{d} + c.head_hidden + (c.patched() ? c.horizon : 0), Phase::decode,
                                    Phase::decode);
-        outputs = plan.alloc<float>("head: outputs", uint64_t{c.horizon} * c.n_outputs, Phase::decode, Phase::decode);
+        if (c.patched())
+            outputs = plan.alloc_session<float>("head: outputs", uint64_t{c.horizon} * c.n_outputs);
+        else
+            outputs =
+                plan.alloc<float>("head: outputs", uint64_t{c.horizon} * c.n_outputs, Phase::decode, Phase::decode);
         head_quant.rows = 1;
         head_quant.q = plan.alloc<int8_t>("head: int8 input", widest, Phase::decode, Phase::decode);
         head_quant.scales = plan.alloc<float>("head: input scale", 1, Phase::decode, Phase::decode);
@@ -124,9 +148,9 @@ Status too_long(const char* what, size_t rows, const char* unit, size_t limit, c
 // the horizon and window they were trained on.
 Status check_session_lengths(const ForecasterConfig& c, size_t max_window, size_t max_horizon) {
     const size_t limit = c.max_positions;
-    if (limit != 0 && max_window > limit)
+    if (limit != 0 && c.encoder_rows(max_window) > limit)
         return too_long("window of ", max_window, " rows is longer than the model's ", limit,
-                        " positions (max_positions)");
+                        c.patched() ? " positions (max_positions, counted in patches)" : " positions (max_positions)");
     if (c.one_pass() && max_horizon > c.horizon)
         return too_long("horizon ", max_horizon, " is longer than the ", c.horizon,
                         " steps this model predicts at once (its trained horizon)");
@@ -283,19 +307,29 @@ Status ForecastSession::run(const float* src, size_t src_rows, const float* tgt,
         src = layout_.src_z;
         tgt = layout_.tgt_z;
     }
-    encode(src, src_rows);
+    if (c.revin != format::Revin::none) {  // part of the model's forward, in either input space
+        revin_normalize(src, src_rows, layout_.src_z);
+        src = layout_.src_z;
+    }
     const size_t out_rows = c.run_rows(src_rows, tgt_rows);
-    if (c.decoding == format::Decoding::one_pass) {
-        decode(tgt, tgt_rows, 0, layout_.outputs);
-        std::memcpy(out, layout_.outputs + (tgt_rows - out_rows) * c.n_outputs, out_rows * c.n_outputs * sizeof(float));
-    } else if (!c.encoder_only()) {
-        decode(tgt, tgt_rows, 0, out);
-    } else if (c.head != format::ForecastHead::generator) {
-        pooled_head(src_rows, out);
+    if (c.patched()) {
+        patched_forward(src, src_rows, out);
     } else {
-        linear_forward(*k_, model_->generator_, layout_.memory, src_rows, out, layout_.encoder_scratch.quant);
+        encode(src, src_rows);
+        if (c.decoding == format::Decoding::one_pass) {
+            decode(tgt, tgt_rows, 0, layout_.outputs);
+            std::memcpy(out, layout_.outputs + (tgt_rows - out_rows) * c.n_outputs,
+                        out_rows * c.n_outputs * sizeof(float));
+        } else if (!c.encoder_only()) {
+            decode(tgt, tgt_rows, 0, out);
+        } else if (c.head != format::ForecastHead::generator) {
+            pooled_head(src_rows, out);
+        } else {
+            linear_forward(*k_, model_->generator_, layout_.memory, src_rows, out, layout_.encoder_scratch.quant);
+        }
     }
     if (normalized) denormalize(out, out_rows, layout_.reference);
+    if (c.revin != format::Revin::none) revin_denormalize(out, out_rows);
     return Status::ok();
 }
 
@@ -318,6 +352,64 @@ void ForecastSession::decoder_row(const float* input_row, float* out) const {
         uint32_t column = 0;
         model_->file().config(static_cast<format::ConfigKey>(format::kOutputFeatureKey + i), &column);
         out[i] = input_row[column];
+    }
+}
+
+// RevIN over the window, column by column, as PyTorch's mean and var(unbiased=False) in float32.
+void ForecastSession::revin_normalize(const float* x, size_t rows, float* z) {
+    const ForecasterConfig& c = model_->config_;
+    const size_t n = c.n_features;
+    for (size_t i = 0; i < n; ++i) {
+        float sum = 0.0f;
+        for (size_t r = 0; r < rows; ++r) sum += x[r * n + i];
+        const float mean = sum / static_cast<float>(rows);
+        float squares = 0.0f;
+        for (size_t r = 0; r < rows; ++r) squares += (x[r * n + i] - mean) * (x[r * n + i] - mean);
+        const float stdev = std::sqrt(squares / static_cast<float>(rows) + c.revin_eps);
+        layout_.revin_stats[i] = mean;
+        layout_.revin_stats[n + i] = stdev;
+        for (size_t r = 0; r < rows; ++r) {
+            float v = (x[r * n + i] - mean) / stdev;
+            if (c.revin == format::Revin::affine) v = v * model_->revin_weight_[i] + model_->revin_bias_[i];
+            z[r * n + i] = v;
+        }
+    }
+}
+
+void ForecastSession::revin_denormalize(float* y, size_t rows) const {
+    const ForecasterConfig& c = model_->config_;
+    const size_t n = c.n_features;
+    for (size_t r = 0; r < rows; ++r)
+        for (size_t i = 0; i < n; ++i) {
+            float v = y[r * n + i];
+            if (c.revin == format::Revin::affine)
+                v = (v - model_->revin_bias_[i]) / (model_->revin_weight_[i] + c.revin_eps * c.revin_eps);
+            y[r * n + i] = v * layout_.revin_stats[n + i] + layout_.revin_stats[i];
+        }
+}
+
+// Each column on its own, as a channel-independent model reshapes [B, C, N, P] to [B x C, N, P]: its window
+// (and padding) cut into patches, the patches through the input Linear, positions, the encoder and the
+// head, its horizon into column i of out.
+void ForecastSession::patched_forward(const float* src, size_t rows, float* out) {
+    const ForecasterConfig& c = model_->config_;
+    const Kernels& k = *k_;
+    const size_t n = c.n_features;
+    const size_t p = c.patch_len;
+    const size_t tokens = c.encoder_rows(rows);
+    float* column_out = layout_.head_x + c.stack.layer.d_model + c.head_hidden;
+    for (size_t i = 0; i < n; ++i) {
+        for (size_t r = 0; r < rows; ++r) layout_.series[r] = src[r * n + i];
+        const size_t padded = rows + (c.patch_pad ? c.patch_stride : 0);
+        for (size_t r = rows; r < padded; ++r) layout_.series[r] = src[(rows - 1) * n + i];
+        for (size_t t = 0; t < tokens; ++t)
+            std::memcpy(layout_.patches + t * p, layout_.series + t * c.patch_stride, p * sizeof(float));
+        embed(model_->src_embed_, model_->src_positions_, c.positional_encoding, layout_.patches, tokens, 0,
+              layout_.memory, layout_.encoder_scratch.quant);
+        layout_.stack.encode(k, c.stack, model_->encoder_norm_, layout_.memory, tokens, nullptr,
+                             layout_.encoder_scratch);
+        pooled_head(tokens, column_out);
+        for (size_t h = 0; h < c.horizon; ++h) out[h * n + i] = column_out[h];
     }
 }
 
@@ -345,6 +437,11 @@ Status ForecastSession::forecast_one_pass(const float* src, size_t rows, size_t 
     const ForecasterConfig& c = model_->config_;
     const size_t n = c.n_features;
     const size_t o = c.n_outputs;
+    if (c.patched()) {
+        patched_forward(src, rows, layout_.outputs);
+        std::memcpy(out, layout_.outputs, horizon * o * sizeof(float));
+        return Status::ok();
+    }
     if (c.encoder_only()) {
         encode(src, rows);
         pooled_head(rows, layout_.outputs);
@@ -396,6 +493,10 @@ Status ForecastSession::forecast_impl(const float* history, size_t rows, size_t 
         normalize(history, rows, layout_.reference, layout_.src_z);
         src = layout_.src_z;
     }
+    if (c.revin != format::Revin::none) {
+        revin_normalize(history, rows, layout_.src_z);
+        src = layout_.src_z;
+    }
     if (c.one_pass()) {
         AX_RETURN_IF_ERROR(forecast_one_pass(src, rows, horizon, out));
     } else if (c.encoder_only()) {
@@ -419,8 +520,9 @@ Status ForecastSession::forecast_impl(const float* history, size_t rows, size_t 
         }
         std::memcpy(out, layout_.tgt_z + m, horizon * m * sizeof(float));
     }
-    // Normalization needs n_outputs == n_features (read_forecaster_config).
+    // Normalization and RevIN need n_outputs == n_features (read_forecaster_config).
     if (c.normalization != format::Normalization::none) denormalize(out, horizon, layout_.reference);
+    if (c.revin != format::Revin::none) revin_denormalize(out, horizon);
     if (!all_finite(out, horizon * c.n_outputs))
         return Status::error(StatusCode::bad_input, "the forecast overflowed to NaN or Inf");
     return Status::ok();

@@ -50,6 +50,18 @@ struct ForecasterConfig {
     // encoder reading covariates beside them; output i's input column is record kOutputFeatureKey + i).
     size_t decoder_features = 0;
     static constexpr size_t kMaxOutputFeatures = 256;
+    // Patched (PatchTST-style): each input column on its own through the encoder, its window cut into
+    // patches of patch_len steps, patch_stride apart (after patch_stride copies of the last value when
+    // patch_pad), each patch one token; the pooled head gives `horizon` values per column.
+    size_t patch_len = 0;  // 0: not patched
+    size_t patch_stride = 0;
+    bool patch_pad = false;
+    format::Revin revin = format::Revin::none;
+    float revin_eps = 1e-5f;
+
+    bool patched() const { return patch_len != 0; }
+    // Encoder rows for a window of `rows` input rows: the patches' count when patched (0: too short).
+    size_t encoder_rows(size_t rows) const;
 
     bool encoder_only() const { return stack.decoder_layers == 0; }
     // Predicts `horizon` steps in one call rather than feeding predictions back.
@@ -94,7 +106,9 @@ private:
     const ModelFile* file_ = nullptr;
     ForecasterConfig config_;
     Linear src_embed_, tgt_embed_, generator_;
-    Linear head_hidden_;                            // pooled heads with a hidden layer
+    Linear head_hidden_;                   // pooled heads with a hidden layer
+    const float* revin_weight_ = nullptr;  // RevIN affine [n_features]
+    const float* revin_bias_ = nullptr;
     EmbeddingTable src_positions_, tgt_positions_;  // learned positions
     LayerNormWeights encoder_norm_, decoder_norm_;
     const float* input_mean_ = nullptr;
@@ -117,6 +131,9 @@ struct ForecastLayout {
     LayerScratch encoder_scratch;  // live while encoding only
     LayerScratch decoder_scratch;  // from preparing the cross-attention caches to the outputs
     QuantScratch head_quant;       // encoder-only heads: one row as wide as the head's input
+    float* revin_stats = nullptr;  // RevIN: each input column's window mean and std, [2, n_features]
+    float* series = nullptr;       // patched: one column's window and its padding
+    float* patches = nullptr;      // patched: its patches, [encoder rows, patch_len]
 
     void allocate(MemoryPlan& plan, const ForecasterConfig& c, size_t max_window, size_t max_horizon);
 };
@@ -154,6 +171,10 @@ private:
     // The pooled head over the encoded rows: out gets horizon x n_outputs.
     void pooled_head(size_t rows, float* out);
     Status forecast_sliding(const float* src, size_t rows, size_t horizon, float* out);
+    // Patched: every input column through the encoder and the head on its own; out gets horizon x n_features.
+    void patched_forward(const float* src, size_t rows, float* out);
+    void revin_normalize(const float* x, size_t rows, float* z);
+    void revin_denormalize(float* y, size_t rows) const;
     Status forecast_one_pass(const float* src, size_t rows, size_t horizon, float* out);
     // Decoder rows [first, first + rows) from target inputs tgt (model space) to generator outputs.
     void decode(const float* tgt, size_t rows, size_t first, float* out);

@@ -49,14 +49,31 @@ Status check_variants(const ForecasterConfig& c) {
         return bad("horizon and label_len belong to one-pass forecasters");
     if (c.head == format::ForecastHead::flatten && c.window == 0)
         return bad("a flatten head needs the window it was trained on");
+    if (c.patched()) {
+        if (!c.encoder_only() || c.head == format::ForecastHead::generator)
+            return bad("patches need an encoder-only model with a pooled head");
+        if (c.input_embedding != format::InputEmbedding::linear) return bad("patches need an input Linear");
+        if (c.patch_stride == 0 || c.n_outputs != c.n_features)
+            return bad("patches need patch_stride and n_outputs == n_features (one forecast per column)");
+        if (c.window != 0 && c.encoder_rows(c.window) == 0) return bad("the window is shorter than a patch");
+    }
+    if (c.revin != format::Revin::none &&
+        (c.n_outputs != c.n_features || c.normalization != format::Normalization::none || !c.one_pass()))
+        return bad("RevIN needs a one-pass model with n_outputs == n_features and no other normalization");
     // Keeps the head's sizes far from overflow on 32-bit targets.
     constexpr uint64_t kMaxHeadWidth = uint64_t{1} << 28;
-    if (uint64_t{c.window} * d > kMaxHeadWidth || uint64_t{c.horizon} * c.n_outputs > kMaxHeadWidth)
+    if (uint64_t{c.encoder_rows(c.window)} * d > kMaxHeadWidth || uint64_t{c.horizon} * c.n_outputs > kMaxHeadWidth)
         return bad("the head's window x d_model or horizon x n_outputs is too large");
     return Status::ok();
 }
 
 }  // namespace
+
+size_t ForecasterConfig::encoder_rows(size_t rows) const {
+    if (!patched()) return rows;
+    const size_t padded = rows + (patch_pad ? patch_stride : 0);
+    return padded < patch_len ? 0 : (padded - patch_len) / patch_stride + 1;
+}
 
 size_t ForecasterConfig::decoder_rows(size_t max_horizon) const {
     if (encoder_only()) return 0;
@@ -92,7 +109,15 @@ Status read_forecaster_config(const ModelFile& f, ForecasterConfig* out) {
     AX_RETURN_IF_ERROR(read_config_optional_size(f, ConfigKey::max_positions, "max_positions", 0, kMaxSequenceLength, 0,
                                                  &c.max_positions));
     AX_RETURN_IF_ERROR(read_config_optional_size(f, ConfigKey::window, "window", 0, kMaxSequenceLength, 0, &c.window));
-    if (c.max_positions != 0 && c.window > c.max_positions)
+    AX_RETURN_IF_ERROR(
+        read_config_optional_size(f, ConfigKey::patch_len, "patch_len", 0, kMaxSequenceLength, 0, &c.patch_len));
+    if (c.patch_len != 0) {
+        AX_RETURN_IF_ERROR(
+            read_config_size(f, ConfigKey::patch_stride, "patch_stride", 1, kMaxSequenceLength, &c.patch_stride));
+        AX_RETURN_IF_ERROR(read_config_flag(f, ConfigKey::patch_padding, "patch_padding", &c.patch_pad));
+    }
+    // A patched model's positions count patches.
+    if (c.max_positions != 0 && c.encoder_rows(c.window) > c.max_positions)
         return bad_model_config("config window is longer than max_positions");
     // The variants' keys are optional: a file without them is the step-by-step encoder-decoder.
     format::EncoderMask mask = format::EncoderMask::none;
@@ -133,6 +158,9 @@ Status read_forecaster_config(const ModelFile& f, ForecasterConfig* out) {
                 return bad("a decoder reading the outputs needs each output's input column (below n_features)");
         }
     }
+    AX_RETURN_IF_ERROR(optional_enum(f, ConfigKey::revin, "revin", &c.revin));
+    if (f.config(ConfigKey::revin_eps, &bits))
+        AX_RETURN_IF_ERROR(read_config_positive_float(f, ConfigKey::revin_eps, "revin_eps", &c.revin_eps));
     AX_RETURN_IF_ERROR(check_variants(c));
     *out = c;
     return Status::ok();

@@ -36,6 +36,11 @@ std::string forecast_mode(const ForecasterConfig& c) {
         t += "; the decoder reads the " + std::to_string(c.decoder_features) + " predicted column(s)";
     if (!c.encoder_only() && c.decoder_positions != c.positional_encoding)
         t += "; decoder_positional_encoding " + enum_text(c.decoder_positions);
+    if (c.patched())
+        t += "; each column on its own in patches of " + std::to_string(c.patch_len) + " steps, " +
+             std::to_string(c.patch_stride) + " apart" + (c.patch_pad ? " (end padded)" : "") + ", " +
+             std::to_string(c.encoder_rows(c.window)) + " per window";
+    if (c.revin != format::Revin::none) t += "; RevIN (" + enum_text(c.revin) + ")";
     if (c.stack.encoder_causal) t += "; encoder_mask causal";
     if (c.input_embedding != format::InputEmbedding::linear) t += "; input_embedding " + enum_text(c.input_embedding);
     if (c.embed_scale != 1.0f) t += "; embed_scale " + std::to_string(c.embed_scale);

@@ -23,7 +23,7 @@ void check_window_fits(const ForecasterConfig& c, size_t window, const std::stri
     if (c.head == format::ForecastHead::flatten && window != c.window)
         throw ToolError(what + ": the model's flatten head reads exactly " + std::to_string(c.window) +
                         " rows (its training window), not " + std::to_string(window));
-    if (c.max_positions == 0 || window <= c.max_positions) return;
+    if (c.max_positions == 0 || c.encoder_rows(window) <= c.max_positions) return;
     throw ToolError(what + ": a window of " + std::to_string(window) + " rows is longer than " + limit_text(c) +
                     "; use --window " + std::to_string(c.max_positions) + " or less" +
                     (c.window ? " (the model was trained on " + std::to_string(c.window) + ")" : std::string()));

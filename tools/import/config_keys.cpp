@@ -227,6 +227,17 @@ void read_embed_scale(const JsonValue& v, const std::string& where, ConvertConfi
         throw ToolError(where + " must be \"sqrt_d_model\" or a number in (0, 1e6]");
 }
 
+void read_padding_patch(const JsonValue& v, const std::string& where, ConvertConfig* c) {
+    const std::string text = v.is_null() ? "none" : v.as_string(where);
+    if (text != "end" && text != "none") throw ToolError(where + ": \"" + text + "\" is not one of \"end\", \"none\"");
+    c->padding_patch = text;
+}
+
+void read_revin_eps(const JsonValue& v, const std::string& where, ConvertConfig* c) {
+    c->revin_eps = v.as_number(where);
+    if (!(*c->revin_eps > 0.0) || *c->revin_eps > 1.0) throw ToolError(where + " must be in (0, 1]");
+}
+
 std::vector<ConfigKeySpec> make_table() {
     const Range layers{1, 256}, ids{0, kBig};
     return {
@@ -323,6 +334,27 @@ std::vector<ConfigKeySpec> make_table() {
         Row("head_activation", &ConvertConfig::head_activation, kForecaster, "`\"relu\"`",
             "the activation between a pooled head's hidden and final Linear")
             .record(ConfigKey::head_activation),
+        Row("patch_len", &ConvertConfig::patch_len, kForecaster, "none: one input row, one token",
+            "steps per patch of a patched (PatchTST-style) model: each column's window cut into patches, one token "
+            "each, the columns through the encoder independently")
+            .record(ConfigKey::patch_len),
+        Row("stride", &ConvertConfig::stride, kForecaster, "patched: required", "steps between patches")
+            .record(ConfigKey::patch_stride),
+        Row("padding_patch", "\"end\" or \"none\"", kForecaster, "patched: `\"end\"`",
+            "`\"end\"`: the window's last value repeated `stride` times before cutting (ReplicationPad1d)",
+            read_padding_patch)
+            .is_set([](const ConvertConfig& c) { return c.padding_patch.has_value(); })
+            .record(ConfigKey::patch_padding)
+            .record_text([](uint32_t v) { return std::string(v ? "\"end\"" : "\"none\""); }),
+        Row("revin", &ConvertConfig::revin, kForecaster,
+            "from the tensors: RevIN's affine_weight / affine_bias = affine RevIN; none: no RevIN",
+            "per-window normalization of each column, undone on the outputs (state `true` for RevIN without "
+            "affine parameters)")
+            .record(ConfigKey::revin),
+        Row("revin_eps", "a number in (0, 1]", kForecaster, "`1e-5`", "RevIN's eps", read_revin_eps)
+            .is_set([](const ConvertConfig& c) { return c.revin_eps.has_value(); })
+            .record(ConfigKey::revin_eps)
+            .record_text(float_text),
         Row("pad_id", &ConvertConfig::pad_id, kTokenFamilies, "none",
             "the padding token: masked as a key, and position 0 of the pad0 encodings", ids)
             .record(ConfigKey::pad_id)

@@ -288,6 +288,91 @@ EncoderOnlyShape read_encoder_only(const CheckpointTensors& ck, const ConvertCon
     return e;
 }
 
+using Records = std::vector<std::pair<format::ConfigKey, uint32_t>>;
+
+// Patches of a window of `window` steps (PatchTST: (L + pad - P) / S + 1).
+int64_t patch_tokens(const ConvertConfig& config, int64_t window) {
+    const int64_t padded = window + (config.padding_patch.value_or("end") == "end" ? *config.stride : 0);
+    return padded < *config.patch_len ? 0 : (padded - *config.patch_len) / *config.stride + 1;
+}
+
+// RevIN's affine vectors (`revin_layer.affine_weight`, `.affine_bias`), or none; a stated "revin" must agree.
+format::Revin import_revin(CheckpointTensors& ck, AxmModel& m, const ConvertConfig& config, int64_t* columns) {
+    std::string weight, bias;
+    for (const auto& [name, t] : ck.all()) {
+        if (ck.used(name) || t.shape.size() != 1) continue;
+        if (name.size() >= 13 && name.compare(name.size() - 13, 13, "affine_weight") == 0) weight = name;
+        if (name.size() >= 11 && name.compare(name.size() - 11, 11, "affine_bias") == 0) bias = name;
+    }
+    if (weight.empty() != bias.empty())
+        throw ToolError("RevIN needs both affine_weight and affine_bias; found only " + weight + bias);
+    if (weight.empty()) return config.revin.value_or(false) ? format::Revin::plain : format::Revin::none;
+    if (config.revin && !*config.revin)
+        throw ToolError("config \"revin\": false contradicts the checkpoint's RevIN parameters " + weight + ", " +
+                        bias);
+    *columns = ck.shape(weight)[0];
+    add_tensor(ck, m, Role::revin_weight, weight, {*columns});
+    add_tensor(ck, m, Role::revin_bias, bias, {*columns});
+    return format::Revin::affine;
+}
+
+// A patched (PatchTST-style) encoder-only model: the input Linear reads patch_len steps of one column, the
+// head one column's tokens and gives its horizon. The columns' count comes from the config or RevIN.
+void import_patched(CheckpointTensors& ck, AxmModel& m, const ConvertConfig& config, const EncoderOnlyLinears& l,
+                    int64_t d, int64_t revin_columns, Records& variant, int64_t* nf, int64_t* window) {
+    if (!config.stride) throw ToolError("config \"patch_len\" needs \"stride\" (steps between patches)");
+    if (!config.window)
+        throw ToolError(
+            "a patched model needs its \"window\" (seq_len) in the config: windows of several lengths "
+            "give the same number of patches");
+    if (l.input.empty()) throw ToolError("patches go through an input Linear [d_model, patch_len]; found none");
+    const auto& in_shape = ck.shape(l.input + ".weight");
+    if (in_shape[1] != *config.patch_len)
+        throw ToolError("config \"patch_len\" = " + std::to_string(*config.patch_len) +
+                        " contradicts the input Linear " + l.input + ".weight " + shape_text(in_shape));
+    const int64_t tokens = patch_tokens(config, *config.window);
+    const std::string first = l.hidden.empty() ? l.final : l.hidden;
+    const int64_t head_in = ck.shape(first + ".weight")[1];
+    const format::ForecastHead head = head_in == d && tokens != 1 ? config.head.value_or(format::ForecastHead::last_row)
+                                                                  : format::ForecastHead::flatten;
+    if (head_in != d && head_in != tokens * d)
+        throw ToolError("the head " + first + ".weight " + shape_text(ck.shape(first + ".weight")) + " reads " +
+                        std::to_string(head_in) + " values; a window of " + std::to_string(*config.window) +
+                        " steps gives " + std::to_string(tokens) + " patches of d_model " + std::to_string(d) + " (" +
+                        std::to_string(tokens * d) +
+                        " flattened): check \"window\", \"patch_len\", \"stride\" "
+                        "and \"padding_patch\"");
+    if (head == format::ForecastHead::generator) throw ToolError("a patched model's head is flatten, last_row or mean");
+    *nf = config.n_features          ? *config.n_features
+          : !config.features.empty() ? static_cast<int64_t>(config.features.size())
+                                     : revin_columns;
+    if (*nf == 0)
+        throw ToolError(
+            "a patched model forecasts each input column on its own: state \"features\" (or "
+            "\"n_features\") so the converter knows how many");
+    if (revin_columns != 0 && revin_columns != *nf)
+        throw ToolError("RevIN's parameters hold " + std::to_string(revin_columns) + " columns, the config " +
+                        std::to_string(*nf));
+    const int64_t horizon = ck.shape(l.final + ".weight")[0];
+    const int64_t hidden = l.hidden.empty() ? 0 : ck.shape(l.hidden + ".weight")[0];
+    add_linear(ck, m, Role::src_embed_weight, l.input, d, *config.patch_len);
+    if (hidden != 0) add_linear(ck, m, Role::head_weight, l.hidden, hidden, head_in);
+    add_linear(ck, m, Role::generator_weight, l.final, horizon, hidden != 0 ? hidden : head_in);
+    auto u = [](int64_t v) { return static_cast<uint32_t>(v); };
+    variant.insert(variant.end(),
+                   {{ConfigKey::head, static_cast<uint32_t>(head)},
+                    {ConfigKey::horizon, u(horizon)},
+                    {ConfigKey::patch_len, u(*config.patch_len)},
+                    {ConfigKey::patch_stride, u(*config.stride)},
+                    {ConfigKey::patch_padding, config.padding_patch.value_or("end") == "end" ? 1u : 0u}});
+    if (hidden != 0)
+        variant.insert(variant.end(),
+                       {{ConfigKey::head_hidden, u(hidden)},
+                        {ConfigKey::head_activation,
+                         static_cast<uint32_t>(config.head_activation.value_or(format::Activation::relu))}});
+    *window = *config.window;
+}
+
 }  // namespace
 
 AxmModel import_forecaster(const TensorMap& tensors, const ConvertConfig& config) {
@@ -299,13 +384,22 @@ AxmModel import_forecaster(const TensorMap& tensors, const ConvertConfig& config
     const StackShape s = import_stacks(ck, m, config, false, true, "forecaster");
     const int64_t d = s.d_model;
     const bool encoder_only = s.decoder_layers == 0;
-    const Positions pos = decide_forecaster_positions(ck, config, d);
+    // A patched model's positions count patches: its window is checked against them in patches.
+    ConvertConfig position_config = config;
+    if (config.patch_len && config.stride && config.window)
+        position_config.window = patch_tokens(config, *config.window);
+    const Positions pos = decide_forecaster_positions(ck, position_config, d);
+    int64_t revin_columns = 0;
+    const format::Revin revin = import_revin(ck, m, config, &revin_columns);
     auto u = [](int64_t v) { return static_cast<uint32_t>(v); };
     auto e32 = [](auto v) { return static_cast<uint32_t>(v); };
     std::vector<std::pair<format::ConfigKey, uint32_t>> variant;  // written only when not the default
 
     int64_t nf = 0, no = 0, window = config.window.value_or(0);
-    if (encoder_only) {
+    if (encoder_only && config.patch_len) {
+        import_patched(ck, m, config, find_encoder_only_linears(ck, d), d, revin_columns, variant, &nf, &window);
+        no = nf;
+    } else if (encoder_only) {
         const EncoderOnlyLinears lin = find_encoder_only_linears(ck, d);
         const EncoderOnlyShape e = read_encoder_only(ck, config, lin, d);
         nf = e.n_features;
@@ -389,6 +483,16 @@ AxmModel import_forecaster(const TensorMap& tensors, const ConvertConfig& config
                                 name_list(names));
             for (const PositionTable& t : pos.tables)
                 add_position_table(ck, m, t.name == src ? Role::src_pos_embed : Role::tgt_pos_embed, t, rows, d);
+        }
+    }
+    if (config.patch_len && !encoder_only) throw ToolError("patches need an encoder-only model");
+    if (revin != format::Revin::none) {
+        variant.push_back({ConfigKey::revin, static_cast<uint32_t>(revin)});
+        if (config.revin_eps) {
+            const float eps = static_cast<float>(*config.revin_eps);
+            uint32_t bits = 0;
+            std::memcpy(&bits, &eps, sizeof bits);
+            variant.push_back({ConfigKey::revin_eps, bits});
         }
     }
     if (config.encoder_mask == format::EncoderMask::causal)

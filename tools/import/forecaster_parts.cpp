@@ -63,7 +63,14 @@ EncoderOnlyLinears find_encoder_only_linears(const CheckpointTensors& ck, int64_
             }
         }
     }
-    // Shapes that admit several readings (an input Linear [d, d], a head of d outputs): the names decide.
+    // Shapes that admit several readings (an input Linear [d, d], a head of d outputs): a reading with an input
+    // Linear first (a head whose last Linear gives exactly d_model values is the rare one), then the names.
+    if (fits.size() > 1) {
+        std::vector<EncoderOnlyLinears> with_input;
+        for (const EncoderOnlyLinears& f : fits)
+            if (!f.input.empty()) with_input.push_back(f);
+        if (!with_input.empty()) fits = with_input;
+    }
     if (fits.size() > 1) {
         std::vector<EncoderOnlyLinears> named;
         for (const EncoderOnlyLinears& f : fits)
