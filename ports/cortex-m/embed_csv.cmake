@@ -1,4 +1,5 @@
-# Writes a CSV time series (one row per step, comma-separated, optional header line) as a C/C++ header:
+# Writes a CSV time series (one row per step, comma-separated, optional header line, an optional first column
+# of timestamps, which is left out) as a C/C++ header:
 #   #define NAME_ROWS r / NAME_COLS c  and  static const float NAME[r * c] = {...};
 # Each value is copied as written with an f suffix, so the compiler rounds it to the same float32 the host
 # tools' CSV reader (from_chars) produces: the board sees bit-identical inputs.
@@ -16,12 +17,23 @@ set(values "")
 set(rows 0)
 set(cols 0)
 set(first TRUE)
+set(time_column FALSE)
 foreach(line IN LISTS lines)
   string(STRIP "${line}" line)
   if(line STREQUAL "")
     continue()
   endif()
   string(REPLACE "," ";" fields "${line}")
+  # A time column: the first field of a data row is not a number, every other one is.
+  if(NOT first OR time_column)
+    list(GET fields 0 f0)
+    if(NOT f0 MATCHES "${number}")
+      set(time_column TRUE)
+    endif()
+  endif()
+  if(time_column AND NOT first)
+    list(REMOVE_AT fields 0)
+  endif()
   set(header FALSE)
   foreach(f IN LISTS fields)
     string(STRIP "${f}" f)

@@ -31,8 +31,26 @@ struct FixtureCase {
     const float* forecast_host;
 };
 
+// A forecaster variant (tests/fixtures/forecaster_onepass, forecaster_covariates): its window, PyTorch's
+// forecast from its author's loop, and the host's forecast (generic port) from the same model bytes.
+struct VariantCase {
+    const char* name;  // fixture folder below tests/fixtures/forecaster_
+    const char* dtype;
+    const unsigned char* model;
+    size_t model_size;
+    size_t header_arena_bytes;
+    size_t window, horizon;
+    const float* history;  // [window, n_features]
+    size_t history_rows, n_features;
+    const float* forecast_torch;  // [horizon, n_outputs]
+    const float* forecast_host;
+    size_t n_outputs;
+};
+
 extern const FixtureCase kFixtureCases[];
 extern const size_t kFixtureCaseCount;
+extern const VariantCase kVariantCases[];
+extern const size_t kVariantCaseCount;
 // Static arena for the sessions of the tests: 64-byte aligned, as large as the largest case needs.
 extern unsigned char fixture_arena[];
 extern const size_t kFixtureArenaBytes;
