@@ -96,6 +96,8 @@ int cmd_forecast(const Argv& argv) {
         source = "the model's training window";
     }
     tools::check_window_fits(c, window, source);
+    const std::string note = tools::window_note(c, window, source);
+    if (!note.empty()) std::fprintf(stderr, "note: %s\n", note.c_str());
     if (history.rows < window)
         std::fprintf(stderr, "note: %s has %zu rows, fewer than the %zu-row window (%s); forecasting from %zu\n",
                      args.get("input").c_str(), history.rows, window, source.c_str(), history.rows);
