@@ -1,12 +1,21 @@
-# The front door: make (build), make test (install prerequisites, build, run every test), make demo.
+# The front door: make (the CLI build/auspex and the runtime library), make test (install prerequisites, build
+# everything, run every test), make demo.
 BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all build deps format format-check test test-host test-sanitize test-cross test-firmware firmware size stack insn insn-bench fuzz mutate demo clean
+.PHONY: all cli build deps format format-check test test-host test-sanitize test-cross test-firmware firmware size stack insn insn-bench fuzz mutate demo clean
 
-all: build
+all: cli
 
+# The CLI and the library alone: no test suite, so no doctest needed. The tests stay configured when doctest
+# is installed, so that switching between make and make build does not reconfigure the tree each time.
+AUSPEX_TESTS_IF_DOCTEST = $(if $(wildcard /usr/include/doctest/doctest.h),ON,OFF)
+cli:
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DAUSPEX_BUILD_TESTS=$(AUSPEX_TESTS_IF_DOCTEST) $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS) --target auspex auspex_runtime
+
+# Everything, the test suite too (make test-host runs it).
 build:
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DAUSPEX_BUILD_TESTS=ON $(CMAKE_FLAGS) >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
@@ -274,7 +283,7 @@ mutate:
 demo:
 	@AUSPEX_DEPS=build bash .ci/install-deps.sh
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release \
-		-DAUSPEX_BUILD_TESTS=$(if $(wildcard /usr/include/doctest/doctest.h),ON,OFF) $(CMAKE_FLAGS) >/dev/null
+		-DAUSPEX_BUILD_TESTS=$(AUSPEX_TESTS_IF_DOCTEST) $(CMAKE_FLAGS) >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS) --target auspex
 	@mkdir -p $(BUILD)/demo
 	@$(BUILD)/auspex convert models/example/forecaster.pt --config models/example/config.json -o $(BUILD)/demo/forecaster.axm \
