@@ -1,6 +1,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "runtime/model_identity.h"
 #include "tools/cli/commands.h"
 #include "tools/cli/data_csv.h"
 #include "tools/host/feature_names.h"
@@ -23,8 +24,43 @@ size_t history_column(const tools::Table& history, const tools::Table& forecast,
     return forecast.cols == history.cols ? c : std::string::npos;
 }
 
-void write_plot(const std::string& path, const tools::Table& history, const tools::Table& forecast,
-                const tools::Table* truth) {
+std::string file_name(const std::string& path) {
+    const size_t slash = path.find_last_of("/\\");
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// The model as the plot names it: its stored name (convert --model-name), else its file name.
+std::string plot_model_name(const tools::LoadedModel& m) {
+    char name[format::kMaxModelNameBytes + 1];
+    if (model_name(m.file, name, sizeof name) > 0) return name;
+    return file_name(m.path);
+}
+
+std::string joined(const std::vector<std::string>& names) {
+    std::string out;
+    for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+    return out;
+}
+
+// The x axis: the input's timestamps, continued by the forecast's, when it has them (and they are evenly
+// spaced, so the forecast's are times too); the forecast starts at the last observed row.
+tools::PlotAxis plot_axis(const tools::Table& history, const tools::Table& forecast) {
+    tools::PlotAxis axis;
+    if (!history.times.empty() && forecast.time_name == history.time_name) {
+        axis.labels = history.times;
+        axis.labels.insert(axis.labels.end(), forecast.times.begin(), forecast.times.end());
+        axis.caption = history.time_name.empty() ? "time" : history.time_name;
+    } else {
+        axis.caption = "row of the window (the forecast continues it)";
+    }
+    axis.marker = static_cast<double>(history.rows - 1);
+    axis.marker_label = "forecast starts";
+    return axis;
+}
+
+void write_plot(const std::string& path, const tools::LoadedModel& m, const Args& args, const tools::Table& history,
+                const tools::Table& forecast, const tools::Table* truth) {
+    const std::string model = plot_model_name(m);
     std::vector<tools::PlotPanel> panels;
     for (size_t c = 0; c < forecast.cols; ++c) {
         tools::PlotPanel p;
@@ -43,12 +79,17 @@ void write_plot(const std::string& path, const tools::Table& history, const tool
         };
         const size_t start = h != std::string::npos ? history.rows - 1 : history.rows;
         if (h != std::string::npos)
-            p.series.push_back({"history", "#1f77b4", false, 0, column(history, h, history.rows)});
-        if (truth) p.series.push_back({"truth", "#2ca02c", true, start, continued(*truth)});
-        p.series.push_back({"forecast", "#d62728", false, start, continued(forecast)});
+            p.series.push_back({"history (" + file_name(args.get("input")) + ")", "#1f77b4", false, 0,
+                                column(history, h, history.rows)});
+        if (truth)
+            p.series.push_back(
+                {"truth (" + file_name(args.get("truth")) + ")", "#2ca02c", true, start, continued(*truth)});
+        p.series.push_back({"forecast by " + model, "#d62728", false, start, continued(forecast)});
         panels.push_back(p);
     }
-    tools::write_svg(path, tools::render_svg("auspex forecast", panels));
+    const std::string title = model + ": " + std::to_string(forecast.rows) + "-step forecast of " +
+                              joined(forecast.header) + " from " + std::to_string(history.rows) + " rows";
+    tools::write_svg(path, tools::render_svg(title, panels, plot_axis(history, forecast)));
 }
 
 // The true values of the predicted columns: a CSV like the input (the outputs picked by name), or one of the
@@ -117,7 +158,7 @@ int cmd_forecast(const Argv& argv) {
         // Printed beside the forecast only when the forecast itself went to a file.
         if (to_file) std::fputs(tools::forecast_report(out, truth).c_str(), stdout);
     }
-    if (args.has("plot")) write_plot(args.get("plot"), history, out, args.has("truth") ? &truth : nullptr);
+    if (args.has("plot")) write_plot(args.get("plot"), *m, args, history, out, args.has("truth") ? &truth : nullptr);
     return 0;
 }
 
