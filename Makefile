@@ -91,8 +91,9 @@ $(foreach t,$(CROSS_TARGETS),$(eval $(call cross_rules,$(t))))
 # boards' defaults for every board built; empty means the default:
 #   FIRMWARE_BOARDS            boards to build and test (default: every folder of ports/cortex-m/boards/)
 #   FIRMWARE_EXAMPLE           folder with forecaster.pt, config.json, history.csv (default models/example)
-#   FIRMWARE_WINDOW            history rows the example forecasts from (its last rows; default all of them)
-#   FIRMWARE_HORIZON           steps forecast (default 24)
+#   FIRMWARE_WINDOW            history rows the example forecasts from (its last rows; default the model's
+#                              training window, all rows for a model stating none)
+#   FIRMWARE_HORIZON           steps forecast (default the model's: 24 for an autoregressive one)
 #   FIRMWARE_CONVERT           auspex convert options of the example model (default --dtype int8 --kv-cache int8)
 #   FIRMWARE_STACK             stack bytes at the top of RAM (default 65536; 8192 on stm32f405)
 #   FIRMWARE_TESTS             ON or OFF: build and run the on-board doctest image (default ON; OFF on stm32f405)

@@ -14,7 +14,7 @@ using ax::test::Result;
 
 bool has(const Result& r, const std::string& text) { return r.output.find(text) != std::string::npos; }
 
-const char* const kCommands[] = {"convert", "inspect",     "run",      "forecast", "verify", "bench",
+const char* const kCommands[] = {"convert",   "inspect",  "run",         "forecast", "verify", "bench",
                                  "translate", "classify", "reconstruct", "generate", "header"};
 
 }  // namespace

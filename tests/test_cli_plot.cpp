@@ -77,9 +77,9 @@ TEST_CASE("cli: forecast --plot shows the log's timestamps, where the forecast s
 TEST_CASE("cli: forecast --plot without timestamps numbers the rows and names the model by its file") {
     const std::string model = ax::test::converted_fixture("forecaster/norm_global", "unnamed_plot.axm");
     const std::string svg_path = (scratch_dir() / "unnamed.svg").string();
-    const Result r = auspex("forecast " + model + " --input " +
-                            ax::test::fixture_path("forecaster/norm_global/history.csv") + " --horizon 6 --plot " +
-                            svg_path);
+    const Result r =
+        auspex("forecast " + model + " --input " + ax::test::fixture_path("forecaster/norm_global/history.csv") +
+               " --horizon 6 --plot " + svg_path);
     REQUIRE_MESSAGE(r.exit_code == 0, r.output);
     const std::string svg = ax::test::read_file(svg_path);
     INFO(svg);

@@ -40,10 +40,10 @@ TEST_CASE("cli: convert without a check pair says once that the config is unprov
     CHECK(count(r.output, "unproven") == 1);
     CHECK(has(r, "--check-input IN --check-output PYTORCH_OUT.csv --check-target TGT"));
 
-    const Result proven = auspex("convert " + pt + " --config " + config + " --check-input " +
-                                 fixture("post_relu_tril", "src.csv") + " --check-target " +
-                                 fixture("post_relu_tril", "tgt.csv") + " --check-output " +
-                                 fixture("post_relu_tril", "run_out.csv") + " -o " + out);
+    const Result proven =
+        auspex("convert " + pt + " --config " + config + " --check-input " + fixture("post_relu_tril", "src.csv") +
+               " --check-target " + fixture("post_relu_tril", "tgt.csv") + " --check-output " +
+               fixture("post_relu_tril", "run_out.csv") + " -o " + out);
     REQUIRE_MESSAGE(proven.exit_code == 0, proven.output);
     CHECK_MESSAGE(!has(proven, "unproven"), proven.output);
     CHECK(has(proven, "check: the conversion matches PyTorch"));
@@ -51,10 +51,10 @@ TEST_CASE("cli: convert without a check pair says once that the config is unprov
 
 TEST_CASE("cli: --calib says what the recorded ranges change and what they do not") {
     const std::string out = (scratch_dir() / "calib_note.axm").string();
-    const Result r = auspex("convert " + fixture("post_relu_tril", "model.pt") + " --config " +
-                            fixture("post_relu_tril", "config.json") + " --dtype int8 --calib " +
-                            fixture("post_relu_tril", "history.csv") + " --calib-window 16 --calib-horizon 4 -o " +
-                            out);
+    const Result r =
+        auspex("convert " + fixture("post_relu_tril", "model.pt") + " --config " +
+               fixture("post_relu_tril", "config.json") + " --dtype int8 --calib " +
+               fixture("post_relu_tril", "history.csv") + " --calib-window 16 --calib-horizon 4 -o " + out);
     REQUIRE_MESSAGE(r.exit_code == 0, r.output);
     INFO(r.output);
     CHECK(has(r, "integer-only runtime"));
@@ -78,8 +78,9 @@ TEST_CASE("cli: a --window other than the stored training window gets a note; th
 TEST_CASE("cli: verify --expected on an int8 model says the tolerance is float32's and the rest quantization") {
     const std::string args = " --expected " + fixture("post_relu_tril", "run_out.csv") + " --input " +
                              fixture("post_relu_tril", "src.csv") + " --target " + fixture("post_relu_tril", "tgt.csv");
-    const Result q = auspex(
-        "verify " + ax::test::converted_fixture("forecaster/post_relu_tril", "unchecked_i8.axm", "--dtype int8") + args);
+    const Result q =
+        auspex("verify " +
+               ax::test::converted_fixture("forecaster/post_relu_tril", "unchecked_i8.axm", "--dtype int8") + args);
     REQUIRE_MESSAGE(q.exit_code == 0, q.output);
     CHECK_MESSAGE(has(q, "the tolerance is float32's"), q.output);
     CHECK_MESSAGE(has(q, "weights are int8, so its difference from PyTorch is mostly quantization"), q.output);
@@ -90,7 +91,8 @@ TEST_CASE("cli: verify --expected on an int8 model says the tolerance is float32
 }
 
 TEST_CASE("cli: a checkpoint given where a model goes says to run auspex convert first") {
-    for (const std::string& file : {fixture("post_relu_tril", "model.pt"), fixture("norm_global", "model.safetensors")}) {
+    for (const std::string& file :
+         {fixture("post_relu_tril", "model.pt"), fixture("norm_global", "model.safetensors")}) {
         check_error(auspex("inspect " + file), 1, "run auspex convert first");
         check_error(auspex("forecast " + file + " --input " + fixture("post_relu_tril", "history.csv")), 1,
                     "run auspex convert first");

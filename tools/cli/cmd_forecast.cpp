@@ -4,6 +4,7 @@
 #include "runtime/model_identity.h"
 #include "tools/cli/commands.h"
 #include "tools/cli/data_csv.h"
+#include "tools/cli/history_header.h"
 #include "tools/host/feature_names.h"
 #include "tools/text/csv.h"
 #include "tools/host/forecast_report.h"
@@ -124,24 +125,7 @@ int cmd_forecast(const Argv& argv) {
     tools::Table history = read_data_csv(args, "input", c.n_features, features);
     const size_t horizon = args.get_size("horizon", tools::default_horizon(c), 1, kMaxSequenceLength);
     tools::check_horizon_fits(c, horizon, "--horizon " + std::to_string(horizon));
-    // The encoder window: --window, else the one the model was trained on, else (a model stating none) every
-    // input row.
-    size_t window = history.rows;
-    std::string source =
-        args.get("input") + " has " + std::to_string(history.rows) + " rows and the model states no window";
-    if (args.has("window")) {
-        window = args.get_size("window", 0, 1, kMaxSequenceLength);
-        source = "--window " + std::to_string(window);
-    } else if (c.window != 0) {
-        window = c.window;
-        source = "the model's training window";
-    }
-    tools::check_window_fits(c, window, source);
-    const std::string note = tools::window_note(c, window, source);
-    if (!note.empty()) std::fprintf(stderr, "note: %s\n", note.c_str());
-    if (history.rows < window)
-        std::fprintf(stderr, "note: %s has %zu rows, fewer than the %zu-row window (%s); forecasting from %zu\n",
-                     args.get("input").c_str(), history.rows, window, source.c_str(), history.rows);
+    const size_t window = choose_window(args, c, history.rows, args.get("input")).window;
     tools::keep_last_rows(history, window);  // the most recent rows are the encoder window
     tools::HostSession session(*m, choose_kernels(args), history.rows, horizon);
     tools::Table out;

@@ -65,8 +65,11 @@ const Command kCommands[] = {
     {"generate", ax::cli::cmd_generate, "generate TVAE.axm --z \"0.1 -0.3 ...\" --length L [-o OUT.csv] [--port P]",
      "decode a sequence from a latent vector with a Transformer-VAE", false},
     {"header", ax::cli::cmd_header,
-     "header MODEL.axm -o MODEL.h [--name NAME] [--window S --horizon H | --src-len S --tgt-len T | --max-len L]",
-     "write a model as a C header (an aligned byte array and its sizes) to compile into firmware", false},
+     "header MODEL.axm -o MODEL.h [--name NAME] [--window S --horizon H | --src-len S --tgt-len T | --max-len L] "
+     "[--history HISTORY.csv [--history-output HISTORY.h] [--history-name NAME]]",
+     "write a model as a C header (an aligned byte array and its sizes) to compile into firmware; --history also "
+     "writes the rows a forecast reads as a float array",
+     true},
 };
 
 constexpr const char* kCsvOptions =
