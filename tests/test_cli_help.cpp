@@ -52,6 +52,20 @@ TEST_CASE("cli: auspex help COMMAND and COMMAND --help print its usage and optio
             CHECK(r.output.rfind(usage, 0) == 0);
         }
     }
+    // Every option a command's usage names has a line of its own.
+    for (const char* c : kCommands) {
+        const Result r = auspex(std::string("help ") + c);
+        const std::string usage = r.output.substr(0, r.output.find('\n'));
+        const std::string options = r.output.substr(r.output.find("options:\n"));
+        for (size_t at = usage.find("--"); at != std::string::npos; at = usage.find("--", at + 2)) {
+            const std::string option = usage.substr(at, usage.find_first_of(" ]|)", at) - at);
+            if (option == "--port") continue;    // explained once, below the options
+            if (option.back() == '*') continue;  // "--check-*": a reference to convert's options
+            const bool described = options.find(" " + option + " ") != std::string::npos ||
+                                   options.find("[" + option + " ") != std::string::npos;
+            CHECK_MESSAGE(described, c << ": " << option << " not described");
+        }
+    }
     const Result fc = auspex("forecast --help");
     CHECK(has(fc, "--horizon H"));
     CHECK(has(fc, "--delimiter"));

@@ -73,8 +73,8 @@ TEST_CASE("cli: header --history takes the model's stored window from a timestam
     CHECK(ax::test::read_file(h32).find("static const float recent[RECENT_ROWS * RECENT_COLS]") != std::string::npos);
 
     // A log shorter than the window asked for cannot fill the session.
-    check_error(auspex("header " + model + " -o " + out + " --history " + timestamped_log("short.csv", 20) +
-                       " --window 48"),
-                1, "has 20 rows, fewer than --window 48");
+    check_error(
+        auspex("header " + model + " -o " + out + " --history " + timestamped_log("short.csv", 20) + " --window 48"), 1,
+        "has 20 rows, fewer than --window 48");
     check_error(auspex("header " + model + " -o " + out + " --history-name x"), 2, "go with --history");
 }

@@ -6,6 +6,7 @@
 #include <exception>
 #include <string>
 
+#include "tools/cli/command_options.h"
 #include "tools/cli/commands.h"
 #include "tools/common/tool_error.h"
 #include "tools/convert/model_stamp.h"
@@ -91,7 +92,8 @@ void print_overview(FILE* to) {
 void print_command_help(const Command& c) {
     std::string summary = c.summary;
     summary[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(summary[0])));
-    std::printf("usage: auspex %s\n\n%s.\n\n", c.usage, summary.c_str());
+    std::printf("usage: auspex %s\n\n%s.\n\noptions:\n%s", c.usage, summary.c_str(), ax::cli::command_options(c.name));
+    std::printf("\n");
     if (c.reads_csv) std::printf("Data CSVs: %s.\n", kCsvOptions);
     if (std::strstr(c.usage, "--port"))
         std::printf(
