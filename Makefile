@@ -153,7 +153,7 @@ stack:
 	@{ echo "| board (core) | C++ API, worst (forecast.elf) | \`ForecastSession::forecast\` | C API, worst (forecast_c.elf) | \`auspex_forecast\` | every family (stack_families.elf) |"; \
 		echo "|---|---|---|---|---|---|"; \
 		for board in $(FIRMWARE_BOARDS); do \
-			sh tests/stack/stack_table_row.sh python3 $(CURDIR) $(FIRMWARE_DIR)/$$board $$board $(call board_cpu,$$board) arm-none-eabi- || exit 1; \
+			sh tests/stack/stack_table_row.sh python3 $(CURDIR) $(FIRMWARE_DIR)/$$board $$board $$(cut -d" " -f1 $(FIRMWARE_DIR)/$$board/insn_label) arm-none-eabi- || exit 1; \
 		done; } > $(FIRMWARE_DIR)/stack.md
 	@cat $(FIRMWARE_DIR)/stack.md
 	$(call write_doc,stack,$(FIRMWARE_DIR)/stack.md)

@@ -3,6 +3,7 @@
 #pragma once
 #include <filesystem>
 #include <string>
+#include <vector>
 
 namespace ax::test {
 
@@ -19,6 +20,9 @@ std::filesystem::path scratch_dir();
 
 // The whole content of a file ("" when it cannot be read).
 std::string read_file(const std::string& path);
+
+// The lines of a file, without their '\n' (a CR before it is kept).
+std::vector<std::string> lines_of(const std::string& path);
 
 // Writes `text` to scratch_dir()/name and returns the path.
 std::string write_file(const std::string& name, const std::string& text);

@@ -20,6 +20,7 @@ namespace fs = std::filesystem;
 
 using ax::test::auspex;
 using ax::test::check_error;
+using ax::test::lines_of;
 using ax::test::Result;
 using ax::test::scratch_dir;
 using ax::test::write_file;
@@ -141,13 +142,6 @@ TEST_CASE("cli: convert --calib records input ranges that inspect shows; its fla
 
 namespace {
 
-std::vector<std::string> lines_of(const std::string& path) {
-    std::ifstream in(path);
-    std::vector<std::string> out;
-    for (std::string line; std::getline(in, line);) out.push_back(line);
-    return out;
-}
-
 // post_relu_tril's history as a monthly sensor log: "YYYY-MM-15;value" with decimal commas, and the
 // given extra column before the value.
 std::string monthly_log(const std::string& name, const std::string& extra_header = "", const std::string& extra = "",
@@ -196,11 +190,12 @@ TEST_CASE("cli: a monthly sensor log with ';' and decimal commas forecasts with 
     ax::test::check_close(fc.values, ax::tools::read_csv(case_file("post_relu_tril", "forecast.csv")).values, 1e-4,
                           "sensor log forecast");
 
-    // run and reconstruct-style commands keep the given rows' timestamps.
+    // run labels each row with the time it predicts: the month after its decoder input row's.
     const std::string run_out = (scratch_dir() / "sensor_run.csv").string();
     const Result run = auspex("run " + model + " --src " + log + " --tgt " + log + " -o " + run_out);
     REQUIRE_MESSAGE(run.exit_code == 0, run.output);
-    CHECK(lines_of(run_out)[1].rfind("2000-01-15;", 0) == 0);
+    CHECK(lines_of(run_out)[1].rfind("2000-02-15;", 0) == 0);
+    CHECK(lines_of(run_out).back().rfind(next, 0) == 0);
 }
 
 TEST_CASE("cli: irregular timestamps are reported and the forecast rows numbered") {

@@ -116,9 +116,17 @@ TEST_CASE("csv: errors name the line") {
     CHECK(csv_error("a\n+-1\n") == "d.csv:2: column 1: '+-1' is not a number");
     CHECK(csv_error("a\n++1\n") == "d.csv:2: column 1: '++1' is not a number");
     CHECK(csv_error("a\n+\n") == "d.csv:2: column 1: '+' is not a number");
-    CHECK(csv_error("a\n1,5\n") == "d.csv:2: expected 1 column, found 2");
+    CHECK(csv_error("a\n1,5\n") ==
+          "d.csv:2: expected 1 column, found 2 ('1,5' may be one number with a decimal comma: --delimiter ';' reads "
+          "it as 1.5)");
+    CHECK(csv_error("t,a\n1,-21,5\n") ==
+          "d.csv:2: expected 2 columns, found 3 ('-21,5' may be one number with a decimal comma: --delimiter ';' "
+          "reads it as -21.5)");
+    CHECK(csv_error("a\n\"21,5\"\n") ==
+          "d.csv:2: column 1: '21,5' is not a number (a decimal comma: --delimiter ';' or tab reads it as a number)");
     CHECK(csv_error("a\n1\r5\n") == "d.csv:2: column 1: '1?5' is not a number");
-    CHECK(csv_error("a,b\n1,nan\n") == "d.csv:2: column 2: NaN and infinity are not allowed");
+    CHECK(csv_error("a,b\n1,nan\n") ==
+          "d.csv:2: column 2: 'nan' marks a missing value (--fill previous or --fill linear fills gaps)");
     CHECK(csv_error("a,b\n1,-inf\n") == "d.csv:2: column 2: NaN and infinity are not allowed");
     CHECK(csv_error("a,b\n1,Infinity\n") == "d.csv:2: column 2: NaN and infinity are not allowed");
     CHECK(csv_error("a,b\n1,1e39\n") == "d.csv:2: column 2: '1e39' is out of float range");
@@ -131,7 +139,9 @@ TEST_CASE("csv: errors name the line") {
 }
 
 TEST_CASE("csv: a first line of NaN or out-of-range values is data, not a header") {
-    CHECK(csv_error("nan,1\n2,3\n") == "d.csv:1: column 1: NaN and infinity are not allowed");
+    CHECK(csv_error("nan,1\n2,3\n") ==
+          "d.csv:1: column 1: 'nan' marks a missing value (--fill previous or --fill linear fills gaps)");
+    CHECK(csv_error("NA,1\n2,3\n").find("'NA' marks a missing value") != std::string::npos);
     CHECK(csv_error("1e39,1\n2,3\n") == "d.csv:1: column 1: '1e39' is out of float range");
 }
 
@@ -281,10 +291,11 @@ TEST_CASE("csv: a sensor log with ISO timestamps, ';' separators and decimal com
     CHECK(t.at(0, 1) == 40.25f);
     CHECK(t.at(1, 0) == -1.75f);
     CHECK(t.at(2, 1) == 1000.0f);
-    // Written back the way it came: the time column first, ';' and decimal commas.
+    // Written back the way it came: the time column first, ';', decimal commas and CRLF line ends.
+    CHECK(t.crlf);
     CHECK(format_csv(t) ==
-          "Zeitstempel;Temperatur;Feuchte\n2024-01-31T12:00:00;21,5;40,25\n"
-          "2024-01-31T12:10:00;-1,75;41\n2024-01-31T12:20:00;22;1000\n");
+          "Zeitstempel;Temperatur;Feuchte\r\n2024-01-31T12:00:00;21,5;40,25\r\n"
+          "2024-01-31T12:10:00;-1,75;41\r\n2024-01-31T12:20:00;22;1000\r\n");
     CHECK(next(t.times, 2) == std::vector<std::string>{"2024-01-31T12:30:00", "2024-01-31T12:40:00"});
     // Without a header the timestamps are still recognised, and a tab separates as well.
     Table tabs = parse_csv("2024-01-31 12:00\t1.5\n2024-01-31 13:00\t2.5\n", "d.csv");
@@ -315,7 +326,7 @@ TEST_CASE("csv: a spreadsheet export with quoted headers and fields") {
     CHECK(t.values == std::vector<float>{3, 12.5f, 4, 13});
     CHECK(t.ignored == std::vector<std::string>{"Note"});
     const std::string written = format_csv(t);
-    CHECK(written.substr(0, written.find('\n')) == "Date,\"Say \"\"hi\"\"\",\"Sales, units\"");
+    CHECK(written.substr(0, written.find('\n')) == "Date,\"Say \"\"hi\"\"\",\"Sales, units\"\r");
     Table back = parse_csv(written, "d.csv");
     CHECK(back.header == t.header);
     CHECK(back.times == t.times);
@@ -411,9 +422,9 @@ TEST_CASE("csv: empty cells are an error naming line and column, or filled when 
     Table lin = parse_csv(gaps, "d.csv", o);
     CHECK(lin.values == std::vector<float>{1, 10, 2, 12, 3, 14, 4, 16});
     CHECK(csv_error_with("a,b\n,1\n2,3\n", o) ==
-          "d.csv:2: column 1: empty field in the first row: no value above it to fill from");
+          "d.csv:2: column 1: missing value in the first row: no value above it to fill from");
     CHECK(csv_error_with("a,b\n1,1\n2,\n", o) ==
-          "d.csv:3: column 2: empty field at the end: no value below it to "
+          "d.csv:3: column 2: missing value at the end: no value below it to "
           "interpolate to (--fill previous repeats the last value)");
     o.fill = Fill::previous;
     CHECK(parse_csv("a,b\n1,1\n2,\n", "d.csv", o).values == std::vector<float>{1, 1, 2, 1});
@@ -421,10 +432,64 @@ TEST_CASE("csv: empty cells are an error naming line and column, or filled when 
     CHECK(csv_error_with("2024-01-01,1\n,2\n", o) == "d.csv:2: column 1: empty timestamp");
 }
 
+TEST_CASE("csv: NA, NaN, null and N/A cells are missing values, filled like empty cells") {
+    const std::string gaps = "t,a,b\n0,1,10\n1,NA,n/a\n2,3,NULL\n3,NaN,16\n4,5,#N/A\n5,6,None\n6,7,20\n";
+    CHECK(csv_error(gaps) ==
+          "d.csv:3: column 2: 'NA' marks a missing value (--fill previous or --fill linear fills gaps)");
+    CsvOptions o;
+    o.fill = Fill::previous;
+    const Table prev = parse_csv(gaps, "d.csv", o);
+    CHECK(prev.values == std::vector<float>{1, 10, 1, 10, 3, 10, 3, 16, 5, 16, 6, 16, 7, 20});
+    CHECK(prev.filled == 6);
+    o.fill = Fill::linear;
+    CHECK(csv_error_with("a,b\n1,1\n2,null\n", o) ==
+          "d.csv:3: column 2: missing value at the end: no value below it to "
+          "interpolate to (--fill previous repeats the last value)");
+    // Infinity is not a missing value; a column named NA in a header is still a header.
+    CHECK(csv_error_with("a\n1\ninf\n", o) == "d.csv:3: column 1: NaN and infinity are not allowed");
+    CHECK(parse_csv("NA,x\n1,2\n", "d.csv").header == std::vector<std::string>{"NA", "x"});
+}
+
+TEST_CASE("csv: dates as loggers and spreadsheets write them, day or month first") {
+    using ax::tools::DateOrder;
+    // A day over 12 tells day first; the next timestamps keep the column's style.
+    const Table eu = parse_csv("Datum,x\n30/01/2024 22:00,1\n30/01/2024 23:00,2\n31/01/2024 00:00,3\n", "d.csv");
+    CHECK(eu.time_name == "Datum");
+    CHECK(eu.date_order == DateOrder::day_first);
+    CHECK(next_times(eu.times, 2, false, eu.date_order).times ==
+          std::vector<std::string>{"31/01/2024 01:00", "31/01/2024 02:00"});
+    // Month first, one-digit fields as US spreadsheets write them, across a month end.
+    const Table us = parse_csv("date,x\n2/27/2024,1\n2/28/2024,2\n2/29/2024,3\n", "d.csv");
+    CHECK(us.date_order == DateOrder::month_first);
+    CHECK(next_times(us.times, 2, false, us.date_order).times == std::vector<std::string>{"3/1/2024", "3/2/2024"});
+    // Dotted dates are day first; year-first slashes are unambiguous.
+    CHECK(next_times({"31.12.2023 23:30", "01.01.2024 00:00"}, 1, false).times ==
+          std::vector<std::string>{"01.01.2024 00:30"});
+    CHECK(next_times({"2024/01/30", "2024/01/31"}, 1, false).times == std::vector<std::string>{"2024/02/01"});
+    // No value over 12: the order must be said, and a stated order is kept.
+    const std::string open = "date,x\n01/02/2024,1\n02/02/2024,2\n03/02/2024,3\n";
+    CHECK(csv_error(open) ==
+          "d.csv: '01/02/2024' reads day first or month first, and no date tells which: say which with "
+          "--time-format dd/mm/yyyy or --time-format mm/dd/yyyy");
+    CsvOptions o;
+    o.date_order = DateOrder::day_first;
+    const Table day = parse_csv(open, "d.csv", o);
+    CHECK(next_times(day.times, 1, false, day.date_order).times == std::vector<std::string>{"04/02/2024"});
+    o.date_order = DateOrder::month_first;
+    const Table month = parse_csv(open, "d.csv", o);
+    CHECK(next_times(month.times, 1, false, month.date_order).times == std::vector<std::string>{"04/02/2024"});
+    CHECK(csv_error_with("date,x\n13/01/2024,1\n14/01/2024,2\n", o) ==
+          "d.csv: '13/01/2024' is not a date with the month first (--time-format mm/dd/yyyy)");
+    CHECK(csv_error("date,x\n13/01/2024,1\n01/14/2024,2\n") ==
+          "d.csv: '13/01/2024' has the day first and '01/14/2024' the month first: the dates mix both orders");
+    CHECK(csv_error("date,x\n13/01/2024,1\n31/02/2024,2\n")
+              .find("d.csv:3: column 1: '31/02/2024' is not a timestamp like the rows above") == 0);
+}
+
 TEST_CASE("csv: malformed time columns and quotes are refused with line and column") {
     CHECK(csv_error("date,x\n2024-01-01,1\n2024-13-01,2\n") ==
           "d.csv:3: column 1: '2024-13-01' is not a timestamp like the rows above (YYYY-MM-DD, "
-          "YYYY-MM-DDTHH:MM[:SS], YYYY-MM)");
+          "YYYY-MM-DDTHH:MM[:SS], YYYY-MM, DD/MM/YYYY or MM/DD/YYYY [HH:MM[:SS]], DD.MM.YYYY)");
     CHECK(csv_error("date,x\n2024-02-30,1\n") ==
           "d.csv:2: column 1: '2024-02-30' is not a time: a number, or a date like YYYY-MM-DD[THH:MM[:SS]]");
     CHECK(csv_error("2024-01-01,1\n2024-01-02 25:00,2\n").find("d.csv:2: column 1:") == 0);
@@ -434,6 +499,22 @@ TEST_CASE("csv: malformed time columns and quotes are refused with line and colu
     CHECK(csv_error("a;b\n1;\"2\"x\n") == "d.csv:2: column 2: text after the closing quote");
     CHECK(csv_error("date\n2024-01-01\n") == "d.csv:2: column 1: '2024-01-01' is not a number");
     CHECK(csv_error("date,x\n2024-01-01,1\n2024-01-02\n") == "d.csv:3: expected 2 columns, found 1");
+}
+
+TEST_CASE("csv: last_rows reads the end of a file only, and the rows above a gap it fills from") {
+    const std::string log = "t,x\n0,1\n1,bad\n2,3\n3,NA\n4,5\n";
+    CsvOptions o;
+    o.last_rows = 3;
+    CHECK(csv_error_with(log, o) ==
+          "d.csv:5: column 2: 'NA' marks a missing value (--fill previous or --fill linear fills gaps)");
+    o.fill = Fill::previous;
+    const Table three = parse_csv(log, "d.csv", o);
+    CHECK(three.values == std::vector<float>{3, 3, 5});
+    CHECK(three.times == std::vector<std::string>{"2", "3", "4"});
+    o.last_rows = 2;  // the gap heads the rows kept: the row above it is read to fill from
+    CHECK(parse_csv(log, "d.csv", o).values == std::vector<float>{3, 3, 5});
+    o.last_rows = 4;
+    CHECK(csv_error_with(log, o) == "d.csv:3: column 2: 'bad' is not a number");
 }
 
 TEST_CASE("csv: keep_last_rows keeps the matching timestamps") {

@@ -14,6 +14,8 @@
 #include "tests/tolerances.h"
 #include "tools/common/aligned_buffer.h"
 #include "tools/common/tool_error.h"
+#include "tools/checkpoint/checkpoint.h"
+#include "tools/convert/config_search.h"
 #include "tools/convert/conversion_check.h"
 #include "tools/convert/converter.h"
 #include "tools/host/feature_names.h"
@@ -164,7 +166,10 @@ TEST_CASE("forecaster variants quantized: f16 and int8 stay close to PyTorch on 
         INFO("case " << std::string(name));
         const Case c = load_case(name);
         const double scale = rms(c.forecast.values);
-        for (const auto& [dtype, bound] : {std::pair{format::DType::f16, 2e-3}, std::pair{format::DType::i8, 6e-2}}) {
+        for (const auto& dtype_bound : {std::pair{format::DType::f16, 2e-3}, std::pair{format::DType::i8, 6e-2}}) {
+            // Named copies: clang refuses structured bindings inside doctest's INFO capture.
+            const format::DType dtype = dtype_bound.first;
+            const double bound = dtype_bound.second;
             const auto model = tools::load_model_bytes(convert(c, dtype), name);
             for (const Kernels* k : test::available_ports()) {
                 INFO("dtype " << static_cast<int>(dtype) << " port " << std::string(k->name));
@@ -269,4 +274,44 @@ TEST_CASE("covariate forecasters: the decoder reads the outputs, positions per s
     CHECK(!wrong.passed);
     CHECK(wrong.max_diff > 0.1);
     CHECK(right.passed);
+}
+
+TEST_CASE(
+    "--find-config finds what the weights of the variants cannot tell: the decoder's positions, the encoder's mask") {
+    const auto write_config = [](const std::string& text) {
+        const std::filesystem::path path =
+            std::filesystem::temp_directory_path() / ("auspex_search_" + std::to_string(::getpid()) + ".json");
+        std::ofstream(path) << text;
+        return path;
+    };
+    {
+        // The tutorial with nothing said about the decoder's positions.
+        const std::string dir = test::fixture_path("forecaster_covariates/tutorial");
+        const auto config = write_config(R"({"arch": "forecaster", "memory_mask": "tril",
+            "features": ["load", "temperature", "humidity"], "outputs": ["load"]})");
+        tools::CheckFiles files;
+        files.input = dir + "/check_src.csv";
+        files.target = dir + "/check_tgt.csv";
+        files.output = dir + "/check_out.csv";
+        const tools::ConfigSearch s = tools::search_config(tools::read_checkpoint(dir + "/model.pt"), config, files);
+        std::filesystem::remove(config);
+        REQUIRE(s.found);
+        CHECK(s.config.decoder_positional_encoding == format::PositionalEncoding::none);
+        CHECK(s.config.nhead == 4);
+    }
+    {
+        // An encoder-only model whose forward takes a causal mask: only the head kind is stated.
+        const std::string dir = test::fixture_path("forecaster_onepass/last_row_causal");
+        const auto config = write_config(R"({"arch": "forecaster", "head": "last_row"})");
+        tools::CheckFiles files;
+        files.input = dir + "/history.csv";
+        files.output = dir + "/forecast.csv";
+        const tools::ConfigSearch s = tools::search_config(tools::read_checkpoint(dir + "/model.pt"), config, files);
+        std::filesystem::remove(config);
+        REQUIRE(s.found);
+        CHECK(s.config.encoder_mask == format::EncoderMask::causal);
+        CHECK(s.config.nhead == 3);
+        CHECK(s.config.activation == format::Activation::gelu);
+        CHECK(s.config.norm_first);
+    }
 }

@@ -51,7 +51,7 @@ TEST_CASE("cli: header --history takes the model's stored window from a timestam
     const std::string out = (scratch_dir() / "hist_model.h").string();
     const Result r = auspex("header " + model + " -o " + out + " --history " + log + " --horizon 12");
     REQUIRE_MESSAGE(r.exit_code == 0, r.output);
-    CHECK_MESSAGE(has(r, "hist_model_history.h: hist_model_history[48 x 1], the last 48 of 200 rows of " + log +
+    CHECK_MESSAGE(has(r, "hist_model_history.h: hist_model_history[48 x 1], the last 48 rows of " + log +
                              " (the model's training window)"),
                   r.output);
     CHECK(has(r, "for window 48, horizon 12"));

@@ -25,7 +25,7 @@ awk 'NR == 1 { print "time,co2"; next }
 "$auspex" header "$work/model.axm" -o "$work/project/model.h" --history "$work/log.csv" --horizon 12 \
     >"$work/header.txt"
 cat "$work/header.txt"
-grep -q "the last 48 of 526 rows of $work/log.csv (the model's training window)" "$work/header.txt"
+grep -q "the last 48 rows of $work/log.csv (the model's training window)" "$work/header.txt"
 sh "$src/ports/cortex-m/host_forecast.sh" "$auspex" "$work/model.axm" "$work/log.csv" "$work/expected.txt" \
     --horizon 12
 

@@ -38,7 +38,11 @@ tools::ConvertConfig find_config(const tools::TensorMap& tensors, const tools::C
         throw tools::ToolError("no config the checkpoint allows reproduces " + check.output + " (" +
                                std::to_string(s.tried) + " tried); the closest, " + s.description + ", has its " +
                                tools::describe_difference(s.result) +
-                               "; is the check pair from this checkpoint, in eval mode? nothing written");
+                               "; is the check pair from this checkpoint, in eval mode? Not searched, so taken from "
+                               "your config as it is: embed_scale, normalization, window, one-pass decoding "
+                               "(decoding, label_len, horizon, placeholder), an encoder-only model's head, outputs, "
+                               "and the encoder-decoder's layer counts and sizes read off the tensors. Nothing "
+                               "written");
     std::printf("find-config: %zu config(s) tried, %zu matched PyTorch\n", s.tried, s.matches.size());
     if (s.varying == tools::config_key_name(format::ConfigKey::layer_norm_eps)) {
         std::printf(
@@ -99,8 +103,9 @@ int cmd_convert(const Argv& argv) {
     if (options.calib_path.empty() && (args.has("calib-window") || args.has("calib-horizon")))
         throw tools::ToolError("--calib-window and --calib-horizon go with --calib data.csv");
     options.calib_csv = csv_options(args);
-    if (options.calib_path.empty() && (args.has("delimiter") || args.has("columns") || args.has("fill")))
-        throw tools::ToolError("--delimiter, --columns and --fill go with --calib data.csv");
+    if (options.calib_path.empty() &&
+        (args.has("delimiter") || args.has("columns") || args.has("fill") || args.has("time-format")))
+        throw tools::ToolError("--delimiter, --columns, --fill and --time-format go with --calib data.csv");
     options.state_dict_key = args.get("state-dict-key");
     if (args.has("model-name")) {
         options.model_name = args.get("model-name");

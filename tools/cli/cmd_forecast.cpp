@@ -45,9 +45,9 @@ std::string joined(const std::vector<std::string>& names) {
 
 // The x axis: the input's timestamps, continued by the forecast's, when it has them (and they are evenly
 // spaced, so the forecast's are times too); the forecast starts at the last observed row.
-tools::PlotAxis plot_axis(const tools::Table& history, const tools::Table& forecast) {
+tools::PlotAxis plot_axis(const tools::Table& history, const tools::Table& forecast, bool timed) {
     tools::PlotAxis axis;
-    if (!history.times.empty() && forecast.time_name == history.time_name) {
+    if (timed) {
         axis.labels = history.times;
         axis.labels.insert(axis.labels.end(), forecast.times.begin(), forecast.times.end());
         axis.caption = history.time_name.empty() ? "time" : history.time_name;
@@ -60,7 +60,7 @@ tools::PlotAxis plot_axis(const tools::Table& history, const tools::Table& forec
 }
 
 void write_plot(const std::string& path, const tools::LoadedModel& m, const Args& args, const tools::Table& history,
-                const tools::Table& forecast, const tools::Table* truth) {
+                const tools::Table& forecast, bool timed, const tools::Table* truth) {
     const std::string model = plot_model_name(m);
     std::vector<tools::PlotPanel> panels;
     for (size_t c = 0; c < forecast.cols; ++c) {
@@ -90,7 +90,7 @@ void write_plot(const std::string& path, const tools::LoadedModel& m, const Args
     }
     const std::string title = model + ": " + std::to_string(forecast.rows) + "-step forecast of " +
                               joined(forecast.header) + " from " + std::to_string(history.rows) + " rows";
-    tools::write_svg(path, tools::render_svg(title, panels, plot_axis(history, forecast)));
+    tools::write_svg(path, tools::render_svg(title, panels, plot_axis(history, forecast, timed)));
 }
 
 // The true values of the predicted columns: a CSV like the input (the outputs picked by name), or one of the
@@ -122,27 +122,36 @@ int cmd_forecast(const Argv& argv) {
     const auto m = tools::load_model(args.positionals()[0]);
     const ForecasterConfig& c = m->as<Forecaster>().config();
     const std::vector<std::string> features = tools::feature_names(m->file);
-    tools::Table history = read_data_csv(args, "input", c.n_features, features);
     const size_t horizon = args.get_size("horizon", tools::default_horizon(c), 1, kMaxSequenceLength);
     tools::check_horizon_fits(c, horizon, "--horizon " + std::to_string(horizon));
-    const size_t window = choose_window(args, c, history.rows, args.get("input")).window;
+    // The encoder window; only its rows are read: a bad row above it does not stop the forecast.
+    WindowChoice w = requested_window(args, c);
+    tools::Table history = read_data_csv(args, "input", c.n_features, features, w.window);
+    const size_t window = settle_window(w, c, history.rows, args.get("input"));
     tools::keep_last_rows(history, window);  // the most recent rows are the encoder window
     tools::HostSession session(*m, choose_kernels(args), history.rows, horizon);
     tools::Table out;
     out.rows = horizon;
     out.cols = c.n_outputs;
     out.header = tools::output_header(m->file, feature_header(history, features), c.n_features, c.n_outputs);
-    forecast_times(history, args.get("input"), out);
+    const bool timed = forecast_times(history, args.get("input"), out);
     out.values = args.has("recompute") ? session.forecast_recompute(history.values.data(), history.rows, horizon)
                                        : session.forecast(history.values.data(), history.rows, horizon);
-    const bool to_file = write_output(args, out);
-    tools::Table truth;
-    if (args.has("truth")) {
-        truth = read_truth(args, c, features, out.header);
-        // Printed beside the forecast only when the forecast itself went to a file.
-        if (to_file) std::fputs(tools::forecast_report(out, truth).c_str(), stdout);
+    tools::AlignedTruth truth;
+    if (args.has("truth")) {  // aligned before anything is written: a truth file that misses the forecast fails
+        truth = tools::align_truth(out, timed, read_truth(args, c, features, out.header), args.get("truth"));
+        if (truth.steps.size() < out.rows)
+            std::fprintf(stderr, "note: %s holds %zu of the forecast's %zu steps; comparing those\n",
+                         args.get("truth").c_str(), truth.steps.size(), out.rows);
     }
-    if (args.has("plot")) write_plot(args.get("plot"), *m, args, history, out, args.has("truth") ? &truth : nullptr);
+    const bool to_file = write_output(args, out);
+    // Printed beside the forecast only when the forecast itself went to a file.
+    if (args.has("truth") && to_file) std::fputs(tools::forecast_report(truth).c_str(), stdout);
+    // The plot draws truth from the first step on, so only a truth that starts there and has no gaps.
+    const bool plot_truth =
+        args.has("truth") && truth.steps.front() == 0 && truth.steps.back() + 1 == truth.steps.size();
+    if (args.has("plot"))
+        write_plot(args.get("plot"), *m, args, history, out, timed, plot_truth ? &truth.truth : nullptr);
     return 0;
 }
 

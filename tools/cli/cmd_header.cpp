@@ -272,8 +272,8 @@ int cmd_header(const Argv& argv) {
         const std::string bad = identifier_problem(history_name);
         if (!bad.empty()) throw UsageError{"--history-name must be a C identifier: " + bad};
         tools::write_file_atomic(history_output, history_header_text(history, history_name, args.get("history")));
-        std::printf("wrote %s: %s[%zu x %zu], the last %zu of %zu rows of %s (%s)\n", history_output.c_str(),
-                    history_name.c_str(), history.rows.rows, history.rows.cols, history.rows.rows, history.total_rows,
+        std::printf("wrote %s: %s[%zu x %zu], the last %zu rows of %s (%s)\n", history_output.c_str(),
+                    history_name.c_str(), history.rows.rows, history.rows.cols, history.rows.rows,
                     args.get("history").c_str(), history.source.c_str());
     }
     tools::write_file_atomic(output, h);

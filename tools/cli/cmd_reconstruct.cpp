@@ -26,8 +26,7 @@ void write_latent(const std::string& path, const std::vector<float>& mean, const
         t.values.push_back(mean[i]);
         t.values.push_back(log_var[i]);
     }
-    t.delimiter = input.delimiter;
-    t.decimal_comma = input.decimal_comma;
+    same_style(input, t);
     tools::write_csv(path, t);
 }
 

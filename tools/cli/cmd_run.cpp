@@ -56,7 +56,7 @@ int cmd_run(const Argv& argv) {
     out.header = c.n_outputs == c.n_features && tools::output_names(m->file).empty()
                      ? feature_header(tgt, features)
                      : tools::output_header(m->file, {}, c.n_features, c.n_outputs);
-    if (out.rows == tgt.rows) same_times(tgt, out);
+    if (out.rows == tgt.rows) predicted_times(tgt, args.get("tgt"), out);
     write_output(args, out);
     return 0;
 }

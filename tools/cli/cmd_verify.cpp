@@ -146,7 +146,7 @@ void add_errors(std::vector<ColumnError>& errors, const tools::Table& got, const
 // Any family on one input (the --check-* layout: token lines, a sequence CSV, or a forecaster's src/tgt
 // pair in model units) against another conversion or against PyTorch's outputs.
 int verify_pair(const Args& args, const tools::LoadedModel& model) {
-    for (const char* option : {"window", "horizon", "stride", "delimiter", "columns", "fill"})
+    for (const char* option : {"window", "horizon", "stride", "delimiter", "columns", "fill", "time-format"})
         if (args.has(option))
             throw UsageError{std::string("--") + option + " is for verify --against of a forecaster (a data CSV)"};
     const tools::FamilyDescriptor& family = tools::family_descriptor(model.family);

@@ -34,8 +34,7 @@ const CommandOptions kOptions[] = {
      "  --find-config FOUND.json   with a check pair: search the configs the checkpoint allows for one that "
      "reproduces PyTorch\n"
      "  --model-name NAME, --model-version N   stored in the model (inspect, the device API)\n"},
-    {"inspect",
-     AX_LENGTH_OPTIONS
+    {"inspect", AX_LENGTH_OPTIONS
      "  --board NAME               will it fit this board's flash and RAM (an unknown name lists the boards)\n"
      "  --flash SIZE --ram SIZE    will it fit these sizes (e.g. 1M, 128K)\n"},
     {"run",
@@ -58,12 +57,10 @@ const CommandOptions kOptions[] = {
      "  --input IN                 the input: a data CSV (forecaster --against) or a check-pair input\n"
      "  --target TGT               the second input of a forecaster or seq2seq check pair\n"
      "  --window S --horizon H --stride N   forecaster --against on a data CSV: the forecasts compared\n"},
-    {"bench",
-     AX_LENGTH_OPTIONS
-     "  --runs N                   timed runs (default 20); the median is reported\n"
-     "  --json                     one JSON object instead of the table\n"
-     "  --stages                   time every kernel call of one pass\n"
-     "  --kernels                  no model: every kernel of every port this CPU runs\n"},
+    {"bench", AX_LENGTH_OPTIONS "  --runs N                   timed runs (default 20); the median is reported\n"
+                                "  --json                     one JSON object instead of the table\n"
+                                "  --stages                   time every kernel call of one pass\n"
+                                "  --kernels                  no model: every kernel of every port this CPU runs\n"},
     {"translate",
      "  --tokens \"5 17 9 2\"        the source token ids\n"
      "  --bos ID, --eos ID|none    decoding's start and stop ids (default the model's)\n"

@@ -11,19 +11,21 @@
 
 namespace ax::cli {
 
-// The encoder window of a forecast from `rows` input rows: --window, else the model's training window, else
-// (a model stating none) every row. `source` says which, for messages. Checks it against max_positions and
-// notes on stderr a window other than the training window.
+// The encoder window of a forecast, in two steps around reading the input (which then reads only the window's
+// rows). requested_window: --window, else the model's training window, else 0 (every row the input has),
+// checked against max_positions. settle_window, once the input has been read: a 0 window becomes the
+// input's `rows` (checked too); a window other than the training window and an input shorter than the
+// window (used whole) are noted on stderr. `source` says where the window came from, for messages.
 struct WindowChoice {
     size_t window = 0;
     std::string source;
 };
-WindowChoice choose_window(const Args& args, const ForecasterConfig& c, size_t rows, const std::string& input);
+WindowChoice requested_window(const Args& args, const ForecasterConfig& c);
+size_t settle_window(WindowChoice& w, const ForecasterConfig& c, size_t rows, const std::string& input);
 
 struct HistoryWindow {
     tools::Table rows;   // the last `window` rows of the CSV, one column per feature
     std::string source;  // where the window's length came from, for the status line
-    size_t total_rows = 0;
 };
 
 // Reads --history for the forecaster `m`: the last --window rows, else the model's stored training window,

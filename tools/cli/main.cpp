@@ -75,7 +75,7 @@ const Command kCommands[] = {
 
 constexpr const char* kCsvOptions =
     "--delimiter ,|;|tab, --columns NAME,... (the columns to read, by header name or number) and --fill "
-    "previous|linear (empty cells)";
+    "previous|linear (empty cells) and --time-format dd/mm/yyyy|mm/dd/yyyy (ambiguous dates)";
 
 // `auspex`, `auspex help`, `auspex --help`: every command with its line, then where to read more.
 void print_overview(FILE* to) {

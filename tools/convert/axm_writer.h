@@ -26,6 +26,9 @@ struct AxmModel {
     std::vector<AxmTensor> tensors;
     // What the importer assumed or left out, one line each, for convert to print (not serialized).
     std::vector<std::string> notes;
+    // Config statements the weights cannot confirm and their layout argues against, one sentence each: convert
+    // refuses them unless a check pair proves the conversion (not serialized).
+    std::vector<std::string> unproven;
 };
 
 std::vector<uint8_t> serialize_axm(const AxmModel& model);

@@ -24,6 +24,9 @@ struct Candidate {
     double layer_norm_eps = 1e-5;
     format::PositionalEncoding positional_encoding = format::PositionalEncoding::none;
     std::optional<format::MemoryMask> memory_mask;  // forecasters only
+    // Forecasters: the encoder's mask, and the decoder's positions (nullopt: the encoder's, not stated).
+    std::optional<format::EncoderMask> encoder_mask;
+    std::optional<format::PositionalEncoding> decoder_positional_encoding;
 };
 
 std::string eps_text(double eps) {
@@ -37,6 +40,9 @@ std::string describe(const Candidate& c) {
                     (c.norm_first ? "true" : "false") + ", layer_norm_eps " + eps_text(c.layer_norm_eps) +
                     ", positional_encoding " + enum_text(c.positional_encoding);
     if (c.memory_mask) s += ", memory_mask " + enum_text(*c.memory_mask);
+    if (c.encoder_mask) s += ", encoder_mask " + enum_text(*c.encoder_mask);
+    if (c.decoder_positional_encoding)
+        s += ", decoder_positional_encoding " + enum_text(*c.decoder_positional_encoding);
     return s;
 }
 
@@ -47,6 +53,8 @@ ConvertConfig apply(ConvertConfig config, const Candidate& c) {
     config.layer_norm_eps = c.layer_norm_eps;
     config.positional_encoding = c.positional_encoding;
     if (c.memory_mask) config.memory_mask = *c.memory_mask;
+    if (c.encoder_mask) config.encoder_mask = *c.encoder_mask;
+    config.decoder_positional_encoding = c.decoder_positional_encoding;
     return config;
 }
 
@@ -67,6 +75,14 @@ JsonValue candidate_json(const JsonValue& user, const Candidate& c) {
     set(config_key_name(ConfigKey::layer_norm_eps), JsonValue::make_number(c.layer_norm_eps));
     set(config_key_name(ConfigKey::positional_encoding), JsonValue::make_string(enum_text(c.positional_encoding)));
     if (c.memory_mask) set(config_key_name(ConfigKey::memory_mask), JsonValue::make_string(enum_text(*c.memory_mask)));
+    if (c.encoder_mask)
+        set(config_key_name(ConfigKey::encoder_mask), JsonValue::make_string(enum_text(*c.encoder_mask)));
+    const std::string dec_pe = config_key_name(ConfigKey::decoder_positional_encoding);
+    if (c.decoder_positional_encoding)
+        set(dec_pe, JsonValue::make_string(enum_text(*c.decoder_positional_encoding)));
+    else
+        members.erase(std::remove_if(members.begin(), members.end(), [&](const auto& m) { return m.first == dec_pe; }),
+                      members.end());
     return JsonValue::make_object(std::move(members));
 }
 
@@ -85,6 +101,13 @@ uint32_t config_record(const AxmModel& m, format::ConfigKey key) {
     throw ToolError("internal error: imported model lacks a config record");
 }
 
+// A record the forecaster importer writes only when it is not the default: set, or removed.
+void set_optional_record(AxmModel& m, format::ConfigKey key, std::optional<uint32_t> value) {
+    m.config.erase(std::remove_if(m.config.begin(), m.config.end(), [&](const auto& r) { return r.first == key; }),
+                   m.config.end());
+    if (value) m.config.emplace_back(key, *value);
+}
+
 // Rewrites the records of the keys a search varies, encoded as the importers encode them.
 void set_records(AxmModel& m, const ConvertConfig& config) {
     AxmModel encoded;
@@ -96,6 +119,15 @@ void set_records(AxmModel& m, const ConvertConfig& config) {
                              k == format::ConfigKey::norm_first || k == format::ConfigKey::layer_norm_eps ||
                              k == format::ConfigKey::memory_mask))
                 value = v;
+    if (m.family != format::Family::forecaster) return;
+    const bool causal = config.encoder_mask == format::EncoderMask::causal;
+    set_optional_record(
+        m, ConfigKey::encoder_mask,
+        causal ? std::optional<uint32_t>(static_cast<uint32_t>(format::EncoderMask::causal)) : std::nullopt);
+    set_optional_record(m, ConfigKey::decoder_positional_encoding,
+                        config.decoder_positional_encoding
+                            ? std::optional<uint32_t>(static_cast<uint32_t>(*config.decoder_positional_encoding))
+                            : std::nullopt);
 }
 
 // The user's config, or a bare one naming the family when none was given: a forecaster or tvae needs
@@ -138,6 +170,8 @@ int changes(const ConvertConfig& base, bool nhead_stated, const Candidate& c) {
     n += c.layer_norm_eps != base.layer_norm_eps;
     n += base.positional_encoding && c.positional_encoding != *base.positional_encoding;
     n += c.memory_mask && *c.memory_mask != base.memory_mask;
+    n += c.encoder_mask && *c.encoder_mask != base.encoder_mask.value_or(format::EncoderMask::none);
+    n += c.decoder_positional_encoding != base.decoder_positional_encoding;
     return n;
 }
 
@@ -158,7 +192,35 @@ std::string varying_keys(const std::vector<Candidate>& m) {
     add(config_key_name(ConfigKey::layer_norm_eps), any([](const Candidate& c) { return c.layer_norm_eps; }));
     add(config_key_name(ConfigKey::positional_encoding), any([](const Candidate& c) { return c.positional_encoding; }));
     add(config_key_name(ConfigKey::memory_mask), any([](const Candidate& c) { return c.memory_mask; }));
+    add(config_key_name(ConfigKey::encoder_mask), any([](const Candidate& c) { return c.encoder_mask; }));
+    add(config_key_name(ConfigKey::decoder_positional_encoding),
+        any([](const Candidate& c) { return c.decoder_positional_encoding; }));
     return keys;
+}
+
+// The import that tells d_model and the family. Its positional encoding is inferred from the tensors (the
+// user's may be the wrong key); where they leave it open (a sinusoidal table in an nn.Embedding), the user's
+// or either sinusoidal reading serves, as any of them gives the same shapes.
+AxmModel probe_import(const TensorMap& tensors, ConvertConfig& probe,
+                      const std::optional<format::PositionalEncoding>& stated) {
+    using PE = format::PositionalEncoding;
+    probe.positional_encoding.reset();
+    try {
+        return import_model(tensors, probe);
+    } catch (const ToolError&) {
+        std::vector<PE> readings{PE::sinusoidal_pad0, PE::sinusoidal};
+        if (stated) readings.insert(readings.begin(), *stated);
+        for (const PE pe : readings) {
+            probe.positional_encoding = pe;
+            try {
+                AxmModel m = import_model(tensors, probe);
+                probe.positional_encoding.reset();
+                return m;
+            } catch (const ToolError&) {
+            }
+        }
+        throw;
+    }
 }
 
 }  // namespace
@@ -172,8 +234,7 @@ ConfigSearch search_config(const TensorMap& tensors, const std::string& config_p
     // The base import tells d_model and the family (and reports a checkpoint no candidate can fix).
     ConvertConfig probe = base;
     probe.nhead = 1;
-    probe.positional_encoding.reset();  // inferred from the tensors: the user's may be the wrong key
-    const AxmModel probe_model = import_model(tensors, probe);
+    const AxmModel probe_model = probe_import(tensors, probe, base.positional_encoding);
     const int64_t d = config_record(probe_model, format::ConfigKey::d_model);
     const CheckPair pair = read_check_pair(files, probe_model.family);
 
@@ -189,9 +250,26 @@ ConfigSearch search_config(const TensorMap& tensors, const std::string& config_p
                                        ? std::vector<PE>{PE::learned, PE::sinusoidal, PE::sinusoidal_pad0, PE::none}
                                        : std::vector<PE>{PE::sinusoidal, PE::none};
     const std::vector<PE> pes = user_first(base.positional_encoding.value_or(pe_all[0]), pe_all);
+    // Forecasters: the memory mask (with a decoder), the encoder's mask, and whether the decoder's rows get
+    // the encoder's sinusoidal positions (records only: a learned table's presence is read off the tensors).
+    bool decoder = false;
+    for (const auto& [key, value] : probe_model.config)
+        decoder = decoder || (key == format::ConfigKey::decoder_layers && value > 0);
     const std::vector<Mask> masks =
-        forecaster ? user_first<Mask>(base.memory_mask, {format::MemoryMask::none, format::MemoryMask::tril})
-                   : std::vector<Mask>{std::nullopt};
+        forecaster && decoder ? user_first<Mask>(base.memory_mask, {format::MemoryMask::none, format::MemoryMask::tril})
+        : forecaster          ? std::vector<Mask>{format::MemoryMask::none}
+                              : std::vector<Mask>{std::nullopt};
+    using EncMask = std::optional<format::EncoderMask>;
+    const std::vector<EncMask> enc_masks =
+        forecaster ? user_first<EncMask>(base.encoder_mask.value_or(format::EncoderMask::none),
+                                         {format::EncoderMask::none, format::EncoderMask::causal})
+                   : std::vector<EncMask>{std::nullopt};
+    using DecPE = std::optional<PE>;
+    auto dec_pes = [&](PE pe) {
+        if (!forecaster || !decoder || pe != PE::sinusoidal)
+            return std::vector<DecPE>{base.decoder_positional_encoding};
+        return user_first<DecPE>(base.decoder_positional_encoding, {std::nullopt, PE::none});
+    };
 
     ConfigSearch out;
     out.config_stated_eps = user.is_object() && user.find(config_key_name(ConfigKey::layer_norm_eps));
@@ -208,7 +286,8 @@ ConfigSearch search_config(const TensorMap& tensors, const std::string& config_p
         try {
             templates.emplace_back(
                 pe, import_model(tensors, apply(probe, Candidate{1, base.activation, base.norm_first,
-                                                                 base.layer_norm_eps, pe, std::nullopt})));
+                                                                 base.layer_norm_eps, pe, std::nullopt, std::nullopt,
+                                                                 base.decoder_positional_encoding})));
         } catch (const ToolError& e) {
             // A positional encoding the tensors rule out ("none" beside a `pe` buffer, ...).
             if (first_refusal.empty()) first_refusal = e.what();
@@ -248,7 +327,10 @@ ConfigSearch search_config(const TensorMap& tensors, const std::string& config_p
                      user_first(base.activation, {format::Activation::relu, format::Activation::gelu}))
                     for (bool nf : user_first(base.norm_first, {false, true}))
                         for (const Mask& mask : masks)
-                            for (double eps : eps_values) try_candidate(model, Candidate{h, act, nf, eps, pe, mask});
+                            for (const EncMask& enc : enc_masks)
+                                for (const DecPE& dec : dec_pes(pe))
+                                    for (double eps : eps_values)
+                                        try_candidate(model, Candidate{h, act, nf, eps, pe, mask, enc, dec});
     };
     // layer_norm_eps rarely shows at the tolerance (1e-5 vs 1e-6 moves unit-scale outputs by ~1e-5 of
     // them), so the grid runs with the user's eps first and the others only when nothing matched; after a
@@ -278,7 +360,8 @@ ConfigSearch search_config(const TensorMap& tensors, const std::string& config_p
             for (auto& [pe, model] : templates)
                 if (pe == pick.positional_encoding)
                     try_candidate(model,
-                                  Candidate{pick.nhead, pick.activation, pick.norm_first, eps, pe, pick.memory_mask});
+                                  Candidate{pick.nhead, pick.activation, pick.norm_first, eps, pe, pick.memory_mask,
+                                            pick.encoder_mask, pick.decoder_positional_encoding});
     out.matches.push_back(describe(pick));
     out.matched_eps.push_back(pick.layer_norm_eps);
     for (size_t i = 0; i < matched.size(); ++i)
@@ -292,7 +375,12 @@ ConfigSearch search_config(const TensorMap& tensors, const std::string& config_p
     for (auto& [pe, model] : templates)
         if (pe == pick.positional_encoding) {
             set_records(model, out.config);
-            if (import_model(tensors, out.config).config != model.config)
+            // Records are looked up by key: compared in key order.
+            auto sorted = [](std::vector<std::pair<format::ConfigKey, uint32_t>> r) {
+                std::sort(r.begin(), r.end());
+                return r;
+            };
+            if (sorted(import_model(tensors, out.config).config) != sorted(model.config))
                 throw ToolError("internal error: the searched model's config records differ from an import's");
         }
     out.json = candidate_json(user, pick);

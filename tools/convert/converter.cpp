@@ -72,6 +72,8 @@ std::vector<uint8_t> convert_model(const ConvertOptions& options, std::vector<st
     std::vector<std::string> unmatched;
     const TensorMap tensors = read_model_tensors(options, &unmatched);
     AxmModel model = import_model(tensors, config, unmatched);
+    // Without a check pair nothing else would catch a wrong reading of what the weights leave open.
+    if (!model.unproven.empty()) throw ToolError(model.unproven[0]);
     if (notes) *notes = model.notes;
     if (options.notes) options.notes->insert(options.notes->end(), model.notes.begin(), model.notes.end());
     return finish_model(std::move(model), options);

@@ -30,7 +30,8 @@ struct ConvertOptions {
     std::optional<uint32_t> model_version;      // optional; absent = unversioned
 };
 
-// *notes (when given) gets one line per thing the importer assumed or left out, for the user to read.
+// *notes (when given) gets one line per thing the importer assumed or left out, for the user to read. A
+// statement the weights leave unproven (AxmModel::unproven) is a ToolError here: no check pair runs.
 std::vector<uint8_t> convert_model(const ConvertOptions& options, std::vector<std::string>* notes = nullptr);
 
 // The stages of convert_model, for callers that check or search configs between importing and writing

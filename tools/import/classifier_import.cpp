@@ -110,7 +110,7 @@ AxmModel import_classifier(const TensorMap& tensors, const ConvertConfig& config
 
     int64_t max_positions = 0;
     const format::PositionalEncoding pe =
-        decide_positions(config, tables, d, 1, s.decoder_layers > 0 ? 2 : 1, &max_positions);
+        decide_positions(config, tables, d, 1, s.decoder_layers > 0 ? 2 : 1, &max_positions, &m.unproven);
     std::string src_pos, tgt_pos;
     if (pe == format::PositionalEncoding::learned) {
         src_pos = tables.positions[0];

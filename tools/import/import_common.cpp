@@ -477,7 +477,8 @@ const char* const kSinusoidalFrom1 =
 }  // namespace
 
 format::PositionalEncoding decide_positions(const ConvertConfig& config, const TokenTables& t, int64_t d,
-                                            size_t min_learned, size_t max_learned, int64_t* max_positions) {
+                                            size_t min_learned, size_t max_learned, int64_t* max_positions,
+                                            std::vector<std::string>* unproven) {
     using PE = format::PositionalEncoding;
     const SinusoidalTable* table = t.sinusoidal.empty() ? nullptr : &t.sinusoidal[0];
     PE mode = PE::none;
@@ -516,6 +517,16 @@ format::PositionalEncoding decide_positions(const ConvertConfig& config, const T
                kSinusoidalFrom1);
     if ((mode == PE::sinusoidal || mode == PE::sinusoidal_pad0) && d % 2 != 0)
         throw ToolError("sinusoidal positions need an even d_model, got " + std::to_string(d));
+    if (mode == PE::sinusoidal && table && unproven)
+        for (const SinusoidalTable& s : t.sinusoidal)
+            if (s.embedding)
+                unproven->push_back(
+                    "the config says \"positional_encoding\": \"sinusoidal\" but the checkpoint holds " + s.name +
+                    ", a sinusoidal table in an nn.Embedding: a table looked up by index is the layout of models "
+                    "that give pads position 0, " +
+                    kSinusoidalFrom1 +
+                    "; its values cannot show a model that looks it up from 0 instead. Give a check pair "
+                    "(--check-input, --check-output) to prove \"sinusoidal\", or --find-config to try both");
     if (mode == PE::sinusoidal) {
         *max_positions = t.sinusoidal_rows();
         return PE::sinusoidal;

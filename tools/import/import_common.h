@@ -143,9 +143,12 @@ extern const std::initializer_list<const char*> kTargetWords;
 // The positional encoding from the config (checked against the tables found) or inferred from the tables;
 // sets *max_positions (0 = unlimited) from the sinusoidal tables' rows. Learned positions need
 // min_learned..max_learned tables. A sinusoidal table held by an nn.Embedding whose row 0 is PE(0) can be
-// indexed from 0 or from 1: without a config statement that is an error naming both choices.
+// indexed from 0 or from 1: without a config statement that is an error naming both choices. Such a table is
+// the layout of models that look positions up from 1 with pads at row 0; "sinusoidal" stated for it is added
+// to `unproven` (AxmModel::unproven: convert refuses it unless a check pair proves the conversion).
 format::PositionalEncoding decide_positions(const ConvertConfig& config, const TokenTables& t, int64_t d,
-                                            size_t min_learned, size_t max_learned, int64_t* max_positions);
+                                            size_t min_learned, size_t max_learned, int64_t* max_positions,
+                                            std::vector<std::string>* unproven = nullptr);
 
 // The positions' limit: the rows of the checkpoint's position tables (`from_tables`; 0: they set none), or
 // else the config's "max_positions" (0 when not stated). A statement contradicting the tables is an error

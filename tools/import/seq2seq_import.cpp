@@ -43,7 +43,7 @@ AxmModel import_seq2seq(const TensorMap& tensors, const ConvertConfig& config) {
     check_stated(config.tgt_vocab, tgt_vocab, "tgt_vocab", tgt_table, ck.shape(tgt_table));
 
     int64_t max_positions = 0;
-    const format::PositionalEncoding pe = decide_positions(config, tables, d, 2, 2, &max_positions);
+    const format::PositionalEncoding pe = decide_positions(config, tables, d, 2, 2, &max_positions, &m.unproven);
     std::string src_pos, tgt_pos;
     if (pe == format::PositionalEncoding::learned) {
         src_pos = pick_by_words(tables.positions, kSourceWords, kTargetWords);

@@ -92,7 +92,7 @@ AxmModel import_tvae(const TensorMap& tensors, const ConvertConfig& config) {
         throw ToolError("a Transformer-VAE has no embedding tables; found " +
                         name_list(tables.tokens.empty() ? tables.positions : tables.tokens));
     int64_t max_positions = 0;
-    const format::PositionalEncoding pe = decide_positions(config, tables, d, 0, 0, &max_positions);
+    const format::PositionalEncoding pe = decide_positions(config, tables, d, 0, 0, &max_positions, &m.unproven);
     max_positions = max_positions_of(config, max_positions, "positional table");
 
     const VaeLinears v = find_vae_linears(ck, d);

@@ -58,12 +58,23 @@ NumberStatus parse_float(const std::string& text, bool decimal_comma, float& val
     return NumberStatus::Ok;
 }
 
-// NaN, infinity and out-of-range values still look like numbers, timestamps are data, and an empty field is
-// a missing number: a line of them is read as data and the reader names the actual problem.
+// What loggers, spreadsheets and data tools write for a missing value (any case): R's NA, Excel's #N/A,
+// numpy's and pandas' nan, JSON's null, Python's None.
+bool is_missing_marker(const std::string& field) {
+    std::string s;
+    for (char c : field) s += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+    for (const char* marker : {"na", "n/a", "#n/a", "nan", "-nan", "null", "none"})
+        if (s == marker) return true;
+    return false;
+}
+
+// NaN, infinity and out-of-range values still look like numbers, timestamps are data, and an empty field or
+// a missing-value marker is a missing number: a line of them is read as data and the reader names the actual
+// problem.
 bool is_text(const std::string& field, bool decimal_comma) {
     float ignored;
     return !field.empty() && parse_float(field, decimal_comma, ignored) == NumberStatus::NotANumber &&
-           !is_iso_timestamp(field);
+           !is_timestamp(field) && !is_missing_marker(field);
 }
 
 std::string count(size_t n, const std::string& noun) { return std::to_string(n) + " " + noun + (n == 1 ? "" : "s"); }
@@ -76,11 +87,32 @@ std::string count(size_t n, const std::string& noun) { return std::to_string(n) 
     fail(source, line, "column " + std::to_string(col) + ": " + what);
 }
 
+bool all_digits(const std::string& s, bool sign) {
+    size_t i = sign && !s.empty() && (s[0] == '-' || s[0] == '+') ? 1 : 0;
+    if (i == s.size()) return false;
+    for (; i < s.size(); ++i)
+        if (s[i] < '0' || s[i] > '9') return false;
+    return true;
+}
+
+// A ','-separated row with more fields than the header names, two of them neighbours that read as one number
+// with a decimal comma ("21,5" split in two): the file is likely a decimal-comma file without ';'.
+std::string decimal_comma_hint(const CsvRecord& r, size_t expected, char delimiter, bool delimiter_given) {
+    if (delimiter != ',' || delimiter_given || r.fields.size() <= expected) return "";
+    for (size_t i = 0; i + 1 < r.fields.size(); ++i)
+        if (!r.quoted[i] && !r.quoted[i + 1] && all_digits(r.fields[i], true) && all_digits(r.fields[i + 1], false)) {
+            const std::string number = r.fields[i] + "," + r.fields[i + 1];
+            return " (" + show(number) + " may be one number with a decimal comma: --delimiter ';' reads it as " +
+                   r.fields[i] + "." + r.fields[i + 1] + ")";
+        }
+    return "";
+}
+
 // A quoted field marks a header (the writer quotes a numeric-looking name for that), except a timestamp in
 // the first column: the writer quotes one holding a decimal comma, and it is data.
 bool is_header(const CsvRecord& first, bool decimal_comma) {
     for (size_t c = 0; c < first.fields.size(); ++c) {
-        const bool quoted_timestamp = c == 0 && first.quoted[c] && is_iso_timestamp(first.fields[c]);
+        const bool quoted_timestamp = c == 0 && first.quoted[c] && is_timestamp(first.fields[c]);
         if ((first.quoted[c] && !quoted_timestamp) || is_text(first.fields[c], decimal_comma)) return true;
     }
     return false;
@@ -100,7 +132,7 @@ enum class TimeKind { none, iso, number };
 
 TimeKind time_kind(const CsvRecord& first_data, const std::vector<std::string>& header, const CsvOptions& options) {
     if (first_data.fields.size() < 2) return TimeKind::none;  // a lone column is a feature
-    if (is_iso_timestamp(first_data.fields[0])) return TimeKind::iso;
+    if (is_timestamp(first_data.fields[0])) return TimeKind::iso;
     if (!header.empty() && is_time_name(header[0]) && !contains(options.columns, header[0]) &&
         !contains(options.features, header[0]))
         return TimeKind::number;
@@ -111,9 +143,11 @@ void check_time(const CsvRecord& r, TimeKind kind, bool decimal_comma, const std
     const std::string& t = r.fields[0];
     if (t.empty()) fail_at(source, r.line, 1, "empty timestamp");
     float ignored;
-    if (kind == TimeKind::iso && !is_iso_timestamp(t))
+    if (kind == TimeKind::iso && !is_timestamp(t))
         fail_at(source, r.line, 1,
-                show(t) + " is not a timestamp like the rows above (YYYY-MM-DD, YYYY-MM-DDTHH:MM[:SS], YYYY-MM)");
+                show(t) +
+                    " is not a timestamp like the rows above (YYYY-MM-DD, YYYY-MM-DDTHH:MM[:SS], YYYY-MM, "
+                    "DD/MM/YYYY or MM/DD/YYYY [HH:MM[:SS]], DD.MM.YYYY)");
     if (kind == TimeKind::number && parse_float(t, decimal_comma, ignored) != NumberStatus::Ok)
         fail_at(source, r.line, 1, show(t) + " is not a time: a number, or a date like YYYY-MM-DD[THH:MM[:SS]]");
 }
@@ -124,9 +158,16 @@ float parse_value(const std::string& field, bool decimal_comma, bool& used_comma
     switch (parse_float(field, decimal_comma, v, &used_comma)) {
         case NumberStatus::Ok:
             break;
-        case NumberStatus::NotANumber:
-            fail_at(source, line, col, show(field) + " is not a number");
+        case NumberStatus::NotANumber: {
+            // A quoted "21,5" in a ','-separated file: a decimal comma the separator did not allow.
+            const bool comma_number = !decimal_comma && std::count(field.begin(), field.end(), ',') == 1 &&
+                                      field.find('.') == std::string::npos &&
+                                      parse_float(field, true, v) == NumberStatus::Ok;
+            fail_at(source, line, col,
+                    show(field) + " is not a number" +
+                        (comma_number ? " (a decimal comma: --delimiter ';' or tab reads it as a number)" : ""));
             break;
+        }
         case NumberStatus::NotFinite:
             fail_at(source, line, col, "NaN and infinity are not allowed");
             break;
@@ -181,6 +222,8 @@ Table parse_csv(const std::string& text, const std::string& source_name, const C
 
     Table table;
     table.delimiter = delimiter;
+    const size_t first_newline = text.find('\n');
+    table.crlf = first_newline != std::string::npos && first_newline > 0 && text[first_newline - 1] == '\r';
     std::vector<std::string> header;
     size_t first_data = 0;
     if (is_header(records[0], comma_ok)) {
@@ -189,6 +232,17 @@ Table parse_csv(const std::string& text, const std::string& source_name, const C
         first_data = 1;
     }
     if (first_data == records.size()) throw ToolError(source_name + ": no data rows after the header");
+    if (options.last_rows != 0 && records.size() - first_data > options.last_rows) {
+        // A gap at the top of the rows kept is filled from the rows above: keep them back to one with none.
+        size_t start = records.size() - options.last_rows;
+        auto has_gap = [](const CsvRecord& r) {
+            return std::any_of(r.fields.begin(), r.fields.end(),
+                               [](const std::string& f) { return f.empty() || is_missing_marker(f); });
+        };
+        if (options.fill != Fill::none)
+            while (start > first_data && has_gap(records[start])) --start;
+        records.erase(records.begin() + static_cast<long>(first_data), records.begin() + static_cast<long>(start));
+    }
     const size_t file_cols = header.empty() ? records[first_data].fields.size() : header.size();
     if (records[first_data].blank())
         fail(source_name, records[first_data].line, "blank line before the end of the data");
@@ -209,16 +263,19 @@ Table parse_csv(const std::string& text, const std::string& source_name, const C
         if (r.blank()) fail(source_name, r.line, "blank line before the end of the data");
         if (r.fields.size() != file_cols)
             fail(source_name, r.line,
-                 "expected " + count(file_cols, "column") + ", found " + std::to_string(r.fields.size()));
+                 "expected " + count(file_cols, "column") + ", found " + std::to_string(r.fields.size()) +
+                     (header.empty() ? "" : decimal_comma_hint(r, file_cols, delimiter, options.delimiter != 0)));
         if (skip) {
             check_time(r, kind, comma_ok, source_name);
             table.times.push_back(r.fields[0]);
         }
         for (size_t c : picked) {
             const std::string& field = r.fields[c + skip];
-            const bool empty = field.empty();
+            const bool empty = field.empty() || is_missing_marker(field);
             if (empty && options.fill == Fill::none)
-                fail_at(source_name, r.line, c + skip + 1, "empty field (--fill previous or --fill linear fills gaps)");
+                fail_at(source_name, r.line, c + skip + 1,
+                        (field.empty() ? std::string("empty field") : show(field) + " marks a missing value") +
+                            " (--fill previous or --fill linear fills gaps)");
             missing.push_back(empty);
             table.values.push_back(
                 empty ? 0.0f : parse_value(field, comma_ok, table.decimal_comma, source_name, r.line, c + skip + 1));
@@ -227,6 +284,11 @@ Table parse_csv(const std::string& text, const std::string& source_name, const C
         ++table.rows;
     }
     if (table.cols == 0) throw ToolError(source_name + ": no feature columns besides the time column");
+    if (kind == TimeKind::iso) {
+        std::string why;
+        if (!date_order(table.times, options.date_order, table.date_order, why))
+            throw ToolError(source_name + ": " + why);
+    }
     if (std::find(missing.begin(), missing.end(), true) != missing.end()) {
         std::vector<size_t> file_columns;
         for (size_t c : picked) file_columns.push_back(c + skip + 1);
@@ -253,13 +315,14 @@ std::string format_csv(const Table& table) {
         throw ToolError("cannot write CSV: " + count(table.times.size(), "timestamp") + " for " +
                         count(table.rows, "row"));
     const std::string sep(1, table.delimiter);
+    const char* eol = table.crlf ? "\r\n" : "\n";
     std::string out;
     if (!table.header.empty()) {
         if (!table.times.empty())
             out += header_field(table.time_name.empty() ? "time" : table.time_name, 0, table) + sep;
         for (size_t c = 0; c < table.header.size(); ++c)
             out += (c ? sep : "") + header_field(table.header[c], c, table);
-        out += '\n';
+        out += eol;
     }
     for (size_t r = 0; r < table.rows; ++r) {
         if (!table.times.empty()) {
@@ -282,7 +345,7 @@ std::string format_csv(const Table& table) {
             if (c) out += sep;
             out.append(buf, res.ptr);
         }
-        out += '\n';
+        out += eol;
     }
     return out;
 }

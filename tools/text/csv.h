@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "tools/text/csv_time.h"
+
 namespace ax::tools {
 
 struct Table {
@@ -16,10 +18,12 @@ struct Table {
     // empty when there is none. Written back before the features.
     std::string time_name;
     std::vector<std::string> times;
-    char delimiter = ',';              // as read, and as written
-    bool decimal_comma = false;        // numbers were read, and are written, with ',' for the decimal point
-    std::vector<std::string> ignored;  // header names of the columns the reader did not pick
-    size_t filled = 0;                 // empty cells filled (CsvOptions::fill)
+    char delimiter = ',';                       // as read, and as written
+    bool decimal_comma = false;                 // numbers were read, and are written, with ',' for the decimal point
+    bool crlf = false;                          // lines end in CR LF (as read, and as written), else LF
+    DateOrder date_order = DateOrder::unknown;  // of the time column's local dates (D/M/YYYY or M/D/YYYY)
+    std::vector<std::string> ignored;           // header names of the columns the reader did not pick
+    size_t filled = 0;                          // empty cells filled (CsvOptions::fill)
     float at(size_t r, size_t c) const { return values[r * cols + c]; }
 };
 
@@ -33,19 +37,27 @@ struct CsvOptions {
     // in Table::ignored).
     std::vector<std::string> features;
     Fill fill = Fill::none;  // empty cells: an error, the previous row's value, or linear in rows
+    // Read only the last `last_rows` data rows (0: all): the rows above them are neither read nor validated
+    // (a forecast's window is the end of a long log). With `fill`, a gap in the first of them is filled
+    // from above: the rows back to one without a gap are read too.
+    size_t last_rows = 0;
+    // Day or month first in D/M/YYYY dates: unknown lets a day or month over 12 tell (an error if none does).
+    DateOrder date_order = DateOrder::unknown;
 };
 
 // Reads a CSV. The first line is a header when a field is quoted or is text (not a number or timestamp).
-// The first column holds times when its first value is an ISO 8601 date or datetime, or when its header
+// The first column holds times when its first value is an ISO 8601 date or datetime or a local date
+// (csv_time.h: is_timestamp), or when its header
 // name says so (csv_time.h: is_time_name) and it is not one of the columns or features asked for. Blank
-// lines at the end are ignored. A wrong column count, a non-number, NaN or Inf, a value out of float range
-// or an empty cell (without `fill`) throws ToolError "<path>:<line>: column <c>: <what>". An empty file
+// lines at the end are ignored. A cell of NA, N/A, #N/A, NaN, null or None (any case) is a missing value, as
+// an empty one is. A wrong column count, a non-number, NaN or Inf, a value out of float range
+// or a missing value (without `fill`) throws ToolError "<path>:<line>: column <c>: <what>". An empty file
 // (no data rows) is an error too.
 Table read_csv(const std::string& path, const CsvOptions& options = {});
 Table parse_csv(const std::string& text, const std::string& source_name, const CsvOptions& options = {});
 
-// Writes values with enough digits to round-trip a float (%.9g), with the table's separator and decimal
-// mark. Header written when non-empty (the time column's name first).
+// Writes values with enough digits to round-trip a float (%.9g), with the table's separator, decimal
+// mark and line ends. Header written when non-empty (the time column's name first).
 void write_csv(const std::string& path, const Table& table);
 std::string format_csv(const Table& table);
 

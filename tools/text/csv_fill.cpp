@@ -8,7 +8,7 @@ void fill_gaps(Table& table, const std::vector<bool>& missing, const std::vector
                const std::vector<size_t>& file_columns, Fill fill, const std::string& source) {
     auto fail = [&](size_t r, size_t c, const std::string& what) {
         throw ToolError(source + ":" + std::to_string(lines[r]) + ": column " + std::to_string(file_columns[c]) +
-                        ": empty field " + what);
+                        ": missing value " + what);
     };
     for (size_t c = 0; c < table.cols; ++c) {
         for (size_t r = 0; r < table.rows; ++r) {

@@ -55,6 +55,9 @@ struct Stamp {
     int64_t micros_of_day = 0;
     int frac_digits = 0;
     std::string zone;
+    // A local date (DateOrder): its separator ('/' or '.'; 0 for ISO), order and digits as written.
+    char local = 0;
+    bool year_first = false, day_first = false, padded = true, hour_padded = true;
     int64_t micros() const { return days_from_date(year, month, day) * kMicrosPerDay + micros_of_day; }
     int64_t month_index() const { return year * 12 + (month - 1); }
     bool month_end() const { return has_day && day == days_in_month(year, month); }
@@ -128,6 +131,70 @@ bool parse_iso(const std::string& s, Stamp& t) {
     return parse_zone(s, i, t);
 }
 
+// Up to `most` digits (at least one) into `out`; `count` gets how many.
+bool take_run(const std::string& s, size_t& i, size_t most, int64_t& out, size_t& count) {
+    out = 0;
+    count = 0;
+    while (i < s.size() && count < most && std::isdigit(static_cast<unsigned char>(s[i]))) {
+        out = out * 10 + (s[i++] - '0');
+        ++count;
+    }
+    return count > 0 && (i == s.size() || !std::isdigit(static_cast<unsigned char>(s[i])));
+}
+
+// D/M/YYYY, M/D/YYYY (as `order` says), D.M.YYYY, YYYY/MM/DD, then optionally " H:MM[:SS]" (or 'T').
+bool parse_local(const std::string& s, DateOrder order, Stamp& t) {
+    size_t i = 0, na = 0, nb = 0, nc = 0;
+    int64_t a = 0, b = 0, c = 0;
+    if (!take_run(s, i, 4, a, na) || i == s.size() || (s[i] != '/' && s[i] != '.')) return false;
+    const char sep = s[i++];
+    if (!take_run(s, i, 2, b, nb) || !take(s, i, sep) || !take_run(s, i, 4, c, nc)) return false;
+    Stamp r;
+    r.iso = true;
+    r.local = sep;
+    r.has_day = true;
+    int64_t y = 0, m = 0, d = 0;
+    if (na == 4 && nc <= 2) {  // YYYY/MM/DD
+        y = a, m = b, d = c;
+        r.year_first = true;
+        r.padded = nb == 2 && nc == 2;
+    } else if (na <= 2 && nc == 4) {
+        const bool day_first = sep == '.' || order == DateOrder::day_first;
+        if (sep == '/' && order == DateOrder::unknown) return false;
+        y = c, d = day_first ? a : b, m = day_first ? b : a;
+        r.day_first = day_first;
+        r.padded = na == 2 && nb == 2;
+    } else {
+        return false;
+    }
+    if (m < 1 || m > 12 || d < 1 || d > days_in_month(y, static_cast<int>(m))) return false;
+    r.year = y;
+    r.month = static_cast<int>(m);
+    r.day = static_cast<int>(d);
+    if (i < s.size()) {
+        if (s[i] != ' ' && s[i] != 'T') return false;
+        r.separator = s[i++];
+        int64_t hh = 0, mm = 0, ss = 0;
+        size_t nh = 0;
+        if (!take_run(s, i, 2, hh, nh) || hh > 23 || !take(s, i, ':') || !take_digits(s, i, 2, mm) || mm > 59)
+            return false;
+        r.has_time = true;
+        r.hour_padded = nh == 2;
+        if (take(s, i, ':')) {
+            if (!take_digits(s, i, 2, ss) || ss > 59) return false;
+            r.has_seconds = true;
+        }
+        if (i != s.size()) return false;
+        r.micros_of_day = ((hh * 60 + mm) * 60 + ss) * kMicrosPerSecond;
+    }
+    t = r;
+    return true;
+}
+
+bool parse_stamp(const std::string& s, DateOrder order, Stamp& t) {
+    return parse_iso(s, t) || parse_local(s, order, t);
+}
+
 bool parse_number(const std::string& text, bool decimal_comma, Stamp& t) {
     std::string s = text;
     if (decimal_comma)
@@ -153,7 +220,25 @@ std::string two(int64_t v) {
 
 // The date and time in the format of `style` (the last given timestamp); seconds and fractions are added
 // when the value needs them.
+std::string format_local(const Stamp& style, int64_t y, int m, int d, int64_t micros_of_day) {
+    char year[16];
+    std::snprintf(year, sizeof year, "%04lld", static_cast<long long>(y));
+    const std::string sep(1, style.local);
+    const std::string day = style.padded ? two(d) : std::to_string(d);
+    const std::string month = style.padded ? two(m) : std::to_string(m);
+    std::string out = style.year_first  ? year + sep + month + sep + day
+                      : style.day_first ? day + sep + month + sep + year
+                                        : month + sep + day + sep + year;
+    if (!style.has_time && micros_of_day == 0) return out;
+    const int64_t seconds = micros_of_day / kMicrosPerSecond;
+    out += (style.has_time ? style.separator : ' ') +
+           (style.hour_padded ? two(seconds / 3600) : std::to_string(seconds / 3600)) + ":" + two(seconds / 60 % 60);
+    if (style.has_seconds || seconds % 60 != 0) out += ":" + two(seconds % 60);
+    return out;
+}
+
 std::string format_iso(const Stamp& style, int64_t y, int m, int d, int64_t micros_of_day) {
+    if (style.local) return format_local(style, y, m, d, micros_of_day);
     char year[16];
     std::snprintf(year, sizeof year, "%04lld", static_cast<long long>(y));
     std::string out = std::string(year) + "-" + two(m);
@@ -296,6 +381,75 @@ bool is_iso_timestamp(const std::string& text) {
     return parse_iso(text, t);
 }
 
+bool is_timestamp(const std::string& text) {
+    Stamp t;
+    return parse_iso(text, t) || parse_local(text, DateOrder::day_first, t) ||
+           parse_local(text, DateOrder::month_first, t);
+}
+
+bool parse_date_order(const std::string& text, DateOrder& order) {
+    if (text == "dd/mm/yyyy") {
+        order = DateOrder::day_first;
+        return true;
+    }
+    if (text == "mm/dd/yyyy") {
+        order = DateOrder::month_first;
+        return true;
+    }
+    return false;
+}
+
+bool date_order(const std::vector<std::string>& times, DateOrder given, DateOrder& order, std::string& why) {
+    std::string not_day, not_month, ambiguous;
+    for (const std::string& text : times) {
+        Stamp a, b;
+        if (parse_iso(text, a)) continue;
+        const bool day = parse_local(text, DateOrder::day_first, a);
+        const bool month = parse_local(text, DateOrder::month_first, b);
+        if (!day && not_day.empty()) not_day = text;
+        if (!month && not_month.empty()) not_month = text;
+        if (day && month && a.micros() != b.micros() && ambiguous.empty()) ambiguous = text;
+    }
+    order = given;
+    if (given == DateOrder::day_first && !not_day.empty()) {
+        why = "'" + not_day + "' is not a date with the day first (--time-format dd/mm/yyyy)";
+        return false;
+    }
+    if (given == DateOrder::month_first && !not_month.empty()) {
+        why = "'" + not_month + "' is not a date with the month first (--time-format mm/dd/yyyy)";
+        return false;
+    }
+    if (given != DateOrder::unknown) return true;
+    if (!not_day.empty() && !not_month.empty()) {
+        why = "'" + not_month + "' has the day first and '" + not_day + "' the month first: the dates mix both orders";
+        return false;
+    }
+    if (!not_day.empty()) {
+        order = DateOrder::month_first;
+    } else if (!not_month.empty() || ambiguous.empty()) {
+        order = DateOrder::day_first;  // or no date the two orders read differently
+    } else {
+        why = "'" + ambiguous + "' reads day first or month first, and no date tells which: say which with " +
+              "--time-format dd/mm/yyyy or --time-format mm/dd/yyyy";
+        return false;
+    }
+    return true;
+}
+
+bool time_point(const std::string& text, bool decimal_comma, TimePoint& point, DateOrder order) {
+    Stamp t;
+    point = TimePoint{};
+    if (parse_stamp(text, order, t)) {
+        point.iso = true;
+        point.micros = t.micros();
+        point.zone = t.zone;
+        return true;
+    }
+    if (!parse_number(text, decimal_comma, t)) return false;
+    point.number = t.number;
+    return true;
+}
+
 bool is_time_name(const std::string& name) {
     std::string s;
     for (char c : name) s += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -306,12 +460,12 @@ bool is_time_name(const std::string& name) {
     return false;
 }
 
-NextTimes next_times(const std::vector<std::string>& times, size_t count, bool decimal_comma) {
+NextTimes next_times(const std::vector<std::string>& times, size_t count, bool decimal_comma, DateOrder order) {
     if (times.size() < 2) return NextTimes{false, {}, "one timestamp gives no spacing"};
     std::vector<Stamp> t(times.size());
     bool all_iso = true, all_numbers = true;
     for (size_t i = 0; i < times.size(); ++i) {
-        if (parse_iso(times[i], t[i])) {
+        if (parse_stamp(times[i], order, t[i])) {
             all_numbers = false;
         } else if (parse_number(times[i], decimal_comma, t[i])) {
             all_iso = false;

@@ -3,6 +3,7 @@
 // numbers, and the timestamps that follow a regularly spaced column.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -11,10 +12,41 @@ namespace ax::tools {
 // True for an ISO 8601 date (YYYY-MM-DD, or YYYY-MM for a month) or datetime the reader understands.
 bool is_iso_timestamp(const std::string& text);
 
+// Dates as loggers and spreadsheets write them: D/M/YYYY or M/D/YYYY (one or two digits each), D.M.YYYY
+// (always day first), YYYY/MM/DD, each optionally followed by " H:MM" or " H:MM:SS". Which of day and
+// month comes first in a slash date is the column's: told by a value over 12, else stated (--time-format).
+enum class DateOrder { unknown, day_first, month_first };
+
+// True for an ISO timestamp, or a local date valid in at least one order.
+bool is_timestamp(const std::string& text);
+
+// The order of a column of timestamps: `given` when stated (every local date must then be valid in it;
+// ISO ones need none), else the one a day or month over 12 tells. Returns false with `why` set (naming the
+// value) when the dates contradict the given order or each other, or leave it open.
+bool date_order(const std::vector<std::string>& times, DateOrder given, DateOrder& order, std::string& why);
+
+// "dd/mm/yyyy" or "mm/dd/yyyy" (the --time-format values); false for anything else.
+bool parse_date_order(const std::string& text, DateOrder& order);
+
 // True for a header name that marks a numeric first column as times: time, timestamp, date, datetime, t,
 // ts, step, year, epoch, index (any case), or a name starting with "time" or "date" and a non-letter
 // ("time_s", "time (s)").
 bool is_time_name(const std::string& name);
+
+// A timestamp as a point on its axis, for matching the rows of two files: ISO dates and datetimes by the
+// instant they name within their written zone suffix (only the same suffix compares), numbers by value.
+struct TimePoint {
+    bool iso = false;
+    int64_t micros = 0;  // ISO: since 1970-01-01 in the written zone
+    double number = 0;
+    std::string zone;
+    bool operator==(const TimePoint& o) const {
+        return iso == o.iso && zone == o.zone && (iso ? micros == o.micros : number == o.number);
+    }
+};
+
+// False when `text` is neither an ISO date or datetime nor a number (`decimal_comma`: with ',').
+bool time_point(const std::string& text, bool decimal_comma, TimePoint& point, DateOrder order = DateOrder::unknown);
 
 struct NextTimes {
     bool regular = false;
@@ -25,6 +57,8 @@ struct NextTimes {
 // Extrapolates `count` timestamps after `times` when they are evenly spaced: the same duration apart, the
 // same number of calendar months apart (same day of the month, or each the last day of its month), or
 // numbers the same step apart (to within the last written digit). `decimal_comma`: numbers use ','.
-NextTimes next_times(const std::vector<std::string>& times, size_t count, bool decimal_comma);
+// Local dates are read, and the next ones written, in `order` and in the last timestamp's style.
+NextTimes next_times(const std::vector<std::string>& times, size_t count, bool decimal_comma,
+                     DateOrder order = DateOrder::unknown);
 
 }  // namespace ax::tools
