@@ -243,7 +243,7 @@ if("${AUSPEX_EXAMPLE_DIR}${AUSPEX_EXAMPLE_WINDOW}${AUSPEX_EXAMPLE_HORIZON}${AUSP
     ${CMAKE_CURRENT_SOURCE_DIR}/docs/boards.md)
   string(REPLACE ";" " " doc_tool_line "${doc_tool}")
   add_test(NAME docs_stack_table COMMAND sh -c "sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/stack/stack_table_row.sh \
-${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR} ${CMAKE_BINARY_DIR} ${board} ${board_cpu} ${stack_tool_prefix} \
+${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR} ${CMAKE_BINARY_DIR} ${board} ${fw_core} ${stack_tool_prefix} \
 | ${doc_tool_line} stack")
   add_test(NAME docs_size_table COMMAND sh -c "sh ${fw_port}/size_report.sh ${CMAKE_BINARY_DIR}/.. ${board} \
 | sed -n 3p | ${doc_tool_line} size")
