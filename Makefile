@@ -1,12 +1,21 @@
-# The front door: make (build), make test (install prerequisites, build, run every test), make demo.
+# The front door: make (the CLI build/auspex and the runtime library), make test (install prerequisites, build
+# everything, run every test), make demo.
 BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all build deps format format-check test test-host test-sanitize test-cross test-firmware firmware size stack insn insn-bench fuzz mutate demo clean
+.PHONY: all cli build deps format format-check test test-host test-sanitize test-cross test-firmware firmware size stack insn insn-bench fuzz mutate demo clean
 
-all: build
+all: cli
 
+# The CLI and the library alone: no test suite, so no doctest needed. The tests stay configured when doctest
+# is installed, so that switching between make and make build does not reconfigure the tree each time.
+AUSPEX_TESTS_IF_DOCTEST = $(if $(wildcard /usr/include/doctest/doctest.h),ON,OFF)
+cli:
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DAUSPEX_BUILD_TESTS=$(AUSPEX_TESTS_IF_DOCTEST) $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS) --target auspex auspex_runtime
+
+# Everything, the test suite too (make test-host runs it).
 build:
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DAUSPEX_BUILD_TESTS=ON $(CMAKE_FLAGS) >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
@@ -82,8 +91,9 @@ $(foreach t,$(CROSS_TARGETS),$(eval $(call cross_rules,$(t))))
 # boards' defaults for every board built; empty means the default:
 #   FIRMWARE_BOARDS            boards to build and test (default: every folder of ports/cortex-m/boards/)
 #   FIRMWARE_EXAMPLE           folder with forecaster.pt, config.json, history.csv (default models/example)
-#   FIRMWARE_WINDOW            history rows the example forecasts from (its last rows; default all of them)
-#   FIRMWARE_HORIZON           steps forecast (default 24)
+#   FIRMWARE_WINDOW            history rows the example forecasts from (its last rows; default the model's
+#                              training window, all rows for a model stating none)
+#   FIRMWARE_HORIZON           steps forecast (default the model's: 24 for an autoregressive one)
 #   FIRMWARE_CONVERT           auspex convert options of the example model (default --dtype int8 --kv-cache int8)
 #   FIRMWARE_STACK             stack bytes at the top of RAM (default 65536; 8192 on stm32f405)
 #   FIRMWARE_TESTS             ON or OFF: build and run the on-board doctest image (default ON; OFF on stm32f405)
@@ -274,7 +284,7 @@ mutate:
 demo:
 	@AUSPEX_DEPS=build bash .ci/install-deps.sh
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release \
-		-DAUSPEX_BUILD_TESTS=$(if $(wildcard /usr/include/doctest/doctest.h),ON,OFF) $(CMAKE_FLAGS) >/dev/null
+		-DAUSPEX_BUILD_TESTS=$(AUSPEX_TESTS_IF_DOCTEST) $(CMAKE_FLAGS) >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS) --target auspex
 	@mkdir -p $(BUILD)/demo
 	@$(BUILD)/auspex convert models/example/forecaster.pt --config models/example/config.json -o $(BUILD)/demo/forecaster.axm \

@@ -15,8 +15,8 @@ set(AUSPEX_EXAMPLE_DIR "" CACHE PATH "forecaster.pt, config.json, history.csv of
 # Empty: the board's default (board.cmake).
 set(AUSPEX_FIRMWARE_TESTS "" CACHE STRING "Build and run the on-board doctest image: ON, OFF, empty = board default")
 set(AUSPEX_FIRMWARE_STACK_SIZE "" CACHE STRING "Stack bytes at the top of RAM; empty = board default")
-set(AUSPEX_EXAMPLE_WINDOW "" CACHE STRING "History rows the example forecasts from (its last rows); empty = board default, else all")
-set(AUSPEX_EXAMPLE_HORIZON "" CACHE STRING "Steps the example forecasts; empty = board default, else 24")
+set(AUSPEX_EXAMPLE_WINDOW "" CACHE STRING "History rows the example forecasts from (its last rows); empty = board default, else the model's training window (all rows for a model stating none)")
+set(AUSPEX_EXAMPLE_HORIZON "" CACHE STRING "Steps the example forecasts; empty = board default, else the model's default (24 for an autoregressive model)")
 set(AUSPEX_EXAMPLE_CONVERT "" CACHE STRING "auspex convert options for the example model; empty = board default, else --dtype int8")
 
 set(board ${AUSPEX_FIRMWARE_BOARD})
@@ -90,18 +90,6 @@ function(auspex_embed_csv csv name)
     DEPENDS ${csv} ${fw_port}/embed_csv.cmake VERBATIM)
 endfunction()
 
-# Data rows of a CSV (a first line that is not all numbers is a header), at configure time.
-function(auspex_csv_rows csv out)
-  file(STRINGS ${csv} lines REGEX "[^ \t]")
-  list(LENGTH lines n)
-  list(GET lines 0 first)
-  if(NOT first MATCHES "^[-+0-9.eE, \t]+$")
-    math(EXPR n "${n} - 1")
-  endif()
-  set(${out} ${n} PARENT_SCOPE)
-  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${csv})
-endfunction()
-
 # ---- the example firmware: the bundled int8 forecaster on the held-out history, 24 steps ----
 # (window, horizon, model and convert options per board and per build: see the cache variables above)
 if(AUSPEX_EXAMPLE_DIR)
@@ -117,49 +105,32 @@ if(NOT EXISTS ${example}/forecaster.pt OR NOT EXISTS ${example}/config.json OR N
 else()
   set(example_pt ${example}/forecaster.pt)
 endif()
-set(example_horizon 24)
+# The window and horizon: FIRMWARE_WINDOW / FIRMWARE_HORIZON when set, else what `auspex forecast` takes
+# (the model's stored training window, or every history row for a model stating none; the model's default
+# horizon, 24 for an autoregressive one). `auspex header --history` decides at build time, reads the CSV with
+# the host reader (timestamps, header names) and prints the line naming the rows it took.
+set(example_lengths "")
+if(fw_example_window)
+  list(APPEND example_lengths --window ${fw_example_window})
+endif()
 if(fw_example_horizon)
-  set(example_horizon ${fw_example_horizon})
+  list(APPEND example_lengths --horizon ${fw_example_horizon})
 endif()
-auspex_csv_rows(${example}/history.csv history_rows)
-set(example_history_csv ${example}/history.csv)
-set(example_window ${history_rows})
-if(fw_example_window AND fw_example_window LESS history_rows)
-  # The last rows of the history (and its header line, if any), written at configure time.
-  set(example_window ${fw_example_window})
-  file(STRINGS ${example}/history.csv lines REGEX "[^ \t]")
-  list(LENGTH lines n)
-  math(EXPR first "${n} - ${example_window}")
-  set(text "")
-  list(GET lines 0 line0)
-  if(NOT line0 MATCHES "^[-+0-9.eE, \t]+$")
-    set(text "${line0}\n")
-  endif()
-  math(EXPR last "${n} - 1")
-  foreach(i RANGE ${first} ${last})
-    list(GET lines ${i} line)
-    string(APPEND text "${line}\n")
-  endforeach()
-  set(example_history_csv ${fw_gen}/history_last${example_window}.csv)
-  file(WRITE ${example_history_csv}.tmp "${text}")
-  configure_file(${example_history_csv}.tmp ${example_history_csv} COPYONLY)
-endif()
-message(STATUS "firmware: example ${example_pt}, window ${example_window} of ${history_rows} rows, "
-               "horizon ${example_horizon}, convert ${fw_example_convert}")
+message(STATUS "firmware: example ${example_pt}, history ${example}/history.csv, "
+               "lengths ${example_lengths} (empty: the model's), convert ${fw_example_convert}")
 set(example_axm ${fw_gen}/example.axm)
 add_custom_command(OUTPUT ${example_axm}
   COMMAND ${host} convert ${example_pt} --config ${example}/config.json ${fw_example_convert} -o ${example_axm}
   DEPENDS ${example_pt} ${example}/config.json ${host} ${board_dir}/board.cmake VERBATIM)
-add_custom_command(OUTPUT ${fw_gen}/example_model.h
-  COMMAND ${host} header ${example_axm} -o ${fw_gen}/example_model.h --name example_model
-          --window ${example_window} --horizon ${example_horizon}
-  DEPENDS ${example_axm} ${host} VERBATIM)
-auspex_embed_csv(${example_history_csv} example_history)
+add_custom_command(OUTPUT ${fw_gen}/example_model.h ${fw_gen}/example_history.h
+  COMMAND ${host} header ${example_axm} -o ${fw_gen}/example_model.h --name example_model ${example_lengths}
+          --history ${example}/history.csv --history-output ${fw_gen}/example_history.h --history-name example_history
+  DEPENDS ${example_axm} ${example}/history.csv ${host} VERBATIM)
 # What the host prints for the same model and history on the generic port: the board must print the same.
 add_custom_command(OUTPUT ${CMAKE_BINARY_DIR}/forecast.expected
-  COMMAND ${fw_port}/host_forecast.sh ${host} ${example_axm} ${example_history_csv} ${example_horizon}
-          ${CMAKE_BINARY_DIR}/forecast.expected
-  DEPENDS ${example_axm} ${example_history_csv} ${host} ${fw_port}/host_forecast.sh VERBATIM)
+  COMMAND ${fw_port}/host_forecast.sh ${host} ${example_axm} ${example}/history.csv ${CMAKE_BINARY_DIR}/forecast.expected
+          ${example_lengths}
+  DEPENDS ${example_axm} ${example}/history.csv ${host} ${fw_port}/host_forecast.sh VERBATIM)
 add_custom_target(example_data ALL DEPENDS ${fw_gen}/example_model.h ${fw_gen}/example_history.h
   ${CMAKE_BINARY_DIR}/forecast.expected)
 
@@ -175,8 +146,8 @@ if(board_slot_test)
     COMMAND ${host} convert ${example_pt} --config ${example}/config.json ${fw_example_convert} --model-version 1
             -o ${fw_gen}/example_v.axm
     COMMAND ${host} header ${fw_gen}/example_v.axm -o ${fw_gen}/example_model_v.h --name example_model_v
-            --window ${example_window} --horizon ${example_horizon}
-    DEPENDS ${example_pt} ${example}/config.json ${host} ${board_dir}/board.cmake VERBATIM)
+            ${example_lengths} --history ${example}/history.csv --history-output ${fw_gen}/example_history_v.h
+    DEPENDS ${example_pt} ${example}/config.json ${example}/history.csv ${host} ${board_dir}/board.cmake VERBATIM)
   auspex_embed_csv(${CMAKE_BINARY_DIR}/forecast.expected example_expected)
   add_custom_target(example_expected DEPENDS ${fw_gen}/example_expected.h ${fw_gen}/example_model_v.h)
   auspex_firmware(forecast_slots image_code.ld ${CMAKE_CURRENT_SOURCE_DIR}/models/example/firmware/forecast_slots_main.cpp)
@@ -201,6 +172,10 @@ if(board_slot_test)
   add_test(NAME forecast_slots_updates COMMAND ${qemu_run} ${board_qemu_machine} $<TARGET_FILE:forecast_slots>
     ${CMAKE_BINARY_DIR}/forecast.expected)
 endif()
+# The "your own firmware" project (ports/cortex-m/your-firmware), copied out of the tree and built as a user
+# would, on a timestamped log (tests/firmware/your_firmware_project.sh).
+add_test(NAME your_firmware_project COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/firmware/your_firmware_project.sh
+  ${CMAKE_CURRENT_SOURCE_DIR} ${host} ${board} ${board_qemu_machine} ${CMAKE_BINARY_DIR}/your-firmware)
 # The arena figure comes from the generated header, read when the test runs.
 add_test(NAME runtime_heap_free COMMAND sh -c "${fw_port}/check_heap_free.sh ${CMAKE_NM} $<TARGET_FILE:auspex_runtime> \
 $<TARGET_FILE:forecast> ${CMAKE_BINARY_DIR}/forecast.map arena \
@@ -268,7 +243,7 @@ if("${AUSPEX_EXAMPLE_DIR}${AUSPEX_EXAMPLE_WINDOW}${AUSPEX_EXAMPLE_HORIZON}${AUSP
     ${CMAKE_CURRENT_SOURCE_DIR}/docs/boards.md)
   string(REPLACE ";" " " doc_tool_line "${doc_tool}")
   add_test(NAME docs_stack_table COMMAND sh -c "sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/stack/stack_table_row.sh \
-${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR} ${CMAKE_BINARY_DIR} ${board} ${board_cpu} ${stack_tool_prefix} \
+${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR} ${CMAKE_BINARY_DIR} ${board} ${fw_core} ${stack_tool_prefix} \
 | ${doc_tool_line} stack")
   add_test(NAME docs_size_table COMMAND sh -c "sh ${fw_port}/size_report.sh ${CMAKE_BINARY_DIR}/.. ${board} \
 | sed -n 3p | ${doc_tool_line} size")

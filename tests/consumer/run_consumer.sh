@@ -2,16 +2,20 @@
 # CTest "consumer": auspex used from outside its own targets, twice: installed (cmake --install, then
 # find_package(auspex) in tests/consumer) and as a subdirectory (add_subdirectory). Both a C-only program
 # and a C++ program forecast the bundled example; their forecasts must equal the CLI's to the printed digit.
+# The installed CLI (bin/auspex) converts the model and makes the forecast they are compared with.
 # Usage: run_consumer.sh SOURCE_DIR BUILD_DIR WORK_DIR
 set -euo pipefail
 src=$1 build=$2 work=$3
 rm -rf "$work" && mkdir -p "$work"
 cmake --install "$build" --prefix "$work/prefix" >/dev/null
-"$build/auspex" convert "$src/models/example/forecaster.pt" --config "$src/models/example/config.json" \
+cli="$work/prefix/bin/auspex"
+version=$("$cli" --version)
+[[ $version == "auspex "[0-9]* ]] || { echo "installed bin/auspex --version printed: $version"; exit 1; }
+"$cli" convert "$src/models/example/forecaster.pt" --config "$src/models/example/config.json" \
     -o "$work/model.axm" >/dev/null
 tail -n +2 "$src/models/example/history.csv" > "$work/history.txt"
 rows=$(wc -l < "$work/history.txt")
-"$build/auspex" forecast "$work/model.axm" --input "$src/models/example/history.csv" --horizon 24 \
+"$cli" forecast "$work/model.axm" --input "$src/models/example/history.csv" --horizon 24 \
     -o "$work/cli.csv" >/dev/null
 tail -n +2 "$work/cli.csv" > "$work/cli.txt"
 

@@ -8,6 +8,7 @@
 #include "tools/convert/converter.h"
 #include "tools/convert/model_stamp.h"
 #include "tools/convert/quantize.h"
+#include "tools/family/family_descriptor.h"
 #include "tools/common/file_io.h"
 #include "tools/common/tool_error.h"
 #include "tools/host/model_loader.h"
@@ -62,6 +63,24 @@ tools::ConvertConfig find_config(const tools::TensorMap& tensors, const tools::C
     return s.config;
 }
 
+// What --calib changes and what it does not, so no one expects it to move a forecast.
+constexpr const char* kCalibNote =
+    "--calib recorded each weight matrix's largest input (inspect lists them): static activation scales for an "
+    "integer-only runtime. auspex's own kernels do not read them: the weights, their quantization and every "
+    "forecast are the same as without --calib";
+
+// Printed once when no check pair ran: nothing compared the result with PyTorch.
+std::string unproven_note(const std::vector<uint8_t>& bytes, const std::string& output) {
+    const tools::FamilyDescriptor& family = tools::family_descriptor(tools::open_model_bytes(bytes, output)->family);
+    return std::string(
+               "the config is unproven: nothing compared this model with PyTorch, and a config that "
+               "loads can still compute something else (nhead, activation, norm_first, layer_norm_eps, "
+               "...). Prove it by converting with --check-input IN --check-output PYTORCH_OUT.csv") +
+           (family.check_target ? " --check-target TGT" : "") +
+           ", the input and output of one forward call of the trained module in eval mode (see \"Proving a "
+           "conversion against PyTorch\" in docs/importing-models.md)";
+}
+
 }  // namespace
 
 int cmd_convert(const Argv& argv) {
@@ -113,6 +132,8 @@ int cmd_convert(const Argv& argv) {
                     tools::dtype_name(options.dtype),
                     options.kv_cache == format::CacheType::i8 ? ", int8 kv cache" : "",
                     options.calib_path.empty() ? "" : ", calibrated input ranges");
+        if (!options.calib_path.empty()) notes.push_back(kCalibNote);
+        notes.push_back(unproven_note(bytes, output));
         for (const std::string& note : notes) std::printf("note: %s\n", note.c_str());
         return 0;
     }
@@ -149,6 +170,7 @@ int cmd_convert(const Argv& argv) {
     std::printf("wrote %s: %zu bytes, weights %s%s%s\n", output.c_str(), bytes.size(), tools::dtype_name(options.dtype),
                 options.kv_cache == format::CacheType::i8 ? ", int8 kv cache" : "",
                 options.calib_path.empty() ? "" : ", calibrated input ranges");
+    if (!options.calib_path.empty()) notes.push_back(kCalibNote);
     for (const std::string& note : notes) std::printf("note: %s\n", note.c_str());
     return 0;
 }

@@ -1,8 +1,10 @@
 #include <cmath>
 #include <cstdio>
 
+#include "runtime/model_identity.h"
 #include "tools/cli/commands.h"
 #include "tools/cli/data_csv.h"
+#include "tools/cli/history_header.h"
 #include "tools/host/feature_names.h"
 #include "tools/text/csv.h"
 #include "tools/host/forecast_report.h"
@@ -23,8 +25,43 @@ size_t history_column(const tools::Table& history, const tools::Table& forecast,
     return forecast.cols == history.cols ? c : std::string::npos;
 }
 
-void write_plot(const std::string& path, const tools::Table& history, const tools::Table& forecast,
-                const tools::Table* truth) {
+std::string file_name(const std::string& path) {
+    const size_t slash = path.find_last_of("/\\");
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// The model as the plot names it: its stored name (convert --model-name), else its file name.
+std::string plot_model_name(const tools::LoadedModel& m) {
+    char name[format::kMaxModelNameBytes + 1];
+    if (model_name(m.file, name, sizeof name) > 0) return name;
+    return file_name(m.path);
+}
+
+std::string joined(const std::vector<std::string>& names) {
+    std::string out;
+    for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+    return out;
+}
+
+// The x axis: the input's timestamps, continued by the forecast's, when it has them (and they are evenly
+// spaced, so the forecast's are times too); the forecast starts at the last observed row.
+tools::PlotAxis plot_axis(const tools::Table& history, const tools::Table& forecast, bool timed) {
+    tools::PlotAxis axis;
+    if (timed) {
+        axis.labels = history.times;
+        axis.labels.insert(axis.labels.end(), forecast.times.begin(), forecast.times.end());
+        axis.caption = history.time_name.empty() ? "time" : history.time_name;
+    } else {
+        axis.caption = "row of the window (the forecast continues it)";
+    }
+    axis.marker = static_cast<double>(history.rows - 1);
+    axis.marker_label = "forecast starts";
+    return axis;
+}
+
+void write_plot(const std::string& path, const tools::LoadedModel& m, const Args& args, const tools::Table& history,
+                const tools::Table& forecast, bool timed, const tools::Table* truth) {
+    const std::string model = plot_model_name(m);
     std::vector<tools::PlotPanel> panels;
     for (size_t c = 0; c < forecast.cols; ++c) {
         tools::PlotPanel p;
@@ -43,12 +80,17 @@ void write_plot(const std::string& path, const tools::Table& history, const tool
         };
         const size_t start = h != std::string::npos ? history.rows - 1 : history.rows;
         if (h != std::string::npos)
-            p.series.push_back({"history", "#1f77b4", false, 0, column(history, h, history.rows)});
-        if (truth) p.series.push_back({"truth", "#2ca02c", true, start, continued(*truth)});
-        p.series.push_back({"forecast", "#d62728", false, start, continued(forecast)});
+            p.series.push_back({"history (" + file_name(args.get("input")) + ")", "#1f77b4", false, 0,
+                                column(history, h, history.rows)});
+        if (truth)
+            p.series.push_back(
+                {"truth (" + file_name(args.get("truth")) + ")", "#2ca02c", true, start, continued(*truth)});
+        p.series.push_back({"forecast by " + model, "#d62728", false, start, continued(forecast)});
         panels.push_back(p);
     }
-    tools::write_svg(path, tools::render_svg("auspex forecast", panels));
+    const std::string title = model + ": " + std::to_string(forecast.rows) + "-step forecast of " +
+                              joined(forecast.header) + " from " + std::to_string(history.rows) + " rows";
+    tools::write_svg(path, tools::render_svg(title, panels, plot_axis(history, forecast, timed)));
 }
 
 // The true values of the predicted columns: a CSV like the input (the outputs picked by name), or one of the
@@ -82,27 +124,10 @@ int cmd_forecast(const Argv& argv) {
     const std::vector<std::string> features = tools::feature_names(m->file);
     const size_t horizon = args.get_size("horizon", tools::default_horizon(c), 1, kMaxSequenceLength);
     tools::check_horizon_fits(c, horizon, "--horizon " + std::to_string(horizon));
-    // The encoder window: --window, else the one the model was trained on, else (a model stating none) every
-    // input row. Only the window's rows are read: a bad row above it does not stop the forecast.
-    size_t window = 0;
-    std::string source;
-    if (args.has("window")) {
-        window = args.get_size("window", 0, 1, kMaxSequenceLength);
-        source = "--window " + std::to_string(window);
-    } else if (c.window != 0) {
-        window = c.window;
-        source = "the model's training window";
-    }
-    if (window != 0) tools::check_window_fits(c, window, source);
-    tools::Table history = read_data_csv(args, "input", c.n_features, features, window);
-    if (window == 0) {
-        window = history.rows;
-        source = args.get("input") + " has " + std::to_string(history.rows) + " rows and the model states no window";
-        tools::check_window_fits(c, window, source);
-    }
-    if (history.rows < window)
-        std::fprintf(stderr, "note: %s has %zu rows, fewer than the %zu-row window (%s); forecasting from %zu\n",
-                     args.get("input").c_str(), history.rows, window, source.c_str(), history.rows);
+    // The encoder window; only its rows are read: a bad row above it does not stop the forecast.
+    WindowChoice w = requested_window(args, c);
+    tools::Table history = read_data_csv(args, "input", c.n_features, features, w.window);
+    const size_t window = settle_window(w, c, history.rows, args.get("input"));
     tools::keep_last_rows(history, window);  // the most recent rows are the encoder window
     tools::HostSession session(*m, choose_kernels(args), history.rows, horizon);
     tools::Table out;
@@ -125,7 +150,8 @@ int cmd_forecast(const Argv& argv) {
     // The plot draws truth from the first step on, so only a truth that starts there and has no gaps.
     const bool plot_truth =
         args.has("truth") && truth.steps.front() == 0 && truth.steps.back() + 1 == truth.steps.size();
-    if (args.has("plot")) write_plot(args.get("plot"), history, out, plot_truth ? &truth.truth : nullptr);
+    if (args.has("plot"))
+        write_plot(args.get("plot"), *m, args, history, out, timed, plot_truth ? &truth.truth : nullptr);
     return 0;
 }
 

@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "tools/cli/commands.h"
+#include "tools/cli/data_csv.h"
+#include "tools/cli/history_header.h"
 #include "tools/cli/session_lengths.h"
 #include "tools/family/family_common.h"
 #include "tools/host/model_loader.h"
@@ -198,8 +200,8 @@ FamilyFacts family_facts(const tools::LoadedModel& m, const SessionLengths& l) {
 
 int cmd_header(const Argv& argv) {
     std::set<std::string> options = length_options();
-    options.insert({"output", "name"});
-    const Args args(argv, options, {});
+    options.insert({"output", "name", "history", "history-output", "history-name"});
+    const Args args(argv, with_csv_options(options), {});
     args.expect_positionals(1, "one model (.axm)");
     const std::string output = args.require("output");
     const std::string name = args.has("name") ? args.get("name") : name_from_path(output);
@@ -211,7 +213,11 @@ int cmd_header(const Argv& argv) {
             "\": " + problem + (args.has("name") ? "" : "; give --name")};
     const std::string& path = args.positionals()[0];
     const auto m = tools::open_model(path);
-    const SessionLengths lengths = session_lengths(*m, args);
+    if (!args.has("history") && (args.has("history-output") || args.has("history-name")))
+        throw UsageError{"--history-output and --history-name go with --history HISTORY.csv"};
+    HistoryWindow history;
+    if (args.has("history")) history = read_history_window(args, *m);
+    const SessionLengths lengths = session_lengths(*m, args, history.rows.rows);
     const size_t arena = session_arena_bytes(*m, lengths);
     if (arena == 0) throw tools::ToolError("no arena size for " + lengths.text);
     const FamilyFacts facts = family_facts(*m, lengths);
@@ -258,6 +264,18 @@ int cmd_header(const Argv& argv) {
     line("");
     line("#endif /* " + N + "_AXM_H */");
 
+    if (args.has("history")) {
+        const std::string history_output = args.has("history-output")
+                                               ? args.get("history-output")
+                                               : output.substr(0, output.rfind('.')) + "_history.h";
+        const std::string history_name = args.get("history-name", name + "_history");
+        const std::string bad = identifier_problem(history_name);
+        if (!bad.empty()) throw UsageError{"--history-name must be a C identifier: " + bad};
+        tools::write_file_atomic(history_output, history_header_text(history, history_name, args.get("history")));
+        std::printf("wrote %s: %s[%zu x %zu], the last %zu rows of %s (%s)\n", history_output.c_str(),
+                    history_name.c_str(), history.rows.rows, history.rows.cols, history.rows.rows,
+                    args.get("history").c_str(), history.source.c_str());
+    }
     tools::write_file_atomic(output, h);
     std::printf("wrote %s: %s[%zu], arena %zu bytes for %s\n", output.c_str(), name.c_str(), size, arena,
                 lengths.text.c_str());

@@ -89,6 +89,10 @@ int verify_forecasts(const Args& args, const tools::LoadedModel* model) {
         tools::check_window_fits(*config, window, "--window " + std::to_string(window));
         tools::check_horizon_fits(*config, horizon, "--horizon " + std::to_string(horizon));
     }
+    if (args.has("window")) {
+        const std::string note = tools::window_note(c, window, "--window " + std::to_string(window));
+        if (!note.empty()) std::fprintf(stderr, "note: %s\n", note.c_str());
+    }
     const size_t stride = args.get_size("stride", horizon, 1, kMaxSequenceLength);
 
     const Kernels& k = choose_kernels(args);
@@ -122,6 +126,17 @@ std::vector<std::string> output_names(const tools::LoadedModel& m, const tools::
     const std::vector<std::string> features = tools::feature_names(m.file);
     if (features.size() == cols) return features;
     return numbered_names(tools::family_descriptor(m.family).output_prefix, cols);
+}
+
+// "int8" or "f16" when the model's weights are quantized (any tensor stored so), else null.
+const char* quantized_weights(const tools::LoadedModel& m) {
+    const char* kind = nullptr;
+    for (uint32_t i = 0; i < m.file.tensor_count(); ++i) {
+        const format::DType d = m.file.tensor(i).dtype;
+        if (d == format::DType::i8) return "int8";
+        if (d == format::DType::f16) kind = "f16";
+    }
+    return kind;
 }
 
 void add_errors(std::vector<ColumnError>& errors, const tools::Table& got, const std::vector<float>& ref) {
@@ -161,6 +176,13 @@ int verify_pair(const Args& args, const tools::LoadedModel& model) {
         print_errors("outputs", errors, names);
         const tools::CheckResult r = tools::compare_outputs(got.values, pair.want);
         std::printf("%s\n", tools::describe_difference(r).c_str());
+        if (const char* q = quantized_weights(model))
+            std::printf(
+                "note: the tolerance is float32's, the bound for a faithful float32 conversion; this model's "
+                "weights are %s, so its difference from PyTorch is mostly quantization, not a wrong config. "
+                "verify the float32 conversion with --expected to prove the config, and this model --against it "
+                "to measure what quantization costs\n",
+                q);
         return 0;
     }
     const auto reference = tools::open_model(args.get("against"));

@@ -9,7 +9,7 @@ std::set<std::string> length_options() {
     return options;
 }
 
-SessionLengths session_lengths(const tools::LoadedModel& m, const Args& args) {
+SessionLengths session_lengths(const tools::LoadedModel& m, const Args& args, size_t first_default) {
     const tools::FamilyDescriptor& d = tools::family_descriptor(m.family);
     SessionLengths l;
     l.options = tools::length_options_text(d);
@@ -24,7 +24,8 @@ SessionLengths session_lengths(const tools::LoadedModel& m, const Args& args) {
     size_t* values[2] = {&l.first, &l.second};
     for (size_t i = 0; i < d.length_count(); ++i) {
         const tools::LengthSpec& s = d.lengths[i];
-        *values[i] = args.get_size(s.option, s.default_value(m, limit), 1, s.max_value(m, limit));
+        const size_t fallback = i == 0 && first_default != 0 ? first_default : s.default_value(m, limit);
+        *values[i] = args.get_size(s.option, fallback, 1, s.max_value(m, limit));
     }
     if (d.check_lengths) d.check_lengths(m, l);
     l.text = d.lengths_text(l);

@@ -25,7 +25,9 @@ struct SessionLengths : tools::SessionSize {
 
 // Throws UsageError for another family's length option and ToolError for a length past the model's
 // positions (max_positions).
-SessionLengths session_lengths(const tools::LoadedModel& m, const Args& args);
+// `first_default`, when not 0, replaces the family's default of the first length (header --history: the
+// window its rows give).
+SessionLengths session_lengths(const tools::LoadedModel& m, const Args& args, size_t first_default = 0);
 
 // The model's exact arena for the lengths (0 when they do not fit).
 size_t session_arena_bytes(const tools::LoadedModel& m, const SessionLengths& l);

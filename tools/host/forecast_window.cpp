@@ -19,6 +19,14 @@ size_t default_window(const ForecasterConfig& c) {
     return c.max_positions != 0 && c.max_positions < kDefaultWindow ? c.max_positions : kDefaultWindow;
 }
 
+std::string window_note(const ForecasterConfig& c, size_t window, const std::string& what) {
+    if (c.window == 0 || window == c.window) return "";
+    return what + " differs from the " + std::to_string(c.window) +
+           "-row window the model was trained on (stored by convert): the model runs, but nothing checked "
+           "how well it forecasts from " +
+           std::to_string(window) + " rows; leave --window out to use " + std::to_string(c.window);
+}
+
 void check_window_fits(const ForecasterConfig& c, size_t window, const std::string& what) {
     if (c.head == format::ForecastHead::flatten && window != c.window)
         throw ToolError(what + ": the model's flatten head reads exactly " + std::to_string(c.window) +

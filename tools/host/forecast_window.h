@@ -21,6 +21,10 @@ size_t default_horizon(const ForecasterConfig& c);
 // Throw ToolError when the encoder window / decoder length passes max_positions. `what` says where the
 // length came from (e.g. "--window 65"), for the message.
 void check_window_fits(const ForecasterConfig& c, size_t window, const std::string& what);
+// "" when `window` is the model's training window or the model states none; else a note that forecasts from
+// a window training never saw were not compared with PyTorch. `what` names where it came from ("--window 32").
+std::string window_note(const ForecasterConfig& c, size_t window, const std::string& what);
+
 void check_horizon_fits(const ForecasterConfig& c, size_t horizon, const std::string& what);
 
 }  // namespace ax::tools

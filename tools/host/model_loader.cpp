@@ -3,6 +3,7 @@
 #include "tools/checkpoint/checkpoint.h"
 #include "tools/common/tool_error.h"
 #include "tools/family/family_descriptor.h"
+#include "tools/host/model_file_kind.h"
 
 namespace ax::tools {
 
@@ -25,6 +26,8 @@ void require_family(const LoadedModel& m, format::Family family) {
 std::unique_ptr<LoadedModel> open_model_bytes(const std::vector<uint8_t>& bytes, const std::string& name) {
     auto m = std::make_unique<LoadedModel>();
     m->path = name;
+    const std::string mistake = model_file_mistake(bytes, name);
+    if (!mistake.empty()) throw ToolError(mistake);
     m->bytes = AlignedBuffer(bytes);
     check_status(ModelFile::open(m->bytes.data(), m->bytes.size(), Checksum::verify, &m->file), name);
     m->family = m->file.family();

@@ -206,7 +206,35 @@ struct Frame {
     double left, top, width, height;
 };
 
-void render_grid(std::string& out, const Axis& xs, const Axis& ys, const Frame& f) {
+// A tick's text: the label of its time index when there are labels, else the index.
+std::string x_tick_label(const Axis& xs, double v, const PlotAxis& axis) {
+    if (axis.labels.empty()) return tick_label(xs, v);
+    const double i = std::round(v);
+    if (i < 0 || i >= static_cast<double>(axis.labels.size())) return "";
+    return xml_escape(axis.labels[static_cast<size_t>(i)]);
+}
+
+// Labels such as timestamps are wider than index numbers: fewer ticks, so that neighbours do not overlap.
+Axis labelled_time_axis(Axis xs, const PlotAxis& axis) {
+    size_t widest = 0;
+    for (const std::string& l : axis.labels) widest = std::max(widest, l.size());
+    const double room = kPlotWidth / (kCharWidth * static_cast<double>(widest + 3));
+    // nice_step(2.5 * step) is always the next larger 1-2-5 step.
+    for (int i = 0; i < 64 && room >= 1 && (xs.hi - xs.lo) / xs.step > room; ++i) xs.step = nice_step(xs.step * 2.5);
+    return xs;
+}
+
+void render_marker(std::string& out, const Axis& xs, const Frame& f, const PlotAxis& axis, bool labelled) {
+    if (axis.marker < 0) return;
+    const double x = xs.pos(axis.marker, f.left, f.width);
+    out += "<line x1=\"" + num(x) + "\" y1=\"" + num(f.top) + "\" x2=\"" + num(x) + "\" y2=\"" + num(f.top + f.height) +
+           "\" stroke=\"#777\" stroke-dasharray=\"2 3\"/>\n";
+    if (labelled && !axis.marker_label.empty())
+        out += "<text x=\"" + num(x + 4) + "\" y=\"" + num(f.top + 12) + "\" fill=\"#555\">" +
+               xml_escape(axis.marker_label) + "</text>\n";
+}
+
+void render_grid(std::string& out, const Axis& xs, const Axis& ys, const Frame& f, const PlotAxis& axis) {
     double bottom = f.top + f.height;
     for (double v : ys.ticks()) {
         double y = ys.pos(v, bottom, -f.height);
@@ -219,8 +247,8 @@ void render_grid(std::string& out, const Axis& xs, const Axis& ys, const Frame& 
         double x = xs.pos(v, f.left, f.width);
         out += "<line x1=\"" + num(x) + "\" y1=\"" + num(f.top) + "\" x2=\"" + num(x) + "\" y2=\"" + num(bottom) +
                "\" stroke=\"#e0e0e0\"/>\n";
-        out += "<text x=\"" + num(x) + "\" y=\"" + num(bottom + 16) + "\" text-anchor=\"middle\">" + tick_label(xs, v) +
-               "</text>\n";
+        out += "<text x=\"" + num(x) + "\" y=\"" + num(bottom + 16) + "\" text-anchor=\"middle\">" +
+               x_tick_label(xs, v, axis) + "</text>\n";
     }
     out += "<rect x=\"" + num(f.left) + "\" y=\"" + num(f.top) + "\" width=\"" + num(f.width) + "\" height=\"" +
            num(f.height) + "\" fill=\"none\" stroke=\"#444\"/>\n";
@@ -257,12 +285,14 @@ void render_series(std::string& out, const PlotSeries& s, const std::string& col
     flush();
 }
 
-void render_panel(std::string& out, const PlotPanel& panel, const Axis& xs, double top) {
+void render_panel(std::string& out, const PlotPanel& panel, const Axis& xs, double top, const PlotAxis& axis,
+                  bool first) {
     Frame f{kMarginLeft, top + kPanelTitleHeight, kPlotWidth, kPlotHeight};
     Axis ys = value_axis(panel);
     out += "<g>\n<text x=\"" + num(f.left) + "\" y=\"" + num(top + 15) + "\" font-weight=\"bold\">" +
            xml_escape(panel.title) + "</text>\n";
-    render_grid(out, xs, ys, f);
+    render_grid(out, xs, ys, f, axis);
+    render_marker(out, xs, f, axis, first);
     for (size_t i = 0; i < panel.series.size(); ++i)
         render_series(out, panel.series[i], color_of(panel.series[i], i), xs, ys, f);
     out += "</g>\n";
@@ -271,18 +301,22 @@ void render_panel(std::string& out, const PlotPanel& panel, const Axis& xs, doub
 }  // namespace
 
 std::string render_svg(const std::string& title, const std::vector<PlotPanel>& panels) {
+    return render_svg(title, panels, PlotAxis{});
+}
+
+std::string render_svg(const std::string& title, const std::vector<PlotPanel>& panels, const PlotAxis& axis) {
     std::string body;
     std::vector<LegendEntry> legend = legend_entries(panels);
     int legend_rows = render_legend(body, legend, kTitleHeight);
     double top = kTitleHeight + legend_rows * kLegendRowHeight + 8;
-    Axis xs = time_axis(panels);
+    const Axis xs = axis.labels.empty() ? time_axis(panels) : labelled_time_axis(time_axis(panels), axis);
     for (const PlotPanel& p : panels) {
-        render_panel(body, p, xs, top);
+        render_panel(body, p, xs, top, axis, &p == &panels.front());
         top += kPanelTitleHeight + kPlotHeight + kPanelBelow;
     }
     if (!panels.empty()) {
         body += "<text x=\"" + num(kMarginLeft + kPlotWidth / 2) + "\" y=\"" + num(top + 4) +
-                "\" text-anchor=\"middle\">time step</text>\n";
+                "\" text-anchor=\"middle\">" + xml_escape(axis.caption) + "</text>\n";
     }
     double height = top + kBottom;
 
