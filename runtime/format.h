@@ -130,8 +130,10 @@ inline constexpr EnumName<Revin> kRevinNames[] = {
     {Revin::none, "none"}, {Revin::affine, "affine"}, {Revin::plain, "plain"}};
 constexpr EnumNames<Revin> names_of(Revin) { return names_table(kRevinNames); }
 
-enum class Activation : uint32_t { relu = 0, gelu = 1 };
-inline constexpr EnumName<Activation> kActivationNames[] = {{Activation::relu, "relu"}, {Activation::gelu, "gelu"}};
+// elu: alpha 1 (torch.nn.ELU()), x for x > 0, exp(x) - 1 otherwise.
+enum class Activation : uint32_t { relu = 0, gelu = 1, elu = 2 };
+inline constexpr EnumName<Activation> kActivationNames[] = {
+    {Activation::relu, "relu"}, {Activation::gelu, "gelu"}, {Activation::elu, "elu"}};
 constexpr EnumNames<Activation> names_of(Activation) { return names_table(kActivationNames); }
 
 // How the decoder's key/value caches store their rows (config key kv_cache).

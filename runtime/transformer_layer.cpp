@@ -1,6 +1,7 @@
 #include "runtime/transformer_layer.h"
 
 #include "runtime/attention.h"
+#include "runtime/float_math.h"
 
 namespace ax {
 
@@ -94,10 +95,15 @@ void decoder_tile_forward(const Kernels& k, const LayerOptions& o, const Decoder
 }  // namespace
 
 void activate(const Kernels& k, format::Activation a, float* x, size_t n) {
-    if (a == format::Activation::gelu)
+    if (a == format::Activation::gelu) {
         k.gelu_f32(x, n);
-    else
+    } else if (a == format::Activation::elu) {
+        // The runtime's own exp: the same bits on every port and board.
+        for (size_t i = 0; i < n; ++i)
+            if (!(x[i] > 0.0f)) x[i] = exp_f32(x[i]) - 1.0f;
+    } else {
         k.relu_f32(x, n);
+    }
 }
 
 void LayerScratch::allocate(MemoryPlan& plan, const LayerOptions& o, size_t encoder_rows, size_t max_keys,

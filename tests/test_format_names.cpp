@@ -44,13 +44,19 @@ void check_table(uint32_t first, uint32_t count) {
 TEST_CASE("every format enum value has one name, which parses back to it") {
     check_table<format::Family>(1, 4);
     check_table<format::DType>(0, 3);
-    check_table<format::Activation>(0, 2);
+    check_table<format::Activation>(0, 3);
     check_table<format::PositionalEncoding>(0, 5);
     check_table<format::CacheType>(0, 2);
     check_table<format::MemoryMask>(0, 2);
     check_table<format::Normalization>(0, 3);
     check_table<format::Pooling>(0, 3);
     check_table<format::OutputActivation>(0, 3);
+    check_table<format::ForecastHead>(0, 4);
+    check_table<format::EncoderMask>(0, 2);
+    check_table<format::InputEmbedding>(0, 3);
+    check_table<format::Decoding>(0, 2);
+    check_table<format::Placeholder>(0, 2);
+    check_table<format::Revin>(0, 3);
 }
 
 TEST_CASE("the tools spell and parse the enums through the format tables") {
