@@ -324,3 +324,26 @@ TEST_CASE(
         CHECK(s.config.norm_first);
     }
 }
+
+TEST_CASE("one input Linear shared by the encoder and the decoder, as the author's greedy loop forecasts") {
+    Case c;
+    c.dir = test::fixture_path("forecaster_covariates/shared_embedding");
+    c.history = tools::read_csv(c.dir + "/history.csv");
+    c.forecast = tools::read_csv(c.dir + "/forecast.csv");
+    c.window = c.history.rows;
+    c.horizon = c.forecast.rows;
+    std::vector<std::string> notes;
+    tools::ConvertOptions o;
+    o.checkpoint_path = c.dir + "/model.pt";
+    o.config_path = c.dir + "/config.json";
+    const auto model = tools::load_model_bytes(tools::convert_model(o, &notes), "shared");
+    bool noted = false;
+    for (const std::string& n : notes) noted = noted || n.find("one input Linear, input_layer, feeds both") == 0;
+    CHECK(noted);
+    for (const Kernels* k : test::available_ports()) {
+        INFO("port " << std::string(k->name));
+        tools::HostSession s(*model, *k, c.window, c.horizon);
+        test::check_close(s.forecast(c.history.values.data(), c.window, c.horizon), c.forecast.values,
+                          test::tolerance::forecaster, "forecast");
+    }
+}

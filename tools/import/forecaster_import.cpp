@@ -25,6 +25,7 @@ AxmTensor vector_tensor(Role role, const std::string& name, const std::vector<fl
 
 struct LinearNames {
     std::string src, tgt, generator;  // module prefixes, e.g. "embedding_src"
+    bool shared = false;              // src == tgt: one input Linear feeds both sides
 };
 
 // The Linear modules left once the layer stacks are taken, told apart by name and shape: the input
@@ -44,6 +45,19 @@ LinearNames find_linears(const CheckpointTensors& ck, int64_t d) {
             n.tgt = m;
         else
             rest.push_back(m);
+    }
+    // One input Linear and one generator, no names to go by: the input Linear feeds both sides (a shared
+    // value embedding); the decoder needs one, and there is no other.
+    if (n.src.empty() && n.tgt.empty() && modules.size() == 2) {
+        for (int first = 0; first < 2; ++first) {
+            const auto& in = ck.shape(modules[first] + ".weight");
+            const auto& out = ck.shape(modules[1 - first] + ".weight");
+            if (in[0] == d && out[1] == d && (in[1] != d || out[0] != d)) {
+                n.src = n.tgt = modules[first];
+                n.shared = true;
+                rest = {modules[1 - first]};
+            }
+        }
     }
     std::vector<std::string> gen;
     for (const std::string& m : rest)
@@ -439,6 +453,10 @@ AxmModel import_forecaster(const TensorMap& tensors, const ConvertConfig& config
         add_linear(ck, m, Role::tgt_embed_weight, lin.tgt, d, dec_in);
         add_linear(ck, m, Role::generator_weight, lin.generator, no, d);
         if (dec_in != nf) add_decoder_outputs(m, config, lin.tgt, dec_in, nf, no, variant);
+        if (lin.shared)
+            m.notes.push_back("one input Linear, " + lin.src +
+                              ", feeds both the encoder and the decoder (stored "
+                              "for each)");
         if (config.decoder_positional_encoding) {
             const format::PositionalEncoding dp = *config.decoder_positional_encoding;
             if (dp != format::PositionalEncoding::none && dp != pos.kind)
