@@ -76,11 +76,14 @@ size_t auspex_arena_bytes(const auspex_forecaster* f, size_t max_window, size_t 
  * kernel port of this build. Nothing is allocated afterwards. */
 int auspex_session_init(auspex_forecaster* f, void* arena, size_t arena_bytes, size_t max_window, size_t max_horizon);
 
-/* Autoregressive forecast: history holds `rows` time steps x n_features (raw units, row-major); out gets
- * horizon x n_features values in the same units. Needs n_outputs == n_features. */
+/* A forecast: history holds `rows` time steps x n_features (raw units, row-major); out gets horizon x
+ * n_outputs values in the same units. A step-by-step model feeds its predictions back (its outputs are
+ * what its decoder reads); a one-pass model (an encoder-only head, one-pass decoding, patches) predicts
+ * up to the horizon it was trained on at once (auspex inspect: "forecast:"). */
 int auspex_forecast(auspex_forecaster* f, const float* history, size_t rows, size_t horizon, float* out);
 
-/* One teacher-forced pass, as the PyTorch module's forward(src, tgt): out gets tgt_rows x n_outputs.
+/* One teacher-forced pass, as the PyTorch module's forward(src, tgt): out gets tgt_rows x n_outputs (an
+ * encoder-only model's forward(src) reads no tgt: its horizon, or one row per src row, x n_outputs).
  * model_space != 0 feeds src and tgt to the network as they are; 0 applies the model's stored
  * normalization (raw units in and out). */
 int auspex_run(auspex_forecaster* f, const float* src, size_t src_rows, const float* tgt, size_t tgt_rows,
