@@ -347,3 +347,19 @@ TEST_CASE("one input Linear shared by the encoder and the decoder, as the author
                           test::tolerance::forecaster, "forecast");
     }
 }
+
+TEST_CASE("a forecaster with BatchNorm in place of LayerNorm is refused naming BatchNorm") {
+    const Case c = load_case("last_row_causal");
+    tools::TensorMap tensors = tools::read_checkpoint(c.dir + "/model.pt");
+    // BatchNorm1d(d) keeps weight and bias like LayerNorm, plus its running statistics.
+    tools::HostTensor stats = tensors.at("encoder.layers.0.norm1.weight");
+    tensors["encoder.layers.0.norm1.running_mean"] = stats;
+    tensors["encoder.layers.0.norm1.running_var"] = stats;
+    try {
+        tools::import_model(tensors, tools::read_convert_config(c.dir + "/config.json"));
+        FAIL("a BatchNorm checkpoint converted");
+    } catch (const tools::ToolError& e) {
+        INFO(e.what());
+        CHECK(std::string(e.what()).find("BatchNorm is not supported: encoder.layers.0.norm1 holds BatchNorm") == 0);
+    }
+}

@@ -71,12 +71,16 @@ constexpr const char* kCalibNote =
 
 // Printed once when no check pair ran: nothing compared the result with PyTorch.
 std::string unproven_note(const std::vector<uint8_t>& bytes, const std::string& output) {
-    const tools::FamilyDescriptor& family = tools::family_descriptor(tools::open_model_bytes(bytes, output)->family);
+    const auto model = tools::open_model_bytes(bytes, output);
+    const tools::FamilyDescriptor& family = tools::family_descriptor(model->family);
+    // An encoder-only forecaster's forward(src) takes no target.
+    const bool target = family.check_target != nullptr && !(model->family == format::Family::forecaster &&
+                                                            model->as<Forecaster>().config().encoder_only());
     return std::string(
                "the config is unproven: nothing compared this model with PyTorch, and a config that "
                "loads can still compute something else (nhead, activation, norm_first, layer_norm_eps, "
                "...). Prove it by converting with --check-input IN --check-output PYTORCH_OUT.csv") +
-           (family.check_target ? " --check-target TGT" : "") +
+           (target ? " --check-target TGT" : "") +
            ", the input and output of one forward call of the trained module in eval mode (see \"Proving a "
            "conversion against PyTorch\" in docs/importing-models.md)";
 }

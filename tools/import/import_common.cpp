@@ -121,6 +121,18 @@ void CheckpointTensors::check_all_used(const std::string& family) const {
     for (const auto& [name, t] : tensors_)
         if (!used_.count(name)) left.push_back(name + " " + shape_text(t.shape));
     if (left.empty()) return;
+    // BatchNorm's running statistics: a norm the runtime does not have, named as such rather than as leftovers.
+    for (const auto& [name, t] : tensors_) {
+        if (used_.count(name)) continue;
+        for (const char* stat : {".running_mean", ".running_var", ".num_batches_tracked"}) {
+            const size_t n = std::char_traits<char>::length(stat);
+            if (name.size() > n && name.compare(name.size() - n, n, stat) == 0)
+                throw ToolError("BatchNorm is not supported: " + name.substr(0, name.size() - n) +
+                                " holds BatchNorm running statistics, and auspex's layers normalize with LayerNorm "
+                                "(as nn.TransformerEncoderLayer does); a " +
+                                family + " with BatchNorm1d in place of LayerNorm cannot be converted");
+        }
+    }
     std::string list;
     for (size_t i = 0; i < left.size() && i < 8; ++i) list += (i ? ", " : "") + left[i];
     if (left.size() > 8) list += ", ... (" + std::to_string(left.size()) + " in all)";
