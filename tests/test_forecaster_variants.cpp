@@ -363,3 +363,36 @@ TEST_CASE("a forecaster with BatchNorm in place of LayerNorm is refused naming B
         CHECK(std::string(e.what()).find("BatchNorm is not supported: encoder.layers.0.norm1 holds BatchNorm") == 0);
     }
 }
+
+TEST_CASE("--find-config reads one-pass decoding off a check pair whose output is shorter than its target") {
+    // Informer's forward(x_enc, x_dec) returns its last horizon rows; x_dec is label_len observed rows and
+    // zero placeholders. From {"arch"} and that pair the search finds decoding, horizon, label_len,
+    // placeholder and nhead.
+    const Case c = load_case("informer_zeros");
+    const auto temp = [](const char* what) {
+        return std::filesystem::temp_directory_path() / ("auspex_onepass_" + std::to_string(::getpid()) + "_" + what);
+    };
+    const auto tgt_path = temp("tgt.csv"), config_path = temp("config.json");
+    {
+        std::ofstream tgt(tgt_path);
+        tgt.precision(9);  // every float32 exactly
+        tgt << "x,y\n";
+        for (size_t r = c.window - 6; r < c.window; ++r) tgt << c.history.at(r, 0) << "," << c.history.at(r, 1) << "\n";
+        for (size_t r = 0; r < c.horizon; ++r) tgt << "0,0\n";
+        std::ofstream(config_path) << R"({"arch": "forecaster"})";
+    }
+    tools::CheckFiles files;
+    files.input = c.dir + "/history.csv";
+    files.target = tgt_path.string();
+    files.output = c.dir + "/forecast.csv";
+    const tools::ConfigSearch s =
+        tools::search_config(tools::read_checkpoint(c.dir + "/model.pt"), config_path.string(), files);
+    std::filesystem::remove(tgt_path);
+    std::filesystem::remove(config_path);
+    REQUIRE(s.found);
+    CHECK(s.config.decoding == format::Decoding::one_pass);
+    CHECK(s.config.horizon == 10);
+    CHECK(s.config.label_len == 6);
+    CHECK(s.config.placeholder == format::Placeholder::zeros);
+    CHECK(s.config.nhead == 2);
+}

@@ -223,13 +223,36 @@ AxmModel probe_import(const TensorMap& tensors, ConvertConfig& probe,
     }
 }
 
+// A forward(x_enc, x_dec) that returns fewer rows than x_dec holds is one-pass decoding (the Informer
+// convention: its last horizon rows); the rows before them are label_len, and what x_dec holds after them
+// says the placeholder. The keys are added to the user's config; a pair without fewer rows leaves it as is.
+JsonValue with_one_pass_decoding(const JsonValue& user, const CheckPair& pair) {
+    const size_t rows = pair.tgt.rows, horizon = pair.want.rows;
+    if (horizon == 0 || rows <= horizon || pair.tgt.cols == 0) return user;
+    const size_t label = rows - horizon, cols = pair.tgt.cols;
+    bool zeros = true, last = label > 0;
+    for (size_t r = label; r < rows; ++r)
+        for (size_t c = 0; c < cols; ++c) {
+            zeros = zeros && pair.tgt.at(r, c) == 0.0f;
+            last = last && pair.tgt.at(r, c) == pair.tgt.at(label - 1, c);
+        }
+    std::vector<std::pair<std::string, JsonValue>> members = user.as_object("config");
+    members.emplace_back(config_key_name(ConfigKey::decoding), JsonValue::make_string("one_pass"));
+    members.emplace_back(config_key_name(ConfigKey::horizon), JsonValue::make_integer(horizon));
+    members.emplace_back(config_key_name(ConfigKey::label_len), JsonValue::make_integer(label));
+    if (zeros || last)
+        members.emplace_back(config_key_name(ConfigKey::placeholder),
+                             JsonValue::make_string(zeros ? "zeros" : "last_value"));
+    return JsonValue::make_object(std::move(members));
+}
+
 }  // namespace
 
 ConfigSearch search_config(const TensorMap& tensors, const std::string& config_path, const CheckFiles& files) {
     const std::string source = config_path.empty() ? "config" : config_path;
-    const JsonValue user = base_json(tensors, config_path);
+    JsonValue user = base_json(tensors, config_path);
     const bool nhead_stated = user.is_object() && user.find(config_key_name(ConfigKey::nhead));
-    const ConvertConfig base = parse_base(user, source);
+    ConvertConfig base = parse_base(user, source);
 
     // The base import tells d_model and the family (and reports a checkpoint no candidate can fix).
     ConvertConfig probe = base;
@@ -237,6 +260,15 @@ ConfigSearch search_config(const TensorMap& tensors, const std::string& config_p
     const AxmModel probe_model = probe_import(tensors, probe, base.positional_encoding);
     const int64_t d = config_record(probe_model, format::ConfigKey::d_model);
     const CheckPair pair = read_check_pair(files, probe_model.family);
+    if (probe_model.family == format::Family::forecaster && !base.decoding &&
+        config_record(probe_model, format::ConfigKey::decoder_layers) > 0) {
+        user = with_one_pass_decoding(user, pair);
+        base = parse_base(user, source);
+        probe.decoding = base.decoding;
+        probe.horizon = base.horizon;
+        probe.label_len = base.label_len;
+        probe.placeholder = base.placeholder;
+    }
 
     std::vector<int64_t> heads;
     for (int64_t h = 1; h <= d; ++h)
