@@ -56,7 +56,8 @@ void scores_lanes(const float* q, const int8_t* k, const float* kscale, size_t s
         vst1q_f32(s, sum);
         for (size_t l = 0; l < 4; ++l) scores[j + l] = (s[l] * kscale[j + l]) * scale;
     }
-    if (j < n_keys) generic::attention_scores_i8(q, k + j * stride, kscale + j, stride, n_keys - j, n, scale, scores + j);
+    if (j < n_keys)
+        generic::attention_scores_i8(q, k + j * stride, kscale + j, stride, n_keys - j, n, scale, scores + j);
 }
 
 // Keys [0, n_keys) into out[0, n), four lanes of outputs per vector, up to four vectors kept across the keys.
@@ -114,7 +115,8 @@ void scores_scalar(const float* q, const int8_t* k, const float* kscale, size_t 
         scores[j + 2] = (s2 * kscale[j + 2]) * scale;
         scores[j + 3] = (s3 * kscale[j + 3]) * scale;
     }
-    if (j < n_keys) generic::attention_scores_i8(q, k + j * stride, kscale + j, stride, n_keys - j, n, scale, scores + j);
+    if (j < n_keys)
+        generic::attention_scores_i8(q, k + j * stride, kscale + j, stride, n_keys - j, n, scale, scores + j);
 }
 
 // Four outputs kept in registers across all keys: out is loaded and stored once per four outputs, not once
@@ -166,7 +168,8 @@ void attention_values_i8(const float* p, const int8_t* v, const float* vscale, s
     if (n_keys < (size_t{1} << 20) && all_lane_safe(out, n))
         while (lanes < n_keys && lane_safe(p[lanes] * vscale[lanes])) ++lanes;
     if (lanes > 0) values_lanes(p, v, vscale, stride, lanes, n, out);
-    if (lanes < n_keys) generic::attention_values_i8(p + lanes, v + lanes * stride, vscale + lanes, stride, n_keys - lanes, n, out);
+    if (lanes < n_keys)
+        generic::attention_values_i8(p + lanes, v + lanes * stride, vscale + lanes, stride, n_keys - lanes, n, out);
 #else
     values_scalar(p, v, vscale, stride, n_keys, n, out);
 #endif
