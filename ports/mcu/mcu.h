@@ -19,13 +19,17 @@
 //   sums (scores) or a block of outputs (values) kept in registers across keys; scalar FPU code on every core.
 // - attention_scores_i8, attention_values_i8: the same over int8 caches; Helium: in lanes where no subnormal
 //   or NaN can arise.
+// - layer_norm_f32, relu_f32, add_f32: generic's operations in generic's order, four elements per loop pass.
 #define AX_MCU_KERNELS(X)   \
     X(linear_i8)            \
     X(quantize_rows_i8)     \
     X(attention_scores_f32) \
     X(attention_values_f32) \
     X(softmax_f32)          \
+    X(layer_norm_f32)       \
     X(gelu_f32)             \
+    X(relu_f32)             \
+    X(add_f32)              \
     X(attention_scores_i8)  \
     X(attention_values_i8)
 

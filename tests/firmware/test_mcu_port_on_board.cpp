@@ -1,7 +1,8 @@
 // On the board: the mcu port's int8 product (the DSP and Helium register tiles of one and two rows), its
-// int8 quantization and its attention (float and int8 caches) give generic's bits, on shapes with every tail of the
-// 4-input (DSP) and 16-input (Helium) steps, odd row and output counts, unaligned buffers, and operands that
-// force the Helium paths' scalar fallbacks (tiny or huge scales, subnormal or NaN biases, queries, weights).
+// int8 quantization, its attention (float and int8 caches), layer norm, ReLU and add give generic's bits, on shapes
+// with every tail of the 4-input (DSP) and 16-input (Helium) steps, odd row and output counts, unaligned buffers, and
+// operands that force the Helium paths' scalar fallbacks (tiny or huge scales, subnormal or NaN biases, queries,
+// weights).
 #include "tests/firmware/doctest_config.h"
 
 #include <cmath>
@@ -278,4 +279,43 @@ TEST_CASE("the mcu port's float attention on the board is bit-identical to gener
     }
     CHECK(mismatches == 0);
     CHECK(cases == 12 * 9);
+}
+
+TEST_CASE("the mcu port's layer norm, ReLU and add on the board are bit-identical to generic") {
+    const ax::Kernels* mcu = ax::kernels_by_name("mcu");
+    if (!mcu) return;
+    const ax::Kernels& ref = ax::generic_kernels();
+    constexpr size_t kMaxN = 131;
+    static float x[kMaxN + 1], gamma[kMaxN], beta[kMaxN], want[kMaxN + 1], got[kMaxN + 1];
+    BitsRng rng{0xbeefu};
+    size_t mismatches = 0;
+    for (size_t n : {1u, 2u, 3u, 4u, 5u, 7u, 8u, 9u, 31u, 64u, 127u, 128u, 131u}) {
+        for (size_t i = 0; i < n; ++i) {
+            x[i] = rng.uniform(3.0f) + (i % 5 == 0 ? 10.0f : 0.0f);
+            gamma[i] = rng.uniform(1.5f);
+            beta[i] = rng.uniform(0.5f);
+        }
+        x[n / 2] = -0.0f;
+        ref.layer_norm_f32(x, n, gamma, beta, 1e-5f, want);
+        mcu->layer_norm_f32(x, n, gamma, beta, 1e-5f, got);
+        size_t bad = count_mismatches(want, got, n);
+        for (size_t i = 0; i < n; ++i) want[i] = got[i] = x[i];  // in place, as the layers call it
+        ref.layer_norm_f32(want, n, gamma, beta, 1e-5f, want);
+        mcu->layer_norm_f32(got, n, gamma, beta, 1e-5f, got);
+        bad += count_mismatches(want, got, n);
+        for (size_t i = 0; i < n; ++i) want[i] = got[i] = x[i];
+        ref.add_f32(want, gamma, n);
+        mcu->add_f32(got, gamma, n);
+        bad += count_mismatches(want, got, n);
+        want[0] = got[0] = std::numeric_limits<float>::quiet_NaN();
+        ref.relu_f32(want, n);
+        mcu->relu_f32(got, n);
+        for (size_t i = 0; i < n; ++i) bad += float_bits(want[i]) != float_bits(got[i]);  // NaN -> +0 in both
+        if (bad) {
+            INFO("n " << n);
+            CHECK(bad == 0);
+        }
+        mismatches += bad;
+    }
+    CHECK(mismatches == 0);
 }
