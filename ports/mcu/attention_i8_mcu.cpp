@@ -119,11 +119,35 @@ void scores_scalar(const float* q, const int8_t* k, const float* kscale, size_t 
         generic::attention_scores_i8(q, k + j * stride, kscale + j, stride, n_keys - j, n, scale, scores + j);
 }
 
-// Four outputs kept in registers across all keys: out is loaded and stored once per four outputs, not once
-// per key.
+// Eight (then four) outputs kept in registers across all keys: out is loaded and stored once per block, not
+// once per key.
 void values_scalar(const float* p, const int8_t* v, const float* vscale, size_t stride, size_t n_keys, size_t n,
                    float* out) {
     size_t c = 0;
+    for (; c + 8 <= n; c += 8) {  // eight outputs: one weight per eight products
+        float o0 = out[c], o1 = out[c + 1], o2 = out[c + 2], o3 = out[c + 3];
+        float o4 = out[c + 4], o5 = out[c + 5], o6 = out[c + 6], o7 = out[c + 7];
+        const int8_t* vj = v + c;
+        for (size_t j = 0; j < n_keys; ++j, vj += stride) {
+            const float a = p[j] * vscale[j];
+            o0 = o0 + a * static_cast<float>(vj[0]);
+            o1 = o1 + a * static_cast<float>(vj[1]);
+            o2 = o2 + a * static_cast<float>(vj[2]);
+            o3 = o3 + a * static_cast<float>(vj[3]);
+            o4 = o4 + a * static_cast<float>(vj[4]);
+            o5 = o5 + a * static_cast<float>(vj[5]);
+            o6 = o6 + a * static_cast<float>(vj[6]);
+            o7 = o7 + a * static_cast<float>(vj[7]);
+        }
+        out[c] = o0;
+        out[c + 1] = o1;
+        out[c + 2] = o2;
+        out[c + 3] = o3;
+        out[c + 4] = o4;
+        out[c + 5] = o5;
+        out[c + 6] = o6;
+        out[c + 7] = o7;
+    }
     for (; c + 4 <= n; c += 4) {
         float o0 = out[c], o1 = out[c + 1], o2 = out[c + 2], o3 = out[c + 3];
         const int8_t* vj = v + c;
