@@ -36,16 +36,42 @@ void feed_forward_tile(const Kernels& k, const LayerOptions& o, const Linear& ff
     add_residual(k, o, norm, x, n, s);
 }
 
+// A sublayer's input rows, as floats or (an int8 layer's, when several products read them) already quantized.
+struct RowsIn {
+    const float* x = nullptr;
+    const int8_t* q = nullptr;  // with scales: quantize_rows_i8's output for x
+    const float* scales = nullptr;
+};
+
+// Rows in[0, n) quantized once into s.quant for the int8 products that all read them (n <= s.tile, width d):
+// a row's quantization depends on that row only, so no bit changes. Float layers keep the float rows.
+RowsIn shared_input(const Kernels& k, const Linear& l, const float* x, size_t n, size_t d, LayerScratch& s) {
+    RowsIn in;
+    in.x = x;
+    if (l.dtype != format::DType::i8) return in;
+    k.quantize_rows_i8(x, n, d, s.quant.q, s.quant.scales);
+    in.q = s.quant.q;
+    in.scales = s.quant.scales;
+    return in;
+}
+
+void project(const Kernels& k, const Linear& l, const RowsIn& in, size_t n, float* y, LayerScratch& s) {
+    if (in.q != nullptr)
+        linear_forward_i8(k, l, in.q, in.scales, n, y);
+    else
+        linear_forward(k, l, in.x, n, y, s.quant);
+}
+
 // Keys or values of rows [0, n) (layer `p`'s output rows [first, first + d)) into cache rows [at, at + n):
 // straight into a float cache, or through s.tmp (free until the sublayer's output projection) and per-row
 // quantization into an int8 one.
-void project_into_cache(const Kernels& k, const Linear& p, size_t first, size_t d, const float* in, size_t n,
+void project_into_cache(const Kernels& k, const Linear& p, size_t first, size_t d, const RowsIn& in, size_t n,
                         void* cache, float* scales, CacheType type, size_t at, LayerScratch& s) {
     if (type == CacheType::f32) {
-        linear_forward(k, p.slice(first, d), in, n, static_cast<float*>(cache) + at * d, s.quant);
+        project(k, p.slice(first, d), in, n, static_cast<float*>(cache) + at * d, s);
         return;
     }
-    linear_forward(k, p.slice(first, d), in, n, s.tmp, s.quant);
+    project(k, p.slice(first, d), in, n, s.tmp, s);
     k.quantize_rows_i8(s.tmp, n, d, static_cast<int8_t*>(cache) + at * d, scales + at);
 }
 
@@ -71,9 +97,9 @@ void decoder_tile_forward(const Kernels& k, const LayerOptions& o, const Decoder
     const size_t d = o.d_model;
     const size_t head_dim = d / o.nhead;
     {
-        const float* in = sublayer_input(k, o, w.norm1, x, n, s);
         const Linear& p = w.self_attn.in_proj;
-        linear_forward(k, p.slice(0, d), in, n, s.q, s.quant);
+        const RowsIn in = shared_input(k, p, sublayer_input(k, o, w.norm1, x, n, s), n, d, s);
+        project(k, p.slice(0, d), in, n, s.q, s);
         project_into_cache(k, p, d, d, in, n, self_cache.key, self_cache.key_scale, self_cache.type, first, s);
         project_into_cache(k, p, 2 * d, d, in, n, self_cache.value, self_cache.value_scale, self_cache.type, first, s);
         const AttentionInput a = cache_attention(s.q, self_cache, d, n, first + n, first, true, self_valid);
@@ -117,9 +143,31 @@ void LayerScratch::allocate(MemoryPlan& plan, const LayerOptions& o, size_t enco
             ? plan.alloc<float>(enc ? "encoder tile: normed rows" : "decoder tile: normed rows", tile * d, first, last)
             : nullptr;
     q = plan.alloc<float>(enc ? "encoder tile: queries" : "decoder tile: queries", tile * d, first, last);
-    tmp = plan.alloc<float>(enc ? "encoder tile: sublayer out" : "decoder tile: sublayer out", tile * d, first, last);
-    ff = plan.alloc<float>(enc ? "encoder tile: feed-forward" : "decoder tile: feed-forward", tile * o.dim_feedforward,
-                           first, last);
+    const uint64_t tmp_floats = uint64_t{tile} * d;
+    const uint64_t ff_floats = uint64_t{tile} * o.dim_feedforward;
+    if (enc && o.int8_encoder_attention) {
+        // The encoder's int8 rows of all heads share the bytes of the sublayer-output and feed-forward tiles:
+        // the head loop reads them and uses neither tile, the output projection and feed-forward run after it.
+        // One buffer, the sublayer tile first (rounded to whole 64-byte lines so that the feed-forward tile
+        // starts on one), which grows only where the rows do not fit.
+        const uint64_t tmp_span = (tmp_floats + 15) / 16 * 16;
+        const uint64_t xq_floats = (uint64_t{encoder_rows} * d + sizeof(float) - 1) / sizeof(float);
+        const uint64_t rows_floats = xq_floats + encoder_rows;
+        float* both =
+            plan.alloc<float>("encoder tile: sublayer out, feed-forward; int8 rows, all heads",
+                              tmp_span + ff_floats > rows_floats ? tmp_span + ff_floats : rows_floats, first, last);
+        tmp = both;
+        ff = both != nullptr ? both + tmp_span : nullptr;
+        x_q = reinterpret_cast<int8_t*>(both);
+        x_q_scales = both != nullptr ? both + xq_floats : nullptr;
+    } else {
+        tmp = plan.alloc<float>(enc ? "encoder tile: sublayer out" : "decoder tile: sublayer out", tmp_floats, first,
+                                last);
+        ff = plan.alloc<float>(enc ? "encoder tile: feed-forward" : "decoder tile: feed-forward", ff_floats, first,
+                               last);
+        x_q = nullptr;
+        x_q_scales = nullptr;
+    }
     if (enc) {
         const size_t head_dim = d / o.nhead;
         att = plan.alloc<float>("encoder attention output", uint64_t{encoder_rows} * d, first, last);
@@ -157,37 +205,61 @@ void encoder_layer_forward(const Kernels& k, const LayerOptions& o, const Encode
     const size_t d = o.d_model;
     const size_t head_dim = d / o.nhead;
     const Linear& p = w.self_attn.in_proj;
-    // Post-norm int8 rows that all fit the quantization scratch are quantized once for the 3 x nhead
-    // products of the head loop, not once per product (a row's quantization depends on that row only: no
-    // bit changes). s.quant is not otherwise used until the loop ends.
-    const bool x_quantized = p.dtype == format::DType::i8 && !o.norm_first && rows <= s.quant.rows;
-    if (x_quantized) k.quantize_rows_i8(x, rows, d, s.quant.q, s.quant.scales);
-    const auto project = [&](const Linear& l, const float* in, size_t r, size_t n, float* y) {
-        if (x_quantized)
-            linear_forward_i8(k, l, s.quant.q + r * d, s.quant.scales + r, n, y);
-        else
-            linear_forward(k, l, in, n, y, s.quant);
+    // An int8 projection reads every row quantized once for the 3 x nhead products of the head loop, not once
+    // per product (a row's quantization depends on that row only: no bit changes); pre-norm rows are
+    // normalized once too. Into s.x_q when the plan holds it; else post-norm rows that fit s.quant go there
+    // (s.quant is not otherwise used until the loop ends), and other rows are quantized per product.
+    const int8_t* xq = nullptr;
+    const float* xscales = nullptr;
+    if (p.dtype == format::DType::i8 && s.x_q != nullptr) {
+        if (o.norm_first) {
+            for (size_t r = 0; r < rows; r += s.tile) {
+                const size_t n = min_of(s.tile, rows - r);
+                k.quantize_rows_i8(sublayer_input(k, o, w.norm1, x + r * d, n, s), n, d, s.x_q + r * d,
+                                   s.x_q_scales + r);
+            }
+        } else {
+            k.quantize_rows_i8(x, rows, d, s.x_q, s.x_q_scales);
+        }
+        xq = s.x_q;
+        xscales = s.x_q_scales;
+    } else if (p.dtype == format::DType::i8 && !o.norm_first && rows <= s.quant.rows) {
+        k.quantize_rows_i8(x, rows, d, s.quant.q, s.quant.scales);
+        xq = s.quant.q;
+        xscales = s.quant.scales;
+    }
+    // Rows [r, r + n) of the projection's input: quantized above, x itself (post-norm) or a tile normalized
+    // into s.h (pre-norm).
+    const auto input = [&](size_t r, size_t n) {
+        RowsIn in;
+        if (xq != nullptr) {
+            in.q = xq + r * d;
+            in.scales = xscales + r;
+        } else {
+            in.x = sublayer_input(k, o, w.norm1, x + r * d, n, s);
+        }
+        return in;
     };
+    // Rows that need no normalizing here are read whole: every row in one product for keys and values (a small
+    // head's projection is mostly call and packing overhead per tile), nhead tiles for queries.
+    const bool whole = xq != nullptr || !o.norm_first;
     // Self-attention, head by head: the head's keys and values for every row, then its queries a tile at a
     // time, each query row's scores over all keys. x stays unchanged until every head is done.
     for (size_t h = 0; h < o.nhead; ++h) {
         const size_t col = h * head_dim;
-        // Post-norm reads x itself: every row in one product (a small head's projection is mostly call and
-        // packing overhead per tile). Pre-norm normalizes a tile at a time into s.h.
-        const size_t kv_tile = o.norm_first ? s.tile : rows;
+        const size_t kv_tile = whole ? rows : s.tile;
         for (size_t r = 0; r < rows; r += kv_tile) {
             const size_t n = min_of(kv_tile, rows - r);
-            const float* in = sublayer_input(k, o, w.norm1, x + r * d, n, s);
-            project(p.slice(d + col, head_dim), in, r, n, s.head_k + r * head_dim);
-            project(p.slice(2 * d + col, head_dim), in, r, n, s.head_v + r * head_dim);
+            const RowsIn in = input(r, n);
+            project(k, p.slice(d + col, head_dim), in, n, s.head_k + r * head_dim, s);
+            project(k, p.slice(2 * d + col, head_dim), in, n, s.head_v + r * head_dim, s);
         }
-        // Queries: s.q holds a tile of rows of every head, so nhead tiles of this head's (post-norm: the input
-        // is x itself, not a tile normalized into s.h), and attention takes as many rows per call.
-        const size_t q_tile = o.norm_first ? s.tile : s.tile * o.nhead;
+        // Queries: s.q holds a tile of rows of every head, so nhead tiles of this head's, and attention takes as
+        // many rows per call.
+        const size_t q_tile = whole ? s.tile * o.nhead : s.tile;
         for (size_t r = 0; r < rows; r += q_tile) {
             const size_t n = min_of(q_tile, rows - r);
-            const float* in = sublayer_input(k, o, w.norm1, x + r * d, n, s);
-            project(p.slice(col, head_dim), in, r, n, s.q);
+            project(k, p.slice(col, head_dim), input(r, n), n, s.q, s);
             const AttentionInput a{s.q, head_dim, s.head_k, s.head_v, head_dim, n, rows, r, causal, key_valid};
             attend(k, a, 1, head_dim, s.scores, s.att + r * d + col, d);
         }
@@ -207,9 +279,10 @@ void decoder_layer_prepare_memory(const Kernels& k, const LayerOptions& o, const
     const size_t rows = min_of(mem_rows, cross.capacity);
     for (size_t r = 0; r < rows; r += s.tile) {
         const size_t n = min_of(s.tile, rows - r);
-        const float* in = memory + r * d;
-        project_into_cache(k, w.cross_attn.in_proj, d, d, in, n, cross.key, cross.key_scale, cross.type, r, s);
-        project_into_cache(k, w.cross_attn.in_proj, 2 * d, d, in, n, cross.value, cross.value_scale, cross.type, r, s);
+        const Linear& p = w.cross_attn.in_proj;
+        const RowsIn in = shared_input(k, p, memory + r * d, n, d, s);
+        project_into_cache(k, p, d, d, in, n, cross.key, cross.key_scale, cross.type, r, s);
+        project_into_cache(k, p, 2 * d, d, in, n, cross.value, cross.value_scale, cross.type, r, s);
     }
 }
 

@@ -45,6 +45,9 @@ struct LayerOptions {
     bool norm_first = false;
     format::Activation activation = format::Activation::relu;
     float eps = 1e-5f;
+    // Some encoder layer's attention input projection has int8 weights: the encoder's scratch then holds every
+    // row quantized, once per layer for all heads and projections (LayerScratch::x_q).
+    bool int8_encoder_attention = false;
 };
 
 // Rows per tile: the encoder's projections, feed-forward and residual steps and every decoder step work on
@@ -77,7 +80,12 @@ struct LayerScratch {
     float* head_v = nullptr;  // encoder only: one head's values [max_rows, head_dim]
     float* scores = nullptr;  // [max_keys]: one query row of one head
     QuantScratch quant;       // [tile, max(d, dim_feedforward, max_in)]
-    size_t tile = kRowTile;   // rows per tile: row_tile(options)
+    // Encoder with o.int8_encoder_attention only (else null): every row's attention input (x, or its LayerNorm
+    // when pre-norm) quantized once per layer, read by the 3 x nhead products of the head loop. In the bytes
+    // of tmp and ff (free during the head loop), which grow to hold them where needed.
+    int8_t* x_q = nullptr;        // [max_rows, d]
+    float* x_q_scales = nullptr;  // [max_rows]
+    size_t tile = kRowTile;       // rows per tile: row_tile(options)
 
     // encoder_rows > 0: the encoder's scratch for sequences up to that length (max_keys = encoder_rows);
     // encoder_rows == 0: the decoder's, whose attention sees up to max_keys keys. Live in [first, last].

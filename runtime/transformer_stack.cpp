@@ -62,6 +62,12 @@ Status read_stack_config(const ModelFile& f, size_t min_decoder_layers, StackCon
         if (c.decoder_layers == 0 && c.kv_cache != CacheType::f32)
             return Status::error(StatusCode::bad_model, "an int8 kv_cache without decoder layers");
     }
+    // Sizes the encoder's all-rows int8 scratch (LayerScratch::x_q); binding checks the tensors later.
+    for (size_t i = 0; i < c.encoder_layers; ++i) {
+        TensorView t;
+        if (f.find(Role::enc_attn_in_weight, static_cast<uint16_t>(i), &t) && t.dtype == format::DType::i8)
+            l.int8_encoder_attention = true;
+    }
     *out = c;
     return Status::ok();
 }

@@ -15,11 +15,23 @@
 //   place of libm's nearbyintf (four lanes on Helium).
 // - softmax_f32, gelu_f32: Helium (MVE with float): the reference's exp and erf on four lanes, bit-identical
 //   to generic; other cores: generic.
-#define AX_MCU_KERNELS(X) \
-    X(linear_i8)          \
-    X(quantize_rows_i8)   \
-    X(softmax_f32)        \
-    X(gelu_f32)
+// - attention_scores_f32, attention_values_f32: generic's float operations in generic's order, several keys'
+//   sums (scores) or a block of outputs (values) kept in registers across keys; scalar FPU code on every core.
+// - attention_scores_i8, attention_values_i8: the same over int8 caches; Helium: in lanes where no subnormal
+//   or NaN can arise.
+// - layer_norm_f32, relu_f32, add_f32: generic's operations in generic's order, four elements per loop pass.
+#define AX_MCU_KERNELS(X)   \
+    X(linear_i8)            \
+    X(quantize_rows_i8)     \
+    X(attention_scores_f32) \
+    X(attention_values_f32) \
+    X(softmax_f32)          \
+    X(layer_norm_f32)       \
+    X(gelu_f32)             \
+    X(relu_f32)             \
+    X(add_f32)              \
+    X(attention_scores_i8)  \
+    X(attention_values_i8)
 
 namespace ax::mcu {
 

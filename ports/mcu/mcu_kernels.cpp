@@ -1,5 +1,5 @@
-// The Cortex-M port's kernel table: generic, with the int8 products, the int8 quantization and (on Helium)
-// GELU replaced; softmax goes through the port's entry, which is generic's for now (softmax_gelu_mcu.cpp says why).
+// The Cortex-M port's kernel table: generic, with the entries of AX_MCU_KERNELS (mcu.h) replaced; on cores
+// without Helium, softmax and GELU go through the port's entries, which are generic's.
 // A constant table (no run-time initialization, nothing in .bss).
 #include "ports/generic/generic.h"
 #include "ports/mcu/mcu.h"

@@ -1,7 +1,8 @@
-// On the board: the mcu port's int8 product (the DSP and Helium register tiles of one and two rows) and its
-// int8 quantization give generic's bits, on shapes with every tail of the 4-input (DSP) and 16-input (Helium)
-// steps, odd row and output counts, unaligned buffers, and scales and biases that force the Helium
-// epilogue's scalar path (tiny or huge scales, subnormal or NaN biases).
+// On the board: the mcu port's int8 product (the DSP and Helium register tiles of one and two rows), its
+// int8 quantization, its attention (float and int8 caches), layer norm, ReLU and add give generic's bits, on shapes
+// with every tail of the 4-input (DSP) and 16-input (Helium) steps, odd row and output counts, unaligned buffers, and
+// operands that force the Helium paths' scalar fallbacks (tiny or huge scales, subnormal or NaN biases, queries,
+// weights).
 #include "tests/firmware/doctest_config.h"
 
 #include <cmath>
@@ -146,6 +147,175 @@ TEST_CASE("the mcu port's quantize_rows_i8 on the board is bit-identical to gene
             }
             mismatches += bad;
         }
+    }
+    CHECK(mismatches == 0);
+}
+
+namespace {
+
+// generic's bits, or both NaN (which operand's payload an operation passes on is the compiler's choice).
+size_t count_mismatches(const float* want, const float* got, size_t n) {
+    size_t bad = 0;
+    for (size_t i = 0; i < n; ++i) {
+        const bool both_nan = want[i] != want[i] && got[i] != got[i];
+        if (!both_nan && float_bits(want[i]) != float_bits(got[i])) ++bad;
+    }
+    return bad;
+}
+
+}  // namespace
+
+TEST_CASE("the mcu port's int8-cache attention on the board is bit-identical to generic, edge operands included") {
+    const ax::Kernels* mcu = ax::kernels_by_name("mcu");
+    if (!mcu) return;
+    const ax::Kernels& ref = ax::generic_kernels();
+    const float denorm = std::numeric_limits<float>::denorm_min();
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    constexpr size_t kMaxKeys = 49, kMaxN = 65, kStrideExtra = 3;
+    static int8_t kv[kMaxKeys * (kMaxN + kStrideExtra) + 4];
+    static float q[kMaxN + 4], scales[kMaxKeys + 4], p[kMaxKeys + 4];
+    static float want[kMaxKeys + kMaxN + 4], got[kMaxKeys + kMaxN + 4];
+    BitsRng rng{0x5eed1234u};
+    size_t index = 0, mismatches = 0, cases = 0;
+    for (size_t n : {1u, 3u, 4u, 5u, 8u, 15u, 16u, 17u, 20u, 31u, 32u, 33u, 65u}) {
+        for (size_t n_keys : {1u, 2u, 3u, 4u, 5u, 7u, 8u, 9u, 17u, 49u}) {
+            ++index;
+            const size_t stride = n + index % (kStrideExtra + 1);  // rows packed or a few bytes apart
+            const size_t off = index % 2;
+            int8_t* rows = kv + off;
+            for (size_t i = 0; i < n_keys * stride; ++i) rows[i] = rnd_i8(rng);
+            for (size_t i = 0; i < n; ++i) q[i] = rng.uniform(2.0f);
+            for (size_t j = 0; j < n_keys; ++j) scales[j] = 1e-3f + 0.05f * std::fabs(rng.uniform(1.0f));
+            for (size_t j = 0; j < n_keys; ++j) p[j] = std::fabs(rng.uniform(1.0f));
+            float out_start[kMaxN];
+            for (size_t c = 0; c < n; ++c) out_start[c] = index % 3 == 0 ? 0.0f : rng.uniform(1.0f);
+            // Operands the lanes cannot take, one per shape on most shapes: tiny, subnormal, huge or NaN
+            // queries; tiny or subnormal weights (keys from there on take generic's loop) and start values.
+            switch (index % 10) {
+                case 1:
+                    q[n / 2] = (index % 20 == 1) ? denorm : 1e-35f;
+                    break;
+                case 2:
+                    q[n - 1] = 1e35f;
+                    break;
+                case 3:
+                    q[0] = nan;
+                    break;
+                case 4:
+                    p[n_keys / 2] = (index % 20 == 4) ? denorm : 1e-33f;
+                    break;
+                case 5:
+                    scales[n_keys - 1] = 1e-38f;
+                    break;
+                case 6:
+                    out_start[n - 1] = -denorm;
+                    break;
+                case 7:
+                    q[n / 3] = -0.0f;
+                    p[0] = 0.0f;
+                    break;
+                default:
+                    break;
+            }
+            ref.attention_scores_i8(q, rows, scales, stride, n_keys, n, 0.25f, want);
+            mcu->attention_scores_i8(q, rows, scales, stride, n_keys, n, 0.25f, got);
+            size_t bad = count_mismatches(want, got, n_keys);
+            for (size_t c = 0; c < n; ++c) want[c] = got[c] = out_start[c];
+            ref.attention_values_i8(p, rows, scales, stride, n_keys, n, want);
+            mcu->attention_values_i8(p, rows, scales, stride, n_keys, n, got);
+            bad += count_mismatches(want, got, n);
+            if (bad) {
+                INFO("n " << n << " keys " << n_keys << " stride " << stride << " case " << index % 10);
+                CHECK(bad == 0);
+            }
+            mismatches += bad;
+            ++cases;
+        }
+    }
+    CHECK(mismatches == 0);
+    CHECK(cases == 13 * 10);
+}
+
+TEST_CASE("the mcu port's float attention on the board is bit-identical to generic") {
+    const ax::Kernels* mcu = ax::kernels_by_name("mcu");
+    if (!mcu) return;
+    const ax::Kernels& ref = ax::generic_kernels();
+    const float denorm = std::numeric_limits<float>::denorm_min();
+    constexpr size_t kMaxKeys = 49, kMaxN = 65, kStrideExtra = 3;
+    static float kv[kMaxKeys * (kMaxN + kStrideExtra) + 4];
+    static float q[kMaxN + 4], p[kMaxKeys + 4];
+    static float want[kMaxKeys + kMaxN + 4], got[kMaxKeys + kMaxN + 4];
+    BitsRng rng{0x0ddba11u};
+    size_t index = 0, mismatches = 0, cases = 0;
+    for (size_t n : {1u, 3u, 4u, 5u, 7u, 8u, 9u, 16u, 17u, 31u, 32u, 65u}) {
+        for (size_t n_keys : {1u, 2u, 3u, 4u, 5u, 8u, 9u, 48u, 49u}) {
+            ++index;
+            const size_t stride = n + index % (kStrideExtra + 1);
+            float* rows = kv + index % 2;
+            for (size_t i = 0; i < n_keys * stride; ++i) rows[i] = rng.uniform(2.0f);
+            for (size_t i = 0; i < n; ++i) q[i] = rng.uniform(1.0f);
+            for (size_t j = 0; j < n_keys; ++j) p[j] = std::fabs(rng.uniform(1.0f));
+            float out_start[kMaxN];
+            for (size_t c = 0; c < n; ++c) out_start[c] = index % 3 == 0 ? 0.0f : rng.uniform(1.0f);
+            if (index % 4 == 1) {  // subnormal products and sums: the scalar FPU keeps them, as generic
+                q[n / 2] = 1e-38f;
+                p[n_keys / 2] = denorm;
+                rows[0] = -3e-39f;
+            }
+            ref.attention_scores_f32(q, rows, stride, n_keys, n, 0.125f, want);
+            mcu->attention_scores_f32(q, rows, stride, n_keys, n, 0.125f, got);
+            size_t bad = count_mismatches(want, got, n_keys);
+            for (size_t c = 0; c < n; ++c) want[c] = got[c] = out_start[c];
+            ref.attention_values_f32(p, rows, stride, n_keys, n, want);
+            mcu->attention_values_f32(p, rows, stride, n_keys, n, got);
+            bad += count_mismatches(want, got, n);
+            if (bad) {
+                INFO("n " << n << " keys " << n_keys << " stride " << stride);
+                CHECK(bad == 0);
+            }
+            mismatches += bad;
+            ++cases;
+        }
+    }
+    CHECK(mismatches == 0);
+    CHECK(cases == 12 * 9);
+}
+
+TEST_CASE("the mcu port's layer norm, ReLU and add on the board are bit-identical to generic") {
+    const ax::Kernels* mcu = ax::kernels_by_name("mcu");
+    if (!mcu) return;
+    const ax::Kernels& ref = ax::generic_kernels();
+    constexpr size_t kMaxN = 131;
+    static float x[kMaxN + 1], gamma[kMaxN], beta[kMaxN], want[kMaxN + 1], got[kMaxN + 1];
+    BitsRng rng{0xbeefu};
+    size_t mismatches = 0;
+    for (size_t n : {1u, 2u, 3u, 4u, 5u, 7u, 8u, 9u, 31u, 64u, 127u, 128u, 131u}) {
+        for (size_t i = 0; i < n; ++i) {
+            x[i] = rng.uniform(3.0f) + (i % 5 == 0 ? 10.0f : 0.0f);
+            gamma[i] = rng.uniform(1.5f);
+            beta[i] = rng.uniform(0.5f);
+        }
+        x[n / 2] = -0.0f;
+        ref.layer_norm_f32(x, n, gamma, beta, 1e-5f, want);
+        mcu->layer_norm_f32(x, n, gamma, beta, 1e-5f, got);
+        size_t bad = count_mismatches(want, got, n);
+        for (size_t i = 0; i < n; ++i) want[i] = got[i] = x[i];  // in place, as the layers call it
+        ref.layer_norm_f32(want, n, gamma, beta, 1e-5f, want);
+        mcu->layer_norm_f32(got, n, gamma, beta, 1e-5f, got);
+        bad += count_mismatches(want, got, n);
+        for (size_t i = 0; i < n; ++i) want[i] = got[i] = x[i];
+        ref.add_f32(want, gamma, n);
+        mcu->add_f32(got, gamma, n);
+        bad += count_mismatches(want, got, n);
+        want[0] = got[0] = std::numeric_limits<float>::quiet_NaN();
+        ref.relu_f32(want, n);
+        mcu->relu_f32(got, n);
+        for (size_t i = 0; i < n; ++i) bad += float_bits(want[i]) != float_bits(got[i]);  // NaN -> +0 in both
+        if (bad) {
+            INFO("n " << n);
+            CHECK(bad == 0);
+        }
+        mismatches += bad;
     }
     CHECK(mismatches == 0);
 }
