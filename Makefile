@@ -142,8 +142,6 @@ test-firmware: firmware
 # The runtime's worst-case stack on each board: the compiler's per-function figures (-fcallgraph-info=su)
 # over the linked images' call graphs, kernel-table calls resolved to the port tables' functions; the
 # example's runs are checked against it (painted stack <= worst case). Fails above FIRMWARE_STACK_BUDGET.
-# $(call board_cpu,BOARD) in a recipe's shell: the board's core (board_cpu of its board.cmake).
-board_cpu = $$(sed -n 's/^set(board_cpu \([a-z0-9-]*\)).*/\1/p' ports/cortex-m/boards/$(1)/board.cmake)
 stack:
 	@$(MAKE) --no-print-directory firmware >/dev/null
 	@for board in $(FIRMWARE_BOARDS); do \
