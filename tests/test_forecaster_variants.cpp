@@ -27,8 +27,8 @@ namespace {
 
 using namespace ax;
 
-const char* const kCases[] = {"transam",  "flatten_covariates", "last_row_causal",
-                              "mean_mlp", "informer_zeros",     "patchtst_revin"};
+const char* const kCases[] = {"transam",        "flatten_covariates", "last_row_causal", "mean_mlp",
+                              "informer_zeros", "patchtst_revin",     "raw_features"};
 
 struct Case {
     std::string dir;
@@ -139,6 +139,9 @@ TEST_CASE("forecaster variants: the weights tell the variant, the config only wh
     CHECK(patched.revin == format::Revin::affine);
     CHECK(patched.head == format::ForecastHead::flatten);
     CHECK(patched.n_outputs == 3);
+    const ForecasterConfig raw = config_of("raw_features");
+    CHECK(raw.input_embedding == format::InputEmbedding::none);  // no input Linear: d_model = n_features
+    CHECK(raw.n_features == 4);
 }
 
 TEST_CASE("forecaster variants run in exactly the arena they report, and a teacher-forced run is the forward") {
