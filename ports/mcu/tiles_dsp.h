@@ -19,6 +19,16 @@ namespace ax::mcu::dsp {
 // spill their callers' loop values around the assembly.
 namespace {
 #define AX_DSP_TILE __attribute__((noinline))
+// Without optimization GCC keeps a frame pointer and cannot give the loops their 13 and 14 registers ("'asm'
+// operand has impossible constraints"): a debug build (-O0) runs every input through the C tail loops, the
+// same exact int32 sums.
+#if defined(__OPTIMIZE__)
+#define AX_DSP_ASM 1
+constexpr size_t kAsmInputs = 4;  // the assembly takes inputs four at a time, the C loop the rest
+#else
+#define AX_DSP_ASM 0
+constexpr size_t kAsmInputs = ~size_t{0};  // n % kAsmInputs == n: the C loop takes them all
+#endif
 
 // One output: the outputs past the four- and two-output tiles, and one-output heads.
 #define AX_DSP_1X1_STEP                \
@@ -36,12 +46,14 @@ namespace {
     : "cc", "memory"
 AX_DSP_TILE int32_t dot(const int8_t* x, const int8_t* w, size_t n) {
     int32_t s = 0;
+#if AX_DSP_ASM
     const int8_t* const end = x + (n & ~size_t{3});
     uint32_t a, b, c, d;
     if (n & 4u) __asm volatile(AX_DSP_1X1_STEP AX_DSP_1X1_OPERANDS);
     if (x != end)
         __asm volatile("1:\n\t" AX_DSP_1X1_STEP AX_DSP_1X1_STEP "cmp %[x], %[end]\n\tbne 1b" AX_DSP_1X1_OPERANDS);
-    for (size_t i = 0; i < (n & 3u); ++i) s += int32_t{x[i]} * int32_t{w[i]};
+#endif
+    for (size_t i = 0; i < n % kAsmInputs; ++i) s += int32_t{x[i]} * int32_t{w[i]};
     return s;
 }
 #undef AX_DSP_1X1_STEP
@@ -84,13 +96,15 @@ AX_DSP_TILE void dot1x4(const int8_t* x, const int8_t* w, size_t n, int32_t* acc
     int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
     const int8_t* w0 = w;
     const int8_t* w2 = w + 2 * n;
+#if AX_DSP_ASM
     const int8_t* const end = x + (n & ~size_t{3});
     uint32_t e, o, a, b;
     if (n & 4u) __asm volatile(AX_DSP_1X4_STEP AX_DSP_1X4_OPERANDS);
     if (x != end)
         __asm volatile("1:\n\t" AX_DSP_1X4_STEP AX_DSP_1X4_STEP "cmp %[x], %[end]\n\tbne 1b" AX_DSP_1X4_OPERANDS);
+#endif
     // The last n % 4 inputs: the pointers have reached them.
-    for (size_t i = 0; i < (n & 3u); ++i) {
+    for (size_t i = 0; i < n % kAsmInputs; ++i) {
         const int32_t xi = x[i];
         s0 += xi * w0[i];
         s1 += xi * w0[n + i];
@@ -141,13 +155,15 @@ AX_DSP_TILE void dot2x2(const int8_t* x, const int8_t* w, size_t n, int32_t* s) 
     const int8_t* xp = x;
     const int8_t* wp = w;
     // Eight inputs per loop pass (one compare and branch per 32 products), four more first when n % 8 >= 4.
+#if AX_DSP_ASM
     const int8_t* const end = x + (n & ~size_t{3});
     uint32_t a, b, c, d, e, f;
     if (n & 4u) __asm volatile(AX_DSP_2X2_STEP AX_DSP_2X2_OPERANDS);
     if (xp != end)
         __asm volatile("1:\n\t" AX_DSP_2X2_STEP AX_DSP_2X2_STEP "cmp %[xp], %[end]\n\tbne 1b" AX_DSP_2X2_OPERANDS);
+#endif
     // The last n % 4 inputs: xp and wp have reached them.
-    for (size_t i = 0; i < (n & 3u); ++i) {
+    for (size_t i = 0; i < n % kAsmInputs; ++i) {
         const int32_t x0 = xp[i], x1 = xp[n + i], w0 = wp[i], w1 = wp[n + i];
         s00 += x0 * w0;
         s01 += x0 * w1;
@@ -163,5 +179,6 @@ AX_DSP_TILE void dot2x2(const int8_t* x, const int8_t* w, size_t n, int32_t* s) 
 #undef AX_DSP_2X2_OPERANDS
 
 #undef AX_DSP_TILE
+#undef AX_DSP_ASM
 }  // namespace
 }  // namespace ax::mcu::dsp
