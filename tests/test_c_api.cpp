@@ -222,3 +222,32 @@ TEST_CASE("auspex header: the model's exact bytes in an aligned const array, and
     CHECK(refused.find("checksum") != std::string::npos);
     std::system(("rm -rf " + dir).c_str());
 }
+
+TEST_CASE("the C API runs the forecaster variants: run rows, and a one-pass forecast of n_outputs columns") {
+    // flatten_covariates: three input columns, one output, 12 steps at once; transam: a per-row generator.
+    for (const char* name : {"flatten_covariates", "transam"}) {
+        INFO("variant " << name);
+        const std::string dir = test::fixture_path(std::string("forecaster_onepass/") + name);
+        tools::ConvertOptions options;
+        options.checkpoint_path = dir + "/model.pt";
+        options.config_path = dir + "/config.json";
+        const tools::AlignedBuffer model(tools::convert_model(options));
+        const tools::Table history = tools::read_csv(dir + "/history.csv");
+        const tools::Table expected = tools::read_csv(dir + "/forecast.csv");
+        static auspex_forecaster fc;
+        REQUIRE(auspex_open(&fc, model.data(), model.size(), 1) == AUSPEX_OK);
+        CHECK(auspex_n_outputs(&fc) == expected.cols);
+        const size_t window = history.rows, horizon = expected.rows;
+        tools::AlignedBuffer arena(auspex_arena_bytes(&fc, window, horizon));
+        REQUIRE(auspex_session_init(&fc, arena.data(), arena.size(), window, horizon) == AUSPEX_OK);
+        std::vector<float> got(horizon * auspex_n_outputs(&fc));
+        REQUIRE(auspex_forecast(&fc, history.values.data(), window, horizon, got.data()) == AUSPEX_OK);
+        test::check_close(got, expected.values, test::tolerance::forecaster, "C API forecast");
+        // run's rows: the model's forward (the pooled head's horizon, or one row per input row).
+        const size_t rows = auspex_run_rows(&fc, window, 0);
+        CHECK(rows == (std::string(name) == "transam" ? window : horizon));
+        std::vector<float> out(rows * auspex_n_outputs(&fc));
+        REQUIRE(auspex_run(&fc, history.values.data(), window, nullptr, 0, 1, out.data()) == AUSPEX_OK);
+        if (std::string(name) != "transam") CHECK(same_bits(out, got));
+    }
+}

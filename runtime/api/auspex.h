@@ -88,6 +88,10 @@ int auspex_forecast(auspex_forecaster* f, const float* history, size_t rows, siz
  * normalization (raw units in and out). */
 int auspex_run(auspex_forecaster* f, const float* src, size_t src_rows, const float* tgt, size_t tgt_rows,
                int model_space, float* out);
+/* The rows auspex_run writes for src_rows and tgt_rows (each n_outputs wide): tgt_rows for a step-by-step
+ * encoder-decoder; a one-pass decoder's last min(tgt_rows, horizon); an encoder-only model's horizon, or
+ * src_rows through a per-row generator. 0 when not opened. */
+size_t auspex_run_rows(const auspex_forecaster* f, size_t src_rows, size_t tgt_rows);
 
 /* Which model is open (`auspex convert --model-name N --model-version V`; docs/FORMAT.md, "Model
  * identity"), for picking between model slots after an update. The texts are copied into the caller's

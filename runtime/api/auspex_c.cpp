@@ -91,6 +91,11 @@ size_t auspex_n_outputs(const auspex_forecaster* f) {
     return h && h->opened ? h->model.config().n_outputs : 0;
 }
 
+size_t auspex_run_rows(const auspex_forecaster* f, size_t src_rows, size_t tgt_rows) {
+    const Handle* h = handle(f);
+    return h && h->opened ? h->model.config().run_rows(src_rows, tgt_rows) : 0;
+}
+
 size_t auspex_window(const auspex_forecaster* f) {
     const Handle* h = handle(f);
     return h && h->opened ? h->model.config().window : 0;
