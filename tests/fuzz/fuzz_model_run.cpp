@@ -88,13 +88,21 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
     const Kernels& kernels = generic_kernels();
     ForecastSession session;
-    // The planned size is exact: one byte less must be refused, the planned size must work.
-    if (session.init(model, kernels, memory, bytes - 1, kWindow, kHorizon).code() != StatusCode::arena_too_small)
+    // The planned size is exact: one byte less must be refused, the planned size must work. A model may
+    // refuse the lengths themselves (a one-pass model's trained horizon, a flatten head's window, its
+    // positions): refused alike at any arena size, with invalid_argument.
+    const Status full = no_heap("ForecastSession::init",
+                                [&] { return session.init(model, kernels, memory, bytes, kWindow, kHorizon); });
+    if (full.code() == StatusCode::invalid_argument) {
+        if (session.init(model, kernels, memory, bytes - 1, kWindow, kHorizon).code() != StatusCode::invalid_argument)
+            __builtin_trap();
+        return 0;
+    }
+    if (!full.is_ok()) __builtin_trap();
+    ForecastSession smaller;
+    if (smaller.init(model, kernels, memory, bytes - 1, kWindow, kHorizon).code() != StatusCode::arena_too_small)
         __builtin_trap();
-    if (!no_heap("ForecastSession::init", [&] {
-             return session.init(model, kernels, memory, bytes, kWindow, kHorizon);
-         }).is_ok())
-        __builtin_trap();
+    // The failed init above wrote nothing the session uses: it refuses before placing any buffer.
 
     const ForecasterConfig& c = model.config();
     const std::vector<float> src = series(kWindow, c.n_features, 0.0f);
