@@ -1,4 +1,4 @@
-// On the board: the mcu port's softmax and GELU (Helium lanes on the M55, generic elsewhere) give generic's
+// On the board: the mcu port's softmax and GELU (Helium lanes on the M55, softmax with exp inlined on the M4 and M7,
 // bits, the same checks as the host suite's tests/test_exact_math.cpp.
 #include "tests/firmware/doctest_config.h"
 
