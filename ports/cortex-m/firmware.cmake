@@ -160,6 +160,8 @@ string(REGEX REPLACE "^cortex-m" "M" fw_core ${board_cpu})
 file(WRITE ${CMAKE_BINARY_DIR}/insn_runner "system:${board_qemu_machine}\n")
 file(WRITE ${CMAKE_BINARY_DIR}/insn_label "${fw_core} (${board})\n")
 add_dependencies(insn example_data)
+# make bench-mcu: the int8 products on fixed shapes, beside CMSIS-NN's with AUSPEX_CMSIS_NN_DIR.
+include(${fw_port}/bench/bench_mcu.cmake)
 
 # The board must print the host's text exactly: the runtime computes exp, erf, sin and cos itself
 # (runtime/float_math.h), so no libm difference between newlib multilibs and glibc reaches the output.

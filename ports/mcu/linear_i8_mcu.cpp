@@ -128,8 +128,8 @@ void tail_1x4(const int8_t* x, size_t in, size_t from, const int8_t* w, int32_t*
 
 // One row extended once (up to 512 inputs at a time, the sums kept in y between blocks), then four weight rows
 // at a time against it; leftover outputs one at a time.
-void row_1x4_extended(const int8_t* xr, float xs, size_t in, const int8_t* w, const float* wscale, const float* bias,
-                      size_t out, float* yr) {
+__attribute__((noinline)) void row_1x4_extended(const int8_t* xr, float xs, size_t in, const int8_t* w,
+                                                const float* wscale, const float* bias, size_t out, float* yr) {
     alignas(8) uint32_t xe[kExtendedInputs * 2];
     constexpr size_t kBlock = kExtendedInputs * 4;  // inputs of one row that fit xe
     const size_t in4 = in & ~size_t{3}, out4 = out & ~size_t{3};
@@ -160,8 +160,8 @@ void row_1x4_extended(const int8_t* xr, float xs, size_t in, const int8_t* w, co
 }
 
 // One row: four outputs per pass, then one.
-void row_1x4(const int8_t* xr, float xs, size_t in, const int8_t* w, const float* wscale, const float* bias, size_t out,
-             float* yr) {
+__attribute__((noinline)) void row_1x4(const int8_t* xr, float xs, size_t in, const int8_t* w, const float* wscale,
+                                       const float* bias, size_t out, float* yr) {
     size_t o = 0;
     for (; o + 4 <= out; o += 4) {
         int32_t acc[4];
@@ -171,7 +171,6 @@ void row_1x4(const int8_t* xr, float xs, size_t in, const int8_t* w, const float
     for (; o < out; ++o) yr[o] = rescale(dot(xr, w + o * in, in), xs, wscale, bias, o);
 }
 
-
 // The last in % 4 inputs of four rows (x rows `in` apart) into s.
 void tail_4x1(const int8_t* x, size_t in, size_t from, const int8_t* w, int32_t* s) {
     for (size_t i = from; i < in; ++i)
@@ -179,8 +178,8 @@ void tail_4x1(const int8_t* x, size_t in, size_t from, const int8_t* w, int32_t*
 }
 
 // Rows r .. r + 3: the four rows' inputs extended once, then one weight row at a time against all four.
-void rows_4x1(const int8_t* xr, const float* xs, size_t in, const int8_t* w, const float* wscale, const float* bias,
-              size_t out, float* y) {
+__attribute__((noinline)) void rows_4x1(const int8_t* xr, const float* xs, size_t in, const int8_t* w,
+                                        const float* wscale, const float* bias, size_t out, float* y) {
     alignas(8) uint32_t xe[kExtendedInputs * 2];
     const size_t in4 = in & ~size_t{3};
     const float xs0 = xs[0], xs1 = xs[1], xs2 = xs[2], xs3 = xs[3];
@@ -209,39 +208,51 @@ void rows_4x1(const int8_t* xr, const float* xs, size_t in, const int8_t* w, con
     }
 }
 
+// Rows r and r + 1 (the last two of a block that is not a multiple of four): 2 x 2 tiles, then one output.
+__attribute__((noinline)) void rows_2x2(const int8_t* xr, const float* xs, size_t in, const int8_t* w,
+                                        const float* wscale, const float* bias, size_t out, float* y0) {
+    float* y1 = y0 + out;
+    const float xs0 = xs[0], xs1 = xs[1];
+    size_t o = 0;
+    for (; o + 2 <= out; o += 2) {
+        int32_t acc[4];
+        dot2x2(xr, w + o * in, in, acc);
+        y0[o] = rescale(acc[0], xs0, wscale, bias, o);
+        y0[o + 1] = rescale(acc[1], xs0, wscale, bias, o + 1);
+        y1[o] = rescale(acc[2], xs1, wscale, bias, o);
+        y1[o + 1] = rescale(acc[3], xs1, wscale, bias, o + 1);
+    }
+    if (o < out) {
+        const int8_t* wo = w + o * in;
+        y0[o] = rescale(dot(xr, wo, in), xs0, wscale, bias, o);
+        y1[o] = rescale(dot(xr + in, wo, in), xs1, wscale, bias, o);
+    }
+}
+
+// One row: its inputs extended once when at least four outputs share them.
+void row_one(const int8_t* xr, float xs, size_t in, const int8_t* w, const float* wscale, const float* bias, size_t out,
+             float* yr) {
+    if (in >= 4 && out >= 4)
+        row_1x4_extended(xr, xs, in, w, wscale, bias, out, yr);
+    else
+        row_1x4(xr, xs, in, w, wscale, bias, out, yr);
+}
+
 }  // namespace
 
+// Each block its own function (none inlined here): a one-row call, every decoder step, pays no other block's
+// frame.
 void linear_i8(const int8_t* xq, const float* xscale, size_t rows, size_t in, const int8_t* w, const float* wscale,
                const float* bias, size_t out, float* y) {
+    if (rows == 1) {  // every decoder step: first, before the row blocks' loops set up
+        row_one(xq, xscale[0], in, w, wscale, bias, out, y);
+        return;
+    }
     size_t r = 0;
     if (in >= 4)
         for (; r + 4 <= rows; r += 4) rows_4x1(xq + r * in, xscale + r, in, w, wscale, bias, out, y + r * out);
-    for (; r + 2 <= rows; r += 2) {
-        const int8_t* xr = xq + r * in;
-        float* y0 = y + r * out;
-        float* y1 = y0 + out;
-        const float xs0 = xscale[r], xs1 = xscale[r + 1];
-        size_t o = 0;
-        for (; o + 2 <= out; o += 2) {
-            int32_t acc[4];
-            dot2x2(xr, w + o * in, in, acc);
-            y0[o] = rescale(acc[0], xs0, wscale, bias, o);
-            y0[o + 1] = rescale(acc[1], xs0, wscale, bias, o + 1);
-            y1[o] = rescale(acc[2], xs1, wscale, bias, o);
-            y1[o + 1] = rescale(acc[3], xs1, wscale, bias, o + 1);
-        }
-        if (o < out) {
-            const int8_t* wo = w + o * in;
-            y0[o] = rescale(dot(xr, wo, in), xs0, wscale, bias, o);
-            y1[o] = rescale(dot(xr + in, wo, in), xs1, wscale, bias, o);
-        }
-    }
-    if (r < rows) {
-        if (in >= 4 && out >= 4)
-            row_1x4_extended(xq + r * in, xscale[r], in, w, wscale, bias, out, y + r * out);
-        else
-            row_1x4(xq + r * in, xscale[r], in, w, wscale, bias, out, y + r * out);
-    }
+    for (; r + 2 <= rows; r += 2) rows_2x2(xq + r * in, xscale + r, in, w, wscale, bias, out, y + r * out);
+    if (r < rows) row_one(xq + r * in, xscale[r], in, w, wscale, bias, out, y + r * out);
 }
 
 #else

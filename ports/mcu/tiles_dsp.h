@@ -7,8 +7,9 @@
 //
 // The loops are inline assembly: GCC 12 at -Os spills their pointers or sums (2.1 to 2.4 instructions per
 // product for the C version of the 1 x 4 tile; the assembly 1.5), and ACLE has no rotated SXTB16. Each
-// step macro is four inputs with post-incremented loads; the loops run eight inputs per pass (one compare
-// and branch per two steps), one step first when n % 8 >= 4, and the last n % 4 inputs in C.
+// step macro is four inputs with post-incremented loads; the loops run eight inputs per pass (the 1 x 1, 4 x 1
+// and extended 1 x 4 tiles sixteen: one compare and branch per four steps), the steps of n % 8 (n % 16) first,
+// and the last n % 4 inputs in C.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -50,8 +51,10 @@ AX_DSP_TILE int32_t dot(const int8_t* x, const int8_t* w, size_t n) {
     const int8_t* const end = x + (n & ~size_t{3});
     uint32_t a, b, c, d;
     if (n & 4u) __asm volatile(AX_DSP_1X1_STEP AX_DSP_1X1_OPERANDS);
+    if (n & 8u) __asm volatile(AX_DSP_1X1_STEP AX_DSP_1X1_STEP AX_DSP_1X1_OPERANDS);
     if (x != end)
-        __asm volatile("1:\n\t" AX_DSP_1X1_STEP AX_DSP_1X1_STEP "cmp %[x], %[end]\n\tbne 1b" AX_DSP_1X1_OPERANDS);
+        __asm volatile("1:\n\t" AX_DSP_1X1_STEP AX_DSP_1X1_STEP AX_DSP_1X1_STEP AX_DSP_1X1_STEP
+                       "cmp %[x], %[end]\n\tbne 1b" AX_DSP_1X1_OPERANDS);
 #endif
     for (size_t i = 0; i < n % kAsmInputs; ++i) s += int32_t{x[i]} * int32_t{w[i]};
     return s;
@@ -208,8 +211,8 @@ AX_DSP_TILE void extend_rows(const int8_t* x, size_t in, size_t rows, size_t k, 
 }
 
 // Four rows x one output over k inputs (k % 4 == 0, k > 0) of inputs extended by extend_rows: s[0..3] += the
-// four rows' sums with the weight row w (s = the sums when add is false). Four inputs cost one LDR and two SXTB16 of the weights (each
-// extended weight word serves the four rows), four LDRD of the extended rows and eight SMLAD: fifteen
+// four rows' sums with the weight row w (s = the sums when add is false). Four inputs cost one LDR and two SXTB16 of
+// the weights (each extended weight word serves the four rows), four LDRD of the extended rows and eight SMLAD: fifteen
 // instructions per sixteen products, against twenty for the 2 x 2 tile. Eleven values are live (four sums, two
 // weight halves, two input halves, two pointers, the end).
 #define AX_DSP_4X1_STEP                  \
@@ -228,7 +231,7 @@ AX_DSP_TILE void extend_rows(const int8_t* x, size_t in, size_t rows, size_t k, 
     "ldrd %[e], %[o], [%[xe]], #8\n\t"   \
     "smlad %[s3], %[e], %[a], %[s3]\n\t" \
     "smlad %[s3], %[o], %[b], %[s3]\n\t"
-#define AX_DSP_4X1_OPERANDS                                                                                \
+#define AX_DSP_4X1_OPERANDS                                                                                 \
     : [s0] "+r"(s0), [s1] "+r"(s1), [s2] "+r"(s2), [s3] "+r"(s3), [xe] "+r"(xe), [w] "+r"(w), [a] "=&r"(a), \
       [b] "=&r"(b), [e] "=&r"(e), [o] "=&r"(o)                                                             \
     : [end] "r"(end)                                                                                       \
@@ -245,8 +248,10 @@ AX_DSP_TILE void dot4x1_extended(const uint32_t* xe, const int8_t* w, size_t k, 
     const uint32_t* const end = xe + 2 * k;
     uint32_t a, b, e, o;
     if (k & 4u) __asm volatile(AX_DSP_4X1_STEP AX_DSP_4X1_OPERANDS);
+    if (k & 8u) __asm volatile(AX_DSP_4X1_STEP AX_DSP_4X1_STEP AX_DSP_4X1_OPERANDS);
     if (xe != end)
-        __asm volatile("1:\n\t" AX_DSP_4X1_STEP AX_DSP_4X1_STEP "cmp %[xe], %[end]\n\tbne 1b" AX_DSP_4X1_OPERANDS);
+        __asm volatile("1:\n\t" AX_DSP_4X1_STEP AX_DSP_4X1_STEP AX_DSP_4X1_STEP AX_DSP_4X1_STEP
+                       "cmp %[xe], %[end]\n\tbne 1b" AX_DSP_4X1_OPERANDS);
 #else
     // The halves as SMLAD reads them: {x0, x2} against bytes 0 and 2, {x1, x3} against bytes 1 and 3.
     const auto lo = [](uint32_t v) { return int32_t{static_cast<int16_t>(v & 0xffffu)}; };
@@ -293,7 +298,7 @@ AX_DSP_TILE void dot4x1_extended(const uint32_t* xe, const int8_t* w, size_t k, 
     "sxtb16 %[a], %[a]\n\t"              \
     "smlad %[s2], %[e], %[a], %[s2]\n\t" \
     "smlad %[s2], %[o], %[b], %[s2]\n\t"
-#define AX_DSP_1X4E_OPERANDS                                                                                  \
+#define AX_DSP_1X4E_OPERANDS                                                                                   \
     : [s0] "+r"(s0), [s1] "+r"(s1), [s2] "+r"(s2), [s3] "+r"(s3), [xe] "+r"(xe), [w0] "+r"(w0), [w2] "+r"(w2), \
       [e] "=&r"(e), [o] "=&r"(o), [a] "=&r"(a), [b] "=&r"(b)                                                 \
     : [n] "r"(n), [end] "r"(end)                                                                              \
@@ -312,8 +317,10 @@ AX_DSP_TILE void dot1x4_extended(const uint32_t* xe, const int8_t* w, size_t n, 
     const uint32_t* const end = xe + k / 2;
     uint32_t e, o, a, b;
     if (k & 4u) __asm volatile(AX_DSP_1X4E_STEP AX_DSP_1X4E_OPERANDS);
+    if (k & 8u) __asm volatile(AX_DSP_1X4E_STEP AX_DSP_1X4E_STEP AX_DSP_1X4E_OPERANDS);
     if (xe != end)
-        __asm volatile("1:\n\t" AX_DSP_1X4E_STEP AX_DSP_1X4E_STEP "cmp %[xe], %[end]\n\tbne 1b" AX_DSP_1X4E_OPERANDS);
+        __asm volatile("1:\n\t" AX_DSP_1X4E_STEP AX_DSP_1X4E_STEP AX_DSP_1X4E_STEP AX_DSP_1X4E_STEP
+                       "cmp %[xe], %[end]\n\tbne 1b" AX_DSP_1X4E_OPERANDS);
 #else
     const auto lo = [](uint32_t v) { return int32_t{static_cast<int16_t>(v & 0xffffu)}; };
     const auto hi = [](uint32_t v) { return int32_t{static_cast<int16_t>(v >> 16)}; };
