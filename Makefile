@@ -239,20 +239,28 @@ endef
 # The Cortex-M int8 products against CMSIS-NN (not part of make test; docs/instruction-counts.md): make insn's
 # per-kernel and per-forecast table on each board of BENCH_MCU_BOARDS, then the mcu port's linear_i8 on fixed
 # shapes (ports/cortex-m/bench/), beside CMSIS-NN's kernels when CMSIS_NN_DIR names a CMSIS-NN source tree
-# (compiled from there at build time, for measuring only). Report: $(BUILD)/bench-mcu/bench-mcu.md.
-BENCH_MCU_BOARDS ?= mps2-an386 mps2-an500 mps3-an547
+# (compiled from there at build time, for measuring only). Report: $(BUILD)/bench-mcu/bench-mcu.md; a run with
+# CMSIS_NN_DIR on the default boards also rewrites the side-by-side block of docs/instruction-counts.md.
+BENCH_MCU_DEFAULT_BOARDS := mps2-an386 mps2-an500 mps3-an547
+BENCH_MCU_BOARDS ?= $(BENCH_MCU_DEFAULT_BOARDS)
 CMSIS_NN_DIR ?=
 BENCH_MCU_DIR = $(BUILD)/bench-mcu
+bench_mcu_cmsis = $(if $(CMSIS_NN_DIR),$(abspath $(CMSIS_NN_DIR)))
+bench_mcu_custom = $(strip $(filter-out $(BENCH_MCU_BOARDS),$(BENCH_MCU_DEFAULT_BOARDS))$(filter-out $(BENCH_MCU_DEFAULT_BOARDS),$(BENCH_MCU_BOARDS)))
 bench-mcu: build $(INSN_DIR)/insn_plugin.so
-	$(call firmware_build,$(BENCH_MCU_BOARDS),insn bench_mcu $(if $(CMSIS_NN_DIR),bench_mcu_cmsis_Os bench_mcu_cmsis_Ofast),-DAUSPEX_CMSIS_NN_DIR="$(if $(CMSIS_NN_DIR),$(abspath $(CMSIS_NN_DIR)))")
+	$(call firmware_build,$(BENCH_MCU_BOARDS),insn bench_mcu $(if $(CMSIS_NN_DIR),bench_mcu_cmsis_Os bench_mcu_cmsis_Ofast),-DAUSPEX_CMSIS_NN_DIR="$(bench_mcu_cmsis)")
 	@mkdir -p $(BENCH_MCU_DIR)
-	@{ echo "## One forecast of the bundled example, per kernel"; echo; \
-		sh tests/insn/insn_report.sh $(INSN_DIR)/insn_plugin.so \
+	@sh tests/insn/insn_report.sh $(INSN_DIR)/insn_plugin.so \
 		$(foreach b,$(BENCH_MCU_BOARDS),"$$(cat $(FIRMWARE_DIR)/$(b)/insn_label):$$(cat $(FIRMWARE_DIR)/$(b)/insn_runner):$(FIRMWARE_DIR)/$(b)/insn.elf") \
-		&& echo && echo "## int8 products per shape" && echo && \
-		python3 ports/cortex-m/bench/bench_mcu.py $(INSN_DIR)/insn_plugin.so $(FIRMWARE_DIR) $(BENCH_MCU_DIR) \
-			"$(if $(CMSIS_NN_DIR),$(abspath $(CMSIS_NN_DIR)))" $(BENCH_MCU_BOARDS); } > $(BENCH_MCU_DIR)/bench-mcu.md
+		> $(BENCH_MCU_DIR)/forecast.md
+	@python3 ports/cortex-m/bench/bench_mcu.py $(INSN_DIR)/insn_plugin.so $(FIRMWARE_DIR) $(BENCH_MCU_DIR) \
+		"$(bench_mcu_cmsis)" $(BENCH_MCU_BOARDS) > $(BENCH_MCU_DIR)/kernels.md
+	@{ echo "## One forecast of the bundled example, per kernel"; echo; cat $(BENCH_MCU_DIR)/forecast.md; echo; \
+		echo "## int8 products per shape"; echo; cat $(BENCH_MCU_DIR)/kernels.md; } > $(BENCH_MCU_DIR)/bench-mcu.md
 	@cat $(BENCH_MCU_DIR)/bench-mcu.md
+	@$(if $(and $(CMSIS_NN_DIR),$(if $(bench_mcu_custom),,yes)), \
+		python3 tools/docs/generated.py write docs/instruction-counts.md bench-mcu $(BENCH_MCU_DIR)/kernels.md, \
+		echo "docs/instruction-counts.md not rewritten: its CMSIS-NN block needs CMSIS_NN_DIR and the default boards")
 # ---- end firmware ----
 
 # ---- fuzz ----

@@ -79,8 +79,10 @@ def first_line(cmd):
 
 
 def cmsis_version(d):
-    rev = subprocess.run(["git", "-C", d, "rev-parse", "--short=12", "HEAD"], capture_output=True, text=True)
-    if rev.returncode == 0:
+    # A checkout of its own (not a folder inside another repository): its commit.
+    top = subprocess.run(["git", "-C", d, "rev-parse", "--show-toplevel"], capture_output=True, text=True)
+    if top.returncode == 0 and os.path.realpath(top.stdout.strip()) == os.path.realpath(d):
+        rev = subprocess.run(["git", "-C", d, "rev-parse", "--short=12", "HEAD"], capture_output=True, text=True)
         return rev.stdout.strip()
     commit = os.path.join(d, "COMMIT")
     return open(commit).read().strip()[:12] if os.path.exists(commit) else "unknown commit"
