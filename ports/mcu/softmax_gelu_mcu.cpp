@@ -8,10 +8,10 @@
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
 #include "ports/generic/float_math_lanes.h"
 #include "ports/mcu/math_mve.h"
-#elif defined(__ARM_FP) && defined(__ARM_FEATURE_DSP)
-#include <cstring>
-
+#elif defined(__ARM_FP) && (__ARM_FP & 4) && defined(__thumb2__) && !defined(__ARM_ARCH_ISA_A64)
 #include "ports/generic/float_math_lanes.h"
+#include "ports/mcu/fpu_convert.h"
+#include "runtime/bytes.h"
 #endif
 
 namespace ax::mcu {
@@ -19,7 +19,7 @@ namespace ax::mcu {
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
 void softmax_f32(float* x, size_t n) { lanes::softmax<detail::MveLanes>(x, n); }
 void gelu_f32(float* x, size_t n) { lanes::gelu<detail::MveLanes>(x, n); }
-#elif defined(__ARM_FP) && defined(__ARM_FEATURE_DSP)
+#elif defined(__ARM_FP) && (__ARM_FP & 4) && defined(__thumb2__) && !defined(__ARM_ARCH_ISA_A64)
 
 namespace {
 
@@ -40,22 +40,11 @@ struct OneLane {
     static F sel(M m, F a, F b) { return m ? a : b; }
     // VCVT toward zero, saturating (and 0 for NaN): the lanes' conversion, defined for the out-of-range
     // inputs whose result the range checks replace (a C++ conversion of those would be undefined).
-    static I trunc(F a) {
-        float r;
-        __asm("vcvt.s32.f32 %0, %1" : "=t"(r) : "t"(a));
-        I n;
-        std::memcpy(&n, &r, sizeof n);
-        return n;
-    }
+    static I trunc(F a) { return fpu::to_int_truncated(a); }
     static F to_float(I a) { return static_cast<float>(a); }
     static I min127(I n) { return n < 127 ? n : 127; }
     static M gt127(I n) { return n > 127; }
-    static F pow2_bits(I n) {
-        const uint32_t bits = static_cast<uint32_t>(n + 127) << 23;
-        float f;
-        std::memcpy(&f, &bits, sizeof f);
-        return f;
-    }
+    static F pow2_bits(I n) { return bits_to_float(static_cast<uint32_t>(n + 127) << 23); }
 };
 
 }  // namespace

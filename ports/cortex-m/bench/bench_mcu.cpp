@@ -42,13 +42,16 @@ extern "C" __attribute__((noinline, used)) void auspex_insn_end() { auspex_insn_
     extern "C" __attribute__((noinline, used)) void auspex_insn_begin_##name() { auspex_insn_marker = __COUNTER__ + 1; }
 
 // The issue-style shapes (a decoder step, an encoder's rows), then the bundled example's: rows x in x out.
-#define BENCH_SHAPES(X)                                                                                              \
-    X(1, 64, 64) X(1, 64, 256) X(1, 256, 64) X(1, 128, 512) X(1, 512, 128) X(24, 64, 64) X(48, 64, 256) X(48, 256, 64) \
-        X(1, 128, 1) X(1, 128, 128) X(1, 128, 256) X(1, 256, 128) X(8, 128, 128) X(8, 128, 256) X(8, 256, 128)     \
-            X(16, 128, 32) X(48, 128, 32)
-#define BENCH_SHAPE_MARKS(R, I, O) \
-    BENCH_MARK(ax_##R##x##I##x##O) BENCH_MARK(axg_##R##x##I##x##O) BENCH_MARK(axq_##R##x##I##x##O) \
-    BENCH_MARK(fc_##R##x##I##x##O) BENCH_MARK(mm_##R##x##I##x##O)
+#define BENCH_SHAPES(X)                                                                                          \
+    X(1, 64, 64)                                                                                                 \
+    X(1, 64, 256)                                                                                                \
+    X(1, 256, 64) X(1, 128, 512) X(1, 512, 128) X(24, 64, 64) X(48, 64, 256) X(48, 256, 64) X(1, 128, 1)         \
+        X(1, 128, 128) X(1, 128, 256) X(1, 256, 128) X(8, 128, 128) X(8, 128, 256) X(8, 256, 128) X(16, 128, 32) \
+            X(48, 128, 32)
+#define BENCH_SHAPE_MARKS(R, I, O)  \
+    BENCH_MARK(ax_##R##x##I##x##O)  \
+    BENCH_MARK(axg_##R##x##I##x##O) \
+    BENCH_MARK(axq_##R##x##I##x##O) BENCH_MARK(fc_##R##x##I##x##O) BENCH_MARK(mm_##R##x##I##x##O)
 BENCH_SHAPES(BENCH_SHAPE_MARKS)
 
 namespace bench_mcu {
@@ -58,10 +61,12 @@ struct Shape {
     int rows, in, out;
     void (*begin[kKernels])();
 };
-#define BENCH_SHAPE_ENTRY(R, I, O)                                                                     \
-    {R, I, O,                                                                                          \
-     {auspex_insn_begin_ax_##R##x##I##x##O, auspex_insn_begin_axg_##R##x##I##x##O,                    \
-      auspex_insn_begin_axq_##R##x##I##x##O, auspex_insn_begin_fc_##R##x##I##x##O,                    \
+#define BENCH_SHAPE_ENTRY(R, I, O)                                                 \
+    {R,                                                                            \
+     I,                                                                            \
+     O,                                                                            \
+     {auspex_insn_begin_ax_##R##x##I##x##O, auspex_insn_begin_axg_##R##x##I##x##O, \
+      auspex_insn_begin_axq_##R##x##I##x##O, auspex_insn_begin_fc_##R##x##I##x##O, \
       auspex_insn_begin_mm_##R##x##I##x##O}},
 const Shape kShapes[] = {BENCH_SHAPES(BENCH_SHAPE_ENTRY)};
 
@@ -87,17 +92,17 @@ uint32_t rnd() {
     return g_rng;
 }
 int8_t rnd_i8() { return static_cast<int8_t>(static_cast<int>(rnd() % 255u) - 127); }  // [-127, 127]
-float rnd_unit() { return static_cast<float>(rnd() >> 8) * (1.0f / 16777216.0f); }    // [0, 1)
+float rnd_unit() { return static_cast<float>(rnd() >> 8) * (1.0f / 16777216.0f); }     // [0, 1)
 
 struct Call {
     int rows, in, out;
     const float* xscale;
     const float* wscale;
-    const float* bias;  // auspex
+    const float* bias;    // auspex
     int32_t mult, shift;  // CMSIS-NN per tensor (fc)
     const int32_t* mults;
     const int32_t* shifts;  // CMSIS-NN per channel (mm)
-    int unclamped;  // CMSIS-NN: no clamp to [-128, 127], the int8 store keeps the low byte
+    int unclamped;          // CMSIS-NN: no clamp to [-128, 127], the int8 store keeps the low byte
 };
 
 __attribute__((noinline)) void call_ax(const Call& c) {
@@ -200,7 +205,8 @@ void run_shape(const Shape& s) {
         if (g_y[i] != static_cast<float>(g_sum[i])) fail("auspex mcu sum", s, i, static_cast<long>(g_y[i]), g_sum[i]);
     call_axg(unit);
     for (int i = 0; i < n; ++i)
-        if (g_y[i] != static_cast<float>(g_sum[i])) fail("auspex generic sum", s, i, static_cast<long>(g_y[i]), g_sum[i]);
+        if (g_y[i] != static_cast<float>(g_sum[i]))
+            fail("auspex generic sum", s, i, static_cast<long>(g_y[i]), g_sum[i]);
 #if defined(AUSPEX_BENCH_CMSIS_NN)
     const int kIdentityShifts[] = {1, -7, -15};
     for (const int shift : kIdentityShifts) {

@@ -6,28 +6,24 @@
 #include "arm_nnfunctions.h"
 #include "arm_nnsupportfunctions.h"
 
-static void clamp_range(int unclamped, int32_t *lo, int32_t *hi)
-{
+static void clamp_range(int unclamped, int32_t* lo, int32_t* hi) {
     *lo = unclamped ? INT32_MIN : -128;
     *hi = unclamped ? INT32_MAX : 127;
 }
 
-int32_t bench_mcu_kernel_sums_bytes(int32_t in, int32_t out)
-{
+int32_t bench_mcu_kernel_sums_bytes(int32_t in, int32_t out) {
     const cmsis_nn_dims filter = {in, 1, 1, out};
     return arm_fully_connected_s8_get_buffer_size(&filter);
 }
 
 /* What arm_fully_connected_s8 reads from its context buffer when it asks for one (Helium): prepared once per layer,
  * the weights being constant, so not measured. */
-void bench_mcu_kernel_sums(const int8_t *w, const int32_t *bias, int32_t in, int32_t out, int32_t *kernel_sums)
-{
+void bench_mcu_kernel_sums(const int8_t* w, const int32_t* bias, int32_t in, int32_t out, int32_t* kernel_sums) {
     arm_vector_sum_s8(kernel_sums, in, out, w, 0, 0, bias);
 }
 
-void bench_mcu_fc(const int8_t *x, const int8_t *w, const int32_t *bias, int32_t rows, int32_t in, int32_t out,
-                  int32_t mult, int32_t shift, int unclamped, int32_t *kernel_sums, int8_t *y)
-{
+void bench_mcu_fc(const int8_t* x, const int8_t* w, const int32_t* bias, int32_t rows, int32_t in, int32_t out,
+                  int32_t mult, int32_t shift, int unclamped, int32_t* kernel_sums, int8_t* y) {
     cmsis_nn_context ctx = {kernel_sums, bench_mcu_kernel_sums_bytes(in, out)};
     cmsis_nn_fc_params fc = {0, 0, 0, {0, 0}};
     clamp_range(unclamped, &fc.activation.min, &fc.activation.max);
@@ -38,9 +34,8 @@ void bench_mcu_fc(const int8_t *x, const int8_t *w, const int32_t *bias, int32_t
 }
 
 /* arm_nn_mat_mult_nt_t_s8 as arm_convolve_1x1_s8_fast calls it: rows of `in` inputs, `out` outputs per row. */
-void bench_mcu_mm(const int8_t *x, const int8_t *w, const int32_t *bias, int32_t rows, int32_t in, int32_t out,
-                  const int32_t *mults, const int32_t *shifts, int unclamped, int8_t *y)
-{
+void bench_mcu_mm(const int8_t* x, const int8_t* w, const int32_t* bias, int32_t rows, int32_t in, int32_t out,
+                  const int32_t* mults, const int32_t* shifts, int unclamped, int8_t* y) {
     int32_t lo, hi;
     clamp_range(unclamped, &lo, &hi);
     arm_nn_mat_mult_nt_t_s8(x, w, bias, y, mults, shifts, rows, out, in, 0, 0, lo, hi, out, in);
