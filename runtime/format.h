@@ -120,6 +120,8 @@ enum class ConfigKey : uint32_t {
     patch_padding = 46,  // 0 none, 1 end: the last value repeated patch_stride times (ReplicationPad1d)
     revin = 47,          // Revin
     revin_eps = 48,      // f32 bits: RevIN's eps (absent: 1e-5)
+    layer_norms = 49,    // optional, any family: 0 LayerNorm, 1 BatchNorm1d folded (see LayerOptions)
+    encoder_output_activation = 50,  // forecaster with a pooled head, optional: Activation on the encoder's rows
 };
 
 // Per-window instance normalization of each input column (RevIN), undone on the outputs: z = (x - mean) /

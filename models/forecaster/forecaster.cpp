@@ -271,6 +271,8 @@ void ForecastSession::pooled_head(size_t rows, float* out) {
     const ForecasterConfig& c = model_->config_;
     const Kernels& k = *k_;
     const size_t d = c.stack.layer.d_model;
+    // An activation on the encoder's output before the head (mvts_transformer's act(output)), in place.
+    if (c.encoder_output_act) activate(k, c.encoder_output_activation, layout_.memory, rows * d);
     const float* in = layout_.memory;  // flatten: the rows back to back are the [rows x d] vector
     if (c.head == format::ForecastHead::last_row) {
         in = layout_.memory + (rows - 1) * d;

@@ -41,6 +41,8 @@ struct ForecasterConfig {
     format::Decoding decoding = format::Decoding::autoregressive;
     format::Placeholder placeholder = format::Placeholder::zeros;
     format::Activation head_activation = format::Activation::relu;
+    bool encoder_output_act = false;  // an activation on the encoder's rows before a pooled head
+    format::Activation encoder_output_activation = format::Activation::relu;
     size_t horizon = 0;        // steps predicted at once (one-pass heads and decoding); 0 otherwise
     size_t label_len = 0;      // one-pass decoding
     size_t head_hidden = 0;    // pooled heads: width of the hidden Linear, 0 = none

@@ -49,6 +49,8 @@ Status check_variants(const ForecasterConfig& c) {
         return bad("horizon and label_len belong to one-pass forecasters");
     if (c.head == format::ForecastHead::flatten && c.window == 0)
         return bad("a flatten head needs the window it was trained on");
+    if (c.encoder_output_act && (!c.encoder_only() || c.head == format::ForecastHead::generator))
+        return bad("encoder_output_activation needs an encoder-only model with a pooled head");
     if (c.patched()) {
         if (!c.encoder_only() || c.head == format::ForecastHead::generator)
             return bad("patches need an encoder-only model with a pooled head");
@@ -159,6 +161,11 @@ Status read_forecaster_config(const ModelFile& f, ForecasterConfig* out) {
         }
     }
     AX_RETURN_IF_ERROR(optional_enum(f, ConfigKey::revin, "revin", &c.revin));
+    if (f.config(ConfigKey::encoder_output_activation, &bits)) {
+        c.encoder_output_act = true;
+        AX_RETURN_IF_ERROR(read_config_enum(f, ConfigKey::encoder_output_activation, "encoder_output_activation",
+                                            &c.encoder_output_activation));
+    }
     if (f.config(ConfigKey::revin_eps, &bits))
         AX_RETURN_IF_ERROR(read_config_positive_float(f, ConfigKey::revin_eps, "revin_eps", &c.revin_eps));
     AX_RETURN_IF_ERROR(check_variants(c));

@@ -334,6 +334,9 @@ std::vector<ConfigKeySpec> make_table() {
         Row("head_activation", &ConvertConfig::head_activation, kForecaster, "`\"relu\"`",
             "the activation between a pooled head's hidden and final Linear")
             .record(ConfigKey::head_activation),
+        Row("encoder_output_activation", &ConvertConfig::encoder_output_activation, kForecaster, "none",
+            "an activation on the encoder's rows before a pooled head (mvts_transformer's `act(output)`)")
+            .record(ConfigKey::encoder_output_activation),
         Row("patch_len", &ConvertConfig::patch_len, kForecaster, "none: one input row, one token",
             "steps per patch of a patched (PatchTST-style) model: each column's window cut into patches, one token "
             "each, the columns through the encoder independently")

@@ -52,6 +52,7 @@ struct ConvertConfig {
     std::optional<format::Decoding> decoding;
     std::optional<format::Placeholder> placeholder;
     std::optional<format::Activation> head_activation;
+    std::optional<format::Activation> encoder_output_activation;
     std::optional<int64_t> horizon, label_len;
     // Patches (PatchTST's own argument names): steps per patch, steps between patches, "end" padding.
     std::optional<int64_t> patch_len, stride;

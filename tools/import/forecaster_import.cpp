@@ -84,18 +84,16 @@ int64_t check_pe_buffers(CheckpointTensors& ck, const ConvertConfig& config, int
     for (const auto& [name, t] : ck.all()) {
         const bool is_pe = name == "pe" || (name.size() > 3 && name.compare(name.size() - 3, 3, ".pe") == 0);
         if (!is_pe) continue;
+        int64_t rows = 0;
+        bool row0_zero = false;
+        // A `pe` that is not the sinusoidal table is a learned one (mvts_transformer's nn.Parameter named
+        // pe): find_position_tables takes it, and the config's statements are checked against it there.
+        if (t.shape.empty() || t.shape.back() != d || !is_sinusoidal_table(t, d, &row0_zero, &rows) || row0_zero)
+            continue;
         ck.mark_used(name);
         if (config.positional_encoding == format::PositionalEncoding::none)
             throw ToolError("checkpoint holds a positional-encoding buffer " + name +
                             " but the config says \"positional_encoding\": \"none\"");
-        if (t.shape.empty() || t.shape.back() != d)
-            throw ToolError("positional-encoding buffer " + name + " has shape " + shape_text(t.shape) +
-                            ", expected [max_len, 1, " + std::to_string(d) + "] or similar");
-        int64_t rows = 0;
-        bool row0_zero = false;
-        if (!is_sinusoidal_table(t, d, &row0_zero, &rows) || row0_zero)
-            throw ToolError("positional-encoding buffer " + name + " is not the sinusoidal table " +
-                            "PE[pos,2i]=sin(pos/10000^(2i/d)), PE[pos,2i+1]=cos(...)");
         if (fewest == 0 || rows < fewest) {
             fewest = rows;
             *buffer_name = name;
@@ -504,6 +502,8 @@ AxmModel import_forecaster(const TensorMap& tensors, const ConvertConfig& config
         }
     }
     if (config.patch_len && !encoder_only) throw ToolError("patches need an encoder-only model");
+    if (config.encoder_output_activation)
+        variant.push_back({ConfigKey::encoder_output_activation, e32(*config.encoder_output_activation)});
     if (revin != format::Revin::none) {
         variant.push_back({ConfigKey::revin, static_cast<uint32_t>(revin)});
         if (config.revin_eps) {

@@ -10,7 +10,8 @@ std::vector<PositionTable> find_position_tables(const CheckpointTensors& ck, int
         if (ck.used(name) || t.shape.size() < 2 || t.shape.size() > 3 || t.shape.back() != d) continue;
         const bool weight = name.size() > 7 && name.compare(name.size() - 7, 7, ".weight") == 0;
         if (weight && ck.has(name.substr(0, name.size() - 7) + ".bias")) continue;  // a Linear
-        if (!name_has(name, {"pos"})) continue;
+        const bool pe = name == "pe" || (name.size() > 3 && name.compare(name.size() - 3, 3, ".pe") == 0);
+        if (!pe && !name_has(name, {"pos"})) continue;
         int64_t rows = 1;
         bool one_long_dim = true;
         for (size_t i = 0; i + 1 < t.shape.size(); ++i) {
