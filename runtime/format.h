@@ -268,6 +268,14 @@ constexpr uint32_t kOutputNamesKey = 0x1100;  // forecaster: the predicted colum
 // Forecaster whose decoder reads its outputs only (decoder_features == n_outputs < n_features): record
 // kOutputFeatureKey + i holds the input column of output i (< n_features), for i < n_outputs <= 256.
 constexpr uint32_t kOutputFeatureKey = 0x1200;
+// Forecaster whose decoder reads a list of columns that are not all outputs (the outputs beside known-future
+// inputs such as calendar features): record kDecoderFeatureKey + j holds the input column of the decoder's
+// column j (< n_features), for j < decoder_features <= 256. Absent: the decoder reads the outputs' columns.
+constexpr uint32_t kDecoderFeatureKey = 0x1300;
+// Forecaster: which input columns are calendar features computed from timestamps (tools/host/calendar.h),
+// a text of one line per input feature, the calendar feature's name or an empty line; same layout as the
+// feature names. Only the host tools read it: the runtime takes every input as values.
+constexpr uint32_t kCalendarKey = 0x1400;
 constexpr uint32_t kModelNameKey = 0x2000;          // the user's model name, same layout as the feature names
 constexpr uint32_t kConverterVersionKey = 0x2100;   // the converter's version string, same layout
 constexpr uint32_t kMaxModelNameBytes = 64;         // one line of printable UTF-8, 1..64 bytes

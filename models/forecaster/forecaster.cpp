@@ -124,7 +124,8 @@ void ForecastLayout::allocate(MemoryPlan& plan, const ForecasterConfig& c, size_
     dec_x = plan.alloc<float>("decoder rows", row_tile(c.stack.layer) * d, Phase::decode, Phase::decode);
     // Written before encoding, read by the decoder.
     tgt_z = plan.alloc_session<float>("decoder inputs", (uint64_t{dec_rows} + 1) * n);
-    if (c.one_pass())
+    // One-pass: every decoder row's outputs; known inputs: each step's prediction before its row is composed.
+    if (c.one_pass() || c.known_inputs != 0)
         outputs = plan.alloc<float>("decoder outputs", uint64_t{dec_rows} * c.n_outputs, Phase::decode, Phase::decode);
     const size_t keys = dec_rows > max_window ? dec_rows : max_window;
     decoder_scratch.allocate(plan, c.stack.layer, 0, keys, n, Phase::prepare, Phase::decode);
@@ -132,6 +133,17 @@ void ForecastLayout::allocate(MemoryPlan& plan, const ForecasterConfig& c, size_
 
 bool plan_forecaster_arena(const ForecasterConfig& config, size_t max_window, size_t max_horizon, MemoryPlan* plan) {
     return plan_session<ForecastLayout>(config, plan, max_window, max_horizon);
+}
+
+size_t Forecaster::output_column(size_t i) const {
+    uint32_t column = 0;
+    return file_->config(static_cast<format::ConfigKey>(format::kOutputFeatureKey + i), &column) ? column : i;
+}
+
+size_t Forecaster::decoder_column(size_t j) const {
+    uint32_t column = 0;
+    if (file_->config(static_cast<format::ConfigKey>(format::kDecoderFeatureKey + j), &column)) return column;
+    return config_.decoder_features == config_.n_features ? j : output_column(j);
 }
 
 size_t Forecaster::arena_bytes(size_t max_window, size_t max_horizon) const {
@@ -335,26 +347,56 @@ Status ForecastSession::run(const float* src, size_t src_rows, const float* tgt,
     return Status::ok();
 }
 
-Status ForecastSession::forecast(const float* history, size_t rows, size_t horizon, float* out) {
-    return forecast_impl(history, rows, horizon, out, true);
+Status ForecastSession::forecast(const float* history, size_t rows, size_t horizon, float* out, const float* future,
+                                 size_t future_rows) {
+    return forecast_impl(history, rows, horizon, out, true, future, future_rows);
 }
 
-Status ForecastSession::forecast_recompute(const float* history, size_t rows, size_t horizon, float* out) {
-    return forecast_impl(history, rows, horizon, out, false);
+Status ForecastSession::forecast_recompute(const float* history, size_t rows, size_t horizon, float* out,
+                                           const float* future, size_t future_rows) {
+    return forecast_impl(history, rows, horizon, out, false, future, future_rows);
 }
 
 void ForecastSession::decoder_row(const float* input_row, float* out) const {
     const ForecasterConfig& c = model_->config_;
-    if (c.decoder_features == c.n_features) {
-        std::memcpy(out, input_row, c.n_features * sizeof(float));
-        return;
+    for (size_t j = 0; j < c.decoder_features; ++j) out[j] = input_row[model_->decoder_column(j)];
+}
+
+void ForecastSession::next_decoder_row(const float* prediction, const float* future_row, float* out) const {
+    const ForecasterConfig& c = model_->config_;
+    for (size_t j = 0; j < c.decoder_features; ++j) {
+        const size_t column = model_->decoder_column(j);
+        out[j] = future_row[column];
+        for (size_t i = 0; i < c.n_outputs; ++i)
+            if (model_->output_column(i) == column) out[j] = prediction[i];
     }
-    // The columns were checked against n_features when the model opened.
-    for (size_t i = 0; i < c.decoder_features; ++i) {
-        uint32_t column = 0;
-        model_->file().config(static_cast<format::ConfigKey>(format::kOutputFeatureKey + i), &column);
-        out[i] = input_row[column];
-    }
+}
+
+Status ForecastSession::check_future(const float* future, size_t future_rows, size_t horizon) const {
+    const ForecasterConfig& c = model_->config_;
+    if (c.known_inputs == 0 || horizon < 2) return Status::ok();
+    if (future == nullptr || future_rows + 1 < horizon)
+        return Status::error(StatusCode::invalid_argument, "the decoder reads ")
+            .add(c.known_inputs)
+            .add(" input column(s) the model does not predict: a forecast of ")
+            .add(horizon)
+            .add(" steps needs their values for the first ")
+            .add(horizon - 1)
+            .add(" steps (future rows), got ")
+            .add(future == nullptr ? 0 : future_rows);
+    for (size_t t = 0; t + 1 < horizon; ++t)
+        for (size_t j = 0; j < c.decoder_features; ++j) {
+            const float v = future[t * c.n_features + model_->decoder_column(j)];
+            bool output = false;
+            for (size_t i = 0; i < c.n_outputs; ++i)
+                output = output || model_->output_column(i) == model_->decoder_column(j);
+            if (!output && !std::isfinite(v))
+                return Status::error(StatusCode::bad_input, "future row ")
+                    .add(t)
+                    .add(" holds NaN or Inf in the known input column ")
+                    .add(model_->decoder_column(j));
+        }
+    return Status::ok();
 }
 
 // RevIN over the window, column by column, as PyTorch's mean and var(unbiased=False) in float32.
@@ -472,20 +514,24 @@ Status ForecastSession::forecast_one_pass(const float* src, size_t rows, size_t 
     return Status::ok();
 }
 
-Status ForecastSession::forecast_impl(const float* history, size_t rows, size_t horizon, float* out, bool cached) {
+Status ForecastSession::forecast_impl(const float* history, size_t rows, size_t horizon, float* out, bool cached,
+                                      const float* future, size_t future_rows) {
     if (model_ == nullptr) return Status::error(StatusCode::invalid_argument, "session not initialised");
     const ForecasterConfig& c = model_->config_;
     AX_RETURN_IF_ERROR(check_lengths(rows, c.decoder_rows(horizon)));
     AX_RETURN_IF_ERROR(check_session_length(horizon, max_horizon_, 0, "horizon ", ""));
     const size_t n = c.n_features;
-    const size_t fed_back = c.encoder_only() ? n : c.decoder_features;
-    if (!c.one_pass() && c.n_outputs != fed_back)
+    if (!c.one_pass() && c.encoder_only() && c.n_outputs != n)
         return Status::error(StatusCode::unsupported, "forecast feeds outputs back as inputs: the model has ")
             .add(c.n_outputs)
-            .add(" outputs but its ")
-            .add(c.encoder_only() ? "encoder reads " : "decoder reads ")
-            .add(fed_back)
+            .add(" outputs but its encoder reads ")
+            .add(n)
             .add(" features");
+    if (!c.one_pass() && !c.encoder_only() && c.n_outputs > ForecasterConfig::kMaxOutputFeatures)
+        return Status::error(StatusCode::unsupported, "forecast feeds outputs back as inputs: the model's ")
+            .add(c.n_outputs)
+            .add(" outputs are not input columns");
+    if (!c.one_pass() && !c.encoder_only()) AX_RETURN_IF_ERROR(check_future(future, future_rows, horizon));
     AX_RETURN_IF_ERROR(check_finite_input(history, rows * n, "history"));
     if (out == nullptr) return Status::error(StatusCode::invalid_argument, "output buffer is null");
 
@@ -505,22 +551,26 @@ Status ForecastSession::forecast_impl(const float* history, size_t rows, size_t 
         AX_RETURN_IF_ERROR(forecast_sliding(src, rows, horizon, out));
     } else {
         // tgt_z holds the decoder inputs: the last observed row (its decoder columns), then each prediction
-        // (model space; n_outputs == decoder_features). The row is copied before encoding: src_z shares its
-        // bytes with buffers of the later phases.
+        // (model space), with the known inputs of its time beside it when the decoder reads any. The row is
+        // copied before encoding: src_z shares its bytes with buffers of the later phases.
         const size_t m = c.decoder_features;
+        const size_t o = c.n_outputs;
         decoder_row(src + (rows - 1) * n, layout_.tgt_z);
         encode(src, rows);
         for (size_t t = 0; t < horizon; ++t) {
-            float* next = layout_.tgt_z + (t + 1) * m;
+            // Without known inputs the prediction is the next decoder row as it is (m == o, same columns).
+            float* prediction = c.known_inputs != 0 ? layout_.outputs + t * o : layout_.tgt_z + (t + 1) * m;
             if (cached) {
-                decode(layout_.tgt_z + t * m, 1, t, next);
+                decode(layout_.tgt_z + t * m, 1, t, prediction);
             } else {
                 // out doubles as the generator's buffer for all t + 1 rows; only the last one is kept.
                 decode(layout_.tgt_z, t + 1, 0, out);
-                std::memcpy(next, out + t * m, m * sizeof(float));
+                std::memcpy(prediction, out + t * o, o * sizeof(float));
             }
+            if (c.known_inputs != 0 && t + 1 < horizon)
+                next_decoder_row(prediction, future + t * n, layout_.tgt_z + (t + 1) * m);
         }
-        std::memcpy(out, layout_.tgt_z + m, horizon * m * sizeof(float));
+        std::memcpy(out, c.known_inputs != 0 ? layout_.outputs : layout_.tgt_z + m, horizon * o * sizeof(float));
     }
     // Normalization and RevIN need n_outputs == n_features (read_forecaster_config).
     if (c.normalization != format::Normalization::none) denormalize(out, horizon, layout_.reference);

@@ -52,6 +52,9 @@ struct ForecasterConfig {
     // encoder reading covariates beside them; output i's input column is record kOutputFeatureKey + i).
     size_t decoder_features = 0;
     static constexpr size_t kMaxOutputFeatures = 256;
+    // Decoder columns that are not outputs (kDecoderFeatureKey): inputs known ahead, such as calendar
+    // features or a planned setpoint; a forecast then takes their values for its steps (`future`).
+    size_t known_inputs = 0;
     // Patched (PatchTST-style): each input column on its own through the encoder, its window cut into
     // patches of patch_len steps, patch_stride apart (after patch_stride copies of the last value when
     // patch_pad), each patch one token; the pooled head gives `horizon` values per column.
@@ -97,6 +100,11 @@ public:
 
     const ForecasterConfig& config() const { return config_; }
     const ModelFile& file() const { return *file_; }
+
+    // The input column of the decoder's column j (j < decoder_features), and of output i (i < n_outputs,
+    // when the decoder reads fewer columns than the encoder); both checked when the model opened.
+    size_t decoder_column(size_t j) const;
+    size_t output_column(size_t i) const;
 
     // Exact bytes a session needs for encoder windows up to max_window and decoder lengths (horizon or
     // teacher-forced target rows) up to max_horizon. 0 when a length is 0 or above kMaxSequenceLength.
@@ -154,12 +162,17 @@ public:
 
     // A forecast of `horizon` steps from the last `rows` history rows; out gets horizon x n_outputs values
     // in the user's raw units. Step by step: the decoder starts from the last history row and is fed each
-    // prediction back (needs n_outputs == n_features; the KV cache makes step t cost O(t)). One-pass
-    // models predict up to their trained horizon at once; an encoder-only generator slides the window.
-    Status forecast(const float* history, size_t rows, size_t horizon, float* out);
+    // prediction back (the KV cache makes step t cost O(t)). One-pass models predict up to their trained
+    // horizon at once; an encoder-only generator slides the window.
+    // A decoder that reads inputs the model does not predict (config().known_inputs) takes their values from
+    // `future`: rows laid out like the history's, row t holding the inputs at the time out row t predicts;
+    // only those columns are read, and only rows 0..horizon-2 (the last step's prediction is not fed back).
+    Status forecast(const float* history, size_t rows, size_t horizon, float* out, const float* future = nullptr,
+                    size_t future_rows = 0);
 
     // The same forecast by recomputing the whole decoder at every step: O(t^2), for verification only.
-    Status forecast_recompute(const float* history, size_t rows, size_t horizon, float* out);
+    Status forecast_recompute(const float* history, size_t rows, size_t horizon, float* out,
+                              const float* future = nullptr, size_t future_rows = 0);
 
 private:
     Status check_lengths(size_t src_rows, size_t tgt_rows) const;
@@ -180,7 +193,11 @@ private:
     Status forecast_one_pass(const float* src, size_t rows, size_t horizon, float* out);
     // Decoder rows [first, first + rows) from target inputs tgt (model space) to generator outputs.
     void decode(const float* tgt, size_t rows, size_t first, float* out);
-    Status forecast_impl(const float* history, size_t rows, size_t horizon, float* out, bool cached);
+    // Decoder input row t + 1 (model space) from step t's prediction and the known inputs of its time.
+    void next_decoder_row(const float* prediction, const float* future_row, float* out) const;
+    Status check_future(const float* future, size_t future_rows, size_t horizon) const;
+    Status forecast_impl(const float* history, size_t rows, size_t horizon, float* out, bool cached,
+                         const float* future, size_t future_rows);
 
     const Forecaster* model_ = nullptr;
     const Kernels* k_ = nullptr;

@@ -69,6 +69,45 @@ Status check_variants(const ForecasterConfig& c) {
     return Status::ok();
 }
 
+// Which input column each output continues and each decoder column reads (format.h, kOutputFeatureKey and
+// kDecoderFeatureKey), and how many decoder columns are known-future inputs rather than fed-back outputs.
+Status read_decoder_columns(const ModelFile& f, ForecasterConfig* c) {
+    auto bad = [](const char* what) { return Status::error(StatusCode::bad_model, what); };
+    auto column_of = [&](uint32_t base, size_t i, size_t fallback) {
+        uint32_t column = 0;
+        return f.config(static_cast<ConfigKey>(base + i), &column) ? size_t{column} : fallback;
+    };
+    uint32_t first = 0;
+    const bool listed = f.config(static_cast<ConfigKey>(format::kDecoderFeatureKey), &first);
+    if (c->decoder_features != c->n_features || listed) {
+        if (c->decoder_features > ForecasterConfig::kMaxOutputFeatures || c->n_outputs > c->n_features)
+            return bad(
+                "a decoder reading some columns reads at most 256 of them and feeds back outputs that are inputs");
+        if (!listed && c->decoder_features != c->n_outputs)
+            return bad("decoder_features is n_features, or n_outputs when the decoder reads the outputs, or listed");
+        if (c->normalization != format::Normalization::none)
+            return bad("normalization needs the decoder to read every feature");
+    }
+    if (c->n_outputs > c->n_features) return Status::ok();  // more outputs than inputs: none is fed back
+    for (size_t i = 0; i < c->n_outputs; ++i) {
+        const size_t column = column_of(format::kOutputFeatureKey, i, i);
+        if (column >= c->n_features) return bad("an output's input column must be below n_features");
+        for (size_t e = 0; e < i; ++e)
+            if (column_of(format::kOutputFeatureKey, e, e) == column) return bad("two outputs name one input column");
+    }
+    if (c->stack.decoder_layers == 0) return Status::ok();
+    for (size_t j = 0; j < c->decoder_features; ++j) {
+        const size_t fallback = c->decoder_features == c->n_features ? j : column_of(format::kOutputFeatureKey, j, j);
+        const size_t column = listed ? column_of(format::kDecoderFeatureKey, j, c->n_features) : fallback;
+        if (column >= c->n_features) return bad("each listed decoder column must be an input column below n_features");
+        bool output = false;
+        for (size_t i = 0; i < c->n_outputs; ++i)
+            output = output || column_of(format::kOutputFeatureKey, i, i) == column;
+        if (!output) ++c->known_inputs;
+    }
+    return Status::ok();
+}
+
 }  // namespace
 
 size_t ForecasterConfig::encoder_rows(size_t rows) const {
@@ -149,17 +188,7 @@ Status read_forecaster_config(const ModelFile& f, ForecasterConfig* out) {
     }
     AX_RETURN_IF_ERROR(read_config_optional_size(f, ConfigKey::decoder_features, "decoder_features", 1, kMaxModelWidth,
                                                  c.n_features, &c.decoder_features));
-    if (c.decoder_features != c.n_features) {
-        if (c.decoder_features != c.n_outputs || c.n_outputs > ForecasterConfig::kMaxOutputFeatures)
-            return bad("decoder_features is n_features, or n_outputs (at most 256) when the decoder reads the outputs");
-        if (c.normalization != format::Normalization::none)
-            return bad("normalization needs the decoder to read every feature");
-        for (size_t i = 0; i < c.n_outputs; ++i) {
-            uint32_t column = 0;
-            if (!f.config(static_cast<ConfigKey>(format::kOutputFeatureKey + i), &column) || column >= c.n_features)
-                return bad("a decoder reading the outputs needs each output's input column (below n_features)");
-        }
-    }
+    AX_RETURN_IF_ERROR(read_decoder_columns(f, &c));
     AX_RETURN_IF_ERROR(optional_enum(f, ConfigKey::revin, "revin", &c.revin));
     if (f.config(ConfigKey::encoder_output_activation, &bits)) {
         c.encoder_output_act = true;

@@ -179,36 +179,53 @@ void add_position_table(CheckpointTensors& ck, AxmModel& m, Role role, const Pos
     m.tensors.push_back(make_tensor(role, format::kNoLayer, t.name, table));
 }
 
-// A decoder reading fewer columns than the encoder: the predicted ones (a decoder_input_layer of
-// num_predicted_features beside an encoder_input_layer of input_size). Which input columns they are comes
-// from "outputs" and "features" by name, else the first n_outputs columns (with a note).
-void add_decoder_outputs(AxmModel& m, const ConvertConfig& config, const std::string& tgt, int64_t dec_in, int64_t nf,
+// Which input column each output continues and each decoder column reads, when the decoder reads other
+// columns than every input in order (a decoder_input_layer of num_predicted_features beside an
+// encoder_input_layer of input_size; the outputs beside known-future inputs, "decoder_features") or the model
+// predicts fewer columns than it reads. By name from "features", "outputs" and "decoder_features", else the
+// first columns (with a note).
+void add_decoder_columns(AxmModel& m, const ConvertConfig& config, const std::string& tgt, int64_t dec_in, int64_t nf,
                          int64_t no, std::vector<std::pair<format::ConfigKey, uint32_t>>& variant) {
-    if (dec_in != no || no > 256)
+    const bool listed = !config.decoder_features.empty();
+    if (!listed && dec_in == nf && no >= nf) return;
+    auto column_of = [&](const std::string& name, const char* key) {
+        const auto at = std::find(config.features.begin(), config.features.end(), name);
+        if (at == config.features.end())
+            throw ToolError(std::string("config \"") + key + "\" names \"" + name +
+                            "\", which is not one of \"features\": the decoder reads input columns, so each " +
+                            (std::string(key) == "outputs" ? "output it is fed back" : "column it reads") +
+                            " must be one");
+        return static_cast<uint32_t>(at - config.features.begin());
+    };
+    if (listed && static_cast<int64_t>(config.decoder_features.size()) != dec_in)
+        throw ToolError("config \"decoder_features\" names " + std::to_string(config.decoder_features.size()) +
+                        " columns, but the decoder's input Linear " + tgt + " reads " + std::to_string(dec_in));
+    if (!listed && dec_in != nf && dec_in != no)
         throw ToolError("the decoder's input Linear " + tgt + " reads " + std::to_string(dec_in) +
                         " columns, the encoder " + std::to_string(nf) + " and the model predicts " +
                         std::to_string(no) +
-                        ": auspex runs a decoder that reads every input column or the predicted columns only (at "
-                        "most 256); a decoder fed known-future covariates is not supported");
-    variant.push_back({ConfigKey::decoder_features, static_cast<uint32_t>(dec_in)});
-    for (int64_t i = 0; i < no; ++i) {
-        int64_t column = i;
-        if (!config.outputs.empty()) {
-            const auto at = std::find(config.features.begin(), config.features.end(), config.outputs[i]);
-            if (at == config.features.end())
-                throw ToolError("config \"outputs\" names \"" + config.outputs[i] +
-                                "\", which is not one of \"features\": the decoder's first input is the last "
-                                "observed value of each output, so each must be an input column too");
-            column = at - config.features.begin();
+                        ": name the decoder's columns with \"decoder_features\" (the columns of the tgt your "
+                        "inference loop builds, in order: the predicted ones and inputs known ahead such as "
+                        "calendar features), each one of \"features\"");
+    if (dec_in > 256 || no > 256)
+        throw ToolError("a decoder that reads some of the input columns reads at most 256 and predicts at most 256");
+    if (no < nf || dec_in != nf || listed) {
+        for (int64_t i = 0; i < no && no <= nf; ++i) {
+            const uint32_t column =
+                config.outputs.empty() ? static_cast<uint32_t>(i) : column_of(config.outputs[i], "outputs");
+            variant.push_back({static_cast<format::ConfigKey>(format::kOutputFeatureKey + i), column});
         }
-        variant.push_back(
-            {static_cast<format::ConfigKey>(format::kOutputFeatureKey + i), static_cast<uint32_t>(column)});
+        if (config.outputs.empty() && no < nf)
+            m.notes.push_back("assumed the model's " + std::to_string(no) + " output(s) continue the first " +
+                              std::to_string(no) +
+                              " input column(s); name them with \"features\" and \"outputs\" "
+                              "to say which");
     }
-    if (config.outputs.empty())
-        m.notes.push_back("assumed the decoder's " + std::to_string(no) + " column(s) are the first " +
-                          std::to_string(no) +
-                          " input column(s); name them with \"features\" and \"outputs\" to "
-                          "say which");
+    if (dec_in != nf || listed) variant.push_back({ConfigKey::decoder_features, static_cast<uint32_t>(dec_in)});
+    if (listed)
+        for (size_t j = 0; j < config.decoder_features.size(); ++j)
+            variant.push_back({static_cast<format::ConfigKey>(format::kDecoderFeatureKey + j),
+                               column_of(config.decoder_features[j], "decoder_features")});
 }
 
 // What an encoder-only model's head and inputs are, from the shapes and the config.
@@ -450,7 +467,7 @@ AxmModel import_forecaster(const TensorMap& tensors, const ConvertConfig& config
         add_linear(ck, m, Role::src_embed_weight, lin.src, d, nf);
         add_linear(ck, m, Role::tgt_embed_weight, lin.tgt, d, dec_in);
         add_linear(ck, m, Role::generator_weight, lin.generator, no, d);
-        if (dec_in != nf) add_decoder_outputs(m, config, lin.tgt, dec_in, nf, no, variant);
+        add_decoder_columns(m, config, lin.tgt, dec_in, nf, no, variant);
         if (lin.shared)
             m.notes.push_back("one input Linear, " + lin.src +
                               ", feeds both the encoder and the decoder (stored "
