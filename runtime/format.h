@@ -122,6 +122,8 @@ enum class ConfigKey : uint32_t {
     revin_eps = 48,      // f32 bits: RevIN's eps (absent: 1e-5)
     layer_norms = 49,    // optional, any family: 0 LayerNorm, 1 BatchNorm1d folded (see LayerOptions)
     encoder_output_activation = 50,  // forecaster with a pooled head, optional: Activation on the encoder's rows
+    time_marks = 51,  // forecaster, optional: trailing input columns that are time features (x_mark), known
+                      // ahead: token_conv embeds them apart, one-pass placeholders take them from `future`
 };
 
 // Per-window instance normalization of each input column (RevIN), undone on the outputs: z = (x - mean) /
@@ -207,9 +209,14 @@ constexpr EnumNames<EncoderMask> names_of(EncoderMask) { return names_table(kEnc
 // How input rows become d_model-wide rows: linear (nn.Linear(n_features, d)), none (the rows are used as
 // they are: n_features == d_model), broadcast (one feature added to every column, as `x + pe` does when x
 // is [S, B, 1]).
-enum class InputEmbedding : uint32_t { linear = 0, none = 1, broadcast = 2 };
-inline constexpr EnumName<InputEmbedding> kInputEmbeddingNames[] = {
-    {InputEmbedding::linear, "linear"}, {InputEmbedding::none, "none"}, {InputEmbedding::broadcast, "broadcast"}};
+// token_conv: the Time-Series-Library's DataEmbedding, a Conv1d(kernel 3, circular padding, no bias) over the
+// value columns plus a bias-free Linear over the trailing time_marks columns, stored as one Linear over
+// [x[t-1], x[t], x[t+1] of the values, the marks of t] (the neighbours wrap around the sequence).
+enum class InputEmbedding : uint32_t { linear = 0, none = 1, broadcast = 2, token_conv = 3 };
+inline constexpr EnumName<InputEmbedding> kInputEmbeddingNames[] = {{InputEmbedding::linear, "linear"},
+                                                                    {InputEmbedding::none, "none"},
+                                                                    {InputEmbedding::broadcast, "broadcast"},
+                                                                    {InputEmbedding::token_conv, "token_conv"}};
 constexpr EnumNames<InputEmbedding> names_of(InputEmbedding) { return names_table(kInputEmbeddingNames); }
 
 // autoregressive: the decoder is fed its own predictions one step at a time. one_pass: it runs once over

@@ -80,7 +80,7 @@ TEST_CASE("calendar features: the Time-Series-Library's scaling, pandas' fields,
     CHECK(at("dayofyear", "2024-02-29T12:30") == 60.0f);
     CHECK(at("minute", "2024-02-29T12:30") == 30.0f);
     CHECK(at("hour_cos", "2024-02-29T12:30") == doctest::Approx(-1.0));
-    CHECK(at("month", "1969-12-31T23:59") == 12.0f);  // before the epoch
+    CHECK(at("month", "1969-12-31T23:59") == 12.0f);   // before the epoch
     CHECK(at("weekday", "1969-12-31T23:59") == 2.0f);  // a Wednesday
     tools::TimePoint number;
     REQUIRE(tools::time_point("17", false, number));
@@ -101,15 +101,15 @@ TEST_CASE("known-future inputs: the forecast with each step's plan and hour matc
             s.forecast(c.window.data(), c.history.rows, horizon, c.known_rows.data(), horizon - 1);
         test::check_close(fc, c.forecast.values, test::tolerance::forecaster, "forecast");
         test::check_close(
-            s.forecast_recompute(c.window.data(), c.history.rows, horizon, c.known_rows.data(), horizon - 1), fc,
-            1e-5, "recomputed");
+            s.forecast_recompute(c.window.data(), c.history.rows, horizon, c.known_rows.data(), horizon - 1), fc, 1e-5,
+            "recomputed");
     }
     // Without the plan, or with NaN in it, the runtime refuses; a one-step forecast needs none.
     ForecastSession& session = *new ForecastSession;  // lives as long as the arena below
     tools::AlignedBuffer arena(model->as<Forecaster>().arena_bytes(c.history.rows, horizon));
-    REQUIRE(session.init(model->as<Forecaster>(), generic_kernels(), arena.data(), arena.size(), c.history.rows,
-                         horizon)
-                .is_ok());
+    REQUIRE(
+        session.init(model->as<Forecaster>(), generic_kernels(), arena.data(), arena.size(), c.history.rows, horizon)
+            .is_ok());
     std::vector<float> out(horizon);
     CHECK(session.forecast(c.window.data(), c.history.rows, horizon, out.data()).code() ==
           StatusCode::invalid_argument);
@@ -144,8 +144,8 @@ TEST_CASE("forecast --future: the plan matched by timestamp, the hour computed f
     const KnownCase c = load();
     const std::string model = test::converted_fixture(kCase, "known.axm");
     const std::string out = (test::scratch_dir() / "known_forecast.csv").string();
-    const test::Result r = test::auspex("forecast " + model + " --input " + c.dir + "/history.csv --horizon 12 --future " +
-                                        c.dir + "/future.csv -o " + out);
+    const test::Result r = test::auspex("forecast " + model + " --input " + c.dir +
+                                        "/history.csv --horizon 12 --future " + c.dir + "/future.csv -o " + out);
     INFO(r.output);
     REQUIRE(r.exit_code == 0);
     const tools::Table got = tools::read_csv(out);
@@ -160,12 +160,13 @@ TEST_CASE("forecast --future: the plan matched by timestamp, the hour computed f
     std::string shorter;
     for (size_t i = 0; i < 10; ++i) shorter += lines[i] + "\n";
     const std::string short_path = test::write_file("known_short_future.csv", shorter);
-    test::check_error(test::auspex("forecast " + model + " --input " + c.dir + "/history.csv --horizon 12 --future " +
-                                   short_path),
-                      1, "has no row for 2026-03-13T18:00, forecast step 7");
+    test::check_error(
+        test::auspex("forecast " + model + " --input " + c.dir + "/history.csv --horizon 12 --future " + short_path), 1,
+        "has no row for 2026-03-13T18:00, forecast step 7");
     // Without timestamps the hour cannot be computed.
     std::string untimed;
-    for (const std::string& line : test::lines_of(c.dir + "/history.csv")) untimed += line.substr(line.find(',') + 1) + "\n";
+    for (const std::string& line : test::lines_of(c.dir + "/history.csv"))
+        untimed += line.substr(line.find(',') + 1) + "\n";
     const std::string untimed_path = test::write_file("known_untimed.csv", untimed);
     test::check_error(test::auspex("forecast " + model + " --input " + untimed_path + " --horizon 12 --future " +
                                    c.dir + "/future.csv"),
@@ -182,14 +183,15 @@ TEST_CASE("decoder columns: the config names them, and a count or name the check
     const std::string base = R"("arch": "forecaster", "nhead": 4, "memory_mask": "tril",
         "decoder_positional_encoding": "none", "features": ["load", "temperature", "setpoint", "hour_of_day"],
         "outputs": ["load"])";
-    test::check_error(convert_with("{" + base + "}"), 1,
-                      "name the decoder's columns with \"decoder_features\"");
+    test::check_error(convert_with("{" + base + "}"), 1, "name the decoder's columns with \"decoder_features\"");
     test::check_error(convert_with("{" + base + R"(, "decoder_features": ["load", "setpoint"]})"), 1,
                       "config \"decoder_features\" names 2 columns, but the decoder's input Linear");
     test::check_error(convert_with("{" + base + R"(, "decoder_features": ["load", "setpoint", "hour"]})"), 1,
                       "config \"decoder_features\" names \"hour\", which is not one of \"features\"");
     test::check_error(
-        convert_with("{" + base + R"(, "decoder_features": ["load", "setpoint", "hour_of_day"], "calendar": {"hour_of_day": "hours"}})"),
+        convert_with(
+            "{" + base +
+            R"(, "decoder_features": ["load", "setpoint", "hour_of_day"], "calendar": {"hour_of_day": "hours"}})"),
         1, "config \"calendar\": \"hour_of_day\": \"hours\" is not a calendar feature");
 }
 

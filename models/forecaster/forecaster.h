@@ -55,6 +55,14 @@ struct ForecasterConfig {
     // Decoder columns that are not outputs (kDecoderFeatureKey): inputs known ahead, such as calendar
     // features or a planned setpoint; a forecast then takes their values for its steps (`future`).
     size_t known_inputs = 0;
+    size_t time_marks = 0;  // trailing input columns that are time features (format.h, time_marks)
+
+    bool token_conv() const { return input_embedding == format::InputEmbedding::token_conv; }
+    // Values per row the input embedding reads for rows of `columns` inputs: token_conv's three neighbours'
+    // values and the marks.
+    size_t embed_width(size_t columns) const {
+        return token_conv() ? 3 * (columns - time_marks) + time_marks : columns;
+    }
     // Patched (PatchTST-style): each input column on its own through the encoder, its window cut into
     // patches of patch_len steps, patch_stride apart (after patch_stride copies of the last value when
     // patch_pad), each patch one token; the pooled head gives `horizon` values per column.
@@ -105,6 +113,12 @@ public:
     // when the decoder reads fewer columns than the encoder); both checked when the model opened.
     size_t decoder_column(size_t j) const;
     size_t output_column(size_t i) const;
+    // Whether the decoder's column j is an input known ahead (a forecast's `future` supplies it): step by
+    // step, a column no output continues; one pass, a time mark of the placeholder rows.
+    bool known_decoder_column(size_t j) const;
+    // The `future` rows a forecast of `horizon` steps reads: horizon - 1 step by step (the last prediction is
+    // not fed back), horizon one pass (a placeholder per step); 0 without known inputs.
+    size_t future_rows(size_t horizon) const;
 
     // Exact bytes a session needs for encoder windows up to max_window and decoder lengths (horizon or
     // teacher-forced target rows) up to max_horizon. 0 when a length is 0 or above kMaxSequenceLength.
@@ -144,6 +158,8 @@ struct ForecastLayout {
     float* revin_stats = nullptr;  // RevIN: each input column's window mean and std, [2, n_features]
     float* series = nullptr;       // patched: one column's window and its padding
     float* patches = nullptr;      // patched: its patches, [encoder rows, patch_len]
+    float* conv_src = nullptr;     // token_conv: the window's embedding inputs, [max_window, embed_width(n)]
+    float* conv_dec = nullptr;     // token_conv: a decoder tile's, [tile, embed_width(decoder_features)]
 
     void allocate(MemoryPlan& plan, const ForecasterConfig& c, size_t max_window, size_t max_horizon);
 };
@@ -182,6 +198,7 @@ private:
                size_t rows, size_t first, float* x, const QuantScratch& quant) const;
     // The decoder's columns of an input row (all of them, or the outputs').
     void decoder_row(const float* input_row, float* out) const;
+    void conv_rows(const float* seq, size_t seq_rows, size_t columns, size_t first, size_t n, float* out) const;
     void encode(const float* src, size_t rows);
     // The pooled head over the encoded rows: out gets horizon x n_outputs.
     void pooled_head(size_t rows, float* out);
@@ -190,7 +207,7 @@ private:
     void patched_forward(const float* src, size_t rows, float* out);
     void revin_normalize(const float* x, size_t rows, float* z);
     void revin_denormalize(float* y, size_t rows) const;
-    Status forecast_one_pass(const float* src, size_t rows, size_t horizon, float* out);
+    Status forecast_one_pass(const float* src, size_t rows, size_t horizon, float* out, const float* future);
     // Decoder rows [first, first + rows) from target inputs tgt (model space) to generator outputs.
     void decode(const float* tgt, size_t rows, size_t first, float* out);
     // Decoder input row t + 1 (model space) from step t's prediction and the known inputs of its time.

@@ -51,6 +51,10 @@ Status check_variants(const ForecasterConfig& c) {
         return bad("a flatten head needs the window it was trained on");
     if (c.encoder_output_act && (!c.encoder_only() || c.head == format::ForecastHead::generator))
         return bad("encoder_output_activation needs an encoder-only model with a pooled head");
+    if (c.time_marks >= c.n_features || (!c.encoder_only() && c.time_marks >= c.decoder_features))
+        return bad("time_marks leaves no value column");
+    if (c.token_conv() && (c.patched() || (!c.encoder_only() && c.decoding != format::Decoding::one_pass)))
+        return bad("input_embedding token_conv needs whole sequences: an unpatched encoder, one-pass decoding");
     if (c.patched()) {
         if (!c.encoder_only() || c.head == format::ForecastHead::generator)
             return bad("patches need an encoder-only model with a pooled head");
@@ -195,6 +199,11 @@ Status read_forecaster_config(const ModelFile& f, ForecasterConfig* out) {
         AX_RETURN_IF_ERROR(read_config_enum(f, ConfigKey::encoder_output_activation, "encoder_output_activation",
                                             &c.encoder_output_activation));
     }
+    AX_RETURN_IF_ERROR(
+        read_config_optional_size(f, ConfigKey::time_marks, "time_marks", 0, kMaxModelWidth, 0, &c.time_marks));
+    // One pass, the placeholders' known inputs are the time marks (the other columns follow the placeholder
+    // rule); step by step, every decoder column the model does not predict (read_decoder_columns).
+    if (!c.encoder_only() && c.decoding == format::Decoding::one_pass) c.known_inputs = c.time_marks;
     if (f.config(ConfigKey::revin_eps, &bits))
         AX_RETURN_IF_ERROR(read_config_positive_float(f, ConfigKey::revin_eps, "revin_eps", &c.revin_eps));
     AX_RETURN_IF_ERROR(check_variants(c));

@@ -65,23 +65,21 @@ std::vector<float> read_future(const Args& args, const tools::LoadedModel& m, co
                                const tools::Table& forecast, bool timed, size_t horizon) {
     const Forecaster& model = m.as<Forecaster>();
     const ForecasterConfig& c = model.config();
-    if (c.known_inputs == 0 || c.one_pass() || horizon < 2) {
+    const size_t steps = model.future_rows(horizon);
+    if (steps == 0) {
         if (args.has("future"))
-            std::fprintf(stderr, "note: %s is not read: the model's decoder reads no input it does not predict%s\n",
-                         args.get("future").c_str(), horizon < 2 ? " after a one-step forecast" : "");
+            std::fprintf(stderr, "note: %s is not read: the model's decoder reads no input known ahead%s\n",
+                         args.get("future").c_str(), c.known_inputs != 0 ? " after a one-step forecast" : "");
         return {};
     }
     const size_t n = c.n_features;
-    const size_t steps = horizon - 1;
     std::vector<std::string> calendar = tools::calendar_of(m.file);
     calendar.resize(n);
     // The known columns: read by the decoder, predicted by no output.
     std::vector<size_t> from_file, computed;
     for (size_t j = 0; j < c.decoder_features; ++j) {
+        if (!model.known_decoder_column(j)) continue;
         const size_t column = model.decoder_column(j);
-        bool output = false;
-        for (size_t i = 0; i < c.n_outputs; ++i) output = output || model.output_column(i) == column;
-        if (output) continue;
         (calendar[column].empty() ? from_file : computed).push_back(column);
     }
     std::vector<float> future(steps * n, std::numeric_limits<float>::quiet_NaN());
@@ -96,8 +94,10 @@ std::vector<float> read_future(const Args& args, const tools::LoadedModel& m, co
                                        std::to_string(column) + " cannot be found by name (convert with \"features\")");
             names.push_back(features[column]);
         }
-        if (!names.empty()) given = read_data_csv(args, "future", names.size(), names);
-        else given = tools::read_csv(path, csv_options(args));
+        if (!names.empty())
+            given = read_data_csv(args, "future", names.size(), names);
+        else
+            given = tools::read_csv(path, csv_options(args));
     } else if (!from_file.empty()) {
         std::string list;
         for (size_t column : from_file) list += (list.empty() ? "" : ", ") + column_name(features, column);
@@ -121,12 +121,13 @@ std::vector<float> read_future(const Args& args, const tools::LoadedModel& m, co
             }
             if (r == given.rows)
                 throw tools::ToolError(path + " has no row for " + forecast.times[t] + ", forecast step " +
-                                       std::to_string(t + 1) + " (the known inputs of every step but the last are read)");
+                                       std::to_string(t + 1) + " (the known inputs of " + std::to_string(steps) +
+                                       " steps are read)");
             row_of[t] = r;
         } else if (args.has("future") && t >= given.rows) {
             throw tools::ToolError(path + " holds " + std::to_string(given.rows) + " row(s); a forecast of " +
-                                   std::to_string(horizon) + " steps reads the known inputs of its first " +
-                                   std::to_string(steps));
+                                   std::to_string(horizon) + " steps reads the known inputs of " +
+                                   std::to_string(steps) + " steps");
         }
     }
     for (size_t t = 0; t < steps; ++t)
@@ -142,8 +143,9 @@ std::vector<float> read_future(const Args& args, const tools::LoadedModel& m, co
             for (size_t t = 0; t < steps; ++t) ordered.times.push_back(given.times[row_of[t]]);
             fill_calendar(only, ordered, steps, n, path, future.data());
         } else {
-            throw tools::ToolError("the model computes calendar features for the forecast's steps from timestamps: "
-                                   "give the input evenly spaced timestamps, or --future FILE with a time column");
+            throw tools::ToolError(
+                "the model computes calendar features for the forecast's steps from timestamps: "
+                "give the input evenly spaced timestamps, or --future FILE with a time column");
         }
     }
     return future;

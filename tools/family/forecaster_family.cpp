@@ -32,6 +32,8 @@ std::string forecast_mode(const ForecasterConfig& c) {
             " placeholder rows (" + enum_text(c.placeholder) + ")";
     else
         t = "encoder-decoder, step by step";
+    if (c.time_marks != 0)
+        t += "; the last " + std::to_string(c.time_marks) + " input column(s) are time marks, known ahead";
     if (c.known_inputs != 0 && !c.one_pass())
         t += "; the decoder reads " + std::to_string(c.decoder_features) + " column(s), " +
              std::to_string(c.known_inputs) + " of them inputs known ahead (forecast --future)";

@@ -407,7 +407,23 @@ void import_patched(CheckpointTensors& ck, AxmModel& m, const ConvertConfig& con
 AxmModel import_forecaster(const TensorMap& tensors, const ConvertConfig& config) {
     if (config.arch != format::Family::forecaster)
         throw ToolError("config arch \"" + enum_text(config.arch) + "\" is not \"forecaster\"");
-    CheckpointTensors ck(tensors);
+    // The Time-Series-Library's DataEmbedding (named by its map) becomes one Linear per side first.
+    TensorMap folded = tensors;
+    TokenConv src_conv, tgt_conv;
+    const bool conv = fold_token_conv(folded, "src", &src_conv);
+    if (fold_token_conv(folded, "tgt", &tgt_conv) != conv)
+        throw ToolError("a token convolution on one side only: auspex embeds both sides the same way");
+    if (conv && src_conv.marks != tgt_conv.marks)
+        throw ToolError("the encoder's time-feature embedding reads " + std::to_string(src_conv.marks) +
+                        " marks, the decoder's " + std::to_string(tgt_conv.marks));
+    const bool declared_conv = config.input_embedding == format::InputEmbedding::token_conv;
+    if (config.input_embedding && declared_conv != conv)
+        throw ToolError(conv ? "config \"input_embedding\": \"" + enum_text(*config.input_embedding) +
+                                   "\" contradicts the checkpoint's token convolution (src_token_conv.weight)"
+                             : std::string("config \"input_embedding\": \"token_conv\" but the checkpoint holds no "
+                                           "token convolution: map the Time-Series-Library's DataEmbedding with "
+                                           "tools/import/maps/tslib_transformer.map"));
+    CheckpointTensors ck(folded);
     AxmModel m;
     m.family = format::Family::forecaster;
     const StackShape s = import_stacks(ck, m, config, false, true, "forecaster");
@@ -425,6 +441,11 @@ AxmModel import_forecaster(const TensorMap& tensors, const ConvertConfig& config
     std::vector<std::pair<format::ConfigKey, uint32_t>> variant;  // written only when not the default
 
     int64_t nf = 0, no = 0, window = config.window.value_or(0);
+    if (conv && (encoder_only || config.decoding != format::Decoding::one_pass))
+        throw ToolError(
+            "the Time-Series-Library's token convolution reads whole sequences: auspex runs it in an "
+            "encoder-decoder decoded in one pass; state \"decoding\": \"one_pass\" with \"label_len\" and "
+            "\"horizon\" (the model's label_len and pred_len)");
     if (encoder_only && config.patch_len) {
         import_patched(ck, m, config, find_encoder_only_linears(ck, d), d, revin_columns, variant, &nf, &window);
         no = nf;
@@ -459,13 +480,19 @@ AxmModel import_forecaster(const TensorMap& tensors, const ConvertConfig& config
         const LinearNames lin = find_linears(ck, d);
         const auto& src_shape = ck.shape(lin.src + ".weight");
         const auto& gen_shape = ck.shape(lin.generator + ".weight");
-        nf = src_shape[1];
+        // token_conv: the Linear reads three neighbours' values and the marks.
+        const int64_t src_width = src_shape[1], dec_width = ck.shape(lin.tgt + ".weight")[1];
+        nf = conv ? src_conv.values + src_conv.marks : src_width;
         no = gen_shape[0];
         check_stated(config.n_features, nf, "n_features", lin.src + ".weight", src_shape);
         check_stated(config.n_outputs, no, "n_outputs", lin.generator + ".weight", gen_shape);
-        const int64_t dec_in = ck.shape(lin.tgt + ".weight")[1];
-        add_linear(ck, m, Role::src_embed_weight, lin.src, d, nf);
-        add_linear(ck, m, Role::tgt_embed_weight, lin.tgt, d, dec_in);
+        const int64_t dec_in = conv ? tgt_conv.values + tgt_conv.marks : dec_width;
+        add_linear(ck, m, Role::src_embed_weight, lin.src, d, src_width);
+        add_linear(ck, m, Role::tgt_embed_weight, lin.tgt, d, dec_width);
+        if (conv) {
+            variant.push_back({ConfigKey::input_embedding, e32(format::InputEmbedding::token_conv)});
+            if (src_conv.marks != 0) variant.push_back({ConfigKey::time_marks, u(src_conv.marks)});
+        }
         add_linear(ck, m, Role::generator_weight, lin.generator, no, d);
         add_decoder_columns(m, config, lin.tgt, dec_in, nf, no, variant);
         if (lin.shared)

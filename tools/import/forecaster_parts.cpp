@@ -97,3 +97,55 @@ EncoderOnlyLinears find_encoder_only_linears(const CheckpointTensors& ck, int64_
 }
 
 }  // namespace ax::tools
+
+namespace ax::tools {
+
+bool fold_token_conv(TensorMap& tensors, const std::string& side, TokenConv* out) {
+    const auto conv = tensors.find(side + "_token_conv.weight");
+    if (conv == tensors.end()) return false;
+    const HostTensor w = conv->second;
+    if (w.shape.size() != 3 || w.shape[2] != 3)
+        throw ToolError(side + "_token_conv.weight has shape " + shape_text(w.shape) +
+                        ", expected a Conv1d of kernel 3 [d_model, n_values, 3]");
+    if (tensors.count(side + "_token_conv.bias"))
+        throw ToolError(side + "_token_conv has a bias: the Time-Series-Library's TokenEmbedding has none");
+    const int64_t d = w.shape[0], c = w.shape[1];
+    HostTensor marks;
+    const auto time = tensors.find(side + "_time_marks.weight");
+    if (time != tensors.end()) {
+        marks = time->second;
+        if (marks.shape.size() != 2 || marks.shape[0] != d)
+            throw ToolError(side + "_time_marks.weight has shape " + shape_text(marks.shape) + ", expected [" +
+                            std::to_string(d) + ", n_marks]");
+        if (tensors.count(side + "_time_marks.bias"))
+            throw ToolError(side + "_time_marks has a bias: the Time-Series-Library's TimeFeatureEmbedding has none");
+        tensors.erase(time);
+    }
+    const int64_t k = marks.shape.empty() ? 0 : marks.shape[1];
+    const int64_t width = 3 * c + k;
+    HostTensor linear;
+    linear.source_dtype = w.source_dtype;
+    linear.shape = {d, width};
+    linear.data.resize(static_cast<size_t>(d * width));
+    // Conv1d weight [o, c, t]: tap t reads x[i + t - 1] (circular padding 1), column t * c + ch of the Linear.
+    for (int64_t o = 0; o < d; ++o) {
+        for (int64_t ch = 0; ch < c; ++ch)
+            for (int64_t t = 0; t < 3; ++t)
+                linear.data[static_cast<size_t>(o * width + t * c + ch)] =
+                    w.data[static_cast<size_t>((o * c + ch) * 3 + t)];
+        for (int64_t j = 0; j < k; ++j)
+            linear.data[static_cast<size_t>(o * width + 3 * c + j)] = marks.data[static_cast<size_t>(o * k + j)];
+    }
+    HostTensor bias;
+    bias.source_dtype = w.source_dtype;
+    bias.shape = {d};
+    bias.data.assign(static_cast<size_t>(d), 0.0f);
+    tensors.erase(conv);
+    tensors[side + "_embed.weight"] = std::move(linear);
+    tensors[side + "_embed.bias"] = std::move(bias);
+    out->values = c;
+    out->marks = k;
+    return true;
+}
+
+}  // namespace ax::tools
