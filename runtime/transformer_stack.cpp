@@ -54,6 +54,9 @@ Status read_stack_config(const ModelFile& f, size_t min_decoder_layers, StackCon
     AX_RETURN_IF_ERROR(read_config_positive_float(f, ConfigKey::layer_norm_eps, "layer_norm_eps", &l.eps));
     AX_RETURN_IF_ERROR(read_config_flag(f, ConfigKey::encoder_final_norm, "encoder_final_norm", &c.encoder_final_norm));
     AX_RETURN_IF_ERROR(read_config_flag(f, ConfigKey::decoder_final_norm, "decoder_final_norm", &c.decoder_final_norm));
+    uint32_t norms = 0;
+    if (f.config(ConfigKey::layer_norms, &norms))  // optional: files before the key hold LayerNorms
+        AX_RETURN_IF_ERROR(read_config_flag(f, ConfigKey::layer_norms, "layer_norms", &l.batch_norm));
     if (c.decoder_layers == 0 && c.decoder_final_norm)
         return Status::error(StatusCode::bad_model, "a decoder final norm without decoder layers");
     uint32_t v = 0;

@@ -334,7 +334,8 @@ if(fw_tests)
   # sliding window, one-pass decoding, patches and RevIN, a decoder fed the outputs; each forecast on the
   # board against PyTorch's and the host's (generic port) for the same bytes.
   set(variant_cases onepass/transam:f32 onepass/flatten_covariates:int8 onepass/last_row_causal:f32
-      onepass/mean_mlp:f16 onepass/informer_zeros:f32 onepass/patchtst_revin:int8 covariates/tutorial:int8)
+      onepass/mean_mlp:f16 onepass/informer_zeros:f32 onepass/patchtst_revin:int8 covariates/tutorial:int8
+      onepass/mvts_batchnorm:int8)
   set(vx_entries "")
   foreach(entry ${variant_cases})
     string(REPLACE ":" ";" parts ${entry})

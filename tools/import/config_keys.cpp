@@ -187,6 +187,17 @@ void read_outputs(const JsonValue& v, const std::string& context, ConvertConfig*
     c->outputs = name_list(v, context);
 }
 
+void read_decoder_features(const JsonValue& v, const std::string& context, ConvertConfig* c) {
+    c->decoder_features = name_list(v, context);
+}
+
+void read_calendar(const JsonValue& v, const std::string& context, ConvertConfig* c) {
+    c->calendar.clear();
+    for (const auto& [feature, kind] : v.as_object(context))
+        c->calendar.emplace_back(feature, kind.as_string(context + "." + feature));
+    if (c->calendar.empty()) throw ToolError(context + ": the object is empty");
+}
+
 void read_normalization(const JsonValue& v, const std::string& context, ConvertConfig* c) {
     NormalizationSpec n;
     for (const auto& [key, value] : v.as_object(context)) {
@@ -301,6 +312,15 @@ std::vector<ConfigKeySpec> make_table() {
         Row("outputs", "a list of names", kForecaster,
             "none: outputs are named like the features when the model predicts each, else `output_0`..",
             "the predicted columns' names (each one of `features` when the decoder reads them)", read_outputs),
+        Row("decoder_features", "a list of names", kForecaster,
+            "the decoder reads every input column, or the outputs when its input Linear is as narrow",
+            "the columns of the decoder's input rows, in order, each one of `features`: the outputs fed back and "
+            "inputs known ahead (calendar features, planned values) that forecast takes for the horizon",
+            read_decoder_features),
+        Row("calendar", "an object: feature name to calendar feature", kForecaster, "none",
+            "input columns computed from the time column rather than read (`{\"hour\": \"hour_of_day\"}`; "
+            "docs/forecasting.md lists the calendar features)",
+            read_calendar),
         Row("head", &ConvertConfig::head, kForecaster,
             "with a decoder `\"generator\"`; encoder-only: `\"flatten\"` when the head reads window x d_model, "
             "else required",
@@ -334,6 +354,9 @@ std::vector<ConfigKeySpec> make_table() {
         Row("head_activation", &ConvertConfig::head_activation, kForecaster, "`\"relu\"`",
             "the activation between a pooled head's hidden and final Linear")
             .record(ConfigKey::head_activation),
+        Row("encoder_output_activation", &ConvertConfig::encoder_output_activation, kForecaster, "none",
+            "an activation on the encoder's rows before a pooled head (mvts_transformer's `act(output)`)")
+            .record(ConfigKey::encoder_output_activation),
         Row("patch_len", &ConvertConfig::patch_len, kForecaster, "none: one input row, one token",
             "steps per patch of a patched (PatchTST-style) model: each column's window cut into patches, one token "
             "each, the columns through the encoder independently")
