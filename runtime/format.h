@@ -122,8 +122,10 @@ enum class ConfigKey : uint32_t {
     revin_eps = 48,      // f32 bits: RevIN's eps (absent: 1e-5)
     layer_norms = 49,    // optional, any family: 0 LayerNorm, 1 BatchNorm1d folded (see LayerOptions)
     encoder_output_activation = 50,  // forecaster with a pooled head, optional: Activation on the encoder's rows
-    time_marks = 51,  // forecaster, optional: trailing input columns that are time features (x_mark), known
-                      // ahead: token_conv embeds them apart, one-pass placeholders take them from `future`
+    time_marks = 51,          // forecaster, optional: trailing input columns that are time features (x_mark), known
+                              // ahead: token_conv embeds them apart, one-pass placeholders take them from `future`
+    residual_attention = 52,  // optional (absent 0): 1 = each encoder layer adds the previous layer's pre-softmax
+                              // attention scores to its own (PatchTST's res_attention)
 };
 
 // Per-window instance normalization of each input column (RevIN), undone on the outputs: z = (x - mean) /

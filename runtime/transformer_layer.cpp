@@ -174,10 +174,15 @@ void LayerScratch::allocate(MemoryPlan& plan, const LayerOptions& o, size_t enco
         head_k = plan.alloc<float>("encoder keys, one head", uint64_t{encoder_rows} * head_dim, first, last);
         head_v = plan.alloc<float>("encoder values, one head", uint64_t{encoder_rows} * head_dim, first, last);
         scores = plan.alloc<float>("encoder scores, one row", encoder_rows, first, last);
+        res_scores = o.residual_attention
+                         ? plan.alloc<float>("encoder residual scores, every head",
+                                             uint64_t{o.nhead} * encoder_rows * encoder_rows, first, last)
+                         : nullptr;
     } else {
         att = plan.alloc<float>("decoder tile: attention out", tile * d, first, last);
         head_k = head_v = nullptr;
         scores = plan.alloc<float>("decoder scores, one row", max_keys, first, last);
+        res_scores = nullptr;
     }
     quant.q = plan.alloc<int8_t>(enc ? "encoder tile: int8 inputs" : "decoder tile: int8 inputs",
                                  tile * max_of(max_of(d, o.dim_feedforward), max_in), first, last);
@@ -271,7 +276,8 @@ void encoder_layer_forward(const Kernels& k, const LayerOptions& o, const Encode
         for (size_t r = 0; r < rows; r += q_tile) {
             const size_t n = min_of(q_tile, rows - r);
             project(k, p.slice(col, head_dim), input(r, n), n, s.q, s);
-            const AttentionInput a{s.q, head_dim, s.head_k, s.head_v, head_dim, n, rows, r, causal, key_valid};
+            AttentionInput a{s.q, head_dim, s.head_k, s.head_v, head_dim, n, rows, r, causal, key_valid};
+            if (s.res_scores != nullptr) a.residual_scores = s.res_scores + (h * rows + r) * rows;
             attend(k, a, 1, head_dim, s.scores, s.att + r * d + col, d);
         }
     }

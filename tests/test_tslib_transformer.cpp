@@ -78,8 +78,9 @@ TEST_CASE("TSLib Transformer: token_conv, time features known ahead, one pass, a
     for (const Kernels* k : test::available_ports()) {
         INFO("port " << std::string(k->name));
         tools::HostSession s(*model, *k, c.history.rows, c.forecast.rows);
-        test::check_close(s.forecast(c.window.data(), c.history.rows, c.forecast.rows, c.future.data(), c.forecast.rows),
-                          c.forecast.values, test::tolerance::forecaster, "forecast");
+        test::check_close(
+            s.forecast(c.window.data(), c.history.rows, c.forecast.rows, c.future.data(), c.forecast.rows),
+            c.forecast.values, test::tolerance::forecaster, "forecast");
     }
     // The circular convolution wraps around the decoder's last row: a shorter run of placeholders would change
     // every step, so only the trained horizon is PyTorch's forward.

@@ -238,6 +238,13 @@ void read_embed_scale(const JsonValue& v, const std::string& where, ConvertConfi
         throw ToolError(where + " must be \"sqrt_d_model\" or a number in (0, 1e6]");
 }
 
+void read_head_flatten(const JsonValue& v, const std::string& where, ConvertConfig* c) {
+    const std::string text = v.as_string(where);
+    if (text != "rows" && text != "d_model_first")
+        throw ToolError(where + ": \"" + text + "\" is not \"rows\" or \"d_model_first\"");
+    c->head_flatten = text;
+}
+
 void read_padding_patch(const JsonValue& v, const std::string& where, ConvertConfig* c) {
     const std::string text = v.is_null() ? "none" : v.as_string(where);
     if (text != "end" && text != "none") throw ToolError(where + ": \"" + text + "\" is not one of \"end\", \"none\"");
@@ -369,6 +376,15 @@ std::vector<ConfigKeySpec> make_table() {
             .is_set([](const ConvertConfig& c) { return c.padding_patch.has_value(); })
             .record(ConfigKey::patch_padding)
             .record_text([](uint32_t v) { return std::string(v ? "\"end\"" : "\"none\""); }),
+        Row("res_attention", &ConvertConfig::res_attention, kForecaster, "`false`",
+            "each encoder layer adds the previous layer's pre-softmax attention scores to its own (PatchTST's "
+            "argument of the same name; the weights cannot tell)")
+            .record(ConfigKey::residual_attention),
+        Row("head_flatten", "\"rows\" or \"d_model_first\"", kForecaster, "`\"rows\"`",
+            "the order a flatten head reads the encoded rows in: `\"rows\"` as `x.reshape(B, -1)` of [rows, "
+            "d_model], `\"d_model_first\"` as PatchTST's backbone ([d_model, patches] before its Flatten_Head)",
+            read_head_flatten)
+            .is_set([](const ConvertConfig& c) { return c.head_flatten.has_value(); }),
         Row("revin", &ConvertConfig::revin, kForecaster,
             "from the tensors: RevIN's affine_weight / affine_bias = affine RevIN; none: no RevIN",
             "per-window normalization of each column, undone on the outputs (state `true` for RevIN without "

@@ -58,6 +58,11 @@ struct ConvertConfig {
     // Patches (PatchTST's own argument names): steps per patch, steps between patches, "end" padding.
     std::optional<int64_t> patch_len, stride;
     std::optional<std::string> padding_patch;
+    // PatchTST's res_attention: each encoder layer adds the previous one's pre-softmax scores.
+    std::optional<bool> res_attention;
+    // The order a flatten head reads the encoded rows in: "rows" (x.reshape(B, -1) of [rows, d_model], the
+    // default) or "d_model_first" ([d_model, rows], as PatchTST's backbone permutes before Flatten_Head).
+    std::optional<std::string> head_flatten;
     std::optional<bool> revin;  // RevIN without affine tensors; with them it is read off the checkpoint
     std::optional<double> revin_eps;
     std::vector<std::string> outputs;           // names of the predicted columns, each one of "features"

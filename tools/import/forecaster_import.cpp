@@ -385,8 +385,14 @@ void import_patched(CheckpointTensors& ck, AxmModel& m, const ConvertConfig& con
     const int64_t horizon = ck.shape(l.final + ".weight")[0];
     const int64_t hidden = l.hidden.empty() ? 0 : ck.shape(l.hidden + ".weight")[0];
     add_linear(ck, m, Role::src_embed_weight, l.input, d, *config.patch_len);
+    const size_t head_first = m.tensors.size();
     if (hidden != 0) add_linear(ck, m, Role::head_weight, l.hidden, hidden, head_in);
     add_linear(ck, m, Role::generator_weight, l.final, horizon, hidden != 0 ? hidden : head_in);
+    if (config.head_flatten.value_or("rows") == "d_model_first") {
+        if (head != format::ForecastHead::flatten)
+            throw ToolError("config \"head_flatten\" describes a flatten head; this head reads one row");
+        reorder_flatten_head(m.tensors[head_first], tokens, d);
+    }
     auto u = [](int64_t v) { return static_cast<uint32_t>(v); };
     variant.insert(variant.end(),
                    {{ConfigKey::head, static_cast<uint32_t>(head)},
@@ -546,6 +552,12 @@ AxmModel import_forecaster(const TensorMap& tensors, const ConvertConfig& config
         }
     }
     if (config.patch_len && !encoder_only) throw ToolError("patches need an encoder-only model");
+    if (config.res_attention.value_or(false)) {
+        if (!encoder_only) throw ToolError("config \"res_attention\" is an encoder-only model's (PatchTST's)");
+        variant.push_back({ConfigKey::residual_attention, 1u});
+    }
+    if (config.head_flatten && !config.patch_len)
+        throw ToolError("config \"head_flatten\" is read for patched models (PatchTST's head)");
     if (config.encoder_output_activation)
         variant.push_back({ConfigKey::encoder_output_activation, e32(*config.encoder_output_activation)});
     if (revin != format::Revin::none) {

@@ -1,5 +1,7 @@
 #include "tools/import/forecaster_parts.h"
 
+#include <cstring>
+
 #include "tools/common/tool_error.h"
 
 namespace ax::tools {
@@ -99,6 +101,21 @@ EncoderOnlyLinears find_encoder_only_linears(const CheckpointTensors& ck, int64_
 }  // namespace ax::tools
 
 namespace ax::tools {
+
+void reorder_flatten_head(AxmTensor& weight, int64_t rows, int64_t d) {
+    if (weight.dtype != format::DType::f32 || weight.dims.size() != 2 || weight.dims[1] != rows * d)
+        throw ToolError("internal error: the flatten head to reorder is not an f32 [out, rows x d_model] matrix");
+    const size_t width = static_cast<size_t>(rows * d);
+    std::vector<uint8_t> row(width * sizeof(float));
+    for (size_t o = 0; o < weight.dims[0]; ++o) {
+        uint8_t* at = weight.data.data() + o * width * sizeof(float);
+        for (int64_t r = 0; r < rows; ++r)
+            for (int64_t j = 0; j < d; ++j)
+                std::memcpy(row.data() + static_cast<size_t>(r * d + j) * sizeof(float),
+                            at + static_cast<size_t>(j * rows + r) * sizeof(float), sizeof(float));
+        std::memcpy(at, row.data(), row.size());
+    }
+}
 
 bool fold_token_conv(TensorMap& tensors, const std::string& side, TokenConv* out) {
     const auto conv = tensors.find(side + "_token_conv.weight");

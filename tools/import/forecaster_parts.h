@@ -40,4 +40,9 @@ struct TokenConv {
 };
 bool fold_token_conv(TensorMap& tensors, const std::string& side, TokenConv* out);
 
+// A flatten head's first Linear (its f32 weight [out, rows x d]) reordered from reading [d, rows] (config
+// "head_flatten": "d_model_first", PatchTST's Flatten_Head after its backbone's permute) to reading the
+// rows back to back, as the runtime flattens them.
+void reorder_flatten_head(AxmTensor& weight, int64_t rows, int64_t d);
+
 }  // namespace ax::tools

@@ -351,6 +351,15 @@ StackShape import_stacks(CheckpointTensors& ck, AxmModel& m, const ConvertConfig
         add_tensor(ck, m, in_weight, module + ".in_proj_weight", {3 * d, d}, layer);
         add_tensor(ck, m, next(in_weight, 1), module + ".in_proj_bias", {3 * d}, layer);
         add_linear(ck, m, next(in_weight, 2), module + ".out_proj", d, d, layer);
+        // A stored attention scale (PatchTST's sdp_attn.scale, a Parameter frozen at head_dim ** -0.5 unless its
+        // lsa option learns it) must be the scale the runtime uses.
+        if (ck.has(module + ".scale")) {
+            const HostTensor& scale = ck.take(module + ".scale", {});
+            const double want = 1.0 / std::sqrt(static_cast<double>(d / config.nhead));
+            if (!(std::fabs(scale.data[0] - want) <= 1e-6 * want))
+                throw ToolError(module + ".scale is " + std::to_string(scale.data[0]) + ", not head_dim ** -0.5 = " +
+                                std::to_string(want) + ": a learned attention scale (PatchTST's lsa) is not supported");
+        }
     };
     s.encoder_final_norm = ck.has(s.encoder_root + "norm.weight");
     if (s.encoder_final_norm) add_norm(Role::encoder_norm_weight, format::kNoLayer, s.encoder_root + "norm");
