@@ -291,7 +291,7 @@ if(fw_tests)
 
     set(axm ${fw_gen}/${id}.axm)
     add_custom_command(OUTPUT ${axm} ${fw_gen}/${id}_model.h
-      COMMAND ${host} convert ${dir}/model.pt --config ${dir}/config.json --dtype ${dtype} -o ${axm}
+      COMMAND ${host} convert ${dir}/model.pt --config ${dir}/config.json ${map_args} --dtype ${dtype} -o ${axm}
       COMMAND ${host} header ${axm} -o ${fw_gen}/${id}_model.h --name ${id}_model --window ${S} --horizon ${horizon}
       DEPENDS ${dir}/model.pt ${dir}/config.json ${host} VERBATIM)
     add_custom_command(OUTPUT ${fw_gen}/${id}_run_host.csv
@@ -333,12 +333,19 @@ if(fw_tests)
   # board against PyTorch's and the host's (generic port) for the same bytes.
   set(variant_cases onepass/transam:f32 onepass/flatten_covariates:int8 onepass/last_row_causal:f32
       onepass/mean_mlp:f16 onepass/informer_zeros:f32 onepass/patchtst_revin:int8 covariates/tutorial:int8
-      onepass/mvts_batchnorm:int8)
+      onepass/mvts_batchnorm:int8 patchtst/official:int8:patchtst)
   set(vx_entries "")
   foreach(entry ${variant_cases})
     string(REPLACE ":" ";" parts ${entry})
     list(GET parts 0 path)
     list(GET parts 1 dtype)
+    # A third field names a shipped rename map (tools/import/maps/NAME.map) the conversion takes.
+    set(map_args "")
+    list(LENGTH parts n_parts)
+    if(n_parts GREATER 2)
+      list(GET parts 2 map)
+      set(map_args --map ${CMAKE_CURRENT_SOURCE_DIR}/tools/import/maps/${map}.map)
+    endif()
     set(dir ${CMAKE_CURRENT_SOURCE_DIR}/tests/fixtures/forecaster_${path})
     string(REPLACE "/" "_" id "variant_${path}_${dtype}")
     string(TOUPPER ${id} ID)
