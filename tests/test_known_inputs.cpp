@@ -231,3 +231,37 @@ TEST_CASE("verify --against on a model with inputs known ahead: plans from the r
     CHECK(r.output.find("forecasts (") != std::string::npos);
     CHECK(r.output.find("  load ") != std::string::npos);  // the output named by "outputs", not a feature's place
 }
+
+TEST_CASE("run: tgt holds the decoder's own columns, picked by name; calendar columns computed from times") {
+    // The covariate tutorial's forward(src, tgt): src the three features, tgt the target only.
+    const std::string dir = test::fixture_path("forecaster_covariates/tutorial");
+    const std::string model = test::converted_fixture("forecaster_covariates/tutorial", "cov_tutorial.axm");
+    const std::string out = (test::scratch_dir() / "cov_run.csv").string();
+    const test::Result r =
+        test::auspex("run " + model + " --src " + dir + "/check_src.csv --tgt " + dir + "/check_tgt.csv -o " + out);
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    test::check_close(tools::read_csv(out).values, tools::read_csv(dir + "/check_out.csv").values,
+                      test::tolerance::forecaster, "run");
+    // The same with every feature in tgt: the decoder's column is picked, the others noted.
+    const test::Result all =
+        test::auspex("run " + model + " --src " + dir + "/check_src.csv --tgt " + dir + "/check_src.csv -o " + out);
+    CHECK(all.exit_code == 0);
+    CHECK(all.output.find("ignoring column(s) temperature, humidity") != std::string::npos);
+
+    // The calendar model's teacher-forced pass over its history: the hour computed for src and tgt rows is
+    // the one its forecast uses (the first output row is the forecast's first step from row 0's window).
+    const KnownCase c = load();
+    const std::string known = test::converted_fixture(kCase, "known.axm");
+    const test::Result k =
+        test::auspex("run " + known + " --src " + c.dir + "/history.csv --tgt " + c.dir + "/history.csv -o " + out);
+    INFO(k.output);
+    REQUIRE(k.exit_code == 0);
+    const auto loaded = tools::load_model(known);
+    tools::HostSession s(*loaded, generic_kernels(), c.history.rows, c.history.rows);
+    std::vector<float> tgt;
+    for (size_t r = 0; r < c.history.rows; ++r)
+        tgt.insert(tgt.end(), {c.window[r * 4], c.window[r * 4 + 2], c.window[r * 4 + 3]});
+    const std::vector<float> want = s.run(c.window.data(), c.history.rows, tgt.data(), c.history.rows, InputSpace::raw);
+    test::check_close(tools::read_csv(out).values, want, 1e-6, "run with computed hours");
+}

@@ -38,27 +38,46 @@ void fill_calendar(const std::vector<std::string>& calendar, const tools::Table&
 
 }  // namespace
 
-tools::Table read_history(const Args& args, const tools::LoadedModel& m, const std::vector<std::string>& features,
-                          size_t last_rows) {
-    const ForecasterConfig& c = m.as<Forecaster>().config();
-    const std::vector<std::string> calendar = tools::calendar_of(m.file);
-    if (calendar.empty()) return read_data_csv(args, "input", c.n_features, features, last_rows);
-    std::vector<std::string> read;
-    for (size_t i = 0; i < features.size(); ++i)
-        if (calendar[i].empty()) read.push_back(features[i]);
-    const std::string path = args.require("input");
-    tools::Table t = read_data_csv(args, "input", read.size(), read, last_rows);
+tools::Table read_model_rows(const Args& args, const std::string& option, const tools::LoadedModel& m,
+                             const std::vector<size_t>& columns, const std::vector<std::string>& features,
+                             size_t last_rows) {
+    std::vector<std::string> calendar = tools::calendar_of(m.file);
+    std::vector<std::string> names, read;
+    for (size_t column : columns) {
+        if (column < features.size()) names.push_back(features[column]);
+        const bool computed = column < calendar.size() && !calendar[column].empty();
+        if (!computed && column < features.size()) read.push_back(features[column]);
+    }
+    const bool named = names.size() == columns.size();
+    const size_t n_read = named ? read.size() : columns.size();
+    const std::string path = args.require(option);
+    tools::Table t = read_data_csv(args, option, n_read, named ? read : std::vector<std::string>{}, last_rows);
+    if (n_read == columns.size()) {
+        if (named) t.header = names;
+        return t;
+    }
     if (t.times.empty())
         throw tools::ToolError(path + " has no time column: the model computes its calendar features from it");
     tools::Table full = t;
-    full.cols = c.n_features;
-    full.header = features;
-    full.values.assign(t.rows * c.n_features, 0.0f);
-    for (size_t r = 0, k = 0; r < t.rows; ++r, k = 0)
-        for (size_t i = 0; i < c.n_features; ++i)
-            if (calendar[i].empty()) full.values[r * c.n_features + i] = t.at(r, k++);
-    fill_calendar(calendar, t, t.rows, c.n_features, path, full.values.data());
+    full.cols = columns.size();
+    full.header = names;
+    full.values.assign(t.rows * full.cols, 0.0f);
+    std::vector<std::string> kinds(full.cols);
+    for (size_t r = 0; r < t.rows; ++r)
+        for (size_t i = 0, k = 0; i < full.cols; ++i) {
+            kinds[i] = columns[i] < calendar.size() ? calendar[columns[i]] : "";
+            if (kinds[i].empty()) full.values[r * full.cols + i] = t.at(r, k++);
+        }
+    fill_calendar(kinds, t, t.rows, full.cols, path, full.values.data());
     return full;
+}
+
+tools::Table read_history(const Args& args, const tools::LoadedModel& m, const std::vector<std::string>& features,
+                          size_t last_rows) {
+    const ForecasterConfig& c = m.as<Forecaster>().config();
+    std::vector<size_t> columns(c.n_features);
+    for (size_t i = 0; i < columns.size(); ++i) columns[i] = i;
+    return read_model_rows(args, "input", m, columns, features, last_rows);
 }
 
 std::vector<float> read_future(const Args& args, const tools::LoadedModel& m, const std::vector<std::string>& features,

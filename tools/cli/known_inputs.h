@@ -10,6 +10,13 @@
 
 namespace ax::cli {
 
+// The CSV of --`option` as rows of the model's input `columns` (indices into its features): the features read
+// by name (read_data_csv; by position when the model stores no names), the calendar features the model names
+// computed from the file's time column. `last_rows` (0: all) reads only the file's last rows.
+tools::Table read_model_rows(const Args& args, const std::string& option, const tools::LoadedModel& m,
+                             const std::vector<size_t>& columns, const std::vector<std::string>& features,
+                             size_t last_rows);
+
 // --input's last `last_rows` rows (0: all) as the model's n_features columns: the features read by name
 // (read_data_csv), the calendar features the model names computed from the file's time column.
 tools::Table read_history(const Args& args, const tools::LoadedModel& m, const std::vector<std::string>& features,
