@@ -127,6 +127,9 @@ TEST_CASE("TSLib Transformer from the CLI: time features computed from the times
     test::check_close(got.values, c.forecast.values, test::tolerance::forecaster, "forecast");
     test::check_error(test::auspex("forecast " + model + " --input " + c.dir + "/history.csv --horizon 3"), 1,
                       "only its trained horizon (6) is its forward");
+    const std::string header = (test::scratch_dir() / "tslib_model.h").string();
+    REQUIRE(test::auspex("header " + model + " -o " + header + " --name tsl").exit_code == 0);
+    CHECK(test::read_file(header).find("#define TSL_KNOWN_INPUTS 4 /* input columns known ahead") != std::string::npos);
     const test::Result inspect = test::auspex("inspect " + model);
     CHECK(inspect.output.find("input_embedding token_conv") != std::string::npos);
     CHECK(inspect.output.find("the last 4 input column(s) are time marks, known ahead") != std::string::npos);

@@ -166,8 +166,15 @@ FamilyDescriptor describe() {
     d.inspect_lines = inspect_lines;
     d.inspect_arena = inspect_arena;
     d.header_macros = [](const LoadedModel& m) -> std::vector<HeaderMacro> {
-        return {macro("N_FEATURES", config(m).n_features, "values per input row"),
-                macro("N_OUTPUTS", config(m).n_outputs, "values per output row")};
+        std::vector<HeaderMacro> macros = {macro("N_FEATURES", config(m).n_features, "values per input row"),
+                                           macro("N_OUTPUTS", config(m).n_outputs, "values per output row")};
+        // Inputs known ahead to pass (auspex_forecast_known), and the future rows a forecast of H steps reads.
+        if (config(m).known_inputs != 0)
+            macros.push_back(macro("KNOWN_INPUTS", config(m).known_inputs,
+                                   m.as<Forecaster>().future_rows(1) == 1
+                                       ? "input columns known ahead: auspex_forecast_known, H future rows"
+                                       : "input columns known ahead: auspex_forecast_known, H - 1 future rows"));
+        return macros;
     };
     d.bench = bench;
     d.check_target = "the decoder input CSV of forward(src, tgt) (none for an encoder-only model)";
