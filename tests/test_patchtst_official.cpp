@@ -104,3 +104,22 @@ TEST_CASE("official PatchTST: a learned attention scale is refused, the CLI fore
     test::check_close(tools::read_csv(out).values, tools::read_csv(dir + "/forecast.csv").values,
                       test::tolerance::forecaster, "forecast");
 }
+
+TEST_CASE("official PatchTST: --find-config finds residual attention, the head's order and nhead from a check pair") {
+    const std::string dir = test::fixture_path(kCase);
+    const std::string config =
+        test::write_file("patchtst_minimal.json",
+                         R"({"arch": "forecaster", "activation": "gelu", "window": 32, "patch_len": 8, "stride": 4,
+            "padding_patch": "end", "features": ["OT", "HULL", "MUFL"]})");
+    const std::string found = (test::scratch_dir() / "patchtst_found.json").string();
+    const test::Result r =
+        test::auspex("convert " + dir + "/model.pt --config " + config + " --map " + map_path() + " --find-config " +
+                     found + " --check-input " + dir + "/history.csv --check-output " + dir + "/forecast.csv -o " +
+                     (test::scratch_dir() / "patchtst_found.axm").string());
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    const std::string text = test::read_file(found);
+    CHECK(text.find("\"res_attention\": true") != std::string::npos);
+    CHECK(text.find("\"head_flatten\": \"d_model_first\"") != std::string::npos);
+    CHECK(text.find("\"nhead\": 4") != std::string::npos);
+}

@@ -27,6 +27,9 @@ struct Candidate {
     // Forecasters: the encoder's mask, and the decoder's positions (nullopt: the encoder's, not stated).
     std::optional<format::EncoderMask> encoder_mask;
     std::optional<format::PositionalEncoding> decoder_positional_encoding;
+    // Patched forecasters (PatchTST as its authors wrote it): residual attention, the head's flatten order.
+    std::optional<bool> res_attention;
+    std::optional<std::string> head_flatten;
 };
 
 std::string eps_text(double eps) {
@@ -43,6 +46,8 @@ std::string describe(const Candidate& c) {
     if (c.encoder_mask) s += ", encoder_mask " + enum_text(*c.encoder_mask);
     if (c.decoder_positional_encoding)
         s += ", decoder_positional_encoding " + enum_text(*c.decoder_positional_encoding);
+    if (c.res_attention) s += std::string(", res_attention ") + (*c.res_attention ? "true" : "false");
+    if (c.head_flatten) s += ", head_flatten " + *c.head_flatten;
     return s;
 }
 
@@ -55,6 +60,8 @@ ConvertConfig apply(ConvertConfig config, const Candidate& c) {
     if (c.memory_mask) config.memory_mask = *c.memory_mask;
     if (c.encoder_mask) config.encoder_mask = *c.encoder_mask;
     config.decoder_positional_encoding = c.decoder_positional_encoding;
+    if (c.res_attention) config.res_attention = *c.res_attention;
+    if (c.head_flatten) config.head_flatten = *c.head_flatten;
     return config;
 }
 
@@ -83,6 +90,8 @@ JsonValue candidate_json(const JsonValue& user, const Candidate& c) {
     else
         members.erase(std::remove_if(members.begin(), members.end(), [&](const auto& m) { return m.first == dec_pe; }),
                       members.end());
+    if (c.res_attention) set("res_attention", JsonValue::make_bool(*c.res_attention));
+    if (c.head_flatten) set("head_flatten", JsonValue::make_string(*c.head_flatten));
     return JsonValue::make_object(std::move(members));
 }
 
@@ -128,6 +137,8 @@ void set_records(AxmModel& m, const ConvertConfig& config) {
                         config.decoder_positional_encoding
                             ? std::optional<uint32_t>(static_cast<uint32_t>(*config.decoder_positional_encoding))
                             : std::nullopt);
+    set_optional_record(m, ConfigKey::residual_attention,
+                        config.res_attention.value_or(false) ? std::optional<uint32_t>(1u) : std::nullopt);
 }
 
 // The user's config, or a bare one naming the family when none was given: a forecaster or tvae needs
@@ -172,6 +183,8 @@ int changes(const ConvertConfig& base, bool nhead_stated, const Candidate& c) {
     n += c.memory_mask && *c.memory_mask != base.memory_mask;
     n += c.encoder_mask && *c.encoder_mask != base.encoder_mask.value_or(format::EncoderMask::none);
     n += c.decoder_positional_encoding != base.decoder_positional_encoding;
+    n += c.res_attention && *c.res_attention != base.res_attention.value_or(false);
+    n += c.head_flatten && *c.head_flatten != base.head_flatten.value_or("rows");
     return n;
 }
 
@@ -195,6 +208,8 @@ std::string varying_keys(const std::vector<Candidate>& m) {
     add(config_key_name(ConfigKey::encoder_mask), any([](const Candidate& c) { return c.encoder_mask; }));
     add(config_key_name(ConfigKey::decoder_positional_encoding),
         any([](const Candidate& c) { return c.decoder_positional_encoding; }));
+    add("res_attention", any([](const Candidate& c) { return c.res_attention; }));
+    add("head_flatten", any([](const Candidate& c) { return c.head_flatten; }));
     return keys;
 }
 
@@ -256,7 +271,9 @@ ConfigSearch search_config(const TensorMap& tensors, const std::string& config_p
 
     // The base import tells d_model and the family (and reports a checkpoint no candidate can fix).
     ConvertConfig probe = base;
-    probe.nhead = 1;
+    // A stored attention scale tells the head count; otherwise any does for the probe.
+    const std::optional<int64_t> scale_heads = nhead_from_scale(tensors);
+    probe.nhead = scale_heads.value_or(1);
     const AxmModel probe_model = probe_import(tensors, probe, base.positional_encoding);
     const int64_t d = config_record(probe_model, format::ConfigKey::d_model);
     const CheckPair pair = read_check_pair(files, probe_model.family);
@@ -272,7 +289,7 @@ ConfigSearch search_config(const TensorMap& tensors, const std::string& config_p
 
     std::vector<int64_t> heads;
     for (int64_t h = 1; h <= d; ++h)
-        if (d % h == 0) heads.push_back(h);
+        if (d % h == 0 && (!scale_heads || h == *scale_heads)) heads.push_back(h);
     const bool forecaster = probe_model.family == format::Family::forecaster;
     const bool token_family =
         probe_model.family == format::Family::seq2seq || probe_model.family == format::Family::classifier;
@@ -281,7 +298,11 @@ ConfigSearch search_config(const TensorMap& tensors, const std::string& config_p
     const std::vector<PE> pe_all = token_family
                                        ? std::vector<PE>{PE::learned, PE::sinusoidal, PE::sinusoidal_pad0, PE::none}
                                        : std::vector<PE>{PE::sinusoidal, PE::none};
-    const std::vector<PE> pes = user_first(base.positional_encoding.value_or(pe_all[0]), pe_all);
+    // A forecaster's learned position table is read off the tensors: nothing to try.
+    const bool learned_table = forecaster && config_record(probe_model, format::ConfigKey::positional_encoding) ==
+                                                 static_cast<uint32_t>(PE::learned);
+    const std::vector<PE> pes =
+        learned_table ? std::vector<PE>{PE::learned} : user_first(base.positional_encoding.value_or(pe_all[0]), pe_all);
     // Forecasters: the memory mask (with a decoder), the encoder's mask, and whether the decoder's rows get
     // the encoder's sinusoidal positions (records only: a learned table's presence is read off the tensors).
     bool decoder = false;
@@ -311,24 +332,40 @@ ConfigSearch search_config(const TensorMap& tensors, const std::string& config_p
     Candidate closest;
     CheckResult closest_result;
     std::string first_refusal;
-    // One import per positional encoding (the only tried key that changes which tensors a model holds);
-    // the other keys are config records, rewritten in place, so a candidate costs a run, not an import.
-    std::vector<std::pair<PE, AxmModel>> templates;
-    for (const PE pe : pes) {
-        try {
-            templates.emplace_back(
-                pe, import_model(tensors, apply(probe, Candidate{1, base.activation, base.norm_first,
-                                                                 base.layer_norm_eps, pe, std::nullopt, std::nullopt,
-                                                                 base.decoder_positional_encoding})));
-        } catch (const ToolError& e) {
-            // A positional encoding the tensors rule out ("none" beside a `pe` buffer, ...).
-            if (first_refusal.empty()) first_refusal = e.what();
-            ++out.refused;
+    // One import per positional encoding and, for a patched model, head flatten order (the tried keys that
+    // change the tensors a model holds); the other keys are config records, rewritten in place, so a
+    // candidate costs a run, not an import.
+    using Flatten = std::optional<std::string>;
+    const bool patched = forecaster && !decoder && base.patch_len.has_value();
+    const std::vector<Flatten> flattens =
+        patched ? user_first<Flatten>(base.head_flatten.value_or("rows"), {"rows", "d_model_first"})
+                : std::vector<Flatten>{base.head_flatten};
+    using Res = std::optional<bool>;
+    const std::vector<Res> res_all = patched ? user_first<Res>(base.res_attention.value_or(false), {false, true})
+                                             : std::vector<Res>{base.res_attention};
+    struct Template {
+        PE pe;
+        Flatten flatten;
+        AxmModel model;
+    };
+    std::vector<Template> templates;
+    for (const PE pe : pes)
+        for (const Flatten& flatten : flattens) {
+            try {
+                const Candidate c{probe.nhead,  base.activation, base.norm_first, base.layer_norm_eps,
+                                  pe,           std::nullopt,    std::nullopt,    base.decoder_positional_encoding,
+                                  std::nullopt, flatten};
+                templates.push_back({pe, flatten, import_model(tensors, apply(probe, c))});
+            } catch (const ToolError& e) {
+                // A positional encoding the tensors rule out ("none" beside a `pe` buffer, ...), a flatten order
+                // for a head that reads one row.
+                if (first_refusal.empty()) first_refusal = e.what();
+                ++out.refused;
+            }
         }
-    }
     if (templates.empty()) throw ToolError("no candidate config imports: " + first_refusal);
     // A check pair that does not fit the model's shapes fails every candidate alike: said here, plainly.
-    check_model(templates.front().second, pair);
+    check_model(templates.front().model, pair);
     const std::vector<int64_t> head_order = d % base.nhead == 0 ? user_first(base.nhead, heads) : heads;
     auto try_candidate = [&](AxmModel& model, const Candidate& c) {
         set_records(model, apply(base, c));
@@ -353,16 +390,18 @@ ConfigSearch search_config(const TensorMap& tensors, const std::string& config_p
         }
     };
     auto grid = [&](const std::vector<double>& eps_values) {
-        for (auto& [pe, model] : templates)
+        for (Template& t : templates)
             for (int64_t h : head_order)
                 for (const format::Activation act :
                      user_first(base.activation, {format::Activation::relu, format::Activation::gelu}))
                     for (bool nf : user_first(base.norm_first, {false, true}))
                         for (const Mask& mask : masks)
                             for (const EncMask& enc : enc_masks)
-                                for (const DecPE& dec : dec_pes(pe))
-                                    for (double eps : eps_values)
-                                        try_candidate(model, Candidate{h, act, nf, eps, pe, mask, enc, dec});
+                                for (const DecPE& dec : dec_pes(t.pe))
+                                    for (const Res& res : res_all)
+                                        for (double eps : eps_values)
+                                            try_candidate(t.model, Candidate{h, act, nf, eps, t.pe, mask, enc, dec, res,
+                                                                             t.flatten});
     };
     // layer_norm_eps rarely shows at the tolerance (1e-5 vs 1e-6 moves unit-scale outputs by ~1e-5 of
     // them), so the grid runs with the user's eps first and the others only when nothing matched; after a
@@ -389,11 +428,11 @@ ConfigSearch search_config(const TensorMap& tensors, const std::string& config_p
     out.result = matched_results[best];
     for (double eps : eps_rest)
         if (eps != pick.layer_norm_eps)
-            for (auto& [pe, model] : templates)
-                if (pe == pick.positional_encoding)
-                    try_candidate(model,
-                                  Candidate{pick.nhead, pick.activation, pick.norm_first, eps, pe, pick.memory_mask,
-                                            pick.encoder_mask, pick.decoder_positional_encoding});
+            for (Template& t : templates)
+                if (t.pe == pick.positional_encoding && t.flatten == pick.head_flatten)
+                    try_candidate(t.model, Candidate{pick.nhead, pick.activation, pick.norm_first, eps, t.pe,
+                                                     pick.memory_mask, pick.encoder_mask,
+                                                     pick.decoder_positional_encoding, pick.res_attention, t.flatten});
     out.matches.push_back(describe(pick));
     out.matched_eps.push_back(pick.layer_norm_eps);
     for (size_t i = 0; i < matched.size(); ++i)
@@ -404,8 +443,9 @@ ConfigSearch search_config(const TensorMap& tensors, const std::string& config_p
     out.varying = varying_keys(matched);
     out.config = apply(base, pick);
     // The rewritten records must be what an import of the picked config writes.
-    for (auto& [pe, model] : templates)
-        if (pe == pick.positional_encoding) {
+    for (Template& t : templates)
+        if (t.pe == pick.positional_encoding && t.flatten == pick.head_flatten) {
+            AxmModel& model = t.model;
             set_records(model, out.config);
             // Records are looked up by key: compared in key order.
             auto sorted = [](std::vector<std::pair<format::ConfigKey, uint32_t>> r) {

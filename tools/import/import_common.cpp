@@ -416,6 +416,23 @@ void add_stack_config(AxmModel& m, const StackShape& s, const ConvertConfig& con
     if (s.batch_norm) m.config.push_back({ConfigKey::layer_norms, 1u});
 }
 
+std::optional<int64_t> nhead_from_scale(const TensorMap& tensors) {
+    const std::string suffix = ".self_attn.scale";
+    for (const auto& [name, t] : tensors) {
+        if (name.size() <= suffix.size() || name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0 ||
+            t.data.size() != 1 || !(t.data[0] > 0.0f))
+            continue;
+        const auto weights = tensors.find(name.substr(0, name.size() - 5) + "in_proj_weight");
+        if (weights == tensors.end() || weights->second.shape.size() != 2) continue;
+        const int64_t d = weights->second.shape[1];
+        const double head_dim = 1.0 / (static_cast<double>(t.data[0]) * t.data[0]);
+        const int64_t rounded = std::llround(head_dim);
+        if (rounded > 0 && std::fabs(head_dim - static_cast<double>(rounded)) < 1e-3 * head_dim && d % rounded == 0)
+            return d / rounded;
+    }
+    return std::nullopt;
+}
+
 std::vector<std::string> find_linear_modules(const CheckpointTensors& ck) {
     std::vector<std::string> modules;
     for (const auto& [name, t] : ck.all()) {

@@ -104,6 +104,10 @@ void add_stack_config(AxmModel& m, const StackShape& s, const ConvertConfig& con
 // Top-level nn.Linear modules (X.weight rank 2 plus X.bias) outside the layer stacks.
 std::vector<std::string> find_linear_modules(const CheckpointTensors& ck);
 
+// The head count a stored attention scale tells (PatchTST's sdp_attn.scale = head_dim ** -0.5, mapped to
+// `<layer>.self_attn.scale`), when the checkpoint holds one that fits its d_model; nullopt otherwise.
+std::optional<int64_t> nhead_from_scale(const TensorMap& tensors);
+
 // True when `t` holds the sinusoidal table PE[pos, 2i] = sin(pos / 10000^(2i/d)), PE[pos, 2i+1] = cos(...)
 // over its rows (any shape ending in d: [L, d], [L, 1, d], [1, L, d]) from row 1 on; *row0_zero tells
 // whether row 0 is zero (a padding row) rather than PE(0). *rows gets L.
