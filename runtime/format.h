@@ -126,6 +126,10 @@ enum class ConfigKey : uint32_t {
                               // ahead: token_conv embeds them apart, one-pass placeholders take them from `future`
     residual_attention = 52,  // optional (absent 0): 1 = each encoder layer adds the previous layer's pre-softmax
                               // attention scores to its own (PatchTST's res_attention)
+    // 53: integer_only.
+    encoder_residual = 54,  // forecaster, optional (absent 0): 1 = the encoder's output is x + encoder(x), x its
+                            // embedded rows (a residual around the whole stack)
+    decoder_residual = 55,  // forecaster, optional (absent 0): 1 = the decoder's output is y + decoder(y, memory)
 };
 
 // Per-window instance normalization of each input column (RevIN), undone on the outputs: z = (x - mean) /

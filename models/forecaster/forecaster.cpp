@@ -89,6 +89,9 @@ void ForecastLayout::allocate(MemoryPlan& plan, const ForecasterConfig& c, size_
     if (c.token_conv())
         conv_src = plan.alloc<float>("token_conv: the window's neighbours", uint64_t{max_window} * c.embed_width(n),
                                      Phase::encode, Phase::encode);
+    if (c.encoder_residual)
+        stack_in = plan.alloc<float>("residual around the encoder: its input rows", uint64_t{enc_rows} * d,
+                                     Phase::encode, Phase::encode);
     if (c.patched()) {
         series = plan.alloc<float>("one column's window", uint64_t{max_window} + c.patch_stride, Phase::encode,
                                    Phase::encode);
@@ -132,6 +135,9 @@ void ForecastLayout::allocate(MemoryPlan& plan, const ForecasterConfig& c, size_
         outputs = plan.alloc<float>("decoder outputs", uint64_t{dec_rows} * c.n_outputs, Phase::decode, Phase::decode);
     const size_t keys = dec_rows > max_window ? dec_rows : max_window;
     decoder_scratch.allocate(plan, c.stack.layer, 0, keys, c.embed_width(n), Phase::prepare, Phase::decode);
+    if (c.decoder_residual)
+        dec_in = plan.alloc<float>("residual around the decoder: a tile's input rows",
+                                   uint64_t{row_tile(c.stack.layer)} * d, Phase::decode, Phase::decode);
     if (c.token_conv())
         conv_dec = plan.alloc<float>("token_conv: a decoder tile's neighbours",
                                      uint64_t{row_tile(c.stack.layer)} * c.embed_width(c.decoder_features),
@@ -301,9 +307,17 @@ void ForecastSession::encode(const float* src, size_t rows) {
     }
     embed(model_->src_embed_, model_->src_positions_, c.positional_encoding, src, rows, 0, layout_.memory,
           layout_.encoder_scratch.quant);
-    layout_.stack.encode(k, c.stack, model_->encoder_norm_, layout_.memory, rows, nullptr, layout_.encoder_scratch);
+    encode_stack(layout_.memory, rows);
     layout_.stack.prepare_memory(k, c.stack, layout_.memory, rows, layout_.decoder_scratch);
     mem_rows_ = rows;
+}
+
+void ForecastSession::encode_stack(float* x, size_t rows) {
+    const ForecasterConfig& c = model_->config_;
+    const size_t n = rows * c.stack.layer.d_model;
+    if (c.encoder_residual) std::memcpy(layout_.stack_in, x, n * sizeof(float));
+    layout_.stack.encode(*k_, c.stack, model_->encoder_norm_, x, rows, nullptr, layout_.encoder_scratch);
+    if (c.encoder_residual) k_->add_f32(x, layout_.stack_in, n);
 }
 
 void ForecastSession::decode(const float* tgt, size_t rows, size_t first, float* out) {
@@ -323,8 +337,11 @@ void ForecastSession::decode(const float* tgt, size_t rows, size_t first, float*
         }
         embed(model_->tgt_embed_, model_->tgt_positions_, c.decoder_positions, in, n, first + r, layout_.dec_x,
               layout_.decoder_scratch.quant);
+        const size_t values = n * c.stack.layer.d_model;
+        if (c.decoder_residual) std::memcpy(layout_.dec_in, layout_.dec_x, values * sizeof(float));
         layout_.stack.decode(k, c.stack, model_->decoder_norm_, layout_.dec_x, n, first + r, mem_rows_, nullptr,
                              nullptr, layout_.decoder_scratch, tril);
+        if (c.decoder_residual) k.add_f32(layout_.dec_x, layout_.dec_in, values);
         linear_forward(k, model_->generator_, layout_.dec_x, n, out + r * c.n_outputs, layout_.decoder_scratch.quant);
     }
 }
@@ -483,7 +500,6 @@ void ForecastSession::revin_denormalize(float* y, size_t rows) const {
 // head, its horizon into column i of out.
 void ForecastSession::patched_forward(const float* src, size_t rows, float* out) {
     const ForecasterConfig& c = model_->config_;
-    const Kernels& k = *k_;
     const size_t n = c.n_features;
     const size_t p = c.patch_len;
     const size_t tokens = c.encoder_rows(rows);
@@ -496,8 +512,7 @@ void ForecastSession::patched_forward(const float* src, size_t rows, float* out)
             std::memcpy(layout_.patches + t * p, layout_.series + t * c.patch_stride, p * sizeof(float));
         embed(model_->src_embed_, model_->src_positions_, c.positional_encoding, layout_.patches, tokens, 0,
               layout_.memory, layout_.encoder_scratch.quant);
-        layout_.stack.encode(k, c.stack, model_->encoder_norm_, layout_.memory, tokens, nullptr,
-                             layout_.encoder_scratch);
+        encode_stack(layout_.memory, tokens);
         pooled_head(tokens, column_out);
         for (size_t h = 0; h < c.horizon; ++h) out[h * n + i] = column_out[h];
     }

@@ -55,7 +55,9 @@ struct ForecasterConfig {
     // Decoder columns that are not outputs (kDecoderFeatureKey): inputs known ahead, such as calendar
     // features or a planned setpoint; a forecast then takes their values for its steps (`future`).
     size_t known_inputs = 0;
-    size_t time_marks = 0;  // trailing input columns that are time features (format.h, time_marks)
+    size_t time_marks = 0;          // trailing input columns that are time features (format.h, time_marks)
+    bool encoder_residual = false;  // x + encoder(x) (format.h, encoder_residual)
+    bool decoder_residual = false;  // y + decoder(y, memory)
 
     bool token_conv() const { return input_embedding == format::InputEmbedding::token_conv; }
     // Values per row the input embedding reads for rows of `columns` inputs: token_conv's three neighbours'
@@ -160,6 +162,8 @@ struct ForecastLayout {
     float* patches = nullptr;      // patched: its patches, [encoder rows, patch_len]
     float* conv_src = nullptr;     // token_conv: the window's embedding inputs, [max_window, embed_width(n)]
     float* conv_dec = nullptr;     // token_conv: a decoder tile's, [tile, embed_width(decoder_features)]
+    float* stack_in = nullptr;     // a residual around the encoder: its embedded rows, [encoder rows, d]
+    float* dec_in = nullptr;       // a residual around the decoder: a tile's embedded rows, [tile, d]
 
     void allocate(MemoryPlan& plan, const ForecasterConfig& c, size_t max_window, size_t max_horizon);
 };
@@ -200,6 +204,8 @@ private:
     void decoder_row(const float* input_row, float* out) const;
     void conv_rows(const float* seq, size_t seq_rows, size_t columns, size_t first, size_t n, float* out) const;
     void encode(const float* src, size_t rows);
+    // The encoder stack over embedded rows x, in place, with the residual around it when the model has one.
+    void encode_stack(float* x, size_t rows);
     // The pooled head over the encoded rows: out gets horizon x n_outputs.
     void pooled_head(size_t rows, float* out);
     Status forecast_sliding(const float* src, size_t rows, size_t horizon, float* out);

@@ -376,6 +376,13 @@ std::vector<ConfigKeySpec> make_table() {
             .is_set([](const ConvertConfig& c) { return c.padding_patch.has_value(); })
             .record(ConfigKey::patch_padding)
             .record_text([](uint32_t v) { return std::string(v ? "\"end\"" : "\"none\""); }),
+        Row("encoder_residual", &ConvertConfig::encoder_residual, kForecaster, "`false`",
+            "the encoder's output is `x + encoder(x)`, x its embedded rows (a residual around the whole stack; the "
+            "weights cannot tell)")
+            .record(ConfigKey::encoder_residual),
+        Row("decoder_residual", &ConvertConfig::decoder_residual, kForecaster, "`false`",
+            "the decoder's output is `y + decoder(y, memory)`, y its embedded rows, before the generator")
+            .record(ConfigKey::decoder_residual),
         Row("res_attention", &ConvertConfig::res_attention, kForecaster, "`false`",
             "each encoder layer adds the previous layer's pre-softmax attention scores to its own (PatchTST's "
             "argument of the same name; the weights cannot tell)")

@@ -60,6 +60,8 @@ struct ConvertConfig {
     std::optional<std::string> padding_patch;
     // PatchTST's res_attention: each encoder layer adds the previous one's pre-softmax scores.
     std::optional<bool> res_attention;
+    // A residual around a whole stack: x + encoder(x), y + decoder(y, memory) (the embedded rows).
+    std::optional<bool> encoder_residual, decoder_residual;
     // The order a flatten head reads the encoded rows in: "rows" (x.reshape(B, -1) of [rows, d_model], the
     // default) or "d_model_first" ([d_model, rows], as PatchTST's backbone permutes before Flatten_Head).
     std::optional<std::string> head_flatten;

@@ -552,6 +552,10 @@ AxmModel import_forecaster(const TensorMap& tensors, const ConvertConfig& config
         }
     }
     if (config.patch_len && !encoder_only) throw ToolError("patches need an encoder-only model");
+    if (config.decoder_residual.value_or(false) && encoder_only)
+        throw ToolError("config \"decoder_residual\" needs a decoder; this checkpoint has none");
+    if (config.encoder_residual.value_or(false)) variant.push_back({ConfigKey::encoder_residual, 1u});
+    if (config.decoder_residual.value_or(false)) variant.push_back({ConfigKey::decoder_residual, 1u});
     if (config.res_attention.value_or(false)) {
         if (!encoder_only) throw ToolError("config \"res_attention\" is an encoder-only model's (PatchTST's)");
         variant.push_back({ConfigKey::residual_attention, 1u});
