@@ -80,16 +80,16 @@ $(foreach t,$(CROSS_TARGETS),$(eval $(call cross_rules,$(t))))
 
 # ---- firmware ----
 # Bare-metal Cortex-M on emulated boards (qemu-system-arm): one CMake tree per board in $(BUILD)/firmware/<board>,
-# cross-compiled with ports/cortex-m/arm-none-eabi.cmake; the host build's auspex makes the model headers.
+# cross-compiled with ports/toolchains/arm-none-eabi.cmake; the host build's auspex makes the model headers.
 #   make firmware       forecast.elf, forecast_c.elf (the example, C++ and C API) and the on-board test image
 #   make test-firmware  runs them: forecasts against the host's, the doctest image, the heap-free proof
 #   make size           text/data/bss of the runtime and the example firmware per target
-#   make stack          worst-case stack of the runtime per board (tests/stack/stack_worst_case.py; also in test-firmware)
+#   make stack          worst-case stack of the runtime per board (tools/stack/stack_worst_case.py; also in test-firmware)
 #   make insn           instructions per forecast and per kernel, generic port against mcu, under a QEMU plugin
-# Each board is a folder of ports/cortex-m/boards/ (memory.ld, board.cmake with its core, qemu machine and
-# defaults), read by the firmware build alone (ports/cortex-m/boards.cmake). These variables override the
+# Each board is a folder of ports/firmware/boards/ (memory.ld, board.cmake with its core, qemu machine and
+# defaults), read by the firmware build alone (ports/firmware/boards.cmake). These variables override the
 # boards' defaults for every board built; empty means the default:
-#   FIRMWARE_BOARDS            boards to build and test (default: every folder of ports/cortex-m/boards/)
+#   FIRMWARE_BOARDS            boards to build and test (default: every folder of ports/firmware/boards/)
 #   FIRMWARE_EXAMPLE           folder with forecaster.pt, config.json, history.csv (default models/example)
 #   FIRMWARE_WINDOW            history rows the example forecasts from (its last rows; default the model's
 #                              training window, all rows for a model stating none)
@@ -98,7 +98,7 @@ $(foreach t,$(CROSS_TARGETS),$(eval $(call cross_rules,$(t))))
 #   FIRMWARE_STACK             stack bytes at the top of RAM (default 65536; 8192 on stm32f405)
 #   FIRMWARE_TESTS             ON or OFF: build and run the on-board doctest image (default ON; OFF on stm32f405)
 #   FIRMWARE_STACK_BUDGET      bytes the runtime's computed worst-case stack may reach (make stack; default 3584)
-FIRMWARE_DEFAULT_BOARDS := $(notdir $(patsubst %/,%,$(wildcard ports/cortex-m/boards/*/)))
+FIRMWARE_DEFAULT_BOARDS := $(notdir $(patsubst %/,%,$(wildcard ports/firmware/boards/*/)))
 FIRMWARE_BOARDS ?= $(FIRMWARE_DEFAULT_BOARDS)
 FIRMWARE_EXAMPLE ?=
 FIRMWARE_WINDOW ?=
@@ -113,7 +113,7 @@ FIRMWARE_DIR = $(BUILD)/firmware
 define firmware_build
 	@for board in $(1); do \
 		echo "firmware: $$board"; \
-		cmake --no-warn-unused-cli -S . -B $(FIRMWARE_DIR)/$$board -DCMAKE_TOOLCHAIN_FILE=ports/cortex-m/arm-none-eabi.cmake \
+		cmake --no-warn-unused-cli -S . -B $(FIRMWARE_DIR)/$$board -DCMAKE_TOOLCHAIN_FILE=ports/toolchains/arm-none-eabi.cmake \
 			-DCMAKE_BUILD_TYPE=Release -DAUSPEX_FIRMWARE_BOARD=$$board \
 			-DAUSPEX_BUILD_FIRMWARE=ON -DAUSPEX_BUILD_TOOLS=OFF -DAUSPEX_BUILD_TESTS=OFF \
 			-DAUSPEX_EXAMPLE_DIR="$(if $(FIRMWARE_EXAMPLE),$(abspath $(FIRMWARE_EXAMPLE)))" \
@@ -153,14 +153,14 @@ stack:
 	@{ echo "| board (core) | C++ API, worst (forecast.elf) | \`ForecastSession::forecast\` | C API, worst (forecast_c.elf) | \`auspex_forecast\` | every family (stack_families.elf) |"; \
 		echo "|---|---|---|---|---|---|"; \
 		for board in $(FIRMWARE_BOARDS); do \
-			sh tests/stack/stack_table_row.sh python3 $(CURDIR) $(FIRMWARE_DIR)/$$board $$board $$(cut -d" " -f1 $(FIRMWARE_DIR)/$$board/insn_label) arm-none-eabi- || exit 1; \
+			sh tools/stack/stack_table_row.sh python3 $(CURDIR) $(FIRMWARE_DIR)/$$board $$board $$(cut -d" " -f1 $(FIRMWARE_DIR)/$$board/insn_label) arm-none-eabi- || exit 1; \
 		done; } > $(FIRMWARE_DIR)/stack.md
 	@cat $(FIRMWARE_DIR)/stack.md
 	$(call write_doc,stack,$(FIRMWARE_DIR)/stack.md)
 
 size:
 	@$(MAKE) --no-print-directory firmware >/dev/null
-	@sh ports/cortex-m/size_report.sh $(FIRMWARE_DIR) $(FIRMWARE_BOARDS) > $(FIRMWARE_DIR)/size.md
+	@sh ports/firmware/size_report.sh $(FIRMWARE_DIR) $(FIRMWARE_BOARDS) > $(FIRMWARE_DIR)/size.md
 	@cat $(FIRMWARE_DIR)/size.md
 	$(call write_doc,size,$(FIRMWARE_DIR)/size.md)
 
@@ -174,7 +174,7 @@ define write_doc
 endef
 
 # Instructions per forecast and per kernel, generic port against the best one, counted by a QEMU TCG plugin
-# built here (tests/insn/insn_plugin.c): the example forecast (insn.elf) on each board of INSN_BOARDS, and the
+# built here (tools/insn/insn_plugin.c): the example forecast (insn.elf) on each board of INSN_BOARDS, and the
 # same program cross-built for ARM Linux (INSN_LINUX: toolchains of ports/toolchains/) under qemu-user, with
 # the model headers of the first board. Not part of make test. Report: $(BUILD)/insn/insn.md.
 INSN_DEFAULT_BOARDS := mps2-an386 mps2-an500 mps3-an547 mps2-an385
@@ -183,7 +183,7 @@ INSN_BOARDS ?= $(INSN_DEFAULT_BOARDS)
 INSN_LINUX ?= $(INSN_DEFAULT_LINUX)
 INSN_DIR = $(BUILD)/insn
 
-$(INSN_DIR)/insn_plugin.so: tests/insn/insn_plugin.c
+$(INSN_DIR)/insn_plugin.so: tools/insn/insn_plugin.c
 	@mkdir -p $(INSN_DIR)
 	@gcc -shared -fPIC -O2 -Wall -Wextra -Werror -o $@ $<
 
@@ -197,7 +197,7 @@ insn: build $(INSN_DIR)/insn_plugin.so
 			-DAUSPEX_INSN_HEADERS=$(abspath $(FIRMWARE_DIR)/$(firstword $(INSN_BOARDS))/generated) >/dev/null || exit 1; \
 		cmake --build $(INSN_DIR)/$$t -j $(JOBS) --target insn >/dev/null || exit 1; \
 	done
-	@sh tests/insn/insn_report.sh $(INSN_DIR)/insn_plugin.so \
+	@sh tools/insn/insn_report.sh $(INSN_DIR)/insn_plugin.so \
 		$(foreach b,$(INSN_BOARDS),"$$(cat $(FIRMWARE_DIR)/$(b)/insn_label):$$(cat $(FIRMWARE_DIR)/$(b)/insn_runner):$(FIRMWARE_DIR)/$(b)/insn.elf") \
 		$(foreach t,$(INSN_LINUX),"$(t) (qemu-user):$$(cat $(INSN_DIR)/$(t)/insn_runner):$(INSN_DIR)/$(t)/insn") \
 		| tee $(INSN_DIR)/insn.md
@@ -205,12 +205,12 @@ insn: build $(INSN_DIR)/insn_plugin.so
 	@$(MAKE) --no-print-directory insn-bench
 
 # The Cortex-A benchmark shape (d_model 64, 4 heads, 2+2 layers, ff 256, window 96, horizon 24) as int8, f32 and
-# int8 with int8 key/value caches (int8kv) on the ARM Linux targets: tests/insn/bench_headers.sh makes the
+# int8 with int8 key/value caches (int8kv) on the ARM Linux targets: tools/insn/bench_headers.sh makes the
 # headers. Report: $(INSN_DIR)/insn-bench.md.
 INSN_BENCH_DTYPES ?= int8 f32 int8kv
 insn-bench: build $(INSN_DIR)/insn_plugin.so
 	@for d in $(INSN_BENCH_DTYPES); do \
-		sh tests/insn/bench_headers.sh $(abspath $(BUILD))/auspex $(INSN_DIR)/bench/$$d $$d || exit 1; \
+		sh tools/insn/bench_headers.sh $(abspath $(BUILD))/auspex $(INSN_DIR)/bench/$$d $$d || exit 1; \
 		for t in $(INSN_LINUX); do \
 			echo "insn-bench: $$t $$d (qemu-user)"; \
 			cmake -S . -B $(INSN_DIR)/bench-$$t-$$d -DCMAKE_BUILD_TYPE=Release -DAUSPEX_BUILD_TOOLS=OFF -DAUSPEX_BUILD_TESTS=OFF \
@@ -220,7 +220,7 @@ insn-bench: build $(INSN_DIR)/insn_plugin.so
 			cmake --build $(INSN_DIR)/bench-$$t-$$d -j $(JOBS) --target insn >/dev/null || exit 1; \
 		done; \
 	done
-	@sh tests/insn/insn_report.sh $(INSN_DIR)/insn_plugin.so \
+	@sh tools/insn/insn_report.sh $(INSN_DIR)/insn_plugin.so \
 		$(foreach d,$(INSN_BENCH_DTYPES),$(foreach t,$(INSN_LINUX),"$(t) $(d) (qemu-user):$$(cat $(INSN_DIR)/bench-$(t)-$(d)/insn_runner):$(INSN_DIR)/bench-$(t)-$(d)/insn")) \
 		| tee $(INSN_DIR)/insn-bench.md
 	$(call write_insn_doc,insn-bench,$(INSN_DIR)/insn-bench.md)

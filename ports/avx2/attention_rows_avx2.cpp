@@ -2,7 +2,7 @@
 // rows x 4 vectors of keys per scores pass, at most 12 value accumulators).
 #include <immintrin.h>
 
-#include "ports/avx2/attention_rows.h"
+#include "ports/x86/attention_rows.h"
 #include "ports/avx2/avx2.h"
 
 namespace ax::avx2 {

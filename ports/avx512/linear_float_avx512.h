@@ -16,7 +16,7 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "ports/avx2/avx2_util.h"
+#include "ports/x86/avx2_util.h"
 
 namespace ax::avx512 {
 namespace {
