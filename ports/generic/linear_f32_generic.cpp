@@ -1,9 +1,7 @@
-// Reference matrix products: plain loops, one output at a time.
+// Reference float32 matrix product: plain loops, one output at a time.
 #include <cstddef>
-#include <cstdint>
 
 #include "ports/generic/generic.h"
-#include "runtime/half.h"
 
 namespace ax::generic {
 
@@ -11,31 +9,6 @@ void linear_f32(const float* x, size_t rows, size_t in, const float* w, const fl
     for (size_t r = 0; r < rows; ++r) {
         const float* xr = x + r * in;
         for (size_t o = 0; o < out; ++o) y[r * out + o] = (bias ? bias[o] : 0.0f) + dot_f32(xr, w + o * in, in);
-    }
-}
-
-void linear_f16(const float* x, size_t rows, size_t in, const uint16_t* w, const float* bias, size_t out, float* y) {
-    for (size_t r = 0; r < rows; ++r) {
-        const float* xr = x + r * in;
-        for (size_t o = 0; o < out; ++o) {
-            const uint16_t* wo = w + o * in;
-            float sum = 0.0f;
-            for (size_t i = 0; i < in; ++i) sum += xr[i] * half_to_float(wo[i]);
-            y[r * out + o] = (bias ? bias[o] : 0.0f) + sum;
-        }
-    }
-}
-
-void linear_i8(const int8_t* xq, const float* xscale, size_t rows, size_t in, const int8_t* w, const float* wscale,
-               const float* bias, size_t out, float* y) {
-    for (size_t r = 0; r < rows; ++r) {
-        const int8_t* xr = xq + r * in;
-        for (size_t o = 0; o < out; ++o) {
-            const int8_t* wo = w + o * in;
-            int32_t acc = 0;
-            for (size_t i = 0; i < in; ++i) acc += static_cast<int32_t>(xr[i]) * static_cast<int32_t>(wo[i]);
-            y[r * out + o] = rescale_i8(acc, xscale[r], wscale[o], bias ? bias[o] : 0.0f);
-        }
     }
 }
 

@@ -1,5 +1,5 @@
-// Helium softmax and GELU: the reference's operations lane by lane (ports/generic/float_math_lanes.h),
-// bit-identical to generic; everything without MVE float, the generic kernels.
+// Helium softmax: the reference's operations lane by lane (ports/generic/float_math_lanes.h), bit-identical
+// to generic; everything without MVE float, the generic kernel.
 #include "ports/generic/generic.h"
 #include "ports/mcu/mcu.h"
 
@@ -12,10 +12,8 @@ namespace ax::mcu {
 
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
 void softmax_f32(float* x, size_t n) { lanes::softmax<detail::MveLanes>(x, n); }
-void gelu_f32(float* x, size_t n) { lanes::gelu<detail::MveLanes>(x, n); }
 #else
 void softmax_f32(float* x, size_t n) { generic::softmax_f32(x, n); }
-void gelu_f32(float* x, size_t n) { generic::gelu_f32(x, n); }
 #endif
 
 }  // namespace ax::mcu

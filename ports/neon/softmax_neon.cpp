@@ -1,6 +1,5 @@
-// NEON softmax and GELU: the reference's operations lane by lane (ports/generic/float_math_lanes.h), so
-// their results are generic's bits; the scalar exp_f32 and erf_f32 per element were most of softmax's and
-// GELU's instructions.
+// NEON softmax: the reference's operations lane by lane (ports/generic/float_math_lanes.h), so its results
+// are generic's bits; the scalar exp_f32 per element was most of softmax's instructions.
 #if defined(__ARM_NEON)
 #include <cstddef>
 
@@ -11,8 +10,6 @@
 namespace ax::neon {
 
 void softmax_f32(float* x, size_t n) { lanes::softmax<detail::NeonLanes>(x, n); }
-
-void gelu_f32(float* x, size_t n) { lanes::gelu<detail::NeonLanes>(x, n); }
 
 }  // namespace ax::neon
 
