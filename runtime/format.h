@@ -121,6 +121,59 @@ enum class ConfigKey : uint32_t {
     revin = 47,          // Revin
     revin_eps = 48,      // f32 bits: RevIN's eps (absent: 1e-5)
 };
+// The keys' names: the runtime's messages and the converter's config keys of the same name spell them from
+// here (tools/import/config_keys.cpp).
+inline constexpr EnumName<ConfigKey> kConfigKeyNames[] = {
+    {ConfigKey::d_model, "d_model"},
+    {ConfigKey::nhead, "nhead"},
+    {ConfigKey::dim_feedforward, "dim_feedforward"},
+    {ConfigKey::encoder_layers, "encoder_layers"},
+    {ConfigKey::decoder_layers, "decoder_layers"},
+    {ConfigKey::n_features, "n_features"},
+    {ConfigKey::n_outputs, "n_outputs"},
+    {ConfigKey::activation, "activation"},
+    {ConfigKey::norm_first, "norm_first"},
+    {ConfigKey::layer_norm_eps, "layer_norm_eps"},
+    {ConfigKey::positional_encoding, "positional_encoding"},
+    {ConfigKey::memory_mask, "memory_mask"},
+    {ConfigKey::encoder_final_norm, "encoder_final_norm"},
+    {ConfigKey::decoder_final_norm, "decoder_final_norm"},
+    {ConfigKey::normalization, "normalization"},
+    {ConfigKey::src_vocab, "src_vocab"},
+    {ConfigKey::tgt_vocab, "tgt_vocab"},
+    {ConfigKey::pad_id, "pad_id"},
+    {ConfigKey::bos_id, "bos_id"},
+    {ConfigKey::eos_id, "eos_id"},
+    {ConfigKey::max_positions, "max_positions"},
+    {ConfigKey::embed_scale, "embed_scale"},
+    {ConfigKey::pooling, "pooling"},
+    {ConfigKey::output_activation, "output_activation"},
+    {ConfigKey::latent_size, "latent_size"},
+    {ConfigKey::start_id, "start_id"},
+    {ConfigKey::kv_cache, "kv_cache"},
+    {ConfigKey::window, "window"},
+    {ConfigKey::decode_mask_pads, "decode_mask_pads"},
+    {ConfigKey::defaults, "defaults"},
+    {ConfigKey::model_version, "model_version"},
+    {ConfigKey::created_time, "created_time"},
+    {ConfigKey::head, "head"},
+    {ConfigKey::horizon, "horizon"},
+    {ConfigKey::encoder_mask, "encoder_mask"},
+    {ConfigKey::input_embedding, "input_embedding"},
+    {ConfigKey::decoding, "decoding"},
+    {ConfigKey::label_len, "label_len"},
+    {ConfigKey::placeholder, "placeholder"},
+    {ConfigKey::head_hidden, "head_hidden"},
+    {ConfigKey::head_activation, "head_activation"},
+    {ConfigKey::decoder_positional_encoding, "decoder_positional_encoding"},
+    {ConfigKey::decoder_features, "decoder_features"},
+    {ConfigKey::patch_len, "patch_len"},
+    {ConfigKey::patch_stride, "patch_stride"},
+    {ConfigKey::patch_padding, "patch_padding"},
+    {ConfigKey::revin, "revin"},
+    {ConfigKey::revin_eps, "revin_eps"},
+};
+constexpr EnumNames<ConfigKey> names_of(ConfigKey) { return names_table(kConfigKeyNames); }
 
 // Per-window instance normalization of each input column (RevIN), undone on the outputs: z = (x - mean) /
 // sqrt(var + eps) over the window (var without Bessel's correction), then z * weight + bias (affine);

@@ -446,8 +446,8 @@ AxmModel import_forecaster(const TensorMap& tensors, const ConvertConfig& config
         const auto& gen_shape = ck.shape(lin.generator + ".weight");
         nf = src_shape[1];
         no = gen_shape[0];
-        check_stated(config.n_features, nf, "n_features", lin.src + ".weight", src_shape);
-        check_stated(config.n_outputs, no, "n_outputs", lin.generator + ".weight", gen_shape);
+        check_stated(config.n_features, nf, ConfigKey::n_features, lin.src + ".weight", src_shape);
+        check_stated(config.n_outputs, no, ConfigKey::n_outputs, lin.generator + ".weight", gen_shape);
         const int64_t dec_in = ck.shape(lin.tgt + ".weight")[1];
         add_linear(ck, m, Role::src_embed_weight, lin.src, d, nf);
         add_linear(ck, m, Role::tgt_embed_weight, lin.tgt, d, dec_in);
@@ -484,7 +484,7 @@ AxmModel import_forecaster(const TensorMap& tensors, const ConvertConfig& config
                 "state \"decoding\": \"one_pass\" too, or remove them");
         }
     }
-    check_stated(config.n_features, nf, "n_features", "the input rows", {nf});
+    check_stated(config.n_features, nf, ConfigKey::n_features, "the input rows", {nf});
     if (pos.kind == format::PositionalEncoding::learned) {
         const int64_t rows = pos.max_positions;
         const bool decoder_table = !encoder_only && config.decoder_positional_encoding.value_or(pos.kind) == pos.kind;
