@@ -14,7 +14,7 @@ size_t min_of(size_t a, size_t b) { return a < b ? a : b; }
 const float* sublayer_input(const Kernels& k, const LayerOptions& o, const LayerNormWeights& norm, const float* x,
                             size_t n, LayerScratch& s) {
     if (!o.norm_first) return x;
-    layer_norm_rows(k, norm, x, n, o.d_model, o.eps, s.h);
+    layer_own_norm(k, o, norm, x, n, s.h);
     return s.h;
 }
 
@@ -23,7 +23,7 @@ const float* sublayer_input(const Kernels& k, const LayerOptions& o, const Layer
 void add_residual(const Kernels& k, const LayerOptions& o, const LayerNormWeights& norm, float* x, size_t n,
                   LayerScratch& s) {
     k.add_f32(x, s.tmp, n * o.d_model);
-    if (!o.norm_first) layer_norm_rows(k, norm, x, n, o.d_model, o.eps, x);
+    if (!o.norm_first) layer_own_norm(k, o, norm, x, n, x);
 }
 
 // x[0, n) through one feed-forward sublayer with its residual step: s.tmp = linear2(act(linear1(in))).
@@ -193,6 +193,17 @@ size_t row_tile(const LayerOptions& o) {
 size_t KvCache::row_bytes(CacheType type, size_t d) {
     // Keys and values; int8 rows carry one float scale each.
     return type == CacheType::i8 ? 2 * (d + sizeof(float)) : 2 * d * sizeof(float);
+}
+
+void layer_own_norm(const Kernels& k, const LayerOptions& o, const LayerNormWeights& w, const float* x, size_t rows,
+                    float* y) {
+    if (!o.batch_norm) {
+        layer_norm_rows(k, w, x, rows, o.d_model, o.eps, y);
+        return;
+    }
+    const size_t d = o.d_model;
+    for (size_t r = 0; r < rows; ++r)
+        for (size_t j = 0; j < d; ++j) y[r * d + j] = x[r * d + j] * w.gamma[j] + w.beta[j];
 }
 
 void layer_norm_rows(const Kernels& k, const LayerNormWeights& w, const float* x, size_t rows, size_t d, float eps,

@@ -48,6 +48,9 @@ struct LayerOptions {
     // Some encoder layer's attention input projection has int8 weights: the encoder's scratch then holds every
     // row quantized, once per layer for all heads and projections (LayerScratch::x_q).
     bool int8_encoder_attention = false;
+    // The layers' own norms are BatchNorm1d in evaluation mode (custom layers such as mvts_transformer's),
+    // folded at conversion into a per-channel scale and shift held in the norm weights' gamma and beta.
+    bool batch_norm = false;
 };
 
 // Rows per tile: the encoder's projections, feed-forward and residual steps and every decoder step work on
@@ -116,6 +119,11 @@ struct KvCache {
 
 // x[0, n) through the activation, in place.
 void activate(const Kernels& k, format::Activation a, float* x, size_t n);
+
+// A layer's own norm over rows x[0, rows): LayerNorm, or the folded BatchNorm (x * gamma + beta per channel).
+// y may equal x.
+void layer_own_norm(const Kernels& k, const LayerOptions& o, const LayerNormWeights& w, const float* x, size_t rows,
+                    float* y);
 
 // Row-wise LayerNorm; y may equal x.
 void layer_norm_rows(const Kernels& k, const LayerNormWeights& w, const float* x, size_t rows, size_t d, float eps,

@@ -45,6 +45,8 @@ Status read_stack_config(const ModelFile& f, size_t min_decoder_layers, StackCon
     if (l.d_model % l.nhead != 0) return Status::error(StatusCode::bad_model, "d_model is not a multiple of nhead");
     AX_RETURN_IF_ERROR(read_config_size(f, ConfigKey::dim_feedforward, 1, kMaxModelWidth, &l.dim_feedforward));
     AX_RETURN_IF_ERROR(read_config_size(f, ConfigKey::encoder_layers, 1, kMaxModelLayers, &c.encoder_layers));
+    AX_RETURN_IF_ERROR(read_config_size(f, ConfigKey::dim_feedforward, 1, kMaxModelWidth, &l.dim_feedforward));
+    AX_RETURN_IF_ERROR(read_config_size(f, ConfigKey::encoder_layers, 1, kMaxModelLayers, &c.encoder_layers));
     AX_RETURN_IF_ERROR(
         read_config_size(f, ConfigKey::decoder_layers, min_decoder_layers, kMaxModelLayers, &c.decoder_layers));
     AX_RETURN_IF_ERROR(read_config_enum(f, ConfigKey::activation, &l.activation));
@@ -52,6 +54,9 @@ Status read_stack_config(const ModelFile& f, size_t min_decoder_layers, StackCon
     AX_RETURN_IF_ERROR(read_config_positive_float(f, ConfigKey::layer_norm_eps, &l.eps));
     AX_RETURN_IF_ERROR(read_config_flag(f, ConfigKey::encoder_final_norm, &c.encoder_final_norm));
     AX_RETURN_IF_ERROR(read_config_flag(f, ConfigKey::decoder_final_norm, &c.decoder_final_norm));
+    uint32_t norms = 0;
+    if (f.config(ConfigKey::layer_norms, &norms))  // optional: files before the key hold LayerNorms
+        AX_RETURN_IF_ERROR(read_config_flag(f, ConfigKey::layer_norms, &l.batch_norm));
     if (c.decoder_layers == 0 && c.decoder_final_norm)
         return Status::error(StatusCode::bad_model, "a decoder final norm without decoder layers");
     uint32_t v = 0;

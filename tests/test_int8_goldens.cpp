@@ -219,9 +219,9 @@ TEST_CASE("int8 goldens: the forecaster variants give the committed bits on the 
     // Encoder-only (sliding, flatten, last row, mean + MLP) and one-pass encoder-decoder models of
     // tests/fixtures/forecaster_onepass.
     // And the covariate models of tests/fixtures/forecaster_covariates (the decoder reads the outputs only).
-    for (const std::string name :
-         {"onepass/transam", "onepass/flatten_covariates", "onepass/last_row_causal", "onepass/mean_mlp",
-          "onepass/informer_zeros", "onepass/patchtst_revin", "covariates/tutorial", "covariates/target_last"}) {
+    for (const std::string name : {"onepass/transam", "onepass/flatten_covariates", "onepass/last_row_causal",
+                                   "onepass/mean_mlp", "onepass/informer_zeros", "onepass/patchtst_revin",
+                                   "onepass/mvts_batchnorm", "covariates/tutorial", "covariates/target_last"}) {
         const std::string dir = test::fixture_path("forecaster_" + name);
         const auto model = tools::load_model_bytes(test::convert_case(dir, format::DType::i8), name);
         const tools::Table history = tools::read_csv(dir + "/history.csv");

@@ -160,6 +160,8 @@ string(REGEX REPLACE "^cortex-m" "M" fw_core ${board_cpu})
 file(WRITE ${CMAKE_BINARY_DIR}/insn_runner "system:${board_qemu_machine}\n")
 file(WRITE ${CMAKE_BINARY_DIR}/insn_label "${fw_core} (${board})\n")
 add_dependencies(insn example_data)
+# make bench-mcu: the int8 products on fixed shapes, beside CMSIS-NN's with AUSPEX_CMSIS_NN_DIR.
+include(${fw_port}/bench/bench_mcu.cmake)
 
 # The board must print the host's text exactly: the runtime computes exp, erf, sin and cos itself
 # (runtime/float_math.h), so no libm difference between newlib multilibs and glibc reaches the output.
@@ -332,7 +334,8 @@ if(fw_tests)
   # sliding window, one-pass decoding, patches and RevIN, a decoder fed the outputs; each forecast on the
   # board against PyTorch's and the host's (generic port) for the same bytes.
   set(variant_cases onepass/transam:f32 onepass/flatten_covariates:int8 onepass/last_row_causal:f32
-      onepass/mean_mlp:f16 onepass/informer_zeros:f32 onepass/patchtst_revin:int8 covariates/tutorial:int8)
+      onepass/mean_mlp:f16 onepass/informer_zeros:f32 onepass/patchtst_revin:int8 covariates/tutorial:int8
+      onepass/mvts_batchnorm:int8)
   set(vx_entries "")
   foreach(entry ${variant_cases})
     string(REPLACE ":" ";" parts ${entry})

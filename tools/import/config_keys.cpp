@@ -201,6 +201,17 @@ void read_outputs(const JsonValue& v, const std::string& context, ConvertConfig*
     c->outputs = name_list(v, context);
 }
 
+void read_decoder_features(const JsonValue& v, const std::string& context, ConvertConfig* c) {
+    c->decoder_features = name_list(v, context);
+}
+
+void read_calendar(const JsonValue& v, const std::string& context, ConvertConfig* c) {
+    c->calendar.clear();
+    for (const auto& [feature, kind] : v.as_object(context))
+        c->calendar.emplace_back(feature, kind.as_string(context + "." + feature));
+    if (c->calendar.empty()) throw ToolError(context + ": the object is empty");
+}
+
 void read_normalization(const JsonValue& v, const std::string& context, ConvertConfig* c) {
     NormalizationSpec n;
     for (const auto& [key, value] : v.as_object(context)) {
@@ -305,7 +316,16 @@ std::vector<ConfigKeySpec> make_table() {
         Row("outputs", "a list of names", kForecaster,
             "none: outputs are named like the features when the model predicts each, else `output_0`..",
             "the predicted columns' names (each one of `features` when the decoder reads them)", read_outputs),
-        Row(ConfigKey::head, &ConvertConfig::head, kForecaster,
+        Row("decoder_features", "a list of names", kForecaster,
+            "the decoder reads every input column, or the outputs when its input Linear is as narrow",
+            "the columns of the decoder's input rows, in order, each one of `features`: the outputs fed back and "
+            "inputs known ahead (calendar features, planned values) that forecast takes for the horizon",
+            read_decoder_features),
+        Row("calendar", "an object: feature name to calendar feature", kForecaster, "none",
+            "input columns computed from the time column rather than read (`{\"hour\": \"hour_of_day\"}`; "
+            "docs/forecasting.md lists the calendar features)",
+            read_calendar),
+        Row("head", &ConvertConfig::head, kForecaster,
             "with a decoder `\"generator\"`; encoder-only: `\"flatten\"` when the head reads window x d_model, "
             "else required",
             "what turns the encoder-only model's rows into the forecast (the weights cannot tell a per-row "
@@ -318,7 +338,8 @@ std::vector<ConfigKeySpec> make_table() {
         Row(ConfigKey::input_embedding, &ConvertConfig::input_embedding, kForecaster,
             "from the tensors: an input Linear `\"linear\"`, none `\"none\"` (n_features = d_model) or "
             "`\"broadcast\"` (one feature)",
-            "how input rows become d_model-wide rows"),
+            "how input rows become d_model-wide rows")
+            .record(ConfigKey::input_embedding),
         Row(ConfigKey::decoder_positional_encoding, &ConvertConfig::decoder_positional_encoding, kForecaster,
             "the encoder's positions", "`\"none\"` when only the encoder's rows get positions (not in the tensors)"),
         Row(ConfigKey::decoding, &ConvertConfig::decoding, kForecaster, "`\"autoregressive\"`",
@@ -329,7 +350,9 @@ std::vector<ConfigKeySpec> make_table() {
             "a one-pass decoder's placeholder rows: zeros or the last observed row"),
         Row(ConfigKey::head_activation, &ConvertConfig::head_activation, kForecaster, "`\"relu\"`",
             "the activation between a pooled head's hidden and final Linear"),
-        Row(ConfigKey::patch_len, &ConvertConfig::patch_len, kForecaster, "none: one input row, one token",
+        Row(ConfigKey::encoder_output_activation, &ConvertConfig::encoder_output_activation, kForecaster, "none",
+            "an activation on the encoder's rows before a pooled head (mvts_transformer's `act(output)`)"),
+        Row("patch_len", &ConvertConfig::patch_len, kForecaster, "none: one input row, one token",
             "steps per patch of a patched (PatchTST-style) model: each column's window cut into patches, one token "
             "each, the columns through the encoder independently"),
         Row("stride", &ConvertConfig::stride, kForecaster, "patched: required", "steps between patches")
