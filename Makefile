@@ -80,16 +80,16 @@ $(foreach t,$(CROSS_TARGETS),$(eval $(call cross_rules,$(t))))
 
 # ---- firmware ----
 # Bare-metal Cortex-M on emulated boards (qemu-system-arm): one CMake tree per board in $(BUILD)/firmware/<board>,
-# cross-compiled with ports/cortex-m/arm-none-eabi.cmake; the host build's auspex makes the model headers.
+# cross-compiled with ports/toolchains/arm-none-eabi.cmake; the host build's auspex makes the model headers.
 #   make firmware       forecast.elf, forecast_c.elf (the example, C++ and C API) and the on-board test image
 #   make test-firmware  runs them: forecasts against the host's, the doctest image, the heap-free proof
 #   make size           text/data/bss of the runtime and the example firmware per target
-#   make stack          worst-case stack of the runtime per board (tests/stack/stack_worst_case.py; also in test-firmware)
+#   make stack          worst-case stack of the runtime per board (tools/stack/stack_worst_case.py; also in test-firmware)
 #   make insn           instructions per forecast and per kernel, generic port against mcu, under a QEMU plugin
-# Each board is a folder of ports/cortex-m/boards/ (memory.ld, board.cmake with its core, qemu machine and
-# defaults), read by the firmware build alone (ports/cortex-m/boards.cmake). These variables override the
+# Each board is a folder of ports/firmware/boards/ (memory.ld, board.cmake with its core, qemu machine and
+# defaults), read by the firmware build alone (ports/firmware/boards.cmake). These variables override the
 # boards' defaults for every board built; empty means the default:
-#   FIRMWARE_BOARDS            boards to build and test (default: every folder of ports/cortex-m/boards/)
+#   FIRMWARE_BOARDS            boards to build and test (default: every folder of ports/firmware/boards/)
 #   FIRMWARE_EXAMPLE           folder with forecaster.pt, config.json, history.csv (default models/example)
 #   FIRMWARE_WINDOW            history rows the example forecasts from (its last rows; default the model's
 #                              training window, all rows for a model stating none)
@@ -98,7 +98,7 @@ $(foreach t,$(CROSS_TARGETS),$(eval $(call cross_rules,$(t))))
 #   FIRMWARE_STACK             stack bytes at the top of RAM (default 65536; 8192 on stm32f405)
 #   FIRMWARE_TESTS             ON or OFF: build and run the on-board doctest image (default ON; OFF on stm32f405)
 #   FIRMWARE_STACK_BUDGET      bytes the runtime's computed worst-case stack may reach (make stack; default 3584)
-FIRMWARE_DEFAULT_BOARDS := $(notdir $(patsubst %/,%,$(wildcard ports/cortex-m/boards/*/)))
+FIRMWARE_DEFAULT_BOARDS := $(notdir $(patsubst %/,%,$(wildcard ports/firmware/boards/*/)))
 FIRMWARE_BOARDS ?= $(FIRMWARE_DEFAULT_BOARDS)
 FIRMWARE_EXAMPLE ?=
 FIRMWARE_WINDOW ?=
@@ -114,7 +114,7 @@ FIRMWARE_DIR = $(BUILD)/firmware
 define firmware_build
 	@for board in $(1); do \
 		echo "firmware: $$board"; \
-		cmake --no-warn-unused-cli -S . -B $(FIRMWARE_DIR)/$$board -DCMAKE_TOOLCHAIN_FILE=ports/cortex-m/arm-none-eabi.cmake \
+		cmake --no-warn-unused-cli -S . -B $(FIRMWARE_DIR)/$$board -DCMAKE_TOOLCHAIN_FILE=ports/toolchains/arm-none-eabi.cmake \
 			-DCMAKE_BUILD_TYPE=Release -DAUSPEX_FIRMWARE_BOARD=$$board \
 			-DAUSPEX_BUILD_FIRMWARE=ON -DAUSPEX_BUILD_TOOLS=OFF -DAUSPEX_BUILD_TESTS=OFF \
 			-DAUSPEX_EXAMPLE_DIR="$(if $(FIRMWARE_EXAMPLE),$(abspath $(FIRMWARE_EXAMPLE)))" \
@@ -154,14 +154,14 @@ stack:
 	@{ echo "| board (core) | C++ API, worst (forecast.elf) | \`ForecastSession::forecast\` | C API, worst (forecast_c.elf) | \`auspex_forecast\` | every family (stack_families.elf) |"; \
 		echo "|---|---|---|---|---|---|"; \
 		for board in $(FIRMWARE_BOARDS); do \
-			sh tests/stack/stack_table_row.sh python3 $(CURDIR) $(FIRMWARE_DIR)/$$board $$board $$(cut -d" " -f1 $(FIRMWARE_DIR)/$$board/insn_label) arm-none-eabi- || exit 1; \
+			sh tools/stack/stack_table_row.sh python3 $(CURDIR) $(FIRMWARE_DIR)/$$board $$board $$(cut -d" " -f1 $(FIRMWARE_DIR)/$$board/insn_label) arm-none-eabi- || exit 1; \
 		done; } > $(FIRMWARE_DIR)/stack.md
 	@cat $(FIRMWARE_DIR)/stack.md
 	$(call write_doc,stack,$(FIRMWARE_DIR)/stack.md)
 
 size:
 	@$(MAKE) --no-print-directory firmware >/dev/null
-	@sh ports/cortex-m/size_report.sh $(FIRMWARE_DIR) $(FIRMWARE_BOARDS) > $(FIRMWARE_DIR)/size.md
+	@sh ports/firmware/size_report.sh $(FIRMWARE_DIR) $(FIRMWARE_BOARDS) > $(FIRMWARE_DIR)/size.md
 	@cat $(FIRMWARE_DIR)/size.md
 	$(call write_doc,size,$(FIRMWARE_DIR)/size.md)
 
@@ -175,7 +175,7 @@ define write_doc
 endef
 
 # Instructions per forecast and per kernel, generic port against the best one, counted by a QEMU TCG plugin
-# built here (tests/insn/insn_plugin.c): the example forecast (insn.elf) on each board of INSN_BOARDS, and the
+# built here (tools/insn/insn_plugin.c): the example forecast (insn.elf) on each board of INSN_BOARDS, and the
 # same program cross-built for ARM Linux (INSN_LINUX: toolchains of ports/toolchains/) under qemu-user, with
 # the model headers of the first board. Not part of make test. Report: $(BUILD)/insn/insn.md.
 INSN_DEFAULT_BOARDS := mps2-an386 mps2-an500 mps3-an547 mps2-an385
@@ -184,7 +184,7 @@ INSN_BOARDS ?= $(INSN_DEFAULT_BOARDS)
 INSN_LINUX ?= $(INSN_DEFAULT_LINUX)
 INSN_DIR = $(BUILD)/insn
 
-$(INSN_DIR)/insn_plugin.so: tests/insn/insn_plugin.c
+$(INSN_DIR)/insn_plugin.so: tools/insn/insn_plugin.c
 	@mkdir -p $(INSN_DIR)
 	@gcc -shared -fPIC -O2 -Wall -Wextra -Werror -o $@ $<
 
@@ -198,7 +198,7 @@ insn: build $(INSN_DIR)/insn_plugin.so
 			-DAUSPEX_INSN_HEADERS=$(abspath $(FIRMWARE_DIR)/$(firstword $(INSN_BOARDS))/generated) >/dev/null || exit 1; \
 		cmake --build $(INSN_DIR)/$$t -j $(JOBS) --target insn >/dev/null || exit 1; \
 	done
-	@sh tests/insn/insn_report.sh $(INSN_DIR)/insn_plugin.so \
+	@sh tools/insn/insn_report.sh $(INSN_DIR)/insn_plugin.so \
 		$(foreach b,$(INSN_BOARDS),"$$(cat $(FIRMWARE_DIR)/$(b)/insn_label):$$(cat $(FIRMWARE_DIR)/$(b)/insn_runner):$(FIRMWARE_DIR)/$(b)/insn.elf") \
 		$(foreach t,$(INSN_LINUX),"$(t) (qemu-user):$$(cat $(INSN_DIR)/$(t)/insn_runner):$(INSN_DIR)/$(t)/insn") \
 		| tee $(INSN_DIR)/insn.md
@@ -206,12 +206,12 @@ insn: build $(INSN_DIR)/insn_plugin.so
 	@$(MAKE) --no-print-directory insn-bench
 
 # The Cortex-A benchmark shape (d_model 64, 4 heads, 2+2 layers, ff 256, window 96, horizon 24) as int8, f32 and
-# int8 with int8 key/value caches (int8kv) on the ARM Linux targets: tests/insn/bench_headers.sh makes the
+# int8 with int8 key/value caches (int8kv) on the ARM Linux targets: tools/insn/bench_headers.sh makes the
 # headers. Report: $(INSN_DIR)/insn-bench.md.
 INSN_BENCH_DTYPES ?= int8 f32 int8kv
 insn-bench: build $(INSN_DIR)/insn_plugin.so
 	@for d in $(INSN_BENCH_DTYPES); do \
-		sh tests/insn/bench_headers.sh $(abspath $(BUILD))/auspex $(INSN_DIR)/bench/$$d $$d || exit 1; \
+		sh tools/insn/bench_headers.sh $(abspath $(BUILD))/auspex $(INSN_DIR)/bench/$$d $$d || exit 1; \
 		for t in $(INSN_LINUX); do \
 			echo "insn-bench: $$t $$d (qemu-user)"; \
 			cmake -S . -B $(INSN_DIR)/bench-$$t-$$d -DCMAKE_BUILD_TYPE=Release -DAUSPEX_BUILD_TOOLS=OFF -DAUSPEX_BUILD_TESTS=OFF \
@@ -221,7 +221,7 @@ insn-bench: build $(INSN_DIR)/insn_plugin.so
 			cmake --build $(INSN_DIR)/bench-$$t-$$d -j $(JOBS) --target insn >/dev/null || exit 1; \
 		done; \
 	done
-	@sh tests/insn/insn_report.sh $(INSN_DIR)/insn_plugin.so \
+	@sh tools/insn/insn_report.sh $(INSN_DIR)/insn_plugin.so \
 		$(foreach d,$(INSN_BENCH_DTYPES),$(foreach t,$(INSN_LINUX),"$(t) $(d) (qemu-user):$$(cat $(INSN_DIR)/bench-$(t)-$(d)/insn_runner):$(INSN_DIR)/bench-$(t)-$(d)/insn")) \
 		| tee $(INSN_DIR)/insn-bench.md
 	$(call write_insn_doc,insn-bench,$(INSN_DIR)/insn-bench.md)
@@ -238,7 +238,7 @@ endef
 
 # The Cortex-M int8 products against CMSIS-NN (not part of make test; docs/instruction-counts.md): make insn's
 # per-kernel and per-forecast table on each board of BENCH_MCU_BOARDS, then the mcu port's linear_i8 on fixed
-# shapes (ports/cortex-m/bench/), beside CMSIS-NN's kernels when CMSIS_NN_DIR names a CMSIS-NN source tree
+# shapes (ports/firmware/bench/), beside CMSIS-NN's kernels when CMSIS_NN_DIR names a CMSIS-NN source tree
 # (compiled from there at build time, for measuring only). Report: $(BUILD)/bench-mcu/bench-mcu.md; a run with
 # CMSIS_NN_DIR on the default boards also rewrites the side-by-side block of docs/instruction-counts.md.
 BENCH_MCU_DEFAULT_BOARDS := mps2-an386 mps2-an500 mps3-an547
@@ -250,10 +250,10 @@ bench_mcu_custom = $(strip $(filter-out $(BENCH_MCU_BOARDS),$(BENCH_MCU_DEFAULT_
 bench-mcu: build $(INSN_DIR)/insn_plugin.so
 	$(call firmware_build,$(BENCH_MCU_BOARDS),insn bench_mcu $(if $(CMSIS_NN_DIR),bench_mcu_cmsis_Os bench_mcu_cmsis_Ofast),-DAUSPEX_CMSIS_NN_DIR="$(bench_mcu_cmsis)")
 	@mkdir -p $(BENCH_MCU_DIR)
-	@sh tests/insn/insn_report.sh $(INSN_DIR)/insn_plugin.so \
+	@sh tools/insn/insn_report.sh $(INSN_DIR)/insn_plugin.so \
 		$(foreach b,$(BENCH_MCU_BOARDS),"$$(cat $(FIRMWARE_DIR)/$(b)/insn_label):$$(cat $(FIRMWARE_DIR)/$(b)/insn_runner):$(FIRMWARE_DIR)/$(b)/insn.elf") \
 		> $(BENCH_MCU_DIR)/forecast.md
-	@python3 ports/cortex-m/bench/bench_mcu.py $(INSN_DIR)/insn_plugin.so $(FIRMWARE_DIR) $(BENCH_MCU_DIR) \
+	@python3 ports/firmware/bench/bench_mcu.py $(INSN_DIR)/insn_plugin.so $(FIRMWARE_DIR) $(BENCH_MCU_DIR) \
 		"$(bench_mcu_cmsis)" $(BENCH_MCU_BOARDS) > $(BENCH_MCU_DIR)/kernels.md
 	@{ echo "## One forecast of the bundled example, per kernel"; echo; cat $(BENCH_MCU_DIR)/forecast.md; echo; \
 		echo "## int8 products per shape"; echo; cat $(BENCH_MCU_DIR)/kernels.md; } > $(BENCH_MCU_DIR)/bench-mcu.md

@@ -1,5 +1,5 @@
 // Reading a model's config records with range checks, shared by the model families. Every value comes from
-// an untrusted file, so each read names the key and the allowed range when it fails.
+// an untrusted file, so each read names the key (format::kConfigKeyNames) and the allowed range when it fails.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -16,27 +16,25 @@ constexpr size_t kMaxModelLayers = 256;
 constexpr size_t kMaxSequenceLength = 1u << 20;
 
 // A required u32 in [lo, hi].
-Status read_config_u32(const ModelFile& f, format::ConfigKey key, const char* name, uint32_t lo, uint32_t hi,
-                       uint32_t* out);
+Status read_config_u32(const ModelFile& f, format::ConfigKey key, uint32_t lo, uint32_t hi, uint32_t* out);
 // An optional size in [lo, hi]: `fallback` when the file has no such record (files written before it).
-Status read_config_optional_size(const ModelFile& f, format::ConfigKey key, const char* name, size_t lo, size_t hi,
-                                 size_t fallback, size_t* out);
+Status read_config_optional_size(const ModelFile& f, format::ConfigKey key, size_t lo, size_t hi, size_t fallback,
+                                 size_t* out);
 // A required value of a format enum, 0..the largest its names table holds.
 template <typename E>
-Status read_config_enum(const ModelFile& f, format::ConfigKey key, const char* name, E* out) {
+Status read_config_enum(const ModelFile& f, format::ConfigKey key, E* out) {
     uint32_t v = 0;
-    AX_RETURN_IF_ERROR(read_config_u32(f, key, name, 0, format::enum_max<E>(), &v));
+    AX_RETURN_IF_ERROR(read_config_u32(f, key, 0, format::enum_max<E>(), &v));
     *out = static_cast<E>(v);
     return Status::ok();
 }
 // A required size in [lo, hi].
-Status read_config_size(const ModelFile& f, format::ConfigKey key, const char* name, size_t lo, size_t hi, size_t* out);
-Status read_config_flag(const ModelFile& f, format::ConfigKey key, const char* name, bool* out);
+Status read_config_size(const ModelFile& f, format::ConfigKey key, size_t lo, size_t hi, size_t* out);
+Status read_config_flag(const ModelFile& f, format::ConfigKey key, bool* out);
 // A required finite float32 > 0.
-Status read_config_positive_float(const ModelFile& f, format::ConfigKey key, const char* name, float* out);
+Status read_config_positive_float(const ModelFile& f, format::ConfigKey key, float* out);
 // A required token id: below `vocab`, or format::kNoToken when `optional`.
-Status read_config_token(const ModelFile& f, format::ConfigKey key, const char* name, size_t vocab, bool optional,
-                         uint32_t* out);
+Status read_config_token(const ModelFile& f, format::ConfigKey key, size_t vocab, bool optional, uint32_t* out);
 // The feature families' (forecaster, tvae) positional_encoding: none or sinusoidal, which needs an even
 // d_model. (The token families read theirs with read_token_input_config, runtime/embedding.h.)
 Status read_config_feature_positions(const ModelFile& f, size_t d_model, format::PositionalEncoding* out);

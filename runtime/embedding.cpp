@@ -113,16 +113,15 @@ Status read_token_input_config(const ModelFile& f, size_t d_model, uint32_t pad_
     using format::ConfigKey;
     using format::PositionalEncoding;
     PositionalEncoding pe = PositionalEncoding::none;
-    AX_RETURN_IF_ERROR(read_config_enum(f, ConfigKey::positional_encoding, "positional_encoding", &pe));
+    AX_RETURN_IF_ERROR(read_config_enum(f, ConfigKey::positional_encoding, &pe));
     if (pe != PositionalEncoding::none && pe != PositionalEncoding::learned && d_model % 2 != 0)
         return Status::error(StatusCode::bad_model, "sinusoidal positions need an even d_model");
-    AX_RETURN_IF_ERROR(
-        read_config_size(f, ConfigKey::max_positions, "max_positions", 0, kMaxSequenceLength, max_positions));
+    AX_RETURN_IF_ERROR(read_config_size(f, ConfigKey::max_positions, 0, kMaxSequenceLength, max_positions));
     if (pe == PositionalEncoding::learned && *max_positions == 0)
         return Status::error(StatusCode::bad_model, "learned positions need max_positions >= 1");
     if (format::positions_from_one(pe) && pad_id == format::kNoToken)
         return Status::error(StatusCode::bad_model, "positions counted from 1 (sinusoidal_pad0) need a pad_id");
-    AX_RETURN_IF_ERROR(read_config_positive_float(f, ConfigKey::embed_scale, "embed_scale", embed_scale));
+    AX_RETURN_IF_ERROR(read_config_positive_float(f, ConfigKey::embed_scale, embed_scale));
     *positional_encoding = pe;
     return Status::ok();
 }

@@ -40,33 +40,30 @@ Status bind_decoder_layer(TensorBinder& b, const LayerOptions& o, size_t index, 
 Status read_stack_config(const ModelFile& f, size_t min_decoder_layers, StackConfig* out) {
     StackConfig c;
     LayerOptions& l = c.layer;
-    AX_RETURN_IF_ERROR(read_config_size(f, ConfigKey::d_model, "d_model", 1, kMaxModelWidth, &l.d_model));
-    AX_RETURN_IF_ERROR(read_config_size(f, ConfigKey::nhead, "nhead", 1, l.d_model, &l.nhead));
+    AX_RETURN_IF_ERROR(read_config_size(f, ConfigKey::d_model, 1, kMaxModelWidth, &l.d_model));
+    AX_RETURN_IF_ERROR(read_config_size(f, ConfigKey::nhead, 1, l.d_model, &l.nhead));
     if (l.d_model % l.nhead != 0) return Status::error(StatusCode::bad_model, "d_model is not a multiple of nhead");
+    AX_RETURN_IF_ERROR(read_config_size(f, ConfigKey::dim_feedforward, 1, kMaxModelWidth, &l.dim_feedforward));
+    AX_RETURN_IF_ERROR(read_config_size(f, ConfigKey::encoder_layers, 1, kMaxModelLayers, &c.encoder_layers));
     AX_RETURN_IF_ERROR(
-        read_config_size(f, ConfigKey::dim_feedforward, "dim_feedforward", 1, kMaxModelWidth, &l.dim_feedforward));
-    AX_RETURN_IF_ERROR(
-        read_config_size(f, ConfigKey::encoder_layers, "encoder_layers", 1, kMaxModelLayers, &c.encoder_layers));
-    AX_RETURN_IF_ERROR(read_config_size(f, ConfigKey::decoder_layers, "decoder_layers", min_decoder_layers,
-                                        kMaxModelLayers, &c.decoder_layers));
-    AX_RETURN_IF_ERROR(read_config_enum(f, ConfigKey::activation, "activation", &l.activation));
-    AX_RETURN_IF_ERROR(read_config_flag(f, ConfigKey::norm_first, "norm_first", &l.norm_first));
-    AX_RETURN_IF_ERROR(read_config_positive_float(f, ConfigKey::layer_norm_eps, "layer_norm_eps", &l.eps));
-    AX_RETURN_IF_ERROR(read_config_flag(f, ConfigKey::encoder_final_norm, "encoder_final_norm", &c.encoder_final_norm));
-    AX_RETURN_IF_ERROR(read_config_flag(f, ConfigKey::decoder_final_norm, "decoder_final_norm", &c.decoder_final_norm));
+        read_config_size(f, ConfigKey::decoder_layers, min_decoder_layers, kMaxModelLayers, &c.decoder_layers));
+    AX_RETURN_IF_ERROR(read_config_enum(f, ConfigKey::activation, &l.activation));
+    AX_RETURN_IF_ERROR(read_config_flag(f, ConfigKey::norm_first, &l.norm_first));
+    AX_RETURN_IF_ERROR(read_config_positive_float(f, ConfigKey::layer_norm_eps, &l.eps));
+    AX_RETURN_IF_ERROR(read_config_flag(f, ConfigKey::encoder_final_norm, &c.encoder_final_norm));
+    AX_RETURN_IF_ERROR(read_config_flag(f, ConfigKey::decoder_final_norm, &c.decoder_final_norm));
     uint32_t norms = 0;
     if (f.config(ConfigKey::layer_norms, &norms))  // optional: files before the key hold LayerNorms
-        AX_RETURN_IF_ERROR(read_config_flag(f, ConfigKey::layer_norms, "layer_norms", &l.batch_norm));
+        AX_RETURN_IF_ERROR(read_config_flag(f, ConfigKey::layer_norms, &l.batch_norm));
     if (f.config(ConfigKey::residual_attention, &norms))
-        AX_RETURN_IF_ERROR(
-            read_config_flag(f, ConfigKey::residual_attention, "residual_attention", &l.residual_attention));
+        AX_RETURN_IF_ERROR(read_config_flag(f, ConfigKey::residual_attention, &l.residual_attention));
     if (l.residual_attention && c.decoder_layers != 0)
         return Status::error(StatusCode::bad_model, "residual attention is an encoder-only model's");
     if (c.decoder_layers == 0 && c.decoder_final_norm)
         return Status::error(StatusCode::bad_model, "a decoder final norm without decoder layers");
     uint32_t v = 0;
     if (f.config(ConfigKey::kv_cache, &v)) {  // optional: files written before the key existed have float caches
-        AX_RETURN_IF_ERROR(read_config_enum(f, ConfigKey::kv_cache, "kv_cache", &c.kv_cache));
+        AX_RETURN_IF_ERROR(read_config_enum(f, ConfigKey::kv_cache, &c.kv_cache));
         if (c.decoder_layers == 0 && c.kv_cache != CacheType::f32)
             return Status::error(StatusCode::bad_model, "an int8 kv_cache without decoder layers");
     }

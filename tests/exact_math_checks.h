@@ -1,6 +1,6 @@
 // Bit-identity of a port's softmax_f32 and gelu_f32 with generic's, for the ports that promise it (neon and
 // mcu evaluate the reference's exp and erf lane by lane: ports/generic/float_math_lanes.h). Shared by the
-// host suite (tests/test_exact_math.cpp, run under qemu-user for the ARM Linux builds) and the on-board
+// host suite (tests/test_float_math_lanes.cpp, run under qemu-user for the ARM Linux builds) and the on-board
 // suite (tests/firmware/). Any NaN equals any NaN: which operand's payload a float add passes on depends on
 // the order the compiler gives the operands, in generic itself (and ARMv7 NEON answers the default NaN).
 #pragma once

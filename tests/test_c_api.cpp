@@ -1,4 +1,4 @@
-// The C API (runtime/api/auspex.h) against the C++ API on converted PyTorch fixtures: same arena figure,
+// The C API (api/auspex.h) against the C++ API on converted PyTorch fixtures: same arena figure,
 // bit-identical forecasts and teacher-forced outputs, and every error path answering with a status code
 // and a message instead of crashing. Also `auspex header`, which embeds a model for C and C++ firmware.
 #include <doctest/doctest.h>
@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/api/auspex.h"
+#include "api/auspex.h"
 #include "ports/ports.h"
 #include "tests/test_support.h"
 #include "tests/tolerances.h"

@@ -9,7 +9,7 @@
 
 #include "models/forecaster/forecaster.h"
 #include "ports/ports.h"
-#include "runtime/api/auspex.h"
+#include "api/auspex.h"
 #include "runtime/checksum_scrub.h"
 #include "tests/test_support.h"
 #include "tools/common/aligned_buffer.h"

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "ports/ports.h"
-#include "runtime/api/auspex.h"
+#include "api/auspex.h"
 #include "tests/cli_support.h"
 #include "tests/family_support.h"
 #include "tests/tolerances.h"

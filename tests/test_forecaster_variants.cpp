@@ -18,7 +18,7 @@
 #include "tools/convert/config_search.h"
 #include "tools/convert/conversion_check.h"
 #include "tools/convert/converter.h"
-#include "tools/host/feature_names.h"
+#include "tools/host/column_names.h"
 #include "tools/host/host_session.h"
 #include "tools/text/csv.h"
 #include "tools/text/json.h"

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "ports/ports.h"
-#include "runtime/api/auspex.h"
+#include "api/auspex.h"
 #include "tests/cli_support.h"
 #include "tests/test_support.h"
 #include "tools/common/aligned_buffer.h"

@@ -8,7 +8,7 @@
 #include <limits>
 
 #include "ports/ports.h"
-#include "runtime/api/auspex.h"
+#include "api/auspex.h"
 #include "tests/cli_support.h"
 #include "tests/family_support.h"
 #include "tests/test_support.h"

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/api/auspex.h"
+#include "api/auspex.h"
 #include "runtime/model_identity.h"
 #include "tests/cli_support.h"
 #include "tests/test_support.h"
@@ -19,7 +19,7 @@
 #include "tools/common/tool_error.h"
 #include "tools/convert/converter.h"
 #include "tools/convert/model_stamp.h"
-#include "tools/convert/text_records.h"
+#include "tools/convert/text_record_store.h"
 #include "tools/host/model_loader.h"
 #include "tools/import/convert_config.h"
 

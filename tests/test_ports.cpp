@@ -140,7 +140,7 @@ struct LinearCase {
 };
 
 // Every combination of awkward sizes, plus shapes of real layers, ones crossing 256-input panels and the
-// limits of the packed int8 paths (ports/avx2/linear_i8_packed.h).
+// limits of the packed int8 paths (ports/x86/linear_i8_packed.h).
 std::vector<LinearCase> linear_cases() {
     std::vector<LinearCase> cases;
     const size_t rows[] = {1, 2, 3, 4, 5, 6, 7, 8, 12, 13, 19};
@@ -674,7 +674,7 @@ TEST_CASE("ports: attention over a block of query rows agrees with the row-by-ro
                                 port->attention_rows_f32(q.data(), q_stride, rows, k.data(), v.data(), kv_stride, keys,
                                                          first, causal, n, scale, got.data(), out_stride);
                             CHECK(canaries_intact(got));
-                            // The ports' documented limits (ports/avx2/attention_rows.h): inside them the
+                            // The ports' documented limits (ports/x86/attention_rows.h): inside them the
                             // block is taken, so this test cannot pass by declining everything.
                             const size_t padded = (keys + 15) / 16 * 16;
                             const bool inside = rows >= 4 && n <= 64 && keys <= 512 && padded * n <= 8192;

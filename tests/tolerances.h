@@ -21,6 +21,12 @@ constexpr double seq2seq = 4e-5;
 constexpr double classifier = 5e-6;
 // Transformer-VAE (encoder outputs, teacher-forced pass, reconstruction, generation): worst 6.9e-7.
 constexpr double tvae = 5e-6;
+// One multi-head attention call against PyTorch (tests/test_attention.cpp): worst 9.2e-7 (wide_head, ARMv7
+// NEON; 8.3e-7 on x86-64, generic).
+constexpr double attention = 5e-6;
+// One encoder layer against torch.nn.TransformerEncoderLayer (tests/test_transformer_layer.cpp): worst 3.6e-7
+// (pre_gelu_causal, avx2).
+constexpr double layer = 3e-6;
 // The KV-cached forecast against a full recompute on the same port: the same float operations in another
 // order; worst measured 6.9e-7 (post_relu_tril).
 constexpr double kv_cache = 5e-6;

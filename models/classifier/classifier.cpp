@@ -22,21 +22,20 @@ Status read_classifier_config(const ModelFile& f, ClassifierConfig* out) {
     if (f.family() != format::Family::classifier) return bad_model_config("not a classifier model");
     ClassifierConfig c;
     AX_RETURN_IF_ERROR(read_stack_config(f, 0, &c.stack));
-    AX_RETURN_IF_ERROR(read_config_size(f, ConfigKey::src_vocab, "src_vocab", 1, kMaxModelWidth, &c.vocab));
-    AX_RETURN_IF_ERROR(read_config_size(f, ConfigKey::n_outputs, "n_outputs", 1, kMaxModelWidth, &c.n_labels));
-    AX_RETURN_IF_ERROR(read_config_token(f, ConfigKey::pad_id, "pad_id", c.vocab, true, &c.pad_id));
+    AX_RETURN_IF_ERROR(read_config_size(f, ConfigKey::src_vocab, 1, kMaxModelWidth, &c.vocab));
+    AX_RETURN_IF_ERROR(read_config_size(f, ConfigKey::n_outputs, 1, kMaxModelWidth, &c.n_labels));
+    AX_RETURN_IF_ERROR(read_config_token(f, ConfigKey::pad_id, c.vocab, true, &c.pad_id));
     uint32_t v = 0;
     if (f.config(ConfigKey::tgt_vocab, &v)) {  // the decoder's own token table (absent in older files)
         if (c.stack.decoder_layers == 0) return bad_model_config("tgt_vocab is for a classifier with a decoder");
-        AX_RETURN_IF_ERROR(read_config_size(f, ConfigKey::tgt_vocab, "tgt_vocab", 1, kMaxModelWidth, &c.decoder_vocab));
+        AX_RETURN_IF_ERROR(read_config_size(f, ConfigKey::tgt_vocab, 1, kMaxModelWidth, &c.decoder_vocab));
     }
-    AX_RETURN_IF_ERROR(read_config_token(f, ConfigKey::start_id, "start_id",
-                                         c.decoder_vocab ? c.decoder_vocab : c.vocab, c.stack.decoder_layers == 0,
-                                         &c.start_id));
+    AX_RETURN_IF_ERROR(read_config_token(f, ConfigKey::start_id, c.decoder_vocab ? c.decoder_vocab : c.vocab,
+                                         c.stack.decoder_layers == 0, &c.start_id));
     AX_RETURN_IF_ERROR(read_token_input_config(f, c.stack.layer.d_model, c.pad_id, &c.positional_encoding,
                                                &c.max_positions, &c.embed_scale));
-    AX_RETURN_IF_ERROR(read_config_enum(f, ConfigKey::pooling, "pooling", &c.pooling));
-    AX_RETURN_IF_ERROR(read_config_enum(f, ConfigKey::output_activation, "output_activation", &c.output_activation));
+    AX_RETURN_IF_ERROR(read_config_enum(f, ConfigKey::pooling, &c.pooling));
+    AX_RETURN_IF_ERROR(read_config_enum(f, ConfigKey::output_activation, &c.output_activation));
     TensorView table;
     if (c.positional_encoding == PositionalEncoding::learned && c.stack.decoder_layers > 0 &&
         f.find(Role::tgt_pos_embed, format::kNoLayer, &table))

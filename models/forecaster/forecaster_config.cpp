@@ -13,16 +13,16 @@ using format::ConfigKey;
 Status bad(const char* what) { return Status::error(StatusCode::bad_model, what); }
 
 template <typename E>
-Status optional_enum(const ModelFile& f, ConfigKey key, const char* name, E* out) {
+Status optional_enum(const ModelFile& f, ConfigKey key, E* out) {
     uint32_t v = 0;
     if (!f.config(key, &v)) return Status::ok();
-    return read_config_enum(f, key, name, out);
+    return read_config_enum(f, key, out);
 }
 
 // The positions a forecaster may have: none, sinusoidal (even d_model) or a learned table of
 // max_positions rows.
 Status read_positions(const ModelFile& f, size_t d, format::PositionalEncoding* out) {
-    AX_RETURN_IF_ERROR(read_config_enum(f, ConfigKey::positional_encoding, "positional_encoding", out));
+    AX_RETURN_IF_ERROR(read_config_enum(f, ConfigKey::positional_encoding, out));
     if (*out == format::PositionalEncoding::sinusoidal && d % 2 != 0)
         return bad("sinusoidal positions need an even d_model");
     if (*out != format::PositionalEncoding::none && *out != format::PositionalEncoding::sinusoidal &&
@@ -143,77 +143,69 @@ Status read_forecaster_config(const ModelFile& f, ForecasterConfig* out) {
     ForecasterConfig c;
     AX_RETURN_IF_ERROR(read_stack_config(f, 0, &c.stack));
     const size_t d = c.stack.layer.d_model;
-    AX_RETURN_IF_ERROR(read_config_size(f, ConfigKey::n_features, "n_features", 1, kMaxModelWidth, &c.n_features));
-    AX_RETURN_IF_ERROR(read_config_size(f, ConfigKey::n_outputs, "n_outputs", 1, kMaxModelWidth, &c.n_outputs));
+    AX_RETURN_IF_ERROR(read_config_size(f, ConfigKey::n_features, 1, kMaxModelWidth, &c.n_features));
+    AX_RETURN_IF_ERROR(read_config_size(f, ConfigKey::n_outputs, 1, kMaxModelWidth, &c.n_outputs));
     AX_RETURN_IF_ERROR(read_positions(f, d, &c.positional_encoding));
-    AX_RETURN_IF_ERROR(read_config_enum(f, ConfigKey::memory_mask, "memory_mask", &c.memory_mask));
-    AX_RETURN_IF_ERROR(read_config_enum(f, ConfigKey::normalization, "normalization", &c.normalization));
+    AX_RETURN_IF_ERROR(read_config_enum(f, ConfigKey::memory_mask, &c.memory_mask));
+    AX_RETURN_IF_ERROR(read_config_enum(f, ConfigKey::normalization, &c.normalization));
     if (c.normalization != format::Normalization::none && c.n_outputs != c.n_features)
         return bad_model_config("input normalization needs n_outputs == n_features");
     // Both keys are younger than the family: files without them have no limit and no stated window.
-    AX_RETURN_IF_ERROR(read_config_optional_size(f, ConfigKey::max_positions, "max_positions", 0, kMaxSequenceLength, 0,
-                                                 &c.max_positions));
-    AX_RETURN_IF_ERROR(read_config_optional_size(f, ConfigKey::window, "window", 0, kMaxSequenceLength, 0, &c.window));
     AX_RETURN_IF_ERROR(
-        read_config_optional_size(f, ConfigKey::patch_len, "patch_len", 0, kMaxSequenceLength, 0, &c.patch_len));
+        read_config_optional_size(f, ConfigKey::max_positions, 0, kMaxSequenceLength, 0, &c.max_positions));
+    AX_RETURN_IF_ERROR(read_config_optional_size(f, ConfigKey::window, 0, kMaxSequenceLength, 0, &c.window));
+    AX_RETURN_IF_ERROR(read_config_optional_size(f, ConfigKey::patch_len, 0, kMaxSequenceLength, 0, &c.patch_len));
     if (c.patch_len != 0) {
-        AX_RETURN_IF_ERROR(
-            read_config_size(f, ConfigKey::patch_stride, "patch_stride", 1, kMaxSequenceLength, &c.patch_stride));
-        AX_RETURN_IF_ERROR(read_config_flag(f, ConfigKey::patch_padding, "patch_padding", &c.patch_pad));
+        AX_RETURN_IF_ERROR(read_config_size(f, ConfigKey::patch_stride, 1, kMaxSequenceLength, &c.patch_stride));
+        AX_RETURN_IF_ERROR(read_config_flag(f, ConfigKey::patch_padding, &c.patch_pad));
     }
     // A patched model's positions count patches.
     if (c.max_positions != 0 && c.encoder_rows(c.window) > c.max_positions)
         return bad_model_config("config window is longer than max_positions");
     // The variants' keys are optional: a file without them is the step-by-step encoder-decoder.
     format::EncoderMask mask = format::EncoderMask::none;
-    AX_RETURN_IF_ERROR(optional_enum(f, ConfigKey::encoder_mask, "encoder_mask", &mask));
+    AX_RETURN_IF_ERROR(optional_enum(f, ConfigKey::encoder_mask, &mask));
     c.stack.encoder_causal = mask == format::EncoderMask::causal;
-    AX_RETURN_IF_ERROR(optional_enum(f, ConfigKey::head, "head", &c.head));
-    AX_RETURN_IF_ERROR(optional_enum(f, ConfigKey::input_embedding, "input_embedding", &c.input_embedding));
-    AX_RETURN_IF_ERROR(optional_enum(f, ConfigKey::decoding, "decoding", &c.decoding));
-    AX_RETURN_IF_ERROR(optional_enum(f, ConfigKey::placeholder, "placeholder", &c.placeholder));
-    AX_RETURN_IF_ERROR(optional_enum(f, ConfigKey::head_activation, "head_activation", &c.head_activation));
-    AX_RETURN_IF_ERROR(
-        read_config_optional_size(f, ConfigKey::horizon, "horizon", 0, kMaxSequenceLength, 0, &c.horizon));
-    AX_RETURN_IF_ERROR(
-        read_config_optional_size(f, ConfigKey::label_len, "label_len", 0, kMaxSequenceLength, 0, &c.label_len));
-    AX_RETURN_IF_ERROR(
-        read_config_optional_size(f, ConfigKey::head_hidden, "head_hidden", 0, kMaxModelWidth, 0, &c.head_hidden));
+    AX_RETURN_IF_ERROR(optional_enum(f, ConfigKey::head, &c.head));
+    AX_RETURN_IF_ERROR(optional_enum(f, ConfigKey::input_embedding, &c.input_embedding));
+    AX_RETURN_IF_ERROR(optional_enum(f, ConfigKey::decoding, &c.decoding));
+    AX_RETURN_IF_ERROR(optional_enum(f, ConfigKey::placeholder, &c.placeholder));
+    AX_RETURN_IF_ERROR(optional_enum(f, ConfigKey::head_activation, &c.head_activation));
+    AX_RETURN_IF_ERROR(read_config_optional_size(f, ConfigKey::horizon, 0, kMaxSequenceLength, 0, &c.horizon));
+    AX_RETURN_IF_ERROR(read_config_optional_size(f, ConfigKey::label_len, 0, kMaxSequenceLength, 0, &c.label_len));
+    AX_RETURN_IF_ERROR(read_config_optional_size(f, ConfigKey::head_hidden, 0, kMaxModelWidth, 0, &c.head_hidden));
     uint32_t bits = 0;
     if (f.config(ConfigKey::embed_scale, &bits))
-        AX_RETURN_IF_ERROR(read_config_positive_float(f, ConfigKey::embed_scale, "embed_scale", &c.embed_scale));
+        AX_RETURN_IF_ERROR(read_config_positive_float(f, ConfigKey::embed_scale, &c.embed_scale));
     c.decoder_positions = c.positional_encoding;
     if (f.config(ConfigKey::decoder_positional_encoding, &bits)) {
-        AX_RETURN_IF_ERROR(read_config_enum(f, ConfigKey::decoder_positional_encoding, "decoder_positional_encoding",
-                                            &c.decoder_positions));
+        AX_RETURN_IF_ERROR(read_config_enum(f, ConfigKey::decoder_positional_encoding, &c.decoder_positions));
         // One learned table per side needs the table's rows (max_positions) from the encoder's.
         if (c.decoder_positions != c.positional_encoding && c.decoder_positions != format::PositionalEncoding::none)
             return bad("decoder_positional_encoding is none or the encoder's positional_encoding");
     }
-    AX_RETURN_IF_ERROR(read_config_optional_size(f, ConfigKey::decoder_features, "decoder_features", 1, kMaxModelWidth,
-                                                 c.n_features, &c.decoder_features));
+    AX_RETURN_IF_ERROR(read_config_optional_size(f, ConfigKey::decoder_features, 1, kMaxModelWidth, c.n_features,
+                                                 &c.decoder_features));
     AX_RETURN_IF_ERROR(read_decoder_columns(f, &c));
-    AX_RETURN_IF_ERROR(optional_enum(f, ConfigKey::revin, "revin", &c.revin));
+    AX_RETURN_IF_ERROR(optional_enum(f, ConfigKey::revin, &c.revin));
     if (f.config(ConfigKey::encoder_output_activation, &bits)) {
         c.encoder_output_act = true;
-        AX_RETURN_IF_ERROR(read_config_enum(f, ConfigKey::encoder_output_activation, "encoder_output_activation",
-                                            &c.encoder_output_activation));
+        AX_RETURN_IF_ERROR(read_config_enum(f, ConfigKey::encoder_output_activation, &c.encoder_output_activation));
     }
-    AX_RETURN_IF_ERROR(
-        read_config_optional_size(f, ConfigKey::time_marks, "time_marks", 0, kMaxModelWidth, 0, &c.time_marks));
+    AX_RETURN_IF_ERROR(read_config_optional_size(f, ConfigKey::time_marks, 0, kMaxModelWidth, 0, &c.time_marks));
     // One pass, the placeholders' known inputs are the time marks (the other columns follow the placeholder
     // rule); step by step, every decoder column the model does not predict (read_decoder_columns).
     if (!c.encoder_only() && c.decoding == format::Decoding::one_pass) c.known_inputs = c.time_marks;
     size_t residual = 0;
     AX_RETURN_IF_ERROR(
-        read_config_optional_size(f, ConfigKey::encoder_residual, "encoder_residual", 0, 1, 0, &residual));
+        read_config_optional_size(f, ConfigKey::encoder_residual, 0, 1, 0, &residual));
     c.encoder_residual = residual != 0;
     AX_RETURN_IF_ERROR(
-        read_config_optional_size(f, ConfigKey::decoder_residual, "decoder_residual", 0, 1, 0, &residual));
+        read_config_optional_size(f, ConfigKey::decoder_residual, 0, 1, 0, &residual));
     c.decoder_residual = residual != 0;
     if (c.decoder_residual && c.encoder_only()) return bad("decoder_residual without a decoder");
     if (f.config(ConfigKey::revin_eps, &bits))
-        AX_RETURN_IF_ERROR(read_config_positive_float(f, ConfigKey::revin_eps, "revin_eps", &c.revin_eps));
+        AX_RETURN_IF_ERROR(read_config_positive_float(f, ConfigKey::revin_eps, &c.revin_eps));
     AX_RETURN_IF_ERROR(check_variants(c));
     *out = c;
     return Status::ok();

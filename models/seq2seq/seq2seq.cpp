@@ -22,17 +22,17 @@ Status read_seq2seq_config(const ModelFile& f, Seq2SeqConfig* out) {
     if (f.family() != format::Family::seq2seq) return bad_model_config("not a seq2seq model");
     Seq2SeqConfig c;
     AX_RETURN_IF_ERROR(read_stack_config(f, 1, &c.stack));
-    AX_RETURN_IF_ERROR(read_config_size(f, ConfigKey::src_vocab, "src_vocab", 1, kMaxModelWidth, &c.src_vocab));
-    AX_RETURN_IF_ERROR(read_config_size(f, ConfigKey::tgt_vocab, "tgt_vocab", 1, kMaxModelWidth, &c.tgt_vocab));
+    AX_RETURN_IF_ERROR(read_config_size(f, ConfigKey::src_vocab, 1, kMaxModelWidth, &c.src_vocab));
+    AX_RETURN_IF_ERROR(read_config_size(f, ConfigKey::tgt_vocab, 1, kMaxModelWidth, &c.tgt_vocab));
     const size_t both = c.src_vocab < c.tgt_vocab ? c.src_vocab : c.tgt_vocab;
-    AX_RETURN_IF_ERROR(read_config_token(f, ConfigKey::pad_id, "pad_id", both, true, &c.pad_id));
-    AX_RETURN_IF_ERROR(read_config_token(f, ConfigKey::bos_id, "bos_id", c.tgt_vocab, true, &c.bos_id));
-    AX_RETURN_IF_ERROR(read_config_token(f, ConfigKey::eos_id, "eos_id", c.tgt_vocab, true, &c.eos_id));
+    AX_RETURN_IF_ERROR(read_config_token(f, ConfigKey::pad_id, both, true, &c.pad_id));
+    AX_RETURN_IF_ERROR(read_config_token(f, ConfigKey::bos_id, c.tgt_vocab, true, &c.bos_id));
+    AX_RETURN_IF_ERROR(read_config_token(f, ConfigKey::eos_id, c.tgt_vocab, true, &c.eos_id));
     AX_RETURN_IF_ERROR(read_token_input_config(f, c.stack.layer.d_model, c.pad_id, &c.positional_encoding,
                                                &c.max_positions, &c.embed_scale));
     uint32_t v = 0;
     if (f.config(ConfigKey::decode_mask_pads, &v)) {  // absent in older files: the tutorial's rule
-        AX_RETURN_IF_ERROR(read_config_flag(f, ConfigKey::decode_mask_pads, "decode_mask_pads", &c.decode_mask_pads));
+        AX_RETURN_IF_ERROR(read_config_flag(f, ConfigKey::decode_mask_pads, &c.decode_mask_pads));
     }
     *out = c;
     return Status::ok();

@@ -24,11 +24,10 @@ Status read_tvae_config(const ModelFile& f, TvaeConfig* out) {
     if (f.family() != format::Family::tvae) return bad_model_config("not a tvae model");
     TvaeConfig c;
     AX_RETURN_IF_ERROR(read_stack_config(f, 1, &c.stack));
-    AX_RETURN_IF_ERROR(read_config_size(f, ConfigKey::n_features, "n_features", 1, kMaxModelWidth, &c.n_features));
-    AX_RETURN_IF_ERROR(read_config_size(f, ConfigKey::latent_size, "latent_size", 1, kMaxModelWidth, &c.latent_size));
+    AX_RETURN_IF_ERROR(read_config_size(f, ConfigKey::n_features, 1, kMaxModelWidth, &c.n_features));
+    AX_RETURN_IF_ERROR(read_config_size(f, ConfigKey::latent_size, 1, kMaxModelWidth, &c.latent_size));
     AX_RETURN_IF_ERROR(read_config_feature_positions(f, c.stack.layer.d_model, &c.positional_encoding));
-    AX_RETURN_IF_ERROR(
-        read_config_size(f, ConfigKey::max_positions, "max_positions", 0, kMaxSequenceLength, &c.max_positions));
+    AX_RETURN_IF_ERROR(read_config_size(f, ConfigKey::max_positions, 0, kMaxSequenceLength, &c.max_positions));
     *out = c;
     return Status::ok();
 }

@@ -12,7 +12,7 @@
 #include <cstring>
 
 #include "ports/avx2/avx2.h"
-#include "ports/avx2/avx2_util.h"
+#include "ports/x86/avx2_util.h"
 #include "ports/generic/generic.h"
 
 namespace ax::avx2 {

@@ -5,7 +5,7 @@
 #include <cstddef>
 
 #include "ports/avx2/avx2.h"
-#include "ports/avx2/avx2_util.h"
+#include "ports/x86/avx2_util.h"
 #include "ports/avx2/math_avx2.h"
 
 namespace ax::avx2 {

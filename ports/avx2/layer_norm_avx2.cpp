@@ -6,7 +6,7 @@
 #include <cstddef>
 
 #include "ports/avx2/avx2.h"
-#include "ports/avx2/avx2_util.h"
+#include "ports/x86/avx2_util.h"
 
 namespace ax::avx2 {
 

@@ -19,7 +19,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "ports/avx2/avx2_util.h"
+#include "ports/x86/avx2_util.h"
 
 namespace ax::avx2::detail {
 

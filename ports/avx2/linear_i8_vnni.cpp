@@ -9,8 +9,8 @@
 #include <immintrin.h>
 
 #include "ports/avx2/avx2.h"
-#include "ports/avx2/linear_i8_packed.h"
-#include "ports/avx2/linear_i8_tiles.h"
+#include "ports/x86/linear_i8_packed.h"
+#include "ports/x86/linear_i8_tiles.h"
 
 namespace ax::avx2 {
 namespace {

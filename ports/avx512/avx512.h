@@ -17,10 +17,10 @@
 // - linear_f32, linear_f16: float products on ZMM (linear_float_avx512.h); agree with generic to rounding.
 // - linear_i8: int8 products with AVX512-VNNI, bit-identical to generic: packed panels on ZMM for batches,
 //   EVEX dot-product tiles on YMM for few rows. See linear_i8_avx512.cpp.
-// - attention_scores_f32, attention_values_f32: one query against n_keys keys (attention_avx512.cpp): scores
+// - attention_scores_f32, attention_values_f32: one query against n_keys keys (attention_f32_avx512.cpp): scores
 //   agree with generic to rounding; values are bit-identical to a sequence of avx2::axpy_f32 calls (multiply,
 //   then add), as the interface requires.
-// - attention_rows_f32: a block of query rows of one head at once, ports/avx2/attention_rows.h on ZMM.
+// - attention_rows_f32: a block of query rows of one head at once, ports/x86/attention_rows.h on ZMM.
 // - softmax_f32: on ZMM (softmax_avx512.cpp), the AVX2 port's vector exp on 16 lanes, masked tails.
 #define AX_AVX512_KERNELS(X) \
     X(linear_f32)            \

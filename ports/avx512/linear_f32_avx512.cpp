@@ -1,4 +1,4 @@
-// y = x W^T + b with float32 and IEEE-half weights on ZMM: see linear_float_avx512.h.
+// y = x W^T + b with float32 weights on ZMM: see linear_float_avx512.h.
 #include "ports/avx512/immintrin_avx512.h"
 #include "ports/avx512/avx512.h"
 #include "ports/avx512/linear_float_avx512.h"
@@ -6,10 +6,6 @@
 namespace ax::avx512 {
 
 void linear_f32(const float* x, size_t rows, size_t in, const float* w, const float* bias, size_t out, float* y) {
-    linear_float(x, rows, in, w, bias, out, y);
-}
-
-void linear_f16(const float* x, size_t rows, size_t in, const uint16_t* w, const float* bias, size_t out, float* y) {
     linear_float(x, rows, in, w, bias, out, y);
 }
 

@@ -1,5 +1,6 @@
-// The float matrix product of the AVX-512 port (float32 and IEEE-half weights; linear_f32_avx512.cpp
-// instantiates it), the AVX2 port's two tilings (ports/avx2/linear_float_avx2.h) on 512-bit registers:
+// The float matrix product of the AVX-512 port (float32 and IEEE-half weights; linear_f32_avx512.cpp and
+// linear_f16_avx512.cpp instantiate it), the AVX2 port's two tilings (ports/avx2/linear_float_avx2.h) on 512-bit
+// registers:
 //
 // - Packed outer product: a panel of 32 W rows times up to kKC inputs is transposed (halves converted)
 //   into a 32 KB stack buffer, panel[k][32]; a 12 x 32 register tile of y (24 of the 32 ZMM registers)
@@ -16,7 +17,7 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "ports/avx2/avx2_util.h"
+#include "ports/x86/avx2_util.h"
 
 namespace ax::avx512 {
 namespace {

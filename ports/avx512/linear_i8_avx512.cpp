@@ -1,16 +1,16 @@
-// The int8 products of the AVX-512 port, bit-identical to generic (see ports/avx2/linear_i8_packed.h for
+// The int8 products of the AVX-512 port, bit-identical to generic (see ports/x86/linear_i8_packed.h for
 // why each path is exact):
 // - batched (rows >= kPackedMinRows): packed weight panels with AVX512-VNNI's vpdpbusd, w + 128 unsigned
 //   against x signed, corrected by 128 * rowsum(x). linear_i8: 12 rows x 32 outputs per tile on ZMM (24
 //   accumulators); linear_i8_256: 12 rows x 16 outputs on YMM (24 of the 32 registers EVEX can name).
-// - few rows: the dot-product tiles of ports/avx2/linear_i8_tiles.h with the EVEX vpdpbusd on YMM (the
+// - few rows: the dot-product tiles of ports/x86/linear_i8_tiles.h with the EVEX vpdpbusd on YMM (the
 //   VEX form of avx2-vnni needs AVX-VNNI, which AVX-512 CPUs before Sapphire Rapids / Zen 5 lack); rows
 //   of x holding -128 or shorter than 32 take the AVX2 port's path.
 #include "ports/avx512/immintrin_avx512.h"
 
 #include "ports/avx2/avx2.h"
-#include "ports/avx2/linear_i8_packed.h"
-#include "ports/avx2/linear_i8_tiles.h"
+#include "ports/x86/linear_i8_packed.h"
+#include "ports/x86/linear_i8_tiles.h"
 #include "ports/avx512/avx512.h"
 
 namespace ax::avx512 {

@@ -1,5 +1,5 @@
-// The reference's exp_f32 and erf_f32 (runtime/float_math.cpp) and its softmax and GELU
-// (vector_generic.cpp), written once for any 4-lane float vector: the same operations in the same order on
+// The reference's exp_f32 and erf_f32 (runtime/float_math.cpp) and its softmax and GELU (softmax_generic.cpp,
+// gelu_generic.cpp), written once for any 4-lane float vector: the same operations in the same order on
 // every lane, each multiply and add rounded on its own (no FMA, as the scalar code under -ffp-contract=off).
 // Where the vector unit is IEEE single precision with denormals (AArch64 NEON) the lanes give the scalar's
 // bits. Where it may flush denormals to zero (ARMv7 NEON always does; Helium is treated the same way),

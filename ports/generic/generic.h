@@ -5,11 +5,10 @@
 #include <cstdint>
 
 #include "runtime/kernels.h"
-#include "runtime/positional_encoding.h"
 
-// The reference kernels, each declared with its runtime/kernels.h type: every entry of the table but two,
-// attention_rows_f32 (optional: generic leaves it null, the row kernels do its work) and add_sinusoidal_f32
-// (the runtime's own add_sinusoidal_positions is the reference).
+// The reference kernels, each declared with its runtime/kernels.h type, one file each (<kernel family>_generic.cpp,
+// the name every port gives its version): every entry of the table but attention_rows_f32 (optional: generic
+// leaves it null, the row kernels do its work).
 #define AX_GENERIC_KERNELS(X) \
     X(linear_f32)             \
     X(linear_f16)             \
@@ -22,6 +21,7 @@
     X(gelu_f32)               \
     X(relu_f32)               \
     X(add_f32)                \
+    X(add_sinusoidal_f32)     \
     X(attention_scores_i8)    \
     X(attention_values_i8)
 
@@ -46,7 +46,6 @@ constexpr Kernels kernel_table() {
 #define AX_GENERIC_ENTRY(id) k.id = generic::id;
     AX_GENERIC_KERNELS(AX_GENERIC_ENTRY)
 #undef AX_GENERIC_ENTRY
-    k.add_sinusoidal_f32 = add_sinusoidal_positions;
     return k;
 }
 

@@ -1,4 +1,4 @@
-// NEON vector kernels: the dot product, ReLU and residual adds (attention: attention_neon.cpp).
+// NEON vector kernels: the dot product, ReLU and residual adds (attention: attention_f32_neon.cpp).
 #if defined(__ARM_NEON)
 #include <arm_neon.h>
 

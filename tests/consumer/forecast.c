@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "runtime/api/auspex.h"
+#include "api/auspex.h"
 
 static void* read_file(const char* path, size_t* size) {
     FILE* f = fopen(path, "rb");

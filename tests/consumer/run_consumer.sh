@@ -2,12 +2,25 @@
 # CTest "consumer": auspex used from outside its own targets, twice: installed (cmake --install, then
 # find_package(auspex) in tests/consumer) and as a subdirectory (add_subdirectory). Both a C-only program
 # and a C++ program forecast the bundled example; their forecasts must equal the CLI's to the printed digit.
+# The installed headers must each compile alone and leave the ports' internals out.
 # The installed CLI (bin/auspex) converts the model and makes the forecast they are compared with.
 # Usage: run_consumer.sh SOURCE_DIR BUILD_DIR WORK_DIR
 set -euo pipefail
 src=$1 build=$2 work=$3
 rm -rf "$work" && mkdir -p "$work"
 cmake --install "$build" --prefix "$work/prefix" >/dev/null
+# The installed headers are the public surface (AUSPEX_PUBLIC_HEADERS): each compiles on its own, so none
+# includes a header left out; and none of the ports' internals is among them.
+include="$work/prefix/include/auspex"
+for h in $(cd "$include" && find . -name '*.h' | sed 's|^\./||' | sort); do
+    echo "#include \"$h\"" | ${CXX:-c++} -std=c++17 -fsyntax-only -I"$include" -x c++ - ||
+        { echo "installed header $h does not compile on its own"; exit 1; }
+done
+for internal in ports/generic ports/avx2 ports/x86 ports/neon ports/mcu runtime/float_math.h runtime/attention.h; do
+    [ ! -e "$include/$internal" ] || { echo "internal $internal is installed"; exit 1; }
+done
+[ -f "$include/api/auspex.h" ] && [ -f "$include/models/forecaster/forecaster.h" ] && [ -f "$include/ports/ports.h" ] ||
+    { echo "a public header is missing from $include"; exit 1; }
 cli="$work/prefix/bin/auspex"
 version=$("$cli" --version)
 [[ $version == "auspex "[0-9]* ]] || { echo "installed bin/auspex --version printed: $version"; exit 1; }

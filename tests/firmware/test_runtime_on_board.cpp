@@ -6,7 +6,7 @@
 #include <cstring>
 #include <initializer_list>
 
-#include "runtime/api/auspex.h"
+#include "api/auspex.h"
 #include "models/forecaster/forecaster.h"
 #include "ports/generic/generic.h"
 #include "ports/ports.h"

@@ -5,7 +5,7 @@
 
 #include "models/forecaster/forecaster.h"
 #include "ports/ports.h"
-#include "runtime/api/auspex.h"
+#include "api/auspex.h"
 #include "runtime/checksum_scrub.h"
 #include "tests/firmware/doctest_config.h"
 #include "tests/firmware/fixture_cases.h"

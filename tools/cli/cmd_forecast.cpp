@@ -6,7 +6,7 @@
 #include "tools/cli/data_csv.h"
 #include "tools/cli/history_header.h"
 #include "tools/cli/known_inputs.h"
-#include "tools/host/feature_names.h"
+#include "tools/host/column_names.h"
 #include "tools/text/csv.h"
 #include "tools/host/forecast_report.h"
 #include "tools/host/forecast_window.h"

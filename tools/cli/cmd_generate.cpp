@@ -4,7 +4,7 @@
 #include <cstdlib>
 
 #include "tools/cli/commands.h"
-#include "tools/host/feature_names.h"
+#include "tools/host/column_names.h"
 #include "tools/text/csv.h"
 #include "tools/host/family_sessions.h"
 #include "tools/common/tool_error.h"

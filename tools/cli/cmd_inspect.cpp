@@ -10,11 +10,11 @@
 #include "tools/common/enum_text.h"
 #include "tools/family/family_descriptor.h"
 #include "tools/import/assumed_defaults.h"
-#include "tools/host/feature_names.h"
+#include "tools/host/column_names.h"
 #include "tools/host/model_loader.h"
 #include "runtime/model_identity.h"
 #include "tools/convert/quantize.h"
-#include "tools/convert/text_records.h"
+#include "tools/convert/text_record_store.h"
 
 namespace ax::cli {
 

@@ -2,7 +2,7 @@
 #include "tools/cli/commands.h"
 #include "tools/cli/data_csv.h"
 #include "tools/cli/known_inputs.h"
-#include "tools/host/feature_names.h"
+#include "tools/host/column_names.h"
 #include "tools/text/csv.h"
 #include "tools/host/family_sessions.h"
 #include "tools/host/host_session.h"

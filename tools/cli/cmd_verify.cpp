@@ -12,7 +12,7 @@
 #include "tools/cli/known_inputs.h"
 #include "tools/convert/conversion_check.h"
 #include "tools/family/family_descriptor.h"
-#include "tools/host/feature_names.h"
+#include "tools/host/column_names.h"
 #include "tools/text/csv.h"
 #include "tools/host/forecast_window.h"
 #include "tools/host/host_session.h"

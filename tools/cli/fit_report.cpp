@@ -16,8 +16,8 @@ struct Board {
     const char* summary;
 };
 
-// One row per folder of ports/cortex-m/boards/, generated at configure time from its board.cmake and
-// memory.ld (ports/cortex-m/boards.cmake), so the figures are the linker's.
+// One row per folder of ports/firmware/boards/, generated at configure time from its board.cmake and
+// memory.ld (ports/firmware/boards.cmake), so the figures are the linker's.
 const Board kBoards[] = {
 #include "board_table.inc"
 };

@@ -4,7 +4,7 @@
 
 #include "tools/cli/data_csv.h"
 #include "tools/common/tool_error.h"
-#include "tools/host/feature_names.h"
+#include "tools/host/column_names.h"
 #include "tools/host/forecast_window.h"
 
 namespace ax::cli {

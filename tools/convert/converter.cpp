@@ -9,7 +9,7 @@
 #include "tools/import/convert_config.h"
 #include "tools/family/family_descriptor.h"
 #include "tools/host/calendar.h"
-#include "tools/host/feature_names.h"
+#include "tools/host/column_names.h"
 #include "tools/host/model_loader.h"
 #include "tools/convert/quantize.h"
 #include "tools/import/rename_map.h"

@@ -4,7 +4,7 @@
 #include <cstdint>
 
 #include "tools/common/tool_error.h"
-#include "tools/convert/text_records.h"
+#include "tools/convert/text_record_store.h"
 
 namespace ax::tools {
 

@@ -147,7 +147,7 @@ __attribute__((target("avx2,fma"))) float fma_loop(long iterations) {
     return out[0];
 }
 
-// The int8 product's inner step on plain AVX2 (ports/avx2/linear_i8_packed.h): acc += madd(x, w), with
+// The int8 product's inner step on plain AVX2 (ports/x86/linear_i8_packed.h): acc += madd(x, w), with
 // 12 independent accumulators; ops = iterations * 12 * 16 * 2. No exact int8 product on AVX2 needs fewer
 // instructions per multiply-add (vpmaddubsw needs a sign fix-up and a widening madd of its own), so its
 // ratio to fma_loop bounds what linear_i8 can gain over linear_f32 there.

@@ -101,10 +101,10 @@ AxmModel import_classifier(const TensorMap& tensors, const ConvertConfig& config
     const ClassifierTables t = pick_classifier_tables(ck, tables, config, d, s.decoder_layers > 0);
     const std::string& table = t.src_tokens;
     const int64_t vocab = ck.shape(table)[0];
-    check_stated(config.src_vocab, vocab, "src_vocab", table, ck.shape(table));
+    check_stated(config.src_vocab, vocab, ConfigKey::src_vocab, table, ck.shape(table));
     const int64_t dec_vocab = t.tgt_tokens.empty() ? 0 : ck.shape(t.tgt_tokens)[0];
     if (dec_vocab)
-        check_stated(config.tgt_vocab, dec_vocab, "tgt_vocab", t.tgt_tokens, ck.shape(t.tgt_tokens));
+        check_stated(config.tgt_vocab, dec_vocab, ConfigKey::tgt_vocab, t.tgt_tokens, ck.shape(t.tgt_tokens));
     else if (config.tgt_vocab)
         throw ToolError("config \"tgt_vocab\" is the decoder's own token table, and this classifier has none");
 
@@ -147,8 +147,8 @@ AxmModel import_classifier(const TensorMap& tensors, const ConvertConfig& config
     }
     ck.check_all_used("classifier");
 
-    const uint32_t pad = token_id(config.pad_id, vocab, "pad_id");
-    const uint32_t start = token_id(config.start_id, dec_vocab ? dec_vocab : vocab, "start_id");
+    const uint32_t pad = token_id(config.pad_id, vocab, ConfigKey::pad_id);
+    const uint32_t start = token_id(config.start_id, dec_vocab ? dec_vocab : vocab, ConfigKey::start_id);
     if (s.decoder_layers > 0 && start == format::kNoToken)
         throw ToolError("the classifier has a decoder: the config needs \"start_id\", the token fed to it");
     if (s.decoder_layers == 0 && start != format::kNoToken)

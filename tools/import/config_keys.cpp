@@ -87,8 +87,8 @@ std::string record_text_of(uint32_t v) {
     }
 }
 
-// One row, built field by field: Row(name, &ConvertConfig::field, families, default, doc) reads the key by the
-// field's type; the setters add what only some keys have.
+// One row, built field by field: Row(name or record, &ConvertConfig::field, families, default, doc) reads the
+// key by the field's type; the setters add what only some keys have.
 class Row {
 public:
     template <typename T>
@@ -109,6 +109,20 @@ public:
         init(name, families, default_text, doc);
         s_.kind = kind;
         s_.read = std::move(read);
+    }
+    // A key named as the model record its value lands in: the name is the record's (format::kConfigKeyNames,
+    // which the runtime's messages use too), so it is spelled once. Keys whose config name differs from the
+    // record's ("num_encoder_layers") take a name and .record().
+    template <typename T>
+    Row(ConfigKey key, T ConvertConfig::*field, FamilySet families, const char* default_text, const char* doc,
+        Range range = {})
+        : Row(format::enum_name(key), field, families, default_text, doc, range) {
+        s_.record = key;
+    }
+    Row(ConfigKey key, const char* kind, FamilySet families, const char* default_text, const char* doc,
+        std::function<void(const JsonValue&, const std::string&, ConvertConfig*)> read)
+        : Row(format::enum_name(key), kind, families, default_text, doc, std::move(read)) {
+        s_.record = key;
     }
 
     Row& record(ConfigKey key) {
@@ -261,59 +275,49 @@ std::vector<ConfigKeySpec> make_table() {
     return {
         Row("arch", &ConvertConfig::arch, kAllFamilies, "required", "the model family")
             .required("(e.g. \"forecaster\")"),
-        Row("nhead", &ConvertConfig::nhead, kAllFamilies, "required",
+        Row(ConfigKey::nhead, &ConvertConfig::nhead, kAllFamilies, "required",
             "attention heads: no tensor shape tells them, --find-config tries every divisor of d_model")
-            .required("(it cannot be read off the tensor shapes)")
-            .record(ConfigKey::nhead),
-        Row("activation", &ConvertConfig::activation, kAllFamilies, "`\"relu\"`",
+            .required("(it cannot be read off the tensor shapes)"),
+        Row(ConfigKey::activation, &ConvertConfig::activation, kAllFamilies, "`\"relu\"`",
             "the feed-forward activation of every layer")
-            .record(ConfigKey::activation)
             .noted_when_assumed(),
-        Row("norm_first", &ConvertConfig::norm_first, kAllFamilies, "`false`",
+        Row(ConfigKey::norm_first, &ConvertConfig::norm_first, kAllFamilies, "`false`",
             "pre-norm layers (LayerNorm before attention and feed-forward) instead of post-norm")
-            .record(ConfigKey::norm_first)
             .noted_when_assumed(),
-        Row("layer_norm_eps", "a number in (0, 1]", kAllFamilies, "`1e-5`", "the eps of every LayerNorm",
+        Row(ConfigKey::layer_norm_eps, "a number in (0, 1]", kAllFamilies, "`1e-5`", "the eps of every LayerNorm",
             read_layer_norm_eps)
-            .record(ConfigKey::layer_norm_eps)
             .record_text(float_text)
             .noted_when_assumed(),
-        Row("positional_encoding", &ConvertConfig::positional_encoding, kAllFamilies,
+        Row(ConfigKey::positional_encoding, &ConvertConfig::positional_encoding, kAllFamilies,
             "from the tensors: a `pe` buffer = `\"sinusoidal\"`, `pos` tables = `\"learned\"`, a zero-row-0 table "
             "= `\"sinusoidal_pad0\"`, none = `\"none\"`; a PE(0)-row-0 table in an nn.Embedding: required",
             "how positions are added to the inputs (learned and the pad0 kinds: token families)")
-            .record(ConfigKey::positional_encoding)
             .noted_when_assumed(" (from the tensors)"),
-        Row("d_model", &ConvertConfig::d_model, kAllFamilies, kFromTensors, "the model width")
-            .record(ConfigKey::d_model),
-        Row("dim_feedforward", &ConvertConfig::dim_feedforward, kAllFamilies, kFromTensors,
-            "the feed-forward hidden width")
-            .record(ConfigKey::dim_feedforward),
+        Row(ConfigKey::d_model, &ConvertConfig::d_model, kAllFamilies, kFromTensors, "the model width"),
+        Row(ConfigKey::dim_feedforward, &ConvertConfig::dim_feedforward, kAllFamilies, kFromTensors,
+            "the feed-forward hidden width"),
         Row("num_encoder_layers", &ConvertConfig::num_encoder_layers, kAllFamilies, kFromTensors, "encoder layers",
             layers)
             .record(ConfigKey::encoder_layers),
         Row("num_decoder_layers", &ConvertConfig::num_decoder_layers, kAllFamilies, kFromTensors, "decoder layers",
             {0, 256})
             .record(ConfigKey::decoder_layers),
-        Row("memory_mask", &ConvertConfig::memory_mask, kForecaster, "`\"none\"`",
+        Row(ConfigKey::memory_mask, &ConvertConfig::memory_mask, kForecaster, "`\"none\"`",
             "the decoder's mask over the encoder memory (tril: row i sees memory rows 0..i); state it, no tensor "
             "shows it")
-            .record(ConfigKey::memory_mask)
             .noted_when_assumed(
                 " (the decoder sees all of the memory; a forecaster trained with memory_mask=tril needs "
                 "\"memory_mask\": \"tril\")")
             .neutral([](const ConvertConfig& c) { return c.memory_mask == format::MemoryMask::none; }),
-        Row("normalization", "an object: \"mode\" (\"none\", \"global\", \"last_value\"), \"mean\", \"scale\"",
+        Row(ConfigKey::normalization, "an object: \"mode\" (\"none\", \"global\", \"last_value\"), \"mean\", \"scale\"",
             kForecaster, "`{\"mode\": \"none\"}`", "how raw inputs are scaled before the model and outputs after",
             read_normalization)
-            .record(ConfigKey::normalization)
             .record_text(record_text_of<format::Normalization>)
             .noted_when_assumed()
             .neutral([](const ConvertConfig& c) { return c.normalization.mode == format::Normalization::none; }),
-        Row("n_outputs", &ConvertConfig::n_outputs, kForecaster, kFromTensors, "values per output row")
-            .record(ConfigKey::n_outputs),
-        Row("n_features", &ConvertConfig::n_features, kForecaster | kTvae, kFromTensors, "values per input row")
-            .record(ConfigKey::n_features),
+        Row(ConfigKey::n_outputs, &ConvertConfig::n_outputs, kForecaster, kFromTensors, "values per output row"),
+        Row(ConfigKey::n_features, &ConvertConfig::n_features, kForecaster | kTvae, kFromTensors,
+            "values per input row"),
         Row("features", "a list of names", kForecaster | kTvae, "none: CSV columns are taken in file order",
             "the input columns' names, stored so commands pick CSV columns by name", read_features),
         Row("outputs", "a list of names", kForecaster,
@@ -332,42 +336,32 @@ std::vector<ConfigKeySpec> make_table() {
             "with a decoder `\"generator\"`; encoder-only: `\"flatten\"` when the head reads window x d_model, "
             "else required",
             "what turns the encoder-only model's rows into the forecast (the weights cannot tell a per-row "
-            "generator fed back, the last row and the mean apart)")
-            .record(ConfigKey::head),
-        Row("horizon", &ConvertConfig::horizon, kForecaster,
+            "generator fed back, the last row and the mean apart)"),
+        Row(ConfigKey::horizon, &ConvertConfig::horizon, kForecaster,
             "one-pass heads: read off the head when the outputs are known; one-pass decoding: required",
-            "the steps a one-pass forecaster predicts at once")
-            .record(ConfigKey::horizon),
-        Row("encoder_mask", &ConvertConfig::encoder_mask, kForecaster, "`\"none\"`",
-            "`\"causal\"` where a square subsequent mask goes to the encoder (not in the tensors)")
-            .record(ConfigKey::encoder_mask),
-        Row("input_embedding", &ConvertConfig::input_embedding, kForecaster,
+            "the steps a one-pass forecaster predicts at once"),
+        Row(ConfigKey::encoder_mask, &ConvertConfig::encoder_mask, kForecaster, "`\"none\"`",
+            "`\"causal\"` where a square subsequent mask goes to the encoder (not in the tensors)"),
+        Row(ConfigKey::input_embedding, &ConvertConfig::input_embedding, kForecaster,
             "from the tensors: an input Linear `\"linear\"`, none `\"none\"` (n_features = d_model) or "
             "`\"broadcast\"` (one feature)",
             "how input rows become d_model-wide rows")
             .record(ConfigKey::input_embedding),
-        Row("decoder_positional_encoding", &ConvertConfig::decoder_positional_encoding, kForecaster,
-            "the encoder's positions", "`\"none\"` when only the encoder's rows get positions (not in the tensors)")
-            .record(ConfigKey::decoder_positional_encoding),
-        Row("decoding", &ConvertConfig::decoding, kForecaster, "`\"autoregressive\"`",
-            "`\"one_pass\"`: the decoder runs once over label_len observed rows and horizon placeholders")
-            .record(ConfigKey::decoding),
-        Row("label_len", &ConvertConfig::label_len, kForecaster, "one-pass decoding: required",
-            "observed rows fed to a one-pass decoder before the placeholders", Range{0, kBig})
-            .record(ConfigKey::label_len),
-        Row("placeholder", &ConvertConfig::placeholder, kForecaster, "`\"zeros\"`",
-            "a one-pass decoder's placeholder rows: zeros or the last observed row")
-            .record(ConfigKey::placeholder),
-        Row("head_activation", &ConvertConfig::head_activation, kForecaster, "`\"relu\"`",
-            "the activation between a pooled head's hidden and final Linear")
-            .record(ConfigKey::head_activation),
-        Row("encoder_output_activation", &ConvertConfig::encoder_output_activation, kForecaster, "none",
-            "an activation on the encoder's rows before a pooled head (mvts_transformer's `act(output)`)")
-            .record(ConfigKey::encoder_output_activation),
+        Row(ConfigKey::decoder_positional_encoding, &ConvertConfig::decoder_positional_encoding, kForecaster,
+            "the encoder's positions", "`\"none\"` when only the encoder's rows get positions (not in the tensors)"),
+        Row(ConfigKey::decoding, &ConvertConfig::decoding, kForecaster, "`\"autoregressive\"`",
+            "`\"one_pass\"`: the decoder runs once over label_len observed rows and horizon placeholders"),
+        Row(ConfigKey::label_len, &ConvertConfig::label_len, kForecaster, "one-pass decoding: required",
+            "observed rows fed to a one-pass decoder before the placeholders", Range{0, kBig}),
+        Row(ConfigKey::placeholder, &ConvertConfig::placeholder, kForecaster, "`\"zeros\"`",
+            "a one-pass decoder's placeholder rows: zeros or the last observed row"),
+        Row(ConfigKey::head_activation, &ConvertConfig::head_activation, kForecaster, "`\"relu\"`",
+            "the activation between a pooled head's hidden and final Linear"),
+        Row(ConfigKey::encoder_output_activation, &ConvertConfig::encoder_output_activation, kForecaster, "none",
+            "an activation on the encoder's rows before a pooled head (mvts_transformer's `act(output)`)"),
         Row("patch_len", &ConvertConfig::patch_len, kForecaster, "none: one input row, one token",
             "steps per patch of a patched (PatchTST-style) model: each column's window cut into patches, one token "
-            "each, the columns through the encoder independently")
-            .record(ConfigKey::patch_len),
+            "each, the columns through the encoder independently"),
         Row("stride", &ConvertConfig::stride, kForecaster, "patched: required", "steps between patches")
             .record(ConfigKey::patch_stride),
         Row("padding_patch", "\"end\" or \"none\"", kForecaster, "patched: `\"end\"`",
@@ -376,13 +370,11 @@ std::vector<ConfigKeySpec> make_table() {
             .is_set([](const ConvertConfig& c) { return c.padding_patch.has_value(); })
             .record(ConfigKey::patch_padding)
             .record_text([](uint32_t v) { return std::string(v ? "\"end\"" : "\"none\""); }),
-        Row("encoder_residual", &ConvertConfig::encoder_residual, kForecaster, "`false`",
+        Row(ConfigKey::encoder_residual, &ConvertConfig::encoder_residual, kForecaster, "`false`",
             "the encoder's output is `x + encoder(x)`, x its embedded rows (a residual around the whole stack; the "
-            "weights cannot tell)")
-            .record(ConfigKey::encoder_residual),
-        Row("decoder_residual", &ConvertConfig::decoder_residual, kForecaster, "`false`",
-            "the decoder's output is `y + decoder(y, memory)`, y its embedded rows, before the generator")
-            .record(ConfigKey::decoder_residual),
+            "weights cannot tell)"),
+        Row(ConfigKey::decoder_residual, &ConvertConfig::decoder_residual, kForecaster, "`false`",
+            "the decoder's output is `y + decoder(y, memory)`, y its embedded rows, before the generator"),
         Row("res_attention", &ConvertConfig::res_attention, kForecaster, "`false`",
             "each encoder layer adds the previous layer's pre-softmax attention scores to its own (PatchTST's "
             "argument of the same name; the weights cannot tell)")
@@ -392,62 +384,49 @@ std::vector<ConfigKeySpec> make_table() {
             "d_model], `\"d_model_first\"` as PatchTST's backbone ([d_model, patches] before its Flatten_Head)",
             read_head_flatten)
             .is_set([](const ConvertConfig& c) { return c.head_flatten.has_value(); }),
-        Row("revin", &ConvertConfig::revin, kForecaster,
+        Row(ConfigKey::revin, &ConvertConfig::revin, kForecaster,
             "from the tensors: RevIN's affine_weight / affine_bias = affine RevIN; none: no RevIN",
             "per-window normalization of each column, undone on the outputs (state `true` for RevIN without "
-            "affine parameters)")
-            .record(ConfigKey::revin),
-        Row("revin_eps", "a number in (0, 1]", kForecaster, "`1e-5`", "RevIN's eps", read_revin_eps)
+            "affine parameters)"),
+        Row(ConfigKey::revin_eps, "a number in (0, 1]", kForecaster, "`1e-5`", "RevIN's eps", read_revin_eps)
             .is_set([](const ConvertConfig& c) { return c.revin_eps.has_value(); })
-            .record(ConfigKey::revin_eps)
             .record_text(float_text),
-        Row("pad_id", &ConvertConfig::pad_id, kTokenFamilies, "none",
+        Row(ConfigKey::pad_id, &ConvertConfig::pad_id, kTokenFamilies, "none",
             "the padding token: masked as a key, and position 0 of the pad0 encodings", ids)
-            .record(ConfigKey::pad_id)
             .noted_when_assumed(),
-        Row("bos_id", &ConvertConfig::bos_id, kSeq2Seq, "none", "the token greedy translation starts from", ids)
-            .record(ConfigKey::bos_id)
+        Row(ConfigKey::bos_id, &ConvertConfig::bos_id, kSeq2Seq, "none", "the token greedy translation starts from",
+            ids)
             .noted_when_assumed(),
-        Row("eos_id", &ConvertConfig::eos_id, kSeq2Seq, "none", "the token that ends a greedy translation", ids)
-            .record(ConfigKey::eos_id)
+        Row(ConfigKey::eos_id, &ConvertConfig::eos_id, kSeq2Seq, "none", "the token that ends a greedy translation",
+            ids)
             .noted_when_assumed(),
-        Row("start_id", &ConvertConfig::start_id, kClassifier, "required with a decoder",
-            "the token a classifier's decoder is fed", ids)
-            .record(ConfigKey::start_id),
-        Row("embed_scale", "\"sqrt_d_model\" or a number in (0, 1e6]", kTokenFamilies | kForecaster,
+        Row(ConfigKey::start_id, &ConvertConfig::start_id, kClassifier, "required with a decoder",
+            "the token a classifier's decoder is fed", ids),
+        Row(ConfigKey::embed_scale, "\"sqrt_d_model\" or a number in (0, 1e6]", kTokenFamilies | kForecaster,
             "seq2seq `sqrt(d_model)`; classifier, forecaster `1`",
             "the factor token embeddings (a forecaster's input rows) are multiplied by", read_embed_scale)
             .is_set([](const ConvertConfig& c) { return c.embed_scale || c.embed_scale_sqrt_d; })
-            .record(ConfigKey::embed_scale)
             .record_text(float_text)
             .noted_when_assumed(),
-        Row("pooling", &ConvertConfig::pooling, kClassifier, "`\"mean\"` (without a decoder)",
+        Row(ConfigKey::pooling, &ConvertConfig::pooling, kClassifier, "`\"mean\"` (without a decoder)",
             "how a classifier without a decoder pools the encoder's rows")
-            .record(ConfigKey::pooling)
             .noted_when_assumed(),
-        Row("output_activation", &ConvertConfig::output_activation, kClassifier, "required",
-            "what a classifier applies to its logits")
-            .record(ConfigKey::output_activation),
+        Row(ConfigKey::output_activation, &ConvertConfig::output_activation, kClassifier, "required",
+            "what a classifier applies to its logits"),
         Row("n_labels", &ConvertConfig::n_labels, kClassifier, kFromTensors, "a classifier's outputs"),
-        Row("src_vocab", &ConvertConfig::src_vocab, kTokenFamilies, kFromTensors,
-            "the source (classifier: input) vocabulary")
-            .record(ConfigKey::src_vocab),
-        Row("tgt_vocab", &ConvertConfig::tgt_vocab, kSeq2Seq, kFromTensors, "the target vocabulary")
-            .record(ConfigKey::tgt_vocab),
-        Row("latent_size", &ConvertConfig::latent_size, kTvae, kFromTensors, "the size of z")
-            .record(ConfigKey::latent_size),
-        Row("max_positions", &ConvertConfig::max_positions, kForecaster | kTokenFamilies,
+        Row(ConfigKey::src_vocab, &ConvertConfig::src_vocab, kTokenFamilies, kFromTensors,
+            "the source (classifier: input) vocabulary"),
+        Row(ConfigKey::tgt_vocab, &ConvertConfig::tgt_vocab, kSeq2Seq, kFromTensors, "the target vocabulary"),
+        Row(ConfigKey::latent_size, &ConvertConfig::latent_size, kTvae, kFromTensors, "the size of z"),
+        Row(ConfigKey::max_positions, &ConvertConfig::max_positions, kForecaster | kTokenFamilies,
             "the rows of the `pe` buffer or position tables; without any, unlimited",
-            "the longest sequence the positions allow")
-            .record(ConfigKey::max_positions),
-        Row("window", &ConvertConfig::window, kForecaster,
+            "the longest sequence the positions allow"),
+        Row(ConfigKey::window, &ConvertConfig::window, kForecaster,
             "not stored: `forecast` reads every input row, `inspect`/`bench`/`verify`/`header` size for 96 (or "
             "`max_positions`)",
-            "the encoder rows the forecaster was trained on")
-            .record(ConfigKey::window),
-        Row("decode_mask_pads", &ConvertConfig::decode_mask_pads, kSeq2Seq, "`false`",
+            "the encoder rows the forecaster was trained on"),
+        Row(ConfigKey::decode_mask_pads, &ConvertConfig::decode_mask_pads, kSeq2Seq, "`false`",
             "greedy decoding masks generated pad ids as keys (make_trg_mask)")
-            .record(ConfigKey::decode_mask_pads)
             .noted_when_assumed(),
         Row("dropout", "any", 0, "ignored (training-only), listed in a note", "accepted so PyTorch configs load",
             ignore),

@@ -490,8 +490,8 @@ AxmModel import_forecaster(const TensorMap& tensors, const ConvertConfig& config
         const int64_t src_width = src_shape[1], dec_width = ck.shape(lin.tgt + ".weight")[1];
         nf = conv ? src_conv.values + src_conv.marks : src_width;
         no = gen_shape[0];
-        check_stated(config.n_features, nf, "n_features", lin.src + ".weight", src_shape);
-        check_stated(config.n_outputs, no, "n_outputs", lin.generator + ".weight", gen_shape);
+        check_stated(config.n_features, nf, ConfigKey::n_features, lin.src + ".weight", src_shape);
+        check_stated(config.n_outputs, no, ConfigKey::n_outputs, lin.generator + ".weight", gen_shape);
         const int64_t dec_in = conv ? tgt_conv.values + tgt_conv.marks : dec_width;
         add_linear(ck, m, Role::src_embed_weight, lin.src, d, src_width);
         add_linear(ck, m, Role::tgt_embed_weight, lin.tgt, d, dec_width);
@@ -532,7 +532,7 @@ AxmModel import_forecaster(const TensorMap& tensors, const ConvertConfig& config
                 "state \"decoding\": \"one_pass\" too, or remove them");
         }
     }
-    check_stated(config.n_features, nf, "n_features", "the input rows", {nf});
+    check_stated(config.n_features, nf, ConfigKey::n_features, "the input rows", {nf});
     if (pos.kind == format::PositionalEncoding::learned) {
         const int64_t rows = pos.max_positions;
         const bool decoder_table = !encoder_only && config.decoder_positional_encoding.value_or(pos.kind) == pos.kind;

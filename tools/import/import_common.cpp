@@ -7,6 +7,7 @@
 #include "runtime/bytes.h"
 #include "tools/common/enum_text.h"
 #include "tools/common/tool_error.h"
+#include "tools/import/config_keys.h"
 
 namespace ax::tools {
 
@@ -192,6 +193,11 @@ void add_linear(CheckpointTensors& ck, AxmModel& m, Role weight, const std::stri
     add_tensor(ck, m, static_cast<Role>(static_cast<uint16_t>(weight) + 1), module + ".bias", {out}, layer);
 }
 
+void check_stated(const std::optional<int64_t>& stated, int64_t actual, format::ConfigKey key,
+                  const std::string& tensor, const std::vector<int64_t>& shape) {
+    check_stated(stated, actual, config_key_name(key).c_str(), tensor, shape);
+}
+
 void check_stated(const std::optional<int64_t>& stated, int64_t actual, const char* key, const std::string& tensor,
                   const std::vector<int64_t>& shape) {
     if (stated && *stated != actual)
@@ -286,7 +292,7 @@ StackShape import_stacks(CheckpointTensors& ck, AxmModel& m, const ConvertConfig
     const int64_t d = in_shape[1];
     if (d < 1 || d > (1 << 16))
         throw ToolError("tensor " + first_in + " has shape " + shape_text(in_shape) + ": d_model must be 1..65536");
-    check_stated(config.d_model, d, "d_model", first_in, in_shape);
+    check_stated(config.d_model, d, ConfigKey::d_model, first_in, in_shape);
     if (d % config.nhead != 0)
         throw ToolError("d_model " + std::to_string(d) + " (from " + first_in + ") is not a multiple of nhead " +
                         std::to_string(config.nhead));
@@ -299,8 +305,9 @@ StackShape import_stacks(CheckpointTensors& ck, AxmModel& m, const ConvertConfig
     if (ff < 1 || ff > (1 << 16))
         throw ToolError("tensor " + first_ff + " has shape " + shape_text(ck.shape(first_ff)) +
                         ": dim_feedforward must be 1..65536");
-    check_stated(config.dim_feedforward, ff, "dim_feedforward", first_ff, ck.shape(first_ff));
-    check_stated(config.num_encoder_layers, static_cast<int64_t>(e.count), "num_encoder_layers", first_in, in_shape);
+    check_stated(config.dim_feedforward, ff, ConfigKey::dim_feedforward, first_ff, ck.shape(first_ff));
+    check_stated(config.num_encoder_layers, static_cast<int64_t>(e.count), ConfigKey::encoder_layers, first_in,
+                 in_shape);
     s.d_model = d;
     s.dim_feedforward = ff;
     s.encoder_layers = e.count;
@@ -308,7 +315,7 @@ StackShape import_stacks(CheckpointTensors& ck, AxmModel& m, const ConvertConfig
     if (!dec.empty()) {
         s.decoder_layers = dec[0].count;
         s.decoder_root = dec[0].root();
-        check_stated(config.num_decoder_layers, static_cast<int64_t>(dec[0].count), "num_decoder_layers",
+        check_stated(config.num_decoder_layers, static_cast<int64_t>(dec[0].count), ConfigKey::decoder_layers,
                      dec[0].prefix + "0.self_attn.in_proj_weight", in_shape);
     } else if (config.num_decoder_layers && *config.num_decoder_layers != 0) {
         throw ToolError("config \"num_decoder_layers\" = " + std::to_string(*config.num_decoder_layers) +
@@ -482,10 +489,10 @@ float embed_scale_value(const ConvertConfig& config, int64_t d, float fallback) 
     return fallback;
 }
 
-uint32_t token_id(const std::optional<int64_t>& id, int64_t vocab, const char* key) {
+uint32_t token_id(const std::optional<int64_t>& id, int64_t vocab, format::ConfigKey key) {
     if (!id) return format::kNoToken;
     if (*id >= vocab)
-        throw ToolError(std::string("config \"") + key + "\" = " + std::to_string(*id) +
+        throw ToolError("config \"" + config_key_name(key) + "\" = " + std::to_string(*id) +
                         " is outside the vocabulary of " + std::to_string(vocab) + " tokens");
     return static_cast<uint32_t>(*id);
 }

@@ -70,6 +70,10 @@ void add_tensor(CheckpointTensors& ck, AxmModel& m, format::Role role, const std
 void add_linear(CheckpointTensors& ck, AxmModel& m, format::Role weight, const std::string& module, int64_t out,
                 int64_t in, uint16_t layer = format::kNoLayer);
 
+// A size the config states must be the one the tensor shows: the key of a model record (named as the key
+// table names it), or a key the model does not store ("n_labels").
+void check_stated(const std::optional<int64_t>& stated, int64_t actual, format::ConfigKey key,
+                  const std::string& tensor, const std::vector<int64_t>& shape);
 void check_stated(const std::optional<int64_t>& stated, int64_t actual, const char* key, const std::string& tensor,
                   const std::vector<int64_t>& shape);
 
@@ -118,7 +122,7 @@ bool name_has(const std::string& name, std::initializer_list<const char*> words)
 float embed_scale_value(const ConvertConfig& config, int64_t d, float fallback);
 
 // Config token ids: a stated id must be within the vocabulary.
-uint32_t token_id(const std::optional<int64_t>& id, int64_t vocab, const char* key);
+uint32_t token_id(const std::optional<int64_t>& id, int64_t vocab, format::ConfigKey key);
 
 // Lookup tables outside the layer stacks, told apart by content and name: frozen sinusoidal tables and
 // `pe`-like buffers (recognised by their values, never stored: the runtime computes them), learned

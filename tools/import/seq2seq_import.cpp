@@ -39,8 +39,8 @@ AxmModel import_seq2seq(const TensorMap& tensors, const ConvertConfig& config) {
     const int64_t tgt_vocab = ck.shape(tgt_table)[0];
     if (src_vocab < 1 || tgt_vocab < 1 || src_vocab > (1 << 16) || tgt_vocab > (1 << 16))
         throw ToolError("token tables " + src_table + " and " + tgt_table + " must have 1..65536 rows");
-    check_stated(config.src_vocab, src_vocab, "src_vocab", src_table, ck.shape(src_table));
-    check_stated(config.tgt_vocab, tgt_vocab, "tgt_vocab", tgt_table, ck.shape(tgt_table));
+    check_stated(config.src_vocab, src_vocab, ConfigKey::src_vocab, src_table, ck.shape(src_table));
+    check_stated(config.tgt_vocab, tgt_vocab, ConfigKey::tgt_vocab, tgt_table, ck.shape(tgt_table));
 
     int64_t max_positions = 0;
     const format::PositionalEncoding pe = decide_positions(config, tables, d, 2, 2, &max_positions, &m.unproven);
@@ -83,9 +83,9 @@ AxmModel import_seq2seq(const TensorMap& tensors, const ConvertConfig& config) {
     ck.check_all_used("seq2seq translator");
 
     const int64_t both = src_vocab < tgt_vocab ? src_vocab : tgt_vocab;
-    const uint32_t pad = token_id(config.pad_id, both, "pad_id");
-    const uint32_t bos = token_id(config.bos_id, tgt_vocab, "bos_id");
-    const uint32_t eos = token_id(config.eos_id, tgt_vocab, "eos_id");
+    const uint32_t pad = token_id(config.pad_id, both, ConfigKey::pad_id);
+    const uint32_t bos = token_id(config.bos_id, tgt_vocab, ConfigKey::bos_id);
+    const uint32_t eos = token_id(config.eos_id, tgt_vocab, ConfigKey::eos_id);
     if (format::positions_from_one(pe) && pad == format::kNoToken)
         throw ToolError("\"positional_encoding\": \"sinusoidal_pad0\" needs a \"pad_id\"");
     add_stack_config(m, s, config);

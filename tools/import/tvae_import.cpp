@@ -98,8 +98,10 @@ AxmModel import_tvae(const TensorMap& tensors, const ConvertConfig& config) {
     const VaeLinears v = find_vae_linears(ck, d);
     const int64_t latent = ck.shape(v.z_mean + ".weight")[0];
     const int64_t features = ck.shape(v.r_seq + ".weight")[0];
-    check_stated(config.latent_size, latent, "latent_size", v.z_mean + ".weight", ck.shape(v.z_mean + ".weight"));
-    check_stated(config.n_features, features, "n_features", v.r_seq + ".weight", ck.shape(v.r_seq + ".weight"));
+    check_stated(config.latent_size, latent, ConfigKey::latent_size, v.z_mean + ".weight",
+                 ck.shape(v.z_mean + ".weight"));
+    check_stated(config.n_features, features, ConfigKey::n_features, v.r_seq + ".weight",
+                 ck.shape(v.r_seq + ".weight"));
     add_linear(ck, m, Role::seq_embed_weight, v.seq, d, features);
     add_linear(ck, m, Role::z_mean_weight, v.z_mean, latent, d);
     add_linear(ck, m, Role::z_log_var_weight, v.z_log_var, latent, d);

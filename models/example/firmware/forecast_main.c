@@ -7,7 +7,7 @@
 /* The model goes to the board's model store, region MODEL of its memory.ld (DDR on mps3-an547). */
 #define EXAMPLE_MODEL_SECTION __attribute__((section(".axm_model")))
 #include "example_model.h" /* generated: example_model[], EXAMPLE_MODEL_ARENA_BYTES, ... */
-#include "runtime/api/auspex.h"
+#include "api/auspex.h"
 
 _Static_assert(EXAMPLE_HISTORY_ROWS == EXAMPLE_MODEL_WINDOW, "the arena is sized for the history's length");
 _Static_assert(EXAMPLE_HISTORY_COLS == EXAMPLE_MODEL_N_FEATURES, "the history has one column per feature");

@@ -1,0 +1,157 @@
+/* auspex C API: open a forecaster model held in memory (flash), lay a session out in a caller-provided
+ * arena and forecast, from C or C++. Nothing is allocated: the handle is a plain struct the caller places
+ * anywhere (a static variable is typical) and every buffer is the caller's.
+ *
+ *   #include "api/auspex.h"
+ *   #include "model.h"        (from `auspex header m.axm -o model.h --name model --window S --horizon H`:
+ *                              model[], MODEL_SIZE, MODEL_WINDOW, MODEL_HORIZON, MODEL_ARENA_BYTES, ...)
+ *
+ *   static auspex_forecaster fc;
+ *   static unsigned char arena[MODEL_ARENA_BYTES] __attribute__((aligned(16)));
+ *   static float out[MODEL_HORIZON * MODEL_N_FEATURES];
+ *
+ *   if (auspex_open(&fc, model, MODEL_SIZE, 1) != AUSPEX_OK ||
+ *       auspex_session_init(&fc, arena, sizeof arena, MODEL_WINDOW, MODEL_HORIZON) != AUSPEX_OK ||
+ *       auspex_forecast(&fc, history, MODEL_WINDOW, MODEL_HORIZON, out) != AUSPEX_OK)
+ *       report(auspex_status_message(&fc));
+ *
+ * Every function returns an auspex_status code (0 = AUSPEX_OK) and keeps the message of the last call for
+ * auspex_status_message. The handle refers to itself and to the model bytes: do not copy or move it after
+ * auspex_open, and keep the model bytes and the arena alive while it is used. One handle serves one thread.
+ */
+#ifndef AUSPEX_C_API_H
+#define AUSPEX_C_API_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The runtime's status codes (ax::StatusCode). */
+typedef enum auspex_status {
+    AUSPEX_OK = 0,
+    AUSPEX_INVALID_ARGUMENT = 1, /* unusable arguments: null pointers, lengths, an unopened handle */
+    AUSPEX_BAD_MODEL = 2,        /* the model is malformed, truncated, corrupted or inconsistent */
+    AUSPEX_UNSUPPORTED = 3,      /* a valid model using something this build does not implement */
+    AUSPEX_ARENA_TOO_SMALL = 4,  /* the arena cannot hold the session */
+    AUSPEX_BAD_INPUT = 5,        /* input data is unusable (NaN/Inf) or the forecast overflowed */
+    AUSPEX_IN_PROGRESS = 6       /* not an error: auspex_scrub_step has more bytes to hash */
+} auspex_status;
+
+/* Storage of one opened model and its session (the C++ ModelFile, Forecaster and ForecastSession). The
+ * size is checked against the C++ objects when the runtime is compiled. */
+#define AUSPEX_FORECASTER_BYTES (sizeof(void*) > 4 ? 1280u : 768u)
+
+typedef struct auspex_forecaster {
+    union {
+        unsigned char bytes[AUSPEX_FORECASTER_BYTES];
+        unsigned long long align_u64; /* alignment of the C++ objects inside */
+        double align_f64;
+        void* align_ptr;
+    } opaque;
+} auspex_forecaster;
+
+/* Opens and validates a .axm model of `size` bytes at `model` (16-byte aligned, used in place, never
+ * copied). verify_checksum = 0 skips only the checksum (for a flash image verified another way). */
+int auspex_open(auspex_forecaster* f, const void* model, size_t size, int verify_checksum);
+
+/* Input features per time step and outputs per step of an opened model; 0 when not opened. */
+size_t auspex_n_features(const auspex_forecaster* f);
+size_t auspex_n_outputs(const auspex_forecaster* f);
+
+/* The encoder window (rows) the model was trained on, 0 when the model does not state it; and the longest
+ * window or horizon its positions allow, 0 for no limit. 0 when not opened. auspex_session_init refuses a
+ * max_window or max_horizon beyond max_positions. */
+size_t auspex_window(const auspex_forecaster* f);
+size_t auspex_max_positions(const auspex_forecaster* f);
+
+/* Exact arena bytes a session needs for encoder windows up to max_window rows and horizons (decoder
+ * lengths) up to max_horizon: the figure `auspex inspect` and `auspex header` print. 0 when not opened or
+ * a length is 0 or too large. */
+size_t auspex_arena_bytes(const auspex_forecaster* f, size_t max_window, size_t max_horizon);
+
+/* Lays the session out in arena (16-byte aligned, at least auspex_arena_bytes bytes), using the fastest
+ * kernel port of this build. Nothing is allocated afterwards. */
+int auspex_session_init(auspex_forecaster* f, void* arena, size_t arena_bytes, size_t max_window, size_t max_horizon);
+
+/* A forecast: history holds `rows` time steps x n_features (raw units, row-major); out gets horizon x
+ * n_outputs values in the same units. A step-by-step model feeds its predictions back (its outputs are
+ * what its decoder reads); a one-pass model (an encoder-only head, one-pass decoding, patches) predicts
+ * up to the horizon it was trained on at once (auspex inspect: "forecast:"). */
+int auspex_forecast(auspex_forecaster* f, const float* history, size_t rows, size_t horizon, float* out);
+
+/* A forecast whose decoder also reads inputs known ahead (calendar features, a planned setpoint):
+ * auspex_known_inputs(f) > 0. future holds future_rows rows laid out like history's (n_features each), row
+ * t the inputs at the time out row t predicts; only the known columns are read (the predicted ones may hold
+ * anything), and only rows 0..horizon-2: the last prediction is not fed back. */
+int auspex_forecast_known(auspex_forecaster* f, const float* history, size_t rows, const float* future,
+                          size_t future_rows, size_t horizon, float* out);
+/* How many of the decoder's input columns the model does not predict (0: auspex_forecast suffices). */
+size_t auspex_known_inputs(const auspex_forecaster* f);
+
+/* One teacher-forced pass, as the PyTorch module's forward(src, tgt): out gets tgt_rows x n_outputs (an
+ * encoder-only model's forward(src) reads no tgt: its horizon, or one row per src row, x n_outputs).
+ * model_space != 0 feeds src and tgt to the network as they are; 0 applies the model's stored
+ * normalization (raw units in and out). */
+int auspex_run(auspex_forecaster* f, const float* src, size_t src_rows, const float* tgt, size_t tgt_rows,
+               int model_space, float* out);
+/* The rows auspex_run writes for src_rows and tgt_rows (each n_outputs wide): tgt_rows for a step-by-step
+ * encoder-decoder; a one-pass decoder's last min(tgt_rows, horizon); an encoder-only model's horizon, or
+ * src_rows through a per-row generator. 0 when not opened. */
+size_t auspex_run_rows(const auspex_forecaster* f, size_t src_rows, size_t tgt_rows);
+
+/* Which model is open (`auspex convert --model-name N --model-version V`; docs/FORMAT.md, "Model
+ * identity"), for picking between model slots after an update. The texts are copied into the caller's
+ * out[capacity] with a terminating zero (truncated to capacity - 1 bytes; AUSPEX_MAX_TEXT_BYTES + 1 always
+ * suffices) and the functions return their full length in bytes: 0 when the model has none or no model is
+ * open. The numbers return 1 and store the value when the model states it, else 0 (unversioned; a file
+ * from an older converter). A newer model has a larger version; created time is seconds since 1970 UTC. */
+#define AUSPEX_MAX_TEXT_BYTES 64u
+size_t auspex_model_name(const auspex_forecaster* f, char* out, size_t capacity);
+int auspex_model_version(const auspex_forecaster* f, uint32_t* version);
+int auspex_model_created_time(const auspex_forecaster* f, uint32_t* unix_seconds);
+size_t auspex_converter_version(const auspex_forecaster* f, char* out, size_t capacity);
+
+/* The message of the last call on this handle: "ok", or a short description of the error. Never null. */
+const char* auspex_status_message(const auspex_forecaster* f);
+
+/* ---- Scrubbing: re-check a model's checksum in the background, a bounded number of bytes per call ----
+ * The model is only read, so it may be the one a handle is forecasting with. A whole pass also checks the
+ * header's fixed fields, so a flipped bit anywhere in the model is found.
+ *
+ *   static auspex_scrub scrub;
+ *   auspex_scrub_start(&scrub, model, MODEL_SIZE);
+ *   for (;;) {                                    (between forecasts)
+ *       int r = auspex_scrub_step(&scrub, 4096);  (at most 4096 bytes per call)
+ *       if (r != AUSPEX_OK && r != AUSPEX_IN_PROGRESS) report(auspex_scrub_message(&scrub));
+ *   }
+ */
+#define AUSPEX_SCRUB_BYTES (sizeof(void*) > 4 ? 256u : 232u)
+
+typedef struct auspex_scrub {
+    union {
+        unsigned char bytes[AUSPEX_SCRUB_BYTES];
+        unsigned long long align_u64;
+        void* align_ptr;
+    } opaque;
+} auspex_scrub;
+
+/* Starts (or restarts) a pass over the model at `model` (`size` bytes available; the header says where the
+ * model ends). AUSPEX_BAD_MODEL when the header is already unusable. */
+int auspex_scrub_start(auspex_scrub* s, const void* model, size_t size);
+
+/* Hashes at most max_bytes more. AUSPEX_IN_PROGRESS: call again; AUSPEX_OK: a whole pass matched (the next
+ * call starts a new pass); AUSPEX_BAD_MODEL: the model no longer matches its checksum (repeated until
+ * auspex_scrub_start); AUSPEX_INVALID_ARGUMENT: not started. */
+int auspex_scrub_step(auspex_scrub* s, size_t max_bytes);
+
+/* "ok", "in progress", or what the last call found. Never null. */
+const char* auspex_scrub_message(const auspex_scrub* s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* AUSPEX_C_API_H */

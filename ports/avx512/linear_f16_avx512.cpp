@@ -1,0 +1,12 @@
+// y = x W^T + b with IEEE-half weights on ZMM: see linear_float_avx512.h.
+#include "ports/avx512/immintrin_avx512.h"
+#include "ports/avx512/avx512.h"
+#include "ports/avx512/linear_float_avx512.h"
+
+namespace ax::avx512 {
+
+void linear_f16(const float* x, size_t rows, size_t in, const uint16_t* w, const float* bias, size_t out, float* y) {
+    linear_float(x, rows, in, w, bias, out, y);
+}
+
+}  // namespace ax::avx512

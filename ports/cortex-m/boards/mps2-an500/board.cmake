@@ -1,8 +1,0 @@
-# Arm MPS2 AN500: Cortex-M7 (FPv5-D16), 4 MB code memory, 4 MB RAM, 16 MB PSRAM.
-set(board_cpu cortex-m7)  # AUSPEX_CORTEX_M_CPU (ports/cortex-m/arm-none-eabi.cmake)
-set(board_qemu_machine mps2-an500)  # qemu-system-arm -M
-# What `auspex inspect --board` prints; @CODE@ and @RAM@ are the sizes of memory.ld's CODE and RAM regions.
-set(board_description "Cortex-M7, @CODE@ code memory, @RAM@ RAM")
-set(board_firmware_tests ON)  # default of AUSPEX_FIRMWARE_TESTS: build and run the doctest image
-set(board_test_image image_bigram.ld)  # its code in BIGRAM (memory.ld)
-set(board_stack_size 65536)  # default of AUSPEX_FIRMWARE_STACK_SIZE, bytes at the top of RAM
