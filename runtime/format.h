@@ -61,12 +61,14 @@ inline constexpr EnumName<Family> kFamilyNames[] = {{Family::forecaster, "foreca
                                                     {Family::tvae, "tvae"}};
 constexpr EnumNames<Family> names_of(Family) { return names_table(kFamilyNames); }
 
-enum class DType : uint8_t { f32 = 0, f16 = 1, i8 = 2 };
+// i32: integer parameters of the integer-only mode (Role::integer_plan), never a weight matrix.
+enum class DType : uint8_t { f32 = 0, f16 = 1, i8 = 2, i32 = 3 };
 inline constexpr EnumName<DType> kDTypeNames[] = {{DType::f32, "f32"},     {DType::f16, "f16"},     {DType::i8, "int8"},
-                                                  {DType::f32, "float32"}, {DType::f16, "float16"}, {DType::i8, "i8"}};
+                                                  {DType::f32, "float32"}, {DType::f16, "float16"}, {DType::i8, "i8"},
+                                                  {DType::i32, "int32"}};
 constexpr EnumNames<DType> names_of(DType) { return names_table(kDTypeNames); }
 
-inline uint32_t dtype_bytes(DType t) { return t == DType::f32 ? 4u : t == DType::f16 ? 2u : 1u; }
+inline uint32_t dtype_bytes(DType t) { return t == DType::f32 || t == DType::i32 ? 4u : t == DType::f16 ? 2u : 1u; }
 
 // Config records: u32 key, u32 value. Float values are stored as their IEEE-754 bit pattern.
 enum class ConfigKey : uint32_t {
@@ -120,6 +122,7 @@ enum class ConfigKey : uint32_t {
     patch_padding = 46,  // 0 none, 1 end: the last value repeated patch_stride times (ReplicationPad1d)
     revin = 47,          // Revin
     revin_eps = 48,      // f32 bits: RevIN's eps (absent: 1e-5)
+    integer_only = 49,   // optional (absent = 0): 1 = the model runs in the integer-only mode (Role::integer_plan)
 };
 
 // Per-window instance normalization of each input column (RevIN), undone on the outputs: z = (x - mean) /
@@ -323,6 +326,7 @@ enum class Role : uint16_t {
     r_seq_embed_bias,  // tvae [n_features, d], [n_features]
     revin_weight,      // forecaster RevIN affine [n_features]
     revin_bias,        // [n_features]
+    integer_plan,      // int32 [words]: the integer-only mode's parameters (docs/integer-only.md)
 
     enc_attn_in_weight = 32,
     enc_attn_in_bias,

@@ -23,8 +23,8 @@ using fixed::Requant;
 // m holds one factor per output row (x_scale * w_scale[o] / y_scale); the converter folds the input's zero
 // point into bias (bias[o] -= x_zero * sum_i w[o][i]). A ReLU is lo = zero. For int8 inputs `in` may be at
 // most 2^16 (|acc| < 2^31); bias null means zero.
-using linear_q8 = void(const int8_t* x, size_t rows, size_t in, const int8_t* w, const int32_t* bias,
-                       const Requant* m, size_t out, int32_t zero, int32_t lo, int32_t hi, int8_t* y);
+using linear_q8 = void(const int8_t* x, size_t rows, size_t in, const int8_t* w, const int32_t* bias, const Requant* m,
+                       size_t out, int32_t zero, int32_t lo, int32_t hi, int8_t* y);
 // The same with int16 outputs (the residual stream, the model's outputs).
 using linear_q8_to_q16 = void(const int8_t* x, size_t rows, size_t in, const int8_t* w, const int32_t* bias,
                               const Requant* m, size_t out, int32_t zero, int32_t lo, int32_t hi, int16_t* y);
@@ -37,6 +37,8 @@ using linear_q16_to_q8 = void(const int16_t* x, size_t rows, size_t in, const in
 // factor being that input's scale over y's. y may equal a.
 using add_q8_to_q16 = void(const int8_t* a, Requant ma, const int8_t* b, Requant mb, size_t n, int16_t* y);
 using add_q16_q8_to_q16 = void(const int16_t* a, Requant ma, const int8_t* b, Requant mb, size_t n, int16_t* y);
+// The same onto an int8 scale (saturated to [-128, 127]): input embeddings plus positions.
+using add_q8_to_q8 = void(const int8_t* a, Requant ma, const int8_t* b, Requant mb, size_t n, int8_t* y);
 
 // Integer LayerNorm of one row of n <= 2^16 int16 values (zero point 0) into int8:
 //   mean = round(sum x / n) (halves up);  d[i] = x[i] - mean;  v = floor(sum d^2 / n)
@@ -66,10 +68,38 @@ using attention_scores_q8 = void(const int8_t* q, const int8_t* k, size_t stride
 using softmax_q15 = void(int32_t* s, size_t n, Requant to_exp);
 // out[c] = clamp(requantize(sum over j of p[j] * v[j][c], m), -128, 127) for c < n: p from softmax_q15, v
 // rows stride apart; m = v_scale / (32768 * out_scale).
-using attention_values_q15 = void(const int32_t* p, const int8_t* v, size_t stride, size_t n_keys, size_t n,
-                                  Requant m, int8_t* out);
+using attention_values_q15 = void(const int32_t* p, const int8_t* v, size_t stride, size_t n_keys, size_t n, Requant m,
+                                  int8_t* out);
 
 }  // namespace ax::kernel
+
+// The integer kernel list, in the table's order (the float/hybrid table is runtime/kernels.h's; the integer
+// mode has its own, so a port that has no integer kernels of its own hands out generic's).
+#define AX_INTEGER_KERNELS(X) \
+    X(linear_q8)              \
+    X(linear_q8_to_q16)       \
+    X(linear_q16_to_q8)       \
+    X(add_q8_to_q16)          \
+    X(add_q16_q8_to_q16)      \
+    X(add_q8_to_q8)           \
+    X(layer_norm_q16_to_q8)   \
+    X(lookup_q8)              \
+    X(attention_scores_q8)    \
+    X(softmax_q15)            \
+    X(attention_values_q15)
+
+namespace ax {
+
+struct IntegerKernels {
+    constexpr IntegerKernels() {}  // not an aggregate: filled by name only, as Kernels
+
+    const char* name = nullptr;
+#define AX_INTEGER_KERNEL_ENTRY(id) kernel::id* id = nullptr;
+    AX_INTEGER_KERNELS(AX_INTEGER_KERNEL_ENTRY)
+#undef AX_INTEGER_KERNEL_ENTRY
+};
+
+}  // namespace ax
 
 namespace ax::fixed {
 // exp(-i / 32) * 32768 rounded, i = 0..355: the integer softmax's exponential, down to its first 0

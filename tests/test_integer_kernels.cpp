@@ -88,7 +88,8 @@ TEST_CASE("isqrt_u64 is the floor of the square root over the whole range") {
 
 TEST_CASE("the softmax's exponential table is exp(-i / 32) * 32768 rounded") {
     for (size_t i = 0; i < ax::fixed::kExpTableSize; ++i)
-        REQUIRE(ax::fixed::kExpQ15[i] == static_cast<uint16_t>(std::lround(std::exp(-static_cast<double>(i) / 32.0) * 32768.0)));
+        REQUIRE(ax::fixed::kExpQ15[i] ==
+                static_cast<uint16_t>(std::lround(std::exp(-static_cast<double>(i) / 32.0) * 32768.0)));
     CHECK(ax::fixed::kExpQ15[ax::fixed::kExpTableSize - 1] == 0);
     CHECK(ax::fixed::kExpQ15[ax::fixed::kExpTableSize - 2] != 0);
 }
@@ -200,6 +201,17 @@ TEST_CASE("integer residual add: within one int16 step of the real sum") {
         worst = std::fmax(worst, std::fabs(y[i] - want));
     }
     CHECK(worst <= kAddBound);
+    // Onto an int8 scale, saturating.
+    std::vector<int8_t> y8(n);
+    const double y8_scale = 6.0 / 127;
+    g::add_q8_to_q8(a8.data(), t::requant_of(a_scale / y8_scale), b.data(), t::requant_of(b_scale / y8_scale), n,
+                    y8.data());
+    worst = 0;
+    for (size_t i = 0; i < n; ++i) {
+        const double want = std::fmax(-128, std::fmin(127, (a8[i] * a_scale + b[i] * b_scale) / y8_scale));
+        worst = std::fmax(worst, std::fabs(y8[i] - want));
+    }
+    CHECK(worst <= kAddBound);
     // In place, y == a.
     std::vector<int16_t> inplace = a16;
     g::add_q16_q8_to_q16(inplace.data(), t::requant_of(a16_scale / y_scale), b.data(), mb, n, inplace.data());
@@ -251,7 +263,8 @@ TEST_CASE("integer LayerNorm: within one output step of LayerNorm in double prec
 
 TEST_CASE("GELU, ELU and ReLU through lookup_q8: the table's entry for each code, in place") {
     const double x_scale = 6.0 / 127, y_scale = 6.0 / 127;
-    for (const auto activation : {ax::format::Activation::gelu, ax::format::Activation::elu, ax::format::Activation::relu}) {
+    for (const auto activation :
+         {ax::format::Activation::gelu, ax::format::Activation::elu, ax::format::Activation::relu}) {
         const std::vector<int8_t> table = t::activation_table(activation, x_scale, y_scale);
         std::vector<int8_t> x(256);
         for (int i = 0; i < 256; ++i) x[i] = static_cast<int8_t>(i - 128);
@@ -331,7 +344,8 @@ TEST_CASE("integer attention: exact scores, values within one output step of the
 TEST_CASE("the integer kernels' outputs are the same bits everywhere") {
     // Recompute the constant with: AUSPEX_PRINT_DIGEST=1 build/auspex_tests -tc='*same bits everywhere*'
     const uint64_t digest = ax::test::integer_kernel_digest(2026);
-    if (std::getenv("AUSPEX_PRINT_DIGEST")) std::printf("integer kernel digest: 0x%016llxull\n", static_cast<unsigned long long>(digest));
+    if (std::getenv("AUSPEX_PRINT_DIGEST"))
+        std::printf("integer kernel digest: 0x%016llxull\n", static_cast<unsigned long long>(digest));
     CHECK(digest == ax::test::kIntegerKernelDigest);
     CHECK(ax::test::integer_kernel_digest(2026) == digest);  // no state carried between runs
 }

@@ -16,8 +16,8 @@ void attention_scores_q8(const int8_t* q, const int8_t* k, size_t stride, size_t
     }
 }
 
-void attention_values_q15(const int32_t* p, const int8_t* v, size_t stride, size_t n_keys, size_t n,
-                          fixed::Requant m, int8_t* out) {
+void attention_values_q15(const int32_t* p, const int8_t* v, size_t stride, size_t n_keys, size_t n, fixed::Requant m,
+                          int8_t* out) {
     for (size_t c = 0; c < n; ++c) {
         // sum p <= 32768 + n_keys (rounding), so |acc| < 128 (32768 + n_keys): int32 holds it.
         int32_t acc = 0;

@@ -8,20 +8,24 @@
 #include "runtime/integer_kernels.h"
 #include "runtime/kernels.h"
 
-#define AX_GENERIC_INTEGER_KERNELS(X) \
-    X(linear_q8)                      \
-    X(linear_q8_to_q16)               \
-    X(linear_q16_to_q8)               \
-    X(add_q8_to_q16)                  \
-    X(add_q16_q8_to_q16)              \
-    X(layer_norm_q16_to_q8)           \
-    X(lookup_q8)                      \
-    X(attention_scores_q8)            \
-    X(softmax_q15)                    \
-    X(attention_values_q15)
-
 namespace ax::generic {
 
-AX_GENERIC_INTEGER_KERNELS(AX_DECLARE_KERNEL)
+AX_INTEGER_KERNELS(AX_DECLARE_KERNEL)
+
+// The reference integer table, every member named.
+constexpr IntegerKernels integer_kernel_table() {
+    IntegerKernels k;
+    k.name = "generic";
+#define AX_GENERIC_INTEGER_ENTRY(id) k.id = generic::id;
+    AX_INTEGER_KERNELS(AX_GENERIC_INTEGER_ENTRY)
+#undef AX_GENERIC_INTEGER_ENTRY
+    return k;
+}
 
 }  // namespace ax::generic
+
+namespace ax {
+// The integer table every port uses (each step is exact integer arithmetic: a port's own version must give
+// these bits).
+const IntegerKernels& generic_integer_kernels();
+}  // namespace ax

@@ -16,8 +16,7 @@ void layer_norm_q16_to_q8(const int16_t* x, size_t n, const int32_t* gamma, cons
     const int64_t count = static_cast<int64_t>(n);
     // Floor division (halves up) that does not depend on how the compiler divides negative numbers.
     const int64_t shifted = sum + count / 2;
-    const int32_t mean =
-        static_cast<int32_t>(shifted >= 0 ? shifted / count : -((-shifted + count - 1) / count));
+    const int32_t mean = static_cast<int32_t>(shifted >= 0 ? shifted / count : -((-shifted + count - 1) / count));
     uint64_t squares = 0;
     for (size_t i = 0; i < n; ++i) {
         const int64_t d = x[i] - mean;

@@ -9,7 +9,8 @@ namespace ax::tools {
 
 fixed::Requant requant_of(double m) {
     if (!(m >= 0.0) || !std::isfinite(m))
-        throw ToolError("integer-only: a rescaling factor is " + std::to_string(m) + " (a scale is negative or not finite)");
+        throw ToolError("integer-only: a rescaling factor is " + std::to_string(m) +
+                        " (a scale is negative or not finite)");
     fixed::Requant r;
     if (m < std::ldexp(1.0, -32)) return r;  // from here on e >= -31 = kMinShift
     int e = 0;
