@@ -18,8 +18,8 @@ struct AttendQ {
     bool causal;
 };
 
-void attend_q(const IntegerKernels& kern, const LayerShapeQ& s, const AttentionQ& w, const AttendQ& a,
-              int32_t* scores, int8_t* out) {
+void attend_q(const IntegerKernels& kern, const LayerShapeQ& s, const AttentionQ& w, const AttendQ& a, int32_t* scores,
+              int8_t* out) {
     const size_t d = s.d_model;
     const size_t hd = d / s.nhead;
     for (size_t r = 0; r < a.n_q; ++r) {
@@ -78,8 +78,8 @@ void layer_norm_q(const IntegerKernels& k, const LayerNormQ& n, const int16_t* x
     for (size_t r = 0; r < rows; ++r) k.layer_norm_q16_to_q8(x + r * d, d, n.gamma, n.beta, n.shift, n.eps, y + r * d);
 }
 
-void LayerScratchQ::allocate(MemoryPlan& plan, const LayerShapeQ& s, size_t encoder_rows, size_t max_keys,
-                             Phase first, Phase last) {
+void LayerScratchQ::allocate(MemoryPlan& plan, const LayerShapeQ& s, size_t encoder_rows, size_t max_keys, Phase first,
+                             Phase last) {
     const size_t d = s.d_model;
     const bool enc = encoder_rows > 0;
     rows = enc ? encoder_rows : kRowTileQ;
@@ -128,8 +128,8 @@ void decoder_layer_q(const IntegerKernels& k, const LayerShapeQ& s, const Decode
                      size_t first, KvCacheQ& self_cache, const KvCacheQ& cross, size_t mem_rows, bool memory_causal,
                      LayerScratchQ& scratch) {
     for (size_t r = 0; r < rows; r += kRowTileQ)
-        decoder_tile_q(k, s, w, x + r * s.d_model, min_of(kRowTileQ, rows - r), first + r, self_cache, cross,
-                       mem_rows, memory_causal, scratch);
+        decoder_tile_q(k, s, w, x + r * s.d_model, min_of(kRowTileQ, rows - r), first + r, self_cache, cross, mem_rows,
+                       memory_causal, scratch);
 }
 
 }  // namespace ax

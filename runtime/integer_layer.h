@@ -73,13 +73,13 @@ struct LayerShapeQ {
 // and attention output cover all its rows; the other buffers a tile of kRowTileQ rows.
 constexpr size_t kRowTileQ = 8;
 struct LayerScratchQ {
-    int8_t* q = nullptr;       // [rows, d]
-    int8_t* k = nullptr;       // encoder only: [rows, d]
-    int8_t* v = nullptr;       // encoder only: [rows, d]
-    int8_t* att = nullptr;     // [rows, d]
-    int8_t* sub = nullptr;     // [tile, d] a sublayer's output
-    int16_t* sum = nullptr;    // [tile, d] residual sums
-    int8_t* ff = nullptr;      // [tile, dim_feedforward]
+    int8_t* q = nullptr;        // [rows, d]
+    int8_t* k = nullptr;        // encoder only: [rows, d]
+    int8_t* v = nullptr;        // encoder only: [rows, d]
+    int8_t* att = nullptr;      // [rows, d]
+    int8_t* sub = nullptr;      // [tile, d] a sublayer's output
+    int16_t* sum = nullptr;     // [tile, d] residual sums
+    int8_t* ff = nullptr;       // [tile, dim_feedforward]
     int32_t* scores = nullptr;  // [max_keys]
     size_t rows = 0;
 

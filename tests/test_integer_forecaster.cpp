@@ -137,8 +137,8 @@ TEST_CASE("integer-only: a teacher-forced run and a forecast agree with the int8
     const tools::Table src = tools::read_csv(kExample + "/check_src.csv");
     const tools::Table tgt = tools::read_csv(kExample + "/check_tgt.csv");
     const tools::Table out = tools::read_csv(kExample + "/check_out.csv");
-    const std::vector<float> run = integer.run(src.values.data(), src.rows, tgt.values.data(), tgt.rows,
-                                               InputSpace::model);
+    const std::vector<float> run =
+        integer.run(src.values.data(), src.rows, tgt.values.data(), tgt.rows, InputSpace::model);
     REQUIRE(run.size() == out.values.size());
     worst = 0;
     for (size_t i = 0; i < run.size(); ++i)

@@ -114,11 +114,11 @@ AttentionQ read_attention(PlanReader& r, const ModelFile& f, Role in_w, uint16_t
 FeedForwardQ read_feed_forward(PlanReader& r, const ModelFile& f, const LayerOptions& o, Role ff1, Role ff2,
                                uint16_t layer) {
     FeedForwardQ ff;
-    ff.ff1 = r.linear(int8_weight(f, ff1, layer, o.dim_feedforward, o.d_model), o.d_model, o.dim_feedforward, -128,
-                      127);
+    ff.ff1 =
+        r.linear(int8_weight(f, ff1, layer, o.dim_feedforward, o.d_model), o.d_model, o.dim_feedforward, -128, 127);
     ff.table = o.activation == format::Activation::relu ? nullptr : r.bytes(256);
-    ff.ff2 = r.linear(int8_weight(f, ff2, layer, o.d_model, o.dim_feedforward), o.dim_feedforward, o.d_model, -128,
-                      127);
+    ff.ff2 =
+        r.linear(int8_weight(f, ff2, layer, o.d_model, o.dim_feedforward), o.dim_feedforward, o.d_model, -128, 127);
     return ff;
 }
 
@@ -173,7 +173,8 @@ const char* integer_mode_unsupported(const ForecasterConfig& c) {
     if (c.encoder_only()) return "the integer-only mode runs encoder-decoder forecasters only";
     if (c.one_pass()) return "the integer-only mode runs step-by-step decoding with a per-row generator only";
     if (c.stack.layer.norm_first) return "the integer-only mode runs post-norm layers only (norm_first false)";
-    if (c.patched() || c.revin != format::Revin::none) return "the integer-only mode runs unpatched models without RevIN";
+    if (c.patched() || c.revin != format::Revin::none)
+        return "the integer-only mode runs unpatched models without RevIN";
     if (c.input_embedding != format::InputEmbedding::linear)
         return "the integer-only mode needs a Linear input embedding";
     if (!sinusoidal_or_none(c.positional_encoding) || !sinusoidal_or_none(c.decoder_positions))
@@ -302,17 +303,15 @@ void IntegerForecastSession::embed(size_t section, const int16_t* z, size_t rows
     const size_t d = c.stack.layer.d_model;
     PlanReader r(m.model().integer_plan(), m.model().integer_plan_words(), section);
     const Role role = section == m.src_embed_ ? Role::src_embed_weight : Role::tgt_embed_weight;
-    const LinearQ l = r.linear(int8_weight(m.model().file(), role, format::kNoLayer, d, c.n_features), c.n_features,
-                               d, -128, 127);
+    const LinearQ l =
+        r.linear(int8_weight(m.model().file(), role, format::kNoLayer, d, c.n_features), c.n_features, d, -128, 127);
     const AddQ add = r.add();
     k_->linear_q16_to_q8(z, rows, l.in, l.weight, l.bias, l.m, l.out, l.zero, l.lo, l.hi, x);
-    const format::PositionalEncoding kind =
-        section == m.src_embed_ ? c.positional_encoding : c.decoder_positions;
+    const format::PositionalEncoding kind = section == m.src_embed_ ? c.positional_encoding : c.decoder_positions;
     if (kind == format::PositionalEncoding::none) return;
     PlanReader t(m.model().integer_plan(), m.model().integer_plan_words(), m.position_table_);
     const int8_t* table = t.bytes(m.positions_ * d);
-    for (size_t i = 0; i < rows; ++i)
-        k_->add_q8_to_q8(x + i * d, add.a, table + (first + i) * d, add.b, d, x + i * d);
+    for (size_t i = 0; i < rows; ++i) k_->add_q8_to_q8(x + i * d, add.a, table + (first + i) * d, add.b, d, x + i * d);
 }
 
 void IntegerForecastSession::encode(const int16_t* z, size_t rows) {
@@ -366,8 +365,8 @@ void IntegerForecastSession::decode(const int16_t* tgt, size_t rows, size_t firs
             final_norm_q(*k_, add, norm, layout_.dec_x, count, d, layout_.decoder_scratch);
         }
         PlanReader g(m.model().integer_plan(), m.model().integer_plan_words(), m.generator_);
-        const LinearQ gen = g.linear(int8_weight(f, Role::generator_weight, format::kNoLayer, n, d), d, n, INT16_MIN,
-                                     INT16_MAX);
+        const LinearQ gen =
+            g.linear(int8_weight(f, Role::generator_weight, format::kNoLayer, n, d), d, n, INT16_MIN, INT16_MAX);
         k_->linear_q8_to_q16(layout_.dec_x, count, d, gen.weight, gen.bias, gen.m, n, gen.zero, gen.lo, gen.hi,
                              out + r * n);
     }
