@@ -180,6 +180,26 @@ if(NOT AUSPEX_EXAMPLE_DIR AND EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/models/example/
     $<TARGET_FILE:forecast_integer> ${CMAKE_BINARY_DIR}/forecast_integer.expected)
   add_test(NAME forecast_integer_float_free COMMAND ${Python3_EXECUTABLE} ${fw_port}/check_float_free.py
     ${CMAKE_OBJDUMP} $<TARGET_FILE:forecast_integer> ${CMAKE_CURRENT_SOURCE_DIR}/runtime)
+  # The same image for a Cortex-M0+ (-mcpu=cortex-m0plus: Armv6-M, Thumb-1 only, no hardware divide), run on
+  # the Cortex-M3 board, which executes that subset as an M0+ would. Its own copy of the runtime's sources
+  # (the integer path needs no port but generic), compiled for the M0+; the flag given last wins.
+  if(board_cpu STREQUAL "cortex-m3")
+    file(GLOB m0plus_sources ${CMAKE_CURRENT_SOURCE_DIR}/runtime/*.cpp
+         ${CMAKE_CURRENT_SOURCE_DIR}/models/forecaster/*.cpp ${CMAKE_CURRENT_SOURCE_DIR}/ports/generic/*.cpp)
+    add_executable(forecast_integer_m0plus ${m0plus_sources} ${fw_port}/startup.c ${fw_port}/syscalls.c
+      ${CMAKE_CURRENT_SOURCE_DIR}/models/example/firmware/forecast_integer_main.cpp)
+    target_compile_options(forecast_integer_m0plus PRIVATE -mcpu=cortex-m0plus
+      $<$<COMPILE_LANGUAGE:CXX>:-fno-exceptions -fno-rtti>)
+    target_include_directories(forecast_integer_m0plus PRIVATE ${CMAKE_CURRENT_SOURCE_DIR} ${fw_gen})
+    target_link_options(forecast_integer_m0plus PRIVATE -mcpu=cortex-m0plus --specs=rdimon.specs -nostartfiles
+      -Wl,--gc-sections -L${board_dir} -L${fw_port} -T image_code.ld -Wl,--defsym=STACK_SIZE=${fw_stack_size})
+    set_target_properties(forecast_integer_m0plus PROPERTIES SUFFIX ".elf" RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR})
+    add_dependencies(forecast_integer_m0plus example_data example_integer_data)
+    add_test(NAME forecast_integer_m0plus_matches_host COMMAND ${fw_port}/qemu_run.sh ${board_qemu_machine}
+      $<TARGET_FILE:forecast_integer_m0plus> ${CMAKE_BINARY_DIR}/forecast_integer.expected)
+    add_test(NAME forecast_integer_m0plus_float_free COMMAND ${Python3_EXECUTABLE} ${fw_port}/check_float_free.py
+      ${CMAKE_OBJDUMP} $<TARGET_FILE:forecast_integer_m0plus> ${CMAKE_CURRENT_SOURCE_DIR}/runtime)
+  endif()
 endif()
 # make insn: the example forecast once per kernel port between markers, for tests/insn/insn_plugin.c.
 auspex_firmware(insn image_code.ld ${CMAKE_CURRENT_SOURCE_DIR}/tests/insn/insn_main.cpp)
