@@ -76,7 +76,7 @@ TEST_CASE("integer-only: the bundled forecaster within 3% of float32's error, it
     const double int_mae = mae(forecast, truth.values.data());
     MESSAGE("held-out MAE: PyTorch float32 " << float_mae << ", integer-only " << int_mae);
     CHECK(int_mae <= 1.03 * float_mae);
-    // And close to PyTorch's forecast itself: measured 0.085 ppm at most (the seasonal swing is 7 ppm).
+    // And close to PyTorch's forecast itself: measured 0.17 ppm at most (the seasonal swing is 7 ppm).
     double worst = 0;
     for (size_t i = 0; i < forecast.size(); ++i)
         worst = std::fmax(worst, std::fabs(static_cast<double>(forecast[i]) - pytorch.values[i]));

@@ -58,20 +58,28 @@ struct PlanWriter {
         push(m.multiplier);
         push(m.shift);
     }
-    // Rows [first, first + out) of weight `w` with its float bias, x_scale in, y_scale out.
+    // Rows [first, first + out) of weight `w` with its float bias, x_scale (and zero point x_zero) in, y_scale
+    // and y_zero out. The input's zero point goes into the bias: sum (q - z) w = sum q w - z sum w.
     void linear(Role w, uint16_t layer, size_t first, size_t out, double x_scale, double y_scale, int32_t lo,
-                int32_t hi) {
+                int32_t hi, int32_t x_zero = 0, int32_t y_zero = 0) {
         TensorView wv, bv;
         if (!file.find(w, layer, &wv) || wv.dtype != format::DType::i8)
             throw ToolError(std::string("internal error: integer plan: ") + format::role_name(w) + " is not int8");
         const Role bias_role = static_cast<Role>(static_cast<uint16_t>(w) + 1);
         const float* bias = file.find(bias_role, layer, &bv) ? static_cast<const float*>(bv.data) : nullptr;
-        push(0);
+        push(y_zero);
         push(lo);
         push(hi);
         const double limit = std::ldexp(1.0, 30);
+        const int8_t* q = static_cast<const int8_t*>(wv.data);
+        const size_t in = wv.dims[1];
         for (size_t o = first; o < first + out; ++o) {
-            const double b = bias ? bias[o] / (x_scale * wv.scales[o]) : 0.0;
+            double b = bias ? bias[o] / (x_scale * wv.scales[o]) : 0.0;
+            if (x_zero != 0) {
+                int64_t sum = 0;
+                for (size_t i = 0; i < in; ++i) sum += q[o * in + i];
+                b -= static_cast<double>(x_zero) * static_cast<double>(sum);
+            }
             push(static_cast<int32_t>(std::llround(std::fmax(-limit, std::fmin(limit, b)))));
         }
         for (size_t o = first; o < first + out; ++o) push(requant_of(x_scale * wv.scales[o] / y_scale));
@@ -125,16 +133,20 @@ struct PlanWriter {
     }
     double feed_forward(const LayerOptions& o, Role ff1, uint16_t layer, double x_scale) {
         const Role ff2 = static_cast<Role>(static_cast<uint16_t>(ff1) + 2);
-        const double s_h = input_scale(ff2, layer, 0);  // after the activation
+        double s_h = input_scale(ff2, layer, 0);  // after the activation
+        int32_t h_zero = 0;
         if (o.activation == format::Activation::relu) {
-            linear(ff1, layer, 0, o.dim_feedforward, x_scale, s_h, 0, 127);
+            // ReLU's outputs are >= 0: all 256 codes for [0, max] (zero point -128), the clamp at it the ReLU.
+            s_h = symmetric_scale(ranges.input[index_of(ff2, layer)][0], 255);
+            h_zero = -128;
+            linear(ff1, layer, 0, o.dim_feedforward, x_scale, s_h, -128, 127, 0, h_zero);
         } else {
             const double s_f = output_scale(ff1, layer, 0);
             linear(ff1, layer, 0, o.dim_feedforward, x_scale, s_f, -128, 127);
             bytes(activation_table(o.activation, s_f, s_h));
         }
         const double s_out = output_scale(ff2, layer, 0);
-        linear(ff2, layer, 0, o.d_model, s_h, s_out, -128, 127);
+        linear(ff2, layer, 0, o.d_model, s_h, s_out, -128, 127, h_zero);
         return s_out;
     }
     double final_norm(Role gamma, double x_scale, double eps) {

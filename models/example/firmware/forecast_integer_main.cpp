@@ -33,7 +33,8 @@ __attribute__((noinline, used)) void auspex_insn_end() { auspex_insn_marker = 0;
 }
 
 int main() {
-    ax::Status s = ax::ModelFile::open(example_integer_model, sizeof example_integer_model, ax::Checksum::verify, &file);
+    ax::Status s =
+        ax::ModelFile::open(example_integer_model, sizeof example_integer_model, ax::Checksum::verify, &file);
     if (s) s = ax::Forecaster::open(file, &model);
     if (s) s = ax::IntegerForecaster::open(model, &integer_model);
     if (s)
