@@ -156,6 +156,17 @@ TEST_CASE("integer-only: refused without calibration or int8, for variants it do
     o.dtype = format::DType::i8;
     o.integer_only = true;
     CHECK_THROWS_WITH_AS(tools::convert_model(o), doctest::Contains("--calib"), tools::ToolError);
+    // Calibrating on one window says so, and every conversion states the model-space range it covers.
+    std::vector<std::string> notes;
+    o.notes = &notes;
+    o.calib_path = kExample + "/history.csv";
+    tools::convert_model(o);
+    std::string all;
+    for (const std::string& n : notes) all += n + "\n";
+    CHECK(all.find("calibrated on 1 window(s)") != std::string::npos);
+    CHECK(all.find("reached |z| = ") != std::string::npos);
+    o.notes = nullptr;
+    o.calib_path.clear();
     const std::string dir = test::fixture_path("forecaster/pre_relu_tril");
     o.checkpoint_path = dir + "/model.pt";
     o.config_path = dir + "/config.json";

@@ -71,8 +71,7 @@ constexpr const char* kCalibNote =
 // With --integer-only the ranges are what the model runs on.
 constexpr const char* kIntegerNote =
     "--integer-only: every activation scale comes from --calib's data; forecasts run integer-only "
-    "(docs/integer-only.md). Inputs beyond the calibrated range saturate: calibrate on data that covers the "
-    "range the model will see";
+    "(docs/integer-only.md)";
 
 // Printed once when no check pair ran: nothing compared the result with PyTorch.
 std::string unproven_note(const std::vector<uint8_t>& bytes, const std::string& output) {

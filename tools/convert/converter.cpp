@@ -20,6 +20,9 @@ namespace ax::tools {
 
 namespace {
 
+// Fewer calibration windows than this get a note under --integer-only.
+constexpr size_t kFewCalibrationWindows = 8;
+
 AxmModel import_family(const TensorMap& tensors, const ConvertConfig& config) {
     check_config_values_scope(config);
     return family_descriptor(config.arch).import(tensors, config);
@@ -93,7 +96,14 @@ std::vector<uint8_t> finish_model(AxmModel model, const ConvertOptions& options)
             for (const std::string& n : data.ignored) list += (list.empty() ? "" : ", ") + n;
             options.notes->push_back(options.calib_path + ": ignoring column(s) not among the features: " + list);
         }
-        calibrate(model, data, CalibrationOptions{options.calib_window, options.calib_horizon, &ranges});
+        const size_t windows =
+            calibrate(model, data, CalibrationOptions{options.calib_window, options.calib_horizon, &ranges});
+        // Every activation scale of the integer mode comes from these windows: say how many there were.
+        if (options.integer_only && options.notes && windows < kFewCalibrationWindows)
+            options.notes->push_back("--integer-only: calibrated on " + std::to_string(windows) + " window(s) of " +
+                                     options.calib_path +
+                                     ": activations beyond what they reached saturate; "
+                                     "calibrate on data covering the range the model will see");
     }
     store_weights_as(model, options.dtype, options.integer_only);
     if (options.integer_only) add_integer_plan(model, ranges, options.notes);

@@ -1,6 +1,7 @@
 #include "tools/convert/integer_plan.h"
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 
 #include "models/forecaster/forecaster_integer.h"
@@ -180,6 +181,14 @@ void add_integer_plan(AxmModel& model, const ActivationRanges& ranges, std::vect
     z_top = std::fmax(z_top, ranges.input[w.index_of(Role::tgt_embed_weight, none)][0]);
     z_top = std::fmax(z_top, ranges.output[w.index_of(Role::generator_weight, none)][0]);
     const float z_scale = static_cast<float>(symmetric_scale(z_top * kModelSpaceHeadroom, 32767));
+    if (notes != nullptr) {
+        char text[200];
+        std::snprintf(text, sizeof text,
+                      "--integer-only: model-space rows (after normalization) reached |z| = %.4g in calibration; "
+                      "the int16 inputs and outputs hold |z| up to %.4g in steps of %.3g, beyond it they saturate",
+                      z_top, z_top * kModelSpaceHeadroom, static_cast<double>(z_scale));
+        notes->push_back(text);
+    }
     uint32_t z_bits = 0;
     std::memcpy(&z_bits, &z_scale, sizeof z_bits);
     const bool src_positions = c.positional_encoding == format::PositionalEncoding::sinusoidal;
