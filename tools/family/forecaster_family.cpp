@@ -83,6 +83,12 @@ ArenaFacts inspect_arena(const LoadedModel& m, const SessionSize& l, MemoryPlan*
     a.longest = "window for horizon " + std::to_string(horizon);
     a.longest_limit = c.max_positions ? c.max_positions : kMaxSequenceLength;
     a.arena_for = arena_for(c, plan_forecaster_arena, horizon);
+    if (integer_mode(m)) {  // its caches are int8 whatever the cache type asked about
+        const LoadedModel* model = &m;
+        a.arena_for = [model, horizon](size_t window, format::CacheType) {
+            return sequence_length_ok(window) ? session_arena(*model, window, horizon) : 0;
+        };
+    }
     a.line = std::to_string(session_arena(m, window, horizon)) + " bytes for window " + std::to_string(window) +
              ", horizon " + std::to_string(horizon) + " (set with --window, --horizon)";
     return a;
