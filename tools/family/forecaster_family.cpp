@@ -68,7 +68,12 @@ std::vector<std::string> inspect_lines(const LoadedModel& m) {
             "inputs:   positional_encoding " + enum_text(c.positional_encoding) + ", max_positions " +
                 positions_text(c.max_positions) + ", memory_mask " + enum_text(c.memory_mask) + ", normalization " +
                 enum_text(c.normalization),
-            "window:   " + stated, "forecast: " + forecast_mode(c)};
+            "window:   " + stated,
+            "forecast: " + forecast_mode(c) +
+                (integer_mode(m)
+                     ? ", integer-only (an integer plan of " + std::to_string(m.as<Forecaster>().integer_plan_words()) +
+                           " words; docs/integer-only.md)"
+                     : "")};
 }
 
 ArenaFacts inspect_arena(const LoadedModel& m, const SessionSize& l, MemoryPlan* plan) {
