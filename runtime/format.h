@@ -122,7 +122,7 @@ enum class ConfigKey : uint32_t {
     patch_padding = 46,  // 0 none, 1 end: the last value repeated patch_stride times (ReplicationPad1d)
     revin = 47,          // Revin
     revin_eps = 48,      // f32 bits: RevIN's eps (absent: 1e-5)
-    integer_only = 49,   // optional (absent = 0): 1 = the model runs in the integer-only mode (Role::integer_plan)
+    integer_only = 53,   // optional (absent = 0): 1 = the model runs in the integer-only mode (Role::integer_plan)
 };
 
 // Per-window instance normalization of each input column (RevIN), undone on the outputs: z = (x - mean) /
