@@ -182,6 +182,8 @@ const char* integer_mode_unsupported(const ForecasterConfig& c) {
     if (c.decoder_features != c.n_features || c.n_outputs != c.n_features)
         return "the integer-only mode needs the decoder to read every feature and predict every feature";
     if (c.embed_scale != 1.0f) return "the integer-only mode needs embed_scale 1";
+    if (c.stack.layer.batch_norm) return "the integer-only mode runs LayerNorm layers, not BatchNorm";
+    if (c.time_marks != 0) return "the integer-only mode takes no time-mark columns";
     return nullptr;
 }
 

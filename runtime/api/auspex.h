@@ -82,6 +82,15 @@ int auspex_session_init(auspex_forecaster* f, void* arena, size_t arena_bytes, s
  * up to the horizon it was trained on at once (auspex inspect: "forecast:"). */
 int auspex_forecast(auspex_forecaster* f, const float* history, size_t rows, size_t horizon, float* out);
 
+/* A forecast whose decoder also reads inputs known ahead (calendar features, a planned setpoint):
+ * auspex_known_inputs(f) > 0. future holds future_rows rows laid out like history's (n_features each), row
+ * t the inputs at the time out row t predicts; only the known columns are read (the predicted ones may hold
+ * anything), and only rows 0..horizon-2: the last prediction is not fed back. */
+int auspex_forecast_known(auspex_forecaster* f, const float* history, size_t rows, const float* future,
+                          size_t future_rows, size_t horizon, float* out);
+/* How many of the decoder's input columns the model does not predict (0: auspex_forecast suffices). */
+size_t auspex_known_inputs(const auspex_forecaster* f);
+
 /* One teacher-forced pass, as the PyTorch module's forward(src, tgt): out gets tgt_rows x n_outputs (an
  * encoder-only model's forward(src) reads no tgt: its horizon, or one row per src row, x n_outputs).
  * model_space != 0 feeds src and tgt to the network as they are; 0 applies the model's stored
