@@ -42,7 +42,7 @@ typedef enum auspex_status {
 
 /* Storage of one opened model and its session (the C++ ModelFile, Forecaster and ForecastSession). The
  * size is checked against the C++ objects when the runtime is compiled. */
-#define AUSPEX_FORECASTER_BYTES (sizeof(void*) > 4 ? 1280u : 768u)
+#define AUSPEX_FORECASTER_BYTES (sizeof(void*) > 4 ? 1536u : 1024u)
 
 typedef struct auspex_forecaster {
     union {

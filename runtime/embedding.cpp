@@ -25,6 +25,8 @@ void embedding_row(const EmbeddingTable& t, size_t row, float scale, float* out)
             for (size_t i = 0; i < n; ++i) out[i] = static_cast<float>(w[i]) * s * scale;
             return;
         }
+        case format::DType::i32:  // never a table (TensorBinder::matrix refuses it)
+            return;
     }
 }
 
@@ -47,6 +49,8 @@ void embedding_add_row(const EmbeddingTable& t, size_t row, float* out) {
             for (size_t i = 0; i < n; ++i) out[i] += static_cast<float>(w[i]) * s;
             return;
         }
+        case format::DType::i32:  // never a table (TensorBinder::matrix refuses it)
+            return;
     }
 }
 

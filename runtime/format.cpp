@@ -60,6 +60,8 @@ const char* role_name(Role role) {
             return "revin.affine_weight";
         case Role::revin_bias:
             return "revin.affine_bias";
+        case Role::integer_plan:
+            return "integer_plan";
         case Role::r_seq_embed_weight:
             return "r_seq_embedding.weight";
         case Role::r_seq_embed_bias:

@@ -61,12 +61,14 @@ inline constexpr EnumName<Family> kFamilyNames[] = {{Family::forecaster, "foreca
                                                     {Family::tvae, "tvae"}};
 constexpr EnumNames<Family> names_of(Family) { return names_table(kFamilyNames); }
 
-enum class DType : uint8_t { f32 = 0, f16 = 1, i8 = 2 };
+// i32: integer parameters of the integer-only mode (Role::integer_plan), never a weight matrix.
+enum class DType : uint8_t { f32 = 0, f16 = 1, i8 = 2, i32 = 3 };
 inline constexpr EnumName<DType> kDTypeNames[] = {{DType::f32, "f32"},     {DType::f16, "f16"},     {DType::i8, "int8"},
-                                                  {DType::f32, "float32"}, {DType::f16, "float16"}, {DType::i8, "i8"}};
+                                                  {DType::f32, "float32"}, {DType::f16, "float16"}, {DType::i8, "i8"},
+                                                  {DType::i32, "int32"}};
 constexpr EnumNames<DType> names_of(DType) { return names_table(kDTypeNames); }
 
-inline uint32_t dtype_bytes(DType t) { return t == DType::f32 ? 4u : t == DType::f16 ? 2u : 1u; }
+inline uint32_t dtype_bytes(DType t) { return t == DType::f32 || t == DType::i32 ? 4u : t == DType::f16 ? 2u : 1u; }
 
 // Config records: u32 key, u32 value. Float values are stored as their IEEE-754 bit pattern.
 enum class ConfigKey : uint32_t {
@@ -126,10 +128,10 @@ enum class ConfigKey : uint32_t {
                               // ahead: token_conv embeds them apart, one-pass placeholders take them from `future`
     residual_attention = 52,  // optional (absent 0): 1 = each encoder layer adds the previous layer's pre-softmax
                               // attention scores to its own (PatchTST's res_attention)
-    // 53: integer_only.
-    encoder_residual = 54,  // forecaster, optional (absent 0): 1 = the encoder's output is x + encoder(x), x its
-                            // embedded rows (a residual around the whole stack)
-    decoder_residual = 55,  // forecaster, optional (absent 0): 1 = the decoder's output is y + decoder(y, memory)
+    integer_only = 53,        // optional (absent = 0): 1 = the model runs in the integer-only mode (Role::integer_plan)
+    encoder_residual = 54,    // forecaster, optional (absent 0): 1 = the encoder's output is x + encoder(x), x its
+                              // embedded rows (a residual around the whole stack)
+    decoder_residual = 55,    // forecaster, optional (absent 0): 1 = the decoder's output is y + decoder(y, memory)
 };
 // The keys' names: the runtime's messages and the converter's config keys of the same name spell them from
 // here (tools/import/config_keys.cpp).
@@ -405,6 +407,7 @@ enum class Role : uint16_t {
     r_seq_embed_bias,  // tvae [n_features, d], [n_features]
     revin_weight,      // forecaster RevIN affine [n_features]
     revin_bias,        // [n_features]
+    integer_plan,      // int32 [words]: the integer-only mode's parameters (docs/integer-only.md)
 
     enc_attn_in_weight = 32,
     enc_attn_in_bias,

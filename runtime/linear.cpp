@@ -27,6 +27,8 @@ void linear_forward(const Kernels& k, const Linear& layer, const float* x, size_
         case format::DType::f16:
             k.linear_f16(x, rows, layer.in, static_cast<const uint16_t*>(layer.weight), layer.bias, layer.out, y);
             return;
+        case format::DType::i32:  // never a weight (TensorBinder::matrix refuses it)
+            return;
         case format::DType::i8:
             const size_t step = scratch.rows > 0 ? scratch.rows : rows;  // rows 0: one scratch for all rows
             for (size_t r = 0; r < rows; r += step) {

@@ -25,7 +25,7 @@ bool known_family(uint32_t f) {
     return f >= static_cast<uint32_t>(format::Family::forecaster) && f <= static_cast<uint32_t>(format::Family::tvae);
 }
 
-bool known_dtype(uint8_t d) { return d <= static_cast<uint8_t>(DType::i8); }
+bool known_dtype(uint8_t d) { return d <= static_cast<uint8_t>(DType::i32); }
 
 // Checks one region [offset, offset + bytes) lies inside the file, after `*cursor` (regions are stored in
 // table order, without overlap), and on the format's alignment; advances the cursor past it.

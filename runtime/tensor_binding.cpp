@@ -34,6 +34,8 @@ Status TensorBinder::find(Role role, uint16_t layer, TensorView* view) {
 Status TensorBinder::matrix(Role role, uint16_t layer, size_t rows, size_t cols, TensorView* view) {
     AX_RETURN_IF_ERROR(find(role, layer, view));
     if (view->rank != 2 || view->dims[0] != rows || view->dims[1] != cols) return shape_error(*view, rows, cols);
+    if (view->dtype == DType::i32)
+        return describe(Status::error(StatusCode::bad_model, "tensor "), role, layer).add(" must be f32, f16 or int8");
     return Status::ok();
 }
 
@@ -44,6 +46,16 @@ Status TensorBinder::vector(Role role, uint16_t layer, size_t n, const float** r
     if (v.dtype != DType::f32)
         return describe(Status::error(StatusCode::bad_model, "tensor "), role, layer).add(" must be float32");
     *result = static_cast<const float*>(v.data);
+    return Status::ok();
+}
+
+Status TensorBinder::words(Role role, uint16_t layer, const int32_t** result, size_t* count) {
+    TensorView v;
+    AX_RETURN_IF_ERROR(find(role, layer, &v));
+    if (v.rank != 1 || v.dtype != DType::i32)
+        return describe(Status::error(StatusCode::bad_model, "tensor "), role, layer).add(" must be an int32 vector");
+    *result = static_cast<const int32_t*>(v.data);
+    *count = v.dims[0];
     return Status::ok();
 }
 

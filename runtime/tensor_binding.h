@@ -25,6 +25,9 @@ public:
     // A [rows, dim] lookup table (token embeddings, learned positions) of any stored dtype.
     Status embedding(format::Role role, uint16_t layer, size_t rows, size_t dim, EmbeddingTable* result);
 
+    // An int32 vector (the integer-only mode's parameters): its words and their count.
+    Status words(format::Role role, uint16_t layer, const int32_t** result, size_t* count);
+
     // After binding everything the family uses: refuses a file holding tensors nobody asked for.
     Status check_all_used() const;
 

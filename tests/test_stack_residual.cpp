@@ -64,8 +64,8 @@ TEST_CASE("decoder_residual on a model without a decoder is refused") {
     const std::string dir = test::fixture_path("forecaster_onepass/last_row_causal");
     std::string config = test::read_file(dir + "/config.json");
     config.insert(config.find('{') + 1, "\"decoder_residual\": true, ");
-    const test::Result r = test::auspex("convert " + dir + "/model.pt --config " +
-                                        test::write_file("residual_refused.json", config) + " -o " +
-                                        (test::scratch_dir() / "residual_refused.axm").string());
+    const test::Result r =
+        test::auspex("convert " + dir + "/model.pt --config " + test::write_file("residual_refused.json", config) +
+                     " -o " + (test::scratch_dir() / "residual_refused.axm").string());
     test::check_error(r, 1, "config \"decoder_residual\" needs a decoder; this checkpoint has none");
 }

@@ -62,6 +62,9 @@ Status Forecaster::open(const ModelFile& file, Forecaster* out) {
                 return bad_model_config("normalization scale must be finite and non-zero");
     }
     AX_RETURN_IF_ERROR(bind_stack(b, c.stack, &m.encoder_norm_, &m.decoder_norm_));
+    uint32_t integer_only = 0;
+    if (file.config(ConfigKey::integer_only, &integer_only) && integer_only != 0)
+        AX_RETURN_IF_ERROR(b.words(Role::integer_plan, none, &m.integer_plan_, &m.integer_plan_words_));
     AX_RETURN_IF_ERROR(b.check_all_used());
     *out = m;
     return Status::ok();

@@ -139,6 +139,15 @@ private:
     LayerNormWeights encoder_norm_, decoder_norm_;
     const float* input_mean_ = nullptr;
     const float* input_scale_ = nullptr;
+    // The integer-only mode's parameters (models/forecaster/forecaster_integer.h), when the file has them.
+    const int32_t* integer_plan_ = nullptr;
+    size_t integer_plan_words_ = 0;
+
+public:
+    const int32_t* integer_plan() const { return integer_plan_; }
+    size_t integer_plan_words() const { return integer_plan_words_; }
+    const float* input_mean() const { return input_mean_; }
+    const float* input_scale() const { return input_scale_; }
 };
 
 enum class InputSpace { raw, model };  // raw: apply the model's stored normalization to inputs and outputs

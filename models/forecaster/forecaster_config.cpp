@@ -197,11 +197,9 @@ Status read_forecaster_config(const ModelFile& f, ForecasterConfig* out) {
     // rule); step by step, every decoder column the model does not predict (read_decoder_columns).
     if (!c.encoder_only() && c.decoding == format::Decoding::one_pass) c.known_inputs = c.time_marks;
     size_t residual = 0;
-    AX_RETURN_IF_ERROR(
-        read_config_optional_size(f, ConfigKey::encoder_residual, 0, 1, 0, &residual));
+    AX_RETURN_IF_ERROR(read_config_optional_size(f, ConfigKey::encoder_residual, 0, 1, 0, &residual));
     c.encoder_residual = residual != 0;
-    AX_RETURN_IF_ERROR(
-        read_config_optional_size(f, ConfigKey::decoder_residual, 0, 1, 0, &residual));
+    AX_RETURN_IF_ERROR(read_config_optional_size(f, ConfigKey::decoder_residual, 0, 1, 0, &residual));
     c.decoder_residual = residual != 0;
     if (c.decoder_residual && c.encoder_only()) return bad("decoder_residual without a decoder");
     if (f.config(ConfigKey::revin_eps, &bits))

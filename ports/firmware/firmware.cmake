@@ -153,6 +153,54 @@ if(board_slot_test)
   auspex_firmware(forecast_slots image_code.ld ${CMAKE_CURRENT_SOURCE_DIR}/models/example/firmware/forecast_slots_main.cpp)
   add_dependencies(forecast_slots example_data example_expected)
 endif()
+# The integer-only example (docs/integer-only.md): the bundled model converted with --integer-only
+# (calibrated on the history it forecasts: this image proves bits, the accuracy is measured on the host), its
+# forecast printed as the host prints it, and the proof that the forecast reaches no floating-point code.
+if(NOT AUSPEX_EXAMPLE_DIR AND EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/models/example/forecaster.pt)
+  set(example_integer_axm ${fw_gen}/example_integer.axm)
+  add_custom_command(OUTPUT ${example_integer_axm}
+    COMMAND ${host} convert ${example_pt} --config ${example}/config.json --dtype int8 --integer-only
+            --calib ${example}/history.csv -o ${example_integer_axm}
+    DEPENDS ${example_pt} ${example}/config.json ${example}/history.csv ${host} VERBATIM)
+  add_custom_command(OUTPUT ${fw_gen}/example_integer_model.h
+    COMMAND ${host} header ${example_integer_axm} -o ${fw_gen}/example_integer_model.h --name example_integer_model
+            ${example_lengths}
+    DEPENDS ${example_integer_axm} ${host} VERBATIM)
+  add_custom_command(OUTPUT ${CMAKE_BINARY_DIR}/forecast_integer.expected
+    COMMAND ${fw_port}/host_forecast.sh ${host} ${example_integer_axm} ${example}/history.csv
+            ${CMAKE_BINARY_DIR}/forecast_integer.expected ${example_lengths}
+    DEPENDS ${example_integer_axm} ${example}/history.csv ${host} ${fw_port}/host_forecast.sh VERBATIM)
+  add_custom_target(example_integer_data ALL DEPENDS ${fw_gen}/example_integer_model.h
+    ${CMAKE_BINARY_DIR}/forecast_integer.expected)
+  auspex_firmware(forecast_integer image_code.ld
+    ${CMAKE_CURRENT_SOURCE_DIR}/models/example/firmware/forecast_integer_main.cpp)
+  add_dependencies(forecast_integer example_data example_integer_data)
+  find_package(Python3 REQUIRED COMPONENTS Interpreter)
+  add_test(NAME forecast_integer_matches_host COMMAND ${fw_port}/qemu_run.sh ${board_qemu_machine}
+    $<TARGET_FILE:forecast_integer> ${CMAKE_BINARY_DIR}/forecast_integer.expected)
+  add_test(NAME forecast_integer_float_free COMMAND ${Python3_EXECUTABLE} ${fw_port}/check_float_free.py
+    ${CMAKE_OBJDUMP} $<TARGET_FILE:forecast_integer> ${CMAKE_CURRENT_SOURCE_DIR}/runtime)
+  # The same image for a Cortex-M0+ (-mcpu=cortex-m0plus: Armv6-M, Thumb-1 only, no hardware divide), run on
+  # the Cortex-M3 board, which executes that subset as an M0+ would. Its own copy of the runtime's sources
+  # (the integer path needs no port but generic), compiled for the M0+; the flag given last wins.
+  if(board_cpu STREQUAL "cortex-m3")
+    file(GLOB m0plus_sources ${CMAKE_CURRENT_SOURCE_DIR}/runtime/*.cpp
+         ${CMAKE_CURRENT_SOURCE_DIR}/models/forecaster/*.cpp ${CMAKE_CURRENT_SOURCE_DIR}/ports/generic/*.cpp)
+    add_executable(forecast_integer_m0plus ${m0plus_sources} ${fw_port}/startup.c ${fw_port}/syscalls.c
+      ${CMAKE_CURRENT_SOURCE_DIR}/models/example/firmware/forecast_integer_main.cpp)
+    target_compile_options(forecast_integer_m0plus PRIVATE -mcpu=cortex-m0plus
+      $<$<COMPILE_LANGUAGE:CXX>:-fno-exceptions -fno-rtti>)
+    target_include_directories(forecast_integer_m0plus PRIVATE ${CMAKE_CURRENT_SOURCE_DIR} ${fw_gen})
+    target_link_options(forecast_integer_m0plus PRIVATE -mcpu=cortex-m0plus --specs=rdimon.specs -nostartfiles
+      -Wl,--gc-sections -L${board_dir} -L${fw_port} -T image_code.ld -Wl,--defsym=STACK_SIZE=${fw_stack_size})
+    set_target_properties(forecast_integer_m0plus PROPERTIES SUFFIX ".elf" RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR})
+    add_dependencies(forecast_integer_m0plus example_data example_integer_data)
+    add_test(NAME forecast_integer_m0plus_matches_host COMMAND ${fw_port}/qemu_run.sh ${board_qemu_machine}
+      $<TARGET_FILE:forecast_integer_m0plus> ${CMAKE_BINARY_DIR}/forecast_integer.expected)
+    add_test(NAME forecast_integer_m0plus_float_free COMMAND ${Python3_EXECUTABLE} ${fw_port}/check_float_free.py
+      ${CMAKE_OBJDUMP} $<TARGET_FILE:forecast_integer_m0plus> ${CMAKE_CURRENT_SOURCE_DIR}/runtime)
+  endif()
+endif()
 # make insn: the example forecast once per kernel port between markers, for tools/insn/insn_plugin.c.
 auspex_firmware(insn image_code.ld ${CMAKE_CURRENT_SOURCE_DIR}/tools/insn/insn_main.cpp)
 # How make insn runs it and labels its column (tools/insn/insn_report.sh): the board's qemu machine and core.

@@ -69,6 +69,10 @@ constexpr const char* kCalibNote =
     "--calib recorded each weight matrix's largest input (inspect lists them): static activation scales for an "
     "integer-only runtime. auspex's own kernels do not read them: the weights, their quantization and every "
     "forecast are the same as without --calib";
+// With --integer-only the ranges are what the model runs on.
+constexpr const char* kIntegerNote =
+    "--integer-only: every activation scale comes from --calib's data; forecasts run integer-only "
+    "(docs/integer-only.md)";
 
 // Printed once when no check pair ran: nothing compared the result with PyTorch.
 std::string unproven_note(const std::vector<uint8_t>& bytes, const std::string& output) {
@@ -93,7 +97,7 @@ int cmd_convert(const Argv& argv) {
                     with_csv_options({"config", "output", "dtype", "kv-cache", "map", "calib", "calib-window",
                                       "calib-horizon", "state-dict-key", "check-input", "check-target", "check-output",
                                       "find-config", "model-name", "model-version"}),
-                    {});
+                    {"integer-only"});
     args.expect_positionals(1, "one checkpoint (.pt or .safetensors)");
     tools::ConvertOptions options;
     options.checkpoint_path = args.positionals()[0];
@@ -101,6 +105,7 @@ int cmd_convert(const Argv& argv) {
     options.config_path = found_path.empty() ? args.require("config") : args.get("config");
     options.dtype = tools::parse_dtype(args.get("dtype", "f32"));
     options.kv_cache = tools::parse_kv_cache(args.get("kv-cache", "f32"));
+    options.integer_only = args.has("integer-only");
     options.map_path = args.get("map");
     options.calib_path = args.get("calib");
     options.calib_window = args.get_size("calib-window", 0, 1, kMaxSequenceLength);
@@ -137,7 +142,7 @@ int cmd_convert(const Argv& argv) {
                     tools::dtype_name(options.dtype),
                     options.kv_cache == format::CacheType::i8 ? ", int8 kv cache" : "",
                     options.calib_path.empty() ? "" : ", calibrated input ranges");
-        if (!options.calib_path.empty()) notes.push_back(kCalibNote);
+        if (!options.calib_path.empty()) notes.push_back(options.integer_only ? kIntegerNote : kCalibNote);
         notes.push_back(unproven_note(bytes, output));
         for (const std::string& note : notes) std::printf("note: %s\n", note.c_str());
         return 0;
@@ -175,7 +180,7 @@ int cmd_convert(const Argv& argv) {
     std::printf("wrote %s: %zu bytes, weights %s%s%s\n", output.c_str(), bytes.size(), tools::dtype_name(options.dtype),
                 options.kv_cache == format::CacheType::i8 ? ", int8 kv cache" : "",
                 options.calib_path.empty() ? "" : ", calibrated input ranges");
-    if (!options.calib_path.empty()) notes.push_back(kCalibNote);
+    if (!options.calib_path.empty()) notes.push_back(options.integer_only ? kIntegerNote : kCalibNote);
     for (const std::string& note : notes) std::printf("note: %s\n", note.c_str());
     return 0;
 }

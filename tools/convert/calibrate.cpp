@@ -17,13 +17,29 @@ struct WeightRange {
     const float* begin;
     const float* end;
     size_t tensor;
+    size_t part_rows;  // rows per part: a third of a packed in_proj, else all
 };
+
+float absmax_of(const float* x, size_t n, float m) {
+    for (size_t i = 0; i < n; ++i) m = std::max(m, std::fabs(x[i]));
+    return m;
+}
+
+// The range holding p, or nullptr.
+const WeightRange* range_of(const std::vector<WeightRange>& ranges, const float* p) {
+    auto it = std::upper_bound(ranges.begin(), ranges.end(), p,
+                               [](const float* q, const WeightRange& range) { return q < range.begin; });
+    if (it != ranges.begin() && p < (it - 1)->end) return &*(it - 1);
+    return nullptr;
+}
 
 // The kernel table's function pointers take no context, so the recording linear_f32 finds its state
 // here. Host tools only, one calibration at a time.
 struct Recorder {
     std::vector<WeightRange> ranges;  // sorted by begin
+    std::vector<WeightRange> norms;   // LayerNorm weights, sorted by begin
     std::vector<float> absmax;        // per tensor index
+    ActivationRanges activations;
     const Kernels* inner = nullptr;
 };
 Recorder* g_recorder = nullptr;
@@ -31,13 +47,38 @@ Recorder* g_recorder = nullptr;
 void recording_linear_f32(const float* x, size_t rows, size_t in, const float* w, const float* bias, size_t out,
                           float* y) {
     Recorder& r = *g_recorder;
-    auto it = std::upper_bound(r.ranges.begin(), r.ranges.end(), w,
-                               [](const float* p, const WeightRange& range) { return p < range.begin; });
-    if (it != r.ranges.begin() && w < (it - 1)->end) {
-        float& m = r.absmax[(it - 1)->tensor];
-        for (size_t i = 0; i < rows * in; ++i) m = std::max(m, std::fabs(x[i]));
-    }
+    const WeightRange* range = range_of(r.ranges, w);
     r.inner->linear_f32(x, rows, in, w, bias, out, y);
+    if (range == nullptr) return;
+    const size_t t = range->tensor;
+    const size_t part = std::min<size_t>(2, static_cast<size_t>(w - range->begin) / in / range->part_rows);
+    r.absmax[t] = absmax_of(x, rows * in, r.absmax[t]);
+    r.activations.input[t][part] = absmax_of(x, rows * in, r.activations.input[t][part]);
+    r.activations.output[t][part] = absmax_of(y, rows * out, r.activations.output[t][part]);
+}
+
+void recording_layer_norm_f32(const float* x, size_t n, const float* gamma, const float* beta, float eps, float* y) {
+    Recorder& r = *g_recorder;
+    r.inner->layer_norm_f32(x, n, gamma, beta, eps, y);
+    const WeightRange* range = range_of(r.norms, gamma);
+    if (range == nullptr) return;
+    float& in = r.activations.norm_input[range->tensor];
+    float& out = r.activations.norm_output[range->tensor];
+    in = absmax_of(x, n, in);  // before y: y may be x
+    out = absmax_of(y, n, out);
+}
+
+bool is_packed_in_proj(format::Role role) {
+    return role == format::Role::enc_attn_in_weight || role == format::Role::dec_attn_in_weight ||
+           role == format::Role::dec_cross_in_weight;
+}
+
+bool is_norm_weight(format::Role role) {
+    using format::Role;
+    for (Role r : {Role::encoder_norm_weight, Role::decoder_norm_weight, Role::enc_norm1_weight, Role::enc_norm2_weight,
+                   Role::dec_norm1_weight, Role::dec_norm2_weight, Role::dec_norm3_weight})
+        if (role == r) return true;
+    return false;
 }
 
 }  // namespace
@@ -63,18 +104,28 @@ size_t calibrate(AxmModel& model, const Table& data, const CalibrationOptions& o
 
     Recorder recorder;
     recorder.absmax.assign(model.tensors.size(), 0.0f);
+    recorder.activations.input.assign(model.tensors.size(), {0.0f, 0.0f, 0.0f});
+    recorder.activations.output = recorder.activations.input;
+    recorder.activations.norm_input.assign(model.tensors.size(), 0.0f);
+    recorder.activations.norm_output.assign(model.tensors.size(), 0.0f);
     for (uint32_t i = 0; i < loaded->file.tensor_count(); ++i) {
         const TensorView v = loaded->file.tensor(i);  // table order is model.tensors' order
-        if (v.rank != 2) continue;
         const float* begin = static_cast<const float*>(v.data);
-        recorder.ranges.push_back({begin, begin + v.numel, i});
+        if (v.rank == 2) {
+            const size_t part_rows = is_packed_in_proj(v.role) ? v.dims[0] / 3 : v.dims[0];
+            recorder.ranges.push_back({begin, begin + v.numel, i, part_rows});
+        } else if (v.rank == 1 && is_norm_weight(v.role)) {
+            recorder.norms.push_back({begin, begin + v.numel, i, 1});
+        }
     }
-    std::sort(recorder.ranges.begin(), recorder.ranges.end(),
-              [](const WeightRange& a, const WeightRange& b) { return a.begin < b.begin; });
+    const auto by_begin = [](const WeightRange& a, const WeightRange& b) { return a.begin < b.begin; };
+    std::sort(recorder.ranges.begin(), recorder.ranges.end(), by_begin);
+    std::sort(recorder.norms.begin(), recorder.norms.end(), by_begin);
     // Generic float kernels: calibration describes the model, not a port.
     recorder.inner = &generic_kernels();
     Kernels kernels = *recorder.inner;
     kernels.linear_f32 = recording_linear_f32;
+    kernels.layer_norm_f32 = recording_layer_norm_f32;
 
     g_recorder = &recorder;
     size_t windows = 0;
@@ -94,6 +145,7 @@ size_t calibrate(AxmModel& model, const Table& data, const CalibrationOptions& o
     g_recorder = nullptr;
     for (size_t i = 0; i < model.tensors.size(); ++i)
         if (model.tensors[i].dims.size() == 2) model.tensors[i].input_absmax = recorder.absmax[i];
+    if (options.ranges != nullptr) *options.ranges = recorder.activations;
     return windows;
 }
 

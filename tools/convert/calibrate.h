@@ -3,7 +3,9 @@
 // (docs/FORMAT.md, "Calibration"), these are the static activation scales an integer-only runtime needs
 // (x_scale = input_absmax / 127) on a board without an FPU. The float and int8 kernels ignore them.
 #pragma once
+#include <array>
 #include <cstddef>
+#include <vector>
 
 #include "tools/convert/axm_writer.h"
 #include "tools/host/forecast_window.h"
@@ -11,10 +13,20 @@
 
 namespace ax::tools {
 
+// Every activation range the integer-only mode needs (tools/convert/integer_plan.h), per index of
+// model.tensors: for a weight matrix, its input's and output's max |x| per part (the q, k and v rows of a
+// packed in_proj are parts 0, 1, 2; other matrices have part 0 only); for a LayerNorm's weight vector, its
+// input's and output's max |x|.
+struct ActivationRanges {
+    std::vector<std::array<float, 3>> input, output;
+    std::vector<float> norm_input, norm_output;
+};
+
 struct CalibrationOptions {
     size_t window = 0;  // encoder rows per forecast (0: the model's default_window; all the data's rows when it
                         // holds fewer)
-    size_t horizon = kDefaultHorizon;  // forecast steps
+    size_t horizon = kDefaultHorizon;    // forecast steps
+    ActivationRanges* ranges = nullptr;  // filled when set
 };
 
 // `model` is a float32 forecaster as the importer made it (before quantization); every rank-2 weight

@@ -3,6 +3,7 @@
 #include "tools/convert/axm_writer.h"
 #include "tools/import/assumed_defaults.h"
 #include "tools/convert/calibrate.h"
+#include "tools/convert/integer_plan.h"
 #include "tools/convert/model_stamp.h"
 #include "tools/import/config_scope.h"
 #include "tools/checkpoint/checkpoint.h"
@@ -19,6 +20,9 @@
 namespace ax::tools {
 
 namespace {
+
+// Fewer calibration windows than this get a note under --integer-only.
+constexpr size_t kFewCalibrationWindows = 8;
 
 AxmModel import_family(const TensorMap& tensors, const ConvertConfig& config) {
     check_config_values_scope(config);
@@ -82,6 +86,9 @@ std::vector<uint8_t> convert_model(const ConvertOptions& options, std::vector<st
 }
 
 std::vector<uint8_t> finish_model(AxmModel model, const ConvertOptions& options) {
+    if (options.integer_only && (options.dtype != format::DType::i8 || options.calib_path.empty()))
+        throw ToolError("--integer-only goes with --dtype int8 and --calib data.csv (activation scales come from it)");
+    ActivationRanges ranges;
     if (!options.calib_path.empty()) {
         CsvOptions csv = options.calib_csv;
         csv.features = feature_names(model);
@@ -91,9 +98,17 @@ std::vector<uint8_t> finish_model(AxmModel model, const ConvertOptions& options)
             for (const std::string& n : data.ignored) list += (list.empty() ? "" : ", ") + n;
             options.notes->push_back(options.calib_path + ": ignoring column(s) not among the features: " + list);
         }
-        calibrate(model, data, CalibrationOptions{options.calib_window, options.calib_horizon});
+        const size_t windows =
+            calibrate(model, data, CalibrationOptions{options.calib_window, options.calib_horizon, &ranges});
+        // Every activation scale of the integer mode comes from these windows: say how many there were.
+        if (options.integer_only && options.notes && windows < kFewCalibrationWindows)
+            options.notes->push_back("--integer-only: calibrated on " + std::to_string(windows) + " window(s) of " +
+                                     options.calib_path +
+                                     ": activations beyond what they reached saturate; "
+                                     "calibrate on data covering the range the model will see");
     }
-    store_weights_as(model, options.dtype);
+    store_weights_as(model, options.dtype, options.integer_only);
+    if (options.integer_only) add_integer_plan(model, ranges, options.notes);
     set_kv_cache(model, options.kv_cache);
     stamp_model(model, options.model_name, options.model_version);
     std::vector<uint8_t> bytes = serialize_axm(model);

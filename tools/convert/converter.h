@@ -19,9 +19,10 @@ struct ConvertOptions {
     std::string config_path;
     format::DType dtype = format::DType::f32;             // storage of weight matrices
     format::CacheType kv_cache = format::CacheType::f32;  // the decoder's key/value caches (config kv_cache)
-    std::string map_path;     // optional rename map (docs/FORMAT.md, "Rename maps"), applied before import
-    std::string calib_path;   // optional calibration CSV (tools/convert/calibrate.h)
-    size_t calib_window = 0;  // 0: the model's window (tools/host/forecast_window.h)
+    bool integer_only = false;  // + the integer plan (tools/convert/integer_plan.h): needs dtype int8 and calib_path
+    std::string map_path;       // optional rename map (docs/FORMAT.md, "Rename maps"), applied before import
+    std::string calib_path;     // optional calibration CSV (tools/convert/calibrate.h)
+    size_t calib_window = 0;    // 0: the model's window (tools/host/forecast_window.h)
     size_t calib_horizon = kDefaultHorizon;
     CsvOptions calib_csv;                       // how to read it; the config's "features" pick its columns by name
     std::string state_dict_key;                 // a torch.save dict holding several state_dicts: the one under this key

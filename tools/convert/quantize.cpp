@@ -57,10 +57,10 @@ void to_i8(AxmTensor& t) {
 
 }  // namespace
 
-void store_weights_as(AxmModel& model, format::DType dtype) {
+void store_weights_as(AxmModel& model, format::DType dtype, bool every_matrix) {
     if (dtype == format::DType::f32) return;
     for (AxmTensor& t : model.tensors) {
-        if (!is_weight_matrix(t) || stays_float32(t, dtype)) continue;
+        if (!is_weight_matrix(t) || (!every_matrix && stays_float32(t, dtype))) continue;
         if (dtype == format::DType::f16)
             to_f16(t);
         else
@@ -70,8 +70,9 @@ void store_weights_as(AxmModel& model, format::DType dtype) {
 
 format::DType parse_dtype(const std::string& name) {
     format::DType dtype{};
-    if (!format::parse_enum(name.c_str(), &dtype))
-        throw ToolError("unknown dtype \"" + name + "\" (use " + enum_choices<format::DType>() + ")");
+    // int32 holds the integer-only mode's parameters, never weights.
+    if (!format::parse_enum(name.c_str(), &dtype) || dtype == format::DType::i32)
+        throw ToolError("unknown dtype \"" + name + "\" (use f32, f16 or int8)");
     return dtype;
 }
 

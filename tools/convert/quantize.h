@@ -9,7 +9,8 @@ namespace ax::tools {
 
 // Converts the weight matrices (rank-2 Linear/attention weights) to `dtype`, except the few small ones
 // docs/FORMAT.md names; biases, LayerNorm parameters and normalization constants stay float32.
-void store_weights_as(AxmModel& model, format::DType dtype);
+// every_matrix: no matrix stays float32 (the integer-only mode multiplies every one in int8).
+void store_weights_as(AxmModel& model, format::DType dtype, bool every_matrix = false);
 
 format::DType parse_dtype(const std::string& name);  // "f32" | "f16" | "int8"
 const char* dtype_name(format::DType dtype);

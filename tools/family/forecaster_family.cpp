@@ -2,6 +2,8 @@
 #include <cstdio>
 #include <memory>
 
+#include "models/forecaster/forecaster_integer.h"
+#include "runtime/session_plan.h"
 #include "tools/common/enum_text.h"
 #include "tools/common/tool_error.h"
 #include "tools/convert/conversion_check.h"
@@ -15,6 +17,16 @@ namespace ax::tools {
 namespace {
 
 const ForecasterConfig& config(const LoadedModel& m) { return m.as<Forecaster>().config(); }
+
+bool integer_mode(const LoadedModel& m) { return m.as<Forecaster>().integer_plan() != nullptr; }
+
+// The session arena of the mode the model runs in: integer-only when it holds an integer plan.
+size_t session_arena(const LoadedModel& m, size_t window, size_t horizon) {
+    if (!integer_mode(m)) return m.as<Forecaster>().arena_bytes(window, horizon);
+    IntegerForecaster q;
+    check_status(IntegerForecaster::open(m.as<Forecaster>(), &q), m.path);
+    return q.arena_bytes(window, horizon);
+}
 
 // How the forecaster predicts, in the config's words.
 std::string forecast_mode(const ForecasterConfig& c) {
@@ -61,20 +73,34 @@ std::vector<std::string> inspect_lines(const LoadedModel& m) {
             "inputs:   positional_encoding " + enum_text(c.positional_encoding) + ", max_positions " +
                 positions_text(c.max_positions) + ", memory_mask " + enum_text(c.memory_mask) + ", normalization " +
                 enum_text(c.normalization),
-            "window:   " + stated, "forecast: " + forecast_mode(c)};
+            "window:   " + stated,
+            "forecast: " + forecast_mode(c) +
+                (integer_mode(m)
+                     ? ", integer-only (an integer plan of " + std::to_string(m.as<Forecaster>().integer_plan_words()) +
+                           " words; docs/integer-only.md)"
+                     : "")};
 }
 
 ArenaFacts inspect_arena(const LoadedModel& m, const SessionSize& l, MemoryPlan* plan) {
     const ForecasterConfig& c = config(m);
     const size_t window = l.first, horizon = l.second;
-    plan_forecaster_arena(c, window, horizon, plan);
+    if (integer_mode(m))
+        plan_session<IntegerForecastLayout>(c, plan, window, horizon);
+    else
+        plan_forecaster_arena(c, window, horizon, plan);
     ArenaFacts a;
     a.lengths = "window " + std::to_string(window) + ", horizon " + std::to_string(horizon);
     a.longest = "window for horizon " + std::to_string(horizon);
     a.longest_limit = c.max_positions ? c.max_positions : kMaxSequenceLength;
     a.arena_for = arena_for(c, plan_forecaster_arena, horizon);
-    a.line = std::to_string(m.as<Forecaster>().arena_bytes(window, horizon)) + " bytes for window " +
-             std::to_string(window) + ", horizon " + std::to_string(horizon) + " (set with --window, --horizon)";
+    if (integer_mode(m)) {  // its caches are int8 whatever the cache type asked about
+        const LoadedModel* model = &m;
+        a.arena_for = [model, horizon](size_t window, format::CacheType) {
+            return sequence_length_ok(window) ? session_arena(*model, window, horizon) : 0;
+        };
+    }
+    a.line = std::to_string(session_arena(m, window, horizon)) + " bytes for window " + std::to_string(window) +
+             ", horizon " + std::to_string(horizon) + " (set with --window, --horizon)";
     return a;
 }
 
@@ -160,9 +186,7 @@ FamilyDescriptor describe() {
     d.lengths_text = [](const SessionSize& l) {
         return "window " + std::to_string(l.first) + ", horizon " + std::to_string(l.second);
     };
-    d.arena_bytes = [](const LoadedModel& m, const SessionSize& l) {
-        return m.as<Forecaster>().arena_bytes(l.first, l.second);
-    };
+    d.arena_bytes = [](const LoadedModel& m, const SessionSize& l) { return session_arena(m, l.first, l.second); };
     d.inspect_lines = inspect_lines;
     d.inspect_arena = inspect_arena;
     d.header_macros = [](const LoadedModel& m) -> std::vector<HeaderMacro> {

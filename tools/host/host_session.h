@@ -1,6 +1,7 @@
 // A forecaster session on the host: an arena of exactly the size the runtime asks for, and calls that
 // turn runtime errors into ToolError.
 #pragma once
+#include <memory>
 #include <vector>
 
 #include "models/forecaster/forecaster.h"
@@ -9,9 +10,15 @@
 
 namespace ax::tools {
 
+struct IntegerHostSession;  // tools/host/integer_host_session.h
+
 class HostSession {
 public:
-    HostSession(const LoadedModel& model, const Kernels& kernels, size_t max_window, size_t max_horizon);
+    // A model converted with --integer-only runs in the integer-only mode (docs/integer-only.md) unless
+    // `hybrid`: then its int8 weights run through `kernels` as any int8 model's.
+    HostSession(const LoadedModel& model, const Kernels& kernels, size_t max_window, size_t max_horizon,
+                bool hybrid = false);
+    ~HostSession();
 
     // src: src_rows x n_features, tgt: tgt_rows x n_features; returns run_rows(src_rows, tgt_rows) x n_outputs
     // (an encoder-only model reads no tgt).
@@ -23,11 +30,13 @@ public:
     std::vector<float> forecast_recompute(const float* history, size_t rows, size_t horizon,
                                           const float* future = nullptr, size_t future_rows = 0);
 
-    size_t arena_bytes() const { return s_.arena_bytes(); }
+    size_t arena_bytes() const;
+    bool integer_mode() const { return integer_ != nullptr; }
 
 private:
     const LoadedModel& model_;
     SessionInArena<ForecastSession, Forecaster> s_;
+    std::unique_ptr<IntegerHostSession> integer_;
 };
 
 }  // namespace ax::tools

@@ -1,0 +1,34 @@
+// The integer residual step (runtime/integer_kernels.h): both inputs onto the output's int16 scale, each
+// rounded once, then added and saturated.
+#include <cstddef>
+#include <cstdint>
+
+#include "ports/generic/integer_generic.h"
+
+namespace ax::generic {
+
+namespace {
+
+template <typename A, typename Y>
+void add_q(const A* a, fixed::Requant ma, const int8_t* b, fixed::Requant mb, size_t n, Y* y, int32_t lo, int32_t hi) {
+    for (size_t i = 0; i < n; ++i) {
+        const int64_t sum = fixed::requantize(a[i], ma) + fixed::requantize(b[i], mb);
+        y[i] = static_cast<Y>(fixed::clamp_i32(sum, lo, hi));
+    }
+}
+
+}  // namespace
+
+void add_q8_to_q16(const int8_t* a, fixed::Requant ma, const int8_t* b, fixed::Requant mb, size_t n, int16_t* y) {
+    add_q(a, ma, b, mb, n, y, INT16_MIN, INT16_MAX);
+}
+
+void add_q16_q8_to_q16(const int16_t* a, fixed::Requant ma, const int8_t* b, fixed::Requant mb, size_t n, int16_t* y) {
+    add_q(a, ma, b, mb, n, y, INT16_MIN, INT16_MAX);
+}
+
+void add_q8_to_q8(const int8_t* a, fixed::Requant ma, const int8_t* b, fixed::Requant mb, size_t n, int8_t* y) {
+    add_q(a, ma, b, mb, n, y, -128, 127);
+}
+
+}  // namespace ax::generic
