@@ -212,8 +212,7 @@ TEST_CASE("known-future inputs quantized: f16 and int8 stay close to the author'
             tools::HostSession s(*model, *k, c.history.rows, horizon);
             const std::vector<float> got =
                 s.forecast(c.window.data(), c.history.rows, horizon, c.known_rows.data(), horizon - 1);
-            double worst = 0;
-            for (size_t i = 0; i < got.size(); ++i) worst = std::fmax(worst, std::fabs(got[i] - c.forecast.values[i]));
+            const double worst = test::max_abs_error(got, c.forecast.values);
             CHECK(worst <= bound * scale);
         }
     }

@@ -106,8 +106,7 @@ TEST_CASE("TSLib Transformer quantized: f16 and int8 stay close to PyTorch on ev
             tools::HostSession s(*model, *k, c.history.rows, c.forecast.rows);
             const std::vector<float> got =
                 s.forecast(c.window.data(), c.history.rows, c.forecast.rows, c.future.data(), c.forecast.rows);
-            double worst = 0;
-            for (size_t i = 0; i < got.size(); ++i) worst = std::fmax(worst, std::fabs(got[i] - c.forecast.values[i]));
+            const double worst = test::max_abs_error(got, c.forecast.values);
             CHECK(worst <= bound * scale);
         }
     }
