@@ -198,7 +198,7 @@ std::string json_lengths(const tools::FamilyDescriptor& d, const SessionLengths&
 
 int cmd_bench(const Argv& argv) {
     std::set<std::string> options = length_options();
-    options.insert({"runs", "port"});
+    options.insert({"runs", "port", "threads"});
     const Args args(argv, options, {"json", "kernels", "stages"});
     if (args.has("kernels")) {
         std::fputs(tools::run_kernel_bench(args.has("json")).c_str(), stdout);
@@ -209,6 +209,7 @@ int cmd_bench(const Argv& argv) {
     const SessionLengths lengths = session_lengths(*model, args);
     const size_t runs = args.get_size("runs", 20, 1, 100000);
     const Kernels& k = choose_kernels(args);
+    choose_threads(args);
     const Workload w = make_workload(*model, lengths, k);
     const double forward = median_ms(runs, w.forward);
     const double steps = w.steps ? median_ms(runs, w.steps) : -1.0;

@@ -1,0 +1,138 @@
+#include "tools/host/thread_pool.h"
+
+#include <chrono>
+
+namespace ax::tools {
+
+namespace {
+
+constexpr uint64_t kTaskBits = 16;
+constexpr uint64_t kTaskMask = (uint64_t{1} << kTaskBits) - 1;
+// How long an idle worker polls before it sleeps: longer than the gaps between the products of a forward
+// pass, short enough not to hold a core when the application is doing something else.
+constexpr auto kSpin = std::chrono::microseconds(200);
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__) || defined(__arm__)
+    asm volatile("yield");
+#endif
+}
+
+void run_hook(void* ctx, int n_tasks, ParallelTask task, void* arg) {
+    static_cast<ThreadPool*>(ctx)->run(n_tasks, task, arg);
+}
+
+}  // namespace
+
+ThreadPool::ThreadPool(size_t threads) : slots_(new Slot[threads > 1 ? threads : 1]) {
+    for (size_t w = 1; w < threads; ++w) workers_.emplace_back([this, w] { worker_loop(w); });
+}
+
+ThreadPool::~ThreadPool() {
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        stop_.store(true);
+    }
+    wake_.notify_all();
+    for (std::thread& t : workers_) t.join();
+}
+
+ParallelFor ThreadPool::hook() {
+    ParallelFor p;
+    p.run = threads() > 1 ? run_hook : nullptr;
+    p.ctx = this;
+    p.workers = threads();
+    return p;
+}
+
+void ThreadPool::work(size_t w, uint64_t call) {
+    for (size_t i = w; i < static_cast<size_t>(n_tasks_); i += threads()) task_(arg_, static_cast<int>(i));
+    slots_[w].done.store(call, std::memory_order_release);
+}
+
+void ThreadPool::run(int n_tasks, ParallelTask task, void* arg) {
+    if (n_tasks <= 0) return;
+    if (workers_.empty() || n_tasks == 1) {
+        for (int i = 0; i < n_tasks; ++i) task(arg, i);
+        return;
+    }
+    const uint64_t tasks = static_cast<uint64_t>(n_tasks) & kTaskMask;
+    const uint64_t call = (call_.load(std::memory_order_relaxed) >> kTaskBits) + 1;
+    task_ = task;
+    arg_ = arg;
+    n_tasks_ = static_cast<int>(tasks);
+    call_.store(call << kTaskBits | tasks);  // seq_cst: ordered before the sleepers_ read below
+    if (sleepers_.load() > 0) {
+        { std::lock_guard<std::mutex> lock(mutex_); }
+        wake_.notify_all();
+    }
+    work(0, call);
+    const size_t busy = tasks < threads() ? tasks : threads();
+    for (size_t w = 1; w < busy; ++w)
+        while (slots_[w].done.load(std::memory_order_acquire) != call) cpu_relax();
+}
+
+void ThreadPool::worker_loop(size_t w) {
+    uint64_t seen = 0;
+    for (;;) {
+        uint64_t word = call_.load(std::memory_order_acquire);
+        if (word >> kTaskBits == seen) {
+            const auto until = std::chrono::steady_clock::now() + kSpin;
+            for (unsigned i = 1; (word = call_.load(std::memory_order_acquire)) >> kTaskBits == seen; ++i) {
+                if (stop_.load()) return;
+                cpu_relax();
+                if (i % 256 == 0 && std::chrono::steady_clock::now() > until) {
+                    std::unique_lock<std::mutex> lock(mutex_);
+                    sleepers_.fetch_add(1);
+                    wake_.wait(lock, [&] { return stop_.load() || call_.load() >> kTaskBits != seen; });
+                    sleepers_.fetch_sub(1);
+                }
+            }
+        }
+        if (stop_.load()) return;
+        seen = word >> kTaskBits;
+        if (w < (word & kTaskMask)) work(w, seen);
+    }
+}
+
+namespace {
+
+std::unique_ptr<ThreadPool>& host_pool() {
+    static std::unique_ptr<ThreadPool> pool;
+    return pool;
+}
+
+}  // namespace
+
+void set_host_threads(size_t threads) {
+    if (threads <= 1) {
+        host_pool().reset();
+        return;
+    }
+    if (host_pool() && host_pool()->threads() == threads) return;
+    host_pool() = std::make_unique<ThreadPool>(threads);
+}
+
+size_t host_threads() { return host_pool() ? host_pool()->threads() : 1; }
+
+namespace {
+
+std::unique_ptr<ParallelFor>& host_hook() {
+    static std::unique_ptr<ParallelFor> hook;
+    return hook;
+}
+
+}  // namespace
+
+void set_host_hook(const ParallelFor* hook) {
+    host_hook() = hook ? std::make_unique<ParallelFor>(*hook) : nullptr;
+}
+
+ParallelFor host_parallel() {
+    if (host_hook()) return *host_hook();
+    return host_pool() ? host_pool()->hook() : ParallelFor{};
+}
+
+}  // namespace ax::tools
