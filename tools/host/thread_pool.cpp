@@ -126,9 +126,7 @@ std::unique_ptr<ParallelFor>& host_hook() {
 
 }  // namespace
 
-void set_host_hook(const ParallelFor* hook) {
-    host_hook() = hook ? std::make_unique<ParallelFor>(*hook) : nullptr;
-}
+void set_host_hook(const ParallelFor* hook) { host_hook() = hook ? std::make_unique<ParallelFor>(*hook) : nullptr; }
 
 ParallelFor host_parallel() {
     if (host_hook()) return *host_hook();
