@@ -103,7 +103,7 @@ void decoder_tile_forward(const Kernels& k, const LayerOptions& o, const Decoder
         project_into_cache(k, p, d, d, in, n, self_cache.key, self_cache.key_scale, self_cache.type, first, s);
         project_into_cache(k, p, 2 * d, d, in, n, self_cache.value, self_cache.value_scale, self_cache.type, first, s);
         const AttentionInput a = cache_attention(s.q, self_cache, d, n, first + n, first, true, self_valid);
-        attend(k, a, o.nhead, head_dim, s.scores, s.att);
+        attend(k, a, o.nhead, head_dim, s.scores, s.att, 0, &s.split.parallel);
         linear_forward(k, w.self_attn.out_proj, s.att, n, s.tmp, s.quant, &s.split);
         add_residual(k, o, w.norm1, x, n, s);
     }
@@ -111,7 +111,7 @@ void decoder_tile_forward(const Kernels& k, const LayerOptions& o, const Decoder
         const float* in = sublayer_input(k, o, w.norm2, x, n, s);
         linear_forward(k, w.cross_attn.in_proj.slice(0, d), in, n, s.q, s.quant, &s.split);
         const AttentionInput a = cache_attention(s.q, cross, d, n, mem_rows, first, memory_causal, memory_valid);
-        attend(k, a, o.nhead, head_dim, s.scores, s.att);
+        attend(k, a, o.nhead, head_dim, s.scores, s.att, 0, &s.split.parallel);
         linear_forward(k, w.cross_attn.out_proj, s.att, n, s.tmp, s.quant, &s.split);
         add_residual(k, o, w.norm2, x, n, s);
     }
@@ -263,7 +263,7 @@ void encoder_layer_forward(const Kernels& k, const LayerOptions& o, const Encode
             const size_t n = min_of(q_tile, rows - r);
             project(k, p.slice(col, head_dim), input(r, n), n, s.q, s);
             const AttentionInput a{s.q, head_dim, s.head_k, s.head_v, head_dim, n, rows, r, causal, key_valid};
-            attend(k, a, 1, head_dim, s.scores, s.att + r * d + col, d);
+            attend(k, a, 1, head_dim, s.scores, s.att + r * d + col, d, &s.split.parallel);
         }
     }
     // Output projection and residual, then the feed-forward sublayer, a tile of rows at a time.
