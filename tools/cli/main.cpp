@@ -54,7 +54,7 @@ const Command kCommands[] = {
      "how far a model's outputs are from another conversion (--against) or from PyTorch's (--expected)", true},
     {"bench", ax::cli::cmd_bench,
      "bench MODEL.axm [--window S --horizon H | --src-len S --tgt-len T | --max-len L] [--runs N] [--json] [--stages] "
-     "[--port P] [--threads N]  |  bench --kernels [--json]",
+     "[--port P] [--threads N|N,M,...]  |  bench --kernels [--json]",
      "time a model's passes (or every kernel of each port) on this machine", false},
     {"translate", ax::cli::cmd_translate,
      "translate SEQ2SEQ.axm --tokens \"5 17 9 2\" [--bos ID] [--eos ID|none] [--pad ID|none] [--max-len N] [--port P]",

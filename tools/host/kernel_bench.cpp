@@ -338,7 +338,8 @@ void bench_linear(const Kernels& k, const Peak& peak, std::vector<Row>& rows) {
         auto add = [&](const Timing& t, const char* unit, bool float_fma) {
             Row r{k.name, t.kernel, shape_text(s), unit, t.ns, ops / t.ns};
             if (float_fma && float_peak(peak, k.name) > 0) r.peak_fraction = r.rate / float_peak(peak, k.name);
-            if (float_fma && peak.valid && !uses_wide_fma(peak, k.name)) r.theory_fraction = r.rate / peak.theory_gflops;
+            if (float_fma && peak.valid && !uses_wide_fma(peak, k.name))
+                r.theory_fraction = r.rate / peak.theory_gflops;
             rows.push_back(r);
         };
         add(time_entry<&Kernels::linear_f32>(k, x.data(), s.rows, s.in, w.data(), bias.data(), s.out, y.data()),
@@ -449,7 +450,8 @@ std::string to_text(const Peak& peak, const std::vector<Row>& rows, const std::v
         t += "AVX2 FMA peak: not measured (not x86-64, or no AVX2+FMA on this CPU)\n";
     }
     if (peak.wide_gflops > 0)
-        t += std::string(peak.wide_name) + " FMA peak, measured:" + std::string(peak.wide_name[0] == 'N' ? 12 : 9, ' ') +
+        t += std::string(peak.wide_name) +
+             " FMA peak, measured:" + std::string(peak.wide_name[0] == 'N' ? 12 : 9, ' ') +
              fmt("%.1f", peak.wide_gflops) + " GFLOP/s (" +
              (peak.valid ? fmt("%.1f", peak.wide_gflops / peak.clock_ghz) + " flops/cycle at that clock)\n"
                          : std::string("12 independent FMA chains)\n"));

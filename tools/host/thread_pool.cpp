@@ -10,7 +10,7 @@ constexpr uint64_t kTaskBits = 16;
 constexpr uint64_t kTaskMask = (uint64_t{1} << kTaskBits) - 1;
 // How long an idle worker polls before it sleeps: longer than the gaps between the products of a forward
 // pass, short enough not to hold a core when the application is doing something else.
-constexpr auto kSpin = std::chrono::microseconds(200);
+constexpr auto kSpin = std::chrono::microseconds(100);
 
 inline void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -26,8 +26,8 @@ void run_hook(void* ctx, int n_tasks, ParallelTask task, void* arg) {
 
 }  // namespace
 
-ThreadPool::ThreadPool(size_t threads) : slots_(new Slot[threads > 1 ? threads : 1]) {
-    for (size_t w = 1; w < threads; ++w) workers_.emplace_back([this, w] { worker_loop(w); });
+ThreadPool::ThreadPool(size_t threads) {
+    for (size_t w = 1; w < threads; ++w) workers_.emplace_back([this] { worker_loop(); });
 }
 
 ThreadPool::~ThreadPool() {
@@ -47,53 +47,65 @@ ParallelFor ThreadPool::hook() {
     return p;
 }
 
-void ThreadPool::work(size_t w, uint64_t call) {
-    for (size_t i = w; i < static_cast<size_t>(n_tasks_); i += threads()) task_(arg_, static_cast<int>(i));
-    slots_[w].done.store(call, std::memory_order_release);
+void ThreadPool::work(uint64_t call) {
+    const ParallelTask task = task_.load();
+    void* const arg = arg_.load();
+    const uint64_t n = static_cast<uint64_t>(n_tasks_.load());
+    for (;;) {
+        uint64_t word = claim_.load();
+        do {
+            if (word >> kTaskBits != call || (word & kTaskMask) >= n) return;  // another call, or none left
+        } while (!claim_.compare_exchange_weak(word, word + 1));
+        task(arg, static_cast<int>(word & kTaskMask));
+        finished_.fetch_add(1);
+    }
 }
 
 void ThreadPool::run(int n_tasks, ParallelTask task, void* arg) {
     if (n_tasks <= 0) return;
-    if (workers_.empty() || n_tasks == 1) {
+    if (workers_.empty() || n_tasks == 1 || static_cast<uint64_t>(n_tasks) > kTaskMask) {
         for (int i = 0; i < n_tasks; ++i) task(arg, i);
         return;
     }
-    const uint64_t tasks = static_cast<uint64_t>(n_tasks) & kTaskMask;
-    const uint64_t call = (call_.load(std::memory_order_relaxed) >> kTaskBits) + 1;
-    task_ = task;
-    arg_ = arg;
-    n_tasks_ = static_cast<int>(tasks);
-    call_.store(call << kTaskBits | tasks);  // seq_cst: ordered before the sleepers_ read below
+    const uint64_t call = ++calls_;
+    claim_.store(call << kTaskBits);  // first: closes the previous call to late workers
+    task_.store(task);
+    arg_.store(arg);
+    n_tasks_.store(n_tasks);
+    finished_.store(0);
+    published_.store(call);
     if (sleepers_.load() > 0) {
         { std::lock_guard<std::mutex> lock(mutex_); }
         wake_.notify_all();
     }
-    work(0, call);
-    const size_t busy = tasks < threads() ? tasks : threads();
-    for (size_t w = 1; w < busy; ++w)
-        while (slots_[w].done.load(std::memory_order_acquire) != call) cpu_relax();
+    work(call);
+    // Only tasks another thread is running are left: wait for them, giving the core up now and then in case
+    // that thread is waiting for it.
+    for (unsigned i = 1; finished_.load() < n_tasks; ++i) {
+        cpu_relax();
+        if (i % 1024 == 0) std::this_thread::yield();
+    }
 }
 
-void ThreadPool::worker_loop(size_t w) {
+void ThreadPool::worker_loop() {
     uint64_t seen = 0;
     for (;;) {
-        uint64_t word = call_.load(std::memory_order_acquire);
-        if (word >> kTaskBits == seen) {
+        if (published_.load() == seen) {
             const auto until = std::chrono::steady_clock::now() + kSpin;
-            for (unsigned i = 1; (word = call_.load(std::memory_order_acquire)) >> kTaskBits == seen; ++i) {
+            for (unsigned i = 1; published_.load() == seen; ++i) {
                 if (stop_.load()) return;
                 cpu_relax();
                 if (i % 256 == 0 && std::chrono::steady_clock::now() > until) {
                     std::unique_lock<std::mutex> lock(mutex_);
                     sleepers_.fetch_add(1);
-                    wake_.wait(lock, [&] { return stop_.load() || call_.load() >> kTaskBits != seen; });
+                    wake_.wait(lock, [&] { return stop_.load() || published_.load() != seen; });
                     sleepers_.fetch_sub(1);
                 }
             }
         }
         if (stop_.load()) return;
-        seen = word >> kTaskBits;
-        if (w < (word & kTaskMask)) work(w, seen);
+        seen = published_.load();
+        work(seen);
     }
 }
 

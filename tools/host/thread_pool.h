@@ -1,6 +1,8 @@
 // The host's parallel-for (runtime/parallel.h): a small pool of threads that runs a session's tasks. The
-// calling thread takes part as worker 0; worker w runs tasks w, w + threads, ... of each call. Idle workers
-// spin briefly (the tasks of one forward pass come microseconds apart) and then sleep.
+// calling thread takes part: every thread claims the next task of the call until none is left, so a worker
+// the OS has not scheduled yet costs nothing (the others take its share) and the caller only ever waits for
+// tasks already running. Idle workers poll briefly (the tasks of one forward pass come microseconds apart)
+// and then sleep.
 #pragma once
 #include <atomic>
 #include <condition_variable>
@@ -29,19 +31,19 @@ public:
     void run(int n_tasks, ParallelTask task, void* arg);
 
 private:
-    struct alignas(64) Slot {
-        std::atomic<uint64_t> done{0};  // the last call this worker finished its tasks of
-    };
-    void work(size_t w, uint64_t call);
-    void worker_loop(size_t w);
+    void work(uint64_t call);
+    void worker_loop();
 
-    // The current call: its number and task count in one word, so that a worker that has no task in it never
-    // reads the other fields (which the next call may be writing).
-    std::atomic<uint64_t> call_{0};  // (call number << 16) | n_tasks
-    ParallelTask task_ = nullptr;
-    void* arg_ = nullptr;
-    int n_tasks_ = 0;
-    std::unique_ptr<Slot[]> slots_;
+    // The current call. claim_ holds the call's number and its next unclaimed task, (call << 16) | task: a
+    // worker late for a call cannot claim a task of the next one. The fields are atomics because such a
+    // worker may read them while the next call writes them; its claim then fails and it uses none of them.
+    uint64_t calls_ = 0;  // the caller's count
+    std::atomic<uint64_t> claim_{0};
+    std::atomic<uint64_t> published_{0};  // the number of the call workers should join
+    std::atomic<ParallelTask> task_{nullptr};
+    std::atomic<void*> arg_{nullptr};
+    std::atomic<int> n_tasks_{0};
+    std::atomic<int> finished_{0};
     std::atomic<int> sleepers_{0};
     std::atomic<bool> stop_{false};
     std::mutex mutex_;
