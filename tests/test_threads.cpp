@@ -7,7 +7,7 @@
 
 #include <cmath>
 #include <cstring>
-#include <functional>
+#include <utility>
 #include <vector>
 
 #include "models/forecaster/forecaster.h"
@@ -99,12 +99,6 @@ bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
     return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
 }
 
-// The split ways every fixture runs besides one thread, each as the host's hook.
-struct Way {
-    const char* name;
-    std::function<ParallelFor()> hook;
-};
-
 void check_every_way(const std::string& dir, format::DType dtype, format::CacheType kv) {
     std::vector<uint8_t> bytes;
     try {
@@ -126,7 +120,11 @@ void check_every_way(const std::string& dir, format::DType dtype, format::CacheT
             INFO(dir << " " << k->name << " " << threads << " threads");
             CHECK(same_bits(outputs(*m, *k), single));
         }
-        for (auto [name, fn] : {std::pair{"reverse", reverse_hook}, std::pair{"calling thread", inline_hook}}) {
+        const std::pair<const char*, ParallelForFn> hooks[] = {{"reverse", reverse_hook},
+                                                               {"calling thread", inline_hook}};
+        for (const auto& hook : hooks) {
+            const char* name = hook.first;
+            const ParallelForFn fn = hook.second;
             ParallelFor p;
             p.run = fn;
             p.workers = 3;
@@ -142,12 +140,23 @@ void check_every_way(const std::string& dir, format::DType dtype, format::CacheT
 }
 
 const char* const kFixtures[] = {
-    "forecaster/odd_sizes",           "forecaster/post_relu_tril",         "forecaster/pre_gelu_none_final",
-    "forecaster/multi_out",           "forecaster/seed_stray_layers",      "forecaster/window48",
-    "forecaster_covariates/tutorial", "forecaster_onepass/informer_zeros", "forecaster_onepass/patchtst_revin",
-    "forecaster_onepass/mean_mlp",    "forecaster_onepass/transam",        "seq2seq/tutorial",
-    "seq2seq/learned_pre_gelu",       "classifier/cls_first_norm",         "classifier/decoder_start",
-    "tvae/post_relu_pe",              "tvae/pre_gelu_norms",
+    "forecaster/odd_sizes",
+    "forecaster/post_relu_tril",
+    "forecaster/pre_gelu_none_final",
+    "forecaster/multi_out",
+    "forecaster/seed_stray_layers",
+    "forecaster/window48",
+    "forecaster_covariates/tutorial",
+    "forecaster_onepass/informer_zeros",
+    "forecaster_onepass/patchtst_revin",
+    "forecaster_onepass/mean_mlp",
+    "forecaster_onepass/transam",
+    "seq2seq/tutorial",
+    "seq2seq/learned_pre_gelu",
+    "classifier/cls_first_norm",
+    "classifier/decoder_start",
+    "tvae/post_relu_pe",
+    "tvae/pre_gelu_norms",
 };
 
 }  // namespace
