@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "ports/ports.h"
@@ -117,6 +118,11 @@ struct Peak {
     // FMAs on ARM (the neon port's). 0: none.
     double wide_gflops = 0;
     const char* wide_name = nullptr;  // "AVX-512", "NEON"
+    // The AVX2 FMA loop on every hardware thread at once, total: the most a session's threads can gain on
+    // this machine as it is now (cores shared with other processes, or SMT siblings, give less than
+    // threads x fma_gflops). 0: not measured (one hardware thread).
+    unsigned threads = 1;
+    double fma_all_threads_gflops = 0;
 };
 
 // Whether a port's float products run on the wide FMAs: "avx512" (ZMM) and "neon"; "avx512-256" keeps the
@@ -260,6 +266,21 @@ Peak measure_peak() {
     volatile long msink = 0;
     const double madd_ns = median_ns([&] { msink = msink + madd_loop(madd_iterations); });
     p.madd_gops = static_cast<double>(madd_iterations) * 12 * 16 * 2 / madd_ns;
+    p.threads = std::thread::hardware_concurrency();
+    if (p.threads > 1) {
+        // Each thread runs the same loop; the wall time of the slowest counts (median of 5 rounds).
+        static volatile long all_iterations = 4000000;  // about 6 ms a thread: thread start-up is noise
+        std::vector<double> ns;
+        for (int round = 0; round < 5; ++round) {
+            const Clock::time_point t0 = Clock::now();
+            std::vector<std::thread> team;
+            for (unsigned t = 0; t < p.threads; ++t) team.emplace_back([&] { sink = sink + fma_loop(all_iterations); });
+            for (std::thread& t : team) t.join();
+            ns.push_back(seconds_since(t0) * 1e9);
+        }
+        std::sort(ns.begin(), ns.end());
+        p.fma_all_threads_gflops = static_cast<double>(all_iterations) * p.threads * 12 * 8 * 2 / ns[ns.size() / 2];
+    }
     if (avx512_kernels() != nullptr) {  // the CPU has AVX-512 (F, BW, DQ, VL, VNNI)
         const double ns = median_ns([&] { sink = sink + fma512_loop(fma_iterations); });
         p.wide_gflops = static_cast<double>(fma_iterations) * 12 * 16 * 2 / ns;
@@ -449,6 +470,11 @@ std::string to_text(const Peak& peak, const std::vector<Row>& rows, const std::v
     } else {
         t += "AVX2 FMA peak: not measured (not x86-64, or no AVX2+FMA on this CPU)\n";
     }
+    if (peak.fma_all_threads_gflops > 0)
+        t += "AVX2 FMA on all " + std::to_string(peak.threads) +
+             " threads at once:   " + fmt("%.1f", peak.fma_all_threads_gflops) + " GFLOP/s (" +
+             fmt("%.2f", peak.fma_all_threads_gflops / peak.fma_gflops) +
+             "x one thread: the most --threads can gain on this machine now)\n";
     if (peak.wide_gflops > 0)
         t += std::string(peak.wide_name) +
              " FMA peak, measured:" + std::string(peak.wide_name[0] == 'N' ? 12 : 9, ' ') +
@@ -494,7 +520,10 @@ std::string to_json(const Peak& peak, const std::vector<Row>& rows, const std::v
         j += "{\"clock_ghz\": " + fmt("%.4f", peak.clock_ghz) +
              ", \"fma_gflops_measured\": " + fmt("%.3f", peak.fma_gflops) +
              ", \"fma_gflops_theoretical\": " + fmt("%.3f", peak.theory_gflops) +
-             ", \"madd_gops_measured\": " + fmt("%.3f", peak.madd_gops) + ", \"wide_fma_gflops_measured\": " +
+             ", \"madd_gops_measured\": " + fmt("%.3f", peak.madd_gops) +
+             ", \"threads\": " + std::to_string(peak.threads) +
+             ", \"fma_all_threads_gflops_measured\": " + fmt("%.3f", peak.fma_all_threads_gflops) +
+             ", \"wide_fma_gflops_measured\": " +
              (peak.wide_gflops > 0 ? fmt("%.3f", peak.wide_gflops) + ", \"wide_fma\": " + json_string(peak.wide_name)
                                    : std::string("null")) +
              "}";
