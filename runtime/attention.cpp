@@ -7,7 +7,7 @@ namespace ax {
 namespace {
 
 // Below this many multiply-adds (scores and weighted values) a task does not pay for its hand-off.
-constexpr uint64_t kMinTaskMacs = uint64_t{1} << 17;
+constexpr uint64_t kMinTaskMacs = uint64_t{1} << 20;
 
 // attention_rows_f32 over work items (head, group of rows), split into contiguous ranges of items.
 struct RowsJob {

@@ -71,8 +71,9 @@ bool linear_split_forward(const Kernels& k, const Linear& layer, const float* x,
     if (rows > 1 && (split.scratch == nullptr || rows > split.scratch_rows)) return false;
     const size_t units = (layer.out + LinearSplit::kColumnUnit - 1) / LinearSplit::kColumnUnit;
     const uint64_t macs = uint64_t{rows} * layer.in * layer.out;
-    const uint64_t min_task =
-        split.parallel.min_task_macs > 0 ? split.parallel.min_task_macs : LinearSplit::kMinTaskMacs;
+    const uint64_t min_task = split.parallel.min_task_macs > 0   ? split.parallel.min_task_macs
+                              : layer.dtype == format::DType::i8 ? LinearSplit::kMinTaskMacsI8
+                                                                 : LinearSplit::kMinTaskMacs;
     uint64_t tasks = macs / min_task;
     if (tasks > split.parallel.workers) tasks = split.parallel.workers;
     if (tasks > units) tasks = units;

@@ -83,7 +83,7 @@ void ThreadPool::run(int n_tasks, ParallelTask task, void* arg) {
     // that thread is waiting for it.
     for (unsigned i = 1; finished_.load() < n_tasks; ++i) {
         cpu_relax();
-        if (i % 1024 == 0) std::this_thread::yield();
+        if (i % 64 == 0) std::this_thread::yield();
     }
 }
 
@@ -95,6 +95,9 @@ void ThreadPool::worker_loop() {
             for (unsigned i = 1; published_.load() == seen; ++i) {
                 if (stop_.load()) return;
                 cpu_relax();
+                // Now and then give the core up: on a machine with more runnable threads than cores, the
+                // thread this one waits for may be queued behind it.
+                if (i % 64 == 0) std::this_thread::yield();
                 if (i % 256 == 0 && std::chrono::steady_clock::now() > until) {
                     std::unique_lock<std::mutex> lock(mutex_);
                     sleepers_.fetch_add(1);
