@@ -8,6 +8,8 @@ namespace {
 
 // Below this many multiply-adds (scores and weighted values) a task does not pay for its hand-off.
 constexpr uint64_t kMinTaskMacs = uint64_t{1} << 20;
+// Tasks per call at most (a flag each on the stack, which a microcontroller's budget counts).
+constexpr size_t kMaxRowsTasks = 16;
 
 // attention_rows_f32 over work items (head, group of rows), split into contiguous ranges of items.
 struct RowsJob {
@@ -16,7 +18,7 @@ struct RowsJob {
     size_t head_dim, stride, chunks, items, tasks;  // chunks per head; items = nhead * chunks
     float scale;
     float* out;
-    bool refused[64];  // per task: the port left the shape to the other kernels
+    bool refused[kMaxRowsTasks];  // per task: the port left the shape to the other kernels
 };
 
 void rows_task(void* arg, int index) {
@@ -51,7 +53,7 @@ bool attend_rows_split(const Kernels& k, const AttentionInput& in, size_t nhead,
     const uint64_t min_task = parallel.min_task_macs > 0 ? parallel.min_task_macs : kMinTaskMacs;
     uint64_t tasks = macs / min_task;
     if (tasks > parallel.workers) tasks = parallel.workers;
-    if (tasks > 64) tasks = 64;
+    if (tasks > kMaxRowsTasks) tasks = kMaxRowsTasks;
     const size_t chunks = full_groups == 0 ? 1 : (full_groups < tasks ? full_groups : static_cast<size_t>(tasks));
     const size_t items = nhead * chunks;
     if (tasks > items) tasks = items;
