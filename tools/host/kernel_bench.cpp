@@ -138,72 +138,43 @@ double float_peak(const Peak& peak, const std::string& port) {
 }
 
 #if defined(AX_BENCH_X86)
-// 12 independent accumulators, more than FMA latency x FMA units on any AVX2 core, so the FMA units never
-// wait: flops = iterations * 12 * 8 * 2.
-__attribute__((target("avx2,fma"))) float fma_loop(long iterations) {
-    const __m256 m = _mm256_set1_ps(0.999999f), c = _mm256_set1_ps(1e-6f);
-    __m256 a0 = _mm256_set1_ps(1.00f), a1 = _mm256_set1_ps(1.01f), a2 = _mm256_set1_ps(1.02f),
-           a3 = _mm256_set1_ps(1.03f), a4 = _mm256_set1_ps(1.04f), a5 = _mm256_set1_ps(1.05f),
-           a6 = _mm256_set1_ps(1.06f), a7 = _mm256_set1_ps(1.07f), a8 = _mm256_set1_ps(1.08f),
-           a9 = _mm256_set1_ps(1.09f), a10 = _mm256_set1_ps(1.10f), a11 = _mm256_set1_ps(1.11f);
-    for (long i = 0; i < iterations; ++i) {
-        a0 = _mm256_fmadd_ps(a0, m, c);
-        a1 = _mm256_fmadd_ps(a1, m, c);
-        a2 = _mm256_fmadd_ps(a2, m, c);
-        a3 = _mm256_fmadd_ps(a3, m, c);
-        a4 = _mm256_fmadd_ps(a4, m, c);
-        a5 = _mm256_fmadd_ps(a5, m, c);
-        a6 = _mm256_fmadd_ps(a6, m, c);
-        a7 = _mm256_fmadd_ps(a7, m, c);
-        a8 = _mm256_fmadd_ps(a8, m, c);
-        a9 = _mm256_fmadd_ps(a9, m, c);
-        a10 = _mm256_fmadd_ps(a10, m, c);
-        a11 = _mm256_fmadd_ps(a11, m, c);
-        // Opaque to the optimiser (no instruction): it may neither fold a chain that reaches a fixed point
-        // nor merge chains, so the loop runs exactly 12 FMAs per iteration.
-        __asm__(""
-                : "+x"(a0), "+x"(a1), "+x"(a2), "+x"(a3), "+x"(a4), "+x"(a5), "+x"(a6), "+x"(a7), "+x"(a8), "+x"(a9),
-                  "+x"(a10), "+x"(a11));
-    }
-    const __m256 s = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3)),
-                                                 _mm256_add_ps(_mm256_add_ps(a4, a5), _mm256_add_ps(a6, a7))),
-                                   _mm256_add_ps(_mm256_add_ps(a8, a9), _mm256_add_ps(a10, a11)));
-    alignas(32) float out[8];
-    _mm256_store_ps(out, s);
+// 12 independent accumulators, more than FMA latency x FMA units on any AVX2 or AVX-512 core, so the FMA
+// units never wait. The asm statement is opaque to the optimiser (no instruction): it may neither fold a
+// chain that reaches a fixed point nor merge chains, so the loop runs exactly 12 FMAs per iteration.
+// V: the vector type; P: its intrinsics' prefix (_mm256, _mm512); R: the asm register constraint.
+#define AX_FMA_CHAINS(V, P, R)                                                                              \
+    const V m = P##_set1_ps(0.999999f), c = P##_set1_ps(1e-6f);                                             \
+    V a0 = P##_set1_ps(1.00f), a1 = P##_set1_ps(1.01f), a2 = P##_set1_ps(1.02f), a3 = P##_set1_ps(1.03f),   \
+      a4 = P##_set1_ps(1.04f), a5 = P##_set1_ps(1.05f), a6 = P##_set1_ps(1.06f), a7 = P##_set1_ps(1.07f),   \
+      a8 = P##_set1_ps(1.08f), a9 = P##_set1_ps(1.09f), a10 = P##_set1_ps(1.10f), a11 = P##_set1_ps(1.11f); \
+    for (long i = 0; i < iterations; ++i) {                                                                 \
+        a0 = P##_fmadd_ps(a0, m, c);                                                                        \
+        a1 = P##_fmadd_ps(a1, m, c);                                                                        \
+        a2 = P##_fmadd_ps(a2, m, c);                                                                        \
+        a3 = P##_fmadd_ps(a3, m, c);                                                                        \
+        a4 = P##_fmadd_ps(a4, m, c);                                                                        \
+        a5 = P##_fmadd_ps(a5, m, c);                                                                        \
+        a6 = P##_fmadd_ps(a6, m, c);                                                                        \
+        a7 = P##_fmadd_ps(a7, m, c);                                                                        \
+        a8 = P##_fmadd_ps(a8, m, c);                                                                        \
+        a9 = P##_fmadd_ps(a9, m, c);                                                                        \
+        a10 = P##_fmadd_ps(a10, m, c);                                                                      \
+        a11 = P##_fmadd_ps(a11, m, c);                                                                      \
+        __asm__("" : R(a0), R(a1), R(a2), R(a3), R(a4), R(a5), R(a6), R(a7), R(a8), R(a9), R(a10), R(a11)); \
+    }                                                                                                       \
+    const V s = P##_add_ps(P##_add_ps(P##_add_ps(P##_add_ps(a0, a1), P##_add_ps(a2, a3)),                   \
+                                      P##_add_ps(P##_add_ps(a4, a5), P##_add_ps(a6, a7))),                  \
+                           P##_add_ps(P##_add_ps(a8, a9), P##_add_ps(a10, a11)));                           \
+    alignas(64) float out[sizeof(V) / sizeof(float)];                                                       \
+    P##_store_ps(out, s);                                                                                   \
     return out[0];
-}
+
+// flops = iterations * 12 * 8 * 2.
+__attribute__((target("avx2,fma"))) float fma_loop(long iterations) { AX_FMA_CHAINS(__m256, _mm256, "+x") }
 
 // The same with 512-bit registers: flops = iterations * 12 * 16 * 2. Only called on a CPU with AVX-512F.
-__attribute__((target("avx512f"))) float fma512_loop(long iterations) {
-    const __m512 m = _mm512_set1_ps(0.999999f), c = _mm512_set1_ps(1e-6f);
-    __m512 a0 = _mm512_set1_ps(1.00f), a1 = _mm512_set1_ps(1.01f), a2 = _mm512_set1_ps(1.02f),
-           a3 = _mm512_set1_ps(1.03f), a4 = _mm512_set1_ps(1.04f), a5 = _mm512_set1_ps(1.05f),
-           a6 = _mm512_set1_ps(1.06f), a7 = _mm512_set1_ps(1.07f), a8 = _mm512_set1_ps(1.08f),
-           a9 = _mm512_set1_ps(1.09f), a10 = _mm512_set1_ps(1.10f), a11 = _mm512_set1_ps(1.11f);
-    for (long i = 0; i < iterations; ++i) {
-        a0 = _mm512_fmadd_ps(a0, m, c);
-        a1 = _mm512_fmadd_ps(a1, m, c);
-        a2 = _mm512_fmadd_ps(a2, m, c);
-        a3 = _mm512_fmadd_ps(a3, m, c);
-        a4 = _mm512_fmadd_ps(a4, m, c);
-        a5 = _mm512_fmadd_ps(a5, m, c);
-        a6 = _mm512_fmadd_ps(a6, m, c);
-        a7 = _mm512_fmadd_ps(a7, m, c);
-        a8 = _mm512_fmadd_ps(a8, m, c);
-        a9 = _mm512_fmadd_ps(a9, m, c);
-        a10 = _mm512_fmadd_ps(a10, m, c);
-        a11 = _mm512_fmadd_ps(a11, m, c);
-        __asm__(""
-                : "+v"(a0), "+v"(a1), "+v"(a2), "+v"(a3), "+v"(a4), "+v"(a5), "+v"(a6), "+v"(a7), "+v"(a8), "+v"(a9),
-                  "+v"(a10), "+v"(a11));
-    }
-    const __m512 s = _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(_mm512_add_ps(a0, a1), _mm512_add_ps(a2, a3)),
-                                                 _mm512_add_ps(_mm512_add_ps(a4, a5), _mm512_add_ps(a6, a7))),
-                                   _mm512_add_ps(_mm512_add_ps(a8, a9), _mm512_add_ps(a10, a11)));
-    alignas(64) float out[16];
-    _mm512_store_ps(out, s);
-    return out[0];
-}
+__attribute__((target("avx512f"))) float fma512_loop(long iterations) { AX_FMA_CHAINS(__m512, _mm512, "+v") }
+#undef AX_FMA_CHAINS
 
 // The int8 product's inner step on plain AVX2 (ports/avx2/linear_i8_packed.h): acc += madd(x, w), with
 // 12 independent accumulators; ops = iterations * 12 * 16 * 2. No exact int8 product on AVX2 needs fewer
