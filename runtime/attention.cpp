@@ -7,7 +7,7 @@ namespace ax {
 namespace {
 
 // Below this many multiply-adds (scores and weighted values) a task does not pay for its hand-off.
-constexpr uint64_t kMinTaskMacs = uint64_t{1} << 20;
+constexpr uint64_t kMinTaskMacs = uint64_t{1} << 18;
 // Tasks per call at most (a flag each on the stack, which a microcontroller's budget counts).
 constexpr size_t kMaxRowsTasks = 16;
 
