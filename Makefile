@@ -4,7 +4,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all cli build deps format format-check test test-host test-sanitize test-cross test-firmware firmware size stack insn insn-bench fuzz mutate demo clean
+.PHONY: all cli build deps format format-check test test-host test-sanitize test-cross test-firmware firmware size stack insn insn-bench bench-mcu fuzz mutate demo clean
 
 all: cli
 
@@ -109,7 +109,8 @@ FIRMWARE_TESTS ?=
 FIRMWARE_STACK_BUDGET ?=
 FIRMWARE_DIR = $(BUILD)/firmware
 
-# $(call firmware_build,BOARDS,TARGET): configure and build each board's tree (TARGET empty: everything).
+# $(call firmware_build,BOARDS,TARGETS,CMAKE_OPTIONS): configure (with CMAKE_OPTIONS, if any) and build each
+# board's tree (TARGETS empty: everything).
 define firmware_build
 	@for board in $(1); do \
 		echo "firmware: $$board"; \
@@ -120,7 +121,7 @@ define firmware_build
 			-DAUSPEX_EXAMPLE_WINDOW="$(FIRMWARE_WINDOW)" -DAUSPEX_EXAMPLE_HORIZON="$(FIRMWARE_HORIZON)" \
 			-DAUSPEX_EXAMPLE_CONVERT="$(FIRMWARE_CONVERT)" -DAUSPEX_FIRMWARE_STACK_SIZE="$(FIRMWARE_STACK)" \
 			-DAUSPEX_FIRMWARE_TESTS="$(FIRMWARE_TESTS)" -DAUSPEX_STACK_BUDGET="$(FIRMWARE_STACK_BUDGET)" \
-			-DAUSPEX_HOST_AUSPEX=$(abspath $(BUILD))/auspex >/dev/null || exit 1; \
+			-DAUSPEX_HOST_AUSPEX=$(abspath $(BUILD))/auspex $(3) >/dev/null || exit 1; \
 		cmake --build $(FIRMWARE_DIR)/$$board -j $(JOBS) $(if $(2),--target $(2)) || exit 1; \
 	done
 endef
@@ -234,6 +235,32 @@ define write_insn_doc
 	@$(if $(insn_custom),echo "docs/instruction-counts.md not rewritten: it shows the default boards and targets", \
 		python3 tools/docs/generated.py write docs/instruction-counts.md $(1) $(2))
 endef
+
+# The Cortex-M int8 products against CMSIS-NN (not part of make test; docs/instruction-counts.md): make insn's
+# per-kernel and per-forecast table on each board of BENCH_MCU_BOARDS, then the mcu port's linear_i8 on fixed
+# shapes (ports/cortex-m/bench/), beside CMSIS-NN's kernels when CMSIS_NN_DIR names a CMSIS-NN source tree
+# (compiled from there at build time, for measuring only). Report: $(BUILD)/bench-mcu/bench-mcu.md; a run with
+# CMSIS_NN_DIR on the default boards also rewrites the side-by-side block of docs/instruction-counts.md.
+BENCH_MCU_DEFAULT_BOARDS := mps2-an386 mps2-an500 mps3-an547
+BENCH_MCU_BOARDS ?= $(BENCH_MCU_DEFAULT_BOARDS)
+CMSIS_NN_DIR ?=
+BENCH_MCU_DIR = $(BUILD)/bench-mcu
+bench_mcu_cmsis = $(if $(CMSIS_NN_DIR),$(abspath $(CMSIS_NN_DIR)))
+bench_mcu_custom = $(strip $(filter-out $(BENCH_MCU_BOARDS),$(BENCH_MCU_DEFAULT_BOARDS))$(filter-out $(BENCH_MCU_DEFAULT_BOARDS),$(BENCH_MCU_BOARDS)))
+bench-mcu: build $(INSN_DIR)/insn_plugin.so
+	$(call firmware_build,$(BENCH_MCU_BOARDS),insn bench_mcu $(if $(CMSIS_NN_DIR),bench_mcu_cmsis_Os bench_mcu_cmsis_Ofast),-DAUSPEX_CMSIS_NN_DIR="$(bench_mcu_cmsis)")
+	@mkdir -p $(BENCH_MCU_DIR)
+	@sh tests/insn/insn_report.sh $(INSN_DIR)/insn_plugin.so \
+		$(foreach b,$(BENCH_MCU_BOARDS),"$$(cat $(FIRMWARE_DIR)/$(b)/insn_label):$$(cat $(FIRMWARE_DIR)/$(b)/insn_runner):$(FIRMWARE_DIR)/$(b)/insn.elf") \
+		> $(BENCH_MCU_DIR)/forecast.md
+	@python3 ports/cortex-m/bench/bench_mcu.py $(INSN_DIR)/insn_plugin.so $(FIRMWARE_DIR) $(BENCH_MCU_DIR) \
+		"$(bench_mcu_cmsis)" $(BENCH_MCU_BOARDS) > $(BENCH_MCU_DIR)/kernels.md
+	@{ echo "## One forecast of the bundled example, per kernel"; echo; cat $(BENCH_MCU_DIR)/forecast.md; echo; \
+		echo "## int8 products per shape"; echo; cat $(BENCH_MCU_DIR)/kernels.md; } > $(BENCH_MCU_DIR)/bench-mcu.md
+	@cat $(BENCH_MCU_DIR)/bench-mcu.md
+	@$(if $(and $(CMSIS_NN_DIR),$(if $(bench_mcu_custom),,yes)), \
+		python3 tools/docs/generated.py write docs/instruction-counts.md bench-mcu $(BENCH_MCU_DIR)/kernels.md, \
+		echo "docs/instruction-counts.md not rewritten: its CMSIS-NN block needs CMSIS_NN_DIR and the default boards")
 # ---- end firmware ----
 
 # ---- fuzz ----

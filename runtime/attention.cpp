@@ -73,7 +73,8 @@ void attend(const Kernels& k, const AttentionInput& in, size_t nhead, size_t hea
     const size_t stride = out_stride != 0 ? out_stride : d;
     const float scale = 1.0f / std::sqrt(static_cast<float>(head_dim));
     // Unpadded float keys: a port may take all query rows of a head at once.
-    if (k.attention_rows_f32 != nullptr && in.k_i8 == nullptr && in.key_valid == nullptr && in.n_kv > 0) {
+    if (k.attention_rows_f32 != nullptr && in.k_i8 == nullptr && in.key_valid == nullptr && in.n_kv > 0 &&
+        in.residual_scores == nullptr) {
         if (parallel != nullptr && attend_rows_split(k, in, nhead, head_dim, scale, out, stride, *parallel)) return;
         bool done = true;
         for (size_t h = 0; h < nhead && done; ++h)
@@ -100,6 +101,10 @@ void attend(const Kernels& k, const AttentionInput& in, size_t nhead, size_t hea
                                       scores);
             else
                 k.attention_scores_f32(q, in.k + h * head_dim, in.kv_stride, visible, head_dim, scale, scores);
+            if (in.residual_scores != nullptr) {
+                float* carried = in.residual_scores + (h * in.n_q + i) * in.n_kv;
+                for (size_t j = 0; j < visible; ++j) carried[j] = scores[j] = scores[j] + carried[j];
+            }
             if (valid == visible) {
                 k.softmax_f32(scores, visible);
             } else {

@@ -30,6 +30,10 @@ struct AttentionInput {
     const int8_t* v_i8 = nullptr;
     const float* k_scale = nullptr;
     const float* v_scale = nullptr;
+    // Residual attention (PatchTST's res_attention): [nhead, n_q, n_kv] pre-softmax scores of the previous
+    // layer, added to this layer's and replaced by the sums, which the next layer reads (zeros before the
+    // first layer).
+    float* residual_scores = nullptr;
 };
 
 // out: n_q rows of nhead * head_dim values, out_stride apart (0: contiguous). scores: scratch for n_kv floats.

@@ -120,6 +120,12 @@ enum class ConfigKey : uint32_t {
     patch_padding = 46,  // 0 none, 1 end: the last value repeated patch_stride times (ReplicationPad1d)
     revin = 47,          // Revin
     revin_eps = 48,      // f32 bits: RevIN's eps (absent: 1e-5)
+    layer_norms = 49,    // optional, any family: 0 LayerNorm, 1 BatchNorm1d folded (see LayerOptions)
+    encoder_output_activation = 50,  // forecaster with a pooled head, optional: Activation on the encoder's rows
+    time_marks = 51,          // forecaster, optional: trailing input columns that are time features (x_mark), known
+                              // ahead: token_conv embeds them apart, one-pass placeholders take them from `future`
+    residual_attention = 52,  // optional (absent 0): 1 = each encoder layer adds the previous layer's pre-softmax
+                              // attention scores to its own (PatchTST's res_attention)
 };
 
 // Per-window instance normalization of each input column (RevIN), undone on the outputs: z = (x - mean) /
@@ -205,9 +211,14 @@ constexpr EnumNames<EncoderMask> names_of(EncoderMask) { return names_table(kEnc
 // How input rows become d_model-wide rows: linear (nn.Linear(n_features, d)), none (the rows are used as
 // they are: n_features == d_model), broadcast (one feature added to every column, as `x + pe` does when x
 // is [S, B, 1]).
-enum class InputEmbedding : uint32_t { linear = 0, none = 1, broadcast = 2 };
-inline constexpr EnumName<InputEmbedding> kInputEmbeddingNames[] = {
-    {InputEmbedding::linear, "linear"}, {InputEmbedding::none, "none"}, {InputEmbedding::broadcast, "broadcast"}};
+// token_conv: the Time-Series-Library's DataEmbedding, a Conv1d(kernel 3, circular padding, no bias) over the
+// value columns plus a bias-free Linear over the trailing time_marks columns, stored as one Linear over
+// [x[t-1], x[t], x[t+1] of the values, the marks of t] (the neighbours wrap around the sequence).
+enum class InputEmbedding : uint32_t { linear = 0, none = 1, broadcast = 2, token_conv = 3 };
+inline constexpr EnumName<InputEmbedding> kInputEmbeddingNames[] = {{InputEmbedding::linear, "linear"},
+                                                                    {InputEmbedding::none, "none"},
+                                                                    {InputEmbedding::broadcast, "broadcast"},
+                                                                    {InputEmbedding::token_conv, "token_conv"}};
 constexpr EnumNames<InputEmbedding> names_of(InputEmbedding) { return names_table(kInputEmbeddingNames); }
 
 // autoregressive: the decoder is fed its own predictions one step at a time. one_pass: it runs once over
@@ -266,6 +277,14 @@ constexpr uint32_t kOutputNamesKey = 0x1100;  // forecaster: the predicted colum
 // Forecaster whose decoder reads its outputs only (decoder_features == n_outputs < n_features): record
 // kOutputFeatureKey + i holds the input column of output i (< n_features), for i < n_outputs <= 256.
 constexpr uint32_t kOutputFeatureKey = 0x1200;
+// Forecaster whose decoder reads a list of columns that are not all outputs (the outputs beside known-future
+// inputs such as calendar features): record kDecoderFeatureKey + j holds the input column of the decoder's
+// column j (< n_features), for j < decoder_features <= 256. Absent: the decoder reads the outputs' columns.
+constexpr uint32_t kDecoderFeatureKey = 0x1300;
+// Forecaster: which input columns are calendar features computed from timestamps (tools/host/calendar.h),
+// a text of one line per input feature, the calendar feature's name or an empty line; same layout as the
+// feature names. Only the host tools read it: the runtime takes every input as values.
+constexpr uint32_t kCalendarKey = 0x1400;
 constexpr uint32_t kModelNameKey = 0x2000;          // the user's model name, same layout as the feature names
 constexpr uint32_t kConverterVersionKey = 0x2100;   // the converter's version string, same layout
 constexpr uint32_t kMaxModelNameBytes = 64;         // one line of printable UTF-8, 1..64 bytes

@@ -14,7 +14,7 @@ size_t min_of(size_t a, size_t b) { return a < b ? a : b; }
 const float* sublayer_input(const Kernels& k, const LayerOptions& o, const LayerNormWeights& norm, const float* x,
                             size_t n, LayerScratch& s) {
     if (!o.norm_first) return x;
-    layer_norm_rows(k, norm, x, n, o.d_model, o.eps, s.h);
+    layer_own_norm(k, o, norm, x, n, s.h);
     return s.h;
 }
 
@@ -23,7 +23,7 @@ const float* sublayer_input(const Kernels& k, const LayerOptions& o, const Layer
 void add_residual(const Kernels& k, const LayerOptions& o, const LayerNormWeights& norm, float* x, size_t n,
                   LayerScratch& s) {
     k.add_f32(x, s.tmp, n * o.d_model);
-    if (!o.norm_first) layer_norm_rows(k, norm, x, n, o.d_model, o.eps, x);
+    if (!o.norm_first) layer_own_norm(k, o, norm, x, n, x);
 }
 
 // x[0, n) through one feed-forward sublayer with its residual step: s.tmp = linear2(act(linear1(in))).
@@ -174,10 +174,15 @@ void LayerScratch::allocate(MemoryPlan& plan, const LayerOptions& o, size_t enco
         head_k = plan.alloc<float>("encoder keys, one head", uint64_t{encoder_rows} * head_dim, first, last);
         head_v = plan.alloc<float>("encoder values, one head", uint64_t{encoder_rows} * head_dim, first, last);
         scores = plan.alloc<float>("encoder scores, one row", encoder_rows, first, last);
+        res_scores = o.residual_attention
+                         ? plan.alloc<float>("encoder residual scores, every head",
+                                             uint64_t{o.nhead} * encoder_rows * encoder_rows, first, last)
+                         : nullptr;
     } else {
         att = plan.alloc<float>("decoder tile: attention out", tile * d, first, last);
         head_k = head_v = nullptr;
         scores = plan.alloc<float>("decoder scores, one row", max_keys, first, last);
+        res_scores = nullptr;
     }
     quant.q = plan.alloc<int8_t>(enc ? "encoder tile: int8 inputs" : "decoder tile: int8 inputs",
                                  tile * max_of(max_of(d, o.dim_feedforward), max_in), first, last);
@@ -195,6 +200,17 @@ size_t row_tile(const LayerOptions& o) {
 size_t KvCache::row_bytes(CacheType type, size_t d) {
     // Keys and values; int8 rows carry one float scale each.
     return type == CacheType::i8 ? 2 * (d + sizeof(float)) : 2 * d * sizeof(float);
+}
+
+void layer_own_norm(const Kernels& k, const LayerOptions& o, const LayerNormWeights& w, const float* x, size_t rows,
+                    float* y) {
+    if (!o.batch_norm) {
+        layer_norm_rows(k, w, x, rows, o.d_model, o.eps, y);
+        return;
+    }
+    const size_t d = o.d_model;
+    for (size_t r = 0; r < rows; ++r)
+        for (size_t j = 0; j < d; ++j) y[r * d + j] = x[r * d + j] * w.gamma[j] + w.beta[j];
 }
 
 void layer_norm_rows(const Kernels& k, const LayerNormWeights& w, const float* x, size_t rows, size_t d, float eps,
@@ -262,7 +278,8 @@ void encoder_layer_forward(const Kernels& k, const LayerOptions& o, const Encode
         for (size_t r = 0; r < rows; r += q_tile) {
             const size_t n = min_of(q_tile, rows - r);
             project(k, p.slice(col, head_dim), input(r, n), n, s.q, s);
-            const AttentionInput a{s.q, head_dim, s.head_k, s.head_v, head_dim, n, rows, r, causal, key_valid};
+            AttentionInput a{s.q, head_dim, s.head_k, s.head_v, head_dim, n, rows, r, causal, key_valid};
+            if (s.res_scores != nullptr) a.residual_scores = s.res_scores + (h * rows + r) * rows;
             attend(k, a, 1, head_dim, s.scores, s.att + r * d + col, d, &s.split.parallel);
         }
     }

@@ -49,6 +49,12 @@ struct LayerOptions {
     // Some encoder layer's attention input projection has int8 weights: the encoder's scratch then holds every
     // row quantized, once per layer for all heads and projections (LayerScratch::x_q).
     bool int8_encoder_attention = false;
+    // The layers' own norms are BatchNorm1d in evaluation mode (custom layers such as mvts_transformer's),
+    // folded at conversion into a per-channel scale and shift held in the norm weights' gamma and beta.
+    bool batch_norm = false;
+    // The encoder layers' attention adds the previous layer's pre-softmax scores to its own (PatchTST's
+    // res_attention); LayerScratch::res_scores carries them.
+    bool residual_attention = false;
 };
 
 // Rows per tile: the encoder's projections, feed-forward and residual steps and every decoder step work on
@@ -72,15 +78,16 @@ size_t row_tile(const LayerOptions& o);
 // other layers read wider rows (input embeddings of many features, a latent vector) passes that width as
 // max_in; linear_forward quantizes longer inputs a tile at a time.
 struct LayerScratch {
-    float* h = nullptr;       // [tile, d] normed input (pre-norm)
-    float* q = nullptr;       // [tile, d] queries
-    float* tmp = nullptr;     // [tile, d] a sublayer's output; keys or values on their way into an int8 cache
-    float* ff = nullptr;      // [tile, dim_feedforward]
-    float* att = nullptr;     // attention output: encoder [max_rows, d], decoder [tile, d]
-    float* head_k = nullptr;  // encoder only: one head's keys [max_rows, head_dim]
-    float* head_v = nullptr;  // encoder only: one head's values [max_rows, head_dim]
-    float* scores = nullptr;  // [max_keys]: one query row of one head
-    QuantScratch quant;       // [tile, max(d, dim_feedforward, max_in)]
+    float* h = nullptr;           // [tile, d] normed input (pre-norm)
+    float* q = nullptr;           // [tile, d] queries
+    float* tmp = nullptr;         // [tile, d] a sublayer's output; keys or values on their way into an int8 cache
+    float* ff = nullptr;          // [tile, dim_feedforward]
+    float* att = nullptr;         // attention output: encoder [max_rows, d], decoder [tile, d]
+    float* head_k = nullptr;      // encoder only: one head's keys [max_rows, head_dim]
+    float* head_v = nullptr;      // encoder only: one head's values [max_rows, head_dim]
+    float* scores = nullptr;      // [max_keys]: one query row of one head
+    float* res_scores = nullptr;  // encoder with o.residual_attention: [nhead, max_rows, max_rows], zeroed per pass
+    QuantScratch quant;           // [tile, max(d, dim_feedforward, max_in)]
     // Encoder with o.int8_encoder_attention only (else null): every row's attention input (x, or its LayerNorm
     // when pre-norm) quantized once per layer, read by the 3 x nhead products of the head loop. In the bytes
     // of tmp and ff (free during the head loop), which grow to hold them where needed.
@@ -120,6 +127,11 @@ struct KvCache {
 
 // x[0, n) through the activation, in place.
 void activate(const Kernels& k, format::Activation a, float* x, size_t n);
+
+// A layer's own norm over rows x[0, rows): LayerNorm, or the folded BatchNorm (x * gamma + beta per channel).
+// y may equal x.
+void layer_own_norm(const Kernels& k, const LayerOptions& o, const LayerNormWeights& w, const float* x, size_t rows,
+                    float* y);
 
 // Row-wise LayerNorm; y may equal x.
 void layer_norm_rows(const Kernels& k, const LayerNormWeights& w, const float* x, size_t rows, size_t d, float eps,

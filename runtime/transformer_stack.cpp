@@ -54,6 +54,14 @@ Status read_stack_config(const ModelFile& f, size_t min_decoder_layers, StackCon
     AX_RETURN_IF_ERROR(read_config_positive_float(f, ConfigKey::layer_norm_eps, "layer_norm_eps", &l.eps));
     AX_RETURN_IF_ERROR(read_config_flag(f, ConfigKey::encoder_final_norm, "encoder_final_norm", &c.encoder_final_norm));
     AX_RETURN_IF_ERROR(read_config_flag(f, ConfigKey::decoder_final_norm, "decoder_final_norm", &c.decoder_final_norm));
+    uint32_t norms = 0;
+    if (f.config(ConfigKey::layer_norms, &norms))  // optional: files before the key hold LayerNorms
+        AX_RETURN_IF_ERROR(read_config_flag(f, ConfigKey::layer_norms, "layer_norms", &l.batch_norm));
+    if (f.config(ConfigKey::residual_attention, &norms))
+        AX_RETURN_IF_ERROR(
+            read_config_flag(f, ConfigKey::residual_attention, "residual_attention", &l.residual_attention));
+    if (l.residual_attention && c.decoder_layers != 0)
+        return Status::error(StatusCode::bad_model, "residual attention is an encoder-only model's");
     if (c.decoder_layers == 0 && c.decoder_final_norm)
         return Status::error(StatusCode::bad_model, "a decoder final norm without decoder layers");
     uint32_t v = 0;
@@ -146,6 +154,9 @@ Status StackSession::bind(const ModelFile& file, const StackConfig& c) {
 
 void StackSession::encode(const Kernels& k, const StackConfig& c, const LayerNormWeights& final_norm, float* x,
                           size_t rows, const uint8_t* valid, LayerScratch& s) const {
+    // The first layer adds zeros: as PyTorch's prev=None.
+    if (s.res_scores != nullptr)
+        for (size_t i = 0; i < c.layer.nhead * rows * rows; ++i) s.res_scores[i] = 0.0f;
     for (size_t i = 0; i < c.encoder_layers; ++i)
         encoder_layer_forward(k, c.layer, encoder[i], x, rows, s, valid, c.encoder_causal);
     if (c.encoder_final_norm) layer_norm_rows(k, final_norm, x, rows, c.layer.d_model, c.layer.eps, x);

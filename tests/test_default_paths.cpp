@@ -106,7 +106,7 @@ TEST_CASE("run in raw units (the default) matches PyTorch for global and last_va
     }
 }
 
-TEST_CASE("converter: a `pe` buffer that is not the sinusoidal table is refused, the real one accepted") {
+TEST_CASE("converter: a `pe` that is not the sinusoidal table is a learned table, refused when declared sinusoidal") {
     const std::string dir = test::fixture_path("forecaster/pre_relu_tril");  // a tutorial PositionalEncoding
     const tools::TensorMap tensors = tools::read_checkpoint(dir + "/model.pt");
     const tools::ConvertConfig config = tools::read_convert_config(dir + "/config.json");
@@ -119,8 +119,19 @@ TEST_CASE("converter: a `pe` buffer that is not the sinusoidal table is refused,
         try {
             tools::import_forecaster(m, config);
         } catch (const tools::ToolError& e) {
-            return std::string(e.what()).find("not the sinusoidal table") != std::string::npos;
+            return std::string(e.what()).find("contradicts the checkpoint's learned position table " + pe_name) !=
+                   std::string::npos;
         }
+        return false;
+    };
+    // Undeclared, the same tensor is added as PyTorch adds it: row by row, as a learned table of its rows.
+    auto learned = [&](const tools::TensorMap& m) {
+        tools::ConvertConfig undeclared = config;
+        undeclared.positional_encoding.reset();
+        const tools::AxmModel model = tools::import_forecaster(m, undeclared);
+        for (const auto& [key, value] : model.config)
+            if (key == format::ConfigKey::positional_encoding)
+                return value == static_cast<uint32_t>(format::PositionalEncoding::learned);
         return false;
     };
     const size_t d = static_cast<size_t>(tensors.at(pe_name).shape.back());
@@ -128,6 +139,7 @@ TEST_CASE("converter: a `pe` buffer that is not the sinusoidal table is refused,
         tools::TensorMap m = tensors;  // one entry off by 0.01 (beyond float rounding, within a typo)
         m[pe_name].data[5 * d + 3] += 0.01f;
         CHECK(refused(m));
+        CHECK(learned(m));
     }
     {
         tools::TensorMap m = tensors;  // sin and cos swapped

@@ -28,7 +28,7 @@ namespace {
 using namespace ax;
 
 const char* const kCases[] = {"transam",        "flatten_covariates", "last_row_causal", "mean_mlp",
-                              "informer_zeros", "patchtst_revin",     "raw_features"};
+                              "informer_zeros", "patchtst_revin",     "raw_features",    "mvts_batchnorm"};
 
 struct Case {
     std::string dir;
@@ -351,19 +351,33 @@ TEST_CASE("one input Linear shared by the encoder and the decoder, as the author
     }
 }
 
-TEST_CASE("a forecaster with BatchNorm in place of LayerNorm is refused naming BatchNorm") {
+TEST_CASE("layers that mix BatchNorm and LayerNorm, or a BatchNorm outside the layers, are refused naming it") {
     const Case c = load_case("last_row_causal");
-    tools::TensorMap tensors = tools::read_checkpoint(c.dir + "/model.pt");
+    const tools::TensorMap tensors = tools::read_checkpoint(c.dir + "/model.pt");
+    const tools::ConvertConfig config = tools::read_convert_config(c.dir + "/config.json");
     // BatchNorm1d(d) keeps weight and bias like LayerNorm, plus its running statistics.
-    tools::HostTensor stats = tensors.at("encoder.layers.0.norm1.weight");
-    tensors["encoder.layers.0.norm1.running_mean"] = stats;
-    tensors["encoder.layers.0.norm1.running_var"] = stats;
-    try {
-        tools::import_model(tensors, tools::read_convert_config(c.dir + "/config.json"));
-        FAIL("a BatchNorm checkpoint converted");
-    } catch (const tools::ToolError& e) {
-        INFO(e.what());
-        CHECK(std::string(e.what()).find("BatchNorm is not supported: encoder.layers.0.norm1 holds BatchNorm") == 0);
+    const tools::HostTensor stats = tensors.at("encoder.layers.0.norm1.weight");
+    auto message = [&](const tools::TensorMap& m) {
+        try {
+            tools::import_model(m, config);
+        } catch (const tools::ToolError& e) {
+            return std::string(e.what());
+        }
+        return std::string("converted");
+    };
+    {
+        tools::TensorMap m = tensors;  // one layer's norm1 a BatchNorm, the rest LayerNorms
+        m["encoder.layers.0.norm1.running_mean"] = stats;
+        m["encoder.layers.0.norm1.running_var"] = stats;
+        CHECK(message(m).find("the layers mix BatchNorm (1 norms with running statistics) and LayerNorm") == 0);
+    }
+    {
+        tools::TensorMap m = tensors;  // a BatchNorm on the input, outside the layers
+        m["input_norm.weight"] = stats;
+        m["input_norm.bias"] = stats;
+        m["input_norm.running_mean"] = stats;
+        m["input_norm.running_var"] = stats;
+        CHECK(message(m).find("BatchNorm outside the layers is not supported: input_norm holds BatchNorm") == 0);
     }
 }
 

@@ -53,7 +53,7 @@ TEST_CASE("every format enum value has one name, which parses back to it") {
     check_table<format::OutputActivation>(0, 3);
     check_table<format::ForecastHead>(0, 4);
     check_table<format::EncoderMask>(0, 2);
-    check_table<format::InputEmbedding>(0, 3);
+    check_table<format::InputEmbedding>(0, 4);
     check_table<format::Decoding>(0, 2);
     check_table<format::Placeholder>(0, 2);
     check_table<format::Revin>(0, 3);

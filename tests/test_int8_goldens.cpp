@@ -218,12 +218,20 @@ TEST_CASE("int8 goldens: seq2seq, classifier and tvae fixtures give the committe
 TEST_CASE("int8 goldens: the forecaster variants give the committed bits on the generic port") {
     // Encoder-only (sliding, flatten, last row, mean + MLP) and one-pass encoder-decoder models of
     // tests/fixtures/forecaster_onepass.
-    // And the covariate models of tests/fixtures/forecaster_covariates (the decoder reads the outputs only).
-    for (const std::string name :
-         {"onepass/transam", "onepass/flatten_covariates", "onepass/last_row_causal", "onepass/mean_mlp",
-          "onepass/informer_zeros", "onepass/patchtst_revin", "covariates/tutorial", "covariates/target_last"}) {
+    // And the covariate models of tests/fixtures/forecaster_covariates (the decoder reads the outputs only), and
+    // the authors' PatchTST through its shipped map.
+    const std::pair<const char*, const char*> cases[] = {
+        {"onepass/transam", ""},          {"onepass/flatten_covariates", ""}, {"onepass/last_row_causal", ""},
+        {"onepass/mean_mlp", ""},         {"onepass/informer_zeros", ""},     {"onepass/patchtst_revin", ""},
+        {"onepass/mvts_batchnorm", ""},   {"covariates/tutorial", ""},        {"covariates/target_last", ""},
+        {"patchtst/official", "patchtst"}};
+    for (const auto& name_map : cases) {
+        const std::string name = name_map.first;
+        const std::string map = *name_map.second == '\0'
+                                    ? std::string()
+                                    : std::string(AUSPEX_SOURCE_DIR) + "/tools/import/maps/" + name_map.second + ".map";
         const std::string dir = test::fixture_path("forecaster_" + name);
-        const auto model = tools::load_model_bytes(test::convert_case(dir, format::DType::i8), name);
+        const auto model = tools::load_model_bytes(test::convert_case(dir, format::DType::i8, "model.pt", map), name);
         const tools::Table history = tools::read_csv(dir + "/history.csv");
         const size_t horizon = tools::read_csv(dir + "/forecast.csv").rows;
         tools::HostSession g(*model, generic_kernels(), history.rows, horizon);

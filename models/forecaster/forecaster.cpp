@@ -28,12 +28,12 @@ Status Forecaster::open(const ModelFile& file, Forecaster* out) {
     const size_t d = c.stack.layer.d_model;
     TensorBinder b(file);
     const uint16_t none = format::kNoLayer;
-    if (c.input_embedding == format::InputEmbedding::linear)
+    if (c.input_embedding == format::InputEmbedding::linear || c.token_conv())
         AX_RETURN_IF_ERROR(b.linear(Role::src_embed_weight, Role::src_embed_bias, none, d,
-                                    c.patched() ? c.patch_len : c.n_features, &m.src_embed_));
+                                    c.patched() ? c.patch_len : c.embed_width(c.n_features), &m.src_embed_));
     if (!c.encoder_only())
-        AX_RETURN_IF_ERROR(
-            b.linear(Role::tgt_embed_weight, Role::tgt_embed_bias, none, d, c.decoder_features, &m.tgt_embed_));
+        AX_RETURN_IF_ERROR(b.linear(Role::tgt_embed_weight, Role::tgt_embed_bias, none, d,
+                                    c.embed_width(c.decoder_features), &m.tgt_embed_));
     if (c.positional_encoding == format::PositionalEncoding::learned)
         AX_RETURN_IF_ERROR(b.embedding(Role::src_pos_embed, none, c.max_positions, d, &m.src_positions_));
     if (!c.encoder_only() && c.decoder_positions == format::PositionalEncoding::learned)
@@ -83,9 +83,12 @@ void ForecastLayout::allocate(MemoryPlan& plan, const ForecasterConfig& c, size_
         src_z = plan.alloc<float>("normalized window", uint64_t{max_window} * n, Phase::encode, Phase::encode);
     reference = plan.alloc_session<float>("last observed row", n);
     if (c.revin != format::Revin::none) revin_stats = plan.alloc_session<float>("RevIN mean and std", 2 * n);
-    // int8 input embeddings read rows of n_features values (patched: patch_len).
-    encoder_scratch.allocate(plan, c.stack.layer, enc_rows, enc_rows, c.patched() ? c.patch_len : n, Phase::encode,
-                             Phase::encode);
+    // int8 input embeddings read rows of n_features values (patched: patch_len; token_conv: its neighbours).
+    encoder_scratch.allocate(plan, c.stack.layer, enc_rows, enc_rows, c.patched() ? c.patch_len : c.embed_width(n),
+                             Phase::encode, Phase::encode);
+    if (c.token_conv())
+        conv_src = plan.alloc<float>("token_conv: the window's neighbours", uint64_t{max_window} * c.embed_width(n),
+                                     Phase::encode, Phase::encode);
     if (c.patched()) {
         series = plan.alloc<float>("one column's window", uint64_t{max_window} + c.patch_stride, Phase::encode,
                                    Phase::encode);
@@ -124,14 +127,45 @@ void ForecastLayout::allocate(MemoryPlan& plan, const ForecasterConfig& c, size_
     dec_x = plan.alloc<float>("decoder rows", row_tile(c.stack.layer) * d, Phase::decode, Phase::decode);
     // Written before encoding, read by the decoder.
     tgt_z = plan.alloc_session<float>("decoder inputs", (uint64_t{dec_rows} + 1) * n);
-    if (c.one_pass())
+    // One-pass: every decoder row's outputs; known inputs: each step's prediction before its row is composed.
+    if (c.one_pass() || c.known_inputs != 0)
         outputs = plan.alloc<float>("decoder outputs", uint64_t{dec_rows} * c.n_outputs, Phase::decode, Phase::decode);
     const size_t keys = dec_rows > max_window ? dec_rows : max_window;
-    decoder_scratch.allocate(plan, c.stack.layer, 0, keys, n, Phase::prepare, Phase::decode);
+    decoder_scratch.allocate(plan, c.stack.layer, 0, keys, c.embed_width(n), Phase::prepare, Phase::decode);
+    if (c.token_conv())
+        conv_dec = plan.alloc<float>("token_conv: a decoder tile's neighbours",
+                                     uint64_t{row_tile(c.stack.layer)} * c.embed_width(c.decoder_features),
+                                     Phase::decode, Phase::decode);
 }
 
 bool plan_forecaster_arena(const ForecasterConfig& config, size_t max_window, size_t max_horizon, MemoryPlan* plan) {
     return plan_session<ForecastLayout>(config, plan, max_window, max_horizon);
+}
+
+size_t Forecaster::output_column(size_t i) const {
+    uint32_t column = 0;
+    return file_->config(static_cast<format::ConfigKey>(format::kOutputFeatureKey + i), &column) ? column : i;
+}
+
+size_t Forecaster::decoder_column(size_t j) const {
+    uint32_t column = 0;
+    if (file_->config(static_cast<format::ConfigKey>(format::kDecoderFeatureKey + j), &column)) return column;
+    return config_.decoder_features == config_.n_features ? j : output_column(j);
+}
+
+bool Forecaster::known_decoder_column(size_t j) const {
+    const ForecasterConfig& c = config_;
+    if (c.encoder_only() || c.known_inputs == 0) return false;
+    if (c.decoding == format::Decoding::one_pass) return j + c.time_marks >= c.decoder_features;
+    const size_t column = decoder_column(j);
+    for (size_t i = 0; i < c.n_outputs; ++i)
+        if (output_column(i) == column) return false;
+    return true;
+}
+
+size_t Forecaster::future_rows(size_t horizon) const {
+    if (config_.known_inputs == 0 || config_.encoder_only()) return 0;
+    return config_.decoding == format::Decoding::one_pass ? horizon : horizon - 1;
 }
 
 size_t Forecaster::arena_bytes(size_t max_window, size_t max_horizon, size_t workers) const {
@@ -242,9 +276,31 @@ void ForecastSession::embed(const Linear& linear, const EmbeddingTable& position
     }
 }
 
+// Rows [first, first + n) of a sequence of seq_rows rows of `columns` values as token_conv reads them: the
+// values of the row before (wrapping around, as circular padding does), the row and the row after, then the
+// row's time marks.
+void ForecastSession::conv_rows(const float* seq, size_t seq_rows, size_t columns, size_t first, size_t n,
+                                float* out) const {
+    const size_t marks = model_->config_.time_marks;
+    const size_t values = columns - marks;
+    const size_t width = 3 * values + marks;
+    for (size_t r = 0; r < n; ++r) {
+        const size_t t = first + r;
+        const size_t neighbours[3] = {(t + seq_rows - 1) % seq_rows, t, (t + 1) % seq_rows};
+        float* row = out + r * width;
+        for (size_t k = 0; k < 3; ++k)
+            std::memcpy(row + k * values, seq + neighbours[k] * columns, values * sizeof(float));
+        std::memcpy(row + 3 * values, seq + t * columns + values, marks * sizeof(float));
+    }
+}
+
 void ForecastSession::encode(const float* src, size_t rows) {
     const ForecasterConfig& c = model_->config_;
     const Kernels& k = *k_;
+    if (c.token_conv()) {
+        conv_rows(src, rows, c.n_features, 0, rows, layout_.conv_src);
+        src = layout_.conv_src;
+    }
     embed(model_->src_embed_, model_->src_positions_, c.positional_encoding, src, rows, 0, layout_.memory,
           layout_.encoder_scratch.quant);
     layout_.stack.encode(k, c.stack, model_->encoder_norm_, layout_.memory, rows, nullptr, layout_.encoder_scratch);
@@ -261,8 +317,14 @@ void ForecastSession::decode(const float* tgt, size_t rows, size_t first, float*
     const size_t tile = layout_.decoder_scratch.tile;
     for (size_t r = 0; r < rows; r += tile) {
         const size_t n = rows - r < tile ? rows - r : tile;
-        embed(model_->tgt_embed_, model_->tgt_positions_, c.decoder_positions, tgt + r * c.decoder_features, n,
-              first + r, layout_.dec_x, layout_.decoder_scratch.quant);
+        // token_conv runs only one-pass (first == 0, every row at once): its neighbours wrap around all rows.
+        const float* in = tgt + r * c.decoder_features;
+        if (c.token_conv()) {
+            conv_rows(tgt, rows, c.decoder_features, r, n, layout_.conv_dec);
+            in = layout_.conv_dec;
+        }
+        embed(model_->tgt_embed_, model_->tgt_positions_, c.decoder_positions, in, n, first + r, layout_.dec_x,
+              layout_.decoder_scratch.quant);
         layout_.stack.decode(k, c.stack, model_->decoder_norm_, layout_.dec_x, n, first + r, mem_rows_, nullptr,
                              nullptr, layout_.decoder_scratch, tril);
         linear_forward(k, model_->generator_, layout_.dec_x, n, out + r * c.n_outputs, layout_.decoder_scratch.quant);
@@ -273,6 +335,8 @@ void ForecastSession::pooled_head(size_t rows, float* out) {
     const ForecasterConfig& c = model_->config_;
     const Kernels& k = *k_;
     const size_t d = c.stack.layer.d_model;
+    // An activation on the encoder's output before the head (mvts_transformer's act(output)), in place.
+    if (c.encoder_output_act) activate(k, c.encoder_output_activation, layout_.memory, rows * d);
     const float* in = layout_.memory;  // flatten: the rows back to back are the [rows x d] vector
     if (c.head == format::ForecastHead::last_row) {
         in = layout_.memory + (rows - 1) * d;
@@ -335,26 +399,52 @@ Status ForecastSession::run(const float* src, size_t src_rows, const float* tgt,
     return Status::ok();
 }
 
-Status ForecastSession::forecast(const float* history, size_t rows, size_t horizon, float* out) {
-    return forecast_impl(history, rows, horizon, out, true);
+Status ForecastSession::forecast(const float* history, size_t rows, size_t horizon, float* out, const float* future,
+                                 size_t future_rows) {
+    return forecast_impl(history, rows, horizon, out, true, future, future_rows);
 }
 
-Status ForecastSession::forecast_recompute(const float* history, size_t rows, size_t horizon, float* out) {
-    return forecast_impl(history, rows, horizon, out, false);
+Status ForecastSession::forecast_recompute(const float* history, size_t rows, size_t horizon, float* out,
+                                           const float* future, size_t future_rows) {
+    return forecast_impl(history, rows, horizon, out, false, future, future_rows);
 }
 
 void ForecastSession::decoder_row(const float* input_row, float* out) const {
     const ForecasterConfig& c = model_->config_;
-    if (c.decoder_features == c.n_features) {
-        std::memcpy(out, input_row, c.n_features * sizeof(float));
-        return;
+    for (size_t j = 0; j < c.decoder_features; ++j) out[j] = input_row[model_->decoder_column(j)];
+}
+
+void ForecastSession::next_decoder_row(const float* prediction, const float* future_row, float* out) const {
+    const ForecasterConfig& c = model_->config_;
+    for (size_t j = 0; j < c.decoder_features; ++j) {
+        const size_t column = model_->decoder_column(j);
+        out[j] = future_row[column];
+        for (size_t i = 0; i < c.n_outputs; ++i)
+            if (model_->output_column(i) == column) out[j] = prediction[i];
     }
-    // The columns were checked against n_features when the model opened.
-    for (size_t i = 0; i < c.decoder_features; ++i) {
-        uint32_t column = 0;
-        model_->file().config(static_cast<format::ConfigKey>(format::kOutputFeatureKey + i), &column);
-        out[i] = input_row[column];
-    }
+}
+
+Status ForecastSession::check_future(const float* future, size_t future_rows, size_t horizon) const {
+    const ForecasterConfig& c = model_->config_;
+    const size_t needed = model_->future_rows(horizon);
+    if (needed == 0) return Status::ok();
+    if (future == nullptr || future_rows < needed)
+        return Status::error(StatusCode::invalid_argument, "the decoder reads ")
+            .add(c.known_inputs)
+            .add(" input column(s) known ahead: a forecast of ")
+            .add(horizon)
+            .add(" steps needs their values for the first ")
+            .add(needed)
+            .add(" steps (future rows), got ")
+            .add(future == nullptr ? 0 : future_rows);
+    for (size_t t = 0; t < needed; ++t)
+        for (size_t j = 0; j < c.decoder_features; ++j)
+            if (model_->known_decoder_column(j) && !std::isfinite(future[t * c.n_features + model_->decoder_column(j)]))
+                return Status::error(StatusCode::bad_input, "future row ")
+                    .add(t)
+                    .add(" holds NaN or Inf in the known input column ")
+                    .add(model_->decoder_column(j));
+    return Status::ok();
 }
 
 // RevIN over the window, column by column, as PyTorch's mean and var(unbiased=False) in float32.
@@ -435,7 +525,8 @@ Status ForecastSession::forecast_sliding(const float* src, size_t rows, size_t h
 // One pass: a pooled head over the encoded window, or the decoder over label_len observed rows and the
 // placeholders. Causal self-attention makes the first `horizon` placeholders' outputs independent of the
 // later ones, so a shorter forecast runs fewer decoder rows and gets the same values.
-Status ForecastSession::forecast_one_pass(const float* src, size_t rows, size_t horizon, float* out) {
+Status ForecastSession::forecast_one_pass(const float* src, size_t rows, size_t horizon, float* out,
+                                          const float* future) {
     const ForecasterConfig& c = model_->config_;
     const size_t n = c.n_features;
     const size_t o = c.n_outputs;
@@ -450,6 +541,12 @@ Status ForecastSession::forecast_one_pass(const float* src, size_t rows, size_t 
         std::memcpy(out, layout_.outputs, horizon * o * sizeof(float));
         return Status::ok();
     }
+    // The token convolution's neighbours wrap around every decoder row: fewer placeholders change them all.
+    if (c.token_conv() && horizon != c.horizon)
+        return Status::error(StatusCode::invalid_argument, "a token_conv decoder runs its trained horizon of ")
+            .add(c.horizon)
+            .add(" steps only (its neighbours wrap around the decoder's rows), not ")
+            .add(horizon);
     const size_t known = c.label_len;
     if (rows < known)
         return Status::error(StatusCode::invalid_argument, "the decoder reads the last ")
@@ -465,6 +562,9 @@ Status ForecastSession::forecast_one_pass(const float* src, size_t rows, size_t 
             decoder_row(src + (rows - 1) * n, row);
         else
             std::memset(row, 0, m * sizeof(float));
+        // The time marks of the step the placeholder stands for (x_mark_dec), known ahead.
+        for (size_t j = m - c.time_marks; j < m && c.known_inputs != 0; ++j)
+            row[j] = future[t * n + model_->decoder_column(j)];
     }
     encode(src, rows);
     decode(layout_.tgt_z, known + horizon, 0, layout_.outputs);
@@ -472,20 +572,24 @@ Status ForecastSession::forecast_one_pass(const float* src, size_t rows, size_t 
     return Status::ok();
 }
 
-Status ForecastSession::forecast_impl(const float* history, size_t rows, size_t horizon, float* out, bool cached) {
+Status ForecastSession::forecast_impl(const float* history, size_t rows, size_t horizon, float* out, bool cached,
+                                      const float* future, size_t future_rows) {
     if (model_ == nullptr) return Status::error(StatusCode::invalid_argument, "session not initialised");
     const ForecasterConfig& c = model_->config_;
     AX_RETURN_IF_ERROR(check_lengths(rows, c.decoder_rows(horizon)));
     AX_RETURN_IF_ERROR(check_session_length(horizon, max_horizon_, 0, "horizon ", ""));
     const size_t n = c.n_features;
-    const size_t fed_back = c.encoder_only() ? n : c.decoder_features;
-    if (!c.one_pass() && c.n_outputs != fed_back)
+    if (!c.one_pass() && c.encoder_only() && c.n_outputs != n)
         return Status::error(StatusCode::unsupported, "forecast feeds outputs back as inputs: the model has ")
             .add(c.n_outputs)
-            .add(" outputs but its ")
-            .add(c.encoder_only() ? "encoder reads " : "decoder reads ")
-            .add(fed_back)
+            .add(" outputs but its encoder reads ")
+            .add(n)
             .add(" features");
+    if (!c.one_pass() && !c.encoder_only() && c.n_outputs > ForecasterConfig::kMaxOutputFeatures)
+        return Status::error(StatusCode::unsupported, "forecast feeds outputs back as inputs: the model's ")
+            .add(c.n_outputs)
+            .add(" outputs are not input columns");
+    if (!c.encoder_only()) AX_RETURN_IF_ERROR(check_future(future, future_rows, horizon));
     AX_RETURN_IF_ERROR(check_finite_input(history, rows * n, "history"));
     if (out == nullptr) return Status::error(StatusCode::invalid_argument, "output buffer is null");
 
@@ -500,27 +604,31 @@ Status ForecastSession::forecast_impl(const float* history, size_t rows, size_t 
         src = layout_.src_z;
     }
     if (c.one_pass()) {
-        AX_RETURN_IF_ERROR(forecast_one_pass(src, rows, horizon, out));
+        AX_RETURN_IF_ERROR(forecast_one_pass(src, rows, horizon, out, future));
     } else if (c.encoder_only()) {
         AX_RETURN_IF_ERROR(forecast_sliding(src, rows, horizon, out));
     } else {
         // tgt_z holds the decoder inputs: the last observed row (its decoder columns), then each prediction
-        // (model space; n_outputs == decoder_features). The row is copied before encoding: src_z shares its
-        // bytes with buffers of the later phases.
+        // (model space), with the known inputs of its time beside it when the decoder reads any. The row is
+        // copied before encoding: src_z shares its bytes with buffers of the later phases.
         const size_t m = c.decoder_features;
+        const size_t o = c.n_outputs;
         decoder_row(src + (rows - 1) * n, layout_.tgt_z);
         encode(src, rows);
         for (size_t t = 0; t < horizon; ++t) {
-            float* next = layout_.tgt_z + (t + 1) * m;
+            // Without known inputs the prediction is the next decoder row as it is (m == o, same columns).
+            float* prediction = c.known_inputs != 0 ? layout_.outputs + t * o : layout_.tgt_z + (t + 1) * m;
             if (cached) {
-                decode(layout_.tgt_z + t * m, 1, t, next);
+                decode(layout_.tgt_z + t * m, 1, t, prediction);
             } else {
                 // out doubles as the generator's buffer for all t + 1 rows; only the last one is kept.
                 decode(layout_.tgt_z, t + 1, 0, out);
-                std::memcpy(next, out + t * m, m * sizeof(float));
+                std::memcpy(prediction, out + t * o, o * sizeof(float));
             }
+            if (c.known_inputs != 0 && t + 1 < horizon)
+                next_decoder_row(prediction, future + t * n, layout_.tgt_z + (t + 1) * m);
         }
-        std::memcpy(out, layout_.tgt_z + m, horizon * m * sizeof(float));
+        std::memcpy(out, c.known_inputs != 0 ? layout_.outputs : layout_.tgt_z + m, horizon * o * sizeof(float));
     }
     // Normalization and RevIN need n_outputs == n_features (read_forecaster_config).
     if (c.normalization != format::Normalization::none) denormalize(out, horizon, layout_.reference);

@@ -41,6 +41,8 @@ struct ForecasterConfig {
     format::Decoding decoding = format::Decoding::autoregressive;
     format::Placeholder placeholder = format::Placeholder::zeros;
     format::Activation head_activation = format::Activation::relu;
+    bool encoder_output_act = false;  // an activation on the encoder's rows before a pooled head
+    format::Activation encoder_output_activation = format::Activation::relu;
     size_t horizon = 0;        // steps predicted at once (one-pass heads and decoding); 0 otherwise
     size_t label_len = 0;      // one-pass decoding
     size_t head_hidden = 0;    // pooled heads: width of the hidden Linear, 0 = none
@@ -50,6 +52,17 @@ struct ForecasterConfig {
     // encoder reading covariates beside them; output i's input column is record kOutputFeatureKey + i).
     size_t decoder_features = 0;
     static constexpr size_t kMaxOutputFeatures = 256;
+    // Decoder columns that are not outputs (kDecoderFeatureKey): inputs known ahead, such as calendar
+    // features or a planned setpoint; a forecast then takes their values for its steps (`future`).
+    size_t known_inputs = 0;
+    size_t time_marks = 0;  // trailing input columns that are time features (format.h, time_marks)
+
+    bool token_conv() const { return input_embedding == format::InputEmbedding::token_conv; }
+    // Values per row the input embedding reads for rows of `columns` inputs: token_conv's three neighbours'
+    // values and the marks.
+    size_t embed_width(size_t columns) const {
+        return token_conv() ? 3 * (columns - time_marks) + time_marks : columns;
+    }
     // Patched (PatchTST-style): each input column on its own through the encoder, its window cut into
     // patches of patch_len steps, patch_stride apart (after patch_stride copies of the last value when
     // patch_pad), each patch one token; the pooled head gives `horizon` values per column.
@@ -96,6 +109,17 @@ public:
     const ForecasterConfig& config() const { return config_; }
     const ModelFile& file() const { return *file_; }
 
+    // The input column of the decoder's column j (j < decoder_features), and of output i (i < n_outputs,
+    // when the decoder reads fewer columns than the encoder); both checked when the model opened.
+    size_t decoder_column(size_t j) const;
+    size_t output_column(size_t i) const;
+    // Whether the decoder's column j is an input known ahead (a forecast's `future` supplies it): step by
+    // step, a column no output continues; one pass, a time mark of the placeholder rows.
+    bool known_decoder_column(size_t j) const;
+    // The `future` rows a forecast of `horizon` steps reads: horizon - 1 step by step (the last prediction is
+    // not fed back), horizon one pass (a placeholder per step); 0 without known inputs.
+    size_t future_rows(size_t horizon) const;
+
     // Exact bytes a session needs for encoder windows up to max_window and decoder lengths (horizon or
     // teacher-forced target rows) up to max_horizon. 0 when a length is 0 or above kMaxSequenceLength.
     // workers: the most tasks the session's parallel-for hook runs at once (runtime/parallel.h); 1 without one.
@@ -135,6 +159,8 @@ struct ForecastLayout {
     float* revin_stats = nullptr;  // RevIN: each input column's window mean and std, [2, n_features]
     float* series = nullptr;       // patched: one column's window and its padding
     float* patches = nullptr;      // patched: its patches, [encoder rows, patch_len]
+    float* conv_src = nullptr;     // token_conv: the window's embedding inputs, [max_window, embed_width(n)]
+    float* conv_dec = nullptr;     // token_conv: a decoder tile's, [tile, embed_width(decoder_features)]
 
     void allocate(MemoryPlan& plan, const ForecasterConfig& c, size_t max_window, size_t max_horizon);
 };
@@ -154,12 +180,17 @@ public:
 
     // A forecast of `horizon` steps from the last `rows` history rows; out gets horizon x n_outputs values
     // in the user's raw units. Step by step: the decoder starts from the last history row and is fed each
-    // prediction back (needs n_outputs == n_features; the KV cache makes step t cost O(t)). One-pass
-    // models predict up to their trained horizon at once; an encoder-only generator slides the window.
-    Status forecast(const float* history, size_t rows, size_t horizon, float* out);
+    // prediction back (the KV cache makes step t cost O(t)). One-pass models predict up to their trained
+    // horizon at once; an encoder-only generator slides the window.
+    // A decoder that reads inputs the model does not predict (config().known_inputs) takes their values from
+    // `future`: rows laid out like the history's, row t holding the inputs at the time out row t predicts;
+    // only those columns are read, and only rows 0..horizon-2 (the last step's prediction is not fed back).
+    Status forecast(const float* history, size_t rows, size_t horizon, float* out, const float* future = nullptr,
+                    size_t future_rows = 0);
 
     // The same forecast by recomputing the whole decoder at every step: O(t^2), for verification only.
-    Status forecast_recompute(const float* history, size_t rows, size_t horizon, float* out);
+    Status forecast_recompute(const float* history, size_t rows, size_t horizon, float* out,
+                              const float* future = nullptr, size_t future_rows = 0);
 
 private:
     Status check_lengths(size_t src_rows, size_t tgt_rows) const;
@@ -169,6 +200,7 @@ private:
                size_t rows, size_t first, float* x, const QuantScratch& quant) const;
     // The decoder's columns of an input row (all of them, or the outputs').
     void decoder_row(const float* input_row, float* out) const;
+    void conv_rows(const float* seq, size_t seq_rows, size_t columns, size_t first, size_t n, float* out) const;
     void encode(const float* src, size_t rows);
     // The pooled head over the encoded rows: out gets horizon x n_outputs.
     void pooled_head(size_t rows, float* out);
@@ -177,10 +209,14 @@ private:
     void patched_forward(const float* src, size_t rows, float* out);
     void revin_normalize(const float* x, size_t rows, float* z);
     void revin_denormalize(float* y, size_t rows) const;
-    Status forecast_one_pass(const float* src, size_t rows, size_t horizon, float* out);
+    Status forecast_one_pass(const float* src, size_t rows, size_t horizon, float* out, const float* future);
     // Decoder rows [first, first + rows) from target inputs tgt (model space) to generator outputs.
     void decode(const float* tgt, size_t rows, size_t first, float* out);
-    Status forecast_impl(const float* history, size_t rows, size_t horizon, float* out, bool cached);
+    // Decoder input row t + 1 (model space) from step t's prediction and the known inputs of its time.
+    void next_decoder_row(const float* prediction, const float* future_row, float* out) const;
+    Status check_future(const float* future, size_t future_rows, size_t horizon) const;
+    Status forecast_impl(const float* history, size_t rows, size_t horizon, float* out, bool cached,
+                         const float* future, size_t future_rows);
 
     const Forecaster* model_ = nullptr;
     const Kernels* k_ = nullptr;

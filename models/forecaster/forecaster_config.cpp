@@ -49,6 +49,12 @@ Status check_variants(const ForecasterConfig& c) {
         return bad("horizon and label_len belong to one-pass forecasters");
     if (c.head == format::ForecastHead::flatten && c.window == 0)
         return bad("a flatten head needs the window it was trained on");
+    if (c.encoder_output_act && (!c.encoder_only() || c.head == format::ForecastHead::generator))
+        return bad("encoder_output_activation needs an encoder-only model with a pooled head");
+    if (c.time_marks >= c.n_features || (!c.encoder_only() && c.time_marks >= c.decoder_features))
+        return bad("time_marks leaves no value column");
+    if (c.token_conv() && (c.patched() || (!c.encoder_only() && c.decoding != format::Decoding::one_pass)))
+        return bad("input_embedding token_conv needs whole sequences: an unpatched encoder, one-pass decoding");
     if (c.patched()) {
         if (!c.encoder_only() || c.head == format::ForecastHead::generator)
             return bad("patches need an encoder-only model with a pooled head");
@@ -64,6 +70,45 @@ Status check_variants(const ForecasterConfig& c) {
     constexpr uint64_t kMaxHeadWidth = uint64_t{1} << 28;
     if (uint64_t{c.encoder_rows(c.window)} * d > kMaxHeadWidth || uint64_t{c.horizon} * c.n_outputs > kMaxHeadWidth)
         return bad("the head's window x d_model or horizon x n_outputs is too large");
+    return Status::ok();
+}
+
+// Which input column each output continues and each decoder column reads (format.h, kOutputFeatureKey and
+// kDecoderFeatureKey), and how many decoder columns are known-future inputs rather than fed-back outputs.
+Status read_decoder_columns(const ModelFile& f, ForecasterConfig* c) {
+    auto bad = [](const char* what) { return Status::error(StatusCode::bad_model, what); };
+    auto column_of = [&](uint32_t base, size_t i, size_t fallback) {
+        uint32_t column = 0;
+        return f.config(static_cast<ConfigKey>(base + i), &column) ? size_t{column} : fallback;
+    };
+    uint32_t first = 0;
+    const bool listed = f.config(static_cast<ConfigKey>(format::kDecoderFeatureKey), &first);
+    if (c->decoder_features != c->n_features || listed) {
+        if (c->decoder_features > ForecasterConfig::kMaxOutputFeatures || c->n_outputs > c->n_features)
+            return bad(
+                "a decoder reading some columns reads at most 256 of them and feeds back outputs that are inputs");
+        if (!listed && c->decoder_features != c->n_outputs)
+            return bad("decoder_features is n_features, or n_outputs when the decoder reads the outputs, or listed");
+        if (c->normalization != format::Normalization::none)
+            return bad("normalization needs the decoder to read every feature");
+    }
+    if (c->n_outputs > c->n_features) return Status::ok();  // more outputs than inputs: none is fed back
+    for (size_t i = 0; i < c->n_outputs; ++i) {
+        const size_t column = column_of(format::kOutputFeatureKey, i, i);
+        if (column >= c->n_features) return bad("an output's input column must be below n_features");
+        for (size_t e = 0; e < i; ++e)
+            if (column_of(format::kOutputFeatureKey, e, e) == column) return bad("two outputs name one input column");
+    }
+    if (c->stack.decoder_layers == 0) return Status::ok();
+    for (size_t j = 0; j < c->decoder_features; ++j) {
+        const size_t fallback = c->decoder_features == c->n_features ? j : column_of(format::kOutputFeatureKey, j, j);
+        const size_t column = listed ? column_of(format::kDecoderFeatureKey, j, c->n_features) : fallback;
+        if (column >= c->n_features) return bad("each listed decoder column must be an input column below n_features");
+        bool output = false;
+        for (size_t i = 0; i < c->n_outputs; ++i)
+            output = output || column_of(format::kOutputFeatureKey, i, i) == column;
+        if (!output) ++c->known_inputs;
+    }
     return Status::ok();
 }
 
@@ -147,18 +192,18 @@ Status read_forecaster_config(const ModelFile& f, ForecasterConfig* out) {
     }
     AX_RETURN_IF_ERROR(read_config_optional_size(f, ConfigKey::decoder_features, "decoder_features", 1, kMaxModelWidth,
                                                  c.n_features, &c.decoder_features));
-    if (c.decoder_features != c.n_features) {
-        if (c.decoder_features != c.n_outputs || c.n_outputs > ForecasterConfig::kMaxOutputFeatures)
-            return bad("decoder_features is n_features, or n_outputs (at most 256) when the decoder reads the outputs");
-        if (c.normalization != format::Normalization::none)
-            return bad("normalization needs the decoder to read every feature");
-        for (size_t i = 0; i < c.n_outputs; ++i) {
-            uint32_t column = 0;
-            if (!f.config(static_cast<ConfigKey>(format::kOutputFeatureKey + i), &column) || column >= c.n_features)
-                return bad("a decoder reading the outputs needs each output's input column (below n_features)");
-        }
-    }
+    AX_RETURN_IF_ERROR(read_decoder_columns(f, &c));
     AX_RETURN_IF_ERROR(optional_enum(f, ConfigKey::revin, "revin", &c.revin));
+    if (f.config(ConfigKey::encoder_output_activation, &bits)) {
+        c.encoder_output_act = true;
+        AX_RETURN_IF_ERROR(read_config_enum(f, ConfigKey::encoder_output_activation, "encoder_output_activation",
+                                            &c.encoder_output_activation));
+    }
+    AX_RETURN_IF_ERROR(
+        read_config_optional_size(f, ConfigKey::time_marks, "time_marks", 0, kMaxModelWidth, 0, &c.time_marks));
+    // One pass, the placeholders' known inputs are the time marks (the other columns follow the placeholder
+    // rule); step by step, every decoder column the model does not predict (read_decoder_columns).
+    if (!c.encoder_only() && c.decoding == format::Decoding::one_pass) c.known_inputs = c.time_marks;
     if (f.config(ConfigKey::revin_eps, &bits))
         AX_RETURN_IF_ERROR(read_config_positive_float(f, ConfigKey::revin_eps, "revin_eps", &c.revin_eps));
     AX_RETURN_IF_ERROR(check_variants(c));

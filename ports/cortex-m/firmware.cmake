@@ -160,6 +160,8 @@ string(REGEX REPLACE "^cortex-m" "M" fw_core ${board_cpu})
 file(WRITE ${CMAKE_BINARY_DIR}/insn_runner "system:${board_qemu_machine}\n")
 file(WRITE ${CMAKE_BINARY_DIR}/insn_label "${fw_core} (${board})\n")
 add_dependencies(insn example_data)
+# make bench-mcu: the int8 products on fixed shapes, beside CMSIS-NN's with AUSPEX_CMSIS_NN_DIR.
+include(${fw_port}/bench/bench_mcu.cmake)
 
 # The board must print the host's text exactly: the runtime computes exp, erf, sin and cos itself
 # (runtime/float_math.h), so no libm difference between newlib multilibs and glibc reaches the output.
@@ -332,12 +334,21 @@ if(fw_tests)
   # sliding window, one-pass decoding, patches and RevIN, a decoder fed the outputs; each forecast on the
   # board against PyTorch's and the host's (generic port) for the same bytes.
   set(variant_cases onepass/transam:f32 onepass/flatten_covariates:int8 onepass/last_row_causal:f32
-      onepass/mean_mlp:f16 onepass/informer_zeros:f32 onepass/patchtst_revin:int8 covariates/tutorial:int8)
+      onepass/mean_mlp:f16 onepass/informer_zeros:f32 onepass/patchtst_revin:int8 covariates/tutorial:int8
+      onepass/mvts_batchnorm:int8 patchtst/official:int8:patchtst known/calendar_setpoint:f32
+      tslib/transformer_timef:int8:tslib_transformer)
   set(vx_entries "")
   foreach(entry ${variant_cases})
     string(REPLACE ":" ";" parts ${entry})
     list(GET parts 0 path)
     list(GET parts 1 dtype)
+    # A third field names a shipped rename map (tools/import/maps/NAME.map) the conversion takes.
+    set(map_args "")
+    list(LENGTH parts n_parts)
+    if(n_parts GREATER 2)
+      list(GET parts 2 map)
+      set(map_args --map ${CMAKE_CURRENT_SOURCE_DIR}/tools/import/maps/${map}.map)
+    endif()
     set(dir ${CMAKE_CURRENT_SOURCE_DIR}/tests/fixtures/forecaster_${path})
     string(REPLACE "/" "_" id "variant_${path}_${dtype}")
     string(TOUPPER ${id} ID)
@@ -349,23 +360,39 @@ if(fw_tests)
     endforeach()
     set(axm ${fw_gen}/${id}.axm)
     add_custom_command(OUTPUT ${axm} ${fw_gen}/${id}_model.h
-      COMMAND ${host} convert ${dir}/model.pt --config ${dir}/config.json --dtype ${dtype} -o ${axm}
+      COMMAND ${host} convert ${dir}/model.pt --config ${dir}/config.json ${map_args} --dtype ${dtype} -o ${axm}
       COMMAND ${host} header ${axm} -o ${fw_gen}/${id}_model.h --name ${id}_model --window ${window}
               --horizon ${horizon}
       DEPENDS ${dir}/model.pt ${dir}/config.json ${host} VERBATIM)
+    # Inputs known ahead: the host reads the plan (future.csv) and computes calendar columns from the
+    # timestamps; the board gets the rows as the model reads them (window.csv, future_rows.csv).
+    set(future_args "")
+    set(window_csv ${dir}/history.csv)
+    set(future_entry "nullptr, 0")
+    if(EXISTS ${dir}/future.csv)
+      set(future_args --future ${dir}/future.csv)
+    endif()
+    if(EXISTS ${dir}/future_rows.csv)
+      set(window_csv ${dir}/window.csv)
+      auspex_embed_csv(${dir}/future_rows.csv ${id}_future)
+      list(APPEND fx_outputs ${fw_gen}/${id}_future.h)
+      string(APPEND fx_includes "#include \"${id}_future.h\"\n")
+      set(future_entry "${id}_future, ${ID}_FUTURE_ROWS")
+    endif()
     add_custom_command(OUTPUT ${fw_gen}/${id}_host.csv
-      COMMAND ${host} forecast ${axm} --input ${dir}/history.csv --horizon ${horizon} --port generic
+      COMMAND ${host} forecast ${axm} --input ${dir}/history.csv --horizon ${horizon} ${future_args} --port generic
               -o ${fw_gen}/${id}_host.csv
       DEPENDS ${axm} ${dir}/history.csv ${host} VERBATIM)
     auspex_embed_csv(${fw_gen}/${id}_host.csv ${id}_host)
-    auspex_embed_csv(${dir}/history.csv ${id}_history)
+    auspex_embed_csv(${window_csv} ${id}_history)
     auspex_embed_csv(${dir}/forecast.csv ${id}_torch)
     list(APPEND fx_outputs ${fw_gen}/${id}_model.h ${fw_gen}/${id}_host.h ${fw_gen}/${id}_history.h
          ${fw_gen}/${id}_torch.h)
     string(APPEND fx_includes "#include \"${id}_model.h\"\n#include \"${id}_host.h\"\n#include \"${id}_history.h\"
 #include \"${id}_torch.h\"\n")
     string(APPEND vx_entries "    {\"${path}\", \"${dtype}\", ${id}_model, ${ID}_MODEL_SIZE, ${ID}_MODEL_ARENA_BYTES, ${window},
-     ${horizon}, ${id}_history, ${ID}_HISTORY_ROWS, ${ID}_HISTORY_COLS, ${id}_torch, ${id}_host, ${ID}_HOST_COLS},\n")
+     ${horizon}, ${id}_history, ${ID}_HISTORY_ROWS, ${ID}_HISTORY_COLS, ${id}_torch, ${id}_host, ${ID}_HOST_COLS,
+     ${future_entry}},\n")
     list(APPEND fx_arenas ${ID}_MODEL_ARENA_BYTES)
   endforeach()
   string(REPLACE ";" ", " fx_arena_list "${fx_arenas}")

@@ -14,6 +14,7 @@
 #define AX_MCU_QUANT_MVE 1
 #elif defined(__ARM_FP) && (__ARM_FP & 4) && defined(__thumb2__) && !defined(__ARM_ARCH_ISA_A64)
 #define AX_MCU_QUANT_VFP 1
+#include "ports/mcu/fpu_convert.h"
 #endif
 
 namespace ax::mcu {
@@ -123,13 +124,7 @@ uint32_t amax_bits(const float* x, size_t n) {
 }
 
 // VCVTR: float to int32 in the FPSCR rounding mode (VCVT without R truncates).
-inline int32_t round_even(float v) {
-    float r;
-    __asm("vcvtr.s32.f32 %0, %1" : "=t"(r) : "t"(v));
-    int32_t i;
-    std::memcpy(&i, &r, sizeof i);
-    return i;
-}
+inline int32_t round_even(float v) { return fpu::to_int_nearest(v); }
 
 void quantize_row(const float* x, size_t n, float inv, int8_t* q) {
     const float* const end = x + (n & ~size_t{3});

@@ -42,7 +42,7 @@ typedef enum auspex_status {
 
 /* Storage of one opened model and its session (the C++ ModelFile, Forecaster and ForecastSession). The
  * size is checked against the C++ objects when the runtime is compiled. */
-#define AUSPEX_FORECASTER_BYTES (sizeof(void*) > 4 ? 1344u : 832u)
+#define AUSPEX_FORECASTER_BYTES (sizeof(void*) > 4 ? 1408u : 864u)
 
 typedef struct auspex_forecaster {
     union {
@@ -103,6 +103,15 @@ int auspex_session_init_parallel(auspex_forecaster* f, void* arena, size_t arena
  * what its decoder reads); a one-pass model (an encoder-only head, one-pass decoding, patches) predicts
  * up to the horizon it was trained on at once (auspex inspect: "forecast:"). */
 int auspex_forecast(auspex_forecaster* f, const float* history, size_t rows, size_t horizon, float* out);
+
+/* A forecast whose decoder also reads inputs known ahead (calendar features, a planned setpoint):
+ * auspex_known_inputs(f) > 0. future holds future_rows rows laid out like history's (n_features each), row
+ * t the inputs at the time out row t predicts; only the known columns are read (the predicted ones may hold
+ * anything), and only rows 0..horizon-2: the last prediction is not fed back. */
+int auspex_forecast_known(auspex_forecaster* f, const float* history, size_t rows, const float* future,
+                          size_t future_rows, size_t horizon, float* out);
+/* How many of the decoder's input columns the model does not predict (0: auspex_forecast suffices). */
+size_t auspex_known_inputs(const auspex_forecaster* f);
 
 /* One teacher-forced pass, as the PyTorch module's forward(src, tgt): out gets tgt_rows x n_outputs (an
  * encoder-only model's forward(src) reads no tgt: its horizon, or one row per src row, x n_outputs).

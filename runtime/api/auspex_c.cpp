@@ -139,10 +139,20 @@ int auspex_session_init_parallel(auspex_forecaster* f, void* arena, size_t arena
 }
 
 int auspex_forecast(auspex_forecaster* f, const float* history, size_t rows, size_t horizon, float* out) {
+    return auspex_forecast_known(f, history, rows, nullptr, 0, horizon, out);
+}
+
+int auspex_forecast_known(auspex_forecaster* f, const float* history, size_t rows, const float* future,
+                          size_t future_rows, size_t horizon, float* out) {
     Handle* h = handle(f);
     if (h == nullptr) return AUSPEX_INVALID_ARGUMENT;
     if (!h->session_ready) return finish(h, not_ready("no session: call auspex_session_init first"));
-    return finish(h, h->session.forecast(history, rows, horizon, out));
+    return finish(h, h->session.forecast(history, rows, horizon, out, future, future_rows));
+}
+
+size_t auspex_known_inputs(const auspex_forecaster* f) {
+    const Handle* h = handle(f);
+    return h && h->opened ? h->model.config().known_inputs : 0;
 }
 
 int auspex_run(auspex_forecaster* f, const float* src, size_t src_rows, const float* tgt, size_t tgt_rows,

@@ -45,6 +45,8 @@ struct VariantCase {
     const float* forecast_torch;  // [horizon, n_outputs]
     const float* forecast_host;
     size_t n_outputs;
+    const float* future;  // inputs known ahead, [future_rows, n_features] (nullptr: none)
+    size_t future_rows;
 };
 
 extern const FixtureCase kFixtureCases[];

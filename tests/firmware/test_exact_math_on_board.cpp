@@ -1,5 +1,5 @@
-// On the board: the mcu port's softmax and GELU (Helium lanes on the M55, generic elsewhere) give generic's
-// bits, the same checks as the host suite's tests/test_exact_math.cpp.
+// On the board: the mcu port's softmax and GELU (Helium lanes on the M55; on the M4 and M7 softmax with exp
+// inlined, GELU generic) give generic's bits, the same checks as the host suite's tests/test_exact_math.cpp.
 #include "tests/firmware/doctest_config.h"
 
 #include "ports/ports.h"

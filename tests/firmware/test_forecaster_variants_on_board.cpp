@@ -49,7 +49,7 @@ TEST_CASE("forecaster variants on the board: the host's bits and PyTorch's forec
         const size_t values = c.horizon * c.n_outputs;
         REQUIRE(values <= sizeof variant_out / sizeof variant_out[0]);
         REQUIRE(c.history_rows == c.window);
-        REQUIRE(session.forecast(c.history, c.history_rows, c.horizon, variant_out).is_ok());
+        REQUIRE(session.forecast(c.history, c.history_rows, c.horizon, variant_out, c.future, c.future_rows).is_ok());
         double worst_host = 0, worst_torch = 0;
         const size_t differ = differing(variant_out, c.forecast_host, values, &worst_host);
         differing(variant_out, c.forecast_torch, values, &worst_torch);

@@ -91,6 +91,32 @@ TEST_CASE("the mcu port's linear_i8 on the board is bit-identical to generic, ev
     CHECK(cases == 6 * 14 * 10);
 }
 
+TEST_CASE("the mcu port's linear_i8 on the board is bit-identical to generic on rows longer than its expanded blocks") {
+    // The DSP tiles expand 128 inputs of four rows, or 512 of one row, at a time and keep the sums in y between
+    // blocks: 1031 inputs are two and a half such blocks of one row (eight of four rows) plus a tail of three.
+    const ax::Kernels* mcu = ax::kernels_by_name("mcu");
+    if (!mcu) return;
+    const ax::Kernels& ref = ax::generic_kernels();
+    constexpr size_t kIn = 1031, kRows = 5, kOut = 5;
+    static int8_t xq[kRows * kIn], w[kOut * kIn];
+    static float want[kRows * kOut], got[kRows * kOut];
+    float xs[kRows], ws[kOut], bias[kOut];
+    BitsRng rng{0x7f4a7c15u};
+    for (int8_t& v : xq) v = rnd_i8(rng);
+    for (int8_t& v : w) v = rnd_i8(rng);
+    for (float& v : xs) v = 1e-3f + 0.05f * std::fabs(rng.uniform(1.0f));
+    for (float& v : ws) v = 1e-3f + 0.05f * std::fabs(rng.uniform(1.0f));
+    for (float& v : bias) v = rng.uniform(2.0f);
+    for (size_t rows : {1u, 4u, 5u}) {
+        ref.linear_i8(xq, xs, rows, kIn, w, ws, bias, kOut, want);
+        mcu->linear_i8(xq, xs, rows, kIn, w, ws, bias, kOut, got);
+        size_t bad = 0;
+        for (size_t i = 0; i < rows * kOut; ++i) bad += float_bits(want[i]) != float_bits(got[i]);
+        INFO("rows " << rows);
+        CHECK(bad == 0);
+    }
+}
+
 TEST_CASE("the mcu port's quantize_rows_i8 on the board is bit-identical to generic, edge rows included") {
     const ax::Kernels* mcu = ax::kernels_by_name("mcu");
     if (!mcu) return;

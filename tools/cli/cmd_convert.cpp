@@ -41,6 +41,7 @@ tools::ConvertConfig find_config(const tools::TensorMap& tensors, const tools::C
                                "; is the check pair from this checkpoint, in eval mode? Not searched, so taken from "
                                "your config as it is: embed_scale, normalization, window, one-pass decoding "
                                "(decoding, label_len, horizon, placeholder), an encoder-only model's head, outputs, "
+                               "decoder_features, calendar, res_attention, head_flatten, "
                                "and the encoder-decoder's layer counts and sizes read off the tensors. Nothing "
                                "written");
     std::printf("find-config: %zu config(s) tried, %zu matched PyTorch\n", s.tried, s.matches.size());

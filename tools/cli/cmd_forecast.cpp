@@ -5,6 +5,7 @@
 #include "tools/cli/commands.h"
 #include "tools/cli/data_csv.h"
 #include "tools/cli/history_header.h"
+#include "tools/cli/known_inputs.h"
 #include "tools/host/feature_names.h"
 #include "tools/text/csv.h"
 #include "tools/host/forecast_report.h"
@@ -116,9 +117,9 @@ tools::Table read_truth(const Args& args, const ForecasterConfig& c, const std::
 }  // namespace
 
 int cmd_forecast(const Argv& argv) {
-    const Args args(argv,
-                    with_csv_options({"input", "horizon", "window", "output", "plot", "truth", "port", "threads"}),
-                    {"recompute"});
+    const Args args(
+        argv, with_csv_options({"input", "horizon", "window", "output", "plot", "truth", "port", "future", "threads"}),
+        {"recompute"});
     args.expect_positionals(1, "one model (.axm)");
     choose_threads(args);
     const auto m = tools::load_model(args.positionals()[0]);
@@ -128,7 +129,7 @@ int cmd_forecast(const Argv& argv) {
     tools::check_horizon_fits(c, horizon, "--horizon " + std::to_string(horizon));
     // The encoder window; only its rows are read: a bad row above it does not stop the forecast.
     WindowChoice w = requested_window(args, c);
-    tools::Table history = read_data_csv(args, "input", c.n_features, features, w.window);
+    tools::Table history = read_history(args, *m, features, w.window);
     const size_t window = settle_window(w, c, history.rows, args.get("input"));
     tools::keep_last_rows(history, window);  // the most recent rows are the encoder window
     tools::HostSession session(*m, choose_kernels(args), history.rows, horizon);
@@ -137,8 +138,12 @@ int cmd_forecast(const Argv& argv) {
     out.cols = c.n_outputs;
     out.header = tools::output_header(m->file, feature_header(history, features), c.n_features, c.n_outputs);
     const bool timed = forecast_times(history, args.get("input"), out);
-    out.values = args.has("recompute") ? session.forecast_recompute(history.values.data(), history.rows, horizon)
-                                       : session.forecast(history.values.data(), history.rows, horizon);
+    const std::vector<float> future = read_future(args, *m, features, out, timed, horizon);
+    const size_t future_rows = future.size() / c.n_features;
+    out.values =
+        args.has("recompute")
+            ? session.forecast_recompute(history.values.data(), history.rows, horizon, future.data(), future_rows)
+            : session.forecast(history.values.data(), history.rows, horizon, future.data(), future_rows);
     tools::AlignedTruth truth;
     if (args.has("truth")) {  // aligned before anything is written: a truth file that misses the forecast fails
         truth = tools::align_truth(out, timed, read_truth(args, c, features, out.header), args.get("truth"));

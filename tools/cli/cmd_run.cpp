@@ -1,6 +1,7 @@
 
 #include "tools/cli/commands.h"
 #include "tools/cli/data_csv.h"
+#include "tools/cli/known_inputs.h"
 #include "tools/host/feature_names.h"
 #include "tools/text/csv.h"
 #include "tools/host/family_sessions.h"
@@ -47,8 +48,12 @@ int cmd_run(const Argv& argv) {
         throw UsageError{"--src-tokens, --tgt-tokens and --pad are for seq2seq models"};
     const ForecasterConfig& c = m->as<Forecaster>().config();
     const std::vector<std::string> features = tools::feature_names(m->file);
-    const tools::Table src = read_data_csv(args, "src", c.n_features, features);
-    const tools::Table tgt = read_data_csv(args, "tgt", c.n_features, features);
+    // The decoder's rows hold its own columns (the outputs, inputs known ahead), picked from tgt by name.
+    std::vector<size_t> all(c.n_features), decoder(c.decoder_features);
+    for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+    for (size_t j = 0; j < decoder.size(); ++j) decoder[j] = m->as<Forecaster>().decoder_column(j);
+    const tools::Table src = read_model_rows(args, "src", *m, all, features, 0);
+    const tools::Table tgt = read_model_rows(args, "tgt", *m, decoder, features, 0);
     tools::HostSession session(*m, choose_kernels(args), src.rows, c.run_horizon(tgt.rows));
     const InputSpace space = args.has("model-space") ? InputSpace::model : InputSpace::raw;
     tools::Table out;

@@ -9,6 +9,7 @@
 
 #include "tools/cli/commands.h"
 #include "tools/cli/data_csv.h"
+#include "tools/cli/known_inputs.h"
 #include "tools/convert/conversion_check.h"
 #include "tools/family/family_descriptor.h"
 #include "tools/host/feature_names.h"
@@ -78,7 +79,7 @@ int verify_forecasts(const Args& args, const tools::LoadedModel* model) {
     const ForecasterConfig& rc = reference->as<Forecaster>().config();
     if (c.n_features != rc.n_features || c.n_outputs != rc.n_outputs)
         throw tools::ToolError("the two models take different inputs or give different outputs");
-    const tools::Table data = read_data_csv(args, "input", c.n_features, tools::feature_names(model->file));
+    const tools::Table data = read_history(args, *model, tools::feature_names(model->file), 0);
     const size_t horizon = args.get_size("horizon", tools::default_horizon(c), 1, kMaxSequenceLength);
     if (data.rows < horizon + 2)
         throw tools::ToolError(args.get("input") + " has " + std::to_string(data.rows) + " rows: need more than the " +
@@ -98,24 +99,36 @@ int verify_forecasts(const Args& args, const tools::LoadedModel* model) {
     const Kernels& k = choose_kernels(args);
     tools::HostSession a(*model, k, window, horizon), b(*reference, k, window, horizon);
     std::vector<ColumnError> run_err(c.n_outputs), fc_err(c.n_outputs);
-    const bool can_forecast = c.n_outputs == c.n_features || c.one_pass();
+    // Outputs fed back must be inputs; inputs known ahead come from the rows after the window.
+    const bool can_forecast =
+        c.one_pass() || (c.encoder_only() ? c.n_outputs == c.n_features : c.n_outputs <= c.n_features);
+    const Forecaster& f = model->as<Forecaster>();
+    std::vector<float> tgt(horizon * c.decoder_features);
     for (size_t start = 0; start + window + horizon <= data.rows + 1 && start + window + horizon - 1 <= data.rows;
          start += stride) {
         const float* src = data.values.data() + start * data.cols;
-        // Teacher forcing as in training: the decoder sees the last observed row, then the true rows.
-        const float* tgt = src + (window - 1) * data.cols;
-        const std::vector<float> ra = a.run(src, window, tgt, horizon, InputSpace::raw);
-        const std::vector<float> rb = b.run(src, window, tgt, horizon, InputSpace::raw);
+        // Teacher forcing as in training: the decoder sees the last observed row, then the true rows (the
+        // columns it reads).
+        for (size_t r = 0; r < horizon; ++r)
+            for (size_t j = 0; j < c.decoder_features; ++j)
+                tgt[r * c.decoder_features + j] = src[(window - 1 + r) * data.cols + f.decoder_column(j)];
+        const std::vector<float> ra = a.run(src, window, tgt.data(), horizon, InputSpace::raw);
+        const std::vector<float> rb = b.run(src, window, tgt.data(), horizon, InputSpace::raw);
         for (size_t i = 0; i < ra.size(); ++i) run_err[i % c.n_outputs].add(ra[i], rb[i]);
         if (!can_forecast) continue;
-        const std::vector<float> fa = a.forecast(src, window, horizon);
-        const std::vector<float> fb = b.forecast(src, window, horizon);
+        const float* future = src + window * data.cols;
+        const size_t future_rows = data.rows - start - window;
+        const std::vector<float> fa = a.forecast(src, window, horizon, future, future_rows);
+        const std::vector<float> fb = b.forecast(src, window, horizon, future, future_rows);
         for (size_t i = 0; i < fa.size(); ++i) fc_err[i % c.n_outputs].add(fa[i], fb[i]);
     }
     std::printf("verify %s against %s: window %zu, horizon %zu, stride %zu, port %s\n", model->path.c_str(),
                 reference->path.c_str(), window, horizon, stride, k.name);
-    print_errors("teacher-forced outputs", run_err, data.header);
-    if (can_forecast) print_errors("forecasts", fc_err, data.header);
+    // The stored output names, else the input's column names (outputs in the features' places).
+    std::vector<std::string> names = tools::output_names(model->file);
+    if (names.empty()) names = data.header;
+    print_errors("teacher-forced outputs", run_err, names);
+    if (can_forecast) print_errors("forecasts", fc_err, names);
     return 0;
 }
 

@@ -50,6 +50,8 @@ const CommandOptions kOptions[] = {
      "  -o, --output OUT.csv       write the forecast there (default stdout), timestamps continued\n"
      "  --plot FC.svg              draw history, forecast (and truth) as SVG\n"
      "  --truth T.csv              the rows that followed: errors per output, and a line in the plot\n"
+     "  --future F.csv             inputs known ahead (a planned setpoint, a weather forecast) for the\n"
+     "                             forecast's steps, matched by timestamp; calendar features are computed\n"
      "  --recompute                recompute every step instead of caching keys and values (same values)\n"},
     {"verify",
      "  --against REF.axm          the reference: another conversion of the model (e.g. float32)\n"

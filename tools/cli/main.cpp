@@ -41,7 +41,7 @@ const Command kCommands[] = {
      "one teacher-forced forward pass, as PyTorch's forward(src, tgt)", true},
     {"forecast", ax::cli::cmd_forecast,
      "forecast MODEL.axm --input HISTORY.csv [--horizon H] [--window S] [-o OUT.csv] [--plot FC.svg [--truth T.csv]] "
-     "[--recompute] [--port P] [--threads N]",
+     "[--future F.csv] [--recompute] [--port P] [--threads N]",
      "forecast the next steps from a history CSV (its last window of rows); CSV out, an SVG plot, errors against the "
      "truth",
      true},

@@ -80,8 +80,11 @@ size_t calibrate(AxmModel& model, const Table& data, const CalibrationOptions& o
     size_t windows = 0;
     try {
         HostSession session(*loaded, kernels, window, horizon);
-        for (size_t start = 0; start + window <= data.rows; start += horizon) {
-            session.forecast(data.values.data() + start * data.cols, window, horizon);
+        // A decoder reading inputs known ahead takes them from the rows after the window.
+        const bool known = loaded->as<Forecaster>().config().known_inputs != 0;
+        for (size_t start = 0; start + window + (known ? horizon - 1 : 0) <= data.rows; start += horizon) {
+            const float* rows = data.values.data() + start * data.cols;
+            session.forecast(rows, window, horizon, rows + window * data.cols, data.rows - start - window);
             ++windows;
         }
     } catch (...) {

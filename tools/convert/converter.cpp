@@ -8,6 +8,7 @@
 #include "tools/checkpoint/checkpoint.h"
 #include "tools/import/convert_config.h"
 #include "tools/family/family_descriptor.h"
+#include "tools/host/calendar.h"
 #include "tools/host/feature_names.h"
 #include "tools/host/model_loader.h"
 #include "tools/convert/quantize.h"
@@ -44,6 +45,7 @@ AxmModel import_model(const TensorMap& tensors, const ConvertConfig& config,
     record_assumed_defaults(model, config);
     store_feature_names(model, config.features);
     store_output_names(model, config.outputs);
+    store_calendar(model, config.features, config.calendar);
     return model;
 }
 

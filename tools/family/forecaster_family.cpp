@@ -32,7 +32,12 @@ std::string forecast_mode(const ForecasterConfig& c) {
             " placeholder rows (" + enum_text(c.placeholder) + ")";
     else
         t = "encoder-decoder, step by step";
-    if (c.decoder_features != c.n_features)
+    if (c.time_marks != 0)
+        t += "; the last " + std::to_string(c.time_marks) + " input column(s) are time marks, known ahead";
+    if (c.known_inputs != 0 && !c.one_pass())
+        t += "; the decoder reads " + std::to_string(c.decoder_features) + " column(s), " +
+             std::to_string(c.known_inputs) + " of them inputs known ahead (forecast --future)";
+    else if (c.decoder_features != c.n_features)
         t += "; the decoder reads the " + std::to_string(c.decoder_features) + " predicted column(s)";
     if (!c.encoder_only() && c.decoder_positions != c.positional_encoding)
         t += "; decoder_positional_encoding " + enum_text(c.decoder_positions);
@@ -85,14 +90,16 @@ Workload bench(const LoadedModel& m, const SessionSize& l, const Kernels& k) {
                                        : "forward (teacher-forced, " + std::to_string(horizon) + " decoder rows)";
     w.forward = [=] { session->run(src->data(), window, tgt->data(), decoder_rows, InputSpace::model); };
     w.steps_json = "forecast_ms";  // -1 for a step-by-step forecaster whose outputs are not its inputs
-    const size_t fed_back = c.encoder_only() ? c.n_features : c.decoder_features;
-    if (c.one_pass() || c.n_outputs == fed_back) {
+    // A decoder reading inputs known ahead gets a synthetic plan, laid out like the history.
+    auto future = std::make_shared<std::vector<float>>(bench_series(horizon * c.n_features, 0.7854f));
+    const bool fed_back = c.encoder_only() ? c.n_outputs == c.n_features : c.n_outputs <= c.n_features;
+    if (c.one_pass() || fed_back) {
         w.steps_label = "forecast (" + std::to_string(horizon) + " steps, " +
                         (c.one_pass()       ? "one pass"
                          : c.encoder_only() ? "the window slides"
                                             : "KV cache") +
                         ")";
-        w.steps = [=] { session->forecast(src->data(), window, horizon); };
+        w.steps = [=] { session->forecast(src->data(), window, horizon, future->data(), horizon); };
     }
     w.arena = session->arena_bytes();
     return w;

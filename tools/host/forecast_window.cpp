@@ -45,6 +45,11 @@ void check_horizon_fits(const ForecasterConfig& c, size_t horizon, const std::st
                         " steps at once (its trained horizon); use --horizon " + std::to_string(c.horizon) +
                         " or less. A longer horizon needs a model trained for it: a one-pass head has no way to "
                         "feed its predictions back");
+    if (c.token_conv() && !c.encoder_only() && horizon != c.horizon)
+        throw ToolError(what + ": this model's token convolution wraps around the decoder's " +
+                        std::to_string(c.label_len + c.horizon) + " rows, so only its trained horizon (" +
+                        std::to_string(c.horizon) + ") is its forward; use --horizon " + std::to_string(c.horizon) +
+                        " and keep the steps you need");
     const size_t rows = c.decoder_rows(horizon);
     if (c.max_positions == 0 || rows <= c.max_positions) return;
     throw ToolError(what + ": the decoder's " + std::to_string(rows) + " rows would be longer than " + limit_text(c) +

@@ -15,15 +15,17 @@ std::vector<float> HostSession::run(const float* src, size_t src_rows, const flo
     return out;
 }
 
-std::vector<float> HostSession::forecast(const float* history, size_t rows, size_t horizon) {
+std::vector<float> HostSession::forecast(const float* history, size_t rows, size_t horizon, const float* future,
+                                         size_t future_rows) {
     std::vector<float> out(horizon * model_.as<Forecaster>().config().n_outputs);
-    check_status(s_.session().forecast(history, rows, horizon, out.data()), model_.path);
+    check_status(s_.session().forecast(history, rows, horizon, out.data(), future, future_rows), model_.path);
     return out;
 }
 
-std::vector<float> HostSession::forecast_recompute(const float* history, size_t rows, size_t horizon) {
+std::vector<float> HostSession::forecast_recompute(const float* history, size_t rows, size_t horizon,
+                                                   const float* future, size_t future_rows) {
     std::vector<float> out(horizon * model_.as<Forecaster>().config().n_outputs);
-    check_status(s_.session().forecast_recompute(history, rows, horizon, out.data()), model_.path);
+    check_status(s_.session().forecast_recompute(history, rows, horizon, out.data(), future, future_rows), model_.path);
     return out;
 }
 

@@ -16,9 +16,12 @@ public:
     // src: src_rows x n_features, tgt: tgt_rows x n_features; returns run_rows(src_rows, tgt_rows) x n_outputs
     // (an encoder-only model reads no tgt).
     std::vector<float> run(const float* src, size_t src_rows, const float* tgt, size_t tgt_rows, InputSpace space);
-    // Returns horizon x n_outputs in raw units.
-    std::vector<float> forecast(const float* history, size_t rows, size_t horizon);
-    std::vector<float> forecast_recompute(const float* history, size_t rows, size_t horizon);
+    // Returns horizon x n_outputs in raw units. `future` (future_rows x n_features): the known inputs of the
+    // forecast's steps, for a decoder that reads inputs the model does not predict (ForecastSession::forecast).
+    std::vector<float> forecast(const float* history, size_t rows, size_t horizon, const float* future = nullptr,
+                                size_t future_rows = 0);
+    std::vector<float> forecast_recompute(const float* history, size_t rows, size_t horizon,
+                                          const float* future = nullptr, size_t future_rows = 0);
 
     size_t arena_bytes() const { return s_.arena_bytes(); }
 

@@ -187,6 +187,17 @@ void read_outputs(const JsonValue& v, const std::string& context, ConvertConfig*
     c->outputs = name_list(v, context);
 }
 
+void read_decoder_features(const JsonValue& v, const std::string& context, ConvertConfig* c) {
+    c->decoder_features = name_list(v, context);
+}
+
+void read_calendar(const JsonValue& v, const std::string& context, ConvertConfig* c) {
+    c->calendar.clear();
+    for (const auto& [feature, kind] : v.as_object(context))
+        c->calendar.emplace_back(feature, kind.as_string(context + "." + feature));
+    if (c->calendar.empty()) throw ToolError(context + ": the object is empty");
+}
+
 void read_normalization(const JsonValue& v, const std::string& context, ConvertConfig* c) {
     NormalizationSpec n;
     for (const auto& [key, value] : v.as_object(context)) {
@@ -225,6 +236,13 @@ void read_embed_scale(const JsonValue& v, const std::string& where, ConvertConfi
     c->embed_scale = v.as_number(where);
     if (!(*c->embed_scale > 0.0) || *c->embed_scale > 1e6)
         throw ToolError(where + " must be \"sqrt_d_model\" or a number in (0, 1e6]");
+}
+
+void read_head_flatten(const JsonValue& v, const std::string& where, ConvertConfig* c) {
+    const std::string text = v.as_string(where);
+    if (text != "rows" && text != "d_model_first")
+        throw ToolError(where + ": \"" + text + "\" is not \"rows\" or \"d_model_first\"");
+    c->head_flatten = text;
 }
 
 void read_padding_patch(const JsonValue& v, const std::string& where, ConvertConfig* c) {
@@ -301,6 +319,15 @@ std::vector<ConfigKeySpec> make_table() {
         Row("outputs", "a list of names", kForecaster,
             "none: outputs are named like the features when the model predicts each, else `output_0`..",
             "the predicted columns' names (each one of `features` when the decoder reads them)", read_outputs),
+        Row("decoder_features", "a list of names", kForecaster,
+            "the decoder reads every input column, or the outputs when its input Linear is as narrow",
+            "the columns of the decoder's input rows, in order, each one of `features`: the outputs fed back and "
+            "inputs known ahead (calendar features, planned values) that forecast takes for the horizon",
+            read_decoder_features),
+        Row("calendar", "an object: feature name to calendar feature", kForecaster, "none",
+            "input columns computed from the time column rather than read (`{\"hour\": \"hour_of_day\"}`; "
+            "docs/forecasting.md lists the calendar features)",
+            read_calendar),
         Row("head", &ConvertConfig::head, kForecaster,
             "with a decoder `\"generator\"`; encoder-only: `\"flatten\"` when the head reads window x d_model, "
             "else required",
@@ -334,6 +361,9 @@ std::vector<ConfigKeySpec> make_table() {
         Row("head_activation", &ConvertConfig::head_activation, kForecaster, "`\"relu\"`",
             "the activation between a pooled head's hidden and final Linear")
             .record(ConfigKey::head_activation),
+        Row("encoder_output_activation", &ConvertConfig::encoder_output_activation, kForecaster, "none",
+            "an activation on the encoder's rows before a pooled head (mvts_transformer's `act(output)`)")
+            .record(ConfigKey::encoder_output_activation),
         Row("patch_len", &ConvertConfig::patch_len, kForecaster, "none: one input row, one token",
             "steps per patch of a patched (PatchTST-style) model: each column's window cut into patches, one token "
             "each, the columns through the encoder independently")
@@ -346,6 +376,15 @@ std::vector<ConfigKeySpec> make_table() {
             .is_set([](const ConvertConfig& c) { return c.padding_patch.has_value(); })
             .record(ConfigKey::patch_padding)
             .record_text([](uint32_t v) { return std::string(v ? "\"end\"" : "\"none\""); }),
+        Row("res_attention", &ConvertConfig::res_attention, kForecaster, "`false`",
+            "each encoder layer adds the previous layer's pre-softmax attention scores to its own (PatchTST's "
+            "argument of the same name; the weights cannot tell)")
+            .record(ConfigKey::residual_attention),
+        Row("head_flatten", "\"rows\" or \"d_model_first\"", kForecaster, "`\"rows\"`",
+            "the order a flatten head reads the encoded rows in: `\"rows\"` as `x.reshape(B, -1)` of [rows, "
+            "d_model], `\"d_model_first\"` as PatchTST's backbone ([d_model, patches] before its Flatten_Head)",
+            read_head_flatten)
+            .is_set([](const ConvertConfig& c) { return c.head_flatten.has_value(); }),
         Row("revin", &ConvertConfig::revin, kForecaster,
             "from the tensors: RevIN's affine_weight / affine_bias = affine RevIN; none: no RevIN",
             "per-window normalization of each column, undone on the outputs (state `true` for RevIN without "

@@ -4,6 +4,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "runtime/format.h"
@@ -52,14 +53,23 @@ struct ConvertConfig {
     std::optional<format::Decoding> decoding;
     std::optional<format::Placeholder> placeholder;
     std::optional<format::Activation> head_activation;
+    std::optional<format::Activation> encoder_output_activation;
     std::optional<int64_t> horizon, label_len;
     // Patches (PatchTST's own argument names): steps per patch, steps between patches, "end" padding.
     std::optional<int64_t> patch_len, stride;
     std::optional<std::string> padding_patch;
+    // PatchTST's res_attention: each encoder layer adds the previous one's pre-softmax scores.
+    std::optional<bool> res_attention;
+    // The order a flatten head reads the encoded rows in: "rows" (x.reshape(B, -1) of [rows, d_model], the
+    // default) or "d_model_first" ([d_model, rows], as PatchTST's backbone permutes before Flatten_Head).
+    std::optional<std::string> head_flatten;
     std::optional<bool> revin;  // RevIN without affine tensors; with them it is read off the checkpoint
     std::optional<double> revin_eps;
-    std::vector<std::string> outputs;  // names of the predicted columns, each one of "features"
-    std::set<std::string> stated;      // every key the config file holds, so conversion can say what it assumed
+    std::vector<std::string> outputs;           // names of the predicted columns, each one of "features"
+    std::vector<std::string> decoder_features;  // the decoder's columns, in order, each one of "features"
+    // Input columns computed from timestamps: feature name and calendar feature (tools/host/calendar.h).
+    std::vector<std::pair<std::string, std::string>> calendar;
+    std::set<std::string> stated;  // every key the config file holds, so conversion can say what it assumed
     // Names of the input features (CSV header names), stored in the model to pick CSV columns by name.
     std::vector<std::string> features;
     std::vector<std::string> keys;  // every key the file gives, in order

@@ -84,18 +84,16 @@ int64_t check_pe_buffers(CheckpointTensors& ck, const ConvertConfig& config, int
     for (const auto& [name, t] : ck.all()) {
         const bool is_pe = name == "pe" || (name.size() > 3 && name.compare(name.size() - 3, 3, ".pe") == 0);
         if (!is_pe) continue;
+        int64_t rows = 0;
+        bool row0_zero = false;
+        // A `pe` that is not the sinusoidal table is a learned one (mvts_transformer's nn.Parameter named
+        // pe): find_position_tables takes it, and the config's statements are checked against it there.
+        if (t.shape.empty() || t.shape.back() != d || !is_sinusoidal_table(t, d, &row0_zero, &rows) || row0_zero)
+            continue;
         ck.mark_used(name);
         if (config.positional_encoding == format::PositionalEncoding::none)
             throw ToolError("checkpoint holds a positional-encoding buffer " + name +
                             " but the config says \"positional_encoding\": \"none\"");
-        if (t.shape.empty() || t.shape.back() != d)
-            throw ToolError("positional-encoding buffer " + name + " has shape " + shape_text(t.shape) +
-                            ", expected [max_len, 1, " + std::to_string(d) + "] or similar");
-        int64_t rows = 0;
-        bool row0_zero = false;
-        if (!is_sinusoidal_table(t, d, &row0_zero, &rows) || row0_zero)
-            throw ToolError("positional-encoding buffer " + name + " is not the sinusoidal table " +
-                            "PE[pos,2i]=sin(pos/10000^(2i/d)), PE[pos,2i+1]=cos(...)");
         if (fewest == 0 || rows < fewest) {
             fewest = rows;
             *buffer_name = name;
@@ -181,36 +179,53 @@ void add_position_table(CheckpointTensors& ck, AxmModel& m, Role role, const Pos
     m.tensors.push_back(make_tensor(role, format::kNoLayer, t.name, table));
 }
 
-// A decoder reading fewer columns than the encoder: the predicted ones (a decoder_input_layer of
-// num_predicted_features beside an encoder_input_layer of input_size). Which input columns they are comes
-// from "outputs" and "features" by name, else the first n_outputs columns (with a note).
-void add_decoder_outputs(AxmModel& m, const ConvertConfig& config, const std::string& tgt, int64_t dec_in, int64_t nf,
+// Which input column each output continues and each decoder column reads, when the decoder reads other
+// columns than every input in order (a decoder_input_layer of num_predicted_features beside an
+// encoder_input_layer of input_size; the outputs beside known-future inputs, "decoder_features") or the model
+// predicts fewer columns than it reads. By name from "features", "outputs" and "decoder_features", else the
+// first columns (with a note).
+void add_decoder_columns(AxmModel& m, const ConvertConfig& config, const std::string& tgt, int64_t dec_in, int64_t nf,
                          int64_t no, std::vector<std::pair<format::ConfigKey, uint32_t>>& variant) {
-    if (dec_in != no || no > 256)
+    const bool listed = !config.decoder_features.empty();
+    if (!listed && dec_in == nf && no >= nf) return;
+    auto column_of = [&](const std::string& name, const char* key) {
+        const auto at = std::find(config.features.begin(), config.features.end(), name);
+        if (at == config.features.end())
+            throw ToolError(std::string("config \"") + key + "\" names \"" + name +
+                            "\", which is not one of \"features\": the decoder reads input columns, so each " +
+                            (std::string(key) == "outputs" ? "output it is fed back" : "column it reads") +
+                            " must be one");
+        return static_cast<uint32_t>(at - config.features.begin());
+    };
+    if (listed && static_cast<int64_t>(config.decoder_features.size()) != dec_in)
+        throw ToolError("config \"decoder_features\" names " + std::to_string(config.decoder_features.size()) +
+                        " columns, but the decoder's input Linear " + tgt + " reads " + std::to_string(dec_in));
+    if (!listed && dec_in != nf && dec_in != no)
         throw ToolError("the decoder's input Linear " + tgt + " reads " + std::to_string(dec_in) +
                         " columns, the encoder " + std::to_string(nf) + " and the model predicts " +
                         std::to_string(no) +
-                        ": auspex runs a decoder that reads every input column or the predicted columns only (at "
-                        "most 256); a decoder fed known-future covariates is not supported");
-    variant.push_back({ConfigKey::decoder_features, static_cast<uint32_t>(dec_in)});
-    for (int64_t i = 0; i < no; ++i) {
-        int64_t column = i;
-        if (!config.outputs.empty()) {
-            const auto at = std::find(config.features.begin(), config.features.end(), config.outputs[i]);
-            if (at == config.features.end())
-                throw ToolError("config \"outputs\" names \"" + config.outputs[i] +
-                                "\", which is not one of \"features\": the decoder's first input is the last "
-                                "observed value of each output, so each must be an input column too");
-            column = at - config.features.begin();
+                        ": name the decoder's columns with \"decoder_features\" (the columns of the tgt your "
+                        "inference loop builds, in order: the predicted ones and inputs known ahead such as "
+                        "calendar features), each one of \"features\"");
+    if (dec_in > 256 || no > 256)
+        throw ToolError("a decoder that reads some of the input columns reads at most 256 and predicts at most 256");
+    if (no < nf || dec_in != nf || listed) {
+        for (int64_t i = 0; i < no && no <= nf; ++i) {
+            const uint32_t column =
+                config.outputs.empty() ? static_cast<uint32_t>(i) : column_of(config.outputs[i], "outputs");
+            variant.push_back({static_cast<format::ConfigKey>(format::kOutputFeatureKey + i), column});
         }
-        variant.push_back(
-            {static_cast<format::ConfigKey>(format::kOutputFeatureKey + i), static_cast<uint32_t>(column)});
+        if (config.outputs.empty() && no < nf)
+            m.notes.push_back("assumed the model's " + std::to_string(no) + " output(s) continue the first " +
+                              std::to_string(no) +
+                              " input column(s); name them with \"features\" and \"outputs\" "
+                              "to say which");
     }
-    if (config.outputs.empty())
-        m.notes.push_back("assumed the decoder's " + std::to_string(no) + " column(s) are the first " +
-                          std::to_string(no) +
-                          " input column(s); name them with \"features\" and \"outputs\" to "
-                          "say which");
+    if (dec_in != nf || listed) variant.push_back({ConfigKey::decoder_features, static_cast<uint32_t>(dec_in)});
+    if (listed)
+        for (size_t j = 0; j < config.decoder_features.size(); ++j)
+            variant.push_back({static_cast<format::ConfigKey>(format::kDecoderFeatureKey + j),
+                               column_of(config.decoder_features[j], "decoder_features")});
 }
 
 // What an encoder-only model's head and inputs are, from the shapes and the config.
@@ -370,8 +385,14 @@ void import_patched(CheckpointTensors& ck, AxmModel& m, const ConvertConfig& con
     const int64_t horizon = ck.shape(l.final + ".weight")[0];
     const int64_t hidden = l.hidden.empty() ? 0 : ck.shape(l.hidden + ".weight")[0];
     add_linear(ck, m, Role::src_embed_weight, l.input, d, *config.patch_len);
+    const size_t head_first = m.tensors.size();
     if (hidden != 0) add_linear(ck, m, Role::head_weight, l.hidden, hidden, head_in);
     add_linear(ck, m, Role::generator_weight, l.final, horizon, hidden != 0 ? hidden : head_in);
+    if (config.head_flatten.value_or("rows") == "d_model_first") {
+        if (head != format::ForecastHead::flatten)
+            throw ToolError("config \"head_flatten\" describes a flatten head; this head reads one row");
+        reorder_flatten_head(m.tensors[head_first], tokens, d);
+    }
     auto u = [](int64_t v) { return static_cast<uint32_t>(v); };
     variant.insert(variant.end(),
                    {{ConfigKey::head, static_cast<uint32_t>(head)},
@@ -392,7 +413,23 @@ void import_patched(CheckpointTensors& ck, AxmModel& m, const ConvertConfig& con
 AxmModel import_forecaster(const TensorMap& tensors, const ConvertConfig& config) {
     if (config.arch != format::Family::forecaster)
         throw ToolError("config arch \"" + enum_text(config.arch) + "\" is not \"forecaster\"");
-    CheckpointTensors ck(tensors);
+    // The Time-Series-Library's DataEmbedding (named by its map) becomes one Linear per side first.
+    TensorMap folded = tensors;
+    TokenConv src_conv, tgt_conv;
+    const bool conv = fold_token_conv(folded, "src", &src_conv);
+    if (fold_token_conv(folded, "tgt", &tgt_conv) != conv)
+        throw ToolError("a token convolution on one side only: auspex embeds both sides the same way");
+    if (conv && src_conv.marks != tgt_conv.marks)
+        throw ToolError("the encoder's time-feature embedding reads " + std::to_string(src_conv.marks) +
+                        " marks, the decoder's " + std::to_string(tgt_conv.marks));
+    const bool declared_conv = config.input_embedding == format::InputEmbedding::token_conv;
+    if (config.input_embedding && declared_conv != conv)
+        throw ToolError(conv ? "config \"input_embedding\": \"" + enum_text(*config.input_embedding) +
+                                   "\" contradicts the checkpoint's token convolution (src_token_conv.weight)"
+                             : std::string("config \"input_embedding\": \"token_conv\" but the checkpoint holds no "
+                                           "token convolution: map the Time-Series-Library's DataEmbedding with "
+                                           "tools/import/maps/tslib_transformer.map"));
+    CheckpointTensors ck(folded);
     AxmModel m;
     m.family = format::Family::forecaster;
     const StackShape s = import_stacks(ck, m, config, false, true, "forecaster");
@@ -410,6 +447,11 @@ AxmModel import_forecaster(const TensorMap& tensors, const ConvertConfig& config
     std::vector<std::pair<format::ConfigKey, uint32_t>> variant;  // written only when not the default
 
     int64_t nf = 0, no = 0, window = config.window.value_or(0);
+    if (conv && (encoder_only || config.decoding != format::Decoding::one_pass))
+        throw ToolError(
+            "the Time-Series-Library's token convolution reads whole sequences: auspex runs it in an "
+            "encoder-decoder decoded in one pass; state \"decoding\": \"one_pass\" with \"label_len\" and "
+            "\"horizon\" (the model's label_len and pred_len)");
     if (encoder_only && config.patch_len) {
         import_patched(ck, m, config, find_encoder_only_linears(ck, d), d, revin_columns, variant, &nf, &window);
         no = nf;
@@ -444,15 +486,21 @@ AxmModel import_forecaster(const TensorMap& tensors, const ConvertConfig& config
         const LinearNames lin = find_linears(ck, d);
         const auto& src_shape = ck.shape(lin.src + ".weight");
         const auto& gen_shape = ck.shape(lin.generator + ".weight");
-        nf = src_shape[1];
+        // token_conv: the Linear reads three neighbours' values and the marks.
+        const int64_t src_width = src_shape[1], dec_width = ck.shape(lin.tgt + ".weight")[1];
+        nf = conv ? src_conv.values + src_conv.marks : src_width;
         no = gen_shape[0];
         check_stated(config.n_features, nf, "n_features", lin.src + ".weight", src_shape);
         check_stated(config.n_outputs, no, "n_outputs", lin.generator + ".weight", gen_shape);
-        const int64_t dec_in = ck.shape(lin.tgt + ".weight")[1];
-        add_linear(ck, m, Role::src_embed_weight, lin.src, d, nf);
-        add_linear(ck, m, Role::tgt_embed_weight, lin.tgt, d, dec_in);
+        const int64_t dec_in = conv ? tgt_conv.values + tgt_conv.marks : dec_width;
+        add_linear(ck, m, Role::src_embed_weight, lin.src, d, src_width);
+        add_linear(ck, m, Role::tgt_embed_weight, lin.tgt, d, dec_width);
+        if (conv) {
+            variant.push_back({ConfigKey::input_embedding, e32(format::InputEmbedding::token_conv)});
+            if (src_conv.marks != 0) variant.push_back({ConfigKey::time_marks, u(src_conv.marks)});
+        }
         add_linear(ck, m, Role::generator_weight, lin.generator, no, d);
-        if (dec_in != nf) add_decoder_outputs(m, config, lin.tgt, dec_in, nf, no, variant);
+        add_decoder_columns(m, config, lin.tgt, dec_in, nf, no, variant);
         if (lin.shared)
             m.notes.push_back("one input Linear, " + lin.src +
                               ", feeds both the encoder and the decoder (stored "
@@ -504,6 +552,14 @@ AxmModel import_forecaster(const TensorMap& tensors, const ConvertConfig& config
         }
     }
     if (config.patch_len && !encoder_only) throw ToolError("patches need an encoder-only model");
+    if (config.res_attention.value_or(false)) {
+        if (!encoder_only) throw ToolError("config \"res_attention\" is an encoder-only model's (PatchTST's)");
+        variant.push_back({ConfigKey::residual_attention, 1u});
+    }
+    if (config.head_flatten && !config.patch_len)
+        throw ToolError("config \"head_flatten\" is read for patched models (PatchTST's head)");
+    if (config.encoder_output_activation)
+        variant.push_back({ConfigKey::encoder_output_activation, e32(*config.encoder_output_activation)});
     if (revin != format::Revin::none) {
         variant.push_back({ConfigKey::revin, static_cast<uint32_t>(revin)});
         if (config.revin_eps) {

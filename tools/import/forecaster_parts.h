@@ -27,3 +27,22 @@ struct EncoderOnlyLinears {
 EncoderOnlyLinears find_encoder_only_linears(const CheckpointTensors& ck, int64_t d);
 
 }  // namespace ax::tools
+
+namespace ax::tools {
+
+// The Time-Series-Library's DataEmbedding, named by its map (tools/import/maps/tslib_transformer.map):
+// `<side>_token_conv.weight` (Conv1d(c, d, kernel_size=3, padding=1, padding_mode="circular", bias=False),
+// [d, c, 3]) and an optional `<side>_time_marks.weight` (TimeFeatureEmbedding's bias-free Linear, [d, k]) are
+// folded into one Linear `<side>_embed` [d, 3c + k] with a zero bias, reading [x[t-1], x[t], x[t+1], marks[t]]
+// (runtime format.h, InputEmbedding::token_conv). Returns k, or -1 when the side has no token convolution.
+struct TokenConv {
+    int64_t values = 0, marks = 0;
+};
+bool fold_token_conv(TensorMap& tensors, const std::string& side, TokenConv* out);
+
+// A flatten head's first Linear (its f32 weight [out, rows x d]) reordered from reading [d, rows] (config
+// "head_flatten": "d_model_first", PatchTST's Flatten_Head after its backbone's permute) to reading the
+// rows back to back, as the runtime flattens them.
+void reorder_flatten_head(AxmTensor& weight, int64_t rows, int64_t d);
+
+}  // namespace ax::tools

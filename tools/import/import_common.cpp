@@ -127,10 +127,10 @@ void CheckpointTensors::check_all_used(const std::string& family) const {
         for (const char* stat : {".running_mean", ".running_var", ".num_batches_tracked"}) {
             const size_t n = std::char_traits<char>::length(stat);
             if (name.size() > n && name.compare(name.size() - n, n, stat) == 0)
-                throw ToolError("BatchNorm is not supported: " + name.substr(0, name.size() - n) +
-                                " holds BatchNorm running statistics, and auspex's layers normalize with LayerNorm "
-                                "(as nn.TransformerEncoderLayer does); a " +
-                                family + " with BatchNorm1d in place of LayerNorm cannot be converted");
+                throw ToolError("BatchNorm outside the layers is not supported: " + name.substr(0, name.size() - n) +
+                                " holds BatchNorm running statistics, and auspex folds BatchNorm1d only where a "
+                                "layer's own norms are (norm1, norm2, norm3 of every layer); this " +
+                                family + "'s other BatchNorm cannot be converted");
         }
     }
     std::string list;
@@ -320,10 +320,46 @@ StackShape import_stacks(CheckpointTensors& ck, AxmModel& m, const ConvertConfig
         add_tensor(ck, m, weight, module + ".weight", {d}, layer);
         add_tensor(ck, m, next(weight, 1), module + ".bias", {d}, layer);
     };
+    // A layer's own norm: LayerNorm, or BatchNorm1d (custom layers such as mvts_transformer's keep the
+    // names norm1/norm2). In evaluation mode BatchNorm is (x - mean) / sqrt(var + eps) * w + b per channel,
+    // folded here into a scale (the gamma role) and a shift (the beta role); eps is layer_norm_eps.
+    size_t batch_norms = 0, layer_norms = 0;
+    auto add_layer_norm = [&](Role weight, uint16_t layer, const std::string& module) {
+        if (!ck.has(module + ".running_mean")) {
+            ++layer_norms;
+            add_norm(weight, layer, module);
+            return;
+        }
+        ++batch_norms;
+        HostTensor scale = ck.take(module + ".weight", {d});
+        HostTensor shift = ck.take(module + ".bias", {d});
+        const HostTensor& mean = ck.take(module + ".running_mean", {d});
+        const HostTensor& var = ck.take(module + ".running_var", {d});
+        if (ck.has(module + ".num_batches_tracked")) ck.mark_used(module + ".num_batches_tracked");
+        for (int64_t j = 0; j < d; ++j) {
+            if (!(var.data[j] >= 0.0f))
+                throw ToolError("BatchNorm " + module + ".running_var holds a negative or NaN variance");
+            const double inv = 1.0 / std::sqrt(static_cast<double>(var.data[j]) + config.layer_norm_eps);
+            const double w = scale.data[j];
+            scale.data[j] = static_cast<float>(w * inv);
+            shift.data[j] = static_cast<float>(shift.data[j] - mean.data[j] * w * inv);
+        }
+        m.tensors.push_back(make_tensor(weight, layer, module + ".weight", scale));
+        m.tensors.push_back(make_tensor(next(weight, 1), layer, module + ".bias", shift));
+    };
     auto add_attention = [&](Role in_weight, uint16_t layer, const std::string& module) {
         add_tensor(ck, m, in_weight, module + ".in_proj_weight", {3 * d, d}, layer);
         add_tensor(ck, m, next(in_weight, 1), module + ".in_proj_bias", {3 * d}, layer);
         add_linear(ck, m, next(in_weight, 2), module + ".out_proj", d, d, layer);
+        // A stored attention scale (PatchTST's sdp_attn.scale, a Parameter frozen at head_dim ** -0.5 unless its
+        // lsa option learns it) must be the scale the runtime uses.
+        if (ck.has(module + ".scale")) {
+            const HostTensor& scale = ck.take(module + ".scale", {});
+            const double want = 1.0 / std::sqrt(static_cast<double>(d / config.nhead));
+            if (!(std::fabs(scale.data[0] - want) <= 1e-6 * want))
+                throw ToolError(module + ".scale is " + std::to_string(scale.data[0]) + ", not head_dim ** -0.5 = " +
+                                std::to_string(want) + ": a learned attention scale (PatchTST's lsa) is not supported");
+        }
     };
     s.encoder_final_norm = ck.has(s.encoder_root + "norm.weight");
     if (s.encoder_final_norm) add_norm(Role::encoder_norm_weight, format::kNoLayer, s.encoder_root + "norm");
@@ -337,8 +373,8 @@ StackShape import_stacks(CheckpointTensors& ck, AxmModel& m, const ConvertConfig
         add_attention(Role::enc_attn_in_weight, L, p + "self_attn");
         add_linear(ck, m, Role::enc_ff1_weight, p + "linear1", ff, d, L);
         add_linear(ck, m, Role::enc_ff2_weight, p + "linear2", d, ff, L);
-        add_norm(Role::enc_norm1_weight, L, p + "norm1");
-        add_norm(Role::enc_norm2_weight, L, p + "norm2");
+        add_layer_norm(Role::enc_norm1_weight, L, p + "norm1");
+        add_layer_norm(Role::enc_norm2_weight, L, p + "norm2");
     }
     for (size_t i = 0; i < s.decoder_layers; ++i) {
         const uint16_t L = static_cast<uint16_t>(i);
@@ -347,10 +383,16 @@ StackShape import_stacks(CheckpointTensors& ck, AxmModel& m, const ConvertConfig
         add_attention(Role::dec_cross_in_weight, L, p + "multihead_attn");
         add_linear(ck, m, Role::dec_ff1_weight, p + "linear1", ff, d, L);
         add_linear(ck, m, Role::dec_ff2_weight, p + "linear2", d, ff, L);
-        add_norm(Role::dec_norm1_weight, L, p + "norm1");
-        add_norm(Role::dec_norm2_weight, L, p + "norm2");
-        add_norm(Role::dec_norm3_weight, L, p + "norm3");
+        add_layer_norm(Role::dec_norm1_weight, L, p + "norm1");
+        add_layer_norm(Role::dec_norm2_weight, L, p + "norm2");
+        add_layer_norm(Role::dec_norm3_weight, L, p + "norm3");
     }
+    if (batch_norms != 0 && layer_norms != 0)
+        throw ToolError("the layers mix BatchNorm (" + std::to_string(batch_norms) +
+                        " norms with running statistics) "
+                        "and LayerNorm (" +
+                        std::to_string(layer_norms) + "): auspex runs one kind in every layer");
+    s.batch_norm = batch_norms != 0;
     leave_out_stray_layers(ck, m);
     return s;
 }
@@ -370,6 +412,8 @@ void add_stack_config(AxmModel& m, const StackShape& s, const ConvertConfig& con
         {ConfigKey::decoder_final_norm, s.decoder_final_norm ? 1u : 0u},
     };
     m.config.insert(m.config.end(), records.begin(), records.end());
+    // Written only for BatchNorm layers, so that LayerNorm models read exactly as files from before the key.
+    if (s.batch_norm) m.config.push_back({ConfigKey::layer_norms, 1u});
 }
 
 std::vector<std::string> find_linear_modules(const CheckpointTensors& ck) {

@@ -81,6 +81,7 @@ struct StackShape {
     size_t decoder_layers = 0;
     bool encoder_final_norm = false;
     bool decoder_final_norm = false;
+    bool batch_norm = false;                 // the layers' own norms are BatchNorm1d (folded into a scale and a shift)
     std::string encoder_root, decoder_root;  // e.g. "transformer.encoder." ("" when absent)
 };
 

@@ -1,0 +1,173 @@
+#include "tools/cli/known_inputs.h"
+
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include "models/forecaster/forecaster.h"
+#include "tools/cli/data_csv.h"
+#include "tools/common/tool_error.h"
+#include "tools/host/calendar.h"
+#include "tools/text/csv_time.h"
+
+namespace ax::cli {
+
+namespace {
+
+std::string column_name(const std::vector<std::string>& features, size_t i) {
+    return i < features.size() ? "\"" + features[i] + "\"" : "input column " + std::to_string(i);
+}
+
+tools::TimePoint point_of(const tools::Table& t, size_t row, const std::string& path) {
+    tools::TimePoint p;
+    if (!tools::time_point(t.times[row], t.decimal_comma, p, t.date_order) || !p.iso)
+        throw tools::ToolError(path + ": calendar features need dates or datetimes in the time column, got \"" +
+                               t.times[row] + "\"");
+    return p;
+}
+
+// Fills the calendar columns of `rows` rows of n values from the timestamps `times` of `source`.
+void fill_calendar(const std::vector<std::string>& calendar, const tools::Table& source, size_t rows, size_t n,
+                   const std::string& path, float* out) {
+    for (size_t r = 0; r < rows; ++r) {
+        const tools::TimePoint p = point_of(source, r, path);
+        for (size_t i = 0; i < calendar.size() && i < n; ++i)
+            if (!calendar[i].empty()) out[r * n + i] = tools::calendar_value(calendar[i], p);
+    }
+}
+
+}  // namespace
+
+tools::Table read_model_rows(const Args& args, const std::string& option, const tools::LoadedModel& m,
+                             const std::vector<size_t>& columns, const std::vector<std::string>& features,
+                             size_t last_rows) {
+    std::vector<std::string> calendar = tools::calendar_of(m.file);
+    std::vector<std::string> names, read;
+    for (size_t column : columns) {
+        if (column < features.size()) names.push_back(features[column]);
+        const bool computed = column < calendar.size() && !calendar[column].empty();
+        if (!computed && column < features.size()) read.push_back(features[column]);
+    }
+    const bool named = names.size() == columns.size();
+    const size_t n_read = named ? read.size() : columns.size();
+    const std::string path = args.require(option);
+    tools::Table t = read_data_csv(args, option, n_read, named ? read : std::vector<std::string>{}, last_rows);
+    if (n_read == columns.size()) {
+        if (named) t.header = names;
+        return t;
+    }
+    if (t.times.empty())
+        throw tools::ToolError(path + " has no time column: the model computes its calendar features from it");
+    tools::Table full = t;
+    full.cols = columns.size();
+    full.header = names;
+    full.values.assign(t.rows * full.cols, 0.0f);
+    std::vector<std::string> kinds(full.cols);
+    for (size_t r = 0; r < t.rows; ++r)
+        for (size_t i = 0, k = 0; i < full.cols; ++i) {
+            kinds[i] = columns[i] < calendar.size() ? calendar[columns[i]] : "";
+            if (kinds[i].empty()) full.values[r * full.cols + i] = t.at(r, k++);
+        }
+    fill_calendar(kinds, t, t.rows, full.cols, path, full.values.data());
+    return full;
+}
+
+tools::Table read_history(const Args& args, const tools::LoadedModel& m, const std::vector<std::string>& features,
+                          size_t last_rows) {
+    const ForecasterConfig& c = m.as<Forecaster>().config();
+    std::vector<size_t> columns(c.n_features);
+    for (size_t i = 0; i < columns.size(); ++i) columns[i] = i;
+    return read_model_rows(args, "input", m, columns, features, last_rows);
+}
+
+std::vector<float> read_future(const Args& args, const tools::LoadedModel& m, const std::vector<std::string>& features,
+                               const tools::Table& forecast, bool timed, size_t horizon) {
+    const Forecaster& model = m.as<Forecaster>();
+    const ForecasterConfig& c = model.config();
+    const size_t steps = model.future_rows(horizon);
+    if (steps == 0) {
+        if (args.has("future"))
+            std::fprintf(stderr, "note: %s is not read: the model's decoder reads no input known ahead%s\n",
+                         args.get("future").c_str(), c.known_inputs != 0 ? " after a one-step forecast" : "");
+        return {};
+    }
+    const size_t n = c.n_features;
+    std::vector<std::string> calendar = tools::calendar_of(m.file);
+    calendar.resize(n);
+    // The known columns: read by the decoder, predicted by no output.
+    std::vector<size_t> from_file, computed;
+    for (size_t j = 0; j < c.decoder_features; ++j) {
+        if (!model.known_decoder_column(j)) continue;
+        const size_t column = model.decoder_column(j);
+        (calendar[column].empty() ? from_file : computed).push_back(column);
+    }
+    std::vector<float> future(steps * n, std::numeric_limits<float>::quiet_NaN());
+    tools::Table given;
+    std::string path;
+    if (args.has("future")) {
+        path = args.get("future");
+        std::vector<std::string> names;
+        for (size_t column : from_file) {
+            if (column >= features.size())
+                throw tools::ToolError("--future: the model stores no feature names, so its known input column " +
+                                       std::to_string(column) + " cannot be found by name (convert with \"features\")");
+            names.push_back(features[column]);
+        }
+        if (!names.empty())
+            given = read_data_csv(args, "future", names.size(), names);
+        else
+            given = tools::read_csv(path, csv_options(args));
+    } else if (!from_file.empty()) {
+        std::string list;
+        for (size_t column : from_file) list += (list.empty() ? "" : ", ") + column_name(features, column);
+        const char* verb = from_file.size() == 1 ? "its" : "their";
+        throw tools::ToolError("the model's decoder reads " + list + ", which it does not predict: give " + verb +
+                               " values for the forecast's steps with --future FILE (a CSV with a time column and "
+                               "those columns)");
+    }
+    // Row of `given` for each forecast step: by timestamp when both have them, else in order.
+    std::vector<size_t> row_of(steps);
+    const bool match_times = args.has("future") && timed && !given.times.empty();
+    for (size_t t = 0; t < steps; ++t) {
+        row_of[t] = t;
+        if (match_times) {
+            tools::TimePoint want;
+            tools::time_point(forecast.times[t], forecast.decimal_comma, want, forecast.date_order);
+            size_t r = 0;
+            for (; r < given.rows; ++r) {
+                tools::TimePoint p;
+                if (tools::time_point(given.times[r], given.decimal_comma, p, given.date_order) && p == want) break;
+            }
+            if (r == given.rows)
+                throw tools::ToolError(path + " has no row for " + forecast.times[t] + ", forecast step " +
+                                       std::to_string(t + 1) + " (the known inputs of " + std::to_string(steps) +
+                                       " steps are read)");
+            row_of[t] = r;
+        } else if (args.has("future") && t >= given.rows) {
+            throw tools::ToolError(path + " holds " + std::to_string(given.rows) + " row(s); a forecast of " +
+                                   std::to_string(horizon) + " steps reads the known inputs of " +
+                                   std::to_string(steps) + " steps");
+        }
+    }
+    for (size_t t = 0; t < steps; ++t)
+        for (size_t k = 0; k < from_file.size(); ++k) future[t * n + from_file[k]] = given.at(row_of[t], k);
+    if (!computed.empty()) {
+        std::vector<std::string> only(n);
+        for (size_t column : computed) only[column] = calendar[column];
+        if (timed) {
+            fill_calendar(only, forecast, steps, n, "the forecast's timestamps", future.data());
+        } else if (!given.times.empty()) {
+            tools::Table ordered = given;
+            ordered.times.clear();
+            for (size_t t = 0; t < steps; ++t) ordered.times.push_back(given.times[row_of[t]]);
+            fill_calendar(only, ordered, steps, n, path, future.data());
+        } else {
+            throw tools::ToolError(
+                "the model computes calendar features for the forecast's steps from timestamps: "
+                "give the input evenly spaced timestamps, or --future FILE with a time column");
+        }
+    }
+    return future;
+}
+
+}  // namespace ax::cli
