@@ -76,6 +76,28 @@ size_t auspex_arena_bytes(const auspex_forecaster* f, size_t max_window, size_t 
  * kernel port of this build. Nothing is allocated afterwards. */
 int auspex_session_init(auspex_forecaster* f, void* arena, size_t arena_bytes, size_t max_window, size_t max_horizon);
 
+/* ---- Threads: the application's parallel-for ----
+ * The runtime starts no thread. A session may be given a parallel-for: a function of the application's that
+ * calls task(arg, i) once for every i in [0, n_tasks), on any of its threads and in any order, and returns
+ * when every call has returned (a thread pool on Linux; OpenMP's `parallel for` fits too). The session then
+ * splits its matrix products' output columns into at most `workers` tasks per call; results are the same
+ * bits for every number of workers. Products too small to pay for a hand-off stay on the calling thread.
+ * Task i may use scratch slot i in the arena, so the arena is sized for the workers:
+ *
+ *   size_t bytes = auspex_arena_bytes_parallel(&fc, window, horizon, 4);
+ *   auspex_session_init_parallel(&fc, arena, bytes, window, horizon, my_parallel_for, my_pool, 4);
+ */
+typedef void (*auspex_task)(void* arg, int index);
+typedef void (*auspex_parallel_for)(void* ctx, int n_tasks, auspex_task task, void* arg);
+
+/* auspex_arena_bytes for a session whose parallel-for runs up to `workers` tasks at once (1: the same
+ * figure as auspex_arena_bytes). */
+size_t auspex_arena_bytes_parallel(const auspex_forecaster* f, size_t max_window, size_t max_horizon, size_t workers);
+
+/* auspex_session_init with a parallel-for (null: none) called with ctx and at most `workers` tasks. */
+int auspex_session_init_parallel(auspex_forecaster* f, void* arena, size_t arena_bytes, size_t max_window,
+                                 size_t max_horizon, auspex_parallel_for parallel_for, void* ctx, size_t workers);
+
 /* A forecast: history holds `rows` time steps x n_features (raw units, row-major); out gets horizon x
  * n_outputs values in the same units. A step-by-step model feeds its predictions back (its outputs are
  * what its decoder reads); a one-pass model (an encoder-only head, one-pass decoding, patches) predicts

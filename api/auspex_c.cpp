@@ -15,6 +15,7 @@ using ax::Status;
 using ax::StatusCode;
 
 constexpr uint32_t kMagic = 0x41585046u;  // "AXPF": the handle was opened (its status is meaningful)
+constexpr size_t kMaxWorkers = 1024;      // more would only be a mistake (task indices are ints)
 
 struct Handle {
     uint32_t magic;
@@ -107,16 +108,32 @@ size_t auspex_max_positions(const auspex_forecaster* f) {
 }
 
 size_t auspex_arena_bytes(const auspex_forecaster* f, size_t max_window, size_t max_horizon) {
+    return auspex_arena_bytes_parallel(f, max_window, max_horizon, 1);
+}
+
+size_t auspex_arena_bytes_parallel(const auspex_forecaster* f, size_t max_window, size_t max_horizon, size_t workers) {
     const Handle* h = handle(f);
-    return h && h->opened ? h->model.arena_bytes(max_window, max_horizon) : 0;
+    return h && h->opened && workers > 0 ? h->model.arena_bytes(max_window, max_horizon, workers) : 0;
 }
 
 int auspex_session_init(auspex_forecaster* f, void* arena, size_t arena_bytes, size_t max_window, size_t max_horizon) {
+    return auspex_session_init_parallel(f, arena, arena_bytes, max_window, max_horizon, nullptr, nullptr, 1);
+}
+
+int auspex_session_init_parallel(auspex_forecaster* f, void* arena, size_t arena_bytes, size_t max_window,
+                                 size_t max_horizon, auspex_parallel_for parallel_for, void* ctx, size_t workers) {
     Handle* h = handle(f);
     if (h == nullptr) return AUSPEX_INVALID_ARGUMENT;
     if (!h->opened) return finish(h, not_ready("no model is open"));
+    if (workers == 0 || workers > kMaxWorkers)
+        return finish(h, Status::error(StatusCode::invalid_argument, "workers must be 1..").add(kMaxWorkers));
     h->session_ready = false;
-    const Status s = h->session.init(h->model, ax::best_kernels(), arena, arena_bytes, max_window, max_horizon);
+    ax::ParallelFor parallel;
+    parallel.run = parallel_for;
+    parallel.ctx = ctx;
+    parallel.workers = workers;
+    const Status s =
+        h->session.init(h->model, ax::best_kernels(), arena, arena_bytes, max_window, max_horizon, parallel);
     h->session_ready = s.is_ok();
     return finish(h, s);
 }

@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "runtime/kernels.h"
+#include "runtime/parallel.h"
 
 namespace ax {
 
@@ -36,7 +37,12 @@ struct AttentionInput {
 };
 
 // out: n_q rows of nhead * head_dim values, out_stride apart (0: contiguous). scores: scratch for n_kv floats.
+// With a parallel-for (optional), a port's attention_rows_f32 calls go to its workers by heads and groups of
+// rows (each output row computed by one call, as without it: the same bits).
 void attend(const Kernels& k, const AttentionInput& in, size_t nhead, size_t head_dim, float* scores, float* out,
-            size_t out_stride = 0);
+            size_t out_stride = 0, const ParallelFor* parallel = nullptr);
+
+// attention_rows_f32's row groups (runtime/kernels.h): row ranges split at multiples of this many rows.
+constexpr size_t kAttentionRowGroup = 8;
 
 }  // namespace ax

@@ -1,5 +1,7 @@
 #include "runtime/linear.h"
 
+#include "runtime/linear_split.h"
+
 namespace ax {
 
 Linear Linear::slice(size_t first, size_t count) const {
@@ -13,13 +15,17 @@ Linear Linear::slice(size_t first, size_t count) const {
 }
 
 void linear_forward_i8(const Kernels& k, const Linear& layer, const int8_t* xq, const float* xscale, size_t rows,
-                       float* y) {
+                       float* y, const LinearSplit* split) {
+    if (split != nullptr && linear_split_forward(k, layer, nullptr, xq, xscale, rows, y, *split)) return;
     k.linear_i8(xq, xscale, rows, layer.in, static_cast<const int8_t*>(layer.weight), layer.scales, layer.bias,
                 layer.out, y);
 }
 
 void linear_forward(const Kernels& k, const Linear& layer, const float* x, size_t rows, float* y,
-                    const QuantScratch& scratch) {
+                    const QuantScratch& scratch, const LinearSplit* split) {
+    if (split != nullptr && layer.dtype != format::DType::i8 &&
+        linear_split_forward(k, layer, x, nullptr, nullptr, rows, y, *split))
+        return;
     switch (layer.dtype) {
         case format::DType::f32:
             k.linear_f32(x, rows, layer.in, static_cast<const float*>(layer.weight), layer.bias, layer.out, y);
@@ -34,7 +40,7 @@ void linear_forward(const Kernels& k, const Linear& layer, const float* x, size_
             for (size_t r = 0; r < rows; r += step) {
                 const size_t n = rows - r < step ? rows - r : step;
                 k.quantize_rows_i8(x + r * layer.in, n, layer.in, scratch.q, scratch.scales);
-                linear_forward_i8(k, layer, scratch.q, scratch.scales, n, y + r * layer.out);
+                linear_forward_i8(k, layer, scratch.q, scratch.scales, n, y + r * layer.out, split);
             }
             return;
     }

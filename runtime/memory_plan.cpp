@@ -15,7 +15,7 @@ size_t align_up(size_t n) { return (n + MemoryPlan::kAlignment - 1) / MemoryPlan
 }  // namespace
 
 MemoryPlan::MemoryPlan(const MemoryPlan& solved, void* base, size_t capacity)
-    : planned_(&solved), base_(static_cast<uint8_t*>(base)) {
+    : workers_(solved.workers_), planned_(&solved), base_(static_cast<uint8_t*>(base)) {
     failed_ = !solved.solved_ || solved.failed_ || base == nullptr || capacity < solved.total_;
 }
 

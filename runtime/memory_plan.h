@@ -25,8 +25,10 @@ public:
     static constexpr size_t kAlignment = 64;  // every buffer starts a cache line after the arena's base
     static constexpr size_t kMaxBuffers = 48;
 
-    // A planning plan: requests are recorded and return nullptr.
+    // A planning plan: requests are recorded and return nullptr. `workers`: the most tasks a session's
+    // parallel-for hook runs at once (runtime/parallel.h); per-worker scratch is planned for that many.
     MemoryPlan() = default;
+    explicit MemoryPlan(size_t workers) : workers_(workers > 1 ? workers : 1) {}
     // A placing plan over [base, base + capacity): the requests of `solved` in the same order get base +
     // their offsets. base must be 16-byte aligned; capacity at least solved.total_bytes().
     MemoryPlan(const MemoryPlan& solved, void* base, size_t capacity);
@@ -60,6 +62,7 @@ public:
     // True once a request overflowed, exceeded kMaxBuffers, or (placing) did not match the planned one.
     bool failed() const { return failed_; }
     size_t buffer_count() const { return count_; }
+    size_t workers() const { return workers_; }
 
     struct Buffer {
         const char* name;
@@ -78,6 +81,7 @@ private:
     size_t total_ = 0;
     bool failed_ = false;
     bool solved_ = false;
+    size_t workers_ = 1;
     // Placing only: the planned buffers and the memory.
     const MemoryPlan* planned_ = nullptr;
     uint8_t* base_ = nullptr;

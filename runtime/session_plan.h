@@ -22,18 +22,20 @@ bool plan_session(const Config& config, MemoryPlan* plan, Lengths... lengths) {
     return plan->solve();
 }
 
-// The exact arena bytes of such a session; 0 when plan_session refuses.
+// The exact arena bytes of such a session for up to `workers` parallel tasks (runtime/parallel.h); 0 when
+// plan_session refuses.
 template <class Layout, class Config, class... Lengths>
-size_t session_arena_bytes(const Config& config, Lengths... lengths) {
-    MemoryPlan plan;
+size_t session_arena_bytes(const Config& config, size_t workers, Lengths... lengths) {
+    MemoryPlan plan(workers);
     return plan_session<Layout>(config, &plan, lengths...) ? plan.total_bytes() : 0;
 }
 
 // Lays a session out over the caller's arena (checked by check_session_arena); *out gets the pointers only
 // when every buffer was placed.
 template <class Layout, class Config, class... Lengths>
-Status place_session(const Config& config, void* arena, size_t arena_bytes, Layout* out, Lengths... lengths) {
-    MemoryPlan planned;
+Status place_session(const Config& config, size_t workers, void* arena, size_t arena_bytes, Layout* out,
+                     Lengths... lengths) {
+    MemoryPlan planned(workers);
     const size_t needed = plan_session<Layout>(config, &planned, lengths...) ? planned.total_bytes() : 0;
     AX_RETURN_IF_ERROR(check_session_arena(arena, arena_bytes, needed));
     MemoryPlan placing(planned, arena, arena_bytes);

@@ -30,9 +30,9 @@ void add_residual(const Kernels& k, const LayerOptions& o, const LayerNormWeight
 void feed_forward_tile(const Kernels& k, const LayerOptions& o, const Linear& ff1, const Linear& ff2,
                        const LayerNormWeights& norm, float* x, size_t n, LayerScratch& s) {
     const float* in = sublayer_input(k, o, norm, x, n, s);
-    linear_forward(k, ff1, in, n, s.ff, s.quant);
+    linear_forward(k, ff1, in, n, s.ff, s.quant, &s.split);
     activate(k, o.activation, s.ff, n * o.dim_feedforward);
-    linear_forward(k, ff2, s.ff, n, s.tmp, s.quant);
+    linear_forward(k, ff2, s.ff, n, s.tmp, s.quant, &s.split);
     add_residual(k, o, norm, x, n, s);
 }
 
@@ -57,9 +57,9 @@ RowsIn shared_input(const Kernels& k, const Linear& l, const float* x, size_t n,
 
 void project(const Kernels& k, const Linear& l, const RowsIn& in, size_t n, float* y, LayerScratch& s) {
     if (in.q != nullptr)
-        linear_forward_i8(k, l, in.q, in.scales, n, y);
+        linear_forward_i8(k, l, in.q, in.scales, n, y, &s.split);
     else
-        linear_forward(k, l, in.x, n, y, s.quant);
+        linear_forward(k, l, in.x, n, y, s.quant, &s.split);
 }
 
 // Keys or values of rows [0, n) (layer `p`'s output rows [first, first + d)) into cache rows [at, at + n):
@@ -103,16 +103,16 @@ void decoder_tile_forward(const Kernels& k, const LayerOptions& o, const Decoder
         project_into_cache(k, p, d, d, in, n, self_cache.key, self_cache.key_scale, self_cache.type, first, s);
         project_into_cache(k, p, 2 * d, d, in, n, self_cache.value, self_cache.value_scale, self_cache.type, first, s);
         const AttentionInput a = cache_attention(s.q, self_cache, d, n, first + n, first, true, self_valid);
-        attend(k, a, o.nhead, head_dim, s.scores, s.att);
-        linear_forward(k, w.self_attn.out_proj, s.att, n, s.tmp, s.quant);
+        attend(k, a, o.nhead, head_dim, s.scores, s.att, 0, &s.split.parallel);
+        linear_forward(k, w.self_attn.out_proj, s.att, n, s.tmp, s.quant, &s.split);
         add_residual(k, o, w.norm1, x, n, s);
     }
     {
         const float* in = sublayer_input(k, o, w.norm2, x, n, s);
-        linear_forward(k, w.cross_attn.in_proj.slice(0, d), in, n, s.q, s.quant);
+        linear_forward(k, w.cross_attn.in_proj.slice(0, d), in, n, s.q, s.quant, &s.split);
         const AttentionInput a = cache_attention(s.q, cross, d, n, mem_rows, first, memory_causal, memory_valid);
-        attend(k, a, o.nhead, head_dim, s.scores, s.att);
-        linear_forward(k, w.cross_attn.out_proj, s.att, n, s.tmp, s.quant);
+        attend(k, a, o.nhead, head_dim, s.scores, s.att, 0, &s.split.parallel);
+        linear_forward(k, w.cross_attn.out_proj, s.att, n, s.tmp, s.quant, &s.split);
         add_residual(k, o, w.norm2, x, n, s);
     }
     feed_forward_tile(k, o, w.ff1, w.ff2, w.norm3, x, n, s);
@@ -189,6 +189,8 @@ void LayerScratch::allocate(MemoryPlan& plan, const LayerOptions& o, size_t enco
     quant.scales =
         plan.alloc<float>(enc ? "encoder tile: input scales" : "decoder tile: input scales", tile, first, last);
     quant.rows = tile;
+    split.allocate(plan, enc ? "encoder: per-worker product columns" : "decoder: per-worker product columns",
+                   enc ? max_of(tile, encoder_rows) : tile, first, last);
 }
 
 size_t row_tile(const LayerOptions& o) {
@@ -278,13 +280,13 @@ void encoder_layer_forward(const Kernels& k, const LayerOptions& o, const Encode
             project(k, p.slice(col, head_dim), input(r, n), n, s.q, s);
             AttentionInput a{s.q, head_dim, s.head_k, s.head_v, head_dim, n, rows, r, causal, key_valid};
             if (s.res_scores != nullptr) a.residual_scores = s.res_scores + (h * rows + r) * rows;
-            attend(k, a, 1, head_dim, s.scores, s.att + r * d + col, d);
+            attend(k, a, 1, head_dim, s.scores, s.att + r * d + col, d, &s.split.parallel);
         }
     }
     // Output projection and residual, then the feed-forward sublayer, a tile of rows at a time.
     for (size_t r = 0; r < rows; r += s.tile) {
         const size_t n = min_of(s.tile, rows - r);
-        linear_forward(k, w.self_attn.out_proj, s.att + r * d, n, s.tmp, s.quant);
+        linear_forward(k, w.self_attn.out_proj, s.att + r * d, n, s.tmp, s.quant, &s.split);
         add_residual(k, o, w.norm1, x + r * d, n, s);
         feed_forward_tile(k, o, w.ff1, w.ff2, w.norm2, x + r * d, n, s);
     }

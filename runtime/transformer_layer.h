@@ -9,6 +9,7 @@
 #include "runtime/format.h"
 #include "runtime/kernels.h"
 #include "runtime/linear.h"
+#include "runtime/linear_split.h"
 #include "runtime/memory_plan.h"
 
 namespace ax {
@@ -93,6 +94,9 @@ struct LayerScratch {
     int8_t* x_q = nullptr;        // [max_rows, d]
     float* x_q_scales = nullptr;  // [max_rows]
     size_t tile = kRowTile;       // rows per tile: row_tile(options)
+    // The products' output columns over the session's workers, with per-worker scratch for the most rows a
+    // product of these layers has (none when the plan is for one worker). The session sets the hook.
+    LinearSplit split;
 
     // encoder_rows > 0: the encoder's scratch for sequences up to that length (max_keys = encoder_rows);
     // encoder_rows == 0: the decoder's, whose attention sees up to max_keys keys. Live in [first, last].

@@ -91,12 +91,16 @@ bool plan_classifier_arena(const ClassifierConfig& config, size_t max_len, Memor
     return plan_session<ClassifierLayout>(config, plan, max_len);
 }
 
-size_t Classifier::arena_bytes(size_t max_len) const { return session_arena_bytes<ClassifierLayout>(config_, max_len); }
+size_t Classifier::arena_bytes(size_t max_len, size_t workers) const {
+    return session_arena_bytes<ClassifierLayout>(config_, workers, max_len);
+}
 
 Status ClassifierSession::init(const Classifier& model, const Kernels& kernels, void* arena, size_t arena_bytes,
-                               size_t max_len) {
+                               size_t max_len, const ParallelFor& parallel) {
     ClassifierLayout s;
-    AX_RETURN_IF_ERROR(place_session(model.config_, arena, arena_bytes, &s, max_len));
+    AX_RETURN_IF_ERROR(place_session(model.config_, parallel.workers, arena, arena_bytes, &s, max_len));
+    s.encoder_scratch.split.parallel = parallel;
+    s.decoder_scratch.split.parallel = parallel;
     AX_RETURN_IF_ERROR(s.stack.bind(model.file(), model.config_.stack));
     model_ = &model;
     k_ = &kernels;

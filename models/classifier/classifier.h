@@ -50,7 +50,8 @@ public:
     const ModelFile& file() const { return *file_; }
 
     // Exact bytes a session needs for inputs up to max_len tokens; 0 when max_len is 0 or too large.
-    size_t arena_bytes(size_t max_len) const;
+    // workers: the most tasks the session's parallel-for hook runs at once (runtime/parallel.h); 1 without one.
+    size_t arena_bytes(size_t max_len, size_t workers = 1) const;
 
 private:
     friend class ClassifierSession;
@@ -77,8 +78,10 @@ struct ClassifierLayout {
 
 class ClassifierSession {
 public:
-    // Lays the session out in `arena` (16-byte aligned, at least model.arena_bytes(max_len) bytes).
-    Status init(const Classifier& model, const Kernels& kernels, void* arena, size_t arena_bytes, size_t max_len);
+    // Lays the session out in `arena` (16-byte aligned, at least model.arena_bytes(max_len, parallel.workers)
+    // bytes); the products are split over the optional parallel-for hook.
+    Status init(const Classifier& model, const Kernels& kernels, void* arena, size_t arena_bytes, size_t max_len,
+                const ParallelFor& parallel = ParallelFor{});
 
     // The pad id for the padding mask, pooling and sinusoidal_pad0 positions; starts as the model's.
     Status set_pad_id(uint32_t pad_id);

@@ -177,8 +177,8 @@ size_t Forecaster::future_rows(size_t horizon) const {
     return config_.decoding == format::Decoding::one_pass ? horizon : horizon - 1;
 }
 
-size_t Forecaster::arena_bytes(size_t max_window, size_t max_horizon) const {
-    return session_arena_bytes<ForecastLayout>(config_, max_window, max_horizon);
+size_t Forecaster::arena_bytes(size_t max_window, size_t max_horizon, size_t workers) const {
+    return session_arena_bytes<ForecastLayout>(config_, workers, max_window, max_horizon);
 }
 
 namespace {
@@ -211,10 +211,12 @@ Status check_session_lengths(const ForecasterConfig& c, size_t max_window, size_
 }  // namespace
 
 Status ForecastSession::init(const Forecaster& model, const Kernels& kernels, void* arena, size_t arena_bytes,
-                             size_t max_window, size_t max_horizon) {
+                             size_t max_window, size_t max_horizon, const ParallelFor& parallel) {
     AX_RETURN_IF_ERROR(check_session_lengths(model.config_, max_window, max_horizon));
     ForecastLayout s;
-    AX_RETURN_IF_ERROR(place_session(model.config_, arena, arena_bytes, &s, max_window, max_horizon));
+    AX_RETURN_IF_ERROR(place_session(model.config_, parallel.workers, arena, arena_bytes, &s, max_window, max_horizon));
+    s.encoder_scratch.split.parallel = parallel;
+    s.decoder_scratch.split.parallel = parallel;
 
     // Layer weights were validated by Forecaster::open; binding again cannot fail.
     AX_RETURN_IF_ERROR(s.stack.bind(model.file(), model.config_.stack));

@@ -124,7 +124,8 @@ public:
 
     // Exact bytes a session needs for encoder windows up to max_window and decoder lengths (horizon or
     // teacher-forced target rows) up to max_horizon. 0 when a length is 0 or above kMaxSequenceLength.
-    size_t arena_bytes(size_t max_window, size_t max_horizon) const;
+    // workers: the most tasks the session's parallel-for hook runs at once (runtime/parallel.h); 1 without one.
+    size_t arena_bytes(size_t max_window, size_t max_horizon, size_t workers = 1) const;
 
 private:
     friend class ForecastSession;
@@ -181,9 +182,10 @@ class ForecastSession {
 public:
     // Lays the session out in `arena` (16-byte aligned, at least model.arena_bytes(max_window,
     // max_horizon) bytes). Nothing is allocated afterwards. Refuses a max_window or max_horizon (decoder
-    // length) beyond the model's max_positions.
+    // length) beyond the model's max_positions. With a parallel-for hook (runtime/parallel.h) the arena is
+    // model.arena_bytes(max_window, max_horizon, parallel.workers) and the products are split over it.
     Status init(const Forecaster& model, const Kernels& kernels, void* arena, size_t arena_bytes, size_t max_window,
-                size_t max_horizon);
+                size_t max_horizon, const ParallelFor& parallel = ParallelFor{});
 
     // One teacher-forced pass, as the PyTorch module's forward(src, tgt): out gets
     // config().run_rows(src_rows, tgt_rows) x n_outputs (an encoder-only model reads no tgt).

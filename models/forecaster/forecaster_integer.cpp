@@ -279,7 +279,8 @@ void IntegerForecastLayout::allocate(MemoryPlan& plan, const ForecasterConfig& c
 }
 
 size_t IntegerForecaster::arena_bytes(size_t max_window, size_t max_horizon) const {
-    return session_arena_bytes<IntegerForecastLayout>(config(), max_window, max_horizon);
+    return session_arena_bytes<IntegerForecastLayout>(
+        config(), 1, max_window, max_horizon);  // one worker: the integer mode runs on the calling thread
 }
 
 Status IntegerForecastSession::init(const IntegerForecaster& model, const IntegerKernels& kernels, void* arena,
@@ -291,7 +292,7 @@ Status IntegerForecastSession::init(const IntegerForecaster& model, const Intege
             .add(positions)
             .add(" positions");
     IntegerForecastLayout s;
-    AX_RETURN_IF_ERROR(place_session(c, arena, arena_bytes, &s, max_window, max_horizon));
+    AX_RETURN_IF_ERROR(place_session(c, 1, arena, arena_bytes, &s, max_window, max_horizon));
     model_ = &model;
     k_ = &kernels;
     max_window_ = max_window;

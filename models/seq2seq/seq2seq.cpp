@@ -85,14 +85,16 @@ bool plan_seq2seq_arena(const Seq2SeqConfig& config, size_t max_src, size_t max_
     return plan_session<Seq2SeqLayout>(config, plan, max_src, max_tgt);
 }
 
-size_t Seq2Seq::arena_bytes(size_t max_src, size_t max_tgt) const {
-    return session_arena_bytes<Seq2SeqLayout>(config_, max_src, max_tgt);
+size_t Seq2Seq::arena_bytes(size_t max_src, size_t max_tgt, size_t workers) const {
+    return session_arena_bytes<Seq2SeqLayout>(config_, workers, max_src, max_tgt);
 }
 
 Status Seq2SeqSession::init(const Seq2Seq& model, const Kernels& kernels, void* arena, size_t arena_bytes,
-                            size_t max_src, size_t max_tgt) {
+                            size_t max_src, size_t max_tgt, const ParallelFor& parallel) {
     Seq2SeqLayout s;
-    AX_RETURN_IF_ERROR(place_session(model.config_, arena, arena_bytes, &s, max_src, max_tgt));
+    AX_RETURN_IF_ERROR(place_session(model.config_, parallel.workers, arena, arena_bytes, &s, max_src, max_tgt));
+    s.encoder_scratch.split.parallel = parallel;
+    s.decoder_scratch.split.parallel = parallel;
     AX_RETURN_IF_ERROR(s.stack.bind(model.file(), model.config_.stack));
     model_ = &model;
     k_ = &kernels;

@@ -50,7 +50,8 @@ public:
 
     // Exact bytes a session needs for sources up to max_src tokens and decoder lengths (teacher-forced
     // target tokens, or translate's max_len) up to max_tgt. 0 when a length is 0 or above the limits.
-    size_t arena_bytes(size_t max_src, size_t max_tgt) const;
+    // workers: the most tasks the session's parallel-for hook runs at once (runtime/parallel.h); 1 without one.
+    size_t arena_bytes(size_t max_src, size_t max_tgt, size_t workers = 1) const;
 
 private:
     friend class Seq2SeqSession;
@@ -78,9 +79,10 @@ struct Seq2SeqLayout {
 
 class Seq2SeqSession {
 public:
-    // Lays the session out in `arena` (16-byte aligned, at least model.arena_bytes(max_src, max_tgt)).
+    // Lays the session out in `arena` (16-byte aligned, at least model.arena_bytes(max_src, max_tgt,
+    // parallel.workers)); the products are split over the optional parallel-for hook.
     Status init(const Seq2Seq& model, const Kernels& kernels, void* arena, size_t arena_bytes, size_t max_src,
-                size_t max_tgt);
+                size_t max_tgt, const ParallelFor& parallel = ParallelFor{});
 
     // The pad id used for key padding masks (and sinusoidal_pad0 positions); starts as the model's. kNoToken
     // turns the masks off.

@@ -74,11 +74,16 @@ bool plan_tvae_arena(const TvaeConfig& config, size_t max_len, MemoryPlan* plan)
     return plan_session<TvaeLayout>(config, plan, max_len);
 }
 
-size_t Tvae::arena_bytes(size_t max_len) const { return session_arena_bytes<TvaeLayout>(config_, max_len); }
+size_t Tvae::arena_bytes(size_t max_len, size_t workers) const {
+    return session_arena_bytes<TvaeLayout>(config_, workers, max_len);
+}
 
-Status TvaeSession::init(const Tvae& model, const Kernels& kernels, void* arena, size_t arena_bytes, size_t max_len) {
+Status TvaeSession::init(const Tvae& model, const Kernels& kernels, void* arena, size_t arena_bytes, size_t max_len,
+                         const ParallelFor& parallel) {
     TvaeLayout s;
-    AX_RETURN_IF_ERROR(place_session(model.config_, arena, arena_bytes, &s, max_len));
+    AX_RETURN_IF_ERROR(place_session(model.config_, parallel.workers, arena, arena_bytes, &s, max_len));
+    s.encoder_scratch.split.parallel = parallel;
+    s.decoder_scratch.split.parallel = parallel;
     AX_RETURN_IF_ERROR(s.stack.bind(model.file(), model.config_.stack));
     for (size_t i = 0; i < model.config_.n_features; ++i) s.zero_row[i] = 0.0f;
     model_ = &model;

@@ -46,7 +46,8 @@ public:
     const ModelFile& file() const { return *file_; }
 
     // Exact bytes a session needs for sequences up to max_len rows; 0 when max_len is 0 or too large.
-    size_t arena_bytes(size_t max_len) const;
+    // workers: the most tasks the session's parallel-for hook runs at once (runtime/parallel.h); 1 without one.
+    size_t arena_bytes(size_t max_len, size_t workers = 1) const;
 
 private:
     friend class TvaeSession;
@@ -74,8 +75,10 @@ struct TvaeLayout {
 
 class TvaeSession {
 public:
-    // Lays the session out in `arena` (16-byte aligned, at least model.arena_bytes(max_len) bytes).
-    Status init(const Tvae& model, const Kernels& kernels, void* arena, size_t arena_bytes, size_t max_len);
+    // Lays the session out in `arena` (16-byte aligned, at least model.arena_bytes(max_len, parallel.workers)
+    // bytes); the products are split over the optional parallel-for hook.
+    Status init(const Tvae& model, const Kernels& kernels, void* arena, size_t arena_bytes, size_t max_len,
+                const ParallelFor& parallel = ParallelFor{});
 
     // x: len x n_features. z_mean and z_log_var get latent_size values each (z_log_var may be null).
     Status encode(const float* x, size_t len, float* z_mean, float* z_log_var);

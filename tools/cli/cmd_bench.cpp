@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <map>
 #include <memory>
@@ -19,6 +20,7 @@
 #include "tools/cli/session_lengths.h"
 #include "tools/family/family_descriptor.h"
 #include "tools/host/kernel_bench.h"
+#include "tools/host/thread_pool.h"
 
 namespace ax::cli {
 
@@ -185,6 +187,70 @@ Workload make_workload(const tools::LoadedModel& m, const SessionLengths& l, con
     return tools::family_descriptor(m.family).bench(m, l, k);
 }
 
+// --threads 1,2,...: the forward pass with each thread count, runs interleaved (1, 2, 1, 2, ...) so that a
+// change in the machine's load reaches every count alike; the medians and their ratios to the first count.
+int bench_thread_counts(const tools::LoadedModel& model, const SessionLengths& lengths, const Kernels& k, size_t runs,
+                        const std::vector<size_t>& counts, bool json) {
+    std::vector<std::unique_ptr<tools::ThreadPool>> pools;
+    std::vector<Workload> work;
+    for (size_t n : counts) {
+        pools.push_back(std::make_unique<tools::ThreadPool>(n));
+        const ParallelFor hook = pools.back()->hook();
+        tools::set_host_hook(&hook);
+        work.push_back(make_workload(model, lengths, k));
+        tools::set_host_hook(nullptr);
+    }
+    std::vector<std::vector<double>> times(counts.size());
+    for (Workload& w : work) w.forward();  // warm-up
+    for (size_t i = 0; i < runs; ++i)
+        for (size_t c = 0; c < counts.size(); ++c) {
+            const auto t0 = std::chrono::steady_clock::now();
+            work[c].forward();
+            times[c].push_back(
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+        }
+    std::vector<double> median(counts.size());
+    for (size_t c = 0; c < counts.size(); ++c) {
+        std::sort(times[c].begin(), times[c].end());
+        median[c] = times[c][times[c].size() / 2];
+    }
+    if (json) {
+        std::string rows;
+        for (size_t c = 0; c < counts.size(); ++c)
+            rows += (c ? ", " : "") + std::string("{\"threads\": ") + std::to_string(counts[c]) +
+                    ", \"forward_ms\": " + std::to_string(median[c]) +
+                    ", \"speedup\": " + std::to_string(median[0] / median[c]) +
+                    ", \"arena_bytes\": " + std::to_string(work[c].arena) + "}";
+        std::printf("{\"model\": \"%s\", \"port\": \"%s\", \"runs\": %zu, \"by_threads\": [%s]}\n", model.path.c_str(),
+                    k.name, runs, rows.c_str());
+        return 0;
+    }
+    std::printf("model %s, port %s, %s, median of %zu runs per thread count, interleaved\n", model.path.c_str(), k.name,
+                lengths.text.c_str(), runs);
+    for (size_t c = 0; c < counts.size(); ++c)
+        std::printf("  %s, %zu thread%s: %9.3f ms  (%.2fx the first; arena bytes %zu)\n", work[c].forward_label.c_str(),
+                    counts[c], counts[c] == 1 ? " " : "s", median[c], median[0] / median[c], work[c].arena);
+    return 0;
+}
+
+// --threads: one count, or a list "1,2,4" to compare.
+std::vector<size_t> thread_counts(const Args& args) {
+    std::vector<size_t> counts;
+    const std::string text = args.get("threads");
+    size_t at = 0;
+    while (at <= text.size() && !text.empty()) {
+        const size_t comma = std::min(text.find(',', at), text.size());
+        const std::string item = text.substr(at, comma - at);
+        char* end = nullptr;
+        const unsigned long n = std::strtoul(item.c_str(), &end, 10);
+        if (item.empty() || *end != '\0' || n < 1 || n > 256)
+            throw UsageError{"--threads takes a thread count (1..256) or a list of them (1,2,4), not \"" + text + "\""};
+        counts.push_back(n);
+        at = comma + 1;
+    }
+    return counts;
+}
+
 // The lengths as JSON fields, by the names the family gives them ("window", "src_len", "max_len").
 std::string json_lengths(const tools::FamilyDescriptor& d, const SessionLengths& l) {
     const size_t values[2] = {l.first, l.second};
@@ -198,7 +264,7 @@ std::string json_lengths(const tools::FamilyDescriptor& d, const SessionLengths&
 
 int cmd_bench(const Argv& argv) {
     std::set<std::string> options = length_options();
-    options.insert({"runs", "port"});
+    options.insert({"runs", "port", "threads"});
     const Args args(argv, options, {"json", "kernels", "stages"});
     if (args.has("kernels")) {
         std::fputs(tools::run_kernel_bench(args.has("json")).c_str(), stdout);
@@ -209,6 +275,9 @@ int cmd_bench(const Argv& argv) {
     const SessionLengths lengths = session_lengths(*model, args);
     const size_t runs = args.get_size("runs", 20, 1, 100000);
     const Kernels& k = choose_kernels(args);
+    const std::vector<size_t> counts = thread_counts(args);
+    if (counts.size() > 1) return bench_thread_counts(*model, lengths, k, runs, counts, args.has("json"));
+    choose_threads(args);
     const Workload w = make_workload(*model, lengths, k);
     const double forward = median_ms(runs, w.forward);
     const double steps = w.steps ? median_ms(runs, w.steps) : -1.0;

@@ -117,9 +117,11 @@ tools::Table read_truth(const Args& args, const ForecasterConfig& c, const std::
 }  // namespace
 
 int cmd_forecast(const Argv& argv) {
-    const Args args(argv, with_csv_options({"input", "horizon", "window", "output", "plot", "truth", "port", "future"}),
-                    {"recompute"});
+    const Args args(
+        argv, with_csv_options({"input", "horizon", "window", "output", "plot", "truth", "port", "future", "threads"}),
+        {"recompute"});
     args.expect_positionals(1, "one model (.axm)");
+    choose_threads(args);
     const auto m = tools::load_model(args.positionals()[0]);
     const ForecasterConfig& c = m->as<Forecaster>().config();
     const std::vector<std::string> features = tools::feature_names(m->file);

@@ -36,9 +36,11 @@ int run_seq2seq(const Args& args, const tools::LoadedModel& m) {
 }  // namespace
 
 int cmd_run(const Argv& argv) {
-    const Args args(argv, with_csv_options({"src", "tgt", "output", "port", "src-tokens", "tgt-tokens", "pad"}),
+    const Args args(argv,
+                    with_csv_options({"src", "tgt", "output", "port", "threads", "src-tokens", "tgt-tokens", "pad"}),
                     {"model-space"});
     args.expect_positionals(1, "one model (.axm)");
+    choose_threads(args);
     const auto m = tools::open_model(args.positionals()[0]);
     if (m->family == format::Family::seq2seq) return run_seq2seq(args, *m);
     tools::require_family(*m, format::Family::forecaster);

@@ -222,8 +222,11 @@ int verify_pair(const Args& args, const tools::LoadedModel& model) {
 
 int cmd_verify(const Argv& argv) {
     const Args args(
-        argv, with_csv_options({"against", "expected", "input", "target", "window", "horizon", "stride", "port"}), {});
+        argv,
+        with_csv_options({"against", "expected", "input", "target", "window", "horizon", "stride", "port", "threads"}),
+        {});
     args.expect_positionals(1, "the model to check (.axm)");
+    choose_threads(args);
     if (args.has("against") == args.has("expected"))
         throw UsageError{
             "give one reference: --against REFERENCE.axm (another conversion of the model) or "

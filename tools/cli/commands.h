@@ -26,6 +26,8 @@ int cmd_header(const Argv& argv);
 
 // The kernel port from --port or AUSPEX_PORT, else the best this CPU runs.
 const Kernels& choose_kernels(const Args& args);
+// --threads N (or AUSPEX_THREADS): the threads the sessions opened afterwards split their work over; 1 by default.
+void choose_threads(const Args& args);
 
 // The table as CSV to the file of -o/--output, or to stdout without one; true when it went to a file.
 bool write_output(const Args& args, const tools::Table& table);

@@ -36,23 +36,25 @@ const Command kCommands[] = {
      "print a model's family, config, tensors, identity and the arena its sessions need (and whether it fits a board)",
      false},
     {"run", ax::cli::cmd_run,
-     "run MODEL.axm --src SRC.csv --tgt TGT.csv [-o OUT.csv] [--model-space] [--port P]  |  "
+     "run MODEL.axm --src SRC.csv --tgt TGT.csv [-o OUT.csv] [--model-space] [--port P] [--threads N]  |  "
      "run SEQ2SEQ.axm --src-tokens \"...\" --tgt-tokens \"...\" [--pad ID|none] [-o LOGITS.csv]",
      "one teacher-forced forward pass, as PyTorch's forward(src, tgt)", true},
     {"forecast", ax::cli::cmd_forecast,
      "forecast MODEL.axm --input HISTORY.csv [--horizon H] [--window S] [-o OUT.csv] [--plot FC.svg [--truth T.csv]] "
-     "[--future F.csv] [--recompute] [--port P]",
+     "[--future F.csv] [--recompute] [--port P] [--threads N]",
      "forecast the next steps from a history CSV (its last window of rows); CSV out, an SVG plot, errors against the "
      "truth",
      true},
     {"verify", ax::cli::cmd_verify,
-     "verify QUANT.axm --against F32.axm --input DATA.csv [--window S] [--horizon H] [--stride N] [--port P]  |  "
-     "verify MODEL.axm --against REF.axm|--expected PYTORCH_OUT.csv --input IN [--target TGT] [--port P] (any family; "
+     "verify QUANT.axm --against F32.axm --input DATA.csv [--window S] [--horizon H] [--stride N] [--port P] "
+     "[--threads N]  |  "
+     "verify MODEL.axm --against REF.axm|--expected PYTORCH_OUT.csv --input IN [--target TGT] [--port P] [--threads N] "
+     "(any family; "
      "inputs as convert's --check-*)",
      "how far a model's outputs are from another conversion (--against) or from PyTorch's (--expected)", true},
     {"bench", ax::cli::cmd_bench,
      "bench MODEL.axm [--window S --horizon H | --src-len S --tgt-len T | --max-len L] [--runs N] [--json] [--stages] "
-     "[--port P]  |  bench --kernels [--json]",
+     "[--port P] [--threads N|N,M,...]  |  bench --kernels [--json]",
      "time a model's passes (or every kernel of each port) on this machine", false},
     {"translate", ax::cli::cmd_translate,
      "translate SEQ2SEQ.axm --tokens \"5 17 9 2\" [--bos ID] [--eos ID|none] [--pad ID|none] [--max-len N] [--port P]",
@@ -99,6 +101,10 @@ void print_command_help(const Command& c) {
         std::printf(
             "--port generic|avx2|neon (or the AUSPEX_PORT variable) picks the kernel port; the default is "
             "the fastest this CPU runs.\n");
+    if (std::strstr(c.usage, "--threads"))
+        std::printf(
+            "--threads N (or the AUSPEX_THREADS variable) splits the matrix products over N threads, with the same "
+            "results to the bit; the default is 1.\n");
 }
 
 const Command* find_command(const char* name) {

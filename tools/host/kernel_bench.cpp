@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "ports/ports.h"
@@ -16,6 +17,9 @@
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define AX_BENCH_X86 1
 #include <immintrin.h>
+#elif defined(__ARM_NEON) && (defined(__GNUC__) || defined(__clang__))
+#define AX_BENCH_NEON 1
+#include <arm_neon.h>
 #endif
 
 namespace ax::tools {
@@ -109,43 +113,68 @@ struct Peak {
     // measured: independent vpmaddwd + vpaddd pairs, the exact int8 multiply-add of plain AVX2 (16
     // products and their sums per pair, counted as 2 ops each like a GEMM's)
     double madd_gops = 0;
+    // The widest float FMA of the CPU where it is wider than AVX2 or not x86, measured the same way: 512-bit
+    // FMAs where the CPU has AVX-512 (the avx512 ports' float products are a fraction of it), 128-bit NEON
+    // FMAs on ARM (the neon port's). 0: none.
+    double wide_gflops = 0;
+    const char* wide_name = nullptr;  // "AVX-512", "NEON"
+    // The AVX2 FMA loop on every hardware thread at once, total: the most a session's threads can gain on
+    // this machine as it is now (cores shared with other processes, or SMT siblings, give less than
+    // threads x fma_gflops). 0: not measured (one hardware thread).
+    unsigned threads = 1;
+    double fma_all_threads_gflops = 0;
 };
 
-#if defined(AX_BENCH_X86)
-// 12 independent accumulators, more than FMA latency x FMA units on any AVX2 core, so the FMA units never
-// wait: flops = iterations * 12 * 8 * 2.
-__attribute__((target("avx2,fma"))) float fma_loop(long iterations) {
-    const __m256 m = _mm256_set1_ps(0.999999f), c = _mm256_set1_ps(1e-6f);
-    __m256 a0 = _mm256_set1_ps(1.00f), a1 = _mm256_set1_ps(1.01f), a2 = _mm256_set1_ps(1.02f),
-           a3 = _mm256_set1_ps(1.03f), a4 = _mm256_set1_ps(1.04f), a5 = _mm256_set1_ps(1.05f),
-           a6 = _mm256_set1_ps(1.06f), a7 = _mm256_set1_ps(1.07f), a8 = _mm256_set1_ps(1.08f),
-           a9 = _mm256_set1_ps(1.09f), a10 = _mm256_set1_ps(1.10f), a11 = _mm256_set1_ps(1.11f);
-    for (long i = 0; i < iterations; ++i) {
-        a0 = _mm256_fmadd_ps(a0, m, c);
-        a1 = _mm256_fmadd_ps(a1, m, c);
-        a2 = _mm256_fmadd_ps(a2, m, c);
-        a3 = _mm256_fmadd_ps(a3, m, c);
-        a4 = _mm256_fmadd_ps(a4, m, c);
-        a5 = _mm256_fmadd_ps(a5, m, c);
-        a6 = _mm256_fmadd_ps(a6, m, c);
-        a7 = _mm256_fmadd_ps(a7, m, c);
-        a8 = _mm256_fmadd_ps(a8, m, c);
-        a9 = _mm256_fmadd_ps(a9, m, c);
-        a10 = _mm256_fmadd_ps(a10, m, c);
-        a11 = _mm256_fmadd_ps(a11, m, c);
-        // Opaque to the optimiser (no instruction): it may neither fold a chain that reaches a fixed point
-        // nor merge chains, so the loop runs exactly 12 FMAs per iteration.
-        __asm__(""
-                : "+x"(a0), "+x"(a1), "+x"(a2), "+x"(a3), "+x"(a4), "+x"(a5), "+x"(a6), "+x"(a7), "+x"(a8), "+x"(a9),
-                  "+x"(a10), "+x"(a11));
-    }
-    const __m256 s = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3)),
-                                                 _mm256_add_ps(_mm256_add_ps(a4, a5), _mm256_add_ps(a6, a7))),
-                                   _mm256_add_ps(_mm256_add_ps(a8, a9), _mm256_add_ps(a10, a11)));
-    alignas(32) float out[8];
-    _mm256_store_ps(out, s);
-    return out[0];
+// Whether a port's float products run on the wide FMAs: "avx512" (ZMM) and "neon"; "avx512-256" keeps the
+// AVX2 float kernels.
+bool uses_wide_fma(const Peak& peak, const std::string& port) {
+    return peak.wide_gflops > 0 && (port == "avx512" || port == "neon");
 }
+
+// Which measured peak a port's float products are a fraction of.
+double float_peak(const Peak& peak, const std::string& port) {
+    if (uses_wide_fma(peak, port)) return peak.wide_gflops;
+    return peak.valid ? peak.fma_gflops : 0;
+}
+
+#if defined(AX_BENCH_X86)
+// 12 independent accumulators, more than FMA latency x FMA units on any AVX2 or AVX-512 core, so the FMA
+// units never wait. The asm statement is opaque to the optimiser (no instruction): it may neither fold a
+// chain that reaches a fixed point nor merge chains, so the loop runs exactly 12 FMAs per iteration.
+// V: the vector type; P: its intrinsics' prefix (_mm256, _mm512); R: the asm register constraint.
+#define AX_FMA_CHAINS(V, P, R)                                                                              \
+    const V m = P##_set1_ps(0.999999f), c = P##_set1_ps(1e-6f);                                             \
+    V a0 = P##_set1_ps(1.00f), a1 = P##_set1_ps(1.01f), a2 = P##_set1_ps(1.02f), a3 = P##_set1_ps(1.03f),   \
+      a4 = P##_set1_ps(1.04f), a5 = P##_set1_ps(1.05f), a6 = P##_set1_ps(1.06f), a7 = P##_set1_ps(1.07f),   \
+      a8 = P##_set1_ps(1.08f), a9 = P##_set1_ps(1.09f), a10 = P##_set1_ps(1.10f), a11 = P##_set1_ps(1.11f); \
+    for (long i = 0; i < iterations; ++i) {                                                                 \
+        a0 = P##_fmadd_ps(a0, m, c);                                                                        \
+        a1 = P##_fmadd_ps(a1, m, c);                                                                        \
+        a2 = P##_fmadd_ps(a2, m, c);                                                                        \
+        a3 = P##_fmadd_ps(a3, m, c);                                                                        \
+        a4 = P##_fmadd_ps(a4, m, c);                                                                        \
+        a5 = P##_fmadd_ps(a5, m, c);                                                                        \
+        a6 = P##_fmadd_ps(a6, m, c);                                                                        \
+        a7 = P##_fmadd_ps(a7, m, c);                                                                        \
+        a8 = P##_fmadd_ps(a8, m, c);                                                                        \
+        a9 = P##_fmadd_ps(a9, m, c);                                                                        \
+        a10 = P##_fmadd_ps(a10, m, c);                                                                      \
+        a11 = P##_fmadd_ps(a11, m, c);                                                                      \
+        __asm__("" : R(a0), R(a1), R(a2), R(a3), R(a4), R(a5), R(a6), R(a7), R(a8), R(a9), R(a10), R(a11)); \
+    }                                                                                                       \
+    const V s = P##_add_ps(P##_add_ps(P##_add_ps(P##_add_ps(a0, a1), P##_add_ps(a2, a3)),                   \
+                                      P##_add_ps(P##_add_ps(a4, a5), P##_add_ps(a6, a7))),                  \
+                           P##_add_ps(P##_add_ps(a8, a9), P##_add_ps(a10, a11)));                           \
+    alignas(64) float out[sizeof(V) / sizeof(float)];                                                       \
+    P##_store_ps(out, s);                                                                                   \
+    return out[0];
+
+// flops = iterations * 12 * 8 * 2.
+__attribute__((target("avx2,fma"))) float fma_loop(long iterations) { AX_FMA_CHAINS(__m256, _mm256, "+x") }
+
+// The same with 512-bit registers: flops = iterations * 12 * 16 * 2. Only called on a CPU with AVX-512F.
+__attribute__((target("avx512f"))) float fma512_loop(long iterations) { AX_FMA_CHAINS(__m512, _mm512, "+v") }
+#undef AX_FMA_CHAINS
 
 // The int8 product's inner step on plain AVX2 (ports/x86/linear_i8_packed.h): acc += madd(x, w), with
 // 12 independent accumulators; ops = iterations * 12 * 16 * 2. No exact int8 product on AVX2 needs fewer
@@ -208,7 +237,53 @@ Peak measure_peak() {
     volatile long msink = 0;
     const double madd_ns = median_ns([&] { msink = msink + madd_loop(madd_iterations); });
     p.madd_gops = static_cast<double>(madd_iterations) * 12 * 16 * 2 / madd_ns;
+    p.threads = std::thread::hardware_concurrency();
+    if (p.threads > 1) {
+        // Each thread runs the same loop; the wall time of the slowest counts (median of 5 rounds).
+        static volatile long all_iterations = 4000000;  // about 6 ms a thread: thread start-up is noise
+        std::vector<double> ns;
+        for (int round = 0; round < 5; ++round) {
+            const Clock::time_point t0 = Clock::now();
+            std::vector<std::thread> team;
+            for (unsigned t = 0; t < p.threads; ++t) team.emplace_back([&] { sink = sink + fma_loop(all_iterations); });
+            for (std::thread& t : team) t.join();
+            ns.push_back(seconds_since(t0) * 1e9);
+        }
+        std::sort(ns.begin(), ns.end());
+        p.fma_all_threads_gflops = static_cast<double>(all_iterations) * p.threads * 12 * 8 * 2 / ns[ns.size() / 2];
+    }
+    if (avx512_kernels() != nullptr) {  // the CPU has AVX-512 (F, BW, DQ, VL, VNNI)
+        const double ns = median_ns([&] { sink = sink + fma512_loop(fma_iterations); });
+        p.wide_gflops = static_cast<double>(fma_iterations) * 12 * 16 * 2 / ns;
+        p.wide_name = "AVX-512";
+    }
     p.valid = true;
+    return p;
+}
+#elif defined(AX_BENCH_NEON)
+// 12 independent 128-bit FMA chains: flops = iterations * 12 * 4 * 2.
+float neon_fma_loop(long iterations) {
+    const float32x4_t m = vdupq_n_f32(0.999999f), c = vdupq_n_f32(1e-6f);
+    float32x4_t a[12];
+    for (int i = 0; i < 12; ++i) a[i] = vdupq_n_f32(1.0f + 0.01f * static_cast<float>(i));
+    for (long i = 0; i < iterations; ++i) {
+        for (int j = 0; j < 12; ++j) a[j] = vfmaq_f32(c, a[j], m);
+        __asm__(""
+                : "+w"(a[0]), "+w"(a[1]), "+w"(a[2]), "+w"(a[3]), "+w"(a[4]), "+w"(a[5]), "+w"(a[6]), "+w"(a[7]),
+                  "+w"(a[8]), "+w"(a[9]), "+w"(a[10]), "+w"(a[11]));
+    }
+    float32x4_t s = a[0];
+    for (int j = 1; j < 12; ++j) s = vaddq_f32(s, a[j]);
+    return vgetq_lane_f32(s, 0);
+}
+
+Peak measure_peak() {
+    Peak p;
+    static volatile long fma_iterations = 20000;
+    volatile float sink = 0;
+    const double ns = median_ns([&] { sink = sink + neon_fma_loop(fma_iterations); });
+    p.wide_gflops = static_cast<double>(fma_iterations) * 12 * 4 * 2 / ns;
+    p.wide_name = "NEON";
     return p;
 }
 #else
@@ -254,10 +329,9 @@ void bench_linear(const Kernels& k, const Peak& peak, std::vector<Row>& rows) {
 
         auto add = [&](const Timing& t, const char* unit, bool float_fma) {
             Row r{k.name, t.kernel, shape_text(s), unit, t.ns, ops / t.ns};
-            if (float_fma && peak.valid) {
-                r.peak_fraction = r.rate / peak.fma_gflops;
+            if (float_fma && float_peak(peak, k.name) > 0) r.peak_fraction = r.rate / float_peak(peak, k.name);
+            if (float_fma && peak.valid && !uses_wide_fma(peak, k.name))
                 r.theory_fraction = r.rate / peak.theory_gflops;
-            }
             rows.push_back(r);
         };
         add(time_entry<&Kernels::linear_f32>(k, x.data(), s.rows, s.in, w.data(), bias.data(), s.out, y.data()),
@@ -364,10 +438,26 @@ std::string to_text(const Peak& peak, const std::vector<Row>& rows, const std::v
         t += "AVX2 int8 madd peak, measured:          " + fmt("%.1f", peak.madd_gops) + " GOP/s (vpmaddwd + vpaddd; " +
              fmt("%.2f", peak.madd_gops / peak.fma_gflops) +
              "x the FMA peak: the most plain-AVX2 int8 can gain over float)\n";
-        t += "%peak: of the measured peak (avx2 linear_i8: of the madd peak); %theory: of the theoretical one.\n";
     } else {
         t += "AVX2 FMA peak: not measured (not x86-64, or no AVX2+FMA on this CPU)\n";
     }
+    if (peak.fma_all_threads_gflops > 0)
+        t += "AVX2 FMA on all " + std::to_string(peak.threads) +
+             " threads at once:   " + fmt("%.1f", peak.fma_all_threads_gflops) + " GFLOP/s (" +
+             fmt("%.2f", peak.fma_all_threads_gflops / peak.fma_gflops) +
+             "x one thread: the most --threads can gain on this machine now)\n";
+    if (peak.wide_gflops > 0)
+        t += std::string(peak.wide_name) +
+             " FMA peak, measured:" + std::string(peak.wide_name[0] == 'N' ? 12 : 9, ' ') +
+             fmt("%.1f", peak.wide_gflops) + " GFLOP/s (" +
+             (peak.valid ? fmt("%.1f", peak.wide_gflops / peak.clock_ghz) + " flops/cycle at that clock)\n"
+                         : std::string("12 independent FMA chains)\n"));
+    if (peak.valid || peak.wide_gflops > 0)
+        t += std::string("%peak: of the measured FMA peak of the port's width (") +
+             (peak.wide_gflops > 0 ? std::string(peak.wide_name) + " for " +
+                                         (peak.valid ? "the avx512 port, AVX2 for the others" : "every port")
+                                   : std::string("AVX2")) +
+             "; avx2 linear_i8: of the madd peak); %theory: of the theoretical AVX2 one.\n";
     t += "\n";
     char line[200];
     std::snprintf(line, sizeof line, "%-17s %-12s %-10s %11s %9s %-8s %7s %7s %9s\n", "kernel", "shape", "port",
@@ -401,7 +491,16 @@ std::string to_json(const Peak& peak, const std::vector<Row>& rows, const std::v
         j += "{\"clock_ghz\": " + fmt("%.4f", peak.clock_ghz) +
              ", \"fma_gflops_measured\": " + fmt("%.3f", peak.fma_gflops) +
              ", \"fma_gflops_theoretical\": " + fmt("%.3f", peak.theory_gflops) +
-             ", \"madd_gops_measured\": " + fmt("%.3f", peak.madd_gops) + "}";
+             ", \"madd_gops_measured\": " + fmt("%.3f", peak.madd_gops) +
+             ", \"threads\": " + std::to_string(peak.threads) +
+             ", \"fma_all_threads_gflops_measured\": " + fmt("%.3f", peak.fma_all_threads_gflops) +
+             ", \"wide_fma_gflops_measured\": " +
+             (peak.wide_gflops > 0 ? fmt("%.3f", peak.wide_gflops) + ", \"wide_fma\": " + json_string(peak.wide_name)
+                                   : std::string("null")) +
+             "}";
+    else if (peak.wide_gflops > 0)
+        j += "{\"wide_fma_gflops_measured\": " + fmt("%.3f", peak.wide_gflops) +
+             ", \"wide_fma\": " + json_string(peak.wide_name) + "}";
     else
         j += "null";
     j += ",\n  \"results\": [\n";

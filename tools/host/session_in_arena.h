@@ -1,12 +1,14 @@
 // The step every host session of every family starts with: check the model is of the family, ask it for the
 // arena its lengths need, allocate exactly that and lay the session out in it. One place, so the four host
-// sessions cannot drift apart in how they size, refuse or report.
+// sessions cannot drift apart in how they size, refuse or report. Sessions take the host's threads
+// (set_host_threads, the CLI's --threads).
 #pragma once
 #include <string>
 
 #include "tools/common/aligned_buffer.h"
 #include "tools/common/tool_error.h"
 #include "tools/host/model_loader.h"
+#include "tools/host/thread_pool.h"
 
 namespace ax::tools {
 
@@ -19,8 +21,9 @@ public:
     template <typename... Lengths>
     SessionInArena(const LoadedModel& model, format::Family family, const Kernels& kernels, const char* what,
                    Lengths... lengths)
-        : arena_(exact_arena(model, family, what, lengths...)) {
-        check_status(session_.init(model.as<Model>(), kernels, arena_.data(), arena_.size(), lengths...), model.path);
+        : parallel_(host_parallel()), arena_(exact_arena(model, family, what, parallel_.workers, lengths...)) {
+        check_status(session_.init(model.as<Model>(), kernels, arena_.data(), arena_.size(), lengths..., parallel_),
+                     model.path);
     }
 
     Session& session() { return session_; }
@@ -28,15 +31,16 @@ public:
 
 private:
     template <typename... Lengths>
-    static AlignedBuffer exact_arena(const LoadedModel& model, format::Family family, const char* what,
+    static AlignedBuffer exact_arena(const LoadedModel& model, format::Family family, const char* what, size_t workers,
                                      Lengths... lengths) {
         require_family(model, family);  // before as<Model>: another family's object is not open
-        const size_t bytes = model.as<Model>().arena_bytes(lengths...);
+        const size_t bytes = model.as<Model>().arena_bytes(lengths..., workers);
         if (bytes == 0) throw ToolError(std::string(what) + " must be 1.." + std::to_string(kMaxSequenceLength));
         return AlignedBuffer(bytes);
     }
 
-    AlignedBuffer arena_;  // declared first: the session lives in it
+    ParallelFor parallel_;  // the host's threads (--threads), planned into the arena
+    AlignedBuffer arena_;   // before the session: the session lives in it
     Session session_;
 };
 

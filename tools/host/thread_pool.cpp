@@ -1,0 +1,151 @@
+#include "tools/host/thread_pool.h"
+
+#include <chrono>
+
+namespace ax::tools {
+
+namespace {
+
+constexpr uint64_t kTaskBits = 16;
+constexpr uint64_t kTaskMask = (uint64_t{1} << kTaskBits) - 1;
+// How long an idle worker polls before it sleeps: longer than the gaps between the products of a forward
+// pass, short enough not to hold a core when the application is doing something else.
+constexpr auto kSpin = std::chrono::microseconds(100);
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__) || defined(__arm__)
+    asm volatile("yield");
+#endif
+}
+
+void run_hook(void* ctx, int n_tasks, ParallelTask task, void* arg) {
+    static_cast<ThreadPool*>(ctx)->run(n_tasks, task, arg);
+}
+
+}  // namespace
+
+ThreadPool::ThreadPool(size_t threads) {
+    for (size_t w = 1; w < threads; ++w) workers_.emplace_back([this] { worker_loop(); });
+}
+
+ThreadPool::~ThreadPool() {
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        stop_.store(true);
+    }
+    wake_.notify_all();
+    for (std::thread& t : workers_) t.join();
+}
+
+ParallelFor ThreadPool::hook() {
+    ParallelFor p;
+    p.run = threads() > 1 ? run_hook : nullptr;
+    p.ctx = this;
+    p.workers = threads();
+    return p;
+}
+
+void ThreadPool::work(uint64_t call) {
+    const ParallelTask task = task_.load();
+    void* const arg = arg_.load();
+    const uint64_t n = static_cast<uint64_t>(n_tasks_.load());
+    for (;;) {
+        uint64_t word = claim_.load();
+        do {
+            if (word >> kTaskBits != call || (word & kTaskMask) >= n) return;  // another call, or none left
+        } while (!claim_.compare_exchange_weak(word, word + 1));
+        task(arg, static_cast<int>(word & kTaskMask));
+        finished_.fetch_add(1);
+    }
+}
+
+void ThreadPool::run(int n_tasks, ParallelTask task, void* arg) {
+    if (n_tasks <= 0) return;
+    if (workers_.empty() || n_tasks == 1 || static_cast<uint64_t>(n_tasks) > kTaskMask) {
+        for (int i = 0; i < n_tasks; ++i) task(arg, i);
+        return;
+    }
+    const uint64_t call = ++calls_;
+    claim_.store(call << kTaskBits);  // first: closes the previous call to late workers
+    task_.store(task);
+    arg_.store(arg);
+    n_tasks_.store(n_tasks);
+    finished_.store(0);
+    published_.store(call);
+    if (sleepers_.load() > 0) {
+        { std::lock_guard<std::mutex> lock(mutex_); }
+        wake_.notify_all();
+    }
+    work(call);
+    // Only tasks another thread is running are left: wait for them, giving the core up now and then in case
+    // that thread is waiting for it.
+    for (unsigned i = 1; finished_.load() < n_tasks; ++i) {
+        cpu_relax();
+        if (i % 64 == 0) std::this_thread::yield();
+    }
+}
+
+void ThreadPool::worker_loop() {
+    uint64_t seen = 0;
+    for (;;) {
+        if (published_.load() == seen) {
+            const auto until = std::chrono::steady_clock::now() + kSpin;
+            for (unsigned i = 1; published_.load() == seen; ++i) {
+                if (stop_.load()) return;
+                cpu_relax();
+                // Now and then give the core up: on a machine with more runnable threads than cores, the
+                // thread this one waits for may be queued behind it.
+                if (i % 64 == 0) std::this_thread::yield();
+                if (i % 256 == 0 && std::chrono::steady_clock::now() > until) {
+                    std::unique_lock<std::mutex> lock(mutex_);
+                    sleepers_.fetch_add(1);
+                    wake_.wait(lock, [&] { return stop_.load() || published_.load() != seen; });
+                    sleepers_.fetch_sub(1);
+                }
+            }
+        }
+        if (stop_.load()) return;
+        seen = published_.load();
+        work(seen);
+    }
+}
+
+namespace {
+
+std::unique_ptr<ThreadPool>& host_pool() {
+    static std::unique_ptr<ThreadPool> pool;
+    return pool;
+}
+
+}  // namespace
+
+void set_host_threads(size_t threads) {
+    if (threads <= 1) {
+        host_pool().reset();
+        return;
+    }
+    if (host_pool() && host_pool()->threads() == threads) return;
+    host_pool() = std::make_unique<ThreadPool>(threads);
+}
+
+size_t host_threads() { return host_pool() ? host_pool()->threads() : 1; }
+
+namespace {
+
+std::unique_ptr<ParallelFor>& host_hook() {
+    static std::unique_ptr<ParallelFor> hook;
+    return hook;
+}
+
+}  // namespace
+
+void set_host_hook(const ParallelFor* hook) { host_hook() = hook ? std::make_unique<ParallelFor>(*hook) : nullptr; }
+
+ParallelFor host_parallel() {
+    if (host_hook()) return *host_hook();
+    return host_pool() ? host_pool()->hook() : ParallelFor{};
+}
+
+}  // namespace ax::tools
