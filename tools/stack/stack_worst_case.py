@@ -14,8 +14,12 @@ middle of a function costs that whole function.
 An indirect call (blx/bx rN) is bounded only when the function's .ci lists its indirect calls and each one's
 source text is a call through a field of ax::Kernels (runtime/kernels.h): it then goes to every function
 that field holds in any kernel table linked into the image (found in the ELF's data: objects the size of
-a Kernels whose words are a name string and function addresses). Recursion, an unbounded frame, a branch-future
-call (bfl) or an unresolved indirect call on a path from a root refuses a figure (exit 1).
+a Kernels whose words are a name string and function addresses). The one other bounded indirect call is
+runtime/parallel.cpp's: the work a session splits (runtime/parallel.h) runs as task(arg, i), and without an
+application hook on the calling thread; it goes to every runtime function whose address is stored in the image
+and whose mangled signature is a ParallelTask's, void(void*, int). A call through the hook (ParallelFor::run) is
+counted as running those tasks inline: the hook's own frame is the application's. Recursion, an unbounded frame,
+a branch-future call (bfl) or an unresolved indirect call on a path from a root refuses a figure (exit 1).
 
 Roots: the runtime's entry points, i.e. functions of libauspex_runtime.a (per the linker map) that code
 outside the runtime calls. Worst(f) = frame(f) + the largest Worst of its callees; a tail call is
@@ -163,6 +167,23 @@ def kernel_field_at(location, fields):
     m = re.search(r"(?:\.|->)\s*(\w+)\s*$", text[:col - 1]) or \
         re.match(r"[\w\s.\[\]*&]*?(?:\.|->)\s*(\w+)\s*\(", text[col - 1:].replace("->", "."))
     return m.group(1) if m and m.group(1) in fields else None
+
+
+def parallel_call_at(location):
+    """True for runtime/parallel.cpp's calls of a ParallelTask or of the application's hook."""
+    m = re.match(r"^(.*):(\d+):(\d+)$", location)
+    if not m or not m.group(1).endswith("runtime/parallel.cpp"):
+        return False
+    kernel_field_at(location, [])  # fills the cache
+    lines = _source_cache.get(m.group(1))
+    line = int(m.group(2))
+    if not lines or line > len(lines):
+        return False
+    return re.search(r"\btask\s*\(|\.run\s*\(", lines[line - 1]) is not None
+
+
+# A ParallelTask, void(void*, int), as the Itanium ABI mangles its parameters.
+PARALLEL_TASK_SUFFIX = "EPvi"
 
 
 # ---- the linker map: which object each input section came from ----
@@ -418,6 +439,7 @@ def run(args):
     # Each function's frame and callees.
     starts = sorted(funcs)
     info = {}
+    task_callers = set()  # functions that call a ParallelTask (their callees get the tasks, below)
     low = []  # (function, compiler's bytes, code's bytes) where the code pushes more
     for start, f in funcs.items():
         own, direct, sites, problem = scan_function(f)
@@ -453,10 +475,12 @@ def run(args):
             else:
                 for loc in locs:
                     fld = kernel_field_at(loc, fields)
-                    if fld is None:
-                        problem = problem or f"indirect call at {loc} is not a call through an ax::Kernels field"
-                    else:
+                    if fld is not None:
                         callees |= field_targets[fld]
+                    elif parallel_call_at(loc):
+                        task_callers.add(start)
+                    else:
+                        problem = problem or f"indirect call at {loc} is not a call through an ax::Kernels field"
         info[start] = dict(frame=frame, callees=callees, problem=problem, ci=ci is not None)
 
     # Worst case from every function reachable from a root: iterative DFS, recursion refused.
@@ -522,9 +546,14 @@ def run(args):
             if w & 1 and (w & ~1) in runtime and (w & ~1) not in in_tables and base + o not in table_words:
                 if not inside_text(data, o):
                     loose.add(w & ~1)
+    # Parallel tasks: stored to be handed to parallel_run, called from there (and only there).
+    tasks = {a for a in loose if any(n.endswith(PARALLEL_TASK_SUFFIX) for n in funcs[a].names)}
+    loose -= tasks
     if loose:
         raise Refusal("address of " + ", ".join(sorted(funcs[a].names[0] for a in loose)) +
                       " stored outside the kernel tables: calls through it are not bounded")
+    for s in task_callers:
+        info[s]["callees"] |= tasks
     for r in roots:
         solve(r)
 
