@@ -35,30 +35,30 @@ inline Out output(int32_t acc, const int32_t* bias, const fixed::Requant* m, siz
 // One product of the 1 x 4 step at index i: the input, then each weight row's byte times it into its sum.
 // MULS overwrites its second operand, so each weight is loaded into t and multiplied there; ADD of a high
 // register sets no flag, so the loop's SUBS decides the branch even with the steps after it.
-#define AX_V6M_STEP                     \
-    "ldrsb %[v], [%[xb], %[i]]\n\t"     \
-    "ldrsb %[t], [%[w0], %[i]]\n\t"     \
-    "muls %[t], %[v], %[t]\n\t"         \
-    "add %[s0], %[t]\n\t"               \
-    "ldrsb %[t], [%[w1], %[i]]\n\t"     \
-    "muls %[t], %[v], %[t]\n\t"         \
-    "add %[s1], %[t]\n\t"               \
-    "ldrsb %[t], [%[w2], %[i]]\n\t"     \
-    "muls %[t], %[v], %[t]\n\t"         \
-    "add %[s2], %[t]\n\t"               \
-    "ldrsb %[t], [%[w3], %[i]]\n\t"     \
-    "muls %[t], %[v], %[t]\n\t"         \
-    "add %[s3], %[t]\n\t"               \
+#define AX_V6M_STEP                 \
+    "ldrsb %[v], [%[xb], %[i]]\n\t" \
+    "ldrsb %[t], [%[w0], %[i]]\n\t" \
+    "muls %[t], %[v], %[t]\n\t"     \
+    "add %[s0], %[t]\n\t"           \
+    "ldrsb %[t], [%[w1], %[i]]\n\t" \
+    "muls %[t], %[v], %[t]\n\t"     \
+    "add %[s1], %[t]\n\t"           \
+    "ldrsb %[t], [%[w2], %[i]]\n\t" \
+    "muls %[t], %[v], %[t]\n\t"     \
+    "add %[s2], %[t]\n\t"           \
+    "ldrsb %[t], [%[w3], %[i]]\n\t" \
+    "muls %[t], %[v], %[t]\n\t"     \
+    "add %[s3], %[t]\n\t"           \
     "subs %[i], #1\n\t"
-// s[0..3] = the sums over i < n (n >= 1) of x[i] * w[k * n + i]. Thumb-1's LDRSB has only a register offset,
+// s[0..3] = the sums over i < n (n >= 1) of x[i] * w[k * stride + i]. Thumb-1's LDRSB has only a register offset,
 // so all five loads share one index, counting down to zero from n against bases one byte back: per input
 // one load, and per product a load, a MULS and an ADD (3.6 instructions per product with the loop's SUBS and
 // branch, two inputs per pass, an odd input first), the eight low registers holding the bases, the index and
 // two values, the sums in four high ones. GCC spills the C version of this loop (7 instructions per product).
 // The sums start at zero inside the assembly: four outputs tied to one constant would be one register.
-__attribute__((noinline)) void dot1x4(const int8_t* x, const int8_t* w, size_t n, int32_t* s) {
+__attribute__((noinline)) void dot1x4(const int8_t* x, const int8_t* w, size_t stride, size_t n, int32_t* s) {
     const uintptr_t xb = reinterpret_cast<uintptr_t>(x) - 1;
-    const uintptr_t w0 = reinterpret_cast<uintptr_t>(w) - 1, w1 = w0 + n, w2 = w1 + n, w3 = w2 + n;
+    const uintptr_t w0 = reinterpret_cast<uintptr_t>(w) - 1, w1 = w0 + stride, w2 = w1 + stride, w3 = w2 + stride;
     // The sums named into r8..r11: at -Os GCC gives an "h" operand one high register only.
     register int32_t s0 __asm("r8");
     register int32_t s1 __asm("r9");
@@ -100,11 +100,19 @@ void linear(const int8_t* x, size_t rows, size_t in, const int8_t* w, const int3
         if (in != 0)
             for (; o + 4 <= out; o += 4) {
                 int32_t s[4];
-                dot1x4(xr, w + o * in, in, s);
+                dot1x4(xr, w + o * in, in, in, s);
                 for (size_t k = 0; k < 4; ++k) yr[o + k] = output<Out>(s[k], bias, m, o + k, zero, lo, hi);
             }
         for (; o < out; ++o) yr[o] = output<Out>(dot_c(xr, w + o * in, in), bias, m, o, zero, lo, hi);
     }
+}
+
+// Four keys per pass: the query's values loaded once for the four.
+void scores(const int8_t* q, const int8_t* k, size_t stride, size_t n_keys, size_t n, int32_t* out) {
+    size_t j = 0;
+    if (n != 0)
+        for (; j + 4 <= n_keys; j += 4) dot1x4(q, k + j * stride, stride, n, out + j);
+    for (; j < n_keys; ++j) out[j] = dot_c(q, k + j * stride, n);
 }
 
 #elif defined(AX_MCU_Q_DSP)
@@ -200,6 +208,14 @@ void linear_q8_to_q16(const int8_t* x, size_t rows, size_t in, const int8_t* w, 
     linear(x, rows, in, w, bias, m, out, zero, lo, hi, y);
 }
 
+void attention_scores_q8(const int8_t* q, const int8_t* k, size_t stride, size_t n_keys, size_t n, int32_t* out) {
+#if defined(AX_MCU_Q_V6M)
+    scores(q, k, stride, n_keys, n, out);
+#else
+    generic::attention_scores_q8(q, k, stride, n_keys, n, out);
+#endif
+}
+
 #else
 
 // A Cortex-M3, a Helium core's build without DSP, or a host build: generic's loops, which GCC compiles to one
@@ -214,6 +230,10 @@ void linear_q8(const int8_t* x, size_t rows, size_t in, const int8_t* w, const i
 void linear_q8_to_q16(const int8_t* x, size_t rows, size_t in, const int8_t* w, const int32_t* bias,
                       const fixed::Requant* m, size_t out, int32_t zero, int32_t lo, int32_t hi, int16_t* y) {
     generic::linear_q8_to_q16(x, rows, in, w, bias, m, out, zero, lo, hi, y);
+}
+
+void attention_scores_q8(const int8_t* q, const int8_t* k, size_t stride, size_t n_keys, size_t n, int32_t* out) {
+    generic::attention_scores_q8(q, k, stride, n_keys, n, out);
 }
 
 #endif
