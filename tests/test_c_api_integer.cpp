@@ -68,8 +68,8 @@ TEST_CASE("the C API runs an integer-only model in the integer mode: the integer
     const size_t rows = horizon;
     std::vector<float> run_c(rows * history.cols), run_cpp(rows * history.cols);
     REQUIRE(auspex_run(&fc, history.values.data(), rows, history.values.data(), rows, 1, run_c.data()) == AUSPEX_OK);
-    REQUIRE(cpp.session.run(history.values.data(), rows, history.values.data(), rows, InputSpace::model,
-                            run_cpp.data()));
+    REQUIRE(
+        cpp.session.run(history.values.data(), rows, history.values.data(), rows, InputSpace::model, run_cpp.data()));
     CHECK(same_bits(run_c, run_cpp));
 
     // Rows known ahead are refused with a message (the integer mode has none); too small an arena too.

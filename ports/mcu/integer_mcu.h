@@ -5,7 +5,8 @@
 // - Armv6-M (Cortex-M0/M0+, Thumb-1: 32-bit MULS, no multiply-accumulate, no SIMD): one row x four outputs
 //   per pass in assembly, the four sums in high registers (ADD reaches them), every load sharing one index;
 //   attention scores four keys per pass through the same loop.
-// - Armv7E-M (Cortex-M4/M7, DSP): the int8 mode's SXTB16 + SMLAD tiles (tiles_dsp.h).
+// - Armv7E-M (Cortex-M4/M7, DSP): the int8 mode's SXTB16 + SMLAD tiles (tiles_dsp.h), for the linear layers
+//   and the attention scores.
 // - Anything else (Cortex-M3, Helium cores, a host build): generic.
 #pragma once
 #include <cstddef>

@@ -7,10 +7,7 @@
 #define AX_MCU_Q_V6M 1
 #elif defined(__ARM_FEATURE_DSP)
 #define AX_MCU_Q_DSP 1
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wunused-function"  // the tiles this file does not use
 #include "ports/mcu/tiles_dsp.h"
-#pragma GCC diagnostic pop
 #endif
 
 namespace ax::mcu {
@@ -158,15 +155,22 @@ __attribute__((noinline)) void rows_2x2(const int8_t* xr, size_t in, const int8_
     }
 }
 
-// One row (every decoder step): four outputs per pass, then one.
+// One row (every decoder step): four outputs per pass, then one. The row's inputs are extended once when
+// they fit (in % 4 == 0, in <= 512: 1 KB of stack), which spares each group of four outputs their SXTB16.
 template <typename Out>
 __attribute__((noinline)) void row_1x4(const int8_t* xr, size_t in, const int8_t* w, const int32_t* bias,
                                        const fixed::Requant* m, size_t out, int32_t zero, int32_t lo, int32_t hi,
                                        Out* yr) {
+    alignas(8) uint32_t xe[kExtendedInputs * 2];
+    const bool extended = in % 4 == 0 && in <= kExtendedInputs * 4 && out >= 4;
+    if (extended) extend_rows(xr, in, 1, in, xe);
     size_t o = 0;
     for (; o + 4 <= out; o += 4) {
         int32_t s[4];
-        dot1x4(xr, w + o * in, in, s);
+        if (extended)
+            dot1x4_extended(xe, w + o * in, in, in, false, s);
+        else
+            dot1x4(xr, w + o * in, in, s);
         for (size_t k = 0; k < 4; ++k) yr[o + k] = output<Out>(s[k], bias, m, o + k, zero, lo, hi);
     }
     for (; o < out; ++o) yr[o] = output<Out>(dot(xr, w + o * in, in), bias, m, o, zero, lo, hi);
@@ -212,7 +216,7 @@ void attention_scores_q8(const int8_t* q, const int8_t* k, size_t stride, size_t
 #if defined(AX_MCU_Q_V6M)
     scores(q, k, stride, n_keys, n, out);
 #else
-    generic::attention_scores_q8(q, k, stride, n_keys, n, out);
+    for (size_t j = 0; j < n_keys; ++j) out[j] = dot(q, k + j * stride, n);
 #endif
 }
 
