@@ -216,7 +216,7 @@ insn-integer: build $(INSN_DIR)/insn_plugin.so
 	done
 	@python3 tools/insn/insn_integer.py $(INSN_DIR)/insn_plugin.so $(INSN_DIR)/insn.md \
 		$(foreach b,$(INSN_BOARDS),"$$(cat $(FIRMWARE_DIR)/$(b)/insn_label):$(b):$(FIRMWARE_DIR)/$(b)/forecast_integer.elf" \
-			$$(test -f $(FIRMWARE_DIR)/$(b)/forecast_integer_m0plus.elf && echo "Cortex-M0+ build (on $(b)):$(b):$(FIRMWARE_DIR)/$(b)/forecast_integer_m0plus.elf")) \
+			"?Cortex-M0+ build (on $(b)):$(b):$(FIRMWARE_DIR)/$(b)/forecast_integer_m0plus.elf") \
 		| tee $(INSN_DIR)/insn-integer.md
 	$(call write_insn_doc,insn-integer,$(INSN_DIR)/insn-integer.md)
 

@@ -6,7 +6,8 @@ same board from make insn's table. Prints a markdown table. QEMU counts executed
     insn_integer.py PLUGIN.so INSN.md LABEL:MACHINE:ELF...
 
 LABEL is make insn's column label of the board ("M4 (mps2-an386)"), or any label for an image the int8
-table has no column for (the Cortex-M0+ build run on the M3 board).
+table has no column for (the Cortex-M0+ build run on the M3 board). A spec starting with "?" is skipped when
+its ELF does not exist (the Cortex-M0+ build exists on the M3 board only).
 """
 import os
 import re
@@ -54,14 +55,17 @@ def parse_count(text):
 
 def main():
     if len(sys.argv) < 4:
-        print(__doc__.strip().splitlines()[-3].strip(), file=sys.stderr)
+        print("usage: insn_integer.py PLUGIN.so INSN.md LABEL:MACHINE:ELF...", file=sys.stderr)
         return 2
     plugin, table = sys.argv[1:3]
     int8 = int8_figures(table) if os.path.exists(table) else {}
     print("| core (board) | integer-only | int8 mode, best port | integer-only ÷ int8 |")
     print("|---|---|---|---|")
     for spec in sys.argv[3:]:
-        label, machine, elf = spec.split(":", 2)
+        optional = spec.startswith("?")
+        label, machine, elf = spec.lstrip("?").split(":", 2)
+        if optional and not os.path.exists(elf):
+            continue
         n = integer_total(plugin, machine, elf)
         other = int8.get(label)
         ratio = "%.2f" % (n / parse_count(other)) if other else "-"
