@@ -70,10 +70,10 @@ Accuracy measure(const std::string& name) {
     }
     a.float_mae /= static_cast<double>(a.forecasts * horizon);
     a.integer_mae /= static_cast<double>(a.forecasts * horizon);
-    std::printf("integer-only accuracy, %s: %zu held-out forecasts of %zu steps, MAE float32 (PyTorch) %.4f, "
-                "integer-only %.4f (%+.1f%%)\n",
-                name.c_str(), a.forecasts, horizon, a.float_mae, a.integer_mae,
-                100.0 * (a.integer_mae / a.float_mae - 1.0));
+    std::printf(
+        "integer-only accuracy, %s: %zu held-out forecasts of %zu steps, MAE float32 (PyTorch) %.4f, "
+        "integer-only %.4f (%+.1f%%)\n",
+        name.c_str(), a.forecasts, horizon, a.float_mae, a.integer_mae, 100.0 * (a.integer_mae / a.float_mae - 1.0));
     return a;
 }
 
