@@ -4,7 +4,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all cli build deps format format-check test test-host test-sanitize test-cross test-firmware firmware size stack insn insn-bench bench-mcu fuzz mutate demo clean
+.PHONY: all cli build deps format format-check test test-host test-sanitize test-cross test-firmware firmware size stack insn insn-integer insn-bench bench-mcu fuzz mutate demo clean
 
 all: cli
 
@@ -203,7 +203,22 @@ insn: build $(INSN_DIR)/insn_plugin.so
 		$(foreach t,$(INSN_LINUX),"$(t) (qemu-user):$$(cat $(INSN_DIR)/$(t)/insn_runner):$(INSN_DIR)/$(t)/insn") \
 		| tee $(INSN_DIR)/insn.md
 	$(call write_insn_doc,insn,$(INSN_DIR)/insn.md)
+	@$(MAKE) --no-print-directory insn-integer
 	@$(MAKE) --no-print-directory insn-bench
+
+# The integer-only example (forecast_integer.elf; on the M3 board also forecast_integer_m0plus.elf, compiled
+# for a Cortex-M0+) on each board of INSN_BOARDS, beside the int8 figures of make insn's table (run by make insn;
+# alone, it reuses the table of the last make insn). Report: $(INSN_DIR)/insn-integer.md.
+insn-integer: build $(INSN_DIR)/insn_plugin.so
+	@for b in $(INSN_BOARDS); do \
+		case "$$(cat $(FIRMWARE_DIR)/$$b/insn_label 2>/dev/null)" in M3*) m0=forecast_integer_m0plus;; *) m0=;; esac; \
+		cmake --build $(FIRMWARE_DIR)/$$b -j $(JOBS) --target forecast_integer $$m0 >/dev/null || exit 1; \
+	done
+	@python3 tools/insn/insn_integer.py $(INSN_DIR)/insn_plugin.so $(INSN_DIR)/insn.md \
+		$(foreach b,$(INSN_BOARDS),"$$(cat $(FIRMWARE_DIR)/$(b)/insn_label):$(b):$(FIRMWARE_DIR)/$(b)/forecast_integer.elf" \
+			"?Cortex-M0+ build (on $(b)):$(b):$(FIRMWARE_DIR)/$(b)/forecast_integer_m0plus.elf") \
+		| tee $(INSN_DIR)/insn-integer.md
+	$(call write_insn_doc,insn-integer,$(INSN_DIR)/insn-integer.md)
 
 # The Cortex-A benchmark shape (d_model 64, 4 heads, 2+2 layers, ff 256, window 96, horizon 24) as int8, f32 and
 # int8 with int8 key/value caches (int8kv) on the ARM Linux targets: tools/insn/bench_headers.sh makes the

@@ -54,7 +54,9 @@ typedef struct auspex_forecaster {
 } auspex_forecaster;
 
 /* Opens and validates a .axm model of `size` bytes at `model` (16-byte aligned, used in place, never
- * copied). verify_checksum = 0 skips only the checksum (for a flash image verified another way). */
+ * copied). verify_checksum = 0 skips only the checksum (for a flash image verified another way). A model
+ * converted with --integer-only runs in the integer-only mode (docs/integer-only.md): auspex_arena_bytes,
+ * auspex_forecast and auspex_run are then that mode's, with no floating-point arithmetic inside the forecast. */
 int auspex_open(auspex_forecaster* f, const void* model, size_t size, int verify_checksum);
 
 /* Input features per time step and outputs per step of an opened model; 0 when not opened. */

@@ -1,11 +1,15 @@
 // The C API (api/auspex.h) over the C++ forecaster: the handle's bytes hold a ModelFile, a
-// Forecaster and a ForecastSession built in place, plus the last status. No heap, no exceptions.
+// Forecaster and a ForecastSession built in place, plus the last status. No heap, no exceptions. A model
+// converted with --integer-only (it holds an integer plan) runs in the integer-only mode
+// (docs/integer-only.md): an IntegerForecaster and its session instead, the forecast the integer mode's bits.
 #include "api/auspex.h"
 
 #include <cstdint>
 #include <new>
 
 #include "models/forecaster/forecaster.h"
+#include "models/forecaster/forecaster_integer.h"
+#include "ports/integer_ports.h"
 #include "runtime/model_identity.h"
 #include "ports/ports.h"
 
@@ -21,10 +25,19 @@ struct Handle {
     uint32_t magic;
     bool opened;  // model and file are valid
     bool session_ready;
+    bool integer;  // the model holds an integer plan: the integer members serve it
     Status last;
     ax::ModelFile file;
     ax::Forecaster model;
-    ax::ForecastSession session;
+    ax::IntegerForecaster integer_model;
+    // One session or the other, built by auspex_open: the handle's bytes fit one of each model but not both
+    // sessions.
+    union Sessions {
+        Sessions() {}
+        ~Sessions() {}
+        ax::ForecastSession model;
+        ax::IntegerForecastSession integer;
+    } sessions;
 };
 
 static_assert(sizeof(Handle) <= sizeof(auspex_forecaster), "AUSPEX_FORECASTER_BYTES is too small for this build");
@@ -74,10 +87,19 @@ int auspex_open(auspex_forecaster* f, const void* model, size_t size, int verify
     h->magic = kMagic;
     h->opened = false;
     h->session_ready = false;
+    h->integer = false;
     if (model == nullptr) return finish(h, not_ready("model is null"));
     Status s = ax::ModelFile::open(static_cast<const uint8_t*>(model), size,
                                    verify_checksum ? ax::Checksum::verify : ax::Checksum::skip, &h->file);
     if (s) s = ax::Forecaster::open(h->file, &h->model);
+    if (s && h->model.integer_plan() != nullptr) {
+        s = ax::IntegerForecaster::open(h->model, &h->integer_model);
+        h->integer = s.is_ok();
+    }
+    if (h->integer)
+        new (&h->sessions.integer) ax::IntegerForecastSession();
+    else
+        new (&h->sessions.model) ax::ForecastSession();
     h->opened = s.is_ok();
     return finish(h, s);
 }
@@ -113,7 +135,10 @@ size_t auspex_arena_bytes(const auspex_forecaster* f, size_t max_window, size_t 
 
 size_t auspex_arena_bytes_parallel(const auspex_forecaster* f, size_t max_window, size_t max_horizon, size_t workers) {
     const Handle* h = handle(f);
-    return h && h->opened && workers > 0 ? h->model.arena_bytes(max_window, max_horizon, workers) : 0;
+    if (h == nullptr || !h->opened || workers == 0) return 0;
+    // The integer mode runs on the calling thread: one worker's arena.
+    return h->integer ? h->integer_model.arena_bytes(max_window, max_horizon)
+                      : h->model.arena_bytes(max_window, max_horizon, workers);
 }
 
 int auspex_session_init(auspex_forecaster* f, void* arena, size_t arena_bytes, size_t max_window, size_t max_horizon) {
@@ -132,8 +157,10 @@ int auspex_session_init_parallel(auspex_forecaster* f, void* arena, size_t arena
     parallel.run = parallel_for;
     parallel.ctx = ctx;
     parallel.workers = workers;
-    const Status s =
-        h->session.init(h->model, ax::best_kernels(), arena, arena_bytes, max_window, max_horizon, parallel);
+    const Status s = h->integer ? h->sessions.integer.init(h->integer_model, ax::best_integer_kernels(), arena,
+                                                           arena_bytes, max_window, max_horizon)
+                                : h->sessions.model.init(h->model, ax::best_kernels(), arena, arena_bytes, max_window,
+                                                         max_horizon, parallel);
     h->session_ready = s.is_ok();
     return finish(h, s);
 }
@@ -147,7 +174,14 @@ int auspex_forecast_known(auspex_forecaster* f, const float* history, size_t row
     Handle* h = handle(f);
     if (h == nullptr) return AUSPEX_INVALID_ARGUMENT;
     if (!h->session_ready) return finish(h, not_ready("no session: call auspex_session_init first"));
-    return finish(h, h->session.forecast(history, rows, horizon, out, future, future_rows));
+    if (h->integer) {
+        // The converter refuses integer-only models with inputs known ahead.
+        if (future != nullptr || future_rows != 0)
+            return finish(h, Status::error(StatusCode::invalid_argument,
+                                           "an integer-only model has no inputs known ahead: give no future rows"));
+        return finish(h, h->sessions.integer.forecast(history, rows, horizon, out));
+    }
+    return finish(h, h->sessions.model.forecast(history, rows, horizon, out, future, future_rows));
 }
 
 size_t auspex_known_inputs(const auspex_forecaster* f) {
@@ -161,7 +195,8 @@ int auspex_run(auspex_forecaster* f, const float* src, size_t src_rows, const fl
     if (h == nullptr) return AUSPEX_INVALID_ARGUMENT;
     if (!h->session_ready) return finish(h, not_ready("no session: call auspex_session_init first"));
     const ax::InputSpace space = model_space ? ax::InputSpace::model : ax::InputSpace::raw;
-    return finish(h, h->session.run(src, src_rows, tgt, tgt_rows, space, out));
+    if (h->integer) return finish(h, h->sessions.integer.run(src, src_rows, tgt, tgt_rows, space, out));
+    return finish(h, h->sessions.model.run(src, src_rows, tgt, tgt_rows, space, out));
 }
 
 size_t auspex_model_name(const auspex_forecaster* f, char* out, size_t capacity) {

@@ -26,10 +26,57 @@ inline int32_t clamp_i32(int64_t x, int32_t lo, int32_t hi) {
     return x < lo ? lo : x > hi ? hi : static_cast<int32_t>(x);
 }
 
+// The exact product a * b as two 32-bit words (high signed, low unsigned) from four 16 x 16-bit products, each
+// of which fits 32 bits, with 32-bit operations only. Armv6-M (Cortex-M0/M0+) has no 32 x 32 -> 64-bit
+// multiply, and GCC makes a widened product there a call of libgcc's 64 x 64-bit multiply.
+inline void mul_wide_words(int32_t a, int32_t b, uint32_t* high, uint32_t* low) {
+    const uint32_t al = static_cast<uint32_t>(a) & 0xffffu, bl = static_cast<uint32_t>(b) & 0xffffu;
+    const int32_t ah = a >> 16, bh = b >> 16;  // in [-2^15, 2^15): a = ah * 2^16 + al
+    uint32_t lo = al * bl;
+    uint32_t hi = static_cast<uint32_t>(ah * bh);
+    const int32_t middle[2] = {ah * static_cast<int32_t>(bl), static_cast<int32_t>(al) * bh};
+    for (int32_t m : middle) {  // + m * 2^16, the carry out of the low word into the high one
+        const uint32_t add = static_cast<uint32_t>(m) << 16;
+        lo += add;
+        hi += static_cast<uint32_t>(m >> 16) + (lo < add ? 1u : 0u);
+    }
+    *high = hi;
+    *low = lo;
+}
+
+inline int64_t from_words(uint32_t high, uint32_t low) {
+    return static_cast<int64_t>((static_cast<uint64_t>(high) << 32) | low);
+}
+
+// requantize (below) in 32-bit operations: the product's words, the rounding half added with its carry, the
+// arithmetic shift of the pair. The same value as requantize on every target; Armv6-M's requantize, which
+// would otherwise call libgcc for the product, the shift and the half.
+inline int64_t requantize_words(int32_t x, Requant m) {
+    uint32_t hi, lo;
+    mul_wide_words(x, m.multiplier, &hi, &lo);
+    const int s = 31 - m.shift;  // [1, 62]
+    if (s <= 32) {
+        const uint32_t half = 1u << (s - 1);
+        lo += half;
+        hi += lo < half ? 1u : 0u;
+    } else {
+        hi += 1u << (s - 33);
+    }
+    const int32_t top = static_cast<int32_t>(hi);
+    const uint32_t sign = static_cast<uint32_t>(top >> 31);
+    if (s < 32) return from_words(static_cast<uint32_t>(top >> s), (lo >> s) | (hi << (32 - s)));
+    if (s == 32) return from_words(sign, hi);
+    return from_words(sign, static_cast<uint32_t>(top >> (s - 32)));
+}
+
 // round(x * m) with one rounding (halves up) of the exact 64-bit product; x any int32.
 inline int64_t requantize(int32_t x, Requant m) {
+#if defined(__ARM_ARCH_6M__)
+    return requantize_words(x, m);
+#else
     const int64_t product = static_cast<int64_t>(x) * m.multiplier;
     return shift_round(product, 31 - m.shift);
+#endif
 }
 
 // Valid as stored in a file: a multiplier in range and a shift the rounding shift accepts.

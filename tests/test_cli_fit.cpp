@@ -89,6 +89,13 @@ TEST_CASE("cli: inspect --flash/--ram answers yes or no, shows the arena by buff
     REQUIRE_MESSAGE(board.exit_code == 0, board.output);
     CHECK(has(board, "stm32f405: Cortex-M4F, 1 MB flash, 128 KB SRAM"));
     CHECK(has(board, "of 131072 bytes"));
+    // The mode the core should use: int8 on a Cortex-M4F, integer-only on the FPU-less Cortex-M3;
+    // docs/integer-only.md gives the instruction counts behind the advice.
+    CHECK(has(board, "mode:   int8 (convert --dtype int8 --kv-cache int8)"));
+    const Result m3 = auspex("inspect " + model + " --board mps2-an385 --window 12 --horizon 6");
+    REQUIRE_MESSAGE(m3.exit_code == 0, m3.output);
+    CHECK(has(m3, "mode:   integer-only (convert --dtype int8 --integer-only --calib DATA.csv)"));
+    CHECK_FALSE(has(auspex("inspect " + model + " --ram 64K"), "mode:"));
     // --ram overrides the board's figure.
     CHECK(has(auspex("inspect " + model + " --board stm32f405 --ram 64K"), "of 65536 bytes"));
 }

@@ -57,6 +57,31 @@ TEST_CASE("requantize: one rounding of the exact product, halves up") {
     CHECK(ax::fixed::requantize(123, Requant{0, 0}) == 0);
 }
 
+TEST_CASE("requantize_words (the Cortex-M0+ requantize) is requantize, its product the exact one") {
+    const int32_t edges[] = {INT32_MIN, INT32_MIN + 1, -65537, -65536, -65535, -32769, -32768,  -1,       0,
+                             1,         32767,         32768,  65535,  65536,  65537,  1 << 30, INT32_MAX};
+    const auto product = [](int32_t a, int32_t b) {
+        uint32_t hi, lo;
+        ax::fixed::mul_wide_words(a, b, &hi, &lo);
+        return ax::fixed::from_words(hi, lo);
+    };
+    for (int32_t a : edges)
+        for (int32_t b : edges) REQUIRE(product(a, b) == static_cast<int64_t>(a) * b);
+    DigestRng rng(7);
+    for (int trial = 0; trial < 100000; ++trial) {
+        const int32_t a = static_cast<int32_t>(rng.next()), b = static_cast<int32_t>(rng.next());
+        REQUIRE(product(a, b) == static_cast<int64_t>(a) * b);
+        const Requant m{rng.range(1 << 30, INT32_MAX), rng.range(ax::fixed::kMinShift, ax::fixed::kMaxShift)};
+        REQUIRE(ax::fixed::requantize_words(a, m) == ax::fixed::requantize(a, m));
+    }
+    for (int32_t a : edges)
+        for (int32_t shift = ax::fixed::kMinShift; shift <= ax::fixed::kMaxShift; ++shift)
+            for (int32_t mult : {0, 1 << 30, INT32_MAX}) {
+                const Requant m{mult, shift};
+                REQUIRE(ax::fixed::requantize_words(a, m) == ax::fixed::requantize(a, m));
+            }
+}
+
 TEST_CASE("requant_of: within 2^-31 relative of the real factor, refuses what does not fit") {
     DigestRng rng(2);
     for (int trial = 0; trial < 5000; ++trial) {

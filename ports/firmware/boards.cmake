@@ -7,7 +7,7 @@
 #                                      and board_name, board_code_bytes, board_ram_bytes (the LENGTH of
 #                                      memory.ld's CODE and RAM regions) and board_summary (board_description
 #                                      with @CODE@ and @RAM@ replaced by those sizes, e.g. "1 MB", "128 KB")
-#   auspex_write_board_table(OUT)      OUT: one C++ initializer {name, code bytes, RAM bytes, summary} per
+#   auspex_write_board_table(OUT)      OUT: one C++ initializer {name, code bytes, RAM bytes, summary, cpu} per
 #                                      board folder, in name order
 set(AUSPEX_BOARDS_DIR ${CMAKE_CURRENT_LIST_DIR}/boards)
 
@@ -65,7 +65,7 @@ function(auspex_write_board_table out)
   foreach(dir ${dirs})
     if(IS_DIRECTORY ${dir})
       auspex_read_board(${dir})
-      string(APPEND rows "    {\"${board_name}\", ${board_code_bytes}u, ${board_ram_bytes}u, \"${board_summary}\"},\n")
+      string(APPEND rows "    {\"${board_name}\", ${board_code_bytes}u, ${board_ram_bytes}u, \"${board_summary}\", \"${board_cpu}\"},\n")
     endif()
   endforeach()
   if(rows STREQUAL "")

@@ -2,7 +2,7 @@
 """Proof that the integer-only forecast runs no floating-point code, on the linked image.
 
 From the entry functions (by default the integer forecast, IntegerForecastSession::forecast_q, and every
-integer kernel of runtime/integer_kernels.h, which it reaches through its table), follows every direct call
+integer kernel of runtime/integer_kernels.h, generic's or the mcu port's, which it reaches through its table), follows every direct call
 and tail call in the disassembly and fails when a reachable function is a floating-point support routine
 (libgcc's __aeabi_f*/__aeabi_d*, __addsf3 and kin, conversions to and from float) or executes a
 floating-point instruction (VFP/MVE on cores that have them).
@@ -32,8 +32,11 @@ def main():
         print(__doc__.strip().splitlines()[-1].strip(), file=sys.stderr)
         return 2
     objdump, elf, runtime_dir = sys.argv[1:4]
-    entries = sys.argv[4:] or ["ax::IntegerForecastSession::forecast_q("] + [
-        "ax::generic::%s(" % k for k in kernel_names(runtime_dir)]
+    # Each entry a list of alternatives, one of which the image must have: a kernel is generic's or the mcu
+    # port's (ports/mcu/integer_mcu.h), and the image may hold both.
+    groups = [[e] for e in sys.argv[4:]] or [["ax::IntegerForecastSession::forecast_q("]] + [
+        ["ax::%s::%s(" % (port, k) for port in ("generic", "mcu")] for k in kernel_names(runtime_dir)]
+    entries = [e for g in groups for e in g]
     listing = subprocess.run([objdump, "-d", "-C", elf], check=True, capture_output=True, text=True).stdout
     calls, floating, current = {}, {}, None
     for line in listing.splitlines():
@@ -50,7 +53,7 @@ def main():
         if FLOAT_INSN.search(line) and current not in floating:
             floating[current] = line.strip()
     roots = [f for f in calls if any(f.startswith(e) for e in entries)]
-    missing = [e for e in entries if not any(f.startswith(e) for f in calls)]
+    missing = [" or ".join(g) for g in groups if not any(f.startswith(e) for e in g for f in calls)]
     if missing:
         print("FAIL: %s has no function %s" % (elf, ", ".join(missing)))
         return 1

@@ -182,10 +182,12 @@ if(NOT AUSPEX_EXAMPLE_DIR AND EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/models/example/
     ${CMAKE_OBJDUMP} $<TARGET_FILE:forecast_integer> ${CMAKE_CURRENT_SOURCE_DIR}/runtime)
   # The same image for a Cortex-M0+ (-mcpu=cortex-m0plus: Armv6-M, Thumb-1 only, no hardware divide), run on
   # the Cortex-M3 board, which executes that subset as an M0+ would. Its own copy of the runtime's sources
-  # (the integer path needs no port but generic), compiled for the M0+; the flag given last wins.
+  # (the integer path needs generic and the mcu port's integer kernels), compiled for the M0+; the flag given
+  # last wins.
   if(board_cpu STREQUAL "cortex-m3")
     file(GLOB m0plus_sources ${CMAKE_CURRENT_SOURCE_DIR}/runtime/*.cpp
-         ${CMAKE_CURRENT_SOURCE_DIR}/models/forecaster/*.cpp ${CMAKE_CURRENT_SOURCE_DIR}/ports/generic/*.cpp)
+         ${CMAKE_CURRENT_SOURCE_DIR}/models/forecaster/*.cpp ${CMAKE_CURRENT_SOURCE_DIR}/ports/generic/*.cpp
+         ${CMAKE_CURRENT_SOURCE_DIR}/ports/mcu/*integer*.cpp ${CMAKE_CURRENT_SOURCE_DIR}/ports/mcu/*_q8_*.cpp)
     add_executable(forecast_integer_m0plus ${m0plus_sources} ${fw_port}/startup.c ${fw_port}/syscalls.c
       ${CMAKE_CURRENT_SOURCE_DIR}/models/example/firmware/forecast_integer_main.cpp)
     target_compile_options(forecast_integer_m0plus PRIVATE -mcpu=cortex-m0plus

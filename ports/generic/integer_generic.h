@@ -12,6 +12,16 @@ namespace ax::generic {
 
 AX_INTEGER_KERNELS(AX_DECLARE_KERNEL)
 
+// One output of an integer linear layer from its exact sum, bias included (runtime/integer_kernels.h): every
+// port's linear kernels end here, so they differ from generic only in how they sum. An int64 sum of int16
+// rows may exceed int32 only where the layer's own outputs would saturate: saturating it first keeps the
+// requantized value on the same side of the clamp.
+template <typename Out>
+inline Out linear_q_output(int64_t acc, const fixed::Requant& m, int32_t zero, int32_t lo, int32_t hi) {
+    const int32_t sum = fixed::clamp_i32(acc, INT32_MIN, INT32_MAX);
+    return static_cast<Out>(fixed::clamp_i32(zero + fixed::requantize(sum, m), lo, hi));
+}
+
 // The reference integer table, every member named.
 constexpr IntegerKernels integer_kernel_table() {
     IntegerKernels k;

@@ -9,14 +9,6 @@ namespace ax::generic {
 
 namespace {
 
-template <typename Out>
-Out finish(int64_t acc, const fixed::Requant& m, int32_t zero, int32_t lo, int32_t hi) {
-    // An int64 sum of int16 rows may exceed int32 only where the layer's own outputs would saturate:
-    // saturating it first keeps the requantized value on the same side of the clamp.
-    const int32_t sum = fixed::clamp_i32(acc, INT32_MIN, INT32_MAX);
-    return static_cast<Out>(fixed::clamp_i32(zero + fixed::requantize(sum, m), lo, hi));
-}
-
 // sum over i of x[i] * w[k * n + i] into a[k], k < 4: the pointers walk, so the loop holds in registers.
 template <typename Acc, typename In>
 void dot4(const In* x, const int8_t* w, size_t n, Acc* a) {
@@ -52,13 +44,13 @@ void linear_q(const In* x, size_t rows, size_t in, const int8_t* w, const int32_
             Acc a[4];
             dot4<Acc>(xr, w + o * in, in, a);
             for (size_t k = 0; k < 4; ++k)
-                yr[o + k] = finish<Out>(a[k] + (bias != nullptr ? bias[o + k] : 0), m[o + k], zero, lo, hi);
+                yr[o + k] = linear_q_output<Out>(a[k] + (bias != nullptr ? bias[o + k] : 0), m[o + k], zero, lo, hi);
         }
         for (; o < out; ++o) {
             const int8_t* wo = w + o * in;
             Acc acc = bias != nullptr ? bias[o] : 0;
             for (size_t i = 0; i < in; ++i) acc += static_cast<Acc>(xr[i]) * wo[i];
-            yr[o] = finish<Out>(acc, m[o], zero, lo, hi);
+            yr[o] = linear_q_output<Out>(acc, m[o], zero, lo, hi);
         }
     }
 }

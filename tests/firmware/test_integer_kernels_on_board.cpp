@@ -1,9 +1,55 @@
 // On the board: the integer-only kernels give the host's bits (the digest tests/test_integer_kernels.cpp
-// holds on the host, over every kernel's outputs on the same pseudo-random inputs).
+// holds on the host, over every kernel's outputs on the same pseudo-random inputs), and the table the board
+// hands out (the mcu port's, ports/mcu/integer_mcu.h) gives generic's bits over the shapes its own loops
+// take apart: one row and blocks of rows, inputs a multiple of four or not and past the extended-input limit,
+// outputs past the last group of four.
 #include "tests/firmware/doctest_config.h"
 
+#include "ports/generic/integer_generic.h"
+#include "ports/integer_ports.h"
 #include "tests/integer_kernel_digest.h"
 
 TEST_CASE("the integer kernels give the host's bits on the board") {
     CHECK(ax::test::integer_kernel_digest(2026) == ax::test::kIntegerKernelDigest);
+}
+
+TEST_CASE("the board's integer table gives generic's bits") {
+    using ax::fixed::Requant;
+    const ax::IntegerKernels& k = ax::best_integer_kernels();
+    const ax::IntegerKernels& g = ax::generic_integer_kernels();
+    constexpr size_t kMaxRows = 9, kMaxIn = 260, kMaxOut = 19;
+    static int8_t x[kMaxRows * kMaxIn], w[kMaxOut * kMaxIn], got8[kMaxRows * kMaxOut], want8[kMaxRows * kMaxOut];
+    static int16_t got16[kMaxRows * kMaxOut], want16[kMaxRows * kMaxOut];
+    static int32_t bias[kMaxOut], got32[kMaxOut], want32[kMaxOut];
+    static Requant m[kMaxOut];
+    ax::test::DigestRng rng(77);
+    for (int8_t& v : x) v = rng.i8();
+    for (int8_t& v : w) v = rng.i8();
+    for (size_t o = 0; o < kMaxOut; ++o) {
+        bias[o] = rng.range(-100000, 100000);
+        m[o] = Requant{rng.range(1 << 30, INT32_MAX), rng.range(-20, -5)};
+    }
+    const size_t rows_list[] = {1, 2, 3, 4, 5, 9};
+    const size_t in_list[] = {1, 3, 4, 37, 64, 128, 132, 256, 260};
+    const size_t out_list[] = {1, 3, 4, 7, 16, 19};
+    for (size_t rows : rows_list)
+        for (size_t in : in_list)
+            for (size_t out : out_list) {
+                INFO("rows " << rows << " in " << in << " out " << out);
+                k.linear_q8(x, rows, in, w, bias, m, out, -5, -128, 127, got8);
+                g.linear_q8(x, rows, in, w, bias, m, out, -5, -128, 127, want8);
+                CHECK(__builtin_memcmp(got8, want8, rows * out) == 0);
+                k.linear_q8_to_q16(x, rows, in, w, nullptr, m, out, 0, INT16_MIN, INT16_MAX, got16);
+                g.linear_q8_to_q16(x, rows, in, w, nullptr, m, out, 0, INT16_MIN, INT16_MAX, want16);
+                CHECK(__builtin_memcmp(got16, want16, rows * out * sizeof(int16_t)) == 0);
+            }
+    // Attention scores: keys a stride apart, head widths odd and even, key counts past groups of four.
+    const size_t keys_list[] = {1, 4, 7, 19}, width_list[] = {1, 5, 32, 37};
+    for (size_t n_keys : keys_list)
+        for (size_t n : width_list) {
+            INFO("keys " << n_keys << " width " << n);
+            k.attention_scores_q8(x, w + 3, 41, n_keys, n, got32);
+            g.attention_scores_q8(x, w + 3, 41, n_keys, n, want32);
+            CHECK(__builtin_memcmp(got32, want32, n_keys * sizeof(int32_t)) == 0);
+        }
 }

@@ -14,6 +14,7 @@ struct Board {
     uint64_t flash;  // the board's code memory: memory.ld's CODE region
     uint64_t ram;    // the RAM the firmware gets: memory.ld's RAM region
     const char* summary;
+    const char* cpu;  // board.cmake's board_cpu: -mcpu's name
 };
 
 // One row per folder of ports/firmware/boards/, generated at configure time from its board.cmake and
@@ -21,6 +22,22 @@ struct Board {
 const Board kBoards[] = {
 #include "board_table.inc"
 };
+
+// The execution mode a core should run a forecaster in (docs/integer-only.md, "Which mode a board should
+// use"): integer-only where there is no FPU, else the faster one in instructions per forecast of the bundled
+// example under `make insn` (docs/instruction-counts.md).
+std::string board_mode(const std::string& cpu) {
+    if (cpu == "cortex-m0" || cpu == "cortex-m0plus" || cpu == "cortex-m3")
+        return "integer-only (convert --dtype int8 --integer-only --calib DATA.csv): no FPU, so the int8 mode's "
+               "float steps would run in software";
+    if (cpu == "cortex-m4" || cpu == "cortex-m7")
+        return "int8 (convert --dtype int8 --kv-cache int8): fewer instructions per forecast than integer-only "
+               "on this core (make insn)";
+    if (cpu == "cortex-m55")
+        return "int8 (convert --dtype int8 --kv-cache int8): Helium's int8 and float lanes; fewer instructions "
+               "per forecast than integer-only (make insn)";
+    return std::string();
+}
 
 std::string board_names() {
     std::string s;
@@ -106,6 +123,7 @@ bool read_memory_budget(const Args& args, MemoryBudget* out) {
             if (name == k.name) found = &k;
         if (found == nullptr) throw UsageError{"unknown board \"" + name + "\" (known: " + board_names() + ")"};
         b.board = std::string(found->name) + ": " + found->summary;
+        b.mode = board_mode(found->cpu);
         b.flash = found->flash;
         b.ram = found->ram;
     }
@@ -122,6 +140,7 @@ bool print_fit_report(const MemoryBudget& budget, const ArenaQuery& q) {
     const bool fits = flash_ok && ram_ok;
     std::printf("\nfits:     %s (%s%s%s, kv cache %s)\n", fits ? "yes" : "no", budget.board.c_str(),
                 budget.board.empty() ? "" : "; ", q.lengths.c_str(), cache_name(q.cache));
+    if (!budget.mode.empty()) std::printf("  mode:   %s\n", budget.mode.c_str());
     if (budget.flash == 0) {
         std::printf("  flash:  not checked (give --flash or --board)\n");
     } else if (flash_ok) {

@@ -13,6 +13,7 @@ namespace ax::cli {
 
 struct MemoryBudget {
     std::string board;   // empty: sizes given by hand
+    std::string mode;    // the execution mode the board's core should use; empty: no advice
     uint64_t flash = 0;  // 0: not checked
     uint64_t ram = 0;    // 0: not checked
 };

@@ -132,16 +132,29 @@ def read_ci(ci_dir):
     return frames, indirect
 
 
-def kernel_fields(path):
-    """The fields of struct Kernels after its name, in order: the kernel list AX_KERNELS of runtime/kernels.h."""
+def kernel_fields(path, macro="AX_KERNELS", struct_name="Kernels"):
+    """The fields of a kernel table struct after its name, in order: the kernel list `macro` of `path`
+    (struct Kernels and AX_KERNELS of runtime/kernels.h; struct IntegerKernels and AX_INTEGER_KERNELS of
+    runtime/integer_kernels.h)."""
     with open(path) as f:
         text = f.read()
-    m = re.search(r"#define AX_KERNELS\(X\)((?:[^\n]*\\\n)*[^\n]*)", text)
+    m = re.search(r"#define %s\(X\)((?:[^\n]*\\\n)*[^\n]*)" % macro, text)
     fields = re.findall(r"\bX\((\w+)\)", m.group(1)) if m else []
-    body = text[text.index("struct Kernels"):] if "struct Kernels" in text else ""
+    key = "struct %s {" % struct_name
+    body = text[text.index(key):] if key in text else ""
     if not fields or not re.search(r"const char\* name(\s*=\s*nullptr)?;", body):
-        raise Refusal(f"{path}: cannot read struct Kernels (a name, then the kernels of AX_KERNELS)")
+        raise Refusal(f"{path}: cannot read struct {struct_name} (a name, then the kernels of {macro})")
     return fields
+
+
+def table_layouts(kernels_path):
+    """Every kernel table struct's fields: Kernels, and IntegerKernels (the integer-only mode's table) when
+    runtime/integer_kernels.h sits beside kernels.h."""
+    layouts = [kernel_fields(kernels_path)]
+    integer = os.path.join(os.path.dirname(kernels_path), "integer_kernels.h")
+    if os.path.exists(integer):
+        layouts.append(kernel_fields(integer, "AX_INTEGER_KERNELS", "IntegerKernels"))
+    return layouts
 
 
 _source_cache = {}
@@ -378,7 +391,8 @@ def inside_text(data, o):
 
 def run(args):
     elf = Elf(args.elf)
-    fields = kernel_fields(args.kernels)
+    layouts = table_layouts(args.kernels)
+    fields = [f for layout in layouts for f in layout]
     frames_ci, indirect_ci = read_ci(args.ci_dir)
     sections = read_map(args.map)
     sec_starts = [s[0] for s in sections]
@@ -409,31 +423,36 @@ def run(args):
         i = bisect.bisect_right(sec_starts, f.start) - 1
         return sections[i][2] if i >= 0 and f.start < sections[i][1] else ""
 
-    # Kernel tables: objects the size of a Kernels holding a name and function addresses (or null).
-    table_size = 4 * (1 + len(fields))
-    tables, tables_at = [], []
-    for name, value, size, typ in elf.symbols:
-        if typ != 1 or size != table_size:
-            continue
-        raw = elf.read(value, size)
-        if raw is None:
-            continue
-        words = struct.unpack("<%dI" % (1 + len(fields)), raw)
-        label = elf.c_string(words[0])
-        entries = []
-        for w in words[1:]:
-            if w == 0:
-                entries.append(None)
-            elif w & 1 and (w & ~1) in funcs:
-                entries.append(w & ~1)
-            else:
-                break
-        if label and len(entries) == len(fields):
-            tables.append((label, entries))
-            tables_at.extend(range(value, value + size, 4))
-    if not tables:
-        raise Refusal("no kernel table (ax::Kernels) found in the image")
-    field_targets = {fld: {t[1][i] for t in tables if t[1][i] is not None} for i, fld in enumerate(fields)}
+    # Kernel tables: objects the size of a Kernels (or an IntegerKernels) holding a name and function
+    # addresses (or null).
+    tables, tables_at, field_targets = [], [], {}
+    for layout_index, layout in enumerate(layouts):
+        table_size = 4 * (1 + len(layout))
+        found = []
+        for name, value, size, typ in elf.symbols:
+            if typ != 1 or size != table_size:
+                continue
+            raw = elf.read(value, size)
+            if raw is None:
+                continue
+            words = struct.unpack("<%dI" % (1 + len(layout)), raw)
+            label = elf.c_string(words[0])
+            entries = []
+            for w in words[1:]:
+                if w == 0:
+                    entries.append(None)
+                elif w & 1 and (w & ~1) in funcs:
+                    entries.append(w & ~1)
+                else:
+                    break
+            if label and len(entries) == len(layout):
+                found.append((label, entries))
+                tables_at.extend(range(value, value + size, 4))
+        if layout_index == 0 and not found:
+            raise Refusal("no kernel table (ax::Kernels) found in the image")
+        for i, fld in enumerate(layout):
+            field_targets[fld] = {t[1][i] for t in found if t[1][i] is not None}
+        tables.extend(found)
     table_words = set(tables_at)
 
     # Each function's frame and callees.

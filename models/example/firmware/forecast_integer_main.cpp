@@ -4,7 +4,8 @@
 // (IntegerForecastSession::forecast_q) is integer arithmetic only: ports/firmware/check_float_free.py proves
 // on the linked image that nothing it reaches calls a floating-point routine. Float appears only at the
 // edges, normalizing the history and scaling the forecast back, and in printing it ("%.9g" per line, as the
-// host prints it, which the run must match byte for byte).
+// host prints it, which the run must match byte for byte). The kernels are the mcu port's integer table, whose
+// linear layers suit the core the image is compiled for (ports/mcu/integer_mcu.h): generic's bits.
 #include <cstdint>
 #include <cstdio>
 
@@ -12,7 +13,7 @@
 #define EXAMPLE_INTEGER_MODEL_SECTION __attribute__((section(".axm_model")))
 #include "example_integer_model.h"  // generated: example_integer_model[], EXAMPLE_INTEGER_MODEL_ARENA_BYTES, ...
 #include "models/forecaster/forecaster_integer.h"
-#include "ports/generic/integer_generic.h"
+#include "ports/mcu/integer_mcu.h"
 
 static_assert(EXAMPLE_HISTORY_ROWS == EXAMPLE_INTEGER_MODEL_WINDOW, "the arena is sized for the history's length");
 static_assert(EXAMPLE_HISTORY_COLS == EXAMPLE_INTEGER_MODEL_N_FEATURES, "the history has one column per feature");
@@ -38,8 +39,8 @@ int main() {
     if (s) s = ax::Forecaster::open(file, &model);
     if (s) s = ax::IntegerForecaster::open(model, &integer_model);
     if (s)
-        s = session.init(integer_model, ax::generic_integer_kernels(), arena, sizeof arena,
-                         EXAMPLE_INTEGER_MODEL_WINDOW, EXAMPLE_INTEGER_MODEL_HORIZON);
+        s = session.init(integer_model, ax::mcu_integer_kernels(), arena, sizeof arena, EXAMPLE_INTEGER_MODEL_WINDOW,
+                         EXAMPLE_INTEGER_MODEL_HORIZON);
     if (s) {
         auspex_insn_begin_integer();
         s = session.forecast(example_history, EXAMPLE_INTEGER_MODEL_WINDOW, EXAMPLE_INTEGER_MODEL_HORIZON, forecast);

@@ -1,0 +1,245 @@
+// The integer linear layers of the Cortex-M port (integer_mcu.h): exact int32 sums of int8 products, summed
+// per core, each output finished by generic::linear_q_output, so every bit is generic's.
+#include "ports/generic/integer_generic.h"
+#include "ports/mcu/integer_mcu.h"
+
+#if defined(__ARM_ARCH_6M__) && defined(__OPTIMIZE__)
+#define AX_MCU_Q_V6M 1
+#elif defined(__ARM_FEATURE_DSP)
+#define AX_MCU_Q_DSP 1
+#include "ports/mcu/tiles_dsp.h"
+#endif
+
+namespace ax::mcu {
+
+namespace {
+
+// The output of sum `acc` (int32: int8 inputs) for output o, bias added as generic adds it.
+template <typename Out>
+inline Out output(int32_t acc, const int32_t* bias, const fixed::Requant* m, size_t o, int32_t zero, int32_t lo,
+                  int32_t hi) {
+    return generic::linear_q_output<Out>(acc + (bias != nullptr ? bias[o] : 0), m[o], zero, lo, hi);
+}
+
+[[maybe_unused]] int32_t dot_c(const int8_t* x, const int8_t* w, size_t n) {
+    int32_t s = 0;
+    for (size_t i = 0; i < n; ++i) s += int32_t{x[i]} * int32_t{w[i]};
+    return s;
+}
+
+#if defined(AX_MCU_Q_V6M)
+
+// One product of the 1 x 4 step at index i: the input, then each weight row's byte times it into its sum.
+// MULS overwrites its second operand, so each weight is loaded into t and multiplied there; ADD of a high
+// register sets no flag, so the loop's SUBS decides the branch even with the steps after it.
+#define AX_V6M_STEP                 \
+    "ldrsb %[v], [%[xb], %[i]]\n\t" \
+    "ldrsb %[t], [%[w0], %[i]]\n\t" \
+    "muls %[t], %[v], %[t]\n\t"     \
+    "add %[s0], %[t]\n\t"           \
+    "ldrsb %[t], [%[w1], %[i]]\n\t" \
+    "muls %[t], %[v], %[t]\n\t"     \
+    "add %[s1], %[t]\n\t"           \
+    "ldrsb %[t], [%[w2], %[i]]\n\t" \
+    "muls %[t], %[v], %[t]\n\t"     \
+    "add %[s2], %[t]\n\t"           \
+    "ldrsb %[t], [%[w3], %[i]]\n\t" \
+    "muls %[t], %[v], %[t]\n\t"     \
+    "add %[s3], %[t]\n\t"           \
+    "subs %[i], #1\n\t"
+// s[0..3] = the sums over i < n (n >= 1) of x[i] * w[k * stride + i]. Thumb-1's LDRSB has only a register offset,
+// so all five loads share one index, counting down to zero from n against bases one byte back: per input
+// one load, and per product a load, a MULS and an ADD (3.6 instructions per product with the loop's SUBS and
+// branch, two inputs per pass, an odd input first), the eight low registers holding the bases, the index and
+// two values, the sums in four high ones. GCC spills the C version of this loop (7 instructions per product).
+// The sums start at zero inside the assembly: four outputs tied to one constant would be one register.
+__attribute__((noinline)) void dot1x4(const int8_t* x, const int8_t* w, size_t stride, size_t n, int32_t* s) {
+    const uintptr_t xb = reinterpret_cast<uintptr_t>(x) - 1;
+    const uintptr_t w0 = reinterpret_cast<uintptr_t>(w) - 1, w1 = w0 + stride, w2 = w1 + stride, w3 = w2 + stride;
+    // The sums named into r8..r11: at -Os GCC gives an "h" operand one high register only.
+    register int32_t s0 __asm("r8");
+    register int32_t s1 __asm("r9");
+    register int32_t s2 __asm("r10");
+    register int32_t s3 __asm("r11");
+    int32_t v, t;
+    uint32_t i = static_cast<uint32_t>(n);
+    __asm volatile(
+        ".syntax unified\n\t"
+        "movs %[t], #0\n\t"
+        "mov %[s0], %[t]\n\t"
+        "mov %[s1], %[t]\n\t"
+        "mov %[s2], %[t]\n\t"
+        "mov %[s3], %[t]\n\t"
+        "lsrs %[v], %[i], #1\n\t"  // carry: n is odd
+        "bcc 2f\n\t" AX_V6M_STEP
+        "beq 3f\n"
+        "2:\n\t" AX_V6M_STEP AX_V6M_STEP
+        "bne 2b\n"
+        "3:"
+        : [s0] "=&r"(s0), [s1] "=&r"(s1), [s2] "=&r"(s2), [s3] "=&r"(s3), [i] "+l"(i), [v] "=&l"(v), [t] "=&l"(t)
+        : [xb] "l"(xb), [w0] "l"(w0), [w1] "l"(w1), [w2] "l"(w2), [w3] "l"(w3)
+        : "cc", "memory");
+    s[0] = s0;
+    s[1] = s1;
+    s[2] = s2;
+    s[3] = s3;
+}
+#undef AX_V6M_STEP
+#undef AX_V6M_OPERANDS
+
+template <typename Out>
+void linear(const int8_t* x, size_t rows, size_t in, const int8_t* w, const int32_t* bias, const fixed::Requant* m,
+            size_t out, int32_t zero, int32_t lo, int32_t hi, Out* y) {
+    for (size_t r = 0; r < rows; ++r) {
+        const int8_t* xr = x + r * in;
+        Out* yr = y + r * out;
+        size_t o = 0;
+        if (in != 0)
+            for (; o + 4 <= out; o += 4) {
+                int32_t s[4];
+                dot1x4(xr, w + o * in, in, in, s);
+                for (size_t k = 0; k < 4; ++k) yr[o + k] = output<Out>(s[k], bias, m, o + k, zero, lo, hi);
+            }
+        for (; o < out; ++o) yr[o] = output<Out>(dot_c(xr, w + o * in, in), bias, m, o, zero, lo, hi);
+    }
+}
+
+// Four keys per pass: the query's values loaded once for the four.
+void scores(const int8_t* q, const int8_t* k, size_t stride, size_t n_keys, size_t n, int32_t* out) {
+    size_t j = 0;
+    if (n != 0)
+        for (; j + 4 <= n_keys; j += 4) dot1x4(q, k + j * stride, stride, n, out + j);
+    for (; j < n_keys; ++j) out[j] = dot_c(q, k + j * stride, n);
+}
+
+#elif defined(AX_MCU_Q_DSP)
+
+using namespace dsp;
+
+// Inputs of four rows extended once (1 KB of stack) when the layer's input is at most this long.
+constexpr size_t kExtendedInputs = 128;
+
+// Four rows, their inputs extended once, against one weight row at a time (in % 4 == 0, 0 < in <= 128).
+template <typename Out>
+__attribute__((noinline)) void rows_4x1(const int8_t* xr, size_t in, const int8_t* w, const int32_t* bias,
+                                        const fixed::Requant* m, size_t out, int32_t zero, int32_t lo, int32_t hi,
+                                        Out* y) {
+    alignas(8) uint32_t xe[kExtendedInputs * 2];
+    extend_rows(xr, in, 4, in, xe);
+    for (size_t o = 0; o < out; ++o) {
+        int32_t s[4];
+        dot4x1_extended(xe, w + o * in, in, false, s);
+        for (size_t j = 0; j < 4; ++j) y[j * out + o] = output<Out>(s[j], bias, m, o, zero, lo, hi);
+    }
+}
+
+// Two rows: 2 x 2 tiles, then the last output.
+template <typename Out>
+__attribute__((noinline)) void rows_2x2(const int8_t* xr, size_t in, const int8_t* w, const int32_t* bias,
+                                        const fixed::Requant* m, size_t out, int32_t zero, int32_t lo, int32_t hi,
+                                        Out* y0) {
+    Out* y1 = y0 + out;
+    size_t o = 0;
+    for (; o + 2 <= out; o += 2) {
+        int32_t s[4];
+        dot2x2(xr, w + o * in, in, s);
+        y0[o] = output<Out>(s[0], bias, m, o, zero, lo, hi);
+        y0[o + 1] = output<Out>(s[1], bias, m, o + 1, zero, lo, hi);
+        y1[o] = output<Out>(s[2], bias, m, o, zero, lo, hi);
+        y1[o + 1] = output<Out>(s[3], bias, m, o + 1, zero, lo, hi);
+    }
+    if (o < out) {
+        const int8_t* wo = w + o * in;
+        y0[o] = output<Out>(dot(xr, wo, in), bias, m, o, zero, lo, hi);
+        y1[o] = output<Out>(dot(xr + in, wo, in), bias, m, o, zero, lo, hi);
+    }
+}
+
+// One row (every decoder step): four outputs per pass, then one. The row's inputs are extended once when
+// they fit (in % 4 == 0, in <= 512: 1 KB of stack), which spares each group of four outputs their SXTB16.
+template <typename Out>
+__attribute__((noinline)) void row_1x4(const int8_t* xr, size_t in, const int8_t* w, const int32_t* bias,
+                                       const fixed::Requant* m, size_t out, int32_t zero, int32_t lo, int32_t hi,
+                                       Out* yr) {
+    alignas(8) uint32_t xe[kExtendedInputs * 2];
+    const bool extended = in % 4 == 0 && in <= kExtendedInputs * 4 && out >= 4;
+    if (extended) extend_rows(xr, in, 1, in, xe);
+    size_t o = 0;
+    for (; o + 4 <= out; o += 4) {
+        int32_t s[4];
+        if (extended)
+            dot1x4_extended(xe, w + o * in, in, in, false, s);
+        else
+            dot1x4(xr, w + o * in, in, s);
+        for (size_t k = 0; k < 4; ++k) yr[o + k] = output<Out>(s[k], bias, m, o + k, zero, lo, hi);
+    }
+    for (; o < out; ++o) yr[o] = output<Out>(dot(xr, w + o * in, in), bias, m, o, zero, lo, hi);
+}
+
+template <typename Out>
+void linear(const int8_t* x, size_t rows, size_t in, const int8_t* w, const int32_t* bias, const fixed::Requant* m,
+            size_t out, int32_t zero, int32_t lo, int32_t hi, Out* y) {
+    size_t r = 0;
+    if (rows > 1 && in != 0) {
+        if (in % 4 == 0 && in <= kExtendedInputs)
+            for (; r + 4 <= rows; r += 4) rows_4x1(x + r * in, in, w, bias, m, out, zero, lo, hi, y + r * out);
+        for (; r + 2 <= rows; r += 2) rows_2x2(x + r * in, in, w, bias, m, out, zero, lo, hi, y + r * out);
+    }
+    for (; r < rows; ++r) row_1x4(x + r * in, in, w, bias, m, out, zero, lo, hi, y + r * out);
+}
+
+#endif
+
+}  // namespace
+
+#if defined(AX_MCU_Q_V6M) || defined(AX_MCU_Q_DSP)
+
+const char* integer_variant() {
+#if defined(AX_MCU_Q_V6M)
+    return "armv6m";
+#else
+    return "dsp";
+#endif
+}
+
+void linear_q8(const int8_t* x, size_t rows, size_t in, const int8_t* w, const int32_t* bias, const fixed::Requant* m,
+               size_t out, int32_t zero, int32_t lo, int32_t hi, int8_t* y) {
+    linear(x, rows, in, w, bias, m, out, zero, lo, hi, y);
+}
+
+void linear_q8_to_q16(const int8_t* x, size_t rows, size_t in, const int8_t* w, const int32_t* bias,
+                      const fixed::Requant* m, size_t out, int32_t zero, int32_t lo, int32_t hi, int16_t* y) {
+    linear(x, rows, in, w, bias, m, out, zero, lo, hi, y);
+}
+
+void attention_scores_q8(const int8_t* q, const int8_t* k, size_t stride, size_t n_keys, size_t n, int32_t* out) {
+#if defined(AX_MCU_Q_V6M)
+    scores(q, k, stride, n_keys, n, out);
+#else
+    for (size_t j = 0; j < n_keys; ++j) out[j] = dot(q, k + j * stride, n);
+#endif
+}
+
+#else
+
+// A Cortex-M3, a Helium core's build without DSP, or a host build: generic's loops, which GCC compiles to one
+// multiply-accumulate per product where there is one.
+const char* integer_variant() { return "generic"; }
+
+void linear_q8(const int8_t* x, size_t rows, size_t in, const int8_t* w, const int32_t* bias, const fixed::Requant* m,
+               size_t out, int32_t zero, int32_t lo, int32_t hi, int8_t* y) {
+    generic::linear_q8(x, rows, in, w, bias, m, out, zero, lo, hi, y);
+}
+
+void linear_q8_to_q16(const int8_t* x, size_t rows, size_t in, const int8_t* w, const int32_t* bias,
+                      const fixed::Requant* m, size_t out, int32_t zero, int32_t lo, int32_t hi, int16_t* y) {
+    generic::linear_q8_to_q16(x, rows, in, w, bias, m, out, zero, lo, hi, y);
+}
+
+void attention_scores_q8(const int8_t* q, const int8_t* k, size_t stride, size_t n_keys, size_t n, int32_t* out) {
+    generic::attention_scores_q8(q, k, stride, n_keys, n, out);
+}
+
+#endif
+
+}  // namespace ax::mcu
