@@ -30,7 +30,8 @@ void layer_norm_q16_to_q8(const int16_t* x, size_t n, const int32_t* gamma, cons
     const int total = 12 + shift;
     for (size_t i = 0; i < n; ++i) {
         const int64_t z = fixed::shift_round((x[i] - mean) * inv, 34);  // |d| <= sqrt(n) (r + 1): no overflow
-        const int64_t acc = z * gamma[i] + (static_cast<int64_t>(beta[i]) << (4 + shift));
+        // beta x 2^(4 + shift) as a product: a left shift of a negative value is undefined.
+        const int64_t acc = z * gamma[i] + static_cast<int64_t>(beta[i]) * (int64_t{1} << (4 + shift));
         y[i] = static_cast<int8_t>(fixed::clamp_i32(fixed::shift_round(acc, total), -128, 127));
     }
 }
