@@ -267,7 +267,11 @@ float neon_fma_loop(long iterations) {
     float32x4_t a[12];
     for (int i = 0; i < 12; ++i) a[i] = vdupq_n_f32(1.0f + 0.01f * static_cast<float>(i));
     for (long i = 0; i < iterations; ++i) {
+#if defined(__ARM_FEATURE_FMA)
         for (int j = 0; j < 12; ++j) a[j] = vfmaq_f32(c, a[j], m);
+#else  // ARMv7 NEON without VFPv4: the multiply-accumulate the armhf port's products use
+        for (int j = 0; j < 12; ++j) a[j] = vmlaq_f32(c, a[j], m);
+#endif
         __asm__(""
                 : "+w"(a[0]), "+w"(a[1]), "+w"(a[2]), "+w"(a[3]), "+w"(a[4]), "+w"(a[5]), "+w"(a[6]), "+w"(a[7]),
                   "+w"(a[8]), "+w"(a[9]), "+w"(a[10]), "+w"(a[11]));
