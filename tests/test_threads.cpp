@@ -14,6 +14,7 @@
 #include "ports/ports.h"
 #include "api/auspex.h"
 #include "tests/family_support.h"
+#include "tools/common/aligned_buffer.h"
 #include "tools/host/family_sessions.h"
 #include "tools/host/host_session.h"
 #include "tools/host/thread_pool.h"
@@ -183,7 +184,7 @@ TEST_CASE("threads: the arena for N workers is exact, and one worker's is the si
     const std::vector<float> history = values(window * c.n_features, 0.2f);
     std::vector<float> want(horizon * c.n_outputs);
     {
-        std::vector<uint8_t> arena(one + 64);
+        tools::AlignedBuffer arena(one + 64);  // 64-byte aligned: a vector's bytes are 8-aligned on 32-bit ARM
         ForecastSession s;
         REQUIRE(s.init(model, best_kernels(), arena.data(), one, window, horizon).is_ok());
         REQUIRE(s.forecast(history.data(), window, horizon, want.data()).is_ok());
@@ -226,7 +227,7 @@ TEST_CASE("threads: the C API's parallel-for gives the single-thread bits in an 
     const size_t one = auspex_arena_bytes(&fc, window, horizon);
     CHECK(auspex_arena_bytes_parallel(&fc, window, horizon, 1) == one);
     CHECK(auspex_arena_bytes_parallel(&fc, window, horizon, 0) == 0);
-    std::vector<uint64_t> arena(auspex_arena_bytes_parallel(&fc, window, horizon, 4) / 8 + 1);
+    tools::AlignedBuffer arena(auspex_arena_bytes_parallel(&fc, window, horizon, 4) + 8);  // 64-byte aligned
     REQUIRE(auspex_session_init(&fc, arena.data(), one, window, horizon) == AUSPEX_OK);
     REQUIRE(auspex_forecast(&fc, history.data(), window, horizon, want.data()) == AUSPEX_OK);
     tools::ThreadPool pool(4);
