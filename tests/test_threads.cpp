@@ -216,8 +216,7 @@ TEST_CASE("threads: the arena for N workers is exact, and one worker's is the si
 
 TEST_CASE("threads: the C API's parallel-for gives the single-thread bits in an exact arena") {
     const std::vector<uint8_t> bytes = test::convert_case(test::fixture_path("forecaster/post_relu_tril"));
-    std::vector<uint64_t> model((bytes.size() + 7) / 8);
-    std::memcpy(model.data(), bytes.data(), bytes.size());
+    const tools::AlignedBuffer model(bytes);  // 64-byte aligned, as a model's tensor data must be
     static auspex_forecaster fc;
     REQUIRE(auspex_open(&fc, model.data(), bytes.size(), 1) == AUSPEX_OK);
     const size_t window = auspex_window(&fc) != 0 ? auspex_window(&fc) : 16, horizon = 6;
