@@ -1,6 +1,7 @@
 #include "runtime/linear.h"
 
 #include "runtime/linear_split.h"
+#include "runtime/rows_split.h"
 
 namespace ax {
 
@@ -39,7 +40,8 @@ void linear_forward(const Kernels& k, const Linear& layer, const float* x, size_
             const size_t step = scratch.rows > 0 ? scratch.rows : rows;  // rows 0: one scratch for all rows
             for (size_t r = 0; r < rows; r += step) {
                 const size_t n = rows - r < step ? rows - r : step;
-                k.quantize_rows_i8(x + r * layer.in, n, layer.in, scratch.q, scratch.scales);
+                quantize_rows_split(k, x + r * layer.in, n, layer.in, scratch.q, scratch.scales,
+                                    split != nullptr ? &split->parallel : nullptr);
                 linear_forward_i8(k, layer, scratch.q, scratch.scales, n, y + r * layer.out, split);
             }
             return;

@@ -17,13 +17,13 @@ namespace ax {
 
 struct LinearSplit {
     static constexpr size_t kColumnUnit = 16;  // ranges start at multiples of this many columns
-    static constexpr size_t kColumns = 64;     // columns per kernel call of a task with more than one row
+    static constexpr size_t kColumns = 256;    // columns per kernel call of a task with more than one row
     // Below this many multiply-adds a task costs more to hand to another thread than it saves (the default of
     // ParallelFor::min_task_macs): 3-10 microseconds of a float product on a desktop core, several times what
     // handing a task to a polling worker on a free core costs. int8 products run about four times as many
     // per second.
     static constexpr uint64_t kMinTaskMacs = uint64_t{1} << 18;
-    static constexpr uint64_t kMinTaskMacsI8 = uint64_t{1} << 20;
+    static constexpr uint64_t kMinTaskMacsI8 = uint64_t{1} << 18;
 
     ParallelFor parallel;
     float* scratch = nullptr;  // parallel.workers blocks of scratch_rows * kColumns floats

@@ -2,6 +2,7 @@
 
 #include "runtime/attention.h"
 #include "runtime/float_math.h"
+#include "runtime/rows_split.h"
 
 namespace ax {
 
@@ -10,20 +11,56 @@ namespace {
 size_t max_of(size_t a, size_t b) { return a > b ? a : b; }
 size_t min_of(size_t a, size_t b) { return a < b ? a : b; }
 
+// Rows of a layer's own norm, optionally after the residual add: ranges of rows for the workers.
+struct NormJob {
+    const Kernels* k;
+    const LayerOptions* o;
+    const LayerNormWeights* norm;
+    float* x;
+    const float* add;  // x += add first, or null
+    const float* in;   // the norm's input (x, or another buffer when add is null)
+    float* y;          // the norm's output, or null: no norm
+};
+
+void norm_range(void* arg, size_t first, size_t count) {
+    const NormJob& j = *static_cast<const NormJob*>(arg);
+    const size_t d = j.o->d_model;
+    if (j.add != nullptr) j.k->add_f32(j.x + first * d, j.add + first * d, count * d);
+    if (j.y != nullptr) layer_own_norm(*j.k, *j.o, *j.norm, j.in + first * d, count, j.y + first * d);
+}
+
 // The input of a sublayer for rows x[0, n): x itself (post-norm) or its LayerNorm in s.h (pre-norm).
 const float* sublayer_input(const Kernels& k, const LayerOptions& o, const LayerNormWeights& norm, const float* x,
                             size_t n, LayerScratch& s) {
     if (!o.norm_first) return x;
-    layer_own_norm(k, o, norm, x, n, s.h);
+    NormJob job{&k, &o, &norm, nullptr, nullptr, x, s.h};
+    parallel_ranges(&s.split.parallel, n, 1, o.d_model, norm_range, &job);
     return s.h;
 }
 
 // The residual step once a sublayer's output for rows x[0, n) is in s.tmp. Post-norm: x = norm(x + f(x));
-// pre-norm: x = x + f(norm(x)).
+// pre-norm: x = x + f(norm(x)). Each range of rows is added and normalized by one task.
 void add_residual(const Kernels& k, const LayerOptions& o, const LayerNormWeights& norm, float* x, size_t n,
                   LayerScratch& s) {
-    k.add_f32(x, s.tmp, n * o.d_model);
-    if (!o.norm_first) layer_own_norm(k, o, norm, x, n, x);
+    NormJob job{&k, &o, &norm, x, s.tmp, x, o.norm_first ? nullptr : x};
+    parallel_ranges(&s.split.parallel, n, 1, o.d_model, norm_range, &job);
+}
+
+struct ActivateJob {
+    const Kernels* k;
+    format::Activation a;
+    float* x;
+};
+
+void activate_range(void* arg, size_t first, size_t count) {
+    const ActivateJob& j = *static_cast<const ActivateJob*>(arg);
+    activate(*j.k, j.a, j.x + first, count);
+}
+
+// activate over x[0, n) in ranges of kElementUnit values for the workers.
+void activate_split(const Kernels& k, format::Activation a, float* x, size_t n, const ParallelFor& p) {
+    ActivateJob job{&k, a, x};
+    parallel_ranges(&p, n, kElementUnit, 1, activate_range, &job);
 }
 
 // x[0, n) through one feed-forward sublayer with its residual step: s.tmp = linear2(act(linear1(in))).
@@ -31,7 +68,7 @@ void feed_forward_tile(const Kernels& k, const LayerOptions& o, const Linear& ff
                        const LayerNormWeights& norm, float* x, size_t n, LayerScratch& s) {
     const float* in = sublayer_input(k, o, norm, x, n, s);
     linear_forward(k, ff1, in, n, s.ff, s.quant, &s.split);
-    activate(k, o.activation, s.ff, n * o.dim_feedforward);
+    activate_split(k, o.activation, s.ff, n * o.dim_feedforward, s.split.parallel);
     linear_forward(k, ff2, s.ff, n, s.tmp, s.quant, &s.split);
     add_residual(k, o, norm, x, n, s);
 }
@@ -49,17 +86,22 @@ RowsIn shared_input(const Kernels& k, const Linear& l, const float* x, size_t n,
     RowsIn in;
     in.x = x;
     if (l.dtype != format::DType::i8) return in;
-    k.quantize_rows_i8(x, n, d, s.quant.q, s.quant.scales);
+    quantize_rows_split(k, x, n, d, s.quant.q, s.quant.scales, &s.split.parallel);
     in.q = s.quant.q;
     in.scales = s.quant.scales;
     return in;
 }
 
-void project(const Kernels& k, const Linear& l, const RowsIn& in, size_t n, float* y, LayerScratch& s) {
+void project(const Kernels& k, const Linear& l, const RowsIn& in, size_t n, float* y, const QuantScratch& quant,
+             const LinearSplit* split) {
     if (in.q != nullptr)
-        linear_forward_i8(k, l, in.q, in.scales, n, y, &s.split);
+        linear_forward_i8(k, l, in.q, in.scales, n, y, split);
     else
-        linear_forward(k, l, in.x, n, y, s.quant, &s.split);
+        linear_forward(k, l, in.x, n, y, quant, split);
+}
+
+void project(const Kernels& k, const Linear& l, const RowsIn& in, size_t n, float* y, LayerScratch& s) {
+    project(k, l, in, n, y, s.quant, &s.split);
 }
 
 // Keys or values of rows [0, n) (layer `p`'s output rows [first, first + d)) into cache rows [at, at + n):
@@ -72,7 +114,7 @@ void project_into_cache(const Kernels& k, const Linear& p, size_t first, size_t 
         return;
     }
     project(k, p.slice(first, d), in, n, s.tmp, s);
-    k.quantize_rows_i8(s.tmp, n, d, static_cast<int8_t*>(cache) + at * d, scales + at);
+    quantize_rows_split(k, s.tmp, n, d, static_cast<int8_t*>(cache) + at * d, scales + at, &s.split.parallel);
 }
 
 AttentionInput cache_attention(const float* q, const KvCache& c, size_t d, size_t n_q, size_t n_kv, size_t first,
@@ -184,6 +226,13 @@ void LayerScratch::allocate(MemoryPlan& plan, const LayerOptions& o, size_t enco
         scores = plan.alloc<float>("decoder scores, one row", max_keys, first, last);
         res_scores = nullptr;
     }
+    this->encoder_rows = static_cast<uint32_t>(encoder_rows);
+    d_model = static_cast<uint32_t>(d);
+    head_dim = static_cast<uint32_t>(d / o.nhead);
+    workers = static_cast<uint32_t>(enc ? plan.workers() : 1);
+    worker_heads =
+        workers > 1 ? plan.alloc<float>("encoder: per-worker head loop", uint64_t{workers} * head_floats(), first, last)
+                    : nullptr;
     quant.q = plan.alloc<int8_t>(enc ? "encoder tile: int8 inputs" : "decoder tile: int8 inputs",
                                  tile * max_of(max_of(d, o.dim_feedforward), max_in), first, last);
     quant.scales =
@@ -191,6 +240,28 @@ void LayerScratch::allocate(MemoryPlan& plan, const LayerOptions& o, size_t enco
     quant.rows = tile;
     split.allocate(plan, enc ? "encoder: per-worker product columns" : "decoder: per-worker product columns",
                    enc ? max_of(tile, encoder_rows) : tile, first, last);
+}
+
+// Per worker: h and q [tile, d], keys and values [encoder_rows, head_dim], scores [encoder_rows], input
+// scales [tile], then the int8 inputs [tile, d] in the floats after.
+size_t LayerScratch::head_floats() const {
+    const size_t d = d_model;
+    return 2 * tile * d + 2 * size_t{encoder_rows} * head_dim + encoder_rows + tile + (tile * d + 3) / 4;
+}
+
+LayerScratch::Head LayerScratch::head(size_t worker) const {
+    if (worker_heads == nullptr) return Head{h, q, head_k, head_v, scores, quant};
+    float* base = worker_heads + worker * head_floats();
+    Head w{};
+    w.h = base;
+    w.q = w.h + tile * d_model;
+    w.k = w.q + tile * d_model;
+    w.v = w.k + size_t{encoder_rows} * head_dim;
+    w.scores = w.v + size_t{encoder_rows} * head_dim;
+    w.quant.scales = w.scores + encoder_rows;
+    w.quant.q = reinterpret_cast<int8_t*>(w.quant.scales + tile);
+    w.quant.rows = tile;
+    return w;
 }
 
 size_t row_tile(const LayerOptions& o) {
@@ -218,10 +289,84 @@ void layer_norm_rows(const Kernels& k, const LayerNormWeights& w, const float* x
     for (size_t r = 0; r < rows; ++r) k.layer_norm_f32(x + r * d, d, w.gamma, w.beta, eps, y + r * d);
 }
 
+namespace {
+
+// The encoder's self-attention, one head at a time: the arguments of encoder_layer_forward's head loop.
+struct EncoderHeads {
+    const Kernels* k;
+    const LayerOptions* o;
+    const Linear* p;  // in_proj
+    const LayerNormWeights* norm;
+    const float* x;
+    size_t rows;
+    const int8_t* xq;  // every row quantized once, or null
+    const float* xscales;
+    LayerScratch* s;
+    const uint8_t* key_valid;
+    bool causal;
+    size_t tasks = 1;
+};
+
+// Head h into its columns of s.att, on buffers b: its keys and values for every row, then its queries a tile
+// at a time, each query row's scores over all keys. split: the products' and attention's workers, or null.
+void encoder_head(const EncoderHeads& j, size_t h, const LayerScratch::Head& b, const LinearSplit* split) {
+    const Kernels& k = *j.k;
+    const LayerOptions& o = *j.o;
+    const LayerScratch& s = *j.s;
+    const size_t d = o.d_model;
+    const size_t head_dim = d / o.nhead;
+    const size_t rows = j.rows;
+    // Rows [r, r + n) of the projection's input: quantized once, x itself (post-norm) or a tile normalized
+    // into b.h (pre-norm).
+    const auto input = [&](size_t r, size_t n) {
+        RowsIn in;
+        if (j.xq != nullptr) {
+            in.q = j.xq + r * d;
+            in.scales = j.xscales + r;
+        } else if (o.norm_first) {
+            layer_own_norm(k, o, *j.norm, j.x + r * d, n, b.h);
+            in.x = b.h;
+        } else {
+            in.x = j.x + r * d;
+        }
+        return in;
+    };
+    // Rows that need no normalizing here are read whole: every row in one product for keys and values (a small
+    // head's projection is mostly call and packing overhead per tile), nhead tiles for queries.
+    const bool whole = j.xq != nullptr || !o.norm_first;
+    const size_t col = h * head_dim;
+    const size_t kv_tile = whole ? rows : s.tile;
+    for (size_t r = 0; r < rows; r += kv_tile) {
+        const size_t n = min_of(kv_tile, rows - r);
+        const RowsIn in = input(r, n);
+        project(k, j.p->slice(d + col, head_dim), in, n, b.k + r * head_dim, b.quant, split);
+        project(k, j.p->slice(2 * d + col, head_dim), in, n, b.v + r * head_dim, b.quant, split);
+    }
+    // Queries: b.q holds a tile of rows of every head, so nhead tiles of this head's, and attention takes as
+    // many rows per call.
+    const size_t q_tile = whole ? s.tile * o.nhead : s.tile;
+    for (size_t r = 0; r < rows; r += q_tile) {
+        const size_t n = min_of(q_tile, rows - r);
+        project(k, j.p->slice(col, head_dim), input(r, n), n, b.q, b.quant, split);
+        AttentionInput a{b.q, head_dim, b.k, b.v, head_dim, n, rows, r, j.causal, j.key_valid};
+        if (s.res_scores != nullptr) a.residual_scores = s.res_scores + (h * rows + r) * rows;
+        attend(k, a, 1, head_dim, b.scores, s.att + r * d + col, d, split != nullptr ? &split->parallel : nullptr);
+    }
+}
+
+// Task t of the threaded head loop: heads t, t + tasks, ... on worker t's buffers, nothing split further.
+void encoder_heads_task(void* arg, int index) {
+    const EncoderHeads& j = *static_cast<const EncoderHeads*>(arg);
+    const size_t t = static_cast<size_t>(index);
+    const LayerScratch::Head b = j.s->head(t);
+    for (size_t h = t; h < j.o->nhead; h += j.tasks) encoder_head(j, h, b, nullptr);
+}
+
+}  // namespace
+
 void encoder_layer_forward(const Kernels& k, const LayerOptions& o, const EncoderLayerWeights& w, float* x, size_t rows,
                            LayerScratch& s, const uint8_t* key_valid, bool causal) {
     const size_t d = o.d_model;
-    const size_t head_dim = d / o.nhead;
     const Linear& p = w.self_attn.in_proj;
     // An int8 projection reads every row quantized once for the 3 x nhead products of the head loop, not once
     // per product (a row's quantization depends on that row only: no bit changes); pre-norm rows are
@@ -233,55 +378,34 @@ void encoder_layer_forward(const Kernels& k, const LayerOptions& o, const Encode
         if (o.norm_first) {
             for (size_t r = 0; r < rows; r += s.tile) {
                 const size_t n = min_of(s.tile, rows - r);
-                k.quantize_rows_i8(sublayer_input(k, o, w.norm1, x + r * d, n, s), n, d, s.x_q + r * d,
-                                   s.x_q_scales + r);
+                quantize_rows_split(k, sublayer_input(k, o, w.norm1, x + r * d, n, s), n, d, s.x_q + r * d,
+                                    s.x_q_scales + r, &s.split.parallel);
             }
         } else {
-            k.quantize_rows_i8(x, rows, d, s.x_q, s.x_q_scales);
+            quantize_rows_split(k, x, rows, d, s.x_q, s.x_q_scales, &s.split.parallel);
         }
         xq = s.x_q;
         xscales = s.x_q_scales;
     } else if (p.dtype == format::DType::i8 && !o.norm_first && rows <= s.quant.rows) {
-        k.quantize_rows_i8(x, rows, d, s.quant.q, s.quant.scales);
+        quantize_rows_split(k, x, rows, d, s.quant.q, s.quant.scales, &s.split.parallel);
         xq = s.quant.q;
         xscales = s.quant.scales;
     }
-    // Rows [r, r + n) of the projection's input: quantized above, x itself (post-norm) or a tile normalized
-    // into s.h (pre-norm).
-    const auto input = [&](size_t r, size_t n) {
-        RowsIn in;
-        if (xq != nullptr) {
-            in.q = xq + r * d;
-            in.scales = xscales + r;
-        } else {
-            in.x = sublayer_input(k, o, w.norm1, x + r * d, n, s);
-        }
-        return in;
-    };
-    // Rows that need no normalizing here are read whole: every row in one product for keys and values (a small
-    // head's projection is mostly call and packing overhead per tile), nhead tiles for queries.
-    const bool whole = xq != nullptr || !o.norm_first;
-    // Self-attention, head by head: the head's keys and values for every row, then its queries a tile at a
-    // time, each query row's scores over all keys. x stays unchanged until every head is done.
-    for (size_t h = 0; h < o.nhead; ++h) {
-        const size_t col = h * head_dim;
-        const size_t kv_tile = whole ? rows : s.tile;
-        for (size_t r = 0; r < rows; r += kv_tile) {
-            const size_t n = min_of(kv_tile, rows - r);
-            const RowsIn in = input(r, n);
-            project(k, p.slice(d + col, head_dim), in, n, s.head_k + r * head_dim, s);
-            project(k, p.slice(2 * d + col, head_dim), in, n, s.head_v + r * head_dim, s);
-        }
-        // Queries: s.q holds a tile of rows of every head, so nhead tiles of this head's, and attention takes as
-        // many rows per call.
-        const size_t q_tile = whole ? s.tile * o.nhead : s.tile;
-        for (size_t r = 0; r < rows; r += q_tile) {
-            const size_t n = min_of(q_tile, rows - r);
-            project(k, p.slice(col, head_dim), input(r, n), n, s.q, s);
-            AttentionInput a{s.q, head_dim, s.head_k, s.head_v, head_dim, n, rows, r, causal, key_valid};
-            if (s.res_scores != nullptr) a.residual_scores = s.res_scores + (h * rows + r) * rows;
-            attend(k, a, 1, head_dim, s.scores, s.att + r * d + col, d, &s.split.parallel);
-        }
+    EncoderHeads job{&k, &o, &p, &w.norm1, x, rows, xq, xscales, &s, key_valid, causal};
+    // Threaded: whole heads side by side, each worker on its own copies of the loop's buffers (the same calls
+    // on the same rows as one thread makes, so the same bits). Else one head after another, each product and
+    // attention split over the workers where it pays.
+    const uint64_t macs = uint64_t{rows} * d * (3 * d + 2 * rows);
+    const bool split_heads =
+        s.worker_heads != nullptr && s.split.parallel.threaded() && o.nhead > 1 &&
+        (xq != nullptr || p.dtype != format::DType::i8) &&
+        macs >= 2 * (s.split.parallel.min_task_macs > 0 ? s.split.parallel.min_task_macs : LinearSplit::kMinTaskMacs);
+    if (split_heads) {
+        const size_t tasks = min_of(s.workers, o.nhead);
+        job.tasks = tasks;
+        parallel_run(s.split.parallel, tasks, encoder_heads_task, &job);
+    } else {
+        for (size_t h = 0; h < o.nhead; ++h) encoder_head(job, h, s.head(0), &s.split);
     }
     // Output projection and residual, then the feed-forward sublayer, a tile of rows at a time.
     for (size_t r = 0; r < rows; r += s.tile) {

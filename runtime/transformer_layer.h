@@ -94,9 +94,30 @@ struct LayerScratch {
     int8_t* x_q = nullptr;        // [max_rows, d]
     float* x_q_scales = nullptr;  // [max_rows]
     size_t tile = kRowTile;       // rows per tile: row_tile(options)
+    // Encoder of a plan for more than one worker only (else null): per-worker copies of the head loop's
+    // buffers (h, q, head_k, head_v, scores, quant), so that workers run whole heads side by side.
+    // (Counts as 32 bits: the C API's fixed-size handle holds two of these structs.)
+    float* worker_heads = nullptr;
+    uint32_t workers = 1;
+    uint32_t encoder_rows = 0;  // encoder: the most rows; 0 for the decoder's scratch
+    uint32_t d_model = 0;
+    uint32_t head_dim = 0;
     // The products' output columns over the session's workers, with per-worker scratch for the most rows a
     // product of these layers has (none when the plan is for one worker). The session sets the hook.
     LinearSplit split;
+
+    // One head's buffers of the encoder's head loop: worker w's own copies (w < workers) when the plan holds
+    // them, else the shared ones.
+    struct Head {
+        float* h;
+        float* q;
+        float* k;
+        float* v;
+        float* scores;
+        QuantScratch quant;
+    };
+    Head head(size_t worker) const;
+    size_t head_floats() const;
 
     // encoder_rows > 0: the encoder's scratch for sequences up to that length (max_keys = encoder_rows);
     // encoder_rows == 0: the decoder's, whose attention sees up to max_keys keys. Live in [first, last].

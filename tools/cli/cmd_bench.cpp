@@ -15,6 +15,7 @@
 #include <string>
 #include <tuple>
 #include <vector>
+#include <thread>
 
 #include "tools/cli/commands.h"
 #include "tools/cli/session_lengths.h"
@@ -56,6 +57,9 @@ struct StageAccount {
 
 struct StageProfile {
     const Kernels* base = nullptr;
+    // With --threads, only the calls the calling thread makes are accounted (the maps are not shared with
+    // the pool's workers); the forward's time is that thread's CPU time too.
+    std::thread::id owner;
     std::map<std::string, StageAccount> by_kernel;
     std::map<std::tuple<std::string, size_t, size_t, size_t>, StageAccount> by_shape;
     // The smallest per-pass account so far (ns of a pass; calls and ops are the same every pass).
@@ -119,6 +123,7 @@ struct TimedEntry;
 template <auto entry, typename R, typename... A>
 struct TimedEntry<entry, R(A...)> {
     static R call(A... a) {
+        if (std::this_thread::get_id() != g_profile.owner) return (g_profile.base->*entry)(a...);
         constexpr ShapeArgs shape = kShapeArgs<entry>;
         if constexpr (shape.matrix) {
             const auto t0 = StageClock::now();
@@ -136,6 +141,7 @@ struct TimedEntry<entry, R(A...)> {
 // The chosen port's table with every entry it sets timed (a null optional entry stays null).
 Kernels timed_kernels(const Kernels& base) {
     g_profile.base = &base;
+    g_profile.owner = std::this_thread::get_id();
     Kernels k = base;
 #define AX_TIMED_ENTRY(id) \
     if (base.id != nullptr) k.id = TimedEntry<&Kernels::id, kernel::id>::call;
