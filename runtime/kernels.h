@@ -23,16 +23,17 @@
 
 namespace ax::kernel {
 
-// y = x W^T + b with float32, IEEE half and int8 weights. The int8 form takes x already quantized per row
-// (xq, xscale) and weight scales per output row; it accumulates exact int32 dot products and rescales each
-// once: y = float(acc) * (xscale[r] * wscale[o]) + b[o], in that order, no FMA, so every port gives
-// bit-identical results.
-using linear_f32 = void(const float* x, size_t rows, size_t in, const float* w, const float* bias, size_t out,
-                        float* y);
+// y = x W^T + b with float32, IEEE half and int8 weights; row r of y starts at y + r * ldy (ldy >= out: a
+// product of some output columns writes them in place in a wider matrix). The int8 form takes x already
+// quantized per row (xq, xscale) and weight scales per output row; it accumulates exact int32 dot products and
+// rescales each once: y = float(acc) * (xscale[r] * wscale[o]) + b[o], in that order, no FMA, so every port
+// gives bit-identical results.
+using linear_f32 = void(const float* x, size_t rows, size_t in, const float* w, const float* bias, size_t out, float* y,
+                        size_t ldy);
 using linear_f16 = void(const float* x, size_t rows, size_t in, const uint16_t* w, const float* bias, size_t out,
-                        float* y);
+                        float* y, size_t ldy);
 using linear_i8 = void(const int8_t* xq, const float* xscale, size_t rows, size_t in, const int8_t* w,
-                       const float* wscale, const float* bias, size_t out, float* y);
+                       const float* wscale, const float* bias, size_t out, float* y, size_t ldy);
 // Symmetric per-row quantization: scale = max|x| / 127, q = round_half_even(x * (127 / max|x|)), an all-zero
 // row gets scale 0 and q = 0. Exactly these float operations, for bit-identical ports.
 using quantize_rows_i8 = void(const float* x, size_t rows, size_t n, int8_t* q, float* scales);

@@ -19,7 +19,7 @@ void linear_forward_i8(const Kernels& k, const Linear& layer, const int8_t* xq, 
                        float* y, const LinearSplit* split) {
     if (split != nullptr && linear_split_forward(k, layer, nullptr, xq, xscale, rows, y, *split)) return;
     k.linear_i8(xq, xscale, rows, layer.in, static_cast<const int8_t*>(layer.weight), layer.scales, layer.bias,
-                layer.out, y);
+                layer.out, y, layer.out);
 }
 
 void linear_forward(const Kernels& k, const Linear& layer, const float* x, size_t rows, float* y,
@@ -29,10 +29,12 @@ void linear_forward(const Kernels& k, const Linear& layer, const float* x, size_
         return;
     switch (layer.dtype) {
         case format::DType::f32:
-            k.linear_f32(x, rows, layer.in, static_cast<const float*>(layer.weight), layer.bias, layer.out, y);
+            k.linear_f32(x, rows, layer.in, static_cast<const float*>(layer.weight), layer.bias, layer.out, y,
+                         layer.out);
             return;
         case format::DType::f16:
-            k.linear_f16(x, rows, layer.in, static_cast<const uint16_t*>(layer.weight), layer.bias, layer.out, y);
+            k.linear_f16(x, rows, layer.in, static_cast<const uint16_t*>(layer.weight), layer.bias, layer.out, y,
+                         layer.out);
             return;
         case format::DType::i32:  // never a weight (TensorBinder::matrix refuses it)
             return;

@@ -238,8 +238,7 @@ void LayerScratch::allocate(MemoryPlan& plan, const LayerOptions& o, size_t enco
     quant.scales =
         plan.alloc<float>(enc ? "encoder tile: input scales" : "decoder tile: input scales", tile, first, last);
     quant.rows = tile;
-    split.allocate(plan, enc ? "encoder: per-worker product columns" : "decoder: per-worker product columns",
-                   enc ? max_of(tile, encoder_rows) : tile, first, last);
+    split.allocate(plan);
 }
 
 // Per worker: h and q [tile, d], keys and values [encoder_rows, head_dim], scores [encoder_rows], input

@@ -73,14 +73,14 @@ TEST_CASE("neon: matrix kernels match generic on every tile shape and tail" *
                 const std::vector<float> xs = random_floats(rng, rows, 0.1f), ws = random_floats(rng, out, 0.1f);
                 std::vector<float> want(rows * out), got(rows * out);
                 for (const float* b : {bias.data(), static_cast<const float*>(nullptr)}) {
-                    ref.linear_f32(x.data(), rows, in, w.data(), b, out, want.data());
-                    neon->linear_f32(x.data(), rows, in, w.data(), b, out, got.data());
+                    ref.linear_f32(x.data(), rows, in, w.data(), b, out, want.data(), out);
+                    neon->linear_f32(x.data(), rows, in, w.data(), b, out, got.data(), out);
                     for (size_t i = 0; i < got.size(); ++i) REQUIRE(close(got[i], want[i]));
-                    ref.linear_f16(x.data(), rows, in, wh.data(), b, out, want.data());
-                    neon->linear_f16(x.data(), rows, in, wh.data(), b, out, got.data());
+                    ref.linear_f16(x.data(), rows, in, wh.data(), b, out, want.data(), out);
+                    neon->linear_f16(x.data(), rows, in, wh.data(), b, out, got.data(), out);
                     for (size_t i = 0; i < got.size(); ++i) REQUIRE(close(got[i], want[i]));
-                    ref.linear_i8(xq.data(), xs.data(), rows, in, wq.data(), ws.data(), b, out, want.data());
-                    neon->linear_i8(xq.data(), xs.data(), rows, in, wq.data(), ws.data(), b, out, got.data());
+                    ref.linear_i8(xq.data(), xs.data(), rows, in, wq.data(), ws.data(), b, out, want.data(), out);
+                    neon->linear_i8(xq.data(), xs.data(), rows, in, wq.data(), ws.data(), b, out, got.data(), out);
                     for (size_t i = 0; i < got.size(); ++i) REQUIRE(same_float(got[i], want[i]));
                 }
             }
@@ -98,9 +98,9 @@ TEST_CASE("neon: int8 products are exact at the extremes of the int8 range" *
             const size_t rows = 5, out = 6;
             std::vector<int8_t> xq(rows * in, int8_t(-128)), wq(out * in, v);
             std::vector<float> xs(rows, 1.0f), ws(out, 1.0f), got(rows * out), want(rows * out);
-            generic_kernels().linear_i8(xq.data(), xs.data(), rows, in, wq.data(), ws.data(), nullptr, out,
-                                        want.data());
-            neon->linear_i8(xq.data(), xs.data(), rows, in, wq.data(), ws.data(), nullptr, out, got.data());
+            generic_kernels().linear_i8(xq.data(), xs.data(), rows, in, wq.data(), ws.data(), nullptr, out, want.data(),
+                                        out);
+            neon->linear_i8(xq.data(), xs.data(), rows, in, wq.data(), ws.data(), nullptr, out, got.data(), out);
             for (size_t i = 0; i < got.size(); ++i) {
                 INFO("in " << in << " w " << int(v));
                 REQUIRE(bits_of(got[i]) == bits_of(want[i]));
@@ -120,7 +120,7 @@ TEST_CASE("neon: half weights convert exactly, every one of the 65536" * doctest
     for (size_t i = 0; i < out; ++i) w[i] = static_cast<uint16_t>(i);
     const float x = 1.0f;
     std::vector<float> y(out);
-    neon->linear_f16(&x, 1, 1, w.data(), nullptr, out, y.data());
+    neon->linear_f16(&x, 1, 1, w.data(), nullptr, out, y.data(), out);
     for (size_t i = 0; i < out; ++i) {
         const float want = half_to_float(static_cast<uint16_t>(i));
         const bool ok = (std::isnan(y[i]) && std::isnan(want)) || y[i] == want;
@@ -138,8 +138,8 @@ TEST_CASE("neon: half weights convert exactly, every one of the 65536" * doctest
         // Keep the sums finite and NaN-free so they compare: replace infinities and NaN by 1.
         for (uint16_t& h : wf)
             if ((h & 0x7c00u) == 0x7c00u) h = 0x3c00;
-        neon->linear_f16(xs.data(), 1, in, wf.data(), nullptr, rows_out, ys.data());
-        generic_kernels().linear_f16(xs.data(), 1, in, wf.data(), nullptr, rows_out, want.data());
+        neon->linear_f16(xs.data(), 1, in, wf.data(), nullptr, rows_out, ys.data(), rows_out);
+        generic_kernels().linear_f16(xs.data(), 1, in, wf.data(), nullptr, rows_out, want.data(), rows_out);
         for (size_t o = 0; o < rows_out; ++o) REQUIRE(close(ys[o], want[o]));
     }
 }

@@ -275,8 +275,8 @@ TEST_CASE("ports: linear_f32 and linear_f16 agree with generic within 1e-5 of su
             const float* b = with_bias ? bias.data() : nullptr;
 
             Buf<float> want = output(c.rows * c.out, off), got = output(c.rows * c.out, off);
-            ref.linear_f32(x.data(), c.rows, c.in, w.data(), b, c.out, want.data());
-            port->linear_f32(x.data(), c.rows, c.in, w.data(), b, c.out, got.data());
+            ref.linear_f32(x.data(), c.rows, c.in, w.data(), b, c.out, want.data(), c.out);
+            port->linear_f32(x.data(), c.rows, c.in, w.data(), b, c.out, got.data(), c.out);
             REQUIRE(canaries_intact(got));
             for (size_t r = 0; r < c.rows; ++r)
                 for (size_t o = 0; o < c.out; ++o) {
@@ -289,8 +289,8 @@ TEST_CASE("ports: linear_f32 and linear_f16 agree with generic within 1e-5 of su
                 }
 
             Buf<float> want16 = output(c.rows * c.out, off), got16 = output(c.rows * c.out, off);
-            ref.linear_f16(x.data(), c.rows, c.in, wh.data(), b, c.out, want16.data());
-            port->linear_f16(x.data(), c.rows, c.in, wh.data(), b, c.out, got16.data());
+            ref.linear_f16(x.data(), c.rows, c.in, wh.data(), b, c.out, want16.data(), c.out);
+            port->linear_f16(x.data(), c.rows, c.in, wh.data(), b, c.out, got16.data(), c.out);
             REQUIRE(canaries_intact(got16));
             for (size_t r = 0; r < c.rows; ++r)
                 for (size_t o = 0; o < c.out; ++o) {
@@ -314,7 +314,7 @@ TEST_CASE("ports: half weights convert exactly, every finite half") {
             if ((h & 0x7c00u) != 0x7c00u) w.push_back(static_cast<uint16_t>(h));
         const float one = 1.0f;
         std::vector<float> y(w.size());
-        port->linear_f16(&one, 1, 1, w.data(), nullptr, w.size(), y.data());
+        port->linear_f16(&one, 1, 1, w.data(), nullptr, w.size(), y.data(), w.size());
         for (size_t i = 0; i < w.size(); ++i) {
             const float want = 0.0f + ax::half_to_float(w[i]);
             if (bits_of(y[i]) != bits_of(want)) {
@@ -352,10 +352,64 @@ TEST_CASE("ports: linear_i8 is bit-identical to generic") {
             const Buf<float> bias = random_floats(rng, c.out, off);
             const float* b = with_bias ? bias.data() : nullptr;
             Buf<float> want = output(c.rows * c.out, off), got = output(c.rows * c.out, off);
-            ref.linear_i8(xq.data(), xs.data(), c.rows, c.in, wq.data(), ws.data(), b, c.out, want.data());
-            port->linear_i8(xq.data(), xs.data(), c.rows, c.in, wq.data(), ws.data(), b, c.out, got.data());
+            ref.linear_i8(xq.data(), xs.data(), c.rows, c.in, wq.data(), ws.data(), b, c.out, want.data(), c.out);
+            port->linear_i8(xq.data(), xs.data(), c.rows, c.in, wq.data(), ws.data(), b, c.out, got.data(), c.out);
             REQUIRE(canaries_intact(got));
             REQUIRE(std::memcmp(got.data(), want.data(), got.n * sizeof(float)) == 0);
+        }
+    }
+}
+
+TEST_CASE("ports: a product into a wider matrix (ldy > out) writes its columns' bits and nothing else") {
+    // The threaded split's contract: columns [c0, c0 + n) of a product, computed by a call on that slice of W
+    // with y's full row stride, are the bits of the dense call on the same rows, and y's other columns keep
+    // whatever they held.
+    for (const Kernels* port : ports_to_test()) {
+        Rng rng(3);
+        for (const LinearCase& c : linear_cases()) {
+            const size_t pad = 16 + c.out % 7;  // columns of the wider matrix on each side
+            const size_t ldy = c.out + 2 * pad;
+            INFO("port " << std::string(port->name) << ": rows " << c.rows << " in " << c.in << " out " << c.out
+                         << " ldy " << ldy);
+            const Buf<float> x = random_floats(rng, c.rows * c.in, 0);
+            const Buf<float> w = random_floats(rng, c.out * c.in, 0, 0.5f);
+            const Buf<float> bias = random_floats(rng, c.out, 0);
+            Buf<uint16_t> wh(c.out * c.in, 0);
+            for (size_t i = 0; i < wh.n; ++i) wh[i] = ax::float_to_half(w[i]);
+            Buf<int8_t> xq(c.rows * c.in, 0), wq(c.out * c.in, 0);
+            for (size_t i = 0; i < xq.n; ++i) {
+                const int8_t v = rng.i8();
+                xq[i] = v != -128 ? v : int8_t(-127);
+            }
+            for (size_t i = 0; i < wq.n; ++i) wq[i] = rng.i8();
+            Buf<float> xs(c.rows, 0), ws(c.out, 0);
+            for (size_t i = 0; i < xs.n; ++i) xs[i] = 1e-3f + std::fabs(rng.uniform(0.05f));
+            for (size_t i = 0; i < ws.n; ++i) ws[i] = 1e-3f + std::fabs(rng.uniform(0.05f));
+            for (int kind = 0; kind < 3; ++kind) {
+                std::vector<float> dense(c.rows * c.out), wide(c.rows * ldy, -7.25f);
+                float* into = wide.data() + pad;
+                if (kind == 0) {
+                    port->linear_f32(x.data(), c.rows, c.in, w.data(), bias.data(), c.out, dense.data(), c.out);
+                    port->linear_f32(x.data(), c.rows, c.in, w.data(), bias.data(), c.out, into, ldy);
+                } else if (kind == 1) {
+                    port->linear_f16(x.data(), c.rows, c.in, wh.data(), bias.data(), c.out, dense.data(), c.out);
+                    port->linear_f16(x.data(), c.rows, c.in, wh.data(), bias.data(), c.out, into, ldy);
+                } else {
+                    port->linear_i8(xq.data(), xs.data(), c.rows, c.in, wq.data(), ws.data(), bias.data(), c.out,
+                                    dense.data(), c.out);
+                    port->linear_i8(xq.data(), xs.data(), c.rows, c.in, wq.data(), ws.data(), bias.data(), c.out, into,
+                                    ldy);
+                }
+                INFO("kind " << (kind == 0 ? "f32" : kind == 1 ? "f16" : "i8"));
+                for (size_t r = 0; r < c.rows; ++r) {
+                    REQUIRE(std::memcmp(wide.data() + r * ldy + pad, dense.data() + r * c.out, c.out * sizeof(float)) ==
+                            0);
+                    for (size_t j = 0; j < pad; ++j) {
+                        REQUIRE(wide[r * ldy + j] == -7.25f);
+                        REQUIRE(wide[r * ldy + pad + c.out + j] == -7.25f);
+                    }
+                }
+            }
         }
     }
 }
@@ -375,8 +429,10 @@ TEST_CASE("ports: linear_i8 is exact at the ends of the int8 range") {
                         std::vector<int8_t> xq(rows * in, static_cast<int8_t>(xv)),
                             wq(out * in, static_cast<int8_t>(wv));
                         std::vector<float> xs(rows, 1.0f), ws(out, 1.0f), want(rows * out), got(rows * out);
-                        ref.linear_i8(xq.data(), xs.data(), rows, in, wq.data(), ws.data(), nullptr, out, want.data());
-                        port->linear_i8(xq.data(), xs.data(), rows, in, wq.data(), ws.data(), nullptr, out, got.data());
+                        ref.linear_i8(xq.data(), xs.data(), rows, in, wq.data(), ws.data(), nullptr, out, want.data(),
+                                      out);
+                        port->linear_i8(xq.data(), xs.data(), rows, in, wq.data(), ws.data(), nullptr, out, got.data(),
+                                        out);
                         for (size_t i = 0; i < got.size(); ++i) {
                             REQUIRE(bits_of(got[i]) == bits_of(want[i]));
                             REQUIRE(got[i] == static_cast<float>(xv * wv * static_cast<int32_t>(in)));

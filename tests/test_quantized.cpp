@@ -80,7 +80,7 @@ TEST_CASE("int8 linear matches a plain float product of the dequantized operands
     generic::quantize_rows_i8(w.data(), out, in, wq.data(), ws.data());
     for (const Kernels* k : test::available_ports()) {
         INFO("port " << std::string(k->name));
-        k->linear_i8(xq.data(), xs.data(), rows, in, wq.data(), ws.data(), bias.data(), out, y.data());
+        k->linear_i8(xq.data(), xs.data(), rows, in, wq.data(), ws.data(), bias.data(), out, y.data(), out);
         const std::vector<float> xd = dequantize(xq, xs, in), wd = dequantize(wq, ws, in);
         for (size_t r = 0; r < rows; ++r)
             for (size_t o = 0; o < out; ++o) {

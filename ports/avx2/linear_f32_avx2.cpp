@@ -4,8 +4,9 @@
 
 namespace ax::avx2 {
 
-void linear_f32(const float* x, size_t rows, size_t in, const float* w, const float* bias, size_t out, float* y) {
-    detail::linear_float(x, rows, in, w, bias, out, y);
+void linear_f32(const float* x, size_t rows, size_t in, const float* w, const float* bias, size_t out, float* y,
+                size_t ldy) {
+    detail::linear_float(x, rows, in, w, bias, out, y, ldy);
 }
 
 }  // namespace ax::avx2

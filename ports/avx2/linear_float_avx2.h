@@ -25,9 +25,9 @@ namespace ax::avx2::detail {
 
 // ---- dot-product tiles ----
 
-// y[r * out + c] = bias[c] + dot(x row r, W row c) for r < R, c < C; C is 1, 4 or 8.
+// y[r * ldy + c] = bias[c] + dot(x row r, W row c) for r < R, c < C; C is 1, 4 or 8.
 template <size_t R, size_t C, class W>
-inline void tile_dot(const float* x, size_t in, const W* w, const float* bias, size_t out, float* y) {
+inline void tile_dot(const float* x, size_t in, const W* w, const float* bias, size_t ldy, float* y) {
     __m256 acc[R][C];
     AX_AVX2_UNROLL
     for (size_t r = 0; r < R; ++r) AX_AVX2_UNROLL
@@ -60,13 +60,13 @@ inline void tile_dot(const float* x, size_t in, const W* w, const float* bias, s
     AX_AVX2_UNROLL
     for (size_t r = 0; r < R; ++r) {
         if constexpr (C == 1) {
-            y[r * out] = (bias ? bias[0] : 0.0f) + hsum(acc[r][0]);
+            y[r * ldy] = (bias ? bias[0] : 0.0f) + hsum(acc[r][0]);
         } else {
             AX_AVX2_UNROLL
             for (size_t c = 0; c < C; c += 4) {
                 const __m128 s = hsum4(acc[r][c], acc[r][c + 1], acc[r][c + 2], acc[r][c + 3]);
                 const __m128 b = bias ? _mm_loadu_ps(bias + c) : _mm_setzero_ps();
-                _mm_storeu_ps(y + r * out + c, _mm_add_ps(b, s));
+                _mm_storeu_ps(y + r * ldy + c, _mm_add_ps(b, s));
             }
         }
     }
@@ -74,23 +74,24 @@ inline void tile_dot(const float* x, size_t in, const W* w, const float* bias, s
 
 // Outputs [o, o + C) for every row: groups of three rows, then the rest.
 template <size_t C, class W>
-inline void columns_dot(const float* x, size_t rows, size_t in, const W* w, const float* bias, size_t out, size_t o,
+inline void columns_dot(const float* x, size_t rows, size_t in, const W* w, const float* bias, size_t ldy, size_t o,
                         float* y) {
     const W* wo = w + o * in;
     const float* bo = bias ? bias + o : nullptr;
     size_t r = 0;
-    for (; r + 3 <= rows; r += 3) tile_dot<3, C>(x + r * in, in, wo, bo, out, y + r * out + o);
-    if (rows - r == 2) tile_dot<2, C>(x + r * in, in, wo, bo, out, y + r * out + o);
-    if (rows - r == 1) tile_dot<1, C>(x + r * in, in, wo, bo, out, y + r * out + o);
+    for (; r + 3 <= rows; r += 3) tile_dot<3, C>(x + r * in, in, wo, bo, ldy, y + r * ldy + o);
+    if (rows - r == 2) tile_dot<2, C>(x + r * in, in, wo, bo, ldy, y + r * ldy + o);
+    if (rows - r == 1) tile_dot<1, C>(x + r * in, in, wo, bo, ldy, y + r * ldy + o);
 }
 
 template <class W>
-inline void linear_dot(const float* x, size_t rows, size_t in, const W* w, const float* bias, size_t out, float* y) {
+inline void linear_dot(const float* x, size_t rows, size_t in, const W* w, const float* bias, size_t out, float* y,
+                       size_t ldy) {
     size_t o = 0;
     if (rows == 1)
-        for (; o + 8 <= out; o += 8) tile_dot<1, 8>(x, in, w + o * in, bias ? bias + o : nullptr, out, y + o);
-    for (; o + 4 <= out; o += 4) columns_dot<4>(x, rows, in, w, bias, out, o, y);
-    for (; o < out; ++o) columns_dot<1>(x, rows, in, w, bias, out, o, y);
+        for (; o + 8 <= out; o += 8) tile_dot<1, 8>(x, in, w + o * in, bias ? bias + o : nullptr, ldy, y + o);
+    for (; o + 4 <= out; o += 4) columns_dot<4>(x, rows, in, w, bias, ldy, o, y);
+    for (; o < out; ++o) columns_dot<1>(x, rows, in, w, bias, ldy, o, y);
 }
 
 // ---- packed outer-product kernel ----
@@ -164,7 +165,8 @@ inline void micro_tile(const float* x, size_t ldx, const float* panel, size_t kc
 }
 
 template <class W>
-inline void linear_packed(const float* x, size_t rows, size_t in, const W* w, const float* bias, size_t out, float* y) {
+inline void linear_packed(const float* x, size_t rows, size_t in, const W* w, const float* bias, size_t out, float* y,
+                          size_t ldy) {
     alignas(64) float panel[kKC * kNR];
     for (size_t o = 0; o < out; o += kNR) {
         const size_t ncols = out - o < kNR ? out - o : kNR;
@@ -175,24 +177,24 @@ inline void linear_packed(const float* x, size_t rows, size_t in, const W* w, co
             pack_panel(w + o * in, in, k0, kc, ncols, panel);
             size_t r = 0;
             for (; r + kMR <= rows; r += kMR)
-                micro_tile<kMR>(x + r * in + k0, in, panel, kc, b, first, ncols, y + r * out + o, out);
+                micro_tile<kMR>(x + r * in + k0, in, panel, kc, b, first, ncols, y + r * ldy + o, ldy);
             const float* xr = x + r * in + k0;
-            float* yr = y + r * out + o;
+            float* yr = y + r * ldy + o;
             switch (rows - r) {
                 case 5:
-                    micro_tile<5>(xr, in, panel, kc, b, first, ncols, yr, out);
+                    micro_tile<5>(xr, in, panel, kc, b, first, ncols, yr, ldy);
                     break;
                 case 4:
-                    micro_tile<4>(xr, in, panel, kc, b, first, ncols, yr, out);
+                    micro_tile<4>(xr, in, panel, kc, b, first, ncols, yr, ldy);
                     break;
                 case 3:
-                    micro_tile<3>(xr, in, panel, kc, b, first, ncols, yr, out);
+                    micro_tile<3>(xr, in, panel, kc, b, first, ncols, yr, ldy);
                     break;
                 case 2:
-                    micro_tile<2>(xr, in, panel, kc, b, first, ncols, yr, out);
+                    micro_tile<2>(xr, in, panel, kc, b, first, ncols, yr, ldy);
                     break;
                 case 1:
-                    micro_tile<1>(xr, in, panel, kc, b, first, ncols, yr, out);
+                    micro_tile<1>(xr, in, panel, kc, b, first, ncols, yr, ldy);
                     break;
                 default:
                     break;
@@ -207,16 +209,17 @@ inline void linear_packed(const float* x, size_t rows, size_t in, const W* w, co
 inline bool use_packed(size_t rows, size_t in) { return rows >= 4 && in <= 4 * rows; }
 
 template <class W>
-inline void linear_float(const float* x, size_t rows, size_t in, const W* w, const float* bias, size_t out, float* y) {
+inline void linear_float(const float* x, size_t rows, size_t in, const W* w, const float* bias, size_t out, float* y,
+                         size_t ldy) {
     if (in == 0) {
         for (size_t r = 0; r < rows; ++r)
-            for (size_t o = 0; o < out; ++o) y[r * out + o] = (bias ? bias[o] : 0.0f) + 0.0f;
+            for (size_t o = 0; o < out; ++o) y[r * ldy + o] = (bias ? bias[o] : 0.0f) + 0.0f;
         return;
     }
     if (use_packed(rows, in))
-        linear_packed(x, rows, in, w, bias, out, y);
+        linear_packed(x, rows, in, w, bias, out, y, ldy);
     else
-        linear_dot(x, rows, in, w, bias, out, y);
+        linear_dot(x, rows, in, w, bias, out, y, ldy);
 }
 
 }  // namespace ax::avx2::detail

@@ -46,7 +46,7 @@ inline void accumulate_widened(__m256i (&acc)[R][C], const __m256i (&xv)[R], con
 
 template <size_t R, size_t C>
 inline void tile_widen(const int8_t* xq, const float* xscale, size_t in, const int8_t* w, const float* wscale,
-                       const float* bias, size_t out, float* y) {
+                       const float* bias, size_t ldy, float* y) {
     __m256i acc[R][C];
     AX_AVX2_UNROLL
     for (size_t r = 0; r < R; ++r) AX_AVX2_UNROLL
@@ -73,26 +73,26 @@ inline void tile_widen(const int8_t* xq, const float* xscale, size_t in, const i
             accumulate_widened(acc, xv, w, in, 0, in);
         }
     }
-    rescale_store(acc, xscale, wscale, bias, out, y);
+    rescale_store(acc, xscale, wscale, bias, ldy, y);
 }
 
 // Outputs [o, o + C) for every row: pairs of rows, then a last single row.
 template <size_t C>
 inline void columns_widen(const int8_t* xq, const float* xscale, size_t rows, size_t in, const int8_t* w,
-                          const float* wscale, const float* bias, size_t out, size_t o, float* y) {
+                          const float* wscale, const float* bias, size_t ldy, size_t o, float* y) {
     const int8_t* wo = w + o * in;
     const float* bo = bias ? bias + o : nullptr;
     size_t r = 0;
     for (; r + 2 <= rows; r += 2)
-        tile_widen<2, C>(xq + r * in, xscale + r, in, wo, wscale + o, bo, out, y + r * out + o);
-    if (r < rows) tile_widen<1, C>(xq + r * in, xscale + r, in, wo, wscale + o, bo, out, y + r * out + o);
+        tile_widen<2, C>(xq + r * in, xscale + r, in, wo, wscale + o, bo, ldy, y + r * ldy + o);
+    if (r < rows) tile_widen<1, C>(xq + r * in, xscale + r, in, wo, wscale + o, bo, ldy, y + r * ldy + o);
 }
 
 void linear_widen(const int8_t* xq, const float* xscale, size_t rows, size_t in, const int8_t* w, const float* wscale,
-                  const float* bias, size_t out, float* y) {
+                  const float* bias, size_t out, float* y, size_t ldy) {
     size_t o = 0;
-    for (; o + 4 <= out; o += 4) columns_widen<4>(xq, xscale, rows, in, w, wscale, bias, out, o, y);
-    for (; o < out; ++o) columns_widen<1>(xq, xscale, rows, in, w, wscale, bias, out, o, y);
+    for (; o + 4 <= out; o += 4) columns_widen<4>(xq, xscale, rows, in, w, wscale, bias, ldy, o, y);
+    for (; o < out; ++o) columns_widen<1>(xq, xscale, rows, in, w, wscale, bias, ldy, o, y);
 }
 
 // ---- maddubs path (rows of x without -128, in >= 32) ----
@@ -114,7 +114,7 @@ inline void accumulate_ubs(__m256i (&acc)[R][C], const __m256i (&xv)[R], const i
 
 template <size_t R, size_t C>
 inline void tile_ubs(const int8_t* xq, const float* xscale, size_t in, const int8_t* w, const float* wscale,
-                     const float* bias, size_t out, float* y) {
+                     const float* bias, size_t ldy, float* y) {
     __m256i acc[R][C];
     AX_AVX2_UNROLL
     for (size_t r = 0; r < R; ++r) AX_AVX2_UNROLL
@@ -133,29 +133,29 @@ inline void tile_ubs(const int8_t* xq, const float* xscale, size_t in, const int
         for (size_t r = 0; r < R; ++r) xv[r] = _mm256_and_si256(load32(xq + r * in + in - 32), keep);
         accumulate_ubs(acc, xv, w, in, in - 32);
     }
-    rescale_store(acc, xscale, wscale, bias, out, y);
+    rescale_store(acc, xscale, wscale, bias, ldy, y);
 }
 
 template <size_t R, size_t C>
 inline void rows_ubs(const int8_t* xq, const float* xscale, size_t rows, size_t in, const int8_t* w,
-                     const float* wscale, const float* bias, size_t out, size_t o, float* y) {
+                     const float* wscale, const float* bias, size_t ldy, size_t o, float* y) {
     const int8_t* wo = w + o * in;
     const float* bo = bias ? bias + o : nullptr;
     size_t r = 0;
-    for (; r + R <= rows; r += R) tile_ubs<R, C>(xq + r * in, xscale + r, in, wo, wscale + o, bo, out, y + r * out + o);
-    for (; r < rows; ++r) tile_ubs<1, C>(xq + r * in, xscale + r, in, wo, wscale + o, bo, out, y + r * out + o);
+    for (; r + R <= rows; r += R) tile_ubs<R, C>(xq + r * in, xscale + r, in, wo, wscale + o, bo, ldy, y + r * ldy + o);
+    for (; r < rows; ++r) tile_ubs<1, C>(xq + r * in, xscale + r, in, wo, wscale + o, bo, ldy, y + r * ldy + o);
 }
 
 void linear_ubs(const int8_t* xq, const float* xscale, size_t rows, size_t in, const int8_t* w, const float* wscale,
-                const float* bias, size_t out, float* y) {
+                const float* bias, size_t out, float* y, size_t ldy) {
     size_t o = 0;
     if (rows == 1) {
-        for (; o + 8 <= out; o += 8) rows_ubs<1, 8>(xq, xscale, rows, in, w, wscale, bias, out, o, y);
+        for (; o + 8 <= out; o += 8) rows_ubs<1, 8>(xq, xscale, rows, in, w, wscale, bias, ldy, o, y);
     } else {
-        for (; o + 4 <= out; o += 4) rows_ubs<2, 4>(xq, xscale, rows, in, w, wscale, bias, out, o, y);
+        for (; o + 4 <= out; o += 4) rows_ubs<2, 4>(xq, xscale, rows, in, w, wscale, bias, ldy, o, y);
     }
-    for (; o + 4 <= out; o += 4) rows_ubs<1, 4>(xq, xscale, rows, in, w, wscale, bias, out, o, y);
-    for (; o < out; ++o) rows_ubs<1, 1>(xq, xscale, rows, in, w, wscale, bias, out, o, y);
+    for (; o + 4 <= out; o += 4) rows_ubs<1, 4>(xq, xscale, rows, in, w, wscale, bias, ldy, o, y);
+    for (; o < out; ++o) rows_ubs<1, 1>(xq, xscale, rows, in, w, wscale, bias, ldy, o, y);
 }
 
 // The batched path (linear_i8_packed.h): W packed as int16 pairs, x widened, one vpmaddwd + vpaddd per
@@ -178,13 +178,13 @@ struct MaddTile {
 }  // namespace
 
 void linear_i8(const int8_t* xq, const float* xscale, size_t rows, size_t in, const int8_t* w, const float* wscale,
-               const float* bias, size_t out, float* y) {
+               const float* bias, size_t out, float* y, size_t ldy) {
     if (use_packed_i8(rows, in))
-        linear_i8_packed<MaddTile>(xq, xscale, rows, in, w, wscale, bias, out, y);
+        linear_i8_packed<MaddTile>(xq, xscale, rows, in, w, wscale, bias, out, y, ldy);
     else if (in >= 32 && !has_minus_128(xq, rows * in))
-        linear_ubs(xq, xscale, rows, in, w, wscale, bias, out, y);
+        linear_ubs(xq, xscale, rows, in, w, wscale, bias, out, y, ldy);
     else
-        linear_widen(xq, xscale, rows, in, w, wscale, bias, out, y);
+        linear_widen(xq, xscale, rows, in, w, wscale, bias, out, y, ldy);
 }
 
 }  // namespace ax::avx2

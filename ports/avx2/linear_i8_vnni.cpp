@@ -37,16 +37,16 @@ struct VexVnniTile {
 }  // namespace
 
 void linear_i8_vnni(const int8_t* xq, const float* xscale, size_t rows, size_t in, const int8_t* w, const float* wscale,
-                    const float* bias, size_t out, float* y) {
+                    const float* bias, size_t out, float* y, size_t ldy) {
     if (use_packed_i8(rows, in)) {
-        linear_i8_packed<VexVnniTile>(xq, xscale, rows, in, w, wscale, bias, out, y);
+        linear_i8_packed<VexVnniTile>(xq, xscale, rows, in, w, wscale, bias, out, y, ldy);
         return;
     }
     if (in < 32 || has_minus_128(xq, rows * in)) {
-        linear_i8(xq, xscale, rows, in, w, wscale, bias, out, y);  // the AVX2 path
+        linear_i8(xq, xscale, rows, in, w, wscale, bias, out, y, ldy);  // the AVX2 path
         return;
     }
-    linear_dot_vnni<VexDp>(xq, xscale, rows, in, w, wscale, bias, out, y);
+    linear_dot_vnni<VexDp>(xq, xscale, rows, in, w, wscale, bias, out, y, ldy);
 }
 
 }  // namespace ax::avx2

@@ -35,9 +35,9 @@ inline __m512 load16_tail(const uint16_t* p, size_t n) {
 
 // ---- dot-product tiles ----
 
-// y[r * out + c] = bias[c] + dot(x row r, W row c) for r < R, c < C (C is 1 or 4).
+// y[r * ldy + c] = bias[c] + dot(x row r, W row c) for r < R, c < C (C is 1 or 4).
 template <size_t R, size_t C, class W>
-inline void tile_dot(const float* x, size_t in, const W* w, const float* bias, size_t out, float* y) {
+inline void tile_dot(const float* x, size_t in, const W* w, const float* bias, size_t ldy, float* y) {
     __m512 acc[R][C];
     AX_AVX2_UNROLL
     for (size_t r = 0; r < R; ++r) AX_AVX2_UNROLL
@@ -69,7 +69,7 @@ inline void tile_dot(const float* x, size_t in, const W* w, const float* bias, s
     AX_AVX2_UNROLL
     for (size_t r = 0; r < R; ++r) {
         if constexpr (C == 1) {
-            y[r * out] = (bias ? bias[0] : 0.0f) + _mm512_reduce_add_ps(acc[r][0]);
+            y[r * ldy] = (bias ? bias[0] : 0.0f) + _mm512_reduce_add_ps(acc[r][0]);
         } else {
             // Fold each 16-lane sum to 8 lanes, then the AVX2 four-way horizontal sum.
             __m256 h[C];
@@ -81,33 +81,34 @@ inline void tile_dot(const float* x, size_t in, const W* w, const float* bias, s
             for (size_t c = 0; c < C; c += 4) {
                 const __m128 s = avx2::detail::hsum4(h[c], h[c + 1], h[c + 2], h[c + 3]);
                 const __m128 b = bias ? _mm_loadu_ps(bias + c) : _mm_setzero_ps();
-                _mm_storeu_ps(y + r * out + c, _mm_add_ps(b, s));
+                _mm_storeu_ps(y + r * ldy + c, _mm_add_ps(b, s));
             }
         }
     }
 }
 
 template <size_t C, class W>
-inline void columns_dot(const float* x, size_t rows, size_t in, const W* w, const float* bias, size_t out, size_t o,
+inline void columns_dot(const float* x, size_t rows, size_t in, const W* w, const float* bias, size_t ldy, size_t o,
                         float* y) {
     const W* wo = w + o * in;
     const float* bo = bias ? bias + o : nullptr;
     size_t r = 0;
-    for (; r + 3 <= rows; r += 3) tile_dot<3, C>(x + r * in, in, wo, bo, out, y + r * out + o);
-    if (rows - r == 2) tile_dot<2, C>(x + r * in, in, wo, bo, out, y + r * out + o);
-    if (rows - r == 1) tile_dot<1, C>(x + r * in, in, wo, bo, out, y + r * out + o);
+    for (; r + 3 <= rows; r += 3) tile_dot<3, C>(x + r * in, in, wo, bo, ldy, y + r * ldy + o);
+    if (rows - r == 2) tile_dot<2, C>(x + r * in, in, wo, bo, ldy, y + r * ldy + o);
+    if (rows - r == 1) tile_dot<1, C>(x + r * in, in, wo, bo, ldy, y + r * ldy + o);
 }
 
 template <class W>
-inline void linear_dot(const float* x, size_t rows, size_t in, const W* w, const float* bias, size_t out, float* y) {
+inline void linear_dot(const float* x, size_t rows, size_t in, const W* w, const float* bias, size_t out, float* y,
+                       size_t ldy) {
     size_t o = 0;
     if (rows == 1)
         for (; o + 8 <= out; o += 8) {
-            tile_dot<1, 4>(x, in, w + o * in, bias ? bias + o : nullptr, out, y + o);
-            tile_dot<1, 4>(x, in, w + (o + 4) * in, bias ? bias + o + 4 : nullptr, out, y + o + 4);
+            tile_dot<1, 4>(x, in, w + o * in, bias ? bias + o : nullptr, ldy, y + o);
+            tile_dot<1, 4>(x, in, w + (o + 4) * in, bias ? bias + o + 4 : nullptr, ldy, y + o + 4);
         }
-    for (; o + 4 <= out; o += 4) columns_dot<4>(x, rows, in, w, bias, out, o, y);
-    for (; o < out; ++o) columns_dot<1>(x, rows, in, w, bias, out, o, y);
+    for (; o + 4 <= out; o += 4) columns_dot<4>(x, rows, in, w, bias, ldy, o, y);
+    for (; o < out; ++o) columns_dot<1>(x, rows, in, w, bias, ldy, o, y);
 }
 
 // ---- packed outer-product kernel ----
@@ -173,7 +174,8 @@ inline void micro_rest(size_t rest, const float* x, size_t ldx, const float* pan
 }
 
 template <class W>
-inline void linear_packed(const float* x, size_t rows, size_t in, const W* w, const float* bias, size_t out, float* y) {
+inline void linear_packed(const float* x, size_t rows, size_t in, const W* w, const float* bias, size_t out, float* y,
+                          size_t ldy) {
     alignas(64) float panel[kKC * kNR];
     // Inputs outermost: the rows' block of kKC inputs (rows x 1 KB) stays in L2 while every panel of W
     // passes over it, so a tile of many rows (a feed-forward's [rows, dim_feedforward]) is read from memory
@@ -187,9 +189,9 @@ inline void linear_packed(const float* x, size_t rows, size_t in, const W* w, co
             pack_panel(w + o * in, in, k0, kc, ncols, panel);
             size_t r = 0;
             for (; r + kMR <= rows; r += kMR)
-                micro_tile<kMR>(x + r * in + k0, in, panel, kc, b, first, ncols, y + r * out + o, out);
+                micro_tile<kMR>(x + r * in + k0, in, panel, kc, b, first, ncols, y + r * ldy + o, ldy);
             if (r < rows)
-                micro_rest<kMR - 1, W>(rows - r, x + r * in + k0, in, panel, kc, b, first, ncols, y + r * out + o, out);
+                micro_rest<kMR - 1, W>(rows - r, x + r * in + k0, in, panel, kc, b, first, ncols, y + r * ldy + o, ldy);
         }
     }
 }
@@ -217,7 +219,7 @@ inline void pack_rows_t(const float* x, size_t rows, size_t in, size_t k0, size_
 // y[r][o + i] for r < rows, i < MO = (bias + | y +) sum over the block of W[o + i][k0 + k] * x[r][k0 + k].
 template <size_t MO>
 inline void micro_rows_t(const float* xt, size_t kc, const float* w, size_t in, const float* bias, bool first,
-                         size_t rows, float* y, size_t out) {
+                         size_t rows, float* y, size_t ldy) {
     __m512 acc[MO][2];
     AX_AVX2_UNROLL
     for (size_t i = 0; i < MO; ++i) acc[i][0] = acc[i][1] = _mm512_setzero_ps();
@@ -245,24 +247,24 @@ inline void micro_rows_t(const float* xt, size_t kc, const float* w, size_t in, 
         _mm512_store_ps(t[i] + 16, acc[i][1]);
     }
     for (size_t r = 0; r < rows; ++r) {
-        float* yr = y + r * out;
+        float* yr = y + r * ldy;
         for (size_t i = 0; i < MO; ++i) yr[i] = (first ? (bias ? bias[i] : 0.0f) : yr[i]) + t[i][r];
     }
 }
 
 template <size_t MO>
 inline void micro_rows_t_rest(size_t rest, const float* xt, size_t kc, const float* w, size_t in, const float* bias,
-                              bool first, size_t rows, float* y, size_t out) {
+                              bool first, size_t rows, float* y, size_t ldy) {
     if constexpr (MO > 0) {
         if (rest == MO)
-            micro_rows_t<MO>(xt, kc, w, in, bias, first, rows, y, out);
+            micro_rows_t<MO>(xt, kc, w, in, bias, first, rows, y, ldy);
         else
-            micro_rows_t_rest<MO - 1>(rest, xt, kc, w, in, bias, first, rows, y, out);
+            micro_rows_t_rest<MO - 1>(rest, xt, kc, w, in, bias, first, rows, y, ldy);
     }
 }
 
 inline void linear_rows_t(const float* x, size_t rows, size_t in, const float* w, const float* bias, size_t out,
-                          float* y) {
+                          float* y, size_t ldy) {
     alignas(64) float xt[kKC * kXR];
     for (size_t k0 = 0; k0 < in; k0 += kKC) {
         const size_t kc = in - k0 < kKC ? in - k0 : kKC;
@@ -270,10 +272,10 @@ inline void linear_rows_t(const float* x, size_t rows, size_t in, const float* w
         pack_rows_t(x, rows, in, k0, kc, xt);
         size_t o = 0;
         for (; o + kOR <= out; o += kOR)
-            micro_rows_t<kOR>(xt, kc, w + o * in + k0, in, bias ? bias + o : nullptr, first, rows, y + o, out);
+            micro_rows_t<kOR>(xt, kc, w + o * in + k0, in, bias ? bias + o : nullptr, first, rows, y + o, ldy);
         if (o < out)
             micro_rows_t_rest<kOR - 1>(out - o, xt, kc, w + o * in + k0, in, bias ? bias + o : nullptr, first, rows,
-                                       y + o, out);
+                                       y + o, ldy);
     }
 }
 
@@ -281,21 +283,22 @@ inline void linear_rows_t(const float* x, size_t rows, size_t in, const float* w
 inline bool use_packed(size_t rows, size_t) { return rows >= 8; }
 
 template <class W>
-inline void linear_float(const float* x, size_t rows, size_t in, const W* w, const float* bias, size_t out, float* y) {
+inline void linear_float(const float* x, size_t rows, size_t in, const W* w, const float* bias, size_t out, float* y,
+                         size_t ldy) {
     if (in == 0) {
         for (size_t r = 0; r < rows; ++r)
-            for (size_t o = 0; o < out; ++o) y[r * out + o] = (bias ? bias[o] : 0.0f) + 0.0f;
+            for (size_t o = 0; o < out; ++o) y[r * ldy + o] = (bias ? bias[o] : 0.0f) + 0.0f;
         return;
     }
     if constexpr (std::is_same_v<W, float>) {
         // W rows 4 KB apart or more (in >= 1024) put the tile's 12 W streams in the same L1 sets: the packed
         // kernel was 1.9-2.2x faster there (24 x 1024 x 256, 24 x 2048 x 512), and slower below.
-        if (rows >= kXRMin && rows <= kXR && in < kRowsTMaxIn) return linear_rows_t(x, rows, in, w, bias, out, y);
+        if (rows >= kXRMin && rows <= kXR && in < kRowsTMaxIn) return linear_rows_t(x, rows, in, w, bias, out, y, ldy);
     }
     if (use_packed(rows, in))
-        linear_packed(x, rows, in, w, bias, out, y);
+        linear_packed(x, rows, in, w, bias, out, y, ldy);
     else
-        linear_dot(x, rows, in, w, bias, out, y);
+        linear_dot(x, rows, in, w, bias, out, y, ldy);
 }
 
 }  // namespace

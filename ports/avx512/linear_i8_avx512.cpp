@@ -55,29 +55,29 @@ struct YmmTile {
 };
 
 void linear_few_rows(const int8_t* xq, const float* xscale, size_t rows, size_t in, const int8_t* w,
-                     const float* wscale, const float* bias, size_t out, float* y) {
+                     const float* wscale, const float* bias, size_t out, float* y, size_t ldy) {
     if (in < 32 || avx2::has_minus_128(xq, rows * in))
-        avx2::linear_i8(xq, xscale, rows, in, w, wscale, bias, out, y);
+        avx2::linear_i8(xq, xscale, rows, in, w, wscale, bias, out, y, ldy);
     else
-        avx2::linear_dot_vnni<EvexDp>(xq, xscale, rows, in, w, wscale, bias, out, y);
+        avx2::linear_dot_vnni<EvexDp>(xq, xscale, rows, in, w, wscale, bias, out, y, ldy);
 }
 
 }  // namespace
 
 void linear_i8(const int8_t* xq, const float* xscale, size_t rows, size_t in, const int8_t* w, const float* wscale,
-               const float* bias, size_t out, float* y) {
+               const float* bias, size_t out, float* y, size_t ldy) {
     if (avx2::use_packed_i8(rows, in))
-        avx2::linear_i8_packed<ZmmTile>(xq, xscale, rows, in, w, wscale, bias, out, y);
+        avx2::linear_i8_packed<ZmmTile>(xq, xscale, rows, in, w, wscale, bias, out, y, ldy);
     else
-        linear_few_rows(xq, xscale, rows, in, w, wscale, bias, out, y);
+        linear_few_rows(xq, xscale, rows, in, w, wscale, bias, out, y, ldy);
 }
 
 void linear_i8_256(const int8_t* xq, const float* xscale, size_t rows, size_t in, const int8_t* w, const float* wscale,
-                   const float* bias, size_t out, float* y) {
+                   const float* bias, size_t out, float* y, size_t ldy) {
     if (avx2::use_packed_i8(rows, in))
-        avx2::linear_i8_packed<YmmTile>(xq, xscale, rows, in, w, wscale, bias, out, y);
+        avx2::linear_i8_packed<YmmTile>(xq, xscale, rows, in, w, wscale, bias, out, y, ldy);
     else
-        linear_few_rows(xq, xscale, rows, in, w, wscale, bias, out, y);
+        linear_few_rows(xq, xscale, rows, in, w, wscale, bias, out, y, ldy);
 }
 
 }  // namespace ax::avx512

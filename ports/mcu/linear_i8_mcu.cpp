@@ -76,9 +76,14 @@ void row1(const int8_t* xr, float xs, size_t in, const int8_t* w, const float* w
 }  // namespace
 
 void linear_i8(const int8_t* xq, const float* xscale, size_t rows, size_t in, const int8_t* w, const float* wscale,
-               const float* bias, size_t out, float* y) {
+               const float* bias, size_t out, float* y, size_t ldy) {
+    if (ldy != out) {  // columns of a wider y (a host's threaded split; never on a board): row by row, the same bits
+        for (size_t r = 0; r < rows; ++r)
+            linear_i8(xq + r * in, xscale + r, 1, in, w, wscale, bias, out, y + r * ldy, out);
+        return;
+    }
     if (in == 0) {  // the tiles' loops run at least once
-        generic::linear_i8(xq, xscale, rows, in, w, wscale, bias, out, y);
+        generic::linear_i8(xq, xscale, rows, in, w, wscale, bias, out, y, out);
         return;
     }
     const bool outputs_ok = outputs_fit(wscale, bias, out);
@@ -243,7 +248,12 @@ void row_one(const int8_t* xr, float xs, size_t in, const int8_t* w, const float
 // Each block its own function (none inlined here): a one-row call, every decoder step, pays no other block's
 // frame.
 void linear_i8(const int8_t* xq, const float* xscale, size_t rows, size_t in, const int8_t* w, const float* wscale,
-               const float* bias, size_t out, float* y) {
+               const float* bias, size_t out, float* y, size_t ldy) {
+    if (ldy != out) {  // columns of a wider y (a host's threaded split; never on a board): row by row, the same bits
+        for (size_t r = 0; r < rows; ++r)
+            linear_i8(xq + r * in, xscale + r, 1, in, w, wscale, bias, out, y + r * ldy, out);
+        return;
+    }
     if (rows == 1) {  // every decoder step: first, before the row blocks' loops set up
         row_one(xq, xscale[0], in, w, wscale, bias, out, y);
         return;
@@ -261,8 +271,8 @@ void linear_i8(const int8_t* xq, const float* xscale, size_t rows, size_t in, co
 bool available() { return false; }
 
 void linear_i8(const int8_t* xq, const float* xscale, size_t rows, size_t in, const int8_t* w, const float* wscale,
-               const float* bias, size_t out, float* y) {
-    generic::linear_i8(xq, xscale, rows, in, w, wscale, bias, out, y);
+               const float* bias, size_t out, float* y, size_t ldy) {
+    generic::linear_i8(xq, xscale, rows, in, w, wscale, bias, out, y, ldy);
 }
 
 #endif

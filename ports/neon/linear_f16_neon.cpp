@@ -8,8 +8,9 @@
 
 namespace ax::neon {
 
-void linear_f16(const float* x, size_t rows, size_t in, const uint16_t* w, const float* bias, size_t out, float* y) {
-    detail::linear_float(x, rows, in, w, bias, out, y);
+void linear_f16(const float* x, size_t rows, size_t in, const uint16_t* w, const float* bias, size_t out, float* y,
+                size_t ldy) {
+    detail::linear_float(x, rows, in, w, bias, out, y, ldy);
 }
 
 }  // namespace ax::neon

@@ -40,7 +40,7 @@ inline float load1(const uint16_t* p) { return half_to_float(*p); }
 
 // y[r * out + c] = bias[c] + dot(x[r * in ...], w[c * in ...]) for r < R, c < C.
 template <size_t R, size_t C, class W>
-inline void tile_float(const float* x, size_t in, const W* w, const float* bias, size_t out, float* y) {
+inline void tile_float(const float* x, size_t in, const W* w, const float* bias, size_t ldy, float* y) {
     float32x4_t acc[R][C];
     AUSPEX_NEON_UNROLL
     for (size_t r = 0; r < R; ++r) AUSPEX_NEON_UNROLL
@@ -72,23 +72,24 @@ inline void tile_float(const float* x, size_t in, const W* w, const float* bias,
     for (size_t c = 0; c < C; ++c) sums[r][c] += x[r * in + i] * load1(w + c * in + i);
     AUSPEX_NEON_UNROLL
     for (size_t r = 0; r < R; ++r) AUSPEX_NEON_UNROLL
-    for (size_t c = 0; c < C; ++c) y[r * out + c] = (bias ? bias[c] : 0.0f) + sums[r][c];
+    for (size_t c = 0; c < C; ++c) y[r * ldy + c] = (bias ? bias[c] : 0.0f) + sums[r][c];
 }
 
 template <size_t C, class W>
-inline void rows_float(const float* x, size_t rows, size_t in, const W* w, const float* bias, size_t out, float* y) {
+inline void rows_float(const float* x, size_t rows, size_t in, const W* w, const float* bias, size_t ldy, float* y) {
     constexpr size_t R = TileShape<W>::rows;
     size_t r = 0;
-    for (; r + R <= rows; r += R) tile_float<R, C>(x + r * in, in, w, bias, out, y + r * out);
-    for (; r < rows; ++r) tile_float<1, C>(x + r * in, in, w, bias, out, y + r * out);
+    for (; r + R <= rows; r += R) tile_float<R, C>(x + r * in, in, w, bias, ldy, y + r * ldy);
+    for (; r < rows; ++r) tile_float<1, C>(x + r * in, in, w, bias, ldy, y + r * ldy);
 }
 
 template <class W>
-void linear_float(const float* x, size_t rows, size_t in, const W* w, const float* bias, size_t out, float* y) {
+void linear_float(const float* x, size_t rows, size_t in, const W* w, const float* bias, size_t out, float* y,
+                  size_t ldy) {
     constexpr size_t C = TileShape<W>::cols;
     size_t o = 0;
-    for (; o + C <= out; o += C) rows_float<C>(x, rows, in, w + o * in, bias ? bias + o : nullptr, out, y + o);
-    for (; o < out; ++o) rows_float<1>(x, rows, in, w + o * in, bias ? bias + o : nullptr, out, y + o);
+    for (; o + C <= out; o += C) rows_float<C>(x, rows, in, w + o * in, bias ? bias + o : nullptr, ldy, y + o);
+    for (; o < out; ++o) rows_float<1>(x, rows, in, w + o * in, bias ? bias + o : nullptr, ldy, y + o);
 }
 
 }  // namespace ax::neon::detail

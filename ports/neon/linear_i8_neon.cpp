@@ -76,7 +76,7 @@ inline void step_i8(int32x4_t (&acc)[R][C], const int8_t* xp, size_t xs, const i
 
 // y[r * out + c] = rescale(acc[r][c]) for the tile's R rows and C outputs.
 template <size_t R, size_t C>
-inline void store_i8(int32x4_t (&acc)[R][C], const float* xscale, const float* wscale, const float* bias, size_t out,
+inline void store_i8(int32x4_t (&acc)[R][C], const float* xscale, const float* wscale, const float* bias, size_t ldy,
                      float* y) {
 #if defined(__aarch64__)
     if constexpr (C % 4 == 0) {
@@ -90,7 +90,7 @@ inline void store_i8(int32x4_t (&acc)[R][C], const float* xscale, const float* w
             for (size_t r = 0; r < R; ++r) {
                 const int32x4_t sums = detail::hsum4(acc[r][c], acc[r][c + 1], acc[r][c + 2], acc[r][c + 3]);
                 const float32x4_t scale = vmulq_n_f32(ws, xscale[r]);
-                vst1q_f32(y + r * out + c, vaddq_f32(vmulq_f32(vcvtq_f32_s32(sums), scale), b));
+                vst1q_f32(y + r * ldy + c, vaddq_f32(vmulq_f32(vcvtq_f32_s32(sums), scale), b));
             }
         }
         return;
@@ -113,7 +113,7 @@ inline void store_i8(int32x4_t (&acc)[R][C], const float* xscale, const float* w
     AUSPEX_NEON_UNROLL
     for (size_t r = 0; r < R; ++r) AUSPEX_NEON_UNROLL
     for (size_t c = 0; c < C; ++c)
-        y[r * out + c] = generic::rescale_i8(sums[r][c], xscale[r], wscale[c], bias ? bias[c] : 0.0f);
+        y[r * ldy + c] = generic::rescale_i8(sums[r][c], xscale[r], wscale[c], bias ? bias[c] : 0.0f);
 }
 
 // x's bytes kept by a step over the last `t` < 16 inputs loaded as the row's final 16: kTailMask + t is
@@ -139,47 +139,47 @@ inline void tail_step_i8(int32x4_t (&acc)[R][C], const int8_t* xq, size_t in, co
 // A tile with fewer than 16 inputs (an embedding's few features): one zero-padded step.
 template <size_t R, size_t C, Dot D>
 __attribute__((noinline)) void short_tile_i8(const int8_t* xq, const float* xscale, size_t in, const int8_t* w,
-                                             const float* wscale, const float* bias, size_t out, float* y) {
+                                             const float* wscale, const float* bias, size_t ldy, float* y) {
     int8_t xt[R][16] = {};
     int8_t wt[C][16] = {};
     for (size_t r = 0; r < R; ++r) std::memcpy(xt[r], xq + r * in, in);
     for (size_t c = 0; c < C; ++c) std::memcpy(wt[c], w + c * in, in);
     int32x4_t acc[R][C];
     step_i8<R, C, D, true>(acc, xt[0], 16, wt[0], 16);
-    store_i8<R, C>(acc, xscale, wscale, bias, out, y);
+    store_i8<R, C>(acc, xscale, wscale, bias, ldy, y);
 }
 
 // Inlined into the loops over rows and outputs, so the accumulators never leave the registers.
 template <size_t R, size_t C, Dot D>
 __attribute__((always_inline)) inline void tile_i8(const int8_t* xq, const float* xscale, size_t in, const int8_t* w,
-                                                   const float* wscale, const float* bias, size_t out, float* y) {
-    if (in < 16) return short_tile_i8<R, C, D>(xq, xscale, in, w, wscale, bias, out, y);
+                                                   const float* wscale, const float* bias, size_t ldy, float* y) {
+    if (in < 16) return short_tile_i8<R, C, D>(xq, xscale, in, w, wscale, bias, ldy, y);
     int32x4_t acc[R][C];
     step_i8<R, C, D, true>(acc, xq, in, w, in);
     size_t i = 16;
     for (; i + 16 <= in; i += 16) step_i8<R, C, D, false>(acc, xq + i, in, w + i, in);
     if (i < in) tail_step_i8<R, C, D>(acc, xq, in, w, in - i);
-    store_i8<R, C>(acc, xscale, wscale, bias, out, y);
+    store_i8<R, C>(acc, xscale, wscale, bias, ldy, y);
 }
 
 // R rows of x against outputs [0, n) of w, n a multiple of C, one tile after another. A function of its own,
 // so that each tile shape gets the registers to itself.
 template <size_t R, size_t C, Dot D>
 __attribute__((noinline)) void row_block_i8(const int8_t* xq, const float* xscale, size_t in, const int8_t* w,
-                                            const float* wscale, const float* bias, size_t out, size_t n, float* y) {
+                                            const float* wscale, const float* bias, size_t ldy, size_t n, float* y) {
     for (size_t o = 0; o < n; o += C)
-        tile_i8<R, C, D>(xq, xscale, in, w + o * in, wscale + o, bias ? bias + o : nullptr, out, y + o);
+        tile_i8<R, C, D>(xq, xscale, in, w + o * in, wscale + o, bias ? bias + o : nullptr, ldy, y + o);
 }
 
 // R rows of x against every output: blocks of C, then of 4, then single outputs.
 template <size_t R, size_t C, Dot D>
 inline void rows_i8(const int8_t* xq, const float* xscale, size_t in, const int8_t* w, const float* wscale,
-                    const float* bias, size_t out, float* y) {
+                    const float* bias, size_t out, float* y, size_t ldy) {
     size_t o = out - out % C;
-    row_block_i8<R, C, D>(xq, xscale, in, w, wscale, bias, out, o, y);
+    row_block_i8<R, C, D>(xq, xscale, in, w, wscale, bias, ldy, o, y);
     const auto rest = [&](auto block, size_t n) {
         constexpr size_t B = decltype(block)::value;
-        row_block_i8<R, B, D>(xq, xscale, in, w + o * in, wscale + o, bias ? bias + o : nullptr, out, n, y + o);
+        row_block_i8<R, B, D>(xq, xscale, in, w + o * in, wscale + o, bias ? bias + o : nullptr, ldy, n, y + o);
         o += n;
     };
     if constexpr (C > 4) rest(std::integral_constant<size_t, 4>{}, (out - o) / 4 * 4);
@@ -188,12 +188,12 @@ inline void rows_i8(const int8_t* xq, const float* xscale, size_t in, const int8
 
 template <Dot D>
 void linear_i8_with(const int8_t* xq, const float* xscale, size_t rows, size_t in, const int8_t* w, const float* wscale,
-                    const float* bias, size_t out, float* y) {
+                    const float* bias, size_t out, float* y, size_t ldy) {
     constexpr size_t R = kTileRows<D>;
     size_t r = 0;
-    for (; r + R <= rows; r += R) rows_i8<R, 4, D>(xq + r * in, xscale + r, in, w, wscale, bias, out, y + r * out);
+    for (; r + R <= rows; r += R) rows_i8<R, 4, D>(xq + r * in, xscale + r, in, w, wscale, bias, out, y + r * ldy, ldy);
     // The rows left (all of them in a decoder step): one at a time against wide blocks of outputs.
-    for (; r < rows; ++r) rows_i8<1, kWideCols, D>(xq + r * in, xscale + r, in, w, wscale, bias, out, y + r * out);
+    for (; r < rows; ++r) rows_i8<1, kWideCols, D>(xq + r * in, xscale + r, in, w, wscale, bias, out, y + r * ldy, ldy);
 }
 
 #if !defined(__ARM_FEATURE_DOTPROD)
@@ -223,11 +223,12 @@ bool no_min_i8(const int8_t* x, size_t n) {
 }  // namespace
 
 void linear_i8(const int8_t* xq, const float* xscale, size_t rows, size_t in, const int8_t* w, const float* wscale,
-               const float* bias, size_t out, float* y) {
+               const float* bias, size_t out, float* y, size_t ldy) {
 #if !defined(__ARM_FEATURE_DOTPROD)
-    if (no_min_i8(xq, rows * in)) return linear_i8_with<Dot::no_min>(xq, xscale, rows, in, w, wscale, bias, out, y);
+    if (no_min_i8(xq, rows * in))
+        return linear_i8_with<Dot::no_min>(xq, xscale, rows, in, w, wscale, bias, out, y, ldy);
 #endif
-    linear_i8_with<Dot::any>(xq, xscale, rows, in, w, wscale, bias, out, y);
+    linear_i8_with<Dot::any>(xq, xscale, rows, in, w, wscale, bias, out, y, ldy);
 }
 
 }  // namespace ax::neon

@@ -142,19 +142,19 @@ inline void finish8(__m256i acc, int32_t offset, float xscale, const float* wsca
 
 template <class T, size_t R>
 __attribute__((noinline)) void finish_rows(const int32_t* sums, const int32_t (&offset)[R], const float* xscale,
-                                           const float* wscale, const float* bias, size_t ncols, float* y, size_t out) {
+                                           const float* wscale, const float* bias, size_t ncols, float* y, size_t ldy) {
     for (size_t r = 0; r < R; ++r)
         for (size_t j = 0; j < T::kVecs; ++j) {
             const size_t c = j * T::kLanes;
             if (c >= ncols) break;
             const size_t valid = ncols - c < T::kLanes ? ncols - c : T::kLanes;
             T::finish(T::loadi(sums + r * T::kCols + c), offset[r], xscale[r], wscale + c, bias ? bias + c : nullptr,
-                      valid, y + r * out + c);
+                      valid, y + r * ldy + c);
         }
 }
 
 // The register tile: R rows of x against `groups` groups of the panel, T::kVecs vectors of T::kLanes int32
-// per row, rescaled from the registers into y rows (stride out), columns [0, ncols).
+// per row, rescaled from the registers into y rows (stride ldy), columns [0, ncols).
 // T supplies: V, kLanes, kVecs, kCols, kRows, kGroup (inputs per word), kVnni, zero(), load(const uint32_t*),
 // bcast(uint32_t), madd(acc, broadcast word of x, panel vector), store/loadi (aligned int32), and
 // finish(acc, offset, xscale, wscale, bias or null, valid lanes, y): y = float(acc - offset) * (xscale *
@@ -162,7 +162,7 @@ __attribute__((noinline)) void finish_rows(const int32_t* sums, const int32_t (&
 // xrow[r] + 4 g holds the word of row r, group g: x itself (VNNI) or a widened copy (madd).
 template <class T, size_t R>
 inline void tile(const int8_t* const (&xrow)[R], size_t groups, const uint32_t* panel, const int32_t (&offset)[R],
-                 const float* xscale, const float* wscale, const float* bias, size_t ncols, float* y, size_t out) {
+                 const float* xscale, const float* wscale, const float* bias, size_t ncols, float* y, size_t ldy) {
     using V = typename T::V;
     V acc[R][T::kVecs];
     AX_AVX2_UNROLL
@@ -191,7 +191,7 @@ inline void tile(const int8_t* const (&xrow)[R], size_t groups, const uint32_t* 
     AX_AVX2_UNROLL
     for (size_t r = 0; r < R; ++r) AX_AVX2_UNROLL
     for (size_t j = 0; j < T::kVecs; ++j) T::store(sums + r * T::kCols + j * T::kLanes, acc[r][j]);
-    finish_rows<T, R>(sums, offset, xscale, wscale, bias, ncols, y, out);
+    finish_rows<T, R>(sums, offset, xscale, wscale, bias, ncols, y, ldy);
 }
 
 // Rows [r0, r0 + R) of the block against one panel. Row r's words start at src + r * stride (bytes): x
@@ -201,7 +201,7 @@ inline void tile(const int8_t* const (&xrow)[R], size_t groups, const uint32_t* 
 template <class T, size_t R>
 inline void tile_rows(const int8_t* src, size_t stride, size_t in, size_t r0, const float* xscale,
                       const uint32_t* panel, const int32_t* sums, size_t last, const int8_t* last_copy,
-                      const float* wscale, const float* bias, size_t ncols, size_t out, float* y) {
+                      const float* wscale, const float* bias, size_t ncols, size_t ldy, float* y) {
     constexpr size_t G = T::kGroup;
     const int8_t* xrow[R];
     int32_t offset[R];
@@ -210,19 +210,19 @@ inline void tile_rows(const int8_t* src, size_t stride, size_t in, size_t r0, co
         xrow[r] = r0 + r == last ? last_copy : src + (r0 + r) * stride;  // read through memcpy: any alignment
         offset[r] = T::kVnni ? 128 * sums[r0 + r] : 0;  // |128 sum| <= 2^14 in: no overflow for in <= 2^16
     }
-    tile<T, R>(xrow, (in + G - 1) / G, panel, offset, xscale + r0, wscale, bias, ncols, y + r0 * out, out);
+    tile<T, R>(xrow, (in + G - 1) / G, panel, offset, xscale + r0, wscale, bias, ncols, y + r0 * ldy, ldy);
 }
 
 template <class T, size_t R>
 inline void tile_rows_rest(size_t rest, const int8_t* src, size_t stride, size_t in, size_t r0, const float* xscale,
                            const uint32_t* panel, const int32_t* sums, size_t last, const int8_t* last_copy,
-                           const float* wscale, const float* bias, size_t ncols, size_t out, float* y) {
+                           const float* wscale, const float* bias, size_t ncols, size_t ldy, float* y) {
     if constexpr (R > 0) {
         if (rest == R)
-            tile_rows<T, R>(src, stride, in, r0, xscale, panel, sums, last, last_copy, wscale, bias, ncols, out, y);
+            tile_rows<T, R>(src, stride, in, r0, xscale, panel, sums, last, last_copy, wscale, bias, ncols, ldy, y);
         else
             tile_rows_rest<T, R - 1>(rest, src, stride, in, r0, xscale, panel, sums, last, last_copy, wscale, bias,
-                                     ncols, out, y);
+                                     ncols, ldy, y);
     }
 }
 // Whether the packed path takes this shape (else the caller's dot-product tiles).
@@ -248,7 +248,7 @@ constexpr size_t kWideValues = 24576;  // the madd path's widened block of x: 48
 
 template <class T>
 inline void linear_i8_packed(const int8_t* xq, const float* xscale, size_t rows, size_t in, const int8_t* w,
-                             const float* wscale, const float* bias, size_t out, float* y) {
+                             const float* wscale, const float* bias, size_t out, float* y, size_t ldy) {
     constexpr size_t G = T::kGroup;
     alignas(64) uint32_t panel[(kPackedMaxIn / G + 1) * T::kCols];
     alignas(64) int32_t sums[kRowBlock];
@@ -278,15 +278,15 @@ inline void linear_i8_packed(const int8_t* xq, const float* xscale, size_t rows,
             const size_t ncols = out - o < T::kCols ? out - o : T::kCols;
             pack_panel<T::kCols, T::kVnni>(w + o * in, in, ncols, panel);
             const float* bo = bias ? bias + o : nullptr;
-            float* yo = y + rb * out + o;
+            float* yo = y + rb * ldy + o;
             size_t r = 0;
             const size_t last = T::kVnni && rb + nrows == rows ? nrows - 1 : nrows;  // nrows: none
             for (; r + T::kRows <= nrows; r += T::kRows)
                 tile_rows<T, T::kRows>(src, stride, in, r, xscale + rb, panel, sums, last, last_copy, wscale + o, bo,
-                                       ncols, out, yo);
+                                       ncols, ldy, yo);
             if (r < nrows)
                 tile_rows_rest<T, T::kRows - 1>(nrows - r, src, stride, in, r, xscale + rb, panel, sums, last,
-                                                last_copy, wscale + o, bo, ncols, out, yo);
+                                                last_copy, wscale + o, bo, ncols, ldy, yo);
         }
     }
 }

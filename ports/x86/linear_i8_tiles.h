@@ -40,11 +40,11 @@ inline __m256i widen_short(const int8_t* p, size_t n) {
 // y[r][c] for r < R, c < C (C is 1, 4 or 8) from int32 sums acc[r][c], exactly as generic::rescale_i8.
 template <size_t R, size_t C>
 inline void rescale_store(const __m256i (&acc)[R][C], const float* xscale, const float* wscale, const float* bias,
-                          size_t out, float* y) {
+                          size_t ldy, float* y) {
     AX_AVX2_UNROLL
     for (size_t r = 0; r < R; ++r) {
         if constexpr (C == 1) {
-            y[r * out] = generic::rescale_i8(hsum_i32(acc[r][0]), xscale[r], wscale[0], bias ? bias[0] : 0.0f);
+            y[r * ldy] = generic::rescale_i8(hsum_i32(acc[r][0]), xscale[r], wscale[0], bias ? bias[0] : 0.0f);
         } else {
             const __m128 xs = _mm_set1_ps(xscale[r]);
             AX_AVX2_UNROLL
@@ -53,7 +53,7 @@ inline void rescale_store(const __m256i (&acc)[R][C], const float* xscale, const
                 const __m128 scale = _mm_mul_ps(xs, _mm_loadu_ps(wscale + c));
                 const __m128 product = _mm_mul_ps(_mm_cvtepi32_ps(sums), scale);
                 const __m128 b = bias ? _mm_loadu_ps(bias + c) : _mm_setzero_ps();
-                _mm_storeu_ps(y + r * out + c, _mm_add_ps(product, b));
+                _mm_storeu_ps(y + r * ldy + c, _mm_add_ps(product, b));
             }
         }
     }
@@ -78,7 +78,7 @@ inline bool has_minus_128(const int8_t* x, size_t n) {
 
 template <class Dp, size_t R, size_t C>
 inline void tile_vnni(const int8_t* xq, const float* xscale, size_t in, const int8_t* w, const float* wscale,
-                      const float* bias, size_t out, float* y) {
+                      const float* bias, size_t ldy, float* y) {
     __m256i acc[R][C];
     AX_AVX2_UNROLL
     for (size_t r = 0; r < R; ++r) AX_AVX2_UNROLL
@@ -99,32 +99,32 @@ inline void tile_vnni(const int8_t* xq, const float* xscale, size_t in, const in
     for (; i + 32 <= in; i += 32) step(i, _mm256_set1_epi8(-1));
     // The last 32 values again, the already-counted ones zeroed in x (in >= 32).
     if (i < in) step(in - 32, keep_last32(in - i));
-    rescale_store(acc, xscale, wscale, bias, out, y);
+    rescale_store(acc, xscale, wscale, bias, ldy, y);
 }
 
 template <class Dp, size_t R, size_t C>
 inline void rows_vnni(const int8_t* xq, const float* xscale, size_t rows, size_t in, const int8_t* w,
-                      const float* wscale, const float* bias, size_t out, size_t o, float* y) {
+                      const float* wscale, const float* bias, size_t ldy, size_t o, float* y) {
     const int8_t* wo = w + o * in;
     const float* bo = bias ? bias + o : nullptr;
     size_t r = 0;
     for (; r + R <= rows; r += R)
-        tile_vnni<Dp, R, C>(xq + r * in, xscale + r, in, wo, wscale + o, bo, out, y + r * out + o);
-    for (; r < rows; ++r) tile_vnni<Dp, 1, C>(xq + r * in, xscale + r, in, wo, wscale + o, bo, out, y + r * out + o);
+        tile_vnni<Dp, R, C>(xq + r * in, xscale + r, in, wo, wscale + o, bo, ldy, y + r * ldy + o);
+    for (; r < rows; ++r) tile_vnni<Dp, 1, C>(xq + r * in, xscale + r, in, wo, wscale + o, bo, ldy, y + r * ldy + o);
 }
 
 // in >= 32 and no -128 in x (else the caller takes another path).
 template <class Dp>
 inline void linear_dot_vnni(const int8_t* xq, const float* xscale, size_t rows, size_t in, const int8_t* w,
-                            const float* wscale, const float* bias, size_t out, float* y) {
+                            const float* wscale, const float* bias, size_t out, float* y, size_t ldy) {
     size_t o = 0;
     if (rows == 1) {
-        for (; o + 8 <= out; o += 8) rows_vnni<Dp, 1, 8>(xq, xscale, rows, in, w, wscale, bias, out, o, y);
+        for (; o + 8 <= out; o += 8) rows_vnni<Dp, 1, 8>(xq, xscale, rows, in, w, wscale, bias, ldy, o, y);
     } else {
-        for (; o + 4 <= out; o += 4) rows_vnni<Dp, 2, 4>(xq, xscale, rows, in, w, wscale, bias, out, o, y);
+        for (; o + 4 <= out; o += 4) rows_vnni<Dp, 2, 4>(xq, xscale, rows, in, w, wscale, bias, ldy, o, y);
     }
-    for (; o + 4 <= out; o += 4) rows_vnni<Dp, 1, 4>(xq, xscale, rows, in, w, wscale, bias, out, o, y);
-    for (; o < out; ++o) rows_vnni<Dp, 1, 1>(xq, xscale, rows, in, w, wscale, bias, out, o, y);
+    for (; o + 4 <= out; o += 4) rows_vnni<Dp, 1, 4>(xq, xscale, rows, in, w, wscale, bias, ldy, o, y);
+    for (; o < out; ++o) rows_vnni<Dp, 1, 1>(xq, xscale, rows, in, w, wscale, bias, ldy, o, y);
 }
 
 }  // namespace

@@ -69,8 +69,8 @@ TEST_CASE("the mcu port's linear_i8 on the board is bit-identical to generic, ev
                 }
                 const bool with_bias = (index / 2) % 2 == 0;
                 const float* b = with_bias ? bias : nullptr;
-                ref.linear_i8(xq, xs, rows, in, w, ws, b, out, g_want);
-                mcu->linear_i8(xq, xs, rows, in, w, ws, b, out, g_got);
+                ref.linear_i8(xq, xs, rows, in, w, ws, b, out, g_want, out);
+                mcu->linear_i8(xq, xs, rows, in, w, ws, b, out, g_got, out);
                 size_t bad = 0;
                 for (size_t i = 0; i < rows * out; ++i) {
                     // NaN bias: any NaN (which operand's payload an add passes on is the compiler's choice).
@@ -108,8 +108,8 @@ TEST_CASE("the mcu port's linear_i8 on the board is bit-identical to generic on 
     for (float& v : ws) v = 1e-3f + 0.05f * std::fabs(rng.uniform(1.0f));
     for (float& v : bias) v = rng.uniform(2.0f);
     for (size_t rows : {1u, 4u, 5u}) {
-        ref.linear_i8(xq, xs, rows, kIn, w, ws, bias, kOut, want);
-        mcu->linear_i8(xq, xs, rows, kIn, w, ws, bias, kOut, got);
+        ref.linear_i8(xq, xs, rows, kIn, w, ws, bias, kOut, want, kOut);
+        mcu->linear_i8(xq, xs, rows, kIn, w, ws, bias, kOut, got, kOut);
         size_t bad = 0;
         for (size_t i = 0; i < rows * kOut; ++i) bad += float_bits(want[i]) != float_bits(got[i]);
         INFO("rows " << rows);

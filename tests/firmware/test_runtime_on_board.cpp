@@ -95,7 +95,7 @@ TEST_CASE("int8 kernels on the board: exact int32 accumulation, then one rescale
         for (size_t o = 0; o < out; ++o) wscale[o] = rng.uniform(1e-3f, 0.1f);
         for (size_t o = 0; o < out; ++o) bias[o] = rng.uniform(-1.0f, 1.0f);
         const Kernels& k = best_kernels();
-        k.linear_i8(xq, xscale, rows, in, w, wscale, bias, out, y);
+        k.linear_i8(xq, xscale, rows, in, w, wscale, bias, out, y, out);
         size_t mismatches = 0;
         for (size_t r = 0; r < rows; ++r)
             for (size_t o = 0; o < out; ++o) {

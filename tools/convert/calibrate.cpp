@@ -45,16 +45,17 @@ struct Recorder {
 Recorder* g_recorder = nullptr;
 
 void recording_linear_f32(const float* x, size_t rows, size_t in, const float* w, const float* bias, size_t out,
-                          float* y) {
+                          float* y, size_t ldy) {
     Recorder& r = *g_recorder;
     const WeightRange* range = range_of(r.ranges, w);
-    r.inner->linear_f32(x, rows, in, w, bias, out, y);
+    r.inner->linear_f32(x, rows, in, w, bias, out, y, ldy);
     if (range == nullptr) return;
     const size_t t = range->tensor;
     const size_t part = std::min<size_t>(2, static_cast<size_t>(w - range->begin) / in / range->part_rows);
     r.absmax[t] = absmax_of(x, rows * in, r.absmax[t]);
     r.activations.input[t][part] = absmax_of(x, rows * in, r.activations.input[t][part]);
-    r.activations.output[t][part] = absmax_of(y, rows * out, r.activations.output[t][part]);
+    for (size_t row = 0; row < rows; ++row)
+        r.activations.output[t][part] = absmax_of(y + row * ldy, out, r.activations.output[t][part]);
 }
 
 void recording_layer_norm_f32(const float* x, size_t n, const float* gamma, const float* beta, float eps, float* y) {

@@ -338,12 +338,12 @@ void bench_linear(const Kernels& k, const Peak& peak, std::vector<Row>& rows) {
                 r.theory_fraction = r.rate / peak.theory_gflops;
             rows.push_back(r);
         };
-        add(time_entry<&Kernels::linear_f32>(k, x.data(), s.rows, s.in, w.data(), bias.data(), s.out, y.data()),
+        add(time_entry<&Kernels::linear_f32>(k, x.data(), s.rows, s.in, w.data(), bias.data(), s.out, y.data(), s.out),
             "GFLOP/s", true);
-        add(time_entry<&Kernels::linear_f16>(k, x.data(), s.rows, s.in, wh.data(), bias.data(), s.out, y.data()),
+        add(time_entry<&Kernels::linear_f16>(k, x.data(), s.rows, s.in, wh.data(), bias.data(), s.out, y.data(), s.out),
             "GFLOP/s", true);
         add(time_entry<&Kernels::linear_i8>(k, xq.data(), xscale.data(), s.rows, s.in, wq.data(), wscale.data(),
-                                            bias.data(), s.out, y.data()),
+                                            bias.data(), s.out, y.data(), s.out),
             "GOP/s", false);
         if (peak.valid && std::string(k.name) == "avx2") rows.back().peak_fraction = rows.back().rate / peak.madd_gops;
     }

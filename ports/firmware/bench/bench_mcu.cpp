@@ -107,10 +107,10 @@ struct Call {
 };
 
 __attribute__((noinline)) void call_ax(const Call& c) {
-    ax::mcu::linear_i8(g_x, c.xscale, c.rows, c.in, g_w, c.wscale, c.bias, c.out, g_y);
+    ax::mcu::linear_i8(g_x, c.xscale, c.rows, c.in, g_w, c.wscale, c.bias, c.out, g_y, c.out);
 }
 __attribute__((noinline)) void call_axg(const Call& c) {
-    ax::generic::linear_i8(g_x, c.xscale, c.rows, c.in, g_w, c.wscale, c.bias, c.out, g_y);
+    ax::generic::linear_i8(g_x, c.xscale, c.rows, c.in, g_w, c.wscale, c.bias, c.out, g_y, c.out);
 }
 __attribute__((noinline)) void call_axq(const Call& c) {
     ax::mcu::quantize_rows_i8(g_xf, c.rows, c.in, g_xq, g_xqscale);
