@@ -15,7 +15,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <type_traits>
 
 #include "ports/x86/avx2_util.h"
 
@@ -196,89 +195,6 @@ inline void linear_packed(const float* x, size_t rows, size_t in, const W* w, co
     }
 }
 
-// ---- transposed-rows kernel (float32 weights, 20 to 32 rows) ----
-//
-// The mirror image of the packed kernel: x's block of kKC inputs is transposed once, xt[k][32] (rows in
-// lanes, zero beyond `rows`), and a 12-output x 32-row register tile accumulates broadcast(W[o][k]) *
-// xt[k][0..32). W is read once, in place, 12 rows side by side; nothing scales with W but the reads. For a
-// few dozen rows (a decoder tile) packing W cost as much as multiplying it.
-
-constexpr size_t kXR = 32;     // rows per call (two vectors of lanes)
-constexpr size_t kXRMin = 20;  // fewer rows leave too many lanes idle: the packed kernel is faster there
-constexpr size_t kOR = 12;     // outputs per register tile
-constexpr size_t kRowsTMaxIn = 1024;
-
-inline void pack_rows_t(const float* x, size_t rows, size_t in, size_t k0, size_t kc, float* xt) {
-    for (size_t k = 0; k < kc; ++k) {
-        float* d = xt + k * kXR;
-        for (size_t r = 0; r < rows; ++r) d[r] = x[r * in + k0 + k];
-        for (size_t r = rows; r < kXR; ++r) d[r] = 0.0f;
-    }
-}
-
-// y[r][o + i] for r < rows, i < MO = (bias + | y +) sum over the block of W[o + i][k0 + k] * x[r][k0 + k].
-template <size_t MO>
-inline void micro_rows_t(const float* xt, size_t kc, const float* w, size_t in, const float* bias, bool first,
-                         size_t rows, float* y, size_t ldy) {
-    __m512 acc[MO][2];
-    AX_AVX2_UNROLL
-    for (size_t i = 0; i < MO; ++i) acc[i][0] = acc[i][1] = _mm512_setzero_ps();
-    for (size_t k = 0; k < kc; ++k) {
-        if (k % 16 == 0) {
-            // The next tile's W rows, a cache line each ahead of use: 12 streams are more than the hardware
-            // prefetcher follows well, and at a few dozen rows W comes from memory at this rate.
-            AX_AVX2_UNROLL
-            for (size_t i = 0; i < MO; ++i)
-                _mm_prefetch(reinterpret_cast<const char*>(w + (MO + i) * in + k), _MM_HINT_T0);
-        }
-        const __m512 x0 = _mm512_load_ps(xt + k * kXR);
-        const __m512 x1 = _mm512_load_ps(xt + k * kXR + 16);
-        AX_AVX2_UNROLL
-        for (size_t i = 0; i < MO; ++i) {
-            const __m512 wb = _mm512_set1_ps(w[i * in + k]);
-            acc[i][0] = _mm512_fmadd_ps(wb, x0, acc[i][0]);
-            acc[i][1] = _mm512_fmadd_ps(wb, x1, acc[i][1]);
-        }
-    }
-    alignas(64) float t[MO][kXR];
-    AX_AVX2_UNROLL
-    for (size_t i = 0; i < MO; ++i) {
-        _mm512_store_ps(t[i], acc[i][0]);
-        _mm512_store_ps(t[i] + 16, acc[i][1]);
-    }
-    for (size_t r = 0; r < rows; ++r) {
-        float* yr = y + r * ldy;
-        for (size_t i = 0; i < MO; ++i) yr[i] = (first ? (bias ? bias[i] : 0.0f) : yr[i]) + t[i][r];
-    }
-}
-
-template <size_t MO>
-inline void micro_rows_t_rest(size_t rest, const float* xt, size_t kc, const float* w, size_t in, const float* bias,
-                              bool first, size_t rows, float* y, size_t ldy) {
-    if constexpr (MO > 0) {
-        if (rest == MO)
-            micro_rows_t<MO>(xt, kc, w, in, bias, first, rows, y, ldy);
-        else
-            micro_rows_t_rest<MO - 1>(rest, xt, kc, w, in, bias, first, rows, y, ldy);
-    }
-}
-
-inline void linear_rows_t(const float* x, size_t rows, size_t in, const float* w, const float* bias, size_t out,
-                          float* y, size_t ldy) {
-    alignas(64) float xt[kKC * kXR];
-    for (size_t k0 = 0; k0 < in; k0 += kKC) {
-        const size_t kc = in - k0 < kKC ? in - k0 : kKC;
-        const bool first = k0 == 0;
-        pack_rows_t(x, rows, in, k0, kc, xt);
-        size_t o = 0;
-        for (; o + kOR <= out; o += kOR)
-            micro_rows_t<kOR>(xt, kc, w + o * in + k0, in, bias ? bias + o : nullptr, first, rows, y + o, ldy);
-        if (o < out)
-            micro_rows_t_rest<kOR - 1>(out - o, xt, kc, w + o * in + k0, in, bias ? bias + o : nullptr, first, rows,
-                                       y + o, ldy);
-    }
-}
-
 // The packed path pays a transpose per W element back over `rows` rows.
 inline bool use_packed(size_t rows, size_t) { return rows >= 8; }
 
@@ -289,11 +205,6 @@ inline void linear_float(const float* x, size_t rows, size_t in, const W* w, con
         for (size_t r = 0; r < rows; ++r)
             for (size_t o = 0; o < out; ++o) y[r * ldy + o] = (bias ? bias[o] : 0.0f) + 0.0f;
         return;
-    }
-    if constexpr (std::is_same_v<W, float>) {
-        // W rows 4 KB apart or more (in >= 1024) put the tile's 12 W streams in the same L1 sets: the packed
-        // kernel was 1.9-2.2x faster there (24 x 1024 x 256, 24 x 2048 x 512), and slower below.
-        if (rows >= kXRMin && rows <= kXR && in < kRowsTMaxIn) return linear_rows_t(x, rows, in, w, bias, out, y, ldy);
     }
     if (use_packed(rows, in))
         linear_packed(x, rows, in, w, bias, out, y, ldy);
