@@ -11,6 +11,11 @@ constexpr uint64_t kTaskMask = (uint64_t{1} << kTaskBits) - 1;
 // How long an idle worker polls before it sleeps: longer than the gaps between the products of a forward
 // pass, short enough not to hold a core when the application is doing something else.
 constexpr auto kSpin = std::chrono::microseconds(100);
+// How long a spinning thread keeps its core before it starts giving it up now and then (for a thread it may be
+// waiting for, on a machine with more runnable threads than cores): longer than the gaps between the products
+// of a pass. A yield at once lets any other runnable process (a build, a logger) take the core for a whole
+// time slice, milliseconds, in the middle of a pass.
+constexpr auto kSpinBeforeYield = std::chrono::microseconds(20);
 
 inline void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -79,11 +84,16 @@ void ThreadPool::run(int n_tasks, ParallelTask task, void* arg) {
         wake_.notify_all();
     }
     work(call);
-    // Only tasks another thread is running are left: wait for them, giving the core up now and then in case
-    // that thread is waiting for it.
+    // Only tasks another thread is running are left: wait for them, after a while giving the core up now and
+    // then in case that thread is waiting for it.
+    std::chrono::steady_clock::time_point yield_after{};
     for (unsigned i = 1; finished_.load() < n_tasks; ++i) {
         cpu_relax();
-        if (i % 64 == 0) std::this_thread::yield();
+        if (i % 64 == 0) {
+            const auto now = std::chrono::steady_clock::now();
+            if (i == 64) yield_after = now + kSpinBeforeYield;
+            if (now > yield_after) std::this_thread::yield();
+        }
     }
 }
 
@@ -91,14 +101,17 @@ void ThreadPool::worker_loop() {
     uint64_t seen = 0;
     for (;;) {
         if (published_.load() == seen) {
-            const auto until = std::chrono::steady_clock::now() + kSpin;
+            const auto start = std::chrono::steady_clock::now();
+            const auto yield_after = start + kSpinBeforeYield, until = start + kSpin;
             for (unsigned i = 1; published_.load() == seen; ++i) {
                 if (stop_.load()) return;
                 cpu_relax();
-                // Now and then give the core up: on a machine with more runnable threads than cores, the
-                // thread this one waits for may be queued behind it.
-                if (i % 64 == 0) std::this_thread::yield();
-                if (i % 256 == 0 && std::chrono::steady_clock::now() > until) {
+                if (i % 64 != 0) continue;
+                const auto now = std::chrono::steady_clock::now();
+                // After a while give the core up now and then: on a machine with more runnable threads than
+                // cores, the thread this one waits for may be queued behind it.
+                if (now > yield_after) std::this_thread::yield();
+                if (i % 256 == 0 && now > until) {
                     std::unique_lock<std::mutex> lock(mutex_);
                     sleepers_.fetch_add(1);
                     wake_.wait(lock, [&] { return stop_.load() || published_.load() != seen; });
