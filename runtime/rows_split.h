@@ -17,7 +17,7 @@ struct LayerNormWeights;
 
 // Below this many values a range is not worth a hand-off: these kernels touch each value a few times, about a
 // microsecond per 4096 on a desktop core, against a hand-off of about one.
-constexpr uint64_t kMinRangeValues = uint64_t{1} << 12;
+constexpr uint64_t kMinRangeValues = uint64_t{1} << 14;
 constexpr size_t kElementUnit = 64;
 
 // fn(arg, first, count) over [0, n) in ranges of whole units (the last may be short), one per task, when the

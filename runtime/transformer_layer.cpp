@@ -50,6 +50,8 @@ struct ActivateJob {
     const Kernels* k;
     format::Activation a;
     float* x;
+    size_t width = 0;  // with q: values per row
+    QuantScratch q{};  // quantize the activated rows here too, or not (q.q null)
 };
 
 void activate_range(void* arg, size_t first, size_t count) {
@@ -57,9 +59,16 @@ void activate_range(void* arg, size_t first, size_t count) {
     activate(*j.k, j.a, j.x + first, count);
 }
 
+// Rows [first, first + count): activated, then quantized while they are in this core's cache.
+void activate_quantize_range(void* arg, size_t first, size_t count) {
+    const ActivateJob& j = *static_cast<const ActivateJob*>(arg);
+    activate(*j.k, j.a, j.x + first * j.width, count * j.width);
+    j.k->quantize_rows_i8(j.x + first * j.width, count, j.width, j.q.q + first * j.width, j.q.scales + first);
+}
+
 // activate over x[0, n) in ranges of kElementUnit values for the workers.
 void activate_split(const Kernels& k, format::Activation a, float* x, size_t n, const ParallelFor& p) {
-    ActivateJob job{&k, a, x};
+    ActivateJob job{&k, a, x, 0, QuantScratch{}};
     parallel_ranges(&p, n, kElementUnit, 1, activate_range, &job);
 }
 
@@ -68,8 +77,18 @@ void feed_forward_tile(const Kernels& k, const LayerOptions& o, const Linear& ff
                        const LayerNormWeights& norm, float* x, size_t n, LayerScratch& s) {
     const float* in = sublayer_input(k, o, norm, x, n, s);
     linear_forward(k, ff1, in, n, s.ff, s.quant, &s.split);
-    activate_split(k, o.activation, s.ff, n * o.dim_feedforward, s.split.parallel);
-    linear_forward(k, ff2, s.ff, n, s.tmp, s.quant, &s.split);
+    const size_t ff = o.dim_feedforward;
+    // An int8 second product reads the activated rows quantized: both in one pass over the rows. Row ranges
+    // then start at multiples of kElementUnit values when ff is a multiple of it (the same elements in each
+    // activation kernel's vector body as one call over all rows: the same bits).
+    if (ff2.dtype == format::DType::i8 && n <= s.quant.rows && ff % kElementUnit == 0) {
+        ActivateJob job{&k, o.activation, s.ff, ff, s.quant};
+        parallel_ranges(&s.split.parallel, n, 1, ff, activate_quantize_range, &job);
+        linear_forward_i8(k, ff2, s.quant.q, s.quant.scales, n, s.tmp, &s.split);
+    } else {
+        activate_split(k, o.activation, s.ff, n * ff, s.split.parallel);
+        linear_forward(k, ff2, s.ff, n, s.tmp, s.quant, &s.split);
+    }
     add_residual(k, o, norm, x, n, s);
 }
 
