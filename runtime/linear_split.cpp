@@ -57,6 +57,11 @@ bool linear_split_forward(const Kernels& k, const Linear& layer, const float* x,
     const uint64_t min_task =
         split.parallel.min_task_macs > 0 ? split.parallel.min_task_macs : LinearSplit::kMinTaskMacs;
     uint64_t tasks = macs / min_task;
+    if (split.parallel.min_task_macs == 0) {
+        const uint64_t weight_tasks =
+            uint64_t{layer.in} * layer.out * format::dtype_bytes(layer.dtype) / LinearSplit::kMinTaskWeightBytes;
+        if (weight_tasks > tasks) tasks = weight_tasks;
+    }
     if (tasks > split.parallel.workers) tasks = split.parallel.workers;
     if (tasks > units) tasks = units;
     if (tasks < 2) return false;

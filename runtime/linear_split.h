@@ -21,6 +21,10 @@ struct LinearSplit {
     // times as many per second as float32), against about one for a hand-off to a polling worker on a free
     // core. A smaller figure made the smallest forecaster (d_model 64) slower on two threads than on one.
     static constexpr uint64_t kMinTaskMacs = uint64_t{1} << 18;
+    // A product of few rows (a decoder step) streams its weights from L3 or memory and does little else: a
+    // task's share of them, this many bytes or more, is also worth a hand-off (about 5 microseconds of
+    // reading at the rates one core gets from L3).
+    static constexpr uint64_t kMinTaskWeightBytes = uint64_t{1} << 17;
 
     ParallelFor parallel;
 
