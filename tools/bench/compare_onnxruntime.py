@@ -262,6 +262,10 @@ def command_line(args):
         words.append("--ort-node DIR")
     if args.threads != 1:
         words.append("--threads %d" % args.threads)
+    if args.runs != 20:
+        words.append("--runs %d" % args.runs)
+    if args.models != "tiny,mid,seed":
+        words.append("--models " + args.models)
     return " ".join(words)
 
 

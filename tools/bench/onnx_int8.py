@@ -17,6 +17,7 @@ import sys
 
 import numpy as np
 import onnx
+from google.protobuf.message import DecodeError  # onnx's own dependency
 from onnx import TensorProto, helper, numpy_helper
 
 
@@ -70,7 +71,10 @@ def quantize_model(model):
 
 
 def quantize_file(src, dst):
-    model = onnx.load(src)
+    try:
+        model = onnx.load(src)
+    except (OSError, DecodeError) as e:
+        sys.exit("onnx_int8: cannot read %s as an ONNX model: %s" % (src, e))
     opset = max((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), default=0)
     if opset < 11:
         sys.exit("onnx_int8: %s is opset %d; DynamicQuantizeLinear needs opset 11 or later" % (src, opset))
