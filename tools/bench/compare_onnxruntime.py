@@ -369,6 +369,7 @@ def main():
         block = "onnxruntime" if args.threads == 1 else "onnxruntime-threads"
         subprocess.run([sys.executable, os.path.join(ROOT, "tools", "docs", "generated.py"), "write",
                         os.path.join(ROOT, "docs", "performance.md"), block, path], check=True)
+    shutil.rmtree(work)  # kept when a run fails, for a look at what was checked
     return 0
 
 
