@@ -413,11 +413,13 @@ void encoder_layer_forward(const Kernels& k, const LayerOptions& o, const Encode
     // Threaded: whole heads side by side, each worker on its own copies of the loop's buffers (the same calls
     // on the same rows as one thread makes, so the same bits). Else one head after another, each product and
     // attention split over the workers where it pays.
-    const uint64_t macs = uint64_t{rows} * d * (3 * d + 2 * rows);
-    const bool split_heads =
-        s.worker_heads != nullptr && s.split.parallel.threaded() && o.nhead > 1 &&
-        (xq != nullptr || p.dtype != format::DType::i8) &&
-        macs >= 2 * (s.split.parallel.min_task_macs > 0 ? s.split.parallel.min_task_macs : LinearSplit::kMinTaskMacs);
+    // A head's work, at least four times a product task's least (each head's buffers cross between the
+    // cores: the heads of a small model, d_model 64, ran slower split than on one thread).
+    const uint64_t head_macs = uint64_t{rows} * d * (3 * d + 2 * rows) / o.nhead;
+    const uint64_t min_head =
+        s.split.parallel.min_task_macs > 0 ? s.split.parallel.min_task_macs : 4 * LinearSplit::kMinTaskMacs;
+    const bool split_heads = s.worker_heads != nullptr && s.split.parallel.threaded() && o.nhead > 1 &&
+                             (xq != nullptr || p.dtype != format::DType::i8) && head_macs >= min_head;
     if (split_heads) {
         const size_t tasks = min_of(s.workers, o.nhead);
         job.tasks = tasks;
