@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 
@@ -32,6 +34,14 @@ std::filesystem::path scratch_dir() {
         std::filesystem::create_directories(d);
         return d;
     }();
+    // Removed when the test process exits (AUSPEX_KEEP_TEST_FILES set: kept, to look at after a failure).
+    static const struct Remover {
+        std::filesystem::path d;
+        ~Remover() {
+            std::error_code ec;
+            if (std::getenv("AUSPEX_KEEP_TEST_FILES") == nullptr) std::filesystem::remove_all(d, ec);
+        }
+    } remover{dir};
     return dir;
 }
 

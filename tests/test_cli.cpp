@@ -347,3 +347,18 @@ TEST_CASE("cli: small things users hit (issue 14.7)") {
                        case_file("post_relu_tril", "config.json") + " -o " + out),
                 1, "several nested tensor dicts ('a', 'b'); pick one with --state-dict-key NAME");
 }
+
+TEST_CASE("cli: bench --threads 1,2 times the forward pass and the forecast at each count") {
+    // Times are not checked (a benchmark's, on a shared machine); the report's shape is: every count, both
+    // passes, each speed-up against the first count, the arena each count's session asks for.
+    const std::string model = converted("post_relu_tril");
+    const ax::test::Result r = ax::test::auspex("bench " + model + " --threads 1,2 --runs 2 --json");
+    REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+    for (const char* key : {"\"threads\": 1", "\"threads\": 2", "\"forward_ms\"", "\"forecast_ms\"",
+                            "\"forecast_speedup\"", "\"arena_bytes\""})
+        CHECK_MESSAGE(r.output.find(key) != std::string::npos, key << " in " << r.output);
+    const ax::test::Result text = ax::test::auspex("bench " + model + " --threads 1,2 --runs 2");
+    REQUIRE_MESSAGE(text.exit_code == 0, text.output);
+    CHECK(text.output.find("forecast (") != std::string::npos);
+    CHECK(text.output.find("2 threads:") != std::string::npos);
+}

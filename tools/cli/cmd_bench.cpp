@@ -206,36 +206,49 @@ int bench_thread_counts(const tools::LoadedModel& model, const SessionLengths& l
         work.push_back(make_workload(model, lengths, k));
         tools::set_host_hook(nullptr);
     }
-    std::vector<std::vector<double>> times(counts.size());
-    for (Workload& w : work) w.forward();  // warm-up
-    for (size_t i = 0; i < runs; ++i)
+    // The forward pass and (where the family has one) the step-by-step pass, each run for every count in
+    // turn: [pass][count] medians.
+    const bool steps = static_cast<bool>(work[0].steps);
+    std::vector<double> median[2] = {std::vector<double>(counts.size()), std::vector<double>(counts.size())};
+    for (int pass = 0; pass < (steps ? 2 : 1); ++pass) {
+        const auto run = [&](size_t c) { pass == 0 ? work[c].forward() : work[c].steps(); };
+        std::vector<std::vector<double>> times(counts.size());
+        for (size_t c = 0; c < counts.size(); ++c) run(c);  // warm-up
+        for (size_t i = 0; i < runs; ++i)
+            for (size_t c = 0; c < counts.size(); ++c) {
+                const auto t0 = std::chrono::steady_clock::now();
+                run(c);
+                times[c].push_back(
+                    std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+            }
         for (size_t c = 0; c < counts.size(); ++c) {
-            const auto t0 = std::chrono::steady_clock::now();
-            work[c].forward();
-            times[c].push_back(
-                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+            std::sort(times[c].begin(), times[c].end());
+            median[pass][c] = times[c][times[c].size() / 2];
         }
-    std::vector<double> median(counts.size());
-    for (size_t c = 0; c < counts.size(); ++c) {
-        std::sort(times[c].begin(), times[c].end());
-        median[c] = times[c][times[c].size() / 2];
     }
     if (json) {
         std::string rows;
-        for (size_t c = 0; c < counts.size(); ++c)
+        for (size_t c = 0; c < counts.size(); ++c) {
             rows += (c ? ", " : "") + std::string("{\"threads\": ") + std::to_string(counts[c]) +
-                    ", \"forward_ms\": " + std::to_string(median[c]) +
-                    ", \"speedup\": " + std::to_string(median[0] / median[c]) +
-                    ", \"arena_bytes\": " + std::to_string(work[c].arena) + "}";
+                    ", \"forward_ms\": " + std::to_string(median[0][c]) +
+                    ", \"speedup\": " + std::to_string(median[0][0] / median[0][c]);
+            if (steps)
+                rows += ", \"" + work[c].steps_json + "\": " + std::to_string(median[1][c]) + ", \"" +
+                        work[c].steps_json.substr(0, work[c].steps_json.size() - 3) +
+                        "_speedup\": " + std::to_string(median[1][0] / median[1][c]);
+            rows += ", \"arena_bytes\": " + std::to_string(work[c].arena) + "}";
+        }
         std::printf("{\"model\": \"%s\", \"port\": \"%s\", \"runs\": %zu, \"by_threads\": [%s]}\n", model.path.c_str(),
                     k.name, runs, rows.c_str());
         return 0;
     }
     std::printf("model %s, port %s, %s, median of %zu runs per thread count, interleaved\n", model.path.c_str(), k.name,
                 lengths.text.c_str(), runs);
-    for (size_t c = 0; c < counts.size(); ++c)
-        std::printf("  %s, %zu thread%s: %9.3f ms  (%.2fx the first; arena bytes %zu)\n", work[c].forward_label.c_str(),
-                    counts[c], counts[c] == 1 ? " " : "s", median[c], median[0] / median[c], work[c].arena);
+    for (int pass = 0; pass < (steps ? 2 : 1); ++pass)
+        for (size_t c = 0; c < counts.size(); ++c)
+            std::printf("  %s, %zu thread%s: %9.3f ms  (%.2fx the first; arena bytes %zu)\n",
+                        (pass == 0 ? work[c].forward_label : work[c].steps_label).c_str(), counts[c],
+                        counts[c] == 1 ? " " : "s", median[pass][c], median[pass][0] / median[pass][c], work[c].arena);
     return 0;
 }
 
