@@ -13,8 +13,6 @@
 
 namespace ax {
 
-struct LayerNormWeights;
-
 // Below this many values a range is not worth a hand-off: these kernels touch each value a few times, about a
 // microsecond per 4096 on a desktop core, against a hand-off of about one.
 constexpr uint64_t kMinRangeValues = uint64_t{1} << 14;

@@ -249,9 +249,11 @@ void LayerScratch::allocate(MemoryPlan& plan, const LayerOptions& o, size_t enco
     d_model = static_cast<uint32_t>(d);
     head_dim = static_cast<uint32_t>(d / o.nhead);
     workers = static_cast<uint32_t>(enc ? plan.workers() : 1);
-    worker_heads =
-        workers > 1 ? plan.alloc<float>("encoder: per-worker head loop", uint64_t{workers} * head_floats(), first, last)
-                    : nullptr;
+    dim_ff = static_cast<uint32_t>(o.dim_feedforward);
+    const size_t per_worker = max_of(head_floats(), rows_floats());
+    worker_heads = workers > 1 ? plan.alloc<float>("encoder: per-worker heads, then rows",
+                                                   uint64_t{workers} * per_worker, first, last)
+                               : nullptr;
     quant.q = plan.alloc<int8_t>(enc ? "encoder tile: int8 inputs" : "decoder tile: int8 inputs",
                                  tile * max_of(max_of(d, o.dim_feedforward), max_in), first, last);
     quant.scales =
@@ -267,9 +269,36 @@ size_t LayerScratch::head_floats() const {
     return 2 * tile * d + 2 * size_t{encoder_rows} * head_dim + encoder_rows + tile + (tile * d + 3) / 4;
 }
 
+size_t LayerScratch::worker_rows() const {
+    const size_t share = (size_t{encoder_rows} + workers - 1) / workers;
+    return share < tile ? share : tile;
+}
+
+// Per worker: h and tmp [rows, d], ff [rows, dim_ff], input scales [rows], then the int8 inputs
+// [rows, max(d, dim_ff)] in the floats after.
+size_t LayerScratch::rows_floats() const {
+    const size_t n = worker_rows(), d = d_model, ff = dim_ff;
+    return 2 * n * d + n * ff + n + (n * max_of(d, ff) + 3) / 4;
+}
+
+LayerScratch LayerScratch::rows_scratch(size_t worker) const {
+    LayerScratch w = *this;
+    const size_t n = worker_rows(), d = d_model;
+    float* base = worker_heads + worker * max_of(head_floats(), rows_floats());
+    w.h = base;
+    w.tmp = w.h + n * d;
+    w.ff = w.tmp + n * d;
+    w.quant.scales = w.ff + n * dim_ff;
+    w.quant.q = reinterpret_cast<int8_t*>(w.quant.scales + n);
+    w.quant.rows = n;
+    w.tile = n;
+    w.split.parallel = ParallelFor{};
+    return w;
+}
+
 LayerScratch::Head LayerScratch::head(size_t worker) const {
     if (worker_heads == nullptr) return Head{h, q, head_k, head_v, scores, quant};
-    float* base = worker_heads + worker * head_floats();
+    float* base = worker_heads + worker * max_of(head_floats(), rows_floats());
     Head w{};
     w.h = base;
     w.q = w.h + tile * d_model;
@@ -380,6 +409,39 @@ void encoder_heads_task(void* arg, int index) {
     for (size_t h = t; h < j.o->nhead; h += j.tasks) encoder_head(j, h, b, nullptr);
 }
 
+// The encoder's sublayers after attention, for rows [r0, r1) of x: the arguments of encoder_layer_forward.
+struct EncoderRows {
+    const Kernels* k;
+    const LayerOptions* o;
+    const EncoderLayerWeights* w;
+    float* x;
+    size_t rows;
+    const LayerScratch* s;
+    size_t tasks;
+};
+
+// Rows [r0, r1), a tile of s.tile rows at a time: output projection, residual, feed-forward.
+void encoder_rows_range(const EncoderRows& j, size_t r0, size_t r1, LayerScratch& s) {
+    const Kernels& k = *j.k;
+    const LayerOptions& o = *j.o;
+    const EncoderLayerWeights& w = *j.w;
+    const size_t d = o.d_model;
+    for (size_t r = r0; r < r1; r += s.tile) {
+        const size_t n = min_of(s.tile, r1 - r);
+        linear_forward(k, w.self_attn.out_proj, j.s->att + r * d, n, s.tmp, s.quant, &s.split);
+        add_residual(k, o, w.norm1, j.x + r * d, n, s);
+        feed_forward_tile(k, o, w.ff1, w.ff2, w.norm2, j.x + r * d, n, s);
+    }
+}
+
+// Task t of the threaded rows: its share of the rows on worker t's buffers, nothing split further.
+void encoder_rows_task(void* arg, int index) {
+    const EncoderRows& j = *static_cast<const EncoderRows*>(arg);
+    const size_t t = static_cast<size_t>(index);
+    LayerScratch s = j.s->rows_scratch(t);
+    encoder_rows_range(j, t * j.rows / j.tasks, (t + 1) * j.rows / j.tasks, s);
+}
+
 }  // namespace
 
 void encoder_layer_forward(const Kernels& k, const LayerOptions& o, const EncoderLayerWeights& w, float* x, size_t rows,
@@ -427,13 +489,23 @@ void encoder_layer_forward(const Kernels& k, const LayerOptions& o, const Encode
     } else {
         for (size_t h = 0; h < o.nhead; ++h) encoder_head(job, h, s.head(0), &s.split);
     }
-    // Output projection and residual, then the feed-forward sublayer, a tile of rows at a time.
-    for (size_t r = 0; r < rows; r += s.tile) {
-        const size_t n = min_of(s.tile, rows - r);
-        linear_forward(k, w.self_attn.out_proj, s.att + r * d, n, s.tmp, s.quant, &s.split);
-        add_residual(k, o, w.norm1, x + r * d, n, s);
-        feed_forward_tile(k, o, w.ff1, w.ff2, w.norm2, x + r * d, n, s);
-    }
+    // Output projection and residual, then the feed-forward sublayer. Threaded, with int8 products (whose
+    // rows do not depend on the rows beside them: runtime/kernels.h; and feed-forward rows a whole number of
+    // kElementUnit values, so that the activation kernels' vector bodies cover the same values): each worker
+    // takes a range of rows
+    // through all of it on its own buffers, one hand-off instead of one per step, and the rows stay in that
+    // worker's cache. Else a tile of rows at a time, each step split over the workers where it pays.
+    const uint64_t rows_macs = uint64_t{rows} * d * (d + 2 * o.dim_feedforward);
+    const size_t row_tasks = min_of(s.workers, rows);
+    const bool split_rows = s.worker_heads != nullptr && s.split.parallel.threaded() && row_tasks > 1 &&
+                            w.self_attn.out_proj.dtype == format::DType::i8 && w.ff1.dtype == format::DType::i8 &&
+                            w.ff2.dtype == format::DType::i8 && o.dim_feedforward % kElementUnit == 0 &&
+                            rows_macs / row_tasks >= min_head;
+    EncoderRows rows_job{&k, &o, &w, x, rows, &s, row_tasks};
+    if (split_rows)
+        parallel_run(s.split.parallel, row_tasks, encoder_rows_task, &rows_job);
+    else
+        encoder_rows_range(rows_job, 0, rows, s);
 }
 
 void decoder_layer_prepare_memory(const Kernels& k, const LayerOptions& o, const DecoderLayerWeights& w,

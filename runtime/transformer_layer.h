@@ -95,13 +95,15 @@ struct LayerScratch {
     float* x_q_scales = nullptr;  // [max_rows]
     size_t tile = kRowTile;       // rows per tile: row_tile(options)
     // Encoder of a plan for more than one worker only (else null): per-worker copies of the head loop's
-    // buffers (h, q, head_k, head_v, scores, quant), so that workers run whole heads side by side.
+    // buffers (h, q, head_k, head_v, scores, quant), so that workers run whole heads side by side; after the
+    // head loop, the same bytes hold each worker's tile buffers (h, tmp, ff, quant) for its own range of rows.
     // (Counts as 32 bits: the C API's fixed-size handle holds two of these structs.)
     float* worker_heads = nullptr;
     uint32_t workers = 1;
     uint32_t encoder_rows = 0;  // encoder: the most rows; 0 for the decoder's scratch
     uint32_t d_model = 0;
     uint32_t head_dim = 0;
+    uint32_t dim_ff = 0;
     // The products' output columns over the session's workers, with per-worker scratch for the most rows a
     // product of these layers has (none when the plan is for one worker). The session sets the hook.
     LinearSplit split;
@@ -118,6 +120,12 @@ struct LayerScratch {
     };
     Head head(size_t worker) const;
     size_t head_floats() const;
+    // Worker w's buffers for rows of the encoder's post-attention sublayers (output projection, residual,
+    // feed-forward), at most worker_rows() rows at a time: a scratch like this one with those pointers and no
+    // hook. Only when worker_heads is set.
+    size_t worker_rows() const;
+    size_t rows_floats() const;
+    LayerScratch rows_scratch(size_t worker) const;
 
     // encoder_rows > 0: the encoder's scratch for sequences up to that length (max_keys = encoder_rows);
     // encoder_rows == 0: the decoder's, whose attention sees up to max_keys keys. Live in [first, last].

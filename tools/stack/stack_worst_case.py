@@ -18,7 +18,9 @@ a Kernels whose words are a name string and function addresses). The one other b
 runtime/parallel.cpp's: the work a session splits (runtime/parallel.h) runs as task(arg, i), and without an
 application hook on the calling thread; it goes to every runtime function whose address is stored in the image
 and whose mangled signature is a ParallelTask's, void(void*, int). A call through the hook (ParallelFor::run) is
-counted as running those tasks inline: the hook's own frame is the application's. Recursion, an unbounded frame,
+counted as running those tasks inline: the hook's own frame is the application's. Likewise
+runtime/rows_split.cpp's fn(arg, first, count) goes to every stored runtime function whose signature is a
+RangeTask's, void(void*, size_t, size_t). Recursion, an unbounded frame,
 a branch-future call (bfl) or an unresolved indirect call on a path from a root refuses a figure (exit 1).
 
 Roots: the runtime's entry points, i.e. functions of libauspex_runtime.a (per the linker map) that code
@@ -197,6 +199,21 @@ def parallel_call_at(location):
 
 # A ParallelTask, void(void*, int), as the Itanium ABI mangles its parameters.
 PARALLEL_TASK_SUFFIX = "EPvi"
+# A RangeTask, void(void*, size_t, size_t): size_t is unsigned int on 32-bit ARM, unsigned long on 64-bit.
+RANGE_TASK_SUFFIXES = ("EPvjj", "EPvmm")
+
+
+def range_call_at(location):
+    """True for runtime/rows_split.cpp's calls of a RangeTask."""
+    m = re.match(r"^(.*):(\d+):(\d+)$", location)
+    if not m or not m.group(1).endswith("runtime/rows_split.cpp"):
+        return False
+    kernel_field_at(location, [])  # fills the cache
+    lines = _source_cache.get(m.group(1))
+    line = int(m.group(2))
+    if not lines or line > len(lines):
+        return False
+    return re.search(r"\bfn\s*\(", lines[line - 1]) is not None
 
 
 # ---- the linker map: which object each input section came from ----
@@ -459,6 +476,7 @@ def run(args):
     starts = sorted(funcs)
     info = {}
     task_callers = set()  # functions that call a ParallelTask (their callees get the tasks, below)
+    range_callers = set()  # functions that call a RangeTask
     low = []  # (function, compiler's bytes, code's bytes) where the code pushes more
     for start, f in funcs.items():
         own, direct, sites, problem = scan_function(f)
@@ -498,6 +516,8 @@ def run(args):
                         callees |= field_targets[fld]
                     elif parallel_call_at(loc):
                         task_callers.add(start)
+                    elif range_call_at(loc):
+                        range_callers.add(start)
                     else:
                         problem = problem or f"indirect call at {loc} is not a call through an ax::Kernels field"
         info[start] = dict(frame=frame, callees=callees, problem=problem, ci=ci is not None)
@@ -567,12 +587,15 @@ def run(args):
                     loose.add(w & ~1)
     # Parallel tasks: stored to be handed to parallel_run, called from there (and only there).
     tasks = {a for a in loose if any(n.endswith(PARALLEL_TASK_SUFFIX) for n in funcs[a].names)}
-    loose -= tasks
+    range_tasks = {a for a in loose if any(n.endswith(RANGE_TASK_SUFFIXES) for n in funcs[a].names)}
+    loose -= tasks | range_tasks
     if loose:
         raise Refusal("address of " + ", ".join(sorted(funcs[a].names[0] for a in loose)) +
                       " stored outside the kernel tables: calls through it are not bounded")
     for s in task_callers:
         info[s]["callees"] |= tasks
+    for s in range_callers:
+        info[s]["callees"] |= range_tasks
     for r in roots:
         solve(r)
 
