@@ -85,6 +85,41 @@ TEST_CASE("requantize_words (the Cortex-M0+ requantize) is requantize, its produ
             }
 }
 
+TEST_CASE("requantize_small and requantize_prepared (32-bit forms) are the exact rounding") {
+    // The definition in 64 bits: floor((x M + 2^(s-1)) / 2^s), s = 31 - shift in [1, 62], the shift arithmetic.
+    const auto exact = [](int32_t x, Requant m) {
+        return ax::fixed::shift_round(static_cast<int64_t>(x) * m.multiplier, 31 - m.shift);
+    };
+    const int32_t edges[] = {INT32_MIN, INT32_MIN + 1, -65536, -32768, -129, -128, -1, 0, 1, 127, 32767, INT32_MAX};
+    const int32_t multipliers[] = {0, 1 << 30, (1 << 30) + 1, INT32_MAX - 1, INT32_MAX};
+    for (int32_t shift = ax::fixed::kMinShift; shift <= ax::fixed::kMaxShift; ++shift)
+        for (int32_t mult : multipliers) {
+            const Requant m{mult, shift};
+            if (shift <= ax::fixed::kMaxSmallShift)
+                for (int32_t x : edges) REQUIRE(ax::fixed::requantize_small(x, m) == exact(x, m));
+            const ax::fixed::PreparedRequant f8 = ax::fixed::prepare_requant(m, 8);
+            const ax::fixed::PreparedRequant f16 = ax::fixed::prepare_requant(m, 16);
+            CHECK(f8.ok == (31 - shift >= 10));  // every factor below 2^21 takes the 32-bit form for int8 inputs
+            CHECK(f16.ok == (31 - shift >= 18));
+            if (f8.ok)
+                for (int32_t x = -128; x <= 127; ++x) REQUIRE(ax::fixed::requantize_prepared(x, f8) == exact(x, m));
+            if (f16.ok) {
+                for (int32_t x = -32768; x <= 32767; x += 7)
+                    REQUIRE(ax::fixed::requantize_prepared(x, f16) == exact(x, m));
+                REQUIRE(ax::fixed::requantize_prepared(32767, f16) == exact(32767, m));
+            }
+        }
+    DigestRng rng(11);
+    for (int trial = 0; trial < 100000; ++trial) {
+        const Requant m{rng.range(1 << 30, INT32_MAX), rng.range(ax::fixed::kMinShift, ax::fixed::kMaxSmallShift)};
+        const int32_t x = static_cast<int32_t>(rng.next());
+        REQUIRE(ax::fixed::requantize_small(x, m) == exact(x, m));
+        const Requant m16{m.multiplier, rng.range(ax::fixed::kMinShift, 13)};
+        const int32_t x16 = rng.i16();
+        REQUIRE(ax::fixed::requantize_prepared(x16, ax::fixed::prepare_requant(m16, 16)) == exact(x16, m16));
+    }
+}
+
 TEST_CASE("requant_of: within 2^-31 relative of the real factor, refuses what does not fit") {
     DigestRng rng(2);
     for (int trial = 0; trial < 5000; ++trial) {

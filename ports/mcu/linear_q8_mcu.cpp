@@ -116,50 +116,88 @@ void scores(const int8_t* q, const int8_t* k, size_t stride, size_t n_keys, size
 
 using namespace dsp;
 
-// Inputs of four rows extended once (1 KB of stack) when the layer's input is at most this long.
+// Inputs of four rows extended once (1 KB of stack) per block of this many inputs.
 constexpr size_t kExtendedInputs = 128;
+// Outputs whose sums over four rows wait in a block (512 bytes of stack) while a long row's input blocks pass:
+// each block extends the rows' inputs again, so it is large enough that this costs a few percent.
+constexpr size_t kOutputBlock = 32;
 
-// Four rows, their inputs extended once, against one weight row at a time (in % 4 == 0, 0 < in <= 128).
+size_t min_of(size_t a, size_t b) { return a < b ? a : b; }
+
+// The epilogue of one output row's sums: its bias and factor loaded once for every row that shares them, and
+// for a factor below 1/2 (every linear layer of a calibrated model) requantize_small's three instructions in
+// place of generic's call; the same value as generic::linear_q_output (fixed_point.h), so generic's bits.
 template <typename Out>
-__attribute__((noinline)) void rows_4x1(const int8_t* xr, size_t in, const int8_t* w, const int32_t* bias,
-                                        const fixed::Requant* m, size_t out, int32_t zero, int32_t lo, int32_t hi,
+struct Finish {
+    const int32_t* bias;
+    const fixed::Requant* m;
+    int32_t zero, lo, hi;
+
+    // y[j * stride] for j < count: output o of the sums s[j].
+    __attribute__((always_inline)) void column(const int32_t* s, size_t count, size_t o, Out* y, size_t stride) const {
+        const int32_t b = bias != nullptr ? bias[o] : 0;
+        const fixed::Requant f = m[o];
+        if (f.shift <= fixed::kMaxSmallShift) {
+            for (size_t j = 0; j < count; ++j) {
+                const int32_t v = zero + fixed::requantize_small(s[j] + b, f);  // |requantize_small| < 2^30
+                y[j * stride] = static_cast<Out>(v < lo ? lo : v > hi ? hi : v);
+            }
+        } else {
+            for (size_t j = 0; j < count; ++j) y[j * stride] = generic::linear_q_output<Out>(s[j] + b, f, zero, lo, hi);
+        }
+    }
+};
+
+// Four rows, their inputs extended once per block of kExtendedInputs, against one weight row at a time
+// (in % 4 == 0). Longer rows keep the sums of kOutputBlock outputs on the stack between input blocks.
+template <typename Out>
+__attribute__((noinline)) void rows_4x1(const int8_t* xr, size_t in, const int8_t* w, const Finish<Out>& f, size_t out,
                                         Out* y) {
     alignas(8) uint32_t xe[kExtendedInputs * 2];
-    extend_rows(xr, in, 4, in, xe);
-    for (size_t o = 0; o < out; ++o) {
-        int32_t s[4];
-        dot4x1_extended(xe, w + o * in, in, false, s);
-        for (size_t j = 0; j < 4; ++j) y[j * out + o] = output<Out>(s[j], bias, m, o, zero, lo, hi);
+    if (in <= kExtendedInputs) {
+        extend_rows(xr, in, 4, in, xe);
+        for (size_t o = 0; o < out; ++o) {
+            int32_t s[4];
+            dot4x1_extended(xe, w + o * in, in, false, s);
+            f.column(s, 4, o, y + o, out);
+        }
+        return;
+    }
+    int32_t s[4 * kOutputBlock];
+    for (size_t o0 = 0; o0 < out; o0 += kOutputBlock) {
+        const size_t count = min_of(kOutputBlock, out - o0);
+        for (size_t k0 = 0; k0 < in; k0 += kExtendedInputs) {
+            const size_t k = min_of(kExtendedInputs, in - k0);
+            extend_rows(xr + k0, in, 4, k, xe);
+            for (size_t o = 0; o < count; ++o) dot4x1_extended(xe, w + (o0 + o) * in + k0, k, k0 != 0, s + 4 * o);
+        }
+        for (size_t o = 0; o < count; ++o) f.column(s + 4 * o, 4, o0 + o, y + o0 + o, out);
     }
 }
 
 // Two rows: 2 x 2 tiles, then the last output.
 template <typename Out>
-__attribute__((noinline)) void rows_2x2(const int8_t* xr, size_t in, const int8_t* w, const int32_t* bias,
-                                        const fixed::Requant* m, size_t out, int32_t zero, int32_t lo, int32_t hi,
+__attribute__((noinline)) void rows_2x2(const int8_t* xr, size_t in, const int8_t* w, const Finish<Out>& f, size_t out,
                                         Out* y0) {
-    Out* y1 = y0 + out;
     size_t o = 0;
     for (; o + 2 <= out; o += 2) {
         int32_t s[4];
         dot2x2(xr, w + o * in, in, s);
-        y0[o] = output<Out>(s[0], bias, m, o, zero, lo, hi);
-        y0[o + 1] = output<Out>(s[1], bias, m, o + 1, zero, lo, hi);
-        y1[o] = output<Out>(s[2], bias, m, o, zero, lo, hi);
-        y1[o + 1] = output<Out>(s[3], bias, m, o + 1, zero, lo, hi);
+        const int32_t s0[2] = {s[0], s[2]}, s1[2] = {s[1], s[3]};
+        f.column(s0, 2, o, y0 + o, out);
+        f.column(s1, 2, o + 1, y0 + o + 1, out);
     }
     if (o < out) {
         const int8_t* wo = w + o * in;
-        y0[o] = output<Out>(dot(xr, wo, in), bias, m, o, zero, lo, hi);
-        y1[o] = output<Out>(dot(xr + in, wo, in), bias, m, o, zero, lo, hi);
+        const int32_t s[2] = {dot(xr, wo, in), dot(xr + in, wo, in)};
+        f.column(s, 2, o, y0 + o, out);
     }
 }
 
 // One row (every decoder step): four outputs per pass, then one. The row's inputs are extended once when
 // they fit (in % 4 == 0, in <= 512: 1 KB of stack), which spares each group of four outputs their SXTB16.
 template <typename Out>
-__attribute__((noinline)) void row_1x4(const int8_t* xr, size_t in, const int8_t* w, const int32_t* bias,
-                                       const fixed::Requant* m, size_t out, int32_t zero, int32_t lo, int32_t hi,
+__attribute__((noinline)) void row_1x4(const int8_t* xr, size_t in, const int8_t* w, const Finish<Out>& f, size_t out,
                                        Out* yr) {
     alignas(8) uint32_t xe[kExtendedInputs * 2];
     const bool extended = in % 4 == 0 && in <= kExtendedInputs * 4 && out >= 4;
@@ -171,21 +209,37 @@ __attribute__((noinline)) void row_1x4(const int8_t* xr, size_t in, const int8_t
             dot1x4_extended(xe, w + o * in, in, in, false, s);
         else
             dot1x4(xr, w + o * in, in, s);
-        for (size_t k = 0; k < 4; ++k) yr[o + k] = output<Out>(s[k], bias, m, o + k, zero, lo, hi);
+        for (size_t k = 0; k < 4; ++k) f.column(s + k, 1, o + k, yr + o + k, 0);
     }
-    for (; o < out; ++o) yr[o] = output<Out>(dot(xr, w + o * in, in), bias, m, o, zero, lo, hi);
+    for (; o < out; ++o) {
+        const int32_t s = dot(xr, w + o * in, in);
+        f.column(&s, 1, o, yr + o, 0);
+    }
 }
 
 template <typename Out>
 void linear(const int8_t* x, size_t rows, size_t in, const int8_t* w, const int32_t* bias, const fixed::Requant* m,
             size_t out, int32_t zero, int32_t lo, int32_t hi, Out* y) {
+    const Finish<Out> f{bias, m, zero, lo, hi};
     size_t r = 0;
     if (rows > 1 && in != 0) {
-        if (in % 4 == 0 && in <= kExtendedInputs)
-            for (; r + 4 <= rows; r += 4) rows_4x1(x + r * in, in, w, bias, m, out, zero, lo, hi, y + r * out);
-        for (; r + 2 <= rows; r += 2) rows_2x2(x + r * in, in, w, bias, m, out, zero, lo, hi, y + r * out);
+        if (in % 4 == 0)
+            for (; r + 4 <= rows; r += 4) rows_4x1(x + r * in, in, w, f, out, y + r * out);
+        for (; r + 2 <= rows; r += 2) rows_2x2(x + r * in, in, w, f, out, y + r * out);
     }
-    for (; r < rows; ++r) row_1x4(x + r * in, in, w, bias, m, out, zero, lo, hi, y + r * out);
+    for (; r < rows; ++r) row_1x4(x + r * in, in, w, f, out, y + r * out);
+}
+
+// Attention scores: the query extended once (head widths n % 4 == 0 up to 512), then four keys per pass
+// through the one-row tile, keys `stride` apart; the keys past the last four, or any other width, one by one.
+void scores(const int8_t* q, const int8_t* k, size_t stride, size_t n_keys, size_t n, int32_t* out) {
+    size_t j = 0;
+    if (n % 4 == 0 && n != 0 && n <= kExtendedInputs * 4 && n_keys >= 4) {
+        alignas(8) uint32_t qe[kExtendedInputs * 2];
+        extend_rows(q, n, 1, n, qe);
+        for (; j + 4 <= n_keys; j += 4) dot1x4_extended(qe, k + j * stride, stride, n, false, out + j);
+    }
+    for (; j < n_keys; ++j) out[j] = dot(q, k + j * stride, n);
 }
 
 #endif
@@ -213,11 +267,7 @@ void linear_q8_to_q16(const int8_t* x, size_t rows, size_t in, const int8_t* w, 
 }
 
 void attention_scores_q8(const int8_t* q, const int8_t* k, size_t stride, size_t n_keys, size_t n, int32_t* out) {
-#if defined(AX_MCU_Q_V6M)
     scores(q, k, stride, n_keys, n, out);
-#else
-    for (size_t j = 0; j < n_keys; ++j) out[j] = dot(q, k + j * stride, n);
-#endif
 }
 
 #else
