@@ -1,5 +1,9 @@
 // The integer linear layers of the Cortex-M port (integer_mcu.h): exact int32 sums of int8 products, summed
 // per core, each output finished by generic::linear_q_output, so every bit is generic's.
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+
 #include "ports/generic/integer_generic.h"
 #include "ports/mcu/integer_mcu.h"
 
@@ -124,27 +128,95 @@ constexpr size_t kOutputBlock = 32;
 
 size_t min_of(size_t a, size_t b) { return a < b ? a : b; }
 
-// The epilogue of one output row's sums: its bias and factor loaded once for every row that shares them, and
-// for a factor below 1/2 (every linear layer of a calibrated model) requantize_small's three instructions in
-// place of generic's call; the same value as generic::linear_q_output (fixed_point.h), so generic's bits.
+// The epilogue. Where every output's factor is below 1/2 (every linear layer of a calibrated model), the
+// clamp is int8's range (ReLU layers too: their zero point and lower bound are -128) and there is a bias, it
+// is assembly: per value the bias added, requantize_small's multiply (its high word), rounding shift and the
+// zero point, one SSAT and the store, with each output's factor loaded once for the rows that share it.
+// Otherwise generic::linear_q_output per value. The same values either way (fixed_point.h), so generic's bits.
+// (GCC at -Os spills this loop's values around every char store, which may alias them: 25 to 30 instructions
+// per value in C against 8 to 14 here.)
 template <typename Out>
 struct Finish {
     const int32_t* bias;
     const fixed::Requant* m;
     int32_t zero, lo, hi;
+    bool fast;
+
+    Finish(const int32_t* b, const fixed::Requant* factors, int32_t z, int32_t l, int32_t h)
+        : bias(b), m(factors), zero(z), lo(l), hi(h), fast(sizeof(Out) == 1 && b != nullptr && l == -128 && h == 127) {}
+
+    void generic_row(const int32_t* s, size_t count, size_t o, Out* y) const {
+        for (size_t j = 0; j < count; ++j)
+            y[j] = generic::linear_q_output<Out>(s[j] + (bias != nullptr ? bias[o + j] : 0), m[o + j], zero, lo, hi);
+    }
 
     // y[j * stride] for j < count: output o of the sums s[j].
-    __attribute__((always_inline)) void column(const int32_t* s, size_t count, size_t o, Out* y, size_t stride) const {
-        const int32_t b = bias != nullptr ? bias[o] : 0;
-        const fixed::Requant f = m[o];
-        if (f.shift <= fixed::kMaxSmallShift) {
-            for (size_t j = 0; j < count; ++j) {
-                const int32_t v = zero + fixed::requantize_small(s[j] + b, f);  // |requantize_small| < 2^30
-                y[j * stride] = static_cast<Out>(v < lo ? lo : v > hi ? hi : v);
-            }
-        } else {
-            for (size_t j = 0; j < count; ++j) y[j * stride] = generic::linear_q_output<Out>(s[j] + b, f, zero, lo, hi);
+    void column(const int32_t* s, size_t count, size_t o, Out* y, size_t stride) const {
+        if (!fast || count != 4 || m[o].shift > fixed::kMaxSmallShift) {
+            for (size_t j = 0; j < count; ++j)
+                y[j * stride] =
+                    generic::linear_q_output<Out>(s[j] + (bias != nullptr ? bias[o] : 0), m[o], zero, lo, hi);
+            return;
         }
+        const int32_t k = -1 - m[o].shift;
+        const int32_t half = int32_t{1} << (k - 1);
+        int32_t t, u;
+        Out* y2 = y + 2 * stride;
+#define AX_Q_COLUMN_VALUE(load, store)       \
+    load "add %[t], %[t], %[b]\n\t"          \
+         "smull %[u], %[t], %[t], %[mu]\n\t" \
+         "add %[t], %[t], %[h]\n\t"          \
+         "asr %[t], %[t], %[k]\n\t"          \
+         "add %[t], %[t], %[z]\n\t"          \
+         "ssat %[t], #8, %[t]\n\t" store
+        __asm volatile(AX_Q_COLUMN_VALUE("ldr %[t], [%[s]]\n\t", "strb %[t], [%[y]]\n\t")
+                           AX_Q_COLUMN_VALUE("ldr %[t], [%[s], #4]\n\t", "strb %[t], [%[y], %[st]]\n\t")
+                               AX_Q_COLUMN_VALUE("ldr %[t], [%[s], #8]\n\t", "strb %[t], [%[y2]]\n\t")
+                                   AX_Q_COLUMN_VALUE("ldr %[t], [%[s], #12]\n\t", "strb %[t], [%[y2], %[st]]\n\t")
+                       : [t] "=&r"(t), [u] "=&r"(u)
+                       : [s] "r"(s), [b] "r"(bias[o]), [mu] "r"(m[o].multiplier), [h] "r"(half), [k] "r"(k),
+                         [z] "r"(zero), [y] "r"(y), [y2] "r"(y2), [st] "r"(stride)
+                       : "memory");
+#undef AX_Q_COLUMN_VALUE
+    }
+
+    // y[j] for j < count: outputs o + j of one row, sums s[j]. In the loop, (high + 2^(k-1)) >> k is computed
+    // as ((high >> (k - 1)) + 1) >> 1, which needs no 2^(k-1) per output (floor((floor(a) + 1) / 2) =
+    // floor((a + 1) / 2)); the loop ORs every k - 1 into `any`, and an output whose factor is outside
+    // requantize_small's range (k - 1 < 0) sends the whole row through generic's epilogue again.
+    void row(const int32_t* s, size_t count, size_t o, Out* y) const {
+        if (!fast || count == 0) {
+            generic_row(s, count, o, y);
+            return;
+        }
+        const int32_t* sp = s;
+        const int32_t* bp = bias + o;
+        const fixed::Requant* mp = m + o;
+        Out* yp = y;
+        const Out* const end = y + count;
+        int32_t t, u, b, mu, k, any = 0;
+        __asm volatile(
+            "1:\n\t"
+            "ldr %[t], [%[s]], #4\n\t"
+            "ldr %[b], [%[bp]], #4\n\t"
+            "add %[t], %[t], %[b]\n\t"
+            "ldrd %[mu], %[k], [%[mp]], #8\n\t"
+            "mvn %[k], %[k]\n\t"  // k = -1 - shift
+            "sub %[k], %[k], #1\n\t"
+            "orr %[any], %[any], %[k]\n\t"
+            "smull %[u], %[t], %[t], %[mu]\n\t"
+            "asr %[t], %[t], %[k]\n\t"
+            "add %[t], %[t], #1\n\t"
+            "add %[t], %[z], %[t], asr #1\n\t"
+            "ssat %[t], #8, %[t]\n\t"
+            "strb %[t], [%[y]], #1\n\t"
+            "cmp %[y], %[end]\n\t"
+            "bne 1b"
+            : [t] "=&r"(t), [u] "=&r"(u), [b] "=&r"(b), [mu] "=&r"(mu), [k] "=&r"(k), [any] "+r"(any), [s] "+r"(sp),
+              [bp] "+r"(bp), [mp] "+r"(mp), [y] "+r"(yp)
+            : [z] "r"(zero), [end] "r"(end)
+            : "cc", "memory");
+        if (any < 0) generic_row(s, count, o, y);
     }
 };
 
@@ -183,14 +255,14 @@ __attribute__((noinline)) void rows_2x2(const int8_t* xr, size_t in, const int8_
     for (; o + 2 <= out; o += 2) {
         int32_t s[4];
         dot2x2(xr, w + o * in, in, s);
-        const int32_t s0[2] = {s[0], s[2]}, s1[2] = {s[1], s[3]};
-        f.column(s0, 2, o, y0 + o, out);
-        f.column(s1, 2, o + 1, y0 + o + 1, out);
+        f.row(s, 2, o, y0 + o);
+        f.row(s + 2, 2, o, y0 + out + o);
     }
     if (o < out) {
         const int8_t* wo = w + o * in;
-        const int32_t s[2] = {dot(xr, wo, in), dot(xr + in, wo, in)};
-        f.column(s, 2, o, y0 + o, out);
+        const int32_t s0 = dot(xr, wo, in), s1 = dot(xr + in, wo, in);
+        f.row(&s0, 1, o, y0 + o);
+        f.row(&s1, 1, o, y0 + out + o);
     }
 }
 
@@ -209,18 +281,18 @@ __attribute__((noinline)) void row_1x4(const int8_t* xr, size_t in, const int8_t
             dot1x4_extended(xe, w + o * in, in, in, false, s);
         else
             dot1x4(xr, w + o * in, in, s);
-        for (size_t k = 0; k < 4; ++k) f.column(s + k, 1, o + k, yr + o + k, 0);
+        f.row(s, 4, o, yr + o);
     }
     for (; o < out; ++o) {
         const int32_t s = dot(xr, w + o * in, in);
-        f.column(&s, 1, o, yr + o, 0);
+        f.row(&s, 1, o, yr + o);
     }
 }
 
 template <typename Out>
 void linear(const int8_t* x, size_t rows, size_t in, const int8_t* w, const int32_t* bias, const fixed::Requant* m,
             size_t out, int32_t zero, int32_t lo, int32_t hi, Out* y) {
-    const Finish<Out> f{bias, m, zero, lo, hi};
+    const Finish<Out> f(bias, m, zero, lo, hi);
     size_t r = 0;
     if (rows > 1 && in != 0) {
         if (in % 4 == 0)
