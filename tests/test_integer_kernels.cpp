@@ -325,6 +325,55 @@ TEST_CASE("integer LayerNorm: within one output step of LayerNorm in double prec
     }
 }
 
+TEST_CASE("integer LayerNorm: the bits of its definition in 64-bit arithmetic, every shift, wide and narrow rows") {
+    // runtime/integer_kernels.h's formula, step by step in int64 (the kernel regroups the last steps into 32-bit
+    // words where that is exact).
+    const auto reference = [](const int16_t* x, size_t n, const int32_t* gamma, const int32_t* beta, int32_t shift,
+                              uint64_t eps, int8_t* y) {
+        int64_t sum = 0;
+        for (size_t i = 0; i < n; ++i) sum += x[i];
+        const int64_t count = static_cast<int64_t>(n);
+        const int64_t shifted = sum + count / 2;
+        const int64_t mean = shifted >= 0 ? shifted / count : -((-shifted + count - 1) / count);
+        uint64_t squares = 0;
+        for (size_t i = 0; i < n; ++i) squares += static_cast<uint64_t>((x[i] - mean) * (x[i] - mean));
+        const uint64_t v = squares / n + eps;
+        uint32_t root = ax::fixed::isqrt_u64(v);
+        if (static_cast<uint64_t>(root) * root + root < v) ++root;
+        if (root == 0) root = 1;
+        const int64_t inv = ((int64_t{1} << 46) + root / 2) / root;
+        for (size_t i = 0; i < n; ++i) {
+            const int64_t z = ax::fixed::shift_round((x[i] - mean) * inv, 34);
+            const int64_t acc = z * gamma[i] + static_cast<int64_t>(beta[i]) * (int64_t{1} << (4 + shift));
+            y[i] = static_cast<int8_t>(ax::fixed::clamp_i32(ax::fixed::shift_round(acc, 12 + shift), -128, 127));
+        }
+    };
+    DigestRng rng(16);
+    for (int trial = 0; trial < 3000; ++trial) {
+        const size_t n = static_cast<size_t>(rng.range(1, 300));
+        const int32_t shift = rng.range(0, 30);
+        const int32_t spread = rng.range(0, 15);  // values within 2^spread of an offset: narrow to full range
+        const int32_t offset = rng.range(-20000, 20000);
+        std::vector<int16_t> x(n);
+        for (int16_t& v : x) {
+            const int32_t w = offset + rng.range(-(1 << spread), 1 << spread);
+            v = static_cast<int16_t>(w < -32768 ? -32768 : w > 32767 ? 32767 : w);
+        }
+        std::vector<int32_t> gamma(n), beta(n);
+        const int32_t top = trial % 3 == 0 ? INT32_MAX : (1 << 30) - 1;  // the converter keeps gamma below 2^30
+        for (size_t i = 0; i < n; ++i) {
+            gamma[i] = rng.range(-top, top);
+            beta[i] = rng.range(-(1 << 20), 1 << 20);
+        }
+        const uint64_t eps = trial % 5 == 0 ? 0 : rng.next() % (uint64_t{1} << rng.range(0, 40));
+        std::vector<int8_t> got(n), want(n);
+        g::layer_norm_q16_to_q8(x.data(), n, gamma.data(), beta.data(), shift, eps, got.data());
+        reference(x.data(), n, gamma.data(), beta.data(), shift, eps, want.data());
+        CAPTURE(trial);
+        REQUIRE(got == want);
+    }
+}
+
 TEST_CASE("GELU, ELU and ReLU through lookup_q8: the table's entry for each code, in place") {
     const double x_scale = 6.0 / 127, y_scale = 6.0 / 127;
     for (const auto activation :
