@@ -374,6 +374,49 @@ TEST_CASE("integer LayerNorm: the bits of its definition in 64-bit arithmetic, e
     }
 }
 
+TEST_CASE("integer softmax: the bits of its definition in 64-bit arithmetic") {
+    // runtime/integer_kernels.h's formula in int64 (the kernel computes it in 32-bit words where that is exact).
+    const auto reference = [](int32_t* s, size_t n, Requant to_exp) {
+        int32_t top = s[0];
+        for (size_t j = 1; j < n; ++j) top = s[j] > top ? s[j] : top;
+        constexpr int64_t kLast = static_cast<int64_t>(ax::fixed::kExpTableSize) - 1;
+        uint64_t sum = 0;
+        for (size_t j = 0; j < n; ++j) {
+            const int64_t below = static_cast<int64_t>(top) - s[j];
+            const int32_t distance = below > INT32_MAX ? INT32_MAX : static_cast<int32_t>(below);
+            const int64_t t =
+                ax::fixed::shift_round(static_cast<int64_t>(distance) * to_exp.multiplier, 31 - to_exp.shift);
+            const int64_t i = t >> 8;
+            int64_t e = 0;
+            if (i < kLast) {
+                const int64_t hi = ax::fixed::kExpQ15[i], lo = ax::fixed::kExpQ15[i + 1];
+                e = hi - ax::fixed::shift_round((hi - lo) * (t & 255), 8);
+            }
+            s[j] = static_cast<int32_t>(e);
+            sum += static_cast<uint64_t>(e);
+        }
+        const int64_t inv = static_cast<int64_t>(((uint64_t{1} << 46) + sum / 2) / sum);
+        for (size_t j = 0; j < n; ++j) s[j] = static_cast<int32_t>(ax::fixed::shift_round(s[j] * inv, 31));
+    };
+    DigestRng rng(17);
+    for (int trial = 0; trial < 5000; ++trial) {
+        const size_t n = static_cast<size_t>(rng.range(1, 100));
+        const int32_t spread = rng.range(0, 31);
+        std::vector<int32_t> scores(n);
+        for (int32_t& v : scores)
+            v = spread == 31 ? static_cast<int32_t>(rng.next()) : rng.range(-(1 << spread), 1 << spread);
+        // Factors of both of requantize's forms (shift up to -2, and above), down to ones that zero every key
+        // but the largest and up to ones whose distances pass the table's end.
+        const Requant to_exp{trial % 50 == 0 ? 0 : rng.range(1 << 30, INT32_MAX),
+                             rng.range(ax::fixed::kMinShift, ax::fixed::kMaxShift)};
+        std::vector<int32_t> got = scores, want = scores;
+        g::softmax_q15(got.data(), n, to_exp);
+        reference(want.data(), n, to_exp);
+        CAPTURE(trial);
+        REQUIRE(got == want);
+    }
+}
+
 TEST_CASE("GELU, ELU and ReLU through lookup_q8: the table's entry for each code, in place") {
     const double x_scale = 6.0 / 127, y_scale = 6.0 / 127;
     for (const auto activation :

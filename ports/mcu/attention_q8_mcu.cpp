@@ -15,6 +15,7 @@
 
 #if defined(__ARM_FEATURE_DSP) && defined(__OPTIMIZE__)
 #define AX_MCU_VALUES_DSP 1
+#include <arm_acle.h>
 #endif
 
 namespace ax::mcu {
@@ -68,7 +69,8 @@ __attribute__((noinline)) void values4(const int32_t* p, const int8_t* v, size_t
 }
 #undef AX_VALUES_KEY
 
-int8_t finish(int32_t acc, fixed::Requant m) {
+// clamp(requantize(acc, m), -128, 127), generic's rescale of a weighted sum.
+__attribute__((always_inline)) inline int8_t finish(int32_t acc, fixed::Requant m) {
     return static_cast<int8_t>(fixed::clamp_i32(fixed::requantize(acc, m), -128, 127));
 }
 
@@ -83,10 +85,15 @@ void attention_values_q15(const int32_t* p, const int8_t* v, size_t stride, size
         return;
     }
     size_t c = 0;
+    const bool small = m.shift <= fixed::kMaxSmallShift;
     for (; c + 4 <= n; c += 4) {
         int32_t s[4];
         values4(p, v + c, stride, n_keys, s);
-        for (size_t i = 0; i < 4; ++i) out[c + i] = finish(s[i], m);
+        if (small)  // requantize_small (|value| < 2^30) and one SSAT
+            for (size_t i = 0; i < 4; ++i)
+                out[c + i] = static_cast<int8_t>(__ssat(fixed::requantize_small(s[i], m), 8));
+        else
+            for (size_t i = 0; i < 4; ++i) out[c + i] = finish(s[i], m);
     }
     for (; c < n; ++c) {
         int32_t acc = 0;
