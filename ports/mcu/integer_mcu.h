@@ -7,7 +7,7 @@
 //   attention scores four keys per pass through the same loop.
 // - Armv7E-M (Cortex-M4/M7, DSP): the int8 mode's SXTB16 + SMLAD tiles (tiles_dsp.h), for the linear layers
 //   and the attention scores, with the rescale in assembly; the attention's weighted values by SMLABB
-//   (attention_q8_mcu.cpp).
+//   (attention_q8_mcu.cpp); the residual step in assembly (add_q8_mcu.cpp).
 // - Anything else (Cortex-M3, Helium cores, a host build): generic.
 #pragma once
 #include <cstddef>
@@ -21,7 +21,8 @@
     X(linear_q8)                  \
     X(linear_q8_to_q16)           \
     X(attention_scores_q8)        \
-    X(attention_values_q15)
+    X(attention_values_q15)       \
+    X(add_q8_to_q16)
 
 namespace ax::mcu {
 AX_MCU_INTEGER_KERNELS(AX_DECLARE_KERNEL)
