@@ -9,6 +9,9 @@
 
 #if defined(__ARM_ARCH_6M__) && defined(__OPTIMIZE__)
 #define AX_MCU_Q_V6M 1
+#elif defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1) && defined(__OPTIMIZE__)
+#define AX_MCU_Q_MVE 1
+#include "ports/mcu/tiles_mve.h"
 #elif defined(__ARM_FEATURE_DSP)
 #define AX_MCU_Q_DSP 1
 #include "ports/mcu/tiles_dsp.h"
@@ -114,6 +117,89 @@ void scores(const int8_t* q, const int8_t* k, size_t stride, size_t n_keys, size
     if (n != 0)
         for (; j + 4 <= n_keys; j += 4) dot1x4(q, k + j * stride, stride, n, out + j);
     for (; j < n_keys; ++j) out[j] = dot_c(q, k + j * stride, n);
+}
+
+#elif defined(AX_MCU_Q_MVE)
+
+using namespace mve;
+
+// Four outputs o..o+3 of one row from their sums v, on four lanes: the bias added, requantize_small's high-word
+// multiply (VMULH) and rounding shift (VRSHL by -k = shift + 1: (high + 2^(k-1)) >> k), the zero point and
+// the clamp, the low byte or half of each lane stored. Where a factor is 1/2 or more, generic's scalar
+// epilogue. The same values either way (fixed_point.h), so generic's bits.
+template <typename Out>
+void finish4(int32x4_t v, const int32_t* bias, const fixed::Requant* m, size_t o, int32_t zero, int32_t lo, int32_t hi,
+             Out* y) {
+    const int32x4x2_t f = vld2q_s32(reinterpret_cast<const int32_t*>(m + o));  // multipliers, shifts
+    if (bias != nullptr) v = vaddq_s32(v, vld1q_s32(bias + o));
+    if (vcmpgtq_n_s32(f.val[1], fixed::kMaxSmallShift) != 0) {
+        int32_t s[4];
+        vst1q_s32(s, v);
+        for (size_t k = 0; k < 4; ++k) y[k] = generic::linear_q_output<Out>(s[k], m[o + k], zero, lo, hi);
+        return;
+    }
+    int32x4_t r = vrshlq_s32(vmulhq_s32(v, f.val[0]), vaddq_n_s32(f.val[1], 1));
+    r = vminq_s32(vmaxq_s32(vaddq_n_s32(r, zero), vdupq_n_s32(lo)), vdupq_n_s32(hi));
+    if constexpr (sizeof(Out) == 1)
+        vstrbq_s32(y, r);
+    else
+        vstrhq_s32(y, r);
+}
+
+// Outputs [o, out) of one row past the groups of four: a dot product each.
+template <typename Out>
+void row_tail(const int8_t* xr, size_t in, const int8_t* w, const int32_t* bias, const fixed::Requant* m, size_t o,
+              size_t out, int32_t zero, int32_t lo, int32_t hi, Out* yr) {
+    for (; o < out; ++o) yr[o] = output<Out>(mve::dot(xr, w + o * in, in), bias, m, o, zero, lo, hi);
+}
+
+// The int8 mode's Helium tiles (tiles_mve.h): rows in pairs, 2 x 4 per pass; an odd row 1 x 4.
+template <typename Out>
+void linear(const int8_t* x, size_t rows, size_t in, const int8_t* w, const int32_t* bias, const fixed::Requant* m,
+            size_t out, int32_t zero, int32_t lo, int32_t hi, Out* y) {
+    if (in == 0) {  // the tiles' loops run at least once
+        for (size_t r = 0; r < rows; ++r)
+            for (size_t o = 0; o < out; ++o) y[r * out + o] = output<Out>(0, bias, m, o, zero, lo, hi);
+        return;
+    }
+    const size_t out4 = out & ~size_t{3};
+    size_t r = 0;
+    for (; r + 2 <= rows; r += 2) {
+        const int8_t* xr = x + r * in;
+        Out* y0 = y + r * out;
+        for (size_t o = 0; o < out4; o += 4) {
+            int32x4_t v0, v1;
+            dot2x4(xr, w + o * in, in, v0, v1);
+            finish4(v0, bias, m, o, zero, lo, hi, y0 + o);
+            finish4(v1, bias, m, o, zero, lo, hi, y0 + out + o);
+        }
+        row_tail(xr, in, w, bias, m, out4, out, zero, lo, hi, y0);
+        row_tail(xr + in, in, w, bias, m, out4, out, zero, lo, hi, y0 + out);
+    }
+    if (r < rows) {
+        const int8_t* xr = x + r * in;
+        Out* yr = y + r * out;
+        for (size_t o = 0; o < out4; o += 4) {
+            int32x4_t v;
+            dot1x4(xr, w + o * in, in, in, v);
+            finish4(v, bias, m, o, zero, lo, hi, yr + o);
+        }
+        row_tail(xr, in, w, bias, m, out4, out, zero, lo, hi, yr);
+    }
+}
+
+// Four keys per pass (keys `stride` apart), the query loaded once for the four.
+void scores(const int8_t* q, const int8_t* k, size_t stride, size_t n_keys, size_t n, int32_t* out) {
+    size_t j = 0;
+    if (n != 0) {
+        for (; j + 4 <= n_keys; j += 4) {
+            int32x4_t v;
+            dot1x4(q, k + j * stride, stride, n, v);
+            vst1q_s32(out + j, v);
+        }
+        for (; j < n_keys; ++j) out[j] = mve::dot(q, k + j * stride, n);
+    }
+    for (; j < n_keys; ++j) out[j] = 0;
 }
 
 #elif defined(AX_MCU_Q_DSP)
@@ -318,11 +404,13 @@ void scores(const int8_t* q, const int8_t* k, size_t stride, size_t n_keys, size
 
 }  // namespace
 
-#if defined(AX_MCU_Q_V6M) || defined(AX_MCU_Q_DSP)
+#if defined(AX_MCU_Q_V6M) || defined(AX_MCU_Q_MVE) || defined(AX_MCU_Q_DSP)
 
 const char* integer_variant() {
 #if defined(AX_MCU_Q_V6M)
     return "armv6m";
+#elif defined(AX_MCU_Q_MVE)
+    return "helium";
 #else
     return "dsp";
 #endif
