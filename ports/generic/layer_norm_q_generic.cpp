@@ -45,7 +45,9 @@ void layer_norm_q16_to_q8(const int16_t* x, size_t n, const int32_t* gamma, cons
     // per row. Then |floor(z gamma / 2^q)| < 2^30 and |beta| <= 2^20 keep the sum in int32: one multiply and a few
     // word operations per value on a 32-bit core, instead of 64-bit shifts and compares.
     const int p = q < 32 ? 32 - q : 0, k = q > 32 ? q - 32 : 0;
-    const uint64_t d_bound = static_cast<uint64_t>(fixed::isqrt_u64(n) + 1) * (static_cast<uint64_t>(r) + 1);
+    uint64_t root_n = 1;  // a power of two at least sqrt(n), n <= 2^16
+    while (root_n * root_n < n) root_n <<= 1;
+    const uint64_t d_bound = root_n * (static_cast<uint64_t>(r) + 1);
     const uint64_t z_bound = (d_bound * static_cast<uint64_t>(inv) + (uint64_t{1} << 33)) >> 34;
     if (z_bound < (uint64_t{1} << (31 - p))) {
         const int32_t scale = int32_t{1} << p;
