@@ -208,8 +208,7 @@ using namespace dsp;
 
 // Inputs of four rows extended once (1 KB of stack) per block of this many inputs.
 constexpr size_t kExtendedInputs = 128;
-// Outputs whose sums over four rows wait in a block (512 bytes of stack) while a long row's input blocks pass:
-// each block extends the rows' inputs again, so it is large enough that this costs a few percent.
+// Outputs whose sums over four rows wait in a block (512 bytes of stack) while a long row's input blocks pass.
 constexpr size_t kOutputBlock = 32;
 
 size_t min_of(size_t a, size_t b) { return a < b ? a : b; }
@@ -306,26 +305,32 @@ struct Finish {
     }
 };
 
-// Four rows, their inputs extended once per block of kExtendedInputs, against one weight row at a time
-// (in % 4 == 0). Longer rows keep the sums of kOutputBlock outputs on the stack between input blocks.
+// Four rows of at most kExtendedInputs inputs (in % 4 == 0), extended once, against one weight row at a time.
 template <typename Out>
 __attribute__((noinline)) void rows_4x1(const int8_t* xr, size_t in, const int8_t* w, const Finish<Out>& f, size_t out,
                                         Out* y) {
     alignas(8) uint32_t xe[kExtendedInputs * 2];
-    if (in <= kExtendedInputs) {
-        extend_rows(xr, in, 4, in, xe);
-        for (size_t o = 0; o < out; ++o) {
-            int32_t s[4];
-            dot4x1_extended(xe, w + o * in, in, false, s);
-            f.column(s, 4, o, y + o, out);
-        }
-        return;
+    extend_rows(xr, in, 4, in, xe);
+    for (size_t o = 0; o < out; ++o) {
+        int32_t s[4];
+        dot4x1_extended(xe, w + o * in, in, false, s);
+        f.column(s, 4, o, y + o, out);
     }
+}
+
+// Four longer rows (in % 4 == 0): kOutputBlock outputs at a time, their sums on the stack while the rows'
+// inputs pass in blocks of kLongBlock, each block extended again per block of outputs (a few percent of the
+// products' instructions). The extended block and the sums take the stack rows_4x1's one block does.
+constexpr size_t kLongBlock = kExtendedInputs / 2;
+template <typename Out>
+__attribute__((noinline)) void rows_4x1_long(const int8_t* xr, size_t in, const int8_t* w, const Finish<Out>& f,
+                                             size_t out, Out* y) {
+    alignas(8) uint32_t xe[kLongBlock * 2];
     int32_t s[4 * kOutputBlock];
     for (size_t o0 = 0; o0 < out; o0 += kOutputBlock) {
         const size_t count = min_of(kOutputBlock, out - o0);
-        for (size_t k0 = 0; k0 < in; k0 += kExtendedInputs) {
-            const size_t k = min_of(kExtendedInputs, in - k0);
+        for (size_t k0 = 0; k0 < in; k0 += kLongBlock) {
+            const size_t k = min_of(kLongBlock, in - k0);
             extend_rows(xr + k0, in, 4, k, xe);
             for (size_t o = 0; o < count; ++o) dot4x1_extended(xe, w + (o0 + o) * in + k0, k, k0 != 0, s + 4 * o);
         }
@@ -381,8 +386,14 @@ void linear(const int8_t* x, size_t rows, size_t in, const int8_t* w, const int3
     const Finish<Out> f(bias, m, zero, lo, hi);
     size_t r = 0;
     if (rows > 1 && in != 0) {
-        if (in % 4 == 0)
-            for (; r + 4 <= rows; r += 4) rows_4x1(x + r * in, in, w, f, out, y + r * out);
+        if (in % 4 == 0) {
+            for (; r + 4 <= rows; r += 4) {
+                if (in <= kExtendedInputs)
+                    rows_4x1(x + r * in, in, w, f, out, y + r * out);
+                else
+                    rows_4x1_long(x + r * in, in, w, f, out, y + r * out);
+            }
+        }
         for (; r + 2 <= rows; r += 2) rows_2x2(x + r * in, in, w, f, out, y + r * out);
     }
     for (; r < rows; ++r) row_1x4(x + r * in, in, w, f, out, y + r * out);
