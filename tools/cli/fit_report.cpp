@@ -32,11 +32,11 @@ std::string board_mode(const std::string& cpu) {
                "float steps would run in software";
     if (cpu == "cortex-m4" || cpu == "cortex-m7")
         return "integer-only (convert --dtype int8 --integer-only --calib DATA.csv): no more instructions per "
-               "forecast than the int8 mode on this core (make insn) and less than half its arena; the int8 mode "
+               "forecast than the int8 mode on this core (make insn) and a smaller arena; the int8 mode "
                "(--dtype int8 --kv-cache int8) needs no calibration data and stays closer to float32";
     if (cpu == "cortex-m55")
         return "integer-only (convert --dtype int8 --integer-only --calib DATA.csv): Helium's integer lanes, fewer "
-               "instructions per forecast than the int8 mode (make insn) and less than half its arena";
+               "instructions per forecast than the int8 mode (make insn) and a smaller arena";
     return std::string();
 }
 
