@@ -23,6 +23,7 @@
 #define AX_MCU_INTEGER_KERNELS(X) \
     X(linear_q8)                  \
     X(linear_q8_to_q16)           \
+    X(linear_q16_to_q8)           \
     X(attention_scores_q8)        \
     X(attention_values_q15)       \
     X(add_q8_to_q16)

@@ -34,7 +34,10 @@ TEST_CASE("the board's integer table gives generic's bits") {
     const size_t out_list[] = {1, 3, 4, 7, 16, 19};
     // Factors of both rescale forms: below 1/2 (the assembly epilogue) and, for every third output, above
     // (generic's); the clamp the assembly takes (int8's range, ReLU's too) and others; with and without bias.
-    static Requant mixed[kMaxOut];
+    static Requant mixed[kMaxOut], m16[kMaxOut];
+    static int16_t x16[kMaxRows * kMaxIn];
+    for (int16_t& v : x16) v = rng.i16();
+    for (size_t o = 0; o < kMaxOut; ++o) m16[o] = Requant{m[o].multiplier, m[o].shift - 8};
     for (size_t o = 0; o < kMaxOut; ++o) mixed[o] = o % 3 == 1 ? Requant{m[o].multiplier, rng.range(-1, 3)} : m[o];
     for (size_t rows : rows_list)
         for (size_t in : in_list)
@@ -61,6 +64,13 @@ TEST_CASE("the board's integer table gives generic's bits") {
                 k.linear_q8_to_q16(x, rows, in, w, bias, mixed, out, 0, INT16_MIN, INT16_MAX, got16);
                 g.linear_q8_to_q16(x, rows, in, w, bias, mixed, out, 0, INT16_MIN, INT16_MAX, want16);
                 CHECK(__builtin_memcmp(got16, want16, rows * out * sizeof(int16_t)) == 0);
+                // int16 inputs (the model's input rows): the int64 sums may pass int32 and saturate.
+                k.linear_q16_to_q8(x16, rows, in, w, bias, m16, out, -3, -128, 127, got8);
+                g.linear_q16_to_q8(x16, rows, in, w, bias, m16, out, -3, -128, 127, want8);
+                CHECK(__builtin_memcmp(got8, want8, rows * out) == 0);
+                k.linear_q16_to_q8(x16, rows, in, w, nullptr, mixed, out, 0, -40, 127, got8);
+                g.linear_q16_to_q8(x16, rows, in, w, nullptr, mixed, out, 0, -40, 127, want8);
+                CHECK(__builtin_memcmp(got8, want8, rows * out) == 0);
             }
     // Attention scores: keys a stride apart, head widths odd and even, key counts past groups of four.
     const size_t keys_list[] = {1, 4, 7, 19}, width_list[] = {1, 5, 32, 37};
