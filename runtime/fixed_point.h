@@ -8,6 +8,9 @@
 
 namespace ax::fixed {
 
+// The per-value steps, inlined even at -Os: a call costs more than their few instructions.
+#define AX_FIXED_INLINE __attribute__((always_inline)) inline
+
 // A real factor m = multiplier * 2^(shift - 31), multiplier in [2^30, 2^31) (or 0: the factor 0), shift in
 // [kMinShift, kMaxShift]. Stored in a model file as two little-endian int32.
 struct Requant {
@@ -19,10 +22,10 @@ constexpr int32_t kMaxShift = 30;
 
 // round(x / 2^s) with halves rounded up (towards +infinity), for s in [1, 63]. The shift of a negative value
 // is arithmetic on every compiler auspex supports (GCC and Clang define it; C++20 requires it).
-inline int64_t shift_round(int64_t x, int s) { return (x + (int64_t{1} << (s - 1))) >> s; }
+AX_FIXED_INLINE int64_t shift_round(int64_t x, int s) { return (x + (int64_t{1} << (s - 1))) >> s; }
 
 // Saturate to a type's range.
-inline int32_t clamp_i32(int64_t x, int32_t lo, int32_t hi) {
+AX_FIXED_INLINE int32_t clamp_i32(int64_t x, int32_t lo, int32_t hi) {
     return x < lo ? lo : x > hi ? hi : static_cast<int32_t>(x);
 }
 
@@ -69,14 +72,65 @@ inline int64_t requantize_words(int32_t x, Requant m) {
     return from_words(sign, static_cast<uint32_t>(top >> (s - 32)));
 }
 
+// Factors below 1/2 (shift <= kMaxSmallShift), the rescales of nearly every step, need only the product's high
+// word: with s = 31 - shift >= 33, 2^(s-1) is a whole multiple of 2^32, so
+//   floor((x M + 2^(s-1)) / 2^s) = floor((floor(x M / 2^32) + 2^(s-33)) / 2^(s-32)),
+// and |x M| < 2^62 keeps the high word plus 2^(s-33) inside int32. On a 32-bit core that is one multiply (its
+// high word), an add and an arithmetic shift, against a 64-bit add and a 64-bit variable shift.
+constexpr int32_t kMaxSmallShift = -2;
+AX_FIXED_INLINE int32_t requantize_small(int32_t x, Requant m) {
+    const int32_t high = static_cast<int32_t>((static_cast<int64_t>(x) * m.multiplier) >> 32);
+    const int k = -1 - m.shift;  // s - 32, in [1, 30]
+    return (high + (int32_t{1} << (k - 1))) >> k;
+}
+
 // round(x * m) with one rounding (halves up) of the exact 64-bit product; x any int32.
-inline int64_t requantize(int32_t x, Requant m) {
+AX_FIXED_INLINE int64_t requantize(int32_t x, Requant m) {
 #if defined(__ARM_ARCH_6M__)
     return requantize_words(x, m);
 #else
+    if (m.shift <= kMaxSmallShift) return requantize_small(x, m);
     const int64_t product = static_cast<int64_t>(x) * m.multiplier;
     return shift_round(product, 31 - m.shift);
 #endif
+}
+
+// A factor prepared once for many inputs of a known width (an elementwise step's int8 or int16 values): the
+// input pre-scaled by 2^p so that every factor with s = 31 - shift in [input_bits + 2, 62] takes requantize_small's
+// form, round(x m) = (high(x 2^p M) + 2^(k-1)) >> k:
+//   s >= 33: p = 0, k = s - 32 (requantize_small);
+//   s <= 32: p = 33 - s, k = 1: high(x 2^p M) = floor(x M / 2^(s-1)), and floor((floor(a) + 1) / 2) =
+//            floor((a + 1) / 2), which is floor((x M + 2^(s-1)) / 2^s).
+// |x| <= 2^(input_bits - 1) keeps x 2^p inside int32 (p <= 32 - input_bits). ok false: a factor too large for
+// that (or Armv6-M, which has no 32 x 32 -> 64 multiply): requantize instead.
+struct PreparedRequant {
+    bool ok = false;
+    int32_t multiplier = 0;
+    int32_t scale = 1;  // 2^p
+    int32_t half = 0;   // 2^(k-1)
+    int k = 1;
+};
+inline PreparedRequant prepare_requant(Requant m, int input_bits) {
+    PreparedRequant f;
+#if !defined(__ARM_ARCH_6M__)
+    const int s = 31 - m.shift;
+    if (s < input_bits + 2) return f;
+    const int p = s >= 33 ? 0 : 33 - s;
+    f.ok = true;
+    f.multiplier = m.multiplier;
+    f.scale = int32_t{1} << p;
+    f.k = s >= 33 ? s - 32 : 1;
+    f.half = int32_t{1} << (f.k - 1);
+#else
+    (void)m;
+    (void)input_bits;
+#endif
+    return f;
+}
+// round(x m) for |x| <= 2^(input_bits - 1) and f = prepare_requant(m, input_bits) with f.ok.
+AX_FIXED_INLINE int32_t requantize_prepared(int32_t x, const PreparedRequant& f) {
+    const int32_t high = static_cast<int32_t>((static_cast<int64_t>(x * f.scale) * f.multiplier) >> 32);
+    return (high + f.half) >> f.k;
 }
 
 // Valid as stored in a file: a multiplier in range and a shift the rounding shift accepts.

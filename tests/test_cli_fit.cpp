@@ -55,6 +55,24 @@ TEST_CASE("cli: convert --kv-cache int8 records the cache type, inspect shows it
     CHECK(number_after(b.output, "arena:    ") < number_after(a.output, "arena:    "));
 }
 
+TEST_CASE("cli: inspect says an integer-only model's caches are int8 at calibrated scales") {
+    const std::string example = ax::test::fixture_path("../../models/example");
+    const std::string out = (scratch_dir() / "kv_integer.axm").string();
+    const Result c = auspex("convert " + example + "/forecaster.pt --config " + example +
+                            "/config.json --dtype int8 --integer-only --calib " + example + "/series.csv -o " + out);
+    REQUIRE_MESSAGE(c.exit_code == 0, c.output);
+    const Result r = auspex("inspect " + out);
+    REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+    CHECK(has(r, "kv cache: int8 at calibrated scales, one for each attention's keys and one for its values"));
+    CHECK_FALSE(has(r, "kv cache: f32"));
+    // The fit report names the one cache the mode has, not an f32 alternative it cannot run.
+    const Result fit = auspex("inspect " + out + " --board stm32f405");
+    REQUIRE_MESSAGE(fit.exit_code == 0, fit.output);
+    CHECK(has(fit, "kv cache int8, integer-only)"));
+    CHECK(has(fit, "with int8 caches (this model's)"));
+    CHECK_FALSE(has(fit, "f32 caches"));
+}
+
 TEST_CASE("cli: --kv-cache on a model without a decoder, or of an unknown type, is a clear error") {
     const std::string out = (scratch_dir() / "never.axm").string();
     const std::string cls = fixture("classifier", "pad0_max_sigmoid", "model.pt") + " --config " +
@@ -89,9 +107,10 @@ TEST_CASE("cli: inspect --flash/--ram answers yes or no, shows the arena by buff
     REQUIRE_MESSAGE(board.exit_code == 0, board.output);
     CHECK(has(board, "stm32f405: Cortex-M4F, 1 MB flash, 128 KB SRAM"));
     CHECK(has(board, "of 131072 bytes"));
-    // The mode the core should use: int8 on a Cortex-M4F, integer-only on the FPU-less Cortex-M3;
-    // docs/integer-only.md gives the instruction counts behind the advice.
-    CHECK(has(board, "mode:   int8 (convert --dtype int8 --kv-cache int8)"));
+    // The mode the core should use: integer-only on the Cortex-M4F (as few instructions per forecast as the
+    // int8 mode, less than half its arena) and on the FPU-less Cortex-M3; docs/integer-only.md gives the
+    // instruction counts behind the advice.
+    CHECK(has(board, "mode:   integer-only (convert --dtype int8 --integer-only --calib DATA.csv): no more"));
     const Result m3 = auspex("inspect " + model + " --board mps2-an385 --window 12 --horizon 6");
     REQUIRE_MESSAGE(m3.exit_code == 0, m3.output);
     CHECK(has(m3, "mode:   integer-only (convert --dtype int8 --integer-only --calib DATA.csv)"));

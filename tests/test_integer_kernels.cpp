@@ -85,6 +85,41 @@ TEST_CASE("requantize_words (the Cortex-M0+ requantize) is requantize, its produ
             }
 }
 
+TEST_CASE("requantize_small and requantize_prepared (32-bit forms) are the exact rounding") {
+    // The definition in 64 bits: floor((x M + 2^(s-1)) / 2^s), s = 31 - shift in [1, 62], the shift arithmetic.
+    const auto exact = [](int32_t x, Requant m) {
+        return ax::fixed::shift_round(static_cast<int64_t>(x) * m.multiplier, 31 - m.shift);
+    };
+    const int32_t edges[] = {INT32_MIN, INT32_MIN + 1, -65536, -32768, -129, -128, -1, 0, 1, 127, 32767, INT32_MAX};
+    const int32_t multipliers[] = {0, 1 << 30, (1 << 30) + 1, INT32_MAX - 1, INT32_MAX};
+    for (int32_t shift = ax::fixed::kMinShift; shift <= ax::fixed::kMaxShift; ++shift)
+        for (int32_t mult : multipliers) {
+            const Requant m{mult, shift};
+            if (shift <= ax::fixed::kMaxSmallShift)
+                for (int32_t x : edges) REQUIRE(ax::fixed::requantize_small(x, m) == exact(x, m));
+            const ax::fixed::PreparedRequant f8 = ax::fixed::prepare_requant(m, 8);
+            const ax::fixed::PreparedRequant f16 = ax::fixed::prepare_requant(m, 16);
+            CHECK(f8.ok == (31 - shift >= 10));  // every factor below 2^21 takes the 32-bit form for int8 inputs
+            CHECK(f16.ok == (31 - shift >= 18));
+            if (f8.ok)
+                for (int32_t x = -128; x <= 127; ++x) REQUIRE(ax::fixed::requantize_prepared(x, f8) == exact(x, m));
+            if (f16.ok) {
+                for (int32_t x = -32768; x <= 32767; x += 7)
+                    REQUIRE(ax::fixed::requantize_prepared(x, f16) == exact(x, m));
+                REQUIRE(ax::fixed::requantize_prepared(32767, f16) == exact(32767, m));
+            }
+        }
+    DigestRng rng(11);
+    for (int trial = 0; trial < 100000; ++trial) {
+        const Requant m{rng.range(1 << 30, INT32_MAX), rng.range(ax::fixed::kMinShift, ax::fixed::kMaxSmallShift)};
+        const int32_t x = static_cast<int32_t>(rng.next());
+        REQUIRE(ax::fixed::requantize_small(x, m) == exact(x, m));
+        const Requant m16{m.multiplier, rng.range(ax::fixed::kMinShift, 13)};
+        const int32_t x16 = rng.i16();
+        REQUIRE(ax::fixed::requantize_prepared(x16, ax::fixed::prepare_requant(m16, 16)) == exact(x16, m16));
+    }
+}
+
 TEST_CASE("requant_of: within 2^-31 relative of the real factor, refuses what does not fit") {
     DigestRng rng(2);
     for (int trial = 0; trial < 5000; ++trial) {
@@ -287,6 +322,98 @@ TEST_CASE("integer LayerNorm: within one output step of LayerNorm in double prec
             }
             CHECK(worst <= 1.0);
         }
+    }
+}
+
+TEST_CASE("integer LayerNorm: the bits of its definition in 64-bit arithmetic, every shift, wide and narrow rows") {
+    // runtime/integer_kernels.h's formula, step by step in int64 (the kernel regroups the last steps into 32-bit
+    // words where that is exact).
+    const auto reference = [](const int16_t* x, size_t n, const int32_t* gamma, const int32_t* beta, int32_t shift,
+                              uint64_t eps, int8_t* y) {
+        int64_t sum = 0;
+        for (size_t i = 0; i < n; ++i) sum += x[i];
+        const int64_t count = static_cast<int64_t>(n);
+        const int64_t shifted = sum + count / 2;
+        const int64_t mean = shifted >= 0 ? shifted / count : -((-shifted + count - 1) / count);
+        uint64_t squares = 0;
+        for (size_t i = 0; i < n; ++i) squares += static_cast<uint64_t>((x[i] - mean) * (x[i] - mean));
+        const uint64_t v = squares / n + eps;
+        uint32_t root = ax::fixed::isqrt_u64(v);
+        if (static_cast<uint64_t>(root) * root + root < v) ++root;
+        if (root == 0) root = 1;
+        const int64_t inv = ((int64_t{1} << 46) + root / 2) / root;
+        for (size_t i = 0; i < n; ++i) {
+            const int64_t z = ax::fixed::shift_round((x[i] - mean) * inv, 34);
+            const int64_t acc = z * gamma[i] + static_cast<int64_t>(beta[i]) * (int64_t{1} << (4 + shift));
+            y[i] = static_cast<int8_t>(ax::fixed::clamp_i32(ax::fixed::shift_round(acc, 12 + shift), -128, 127));
+        }
+    };
+    DigestRng rng(16);
+    for (int trial = 0; trial < 3000; ++trial) {
+        const size_t n = static_cast<size_t>(rng.range(1, 300));
+        const int32_t shift = rng.range(0, 30);
+        const int32_t spread = rng.range(0, 15);  // values within 2^spread of an offset: narrow to full range
+        const int32_t offset = rng.range(-20000, 20000);
+        std::vector<int16_t> x(n);
+        for (int16_t& v : x) {
+            const int32_t w = offset + rng.range(-(1 << spread), 1 << spread);
+            v = static_cast<int16_t>(w < -32768 ? -32768 : w > 32767 ? 32767 : w);
+        }
+        std::vector<int32_t> gamma(n), beta(n);
+        const int32_t top = trial % 3 == 0 ? INT32_MAX : (1 << 30) - 1;  // the converter keeps gamma below 2^30
+        for (size_t i = 0; i < n; ++i) {
+            gamma[i] = rng.range(-top, top);
+            beta[i] = rng.range(-(1 << 20), 1 << 20);
+        }
+        const uint64_t eps = trial % 5 == 0 ? 0 : rng.next() % (uint64_t{1} << rng.range(0, 40));
+        std::vector<int8_t> got(n), want(n);
+        g::layer_norm_q16_to_q8(x.data(), n, gamma.data(), beta.data(), shift, eps, got.data());
+        reference(x.data(), n, gamma.data(), beta.data(), shift, eps, want.data());
+        CAPTURE(trial);
+        REQUIRE(got == want);
+    }
+}
+
+TEST_CASE("integer softmax: the bits of its definition in 64-bit arithmetic") {
+    // runtime/integer_kernels.h's formula in int64 (the kernel computes it in 32-bit words where that is exact).
+    const auto reference = [](int32_t* s, size_t n, Requant to_exp) {
+        int32_t top = s[0];
+        for (size_t j = 1; j < n; ++j) top = s[j] > top ? s[j] : top;
+        constexpr int64_t kLast = static_cast<int64_t>(ax::fixed::kExpTableSize) - 1;
+        uint64_t sum = 0;
+        for (size_t j = 0; j < n; ++j) {
+            const int64_t below = static_cast<int64_t>(top) - s[j];
+            const int32_t distance = below > INT32_MAX ? INT32_MAX : static_cast<int32_t>(below);
+            const int64_t t =
+                ax::fixed::shift_round(static_cast<int64_t>(distance) * to_exp.multiplier, 31 - to_exp.shift);
+            const int64_t i = t >> 8;
+            int64_t e = 0;
+            if (i < kLast) {
+                const int64_t hi = ax::fixed::kExpQ15[i], lo = ax::fixed::kExpQ15[i + 1];
+                e = hi - ax::fixed::shift_round((hi - lo) * (t & 255), 8);
+            }
+            s[j] = static_cast<int32_t>(e);
+            sum += static_cast<uint64_t>(e);
+        }
+        const int64_t inv = static_cast<int64_t>(((uint64_t{1} << 46) + sum / 2) / sum);
+        for (size_t j = 0; j < n; ++j) s[j] = static_cast<int32_t>(ax::fixed::shift_round(s[j] * inv, 31));
+    };
+    DigestRng rng(17);
+    for (int trial = 0; trial < 5000; ++trial) {
+        const size_t n = static_cast<size_t>(rng.range(1, 100));
+        const int32_t spread = rng.range(0, 31);
+        std::vector<int32_t> scores(n);
+        for (int32_t& v : scores)
+            v = spread == 31 ? static_cast<int32_t>(rng.next()) : rng.range(-(1 << spread), 1 << spread);
+        // Factors of both of requantize's forms (shift up to -2, and above), down to ones that zero every key
+        // but the largest and up to ones whose distances pass the table's end.
+        const Requant to_exp{trial % 50 == 0 ? 0 : rng.range(1 << 30, INT32_MAX),
+                             rng.range(ax::fixed::kMinShift, ax::fixed::kMaxShift)};
+        std::vector<int32_t> got = scores, want = scores;
+        g::softmax_q15(got.data(), n, to_exp);
+        reference(want.data(), n, to_exp);
+        CAPTURE(trial);
+        REQUIRE(got == want);
     }
 }
 

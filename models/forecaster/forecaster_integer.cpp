@@ -14,10 +14,22 @@ namespace {
 using format::Role;
 
 // Reads the plan's words in order, checking every count against the plan's end and every value against
-// its kernel's contract; once a read fails, every later one returns zeros and ok() stays false.
+// its kernel's contract; once a read fails, every later one returns zeros and ok() stays false. A session
+// re-reads the plan that IntegerForecaster::open checked whole: Check::counts skips the per-value checks
+// (every factor of a layer, every beta), which a decoder step would otherwise repeat for each output.
 class PlanReader {
 public:
-    PlanReader(const int32_t* words, size_t count, size_t at = 0) : w_(words), n_(count), at_(at) {}
+    enum class Check { all, counts };
+    // section_hint (a session's, one per section of the plan): where the section's first weight was found the
+    // last time, so that the next reading of the section finds it at once; null: no memory.
+    PlanReader(const int32_t* words, size_t count, size_t at = 0, Check check = Check::all,
+               uint32_t* section_hint = nullptr)
+        : w_(words),
+          n_(count),
+          at_(at),
+          values_(check == Check::all),
+          hint_(section_hint != nullptr ? *section_hint : 0),
+          section_hint_(section_hint) {}
 
     bool ok() const { return ok_; }
     size_t at() const { return at_; }
@@ -49,7 +61,7 @@ public:
         l.bias = words(out);
         const int32_t* m = words(2 * out);
         l.m = reinterpret_cast<const fixed::Requant*>(m);
-        for (size_t o = 0; ok_ && o < out; ++o) check(fixed::requant_valid(l.m[o]));
+        for (size_t o = 0; values_ && ok_ && o < out; ++o) check(fixed::requant_valid(l.m[o]));
         check(weight != nullptr);
         return l;
     }
@@ -63,7 +75,7 @@ public:
         check(hi < (1u << 30));  // v + eps stays far inside uint64
         n.gamma = words(d);
         n.beta = words(d);
-        for (size_t i = 0; ok_ && i < d; ++i) check(n.beta[i] >= -(1 << 20) && n.beta[i] <= (1 << 20));
+        for (size_t i = 0; values_ && ok_ && i < d; ++i) check(n.beta[i] >= -(1 << 20) && n.beta[i] <= (1 << 20));
         return n;
     }
     AddQ add() {
@@ -73,6 +85,24 @@ public:
         return a;
     }
     void check(bool condition) { ok_ = ok_ && condition; }
+
+    // The int8 matrix of `role` and `layer`, [rows, cols], or nullptr. The plan names the weights in the order
+    // the converter writes their tensors, so the search starts after the last one found (and wraps around):
+    // a step of the decoder looks at a few records per layer instead of every record for every matrix.
+    const int8_t* weight(const ModelFile& f, Role role, uint16_t layer, size_t rows, size_t cols) {
+        const uint32_t n = f.tensor_count();
+        for (uint32_t step = 0; step < n; ++step) {
+            const uint32_t i = (hint_ + step) % n;
+            const TensorView v = f.tensor(i);
+            if (v.role != role || v.layer != layer) continue;
+            if (section_hint_ != nullptr && !found_any_) *section_hint_ = i;
+            found_any_ = true;
+            hint_ = i + 1;
+            if (v.dtype != format::DType::i8 || v.rank != 2 || v.dims[0] != rows || v.dims[1] != cols) return nullptr;
+            return static_cast<const int8_t*>(v.data);
+        }
+        return nullptr;
+    }
 
 private:
     bool take(size_t count) {
@@ -87,20 +117,16 @@ private:
     const int32_t* w_;
     size_t n_;
     size_t at_;
+    bool values_;
     bool ok_ = true;
+    uint32_t hint_;
+    uint32_t* section_hint_;
+    bool found_any_ = false;
 };
 
-const int8_t* int8_weight(const ModelFile& f, Role role, uint16_t layer, size_t rows, size_t cols) {
-    TensorView v;
-    if (!f.find(role, layer, &v) || v.dtype != format::DType::i8 || v.rank != 2 || v.dims[0] != rows ||
-        v.dims[1] != cols)
-        return nullptr;
-    return static_cast<const int8_t*>(v.data);
-}
-
 AttentionQ read_attention(PlanReader& r, const ModelFile& f, Role in_w, uint16_t layer, size_t d) {
-    const int8_t* in = int8_weight(f, in_w, layer, 3 * d, d);
-    const int8_t* out = int8_weight(f, static_cast<Role>(static_cast<uint16_t>(in_w) + 2), layer, d, d);
+    const int8_t* in = r.weight(f, in_w, layer, 3 * d, d);
+    const int8_t* out = r.weight(f, static_cast<Role>(static_cast<uint16_t>(in_w) + 2), layer, d, d);
     AttentionQ a;
     a.q = r.linear(in, d, d, -128, 127);
     a.k = r.linear(in ? in + d * d : nullptr, d, d, -128, 127);
@@ -114,11 +140,9 @@ AttentionQ read_attention(PlanReader& r, const ModelFile& f, Role in_w, uint16_t
 FeedForwardQ read_feed_forward(PlanReader& r, const ModelFile& f, const LayerOptions& o, Role ff1, Role ff2,
                                uint16_t layer) {
     FeedForwardQ ff;
-    ff.ff1 =
-        r.linear(int8_weight(f, ff1, layer, o.dim_feedforward, o.d_model), o.d_model, o.dim_feedforward, -128, 127);
+    ff.ff1 = r.linear(r.weight(f, ff1, layer, o.dim_feedforward, o.d_model), o.d_model, o.dim_feedforward, -128, 127);
     ff.table = o.activation == format::Activation::relu ? nullptr : r.bytes(256);
-    ff.ff2 =
-        r.linear(int8_weight(f, ff2, layer, o.d_model, o.dim_feedforward), o.dim_feedforward, o.d_model, -128, 127);
+    ff.ff2 = r.linear(r.weight(f, ff2, layer, o.d_model, o.dim_feedforward), o.dim_feedforward, o.d_model, -128, 127);
     return ff;
 }
 
@@ -153,6 +177,12 @@ LayerShapeQ shape_of(const ForecasterConfig& c) {
 
 bool sinusoidal_or_none(format::PositionalEncoding p) {
     return p == format::PositionalEncoding::none || p == format::PositionalEncoding::sinusoidal;
+}
+
+// A session's reader of the plan from word `at` on (IntegerForecaster::open checked every value).
+PlanReader run_reader(const IntegerForecaster& m, size_t at, uint32_t* section_hint) {
+    return PlanReader(m.model().integer_plan(), m.model().integer_plan_words(), at, PlanReader::Check::counts,
+                      section_hint);
 }
 
 // rows of d int8 values through a final LayerNorm: widened onto its int16 input scale (add.a; the second
@@ -213,10 +243,10 @@ Status IntegerForecaster::open(const Forecaster& model, IntegerForecaster* out) 
                                c.decoder_positions != format::PositionalEncoding::none;
     r.check(any_positions == (m.positions_ != 0));
     m.src_embed_ = r.at();
-    r.linear(int8_weight(f, Role::src_embed_weight, format::kNoLayer, d, c.n_features), c.n_features, d, -128, 127);
+    r.linear(r.weight(f, Role::src_embed_weight, format::kNoLayer, d, c.n_features), c.n_features, d, -128, 127);
     r.add();
     m.tgt_embed_ = r.at();
-    r.linear(int8_weight(f, Role::tgt_embed_weight, format::kNoLayer, d, c.n_features), c.n_features, d, -128, 127);
+    r.linear(r.weight(f, Role::tgt_embed_weight, format::kNoLayer, d, c.n_features), c.n_features, d, -128, 127);
     r.add();
     m.position_table_ = r.at();
     r.bytes(m.positions_ * d);
@@ -233,7 +263,7 @@ Status IntegerForecaster::open(const Forecaster& model, IntegerForecaster* out) 
         r.norm(d);
     }
     m.generator_ = r.at();
-    r.linear(int8_weight(f, Role::generator_weight, format::kNoLayer, c.n_outputs, d), d, c.n_outputs, INT16_MIN,
+    r.linear(r.weight(f, Role::generator_weight, format::kNoLayer, c.n_outputs, d), d, c.n_outputs, INT16_MIN,
              INT16_MAX);
     if (!r.ok() || !r.at_end())
         return Status::error(StatusCode::bad_model, "the integer plan does not match the model (word ")
@@ -306,15 +336,15 @@ void IntegerForecastSession::embed(size_t section, const int16_t* z, size_t rows
     const IntegerForecaster& m = *model_;
     const ForecasterConfig& c = m.config();
     const size_t d = c.stack.layer.d_model;
-    PlanReader r(m.model().integer_plan(), m.model().integer_plan_words(), section);
+    PlanReader r = run_reader(m, section, &section_hints_[section == m.src_embed_ ? kSrcEmbedHint : kTgtEmbedHint]);
     const Role role = section == m.src_embed_ ? Role::src_embed_weight : Role::tgt_embed_weight;
     const LinearQ l =
-        r.linear(int8_weight(m.model().file(), role, format::kNoLayer, d, c.n_features), c.n_features, d, -128, 127);
+        r.linear(r.weight(m.model().file(), role, format::kNoLayer, d, c.n_features), c.n_features, d, -128, 127);
     const AddQ add = r.add();
     k_->linear_q16_to_q8(z, rows, l.in, l.weight, l.bias, l.m, l.out, l.zero, l.lo, l.hi, x);
     const format::PositionalEncoding kind = section == m.src_embed_ ? c.positional_encoding : c.decoder_positions;
     if (kind == format::PositionalEncoding::none) return;
-    PlanReader t(m.model().integer_plan(), m.model().integer_plan_words(), m.position_table_);
+    PlanReader t = run_reader(m, m.position_table_, nullptr);
     const int8_t* table = t.bytes(m.positions_ * d);
     for (size_t i = 0; i < rows; ++i) k_->add_q8_to_q8(x + i * d, add.a, table + (first + i) * d, add.b, d, x + i * d);
 }
@@ -326,7 +356,7 @@ void IntegerForecastSession::encode(const int16_t* z, size_t rows) {
     const LayerOptions& o = c.stack.layer;
     const LayerShapeQ shape = shape_of(c);
     embed(m.src_embed_, z, rows, 0, layout_.memory);
-    PlanReader r(m.model().integer_plan(), m.model().integer_plan_words(), m.encoder_);
+    PlanReader r = run_reader(m, m.encoder_, &section_hints_[kEncoderHint]);
     for (size_t l = 0; l < c.stack.encoder_layers; ++l) {
         const EncoderLayerQ w = read_encoder_layer(r, f, o, static_cast<uint16_t>(l));
         encoder_layer_q(*k_, shape, w, layout_.memory, rows, c.stack.encoder_causal, layout_.encoder_scratch);
@@ -336,7 +366,7 @@ void IntegerForecastSession::encode(const int16_t* z, size_t rows) {
         const LayerNormQ norm = r.norm(o.d_model);
         final_norm_q(*k_, add, norm, layout_.memory, rows, o.d_model, layout_.encoder_scratch);
     }
-    PlanReader dr(m.model().integer_plan(), m.model().integer_plan_words(), m.decoder_);
+    PlanReader dr = run_reader(m, m.decoder_, &section_hints_[kDecoderHint]);
     for (size_t l = 0; l < c.stack.decoder_layers; ++l) {
         const DecoderLayerQ w = read_decoder_layer(dr, f, o, static_cast<uint16_t>(l));
         decoder_layer_q_prepare(*k_, shape, w, layout_.memory, rows, layout_.cross_cache[l]);
@@ -356,7 +386,7 @@ void IntegerForecastSession::decode(const int16_t* tgt, size_t rows, size_t firs
     for (size_t r = 0; r < rows; r += kRowTileQ) {
         const size_t count = rows - r < kRowTileQ ? rows - r : kRowTileQ;
         embed(m.tgt_embed_, tgt + r * n, count, first + r, layout_.dec_x);
-        PlanReader pr(m.model().integer_plan(), m.model().integer_plan_words(), m.decoder_);
+        PlanReader pr = run_reader(m, m.decoder_, &section_hints_[kDecoderHint]);
         for (size_t l = 0; l < c.stack.decoder_layers; ++l) {
             const DecoderLayerQ w = read_decoder_layer(pr, f, o, static_cast<uint16_t>(l));
             const KvCacheQ& cross = layout_.cross_cache[l];
@@ -369,9 +399,9 @@ void IntegerForecastSession::decode(const int16_t* tgt, size_t rows, size_t firs
             const LayerNormQ norm = pr.norm(d);
             final_norm_q(*k_, add, norm, layout_.dec_x, count, d, layout_.decoder_scratch);
         }
-        PlanReader g(m.model().integer_plan(), m.model().integer_plan_words(), m.generator_);
+        PlanReader g = run_reader(m, m.generator_, &section_hints_[kGeneratorHint]);
         const LinearQ gen =
-            g.linear(int8_weight(f, Role::generator_weight, format::kNoLayer, n, d), d, n, INT16_MIN, INT16_MAX);
+            g.linear(g.weight(f, Role::generator_weight, format::kNoLayer, n, d), d, n, INT16_MIN, INT16_MAX);
         k_->linear_q8_to_q16(layout_.dec_x, count, d, gen.weight, gen.bias, gen.m, n, gen.zero, gen.lo, gen.hi,
                              out + r * n);
     }

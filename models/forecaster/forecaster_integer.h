@@ -95,6 +95,10 @@ private:
     size_t max_horizon_ = 0;
     size_t mem_rows_ = 0;
     IntegerForecastLayout layout_;
+    // Per section of the plan, the record where its first weight was found last (the plan reader's search starts
+    // there).
+    enum { kSrcEmbedHint, kTgtEmbedHint, kEncoderHint, kDecoderHint, kGeneratorHint, kSectionHints };
+    mutable uint32_t section_hints_[kSectionHints] = {};
 };
 
 }  // namespace ax

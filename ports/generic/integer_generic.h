@@ -17,8 +17,15 @@ AX_INTEGER_KERNELS(AX_DECLARE_KERNEL)
 // rows may exceed int32 only where the layer's own outputs would saturate: saturating it first keeps the
 // requantized value on the same side of the clamp.
 template <typename Out>
-inline Out linear_q_output(int64_t acc, const fixed::Requant& m, int32_t zero, int32_t lo, int32_t hi) {
+__attribute__((always_inline)) inline Out linear_q_output(int64_t acc, const fixed::Requant& m, int32_t zero,
+                                                          int32_t lo, int32_t hi) {
     const int32_t sum = fixed::clamp_i32(acc, INT32_MIN, INT32_MAX);
+#if !defined(__ARM_ARCH_6M__)
+    if (m.shift <= fixed::kMaxSmallShift) {  // |requantize_small| < 2^30: the zero point and clamp in int32
+        const int32_t v = zero + fixed::requantize_small(sum, m);
+        return static_cast<Out>(v < lo ? lo : v > hi ? hi : v);
+    }
+#endif
     return static_cast<Out>(fixed::clamp_i32(zero + fixed::requantize(sum, m), lo, hi));
 }
 

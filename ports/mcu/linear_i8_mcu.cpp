@@ -65,7 +65,7 @@ void row1(const int8_t* xr, float xs, size_t in, const int8_t* w, const float* w
           bool lanes, float* yr) {
     for (size_t o = 0; o < out4; o += 4) {
         int32x4_t v;
-        dot1x4(xr, w + o * in, in, v);
+        dot1x4(xr, w + o * in, in, in, v);
         if (lanes)
             rescale4(v, xs, vld1q_f32(wscale + o), bias4(bias, o), yr + o);
         else

@@ -33,13 +33,14 @@ inline int32_t dot(const int8_t* x, const int8_t* w, size_t n) {
     return s;
 }
 
-// One row, four outputs per pass over the input row: each 16 inputs are loaded once for four weight rows (n
-// apart); v gets the four sums.
-inline void dot1x4(const int8_t* x, const int8_t* w, size_t n, int32x4_t& v) {
+// One row, four outputs per pass over the input row: each 16 inputs are loaded once for four weight rows of
+// n inputs, `stride` apart (n for a weight matrix; the row stride of a key cache for attention scores); v gets
+// the four sums.
+inline void dot1x4(const int8_t* x, const int8_t* w, size_t stride, size_t n, int32x4_t& v) {
     const int8_t* w0 = w;
-    const int8_t* w1 = w0 + n;
-    const int8_t* w2 = w1 + n;
-    const int8_t* w3 = w2 + n;
+    const int8_t* w1 = w0 + stride;
+    const int8_t* w2 = w1 + stride;
+    const int8_t* w3 = w2 + stride;
     int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
     __asm volatile(
         "dlstp.8 lr, %[n]\n"

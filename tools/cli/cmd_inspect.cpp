@@ -56,7 +56,14 @@ void print_identity(const ModelFile& f) {
                     converter.empty() ? "" : (" by " + converter).c_str());
 }
 
-void print_stack(const StackConfig& s) {
+// A model converted with --integer-only (format::ConfigKey::integer_only): it runs in that mode, whose key and
+// value caches are int8 at calibrated per-tensor scales whatever its kv_cache key says.
+bool integer_only(const ModelFile& f) {
+    uint32_t v = 0;
+    return f.config(format::ConfigKey::integer_only, &v) && v != 0;
+}
+
+void print_stack(const StackConfig& s, bool integer) {
     const LayerOptions& l = s.layer;
     std::printf("shape:    d_model %zu, nhead %zu, dim_feedforward %zu, encoder_layers %zu, decoder_layers %zu\n",
                 l.d_model, l.nhead, l.dim_feedforward, s.encoder_layers, s.decoder_layers);
@@ -64,8 +71,11 @@ void print_stack(const StackConfig& s) {
                 l.norm_first ? "pre-norm (norm_first)" : "post-norm", tools::enum_text(l.activation).c_str(),
                 static_cast<double>(l.eps), yes_no(s.encoder_final_norm), yes_no(s.decoder_final_norm));
     if (s.decoder_layers > 0)
-        std::printf("kv cache: %s\n",
-                    s.kv_cache == format::CacheType::i8 ? "int8, one scale per row (--kv-cache int8)" : "f32");
+        std::printf(
+            "kv cache: %s\n",
+            integer ? "int8 at calibrated scales, one for each attention's keys and one for its values (integer-only)"
+            : s.kv_cache == format::CacheType::i8 ? "int8, one scale per row (--kv-cache int8)"
+                                                  : "f32");
 }
 
 }  // namespace
@@ -88,7 +98,8 @@ int cmd_inspect(const Argv& argv) {
     for (const std::string& n : tools::feature_names(m->file)) features += (features.empty() ? "" : ", ") + n;
     if (!features.empty()) std::printf("features: %s (CSV columns are picked by these names)\n", features.c_str());
     const tools::FamilyDescriptor& family = tools::family_descriptor(m->family);
-    print_stack(tools::stack_of(*m));
+    const bool integer = integer_only(m->file);
+    print_stack(tools::stack_of(*m), integer);
     for (const std::string& line : family.inspect_lines(*m)) std::printf("%s\n", line.c_str());
     MemoryPlan plan;
     const tools::ArenaFacts arena = family.inspect_arena(*m, lengths, &plan);
@@ -118,7 +129,8 @@ int cmd_inspect(const Argv& argv) {
         query.arena_for = arena.arena_for;
         const StackConfig& stack = tools::stack_of(*m);
         query.has_decoder = stack.decoder_layers > 0;
-        query.cache = stack.kv_cache;
+        query.cache = integer ? format::CacheType::i8 : stack.kv_cache;
+        query.integer_only = integer;
         print_fit_report(budget, query);
         return 0;  // the answer is printed; the tensor table is for inspect without a fit question
     }

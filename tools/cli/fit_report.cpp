@@ -31,11 +31,12 @@ std::string board_mode(const std::string& cpu) {
         return "integer-only (convert --dtype int8 --integer-only --calib DATA.csv): no FPU, so the int8 mode's "
                "float steps would run in software";
     if (cpu == "cortex-m4" || cpu == "cortex-m7")
-        return "int8 (convert --dtype int8 --kv-cache int8): fewer instructions per forecast than integer-only "
-               "on this core (make insn)";
+        return "integer-only (convert --dtype int8 --integer-only --calib DATA.csv): no more instructions per "
+               "forecast than the int8 mode on this core (make insn) and a smaller arena; the int8 mode "
+               "(--dtype int8 --kv-cache int8) needs no calibration data and stays closer to float32";
     if (cpu == "cortex-m55")
-        return "int8 (convert --dtype int8 --kv-cache int8): Helium's int8 and float lanes; fewer instructions "
-               "per forecast than integer-only (make insn)";
+        return "integer-only (convert --dtype int8 --integer-only --calib DATA.csv): Helium's integer lanes, fewer "
+               "instructions per forecast than the int8 mode (make insn) and a smaller arena";
     return std::string();
 }
 
@@ -139,7 +140,8 @@ bool print_fit_report(const MemoryBudget& budget, const ArenaQuery& q) {
     const bool ram_ok = budget.ram == 0 || (arena != 0 && arena <= budget.ram);
     const bool fits = flash_ok && ram_ok;
     std::printf("\nfits:     %s (%s%s%s, kv cache %s)\n", fits ? "yes" : "no", budget.board.c_str(),
-                budget.board.empty() ? "" : "; ", q.lengths.c_str(), cache_name(q.cache));
+                budget.board.empty() ? "" : "; ", q.lengths.c_str(),
+                q.integer_only ? "int8, integer-only" : cache_name(q.cache));
     if (!budget.mode.empty()) std::printf("  mode:   %s\n", budget.mode.c_str());
     if (budget.flash == 0) {
         std::printf("  flash:  not checked (give --flash or --board)\n");
@@ -168,7 +170,7 @@ bool print_fit_report(const MemoryBudget& budget, const ArenaQuery& q) {
     std::string longest;
     const format::CacheType types[] = {format::CacheType::f32, format::CacheType::i8};
     for (format::CacheType t : types) {
-        if (!q.has_decoder && t != q.cache) continue;
+        if ((!q.has_decoder || q.integer_only) && t != q.cache) continue;
         const size_t n = longest_fit(q, t, budget.ram);
         if (!longest.empty()) longest += ", ";
         longest += (n == 0 ? std::string("none") : std::to_string(n)) +

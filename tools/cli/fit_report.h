@@ -35,6 +35,7 @@ struct ArenaQuery {
     size_t longest_limit = 0;                          // the largest length the model allows
     bool has_decoder = false;                          // then both cache types are reported
     format::CacheType cache = format::CacheType::f32;  // the model's
+    bool integer_only = false;                         // int8 caches at calibrated scales, no other choice
     // Arena bytes at `length` with caches of `type` (0: no such session).
     std::function<size_t(size_t length, format::CacheType type)> arena_for;
 };
