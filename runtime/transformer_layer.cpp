@@ -269,6 +269,16 @@ size_t LayerScratch::head_floats() const {
     return 2 * tile * d + 2 * size_t{encoder_rows} * head_dim + encoder_rows + tile + (tile * d + 3) / 4;
 }
 
+// The most int8 weights (bytes) of an encoder layer's output projection and feed-forward for which workers
+// each take their own rows through all of them: each worker reads all of them, so only where they fit a
+// core's L2 several times over (d_model 256 with 1024 feed-forward: 1.4-1.5x on two threads; at d_model 512
+// with 2048, 2.4 MB, the split by columns was faster).
+constexpr uint64_t kRowsSplitMaxWeights = uint64_t{1} << 20;
+
+bool LayerScratch::rows_split_shape() const {
+    return uint64_t{d_model} * (d_model + 2 * uint64_t{dim_ff}) <= kRowsSplitMaxWeights && dim_ff % kElementUnit == 0;
+}
+
 size_t LayerScratch::worker_rows() const {
     const size_t share = (size_t{encoder_rows} + workers - 1) / workers;
     return share < tile ? share : tile;
@@ -277,6 +287,7 @@ size_t LayerScratch::worker_rows() const {
 // Per worker: h and tmp [rows, d], ff [rows, dim_ff], input scales [rows], then the int8 inputs
 // [rows, max(d, dim_ff)] in the floats after.
 size_t LayerScratch::rows_floats() const {
+    if (!rows_split_shape()) return 0;
     const size_t n = worker_rows(), d = d_model, ff = dim_ff;
     return 2 * n * d + n * ff + n + (n * max_of(d, ff) + 3) / 4;
 }
@@ -490,16 +501,16 @@ void encoder_layer_forward(const Kernels& k, const LayerOptions& o, const Encode
         for (size_t h = 0; h < o.nhead; ++h) encoder_head(job, h, s.head(0), &s.split);
     }
     // Output projection and residual, then the feed-forward sublayer. Threaded, with int8 products (whose
-    // rows do not depend on the rows beside them: runtime/kernels.h; and feed-forward rows a whole number of
-    // kElementUnit values, so that the activation kernels' vector bodies cover the same values): each worker
-    // takes a range of rows
+    // rows do not depend on the rows beside them: runtime/kernels.h; feed-forward rows a whole number of
+    // kElementUnit values, so that the activation kernels' vector bodies cover the same values; weights small
+    // enough, rows_split_shape) each worker takes a range of rows
     // through all of it on its own buffers, one hand-off instead of one per step, and the rows stay in that
     // worker's cache. Else a tile of rows at a time, each step split over the workers where it pays.
     const uint64_t rows_macs = uint64_t{rows} * d * (d + 2 * o.dim_feedforward);
     const size_t row_tasks = min_of(s.workers, rows);
     const bool split_rows = s.worker_heads != nullptr && s.split.parallel.threaded() && row_tasks > 1 &&
                             w.self_attn.out_proj.dtype == format::DType::i8 && w.ff1.dtype == format::DType::i8 &&
-                            w.ff2.dtype == format::DType::i8 && o.dim_feedforward % kElementUnit == 0 &&
+                            w.ff2.dtype == format::DType::i8 && s.rows_split_shape() &&
                             rows_macs / row_tasks >= min_head;
     EncoderRows rows_job{&k, &o, &w, x, rows, &s, row_tasks};
     if (split_rows)

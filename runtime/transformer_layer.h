@@ -123,6 +123,7 @@ struct LayerScratch {
     // Worker w's buffers for rows of the encoder's post-attention sublayers (output projection, residual,
     // feed-forward), at most worker_rows() rows at a time: a scratch like this one with those pointers and no
     // hook. Only when worker_heads is set.
+    bool rows_split_shape() const;
     size_t worker_rows() const;
     size_t rows_floats() const;
     LayerScratch rows_scratch(size_t worker) const;
