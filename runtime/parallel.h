@@ -11,7 +11,8 @@ namespace ax {
 
 // Runs task(arg, i) once for every i in [0, n_tasks), in any order and on any threads, and returns when
 // every call has returned. Task i may use per-worker scratch slot i: a session never asks for more tasks
-// at once than the workers it was planned for.
+// at once than the workers it was planned for. A task splits no work again (the calls it makes run with no
+// hook), which also bounds its stack (tools/stack).
 using ParallelTask = void (*)(void* arg, int index);
 using ParallelForFn = void (*)(void* ctx, int n_tasks, ParallelTask task, void* arg);
 

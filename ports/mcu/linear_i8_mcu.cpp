@@ -77,9 +77,8 @@ void row1(const int8_t* xr, float xs, size_t in, const int8_t* w, const float* w
 
 void linear_i8(const int8_t* xq, const float* xscale, size_t rows, size_t in, const int8_t* w, const float* wscale,
                const float* bias, size_t out, float* y, size_t ldy) {
-    if (ldy != out) {  // columns of a wider y (a host's threaded split; never on a board): row by row, the same bits
-        for (size_t r = 0; r < rows; ++r)
-            linear_i8(xq + r * in, xscale + r, 1, in, w, wscale, bias, out, y + r * ldy, out);
+    if (ldy != out) {  // columns of a wider y (a host's threaded split, never on a board): generic's, the same bits
+        generic::linear_i8(xq, xscale, rows, in, w, wscale, bias, out, y, ldy);
         return;
     }
     if (in == 0) {  // the tiles' loops run at least once
@@ -249,9 +248,8 @@ void row_one(const int8_t* xr, float xs, size_t in, const int8_t* w, const float
 // frame.
 void linear_i8(const int8_t* xq, const float* xscale, size_t rows, size_t in, const int8_t* w, const float* wscale,
                const float* bias, size_t out, float* y, size_t ldy) {
-    if (ldy != out) {  // columns of a wider y (a host's threaded split; never on a board): row by row, the same bits
-        for (size_t r = 0; r < rows; ++r)
-            linear_i8(xq + r * in, xscale + r, 1, in, w, wscale, bias, out, y + r * ldy, out);
+    if (ldy != out) {  // columns of a wider y (a host's threaded split, never on a board): generic's, the same bits
+        generic::linear_i8(xq, xscale, rows, in, w, wscale, bias, out, y, ldy);
         return;
     }
     if (rows == 1) {  // every decoder step: first, before the row blocks' loops set up

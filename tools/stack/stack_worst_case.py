@@ -18,7 +18,8 @@ a Kernels whose words are a name string and function addresses). The one other b
 runtime/parallel.cpp's: the work a session splits (runtime/parallel.h) runs as task(arg, i), and without an
 application hook on the calling thread; it goes to every runtime function whose address is stored in the image
 and whose mangled signature is a ParallelTask's, void(void*, int). A call through the hook (ParallelFor::run) is
-counted as running those tasks inline: the hook's own frame is the application's. Likewise
+counted as running those tasks inline: the hook's own frame is the application's; a task splits no work
+again (runtime/parallel.h), so its own worst case counts no task beneath it. Likewise
 runtime/rows_split.cpp's fn(arg, first, count) goes to every stored runtime function whose signature is a
 RangeTask's, void(void*, size_t, size_t). Recursion, an unbounded frame,
 a branch-future call (bfl) or an unresolved indirect call on a path from a root refuses a figure (exit 1).
@@ -524,6 +525,8 @@ def run(args):
 
     # Worst case from every function reachable from a root: iterative DFS, recursion refused.
     worst, best = {}, {}
+    task_worst = {}  # a parallel task's worst case, which runs no task beneath it (below)
+    task_best = {}
 
     def solve(root):
         stack = [(root, iter(sorted(info[root]["callees"])))]
@@ -544,14 +547,20 @@ def run(args):
             if info[node]["problem"]:
                 raise Refusal(f"{funcs[node].names[0]}: {info[node]['problem']}")
             c = max(info[node]["callees"], key=lambda n: worst[n], default=None)
-            worst[node] = info[node]["frame"] + (worst[c] if c is not None else 0)
+            below = worst[c] if c is not None else 0
+            task = info[node].get("task")
+            if task is not None and task_worst[task] > below:
+                c, below = task, task_worst[task]
+            worst[node] = info[node]["frame"] + below
             best[node] = c
 
     def path(node):
-        out = []
+        out, links = [], best
         while node is not None:
             out.append(node)
-            node = best[node]
+            if node in task_worst:
+                links = task_best  # beneath a task, the paths solved with no task beneath parallel_run
+            node = links.get(node)
         return out
 
     runtime = {s for s, f in funcs.items() if args.runtime_archive in origin(f)}
@@ -592,10 +601,21 @@ def run(args):
     if loose:
         raise Refusal("address of " + ", ".join(sorted(funcs[a].names[0] for a in loose)) +
                       " stored outside the kernel tables: calls through it are not bounded")
-    for s in task_callers:
-        info[s]["callees"] |= tasks
     for s in range_callers:
         info[s]["callees"] |= range_tasks
+    # A task does not split its work again (runtime/parallel.h: its calls run with no hook), though its code
+    # reaches parallel_run: each task's worst case is solved with no task beneath parallel_run, then
+    # parallel_run's callers run the worst of them.
+    for t in tasks:
+        solve(t)
+    task_worst.update({t: worst[t] for t in tasks})
+    if tasks:
+        top_task = max(tasks, key=lambda t: task_worst[t])
+        for s in task_callers:
+            info[s]["task"] = top_task
+    task_best.update(best)  # the paths beneath the tasks, to print
+    worst.clear()
+    best.clear()
     for r in roots:
         solve(r)
 
