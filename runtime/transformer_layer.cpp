@@ -511,7 +511,7 @@ void encoder_layer_forward(const Kernels& k, const LayerOptions& o, const Encode
     const bool split_rows = s.worker_heads != nullptr && s.split.parallel.threaded() && row_tasks > 1 &&
                             w.self_attn.out_proj.dtype == format::DType::i8 && w.ff1.dtype == format::DType::i8 &&
                             w.ff2.dtype == format::DType::i8 && s.rows_split_shape() &&
-                            rows_macs / row_tasks >= min_head;
+                            rows_macs / row_tasks >= 2 * min_head;
     EncoderRows rows_job{&k, &o, &w, x, rows, &s, row_tasks};
     if (split_rows)
         parallel_run(s.split.parallel, row_tasks, encoder_rows_task, &rows_job);
