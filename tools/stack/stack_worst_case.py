@@ -185,36 +185,34 @@ def kernel_field_at(location, fields):
     return m.group(1) if m and m.group(1) in fields else None
 
 
-def parallel_call_at(location):
-    """True for runtime/parallel.cpp's calls of a ParallelTask or of the application's hook."""
+def call_in_source_at(location, source, call):
+    """True when the call at `location` (file:line:col) is in a file ending with `source` and its line matches
+    the regular expression `call`."""
     m = re.match(r"^(.*):(\d+):(\d+)$", location)
-    if not m or not m.group(1).endswith("runtime/parallel.cpp"):
+    if not m or not m.group(1).endswith(source):
         return False
     kernel_field_at(location, [])  # fills the cache
     lines = _source_cache.get(m.group(1))
     line = int(m.group(2))
     if not lines or line > len(lines):
         return False
-    return re.search(r"\btask\s*\(|\.run\s*\(", lines[line - 1]) is not None
+    return re.search(call, lines[line - 1]) is not None
+
+
+def parallel_call_at(location):
+    """True for runtime/parallel.cpp's calls of a ParallelTask or of the application's hook."""
+    return call_in_source_at(location, "runtime/parallel.cpp", r"\btask\s*\(|\.run\s*\(")
+
+
+def range_call_at(location):
+    """True for runtime/rows_split.cpp's calls of a RangeTask."""
+    return call_in_source_at(location, "runtime/rows_split.cpp", r"\bfn\s*\(")
 
 
 # A ParallelTask, void(void*, int), as the Itanium ABI mangles its parameters.
 PARALLEL_TASK_SUFFIX = "EPvi"
 # A RangeTask, void(void*, size_t, size_t): size_t is unsigned int on 32-bit ARM, unsigned long on 64-bit.
 RANGE_TASK_SUFFIXES = ("EPvjj", "EPvmm")
-
-
-def range_call_at(location):
-    """True for runtime/rows_split.cpp's calls of a RangeTask."""
-    m = re.match(r"^(.*):(\d+):(\d+)$", location)
-    if not m or not m.group(1).endswith("runtime/rows_split.cpp"):
-        return False
-    kernel_field_at(location, [])  # fills the cache
-    lines = _source_cache.get(m.group(1))
-    line = int(m.group(2))
-    if not lines or line > len(lines):
-        return False
-    return re.search(r"\bfn\s*\(", lines[line - 1]) is not None
 
 
 # ---- the linker map: which object each input section came from ----
