@@ -38,7 +38,11 @@ public:
     }
     int8_t i8() { return static_cast<int8_t>(next() & 0xff); }
     int16_t i16() { return static_cast<int16_t>(next() & 0xffff); }
-    int32_t range(int32_t lo, int32_t hi) { return lo + static_cast<int32_t>(next() % uint64_t(hi - lo + 1)); }
+    // [lo, hi], the span in 64 bits (hi - lo overflows int32 for the widest ranges).
+    int32_t range(int32_t lo, int32_t hi) {
+        const uint64_t span = static_cast<uint64_t>(int64_t{hi} - int64_t{lo}) + 1;
+        return static_cast<int32_t>(int64_t{lo} + static_cast<int64_t>(next() % span));
+    }
 
 private:
     uint64_t s_;

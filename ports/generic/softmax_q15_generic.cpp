@@ -40,11 +40,13 @@ void softmax_q15(int32_t* s, size_t n, fixed::Requant to_exp) {
     const bool small = to_exp.shift <= fixed::kMaxSmallShift;
     uint32_t limit = 0;
     int32_t scale = 1;
+    uint32_t scaled_max = 0;  // the largest distance whose distance * scale fits int32
     if (!small && shift_s >= 2) {
         const uint64_t m = static_cast<uint64_t>(to_exp.multiplier);
         const uint64_t d = m == 0 ? uint64_t{1} << 31 : (((2 * kEnd - 1) << (shift_s - 1)) + m - 1) / m;
         limit = d > (uint64_t{1} << 31) ? uint32_t{1} << 31 : static_cast<uint32_t>(d);
         scale = int32_t{1} << (33 - shift_s);
+        scaled_max = static_cast<uint32_t>(INT32_MAX / scale);
     }
     uint64_t sum = 0;
     for (size_t j = 0; j < n; ++j) {
@@ -54,7 +56,10 @@ void softmax_q15(int32_t* s, size_t n, fixed::Requant to_exp) {
         int32_t e;
         if (small) {
             e = exp_q15(static_cast<uint32_t>(fixed::requantize_small(distance, to_exp)));  // >= 0, < 2^30
-        } else if (limit != 0) {
+        } else if (limit != 0 &&
+                   (static_cast<uint32_t>(distance) >= limit || static_cast<uint32_t>(distance) <= scaled_max)) {
+            // (A multiplier below 2^30, which the converter does not write, can leave distances below limit
+            // whose distance * scale overflows: those take the 64-bit form below, the same value.)
             if (static_cast<uint32_t>(distance) >= limit) {
                 e = 0;
             } else {
