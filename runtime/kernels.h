@@ -51,9 +51,10 @@ using attention_values_f32 = void(const float* p, const float* v, size_t stride,
 // min(first_position + r + 1, n_keys); out row r (out + r * out_stride, n values) = softmax(scale * q k^T) v
 // over those keys. The sums of the three kernels around this one, possibly in another order and fused:
 // agrees with them to rounding. Returns false, having written nothing, for a shape the port leaves to them
-// (nullptr: every shape); that answer depends on n, n_keys and rows < 8 only. A row's bits may depend on the
-// other rows of its group of 8 (rows [8g, 8g + 8) of the call), never on rows outside it, so calls on row
-// ranges that start at multiples of 8 give the bits of one call over all rows (runtime/attention.cpp's split).
+// (nullptr: every shape); that answer depends on n, n_keys and rows < 8 only. A row's bits depend on its own
+// query, its visible keys and values, n_keys and n, never on the other rows: calls of 8 rows or more on any
+// ranges of rows, with the same n_keys, give the bits of one call over all rows (runtime/attention.cpp's
+// split, and the decoder's rows split over workers in runtime/transformer_layer.cpp).
 using attention_rows_f32 = bool(const float* q, size_t q_stride, size_t rows, const float* k, const float* v,
                                 size_t kv_stride, size_t n_keys, size_t first_position, bool causal, size_t n,
                                 float scale, float* out, size_t out_stride);

@@ -11,6 +11,12 @@ namespace {
 size_t max_of(size_t a, size_t b) { return a > b ? a : b; }
 size_t min_of(size_t a, size_t b) { return a < b ? a : b; }
 
+// The most int8 weights (bytes) of a layer's products for which workers each take their own rows through all
+// of them (an encoder layer's output projection and feed-forward; a decoder layer's every product): each worker
+// reads all of them, so only where they fit a core's L2 several times over (d_model 256 with 1024 feed-forward:
+// 1.4-1.5x on two threads; at d_model 512 with 2048, 2.4 MB, the split by columns was faster).
+constexpr uint64_t kRowsSplitMaxWeights = uint64_t{1} << 20;
+
 // Rows of a layer's own norm, optionally after the residual add: ranges of rows for the workers.
 struct NormJob {
     const Kernels* k;
@@ -151,19 +157,28 @@ AttentionInput cache_attention(const float* q, const KvCache& c, size_t d, size_
     return a;
 }
 
-// Decoder rows [first, first + n) of x (n <= s.tile): the whole layer, sublayer by sublayer.
-void decoder_tile_forward(const Kernels& k, const LayerOptions& o, const DecoderLayerWeights& w, float* x, size_t n,
-                          size_t first, KvCache& self_cache, const KvCache& cross, size_t mem_rows, bool memory_causal,
-                          LayerScratch& s, const uint8_t* self_valid, const uint8_t* memory_valid) {
+// Decoder rows [first, first + n) of x (n <= s.tile): the self-attention's queries into s.q, its keys and values
+// into the cache.
+void decoder_self_projections(const Kernels& k, const LayerOptions& o, const DecoderLayerWeights& w, float* x, size_t n,
+                              size_t first, KvCache& self_cache, LayerScratch& s) {
+    const size_t d = o.d_model;
+    const Linear& p = w.self_attn.in_proj;
+    const RowsIn in = shared_input(k, p, sublayer_input(k, o, w.norm1, x, n, s), n, d, s);
+    project(k, p.slice(0, d), in, n, s.q, s);
+    project_into_cache(k, p, d, d, in, n, self_cache.key, self_cache.key_scale, self_cache.type, first, s);
+    project_into_cache(k, p, 2 * d, d, in, n, self_cache.value, self_cache.value_scale, self_cache.type, first, s);
+}
+
+// The rest of the layer for those rows once the queries are in s.q and the keys and values of every row up to
+// self_keys in the cache: self-attention (over self_keys keys, causal), cross-attention, feed-forward.
+void decoder_attend_onwards(const Kernels& k, const LayerOptions& o, const DecoderLayerWeights& w, float* x, size_t n,
+                            size_t first, size_t self_keys, const KvCache& self_cache, const KvCache& cross,
+                            size_t mem_rows, bool memory_causal, LayerScratch& s, const uint8_t* self_valid,
+                            const uint8_t* memory_valid) {
     const size_t d = o.d_model;
     const size_t head_dim = d / o.nhead;
     {
-        const Linear& p = w.self_attn.in_proj;
-        const RowsIn in = shared_input(k, p, sublayer_input(k, o, w.norm1, x, n, s), n, d, s);
-        project(k, p.slice(0, d), in, n, s.q, s);
-        project_into_cache(k, p, d, d, in, n, self_cache.key, self_cache.key_scale, self_cache.type, first, s);
-        project_into_cache(k, p, 2 * d, d, in, n, self_cache.value, self_cache.value_scale, self_cache.type, first, s);
-        const AttentionInput a = cache_attention(s.q, self_cache, d, n, first + n, first, true, self_valid);
+        const AttentionInput a = cache_attention(s.q, self_cache, d, n, self_keys, first, true, self_valid);
         attend(k, a, o.nhead, head_dim, s.scores, s.att, 0, &s.split.parallel);
         linear_forward(k, w.self_attn.out_proj, s.att, n, s.tmp, s.quant, &s.split);
         add_residual(k, o, w.norm1, x, n, s);
@@ -177,6 +192,82 @@ void decoder_tile_forward(const Kernels& k, const LayerOptions& o, const Decoder
         add_residual(k, o, w.norm2, x, n, s);
     }
     feed_forward_tile(k, o, w.ff1, w.ff2, w.norm3, x, n, s);
+}
+
+// Decoder rows [first, first + n) of x (n <= s.tile): the whole layer, sublayer by sublayer.
+void decoder_tile_forward(const Kernels& k, const LayerOptions& o, const DecoderLayerWeights& w, float* x, size_t n,
+                          size_t first, KvCache& self_cache, const KvCache& cross, size_t mem_rows, bool memory_causal,
+                          LayerScratch& s, const uint8_t* self_valid, const uint8_t* memory_valid) {
+    decoder_self_projections(k, o, w, x, n, first, self_cache, s);
+    decoder_attend_onwards(k, o, w, x, n, first, first + n, self_cache, cross, mem_rows, memory_causal, s, self_valid,
+                           memory_valid);
+}
+
+// A decoder tile's rows over the workers, each worker its own range through the whole layer: the arguments of
+// decoder_layer_forward.
+struct DecoderRows {
+    const Kernels* k;
+    const LayerOptions* o;
+    const DecoderLayerWeights* w;
+    float* x;  // the tile's first row
+    size_t n, first;
+    KvCache* self_cache;
+    const KvCache* cross;
+    size_t mem_rows;
+    bool memory_causal;
+    const LayerScratch* s;
+    const uint8_t* self_valid;
+    const uint8_t* memory_valid;
+    size_t tasks;
+};
+
+// Task t's rows of the tile: [r0, r1).
+void decoder_rows_range(const DecoderRows& j, size_t t, size_t* r0, size_t* r1) {
+    *r0 = t * j.n / j.tasks;
+    *r1 = (t + 1) * j.n / j.tasks;
+}
+
+// First hand-off: every worker's queries, keys and values (the later rows' self-attention reads the earlier
+// rows' keys and values).
+void decoder_rows_project_task(void* arg, int index) {
+    const DecoderRows& j = *static_cast<const DecoderRows*>(arg);
+    size_t r0 = 0, r1 = 0;
+    decoder_rows_range(j, static_cast<size_t>(index), &r0, &r1);
+    LayerScratch s = j.s->decoder_rows(static_cast<size_t>(index), r0, r1 - r0);
+    decoder_self_projections(*j.k, *j.o, *j.w, j.x + r0 * j.o->d_model, r1 - r0, j.first + r0, *j.self_cache, s);
+}
+
+// Second: the rest of the layer, over the keys of every row of the tile (each row sees its own and earlier
+// ones): the same key count as one thread's call, so the attention kernel takes the same path.
+void decoder_rows_rest_task(void* arg, int index) {
+    const DecoderRows& j = *static_cast<const DecoderRows*>(arg);
+    size_t r0 = 0, r1 = 0;
+    decoder_rows_range(j, static_cast<size_t>(index), &r0, &r1);
+    LayerScratch s = j.s->decoder_rows(static_cast<size_t>(index), r0, r1 - r0);
+    decoder_attend_onwards(*j.k, *j.o, *j.w, j.x + r0 * j.o->d_model, r1 - r0, j.first + r0, j.first + j.n,
+                           *j.self_cache, *j.cross, j.mem_rows, j.memory_causal, s, j.self_valid, j.memory_valid);
+}
+
+// Workers that take a decoder tile of n rows by rows, or 1: threaded, every product int8 (whose rows do not
+// depend on the rows beside them: runtime/kernels.h), feed-forward rows a whole number of kElementUnit values
+// (the activation kernels' vector bodies cover the same values), each worker at least kAttentionRowGroup rows
+// (the attention kernel takes every range whenever it takes the whole: runtime/kernels.h), weights small enough
+// that every worker reading all of them costs less than the hand-offs it saves (kRowsSplitMaxWeights: at
+// d_model 512 with 2048, 3.5 MB a layer, the split by columns was faster), and enough work.
+size_t decoder_rows_tasks(const LayerOptions& o, const DecoderLayerWeights& w, size_t n, const LayerScratch& s) {
+    if (!s.split.parallel.threaded() || s.workers < 2 || o.dim_feedforward % kElementUnit != 0) return 1;
+    const Linear* products[] = {
+        &w.self_attn.in_proj, &w.self_attn.out_proj, &w.cross_attn.in_proj, &w.cross_attn.out_proj, &w.ff1, &w.ff2};
+    for (const Linear* l : products)
+        if (l->dtype != format::DType::i8) return 1;
+    const size_t tasks = min_of(s.workers, n / kAttentionRowGroup);
+    if (tasks < 2) return 1;
+    const uint64_t d = o.d_model;
+    if (d * (6 * d + 2 * uint64_t{o.dim_feedforward}) > kRowsSplitMaxWeights) return 1;
+    const uint64_t macs = uint64_t{n} * d * (6 * d + 2 * uint64_t{o.dim_feedforward});
+    const uint64_t min_task =
+        s.split.parallel.min_task_macs > 0 ? s.split.parallel.min_task_macs : 8 * LinearSplit::kMinTaskMacs;
+    return macs / tasks >= min_task ? tasks : 1;
 }
 
 }  // namespace
@@ -242,18 +333,21 @@ void LayerScratch::allocate(MemoryPlan& plan, const LayerOptions& o, size_t enco
     } else {
         att = plan.alloc<float>("decoder tile: attention out", tile * d, first, last);
         head_k = head_v = nullptr;
-        scores = plan.alloc<float>("decoder scores, one row", max_keys, first, last);
+        scores =
+            plan.alloc<float>(plan.workers() > 1 ? "decoder scores, one row per worker" : "decoder scores, one row",
+                              uint64_t{plan.workers()} * max_keys, first, last);
         res_scores = nullptr;
     }
+    this->max_keys = static_cast<uint32_t>(max_keys);
     this->encoder_rows = static_cast<uint32_t>(encoder_rows);
     d_model = static_cast<uint32_t>(d);
     head_dim = static_cast<uint32_t>(d / o.nhead);
-    workers = static_cast<uint32_t>(enc ? plan.workers() : 1);
+    workers = static_cast<uint32_t>(plan.workers());
     dim_ff = static_cast<uint32_t>(o.dim_feedforward);
     const size_t per_worker = max_of(head_floats(), rows_floats());
-    worker_heads = workers > 1 ? plan.alloc<float>("encoder: per-worker heads, then rows",
-                                                   uint64_t{workers} * per_worker, first, last)
-                               : nullptr;
+    worker_heads = enc && workers > 1 ? plan.alloc<float>("encoder: per-worker heads, then rows",
+                                                          uint64_t{workers} * per_worker, first, last)
+                                      : nullptr;
     quant.q = plan.alloc<int8_t>(enc ? "encoder tile: int8 inputs" : "decoder tile: int8 inputs",
                                  tile * max_of(max_of(d, o.dim_feedforward), max_in), first, last);
     quant.scales =
@@ -268,12 +362,6 @@ size_t LayerScratch::head_floats() const {
     const size_t d = d_model;
     return 2 * tile * d + 2 * size_t{encoder_rows} * head_dim + encoder_rows + tile + (tile * d + 3) / 4;
 }
-
-// The most int8 weights (bytes) of an encoder layer's output projection and feed-forward for which workers
-// each take their own rows through all of them: each worker reads all of them, so only where they fit a
-// core's L2 several times over (d_model 256 with 1024 feed-forward: 1.4-1.5x on two threads; at d_model 512
-// with 2048, 2.4 MB, the split by columns was faster).
-constexpr uint64_t kRowsSplitMaxWeights = uint64_t{1} << 20;
 
 bool LayerScratch::rows_split_shape() const {
     return uint64_t{d_model} * (d_model + 2 * uint64_t{dim_ff}) <= kRowsSplitMaxWeights && dim_ff % kElementUnit == 0;
@@ -301,6 +389,23 @@ LayerScratch LayerScratch::rows_scratch(size_t worker) const {
     w.ff = w.tmp + n * d;
     w.quant.scales = w.ff + n * dim_ff;
     w.quant.q = reinterpret_cast<int8_t*>(w.quant.scales + n);
+    w.quant.rows = n;
+    w.tile = n;
+    w.split.parallel = ParallelFor{};
+    return w;
+}
+
+LayerScratch LayerScratch::decoder_rows(size_t worker, size_t first, size_t n) const {
+    LayerScratch w = *this;
+    const size_t d = d_model, width = max_of(d, dim_ff);
+    w.h = h != nullptr ? h + first * d : nullptr;
+    w.q = q + first * d;
+    w.tmp = tmp + first * d;
+    w.att = att + first * d;
+    w.ff = ff + first * dim_ff;
+    w.scores = scores + worker * max_keys;
+    w.quant.q = quant.q + first * width;
+    w.quant.scales = quant.scales + first;
     w.quant.rows = n;
     w.tile = n;
     w.split.parallel = ParallelFor{};
@@ -536,9 +641,22 @@ void decoder_layer_forward(const Kernels& k, const LayerOptions& o, const Decode
                            size_t first_position, KvCache& self_cache, const KvCache& cross, size_t mem_rows,
                            bool memory_causal, LayerScratch& s, const uint8_t* self_valid,
                            const uint8_t* memory_valid) {
-    for (size_t r = 0; r < rows; r += s.tile)
-        decoder_tile_forward(k, o, w, x + r * o.d_model, min_of(s.tile, rows - r), first_position + r, self_cache,
-                             cross, mem_rows, memory_causal, s, self_valid, memory_valid);
+    for (size_t r = 0; r < rows; r += s.tile) {
+        const size_t n = min_of(s.tile, rows - r);
+        const size_t tasks = decoder_rows_tasks(o, w, n, s);
+        if (tasks > 1) {
+            // Each worker its own rows through the whole layer: two hand-offs instead of one per step, and
+            // the rows stay in that worker's cache.
+            DecoderRows job{&k,           &o,     &w,       x + r * o.d_model, n,  first_position + r,
+                            &self_cache,  &cross, mem_rows, memory_causal,     &s, self_valid,
+                            memory_valid, tasks};
+            parallel_run(s.split.parallel, tasks, decoder_rows_project_task, &job);
+            parallel_run(s.split.parallel, tasks, decoder_rows_rest_task, &job);
+        } else {
+            decoder_tile_forward(k, o, w, x + r * o.d_model, n, first_position + r, self_cache, cross, mem_rows,
+                                 memory_causal, s, self_valid, memory_valid);
+        }
+    }
 }
 
 }  // namespace ax

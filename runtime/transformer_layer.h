@@ -104,6 +104,7 @@ struct LayerScratch {
     uint32_t d_model = 0;
     uint32_t head_dim = 0;
     uint32_t dim_ff = 0;
+    uint32_t max_keys = 0;  // decoder: the scores row's length
     // The products' output columns over the session's workers, with per-worker scratch for the most rows a
     // product of these layers has (none when the plan is for one worker). The session sets the hook.
     LinearSplit split;
@@ -127,6 +128,10 @@ struct LayerScratch {
     size_t worker_rows() const;
     size_t rows_floats() const;
     LayerScratch rows_scratch(size_t worker) const;
+    // Decoder of a plan for more than one worker: worker w's view of the tile buffers for tile rows
+    // [first, first + n), the same bytes one thread uses for those rows, with its own scores row (decoder
+    // scores hold `workers` rows of max_keys) and no hook.
+    LayerScratch decoder_rows(size_t worker, size_t first, size_t n) const;
 
     // encoder_rows > 0: the encoder's scratch for sequences up to that length (max_keys = encoder_rows);
     // encoder_rows == 0: the decoder's, whose attention sees up to max_keys keys. Live in [first, last].

@@ -761,6 +761,40 @@ TEST_CASE("ports: attention over a block of query rows agrees with the row-by-ro
     }
 }
 
+TEST_CASE("ports: attention over a block of query rows gives each row bits of its own") {
+    // A row's bits depend on its own query and the keys it sees, never on the rows beside it (runtime/kernels.h):
+    // calls on ranges of 8 rows or more give one call's bits (the decoder's rows split over workers). Values a
+    // row does not see are left out, even infinite or NaN ones (added with weight zero they would be NaN).
+    for (const Kernels* port : ports_to_test()) {
+        if (port->attention_rows_f32 == nullptr) continue;
+        Rng rng(23);
+        const size_t n = 32, rows = 24, stride = 4 * n;
+        const Buf<float> q = random_floats(rng, rows * stride, 1, 2.0f);
+        const Buf<float> k = random_floats(rng, rows * stride, 1, 2.0f);
+        Buf<float> v = random_floats(rng, rows * stride, 1);
+        for (size_t c = 0; c < n; ++c) {
+            v[20 * stride + c] = std::numeric_limits<float>::infinity();
+            v[22 * stride + c] = std::numeric_limits<float>::quiet_NaN();
+        }
+        const float scale = 1.0f / std::sqrt(static_cast<float>(n));
+        Buf<float> whole = output(rows * stride, 1);
+        REQUIRE(port->attention_rows_f32(q.data(), stride, rows, k.data(), v.data(), stride, rows, 0, true, n, scale,
+                                         whole.data(), stride));
+        for (size_t r = 0; r < 20; ++r)
+            for (size_t c = 0; c < n; ++c) CHECK(std::isfinite(whole[r * stride + c]));
+        for (size_t split : {8u, 11u, 13u, 16u}) {
+            INFO("port " << std::string(port->name) << ": rows split at " << split);
+            Buf<float> parts = output(rows * stride, 1);
+            REQUIRE(port->attention_rows_f32(q.data(), stride, split, k.data(), v.data(), stride, rows, 0, true, n,
+                                             scale, parts.data(), stride));
+            REQUIRE(port->attention_rows_f32(q.data() + split * stride, stride, rows - split, k.data(), v.data(),
+                                             stride, rows, split, true, n, scale, parts.data() + split * stride,
+                                             stride));
+            CHECK(std::memcmp(parts.data(), whole.data(), rows * stride * sizeof(float)) == 0);
+        }
+    }
+}
+
 TEST_CASE("ports: attention over an int8 cache is bit-identical to generic") {
     // The int8 key/value cache kernels are defined by exact float operations in a fixed order (kernels.h):
     // every port must give generic's bits, on head sizes with tails, strided rows and zero-scale rows.

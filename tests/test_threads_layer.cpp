@@ -1,8 +1,8 @@
-// An encoder layer split over threads (runtime/transformer_layer.cpp): the heads side by side, and with int8
-// products each worker's own range of rows through the output projection and feed-forward sublayers. Shapes
-// the fixtures do not have (pre-norm GELU and post-norm ReLU with a feed-forward width a multiple of 64, where
-// the rows split applies; float32 weights, where it does not): the outputs are the single thread's bits for
-// 2, 3 and 4 workers, tasks in any order.
+// Encoder and decoder layers split over threads (runtime/transformer_layer.cpp): the encoder's heads side by
+// side, and with int8 products each worker's own range of rows through the encoder's output projection and
+// feed-forward sublayers, or through the whole decoder layer. Shapes the fixtures do not have (pre-norm GELU
+// and post-norm ReLU with a feed-forward width a multiple of 64, where the rows splits apply; float32 weights,
+// where they do not): the outputs are the single thread's bits for 2, 3 and 4 workers, tasks in any order.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -92,6 +92,55 @@ std::vector<float> run_layer(const Kernels& k, const LayerOptions& o, const Enco
     return y;
 }
 
+struct DecoderCase {
+    LayerOptions o;
+    DecoderLayerWeights w;
+    size_t rows, mem_rows;
+    bool memory_causal;
+    CacheType cache;
+    std::vector<float> x, memory;
+};
+
+// The decoder layer's output for c.x after the cross-attention cache is filled from c.memory, planned for
+// `workers` and run through `hook` (none: one thread).
+std::vector<float> run_decoder(const Kernels& k, const DecoderCase& c, size_t workers, const ParallelFor* hook) {
+    const size_t d = c.o.d_model;
+    MemoryPlan planning(workers);
+    LayerScratch unplaced;
+    unplaced.allocate(planning, c.o, 0, c.mem_rows > c.rows ? c.mem_rows : c.rows, d, Phase::prepare, Phase::decode);
+    REQUIRE(planning.solve());
+    tools::AlignedBuffer arena(planning.total_bytes());
+    MemoryPlan placing(planning, arena.data(), planning.total_bytes());
+    LayerScratch s;
+    s.allocate(placing, c.o, 0, c.mem_rows > c.rows ? c.mem_rows : c.rows, d, Phase::prepare, Phase::decode);
+    REQUIRE_FALSE(placing.failed());
+    if (hook != nullptr) {
+        s.split.parallel = *hook;
+        s.split.parallel.workers = workers;
+        s.split.parallel.min_task_macs = 1;
+    }
+    const size_t elem = c.cache == CacheType::i8 ? 1 : sizeof(float);
+    tools::AlignedBuffer rows_bytes(2 * (c.rows + c.mem_rows) * d * elem);
+    std::vector<float> scales(2 * (c.rows + c.mem_rows));
+    const auto cache = [&](size_t at, size_t capacity) {
+        KvCache kv;
+        kv.capacity = capacity;
+        kv.type = c.cache;
+        kv.key = rows_bytes.data() + at * d * elem;
+        kv.value = rows_bytes.data() + (at + capacity) * d * elem;
+        if (c.cache == CacheType::i8) {
+            kv.key_scale = scales.data() + at;
+            kv.value_scale = scales.data() + at + capacity;
+        }
+        return kv;
+    };
+    KvCache self = cache(0, c.rows), cross = cache(2 * c.rows, c.mem_rows);
+    decoder_layer_prepare_memory(k, c.o, c.w, c.memory.data(), c.mem_rows, cross, s);
+    std::vector<float> y = c.x;
+    decoder_layer_forward(k, c.o, c.w, y.data(), c.rows, 0, self, cross, c.mem_rows, c.memory_causal, s);
+    return y;
+}
+
 }  // namespace
 
 TEST_CASE("threads: an encoder layer gives the single thread's bits for 2 to 4 workers, its rows split by worker") {
@@ -130,6 +179,56 @@ TEST_CASE("threads: an encoder layer gives the single thread's bits for 2 to 4 w
                     reverse.run = reverse_hook;
                     CHECK(std::memcmp(run_layer(*k, o, w, x, rows, workers, &reverse).data(), single.data(),
                                       single.size() * sizeof(float)) == 0);
+                }
+            }
+        }
+}
+
+TEST_CASE("threads: a decoder layer gives the single thread's bits for 2 to 4 workers, its rows split by worker") {
+    // Wide enough for tiles of more rows than the decoder has (runtime/transformer_layer.h, row_tile).
+    const size_t d = 128, ff = 2048;
+    const Matrix self_in = matrix(d, 3 * d, 1.1f), self_out = matrix(d, d, 1.2f), cross_in = matrix(d, 3 * d, 1.3f),
+                 cross_out = matrix(d, d, 1.4f), ff1 = matrix(d, ff, 1.5f), ff2 = matrix(ff, d, 1.6f);
+    const std::vector<float> gamma = values(d, 1.7f, 0.2f), beta = values(d, 1.8f, 0.1f);
+    for (const bool int8 : {true, false})
+        for (const bool norm_first : {true, false}) {
+            DecoderCase c;
+            c.o.d_model = d;
+            c.o.nhead = 4;
+            c.o.dim_feedforward = ff;
+            c.o.norm_first = norm_first;
+            c.o.activation = norm_first ? format::Activation::gelu : format::Activation::relu;
+            c.o.eps = 1e-5f;
+            c.w.self_attn.in_proj = self_in.layer(d, 3 * d, int8);
+            c.w.self_attn.out_proj = self_out.layer(d, d, int8);
+            c.w.cross_attn.in_proj = cross_in.layer(d, 3 * d, int8);
+            c.w.cross_attn.out_proj = cross_out.layer(d, d, int8);
+            c.w.ff1 = ff1.layer(d, ff, int8);
+            c.w.ff2 = ff2.layer(ff, d, int8);
+            c.w.norm1 = c.w.norm2 = c.w.norm3 = {gamma.data(), beta.data()};
+            // 24 rows as a forecaster's horizon; 37 so that the workers' ranges are uneven and start off the
+            // attention kernel's groups of 8 rows. Memory longer than the target (the tril mask) or not.
+            for (const size_t rows : {24, 37}) {
+                c.rows = rows;
+                c.mem_rows = rows + 6;
+                c.memory_causal = rows == 24;
+                c.cache = norm_first ? CacheType::i8 : CacheType::f32;
+                c.x = values(rows * d, 1.9f, 1.5f);
+                c.memory = values(c.mem_rows * d, 2.1f, 1.2f);
+                for (const Kernels* k : test::available_ports()) {
+                    const std::vector<float> single = run_decoder(*k, c, 1, nullptr);
+                    for (size_t workers : {2, 3, 4}) {
+                        INFO(k->name << (int8 ? " int8" : " f32") << (norm_first ? " pre-norm GELU" : " post-norm ReLU")
+                                     << ", " << rows << " rows, " << workers << " workers");
+                        tools::ThreadPool pool(workers);
+                        const ParallelFor threads = pool.hook();
+                        CHECK(std::memcmp(run_decoder(*k, c, workers, &threads).data(), single.data(),
+                                          single.size() * sizeof(float)) == 0);
+                        ParallelFor reverse;
+                        reverse.run = reverse_hook;
+                        CHECK(std::memcmp(run_decoder(*k, c, workers, &reverse).data(), single.data(),
+                                          single.size() * sizeof(float)) == 0);
+                    }
                 }
             }
         }

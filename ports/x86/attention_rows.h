@@ -20,7 +20,6 @@
 #include <immintrin.h>
 
 #include <cstddef>
-#include <cstring>
 
 #include "ports/x86/avx2_util.h"
 
@@ -99,10 +98,12 @@ inline void scores_rows(const float* const (&q)[R], const float* kt, size_t kp, 
 }
 
 // out rows [0, R) (stride out_stride), values [c0, c0 + NV * kLanes) clipped to n, from weights p (R rows,
-// stride kp) over keys [0, keys).
+// stride kp) over the keys row r sees, [0, visible[r]). Keys past a row's own count are left out, not added
+// with weight zero (0 * v is NaN for an infinite v, and the keys past a row depend on the rows beside it): a
+// row's bits do not depend on the other rows of the call.
 template <class T, size_t R, size_t NV>
-inline void values_tile(const float* p, size_t kp, const float* v, size_t stride, size_t keys, size_t n, size_t c0,
-                        float* out, size_t out_stride) {
+inline void values_tile(const float* p, size_t kp, const float* v, size_t stride, const size_t* visible, size_t n,
+                        size_t c0, float* out, size_t out_stride) {
     using V = typename T::V;
     using M = typename T::Mask;
     M m[NV];
@@ -115,13 +116,30 @@ inline void values_tile(const float* p, size_t kp, const float* v, size_t stride
     AX_AVX2_UNROLL
     for (size_t r = 0; r < R; ++r) AX_AVX2_UNROLL
     for (size_t t = 0; t < NV; ++t) acc[r][t] = T::zero();
+    size_t all = visible[0], most = visible[0];  // keys every row sees; keys some row sees
+    for (size_t r = 1; r < R; ++r) {
+        all = min_of(all, visible[r]);
+        most = visible[r] > most ? visible[r] : most;
+    }
     const float* x = v + c0;
-    for (size_t j = 0; j < keys; ++j, x += stride) {
+    size_t j = 0;
+    for (; j < all; ++j, x += stride) {
         V vv[NV];
         AX_AVX2_UNROLL
         for (size_t t = 0; t < NV; ++t) vv[t] = T::load_masked(x + t * T::kLanes, m[t]);
         AX_AVX2_UNROLL
         for (size_t r = 0; r < R; ++r) {
+            const V a = T::bcast(p[r * kp + j]);
+            AX_AVX2_UNROLL
+            for (size_t t = 0; t < NV; ++t) acc[r][t] = T::fmadd(a, vv[t], acc[r][t]);
+        }
+    }
+    for (; j < most; ++j, x += stride) {
+        V vv[NV];
+        AX_AVX2_UNROLL
+        for (size_t t = 0; t < NV; ++t) vv[t] = T::load_masked(x + t * T::kLanes, m[t]);
+        for (size_t r = 0; r < R; ++r) {
+            if (j >= visible[r]) continue;
             const V a = T::bcast(p[r * kp + j]);
             AX_AVX2_UNROLL
             for (size_t t = 0; t < NV; ++t) acc[r][t] = T::fmadd(a, vv[t], acc[r][t]);
@@ -134,35 +152,35 @@ inline void values_tile(const float* p, size_t kp, const float* v, size_t stride
 
 // Up to R rows (rows <= R) at a time, NV vectors of outputs per row.
 template <class T, size_t R, size_t NV>
-inline void values_rows(const float* p, size_t kp, size_t rows, const float* v, size_t stride, size_t keys, size_t n,
-                        size_t c0, float* out, size_t out_stride) {
+inline void values_rows(const float* p, size_t kp, size_t rows, const float* v, size_t stride, const size_t* visible,
+                        size_t n, size_t c0, float* out, size_t out_stride) {
     if constexpr (R > 0) {
         size_t r = 0;
         for (; r + R <= rows; r += R)
-            values_tile<T, R, NV>(p + r * kp, kp, v, stride, keys, n, c0, out + r * out_stride, out_stride);
+            values_tile<T, R, NV>(p + r * kp, kp, v, stride, visible + r, n, c0, out + r * out_stride, out_stride);
         if (r < rows)
-            values_rows<T, R - 1, NV>(p + r * kp, kp, rows - r, v, stride, keys, n, c0, out + r * out_stride,
+            values_rows<T, R - 1, NV>(p + r * kp, kp, rows - r, v, stride, visible + r, n, c0, out + r * out_stride,
                                       out_stride);
     }
 }
 
 template <class T, size_t NV>
-inline void values_block(const float* p, size_t kp, size_t rows, const float* v, size_t stride, size_t keys, size_t n,
-                         size_t c0, float* out, size_t out_stride) {
+inline void values_block(const float* p, size_t kp, size_t rows, const float* v, size_t stride, const size_t* visible,
+                         size_t n, size_t c0, float* out, size_t out_stride) {
     // As many rows as keep R x NV accumulators within the port's budget.
     constexpr size_t R = T::kValueAccumulators / NV < kBlockRows ? T::kValueAccumulators / NV : kBlockRows;
     static_assert(R >= 1, "one row at least");
-    values_rows<T, R, NV>(p, kp, rows, v, stride, keys, n, c0, out, out_stride);
+    values_rows<T, R, NV>(p, kp, rows, v, stride, visible, n, c0, out, out_stride);
 }
 
 template <class T>
-inline void values_all(const float* p, size_t kp, size_t rows, const float* v, size_t stride, size_t keys, size_t n,
-                       float* out, size_t out_stride) {
+inline void values_all(const float* p, size_t kp, size_t rows, const float* v, size_t stride, const size_t* visible,
+                       size_t n, float* out, size_t out_stride) {
     // Two vectors of outputs per pass (the second masked when n ends inside it), one for a last short piece.
     size_t c = 0;
     for (; c + T::kLanes < n; c += 2 * T::kLanes)
-        values_block<T, 2>(p, kp, rows, v, stride, keys, n, c, out, out_stride);
-    if (c < n) values_block<T, 1>(p, kp, rows, v, stride, keys, n, c, out, out_stride);
+        values_block<T, 2>(p, kp, rows, v, stride, visible, n, c, out, out_stride);
+    if (c < n) values_block<T, 1>(p, kp, rows, v, stride, visible, n, c, out, out_stride);
 }
 
 }  // namespace attention_rows_detail
@@ -201,12 +219,8 @@ bool attention_rows(const float* q, size_t q_stride, size_t rows, const float* k
             const float* qr[1] = {q + (r0 + r) * q_stride};
             scores_rows<T, 1>(qr, kt, kp, n, keys, scale, s + r * kp);
         }
-        for (r = 0; r < nb; ++r) {
-            float* sr = s + r * kp;
-            softmax(sr, visible[r]);
-            std::memset(sr + visible[r], 0, (most - visible[r]) * sizeof(float));
-        }
-        values_all<T>(s, kp, nb, v, kv_stride, most, n, out + r0 * out_stride, out_stride);
+        for (r = 0; r < nb; ++r) softmax(s + r * kp, visible[r]);
+        values_all<T>(s, kp, nb, v, kv_stride, visible, n, out + r0 * out_stride, out_stride);
     }
     return true;
 }
