@@ -43,6 +43,20 @@ void add_range(void* arg, size_t first, size_t count) {
     j.k->add_f32(j.x + first, j.y + first, count);
 }
 
+struct SinusoidalJob {
+    const Kernels* k;
+    float* x;
+    size_t d, first_position;
+};
+
+void sinusoidal_range(void* arg, size_t first, size_t count) {
+    const SinusoidalJob& j = *static_cast<const SinusoidalJob*>(arg);
+    j.k->add_sinusoidal_f32(j.x + first * j.d, count, j.d, j.first_position + first);
+}
+
+// A sine or cosine costs about as much as this many values of the other row-wise steps.
+constexpr size_t kSinusoidalCost = 8;
+
 }  // namespace
 
 void parallel_ranges(const ParallelFor* p, size_t n, size_t unit, size_t values_per_item, RangeTask fn, void* arg) {
@@ -69,6 +83,12 @@ void quantize_rows_split(const Kernels& k, const float* x, size_t rows, size_t d
 void add_split(const Kernels& k, float* x, const float* y, size_t n, const ParallelFor* p) {
     AddJob job{&k, x, y};
     parallel_ranges(p, n, kElementUnit, 1, add_range, &job);
+}
+
+void add_sinusoidal_split(const Kernels& k, float* x, size_t rows, size_t d, size_t first_position,
+                          const ParallelFor* p) {
+    SinusoidalJob job{&k, x, d, first_position};
+    parallel_ranges(p, rows, 1, d * kSinusoidalCost, sinusoidal_range, &job);
 }
 
 }  // namespace ax

@@ -31,4 +31,9 @@ void quantize_rows_split(const Kernels& k, const float* x, size_t rows, size_t d
 // x[i] += y[i] for i < n.
 void add_split(const Kernels& k, float* x, const float* y, size_t n, const ParallelFor* p);
 
+// add_sinusoidal_f32 over rows x[0, rows) of width d, positions from first_position: each row's encoding
+// depends on its position only. A value costs a sine or a cosine, several times a LayerNorm's share.
+void add_sinusoidal_split(const Kernels& k, float* x, size_t rows, size_t d, size_t first_position,
+                          const ParallelFor* p);
+
 }  // namespace ax

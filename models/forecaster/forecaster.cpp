@@ -9,6 +9,7 @@
 #include "runtime/session_plan.h"
 #include "runtime/bytes.h"
 #include "runtime/positional_encoding.h"
+#include "runtime/rows_split.h"
 #include "runtime/tensor_binding.h"
 
 namespace ax {
@@ -263,7 +264,7 @@ void ForecastSession::denormalize(float* y, size_t rows, const float* reference)
 // none or a broadcast), the model's input scale, then the positions.
 void ForecastSession::embed(const Linear& linear, const EmbeddingTable& positions,
                             format::PositionalEncoding kind_of_positions, const float* in, size_t rows, size_t first,
-                            float* x, const QuantScratch& quant) const {
+                            float* x, const QuantScratch& quant, const ParallelFor* parallel) const {
     const ForecasterConfig& c = model_->config_;
     const Kernels& k = *k_;
     const size_t d = c.stack.layer.d_model;
@@ -279,7 +280,7 @@ void ForecastSession::embed(const Linear& linear, const EmbeddingTable& position
     if (c.embed_scale != 1.0f)
         for (size_t i = 0; i < rows * d; ++i) x[i] *= c.embed_scale;
     if (kind_of_positions == format::PositionalEncoding::sinusoidal) {
-        k.add_sinusoidal_f32(x, rows, d, first);
+        add_sinusoidal_split(k, x, rows, d, first, parallel);
     } else if (kind_of_positions == format::PositionalEncoding::learned) {
         for (size_t r = 0; r < rows; ++r) embedding_add_row(positions, first + r, x + r * d);
     }
@@ -311,7 +312,7 @@ void ForecastSession::encode(const float* src, size_t rows) {
         src = layout_.conv_src;
     }
     embed(model_->src_embed_, model_->src_positions_, c.positional_encoding, src, rows, 0, layout_.memory,
-          layout_.encoder_scratch.quant);
+          layout_.encoder_scratch.quant, &layout_.encoder_scratch.split.parallel);
     encode_stack(layout_.memory, rows);
     layout_.stack.prepare_memory(k, c.stack, layout_.memory, rows, layout_.decoder_scratch);
     mem_rows_ = rows;
@@ -341,7 +342,7 @@ void ForecastSession::decode(const float* tgt, size_t rows, size_t first, float*
             in = layout_.conv_dec;
         }
         embed(model_->tgt_embed_, model_->tgt_positions_, c.decoder_positions, in, n, first + r, layout_.dec_x,
-              layout_.decoder_scratch.quant);
+              layout_.decoder_scratch.quant, &layout_.decoder_scratch.split.parallel);
         const size_t values = n * c.stack.layer.d_model;
         if (c.decoder_residual) std::memcpy(layout_.dec_in, layout_.dec_x, values * sizeof(float));
         layout_.stack.decode(k, c.stack, model_->decoder_norm_, layout_.dec_x, n, first + r, mem_rows_, nullptr,
@@ -516,7 +517,7 @@ void ForecastSession::patched_forward(const float* src, size_t rows, float* out)
         for (size_t t = 0; t < tokens; ++t)
             std::memcpy(layout_.patches + t * p, layout_.series + t * c.patch_stride, p * sizeof(float));
         embed(model_->src_embed_, model_->src_positions_, c.positional_encoding, layout_.patches, tokens, 0,
-              layout_.memory, layout_.encoder_scratch.quant);
+              layout_.memory, layout_.encoder_scratch.quant, &layout_.encoder_scratch.split.parallel);
         encode_stack(layout_.memory, tokens);
         pooled_head(tokens, column_out);
         for (size_t h = 0; h < c.horizon; ++h) out[h * n + i] = column_out[h];

@@ -210,7 +210,7 @@ private:
     void normalize(const float* x, size_t rows, const float* reference, float* z) const;
     void denormalize(float* y, size_t rows, const float* reference) const;
     void embed(const Linear& linear, const EmbeddingTable& positions, format::PositionalEncoding kind, const float* in,
-               size_t rows, size_t first, float* x, const QuantScratch& quant) const;
+               size_t rows, size_t first, float* x, const QuantScratch& quant, const ParallelFor* parallel) const;
     // The decoder's columns of an input row (all of them, or the outputs').
     void decoder_row(const float* input_row, float* out) const;
     void conv_rows(const float* seq, size_t seq_rows, size_t columns, size_t first, size_t n, float* out) const;

@@ -8,6 +8,7 @@
 #include "runtime/session_plan.h"
 #include "runtime/pooling.h"
 #include "runtime/positional_encoding.h"
+#include "runtime/rows_split.h"
 #include "runtime/tensor_binding.h"
 
 namespace ax {
@@ -106,7 +107,8 @@ Status TvaeSession::encode(const float* x, size_t len, float* z_mean, float* z_l
     const Kernels& k = *k_;
     const size_t d = c.stack.layer.d_model;
     linear_forward(k, model_->seq_embed_, x, len, layout_.x, layout_.encoder_scratch.quant);
-    if (c.positional_encoding == PositionalEncoding::sinusoidal) k.add_sinusoidal_f32(layout_.x, len, d, 0);
+    if (c.positional_encoding == PositionalEncoding::sinusoidal)
+        add_sinusoidal_split(k, layout_.x, len, d, 0, &layout_.encoder_scratch.split.parallel);
     layout_.stack.encode(k, c.stack, model_->encoder_norm_, layout_.x, len, nullptr, layout_.encoder_scratch);
     pool_rows(format::Pooling::mean, layout_.x, len, d, nullptr, layout_.pooled);
     linear_forward(k, model_->z_mean_, layout_.pooled, 1, z_mean, layout_.encoder_scratch.quant);

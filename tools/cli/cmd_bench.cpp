@@ -195,6 +195,10 @@ Workload make_workload(const tools::LoadedModel& m, const SessionLengths& l, con
 
 // --threads 1,2,...: the forward pass with each thread count, runs interleaved (1, 2, 1, 2, ...) so that a
 // change in the machine's load reaches every count alike; the medians and their ratios to the first count.
+// Each timed run follows an untimed one of the same count: timed as in a stream of passes, the pool's workers
+// polling and the session's buffers in cache (right after another count's run its workers would be asleep
+// and its buffers evicted: 5-10% of a d_model 256 forward). The thread FMA ceiling (thread_fma_ceiling) is
+// measured before and after: what the machine gave threads in this sitting.
 int bench_thread_counts(const tools::LoadedModel& model, const SessionLengths& lengths, const Kernels& k, size_t runs,
                         const std::vector<size_t>& counts, bool json) {
     std::vector<std::unique_ptr<tools::ThreadPool>> pools;
@@ -209,6 +213,8 @@ int bench_thread_counts(const tools::LoadedModel& model, const SessionLengths& l
     // The forward pass and (where the family has one) the step-by-step pass, each run for every count in
     // turn: [pass][count] medians.
     const bool steps = static_cast<bool>(work[0].steps);
+    const unsigned most = static_cast<unsigned>(*std::max_element(counts.begin(), counts.end()));
+    const double ceiling_before = tools::thread_fma_ceiling(most);
     std::vector<double> median[2] = {std::vector<double>(counts.size()), std::vector<double>(counts.size())};
     for (int pass = 0; pass < (steps ? 2 : 1); ++pass) {
         const auto run = [&](size_t c) { pass == 0 ? work[c].forward() : work[c].steps(); };
@@ -216,6 +222,7 @@ int bench_thread_counts(const tools::LoadedModel& model, const SessionLengths& l
         for (size_t c = 0; c < counts.size(); ++c) run(c);  // warm-up
         for (size_t i = 0; i < runs; ++i)
             for (size_t c = 0; c < counts.size(); ++c) {
+                run(c);
                 const auto t0 = std::chrono::steady_clock::now();
                 run(c);
                 times[c].push_back(
@@ -226,6 +233,7 @@ int bench_thread_counts(const tools::LoadedModel& model, const SessionLengths& l
             median[pass][c] = times[c][times[c].size() / 2];
         }
     }
+    const double ceiling_after = tools::thread_fma_ceiling(most);
     if (json) {
         std::string rows;
         for (size_t c = 0; c < counts.size(); ++c) {
@@ -238,8 +246,10 @@ int bench_thread_counts(const tools::LoadedModel& model, const SessionLengths& l
                         "_speedup\": " + std::to_string(median[1][0] / median[1][c]);
             rows += ", \"arena_bytes\": " + std::to_string(work[c].arena) + "}";
         }
-        std::printf("{\"model\": \"%s\", \"port\": \"%s\", \"runs\": %zu, \"by_threads\": [%s]}\n", model.path.c_str(),
-                    k.name, runs, rows.c_str());
+        std::printf(
+            "{\"model\": \"%s\", \"port\": \"%s\", \"runs\": %zu, \"by_threads\": [%s], \"fma_ceiling_threads\": %u, "
+            "\"fma_ceiling_before\": %.3f, \"fma_ceiling_after\": %.3f}\n",
+            model.path.c_str(), k.name, runs, rows.c_str(), most, ceiling_before, ceiling_after);
         return 0;
     }
     std::printf("model %s, port %s, %s, median of %zu runs per thread count, interleaved\n", model.path.c_str(), k.name,
@@ -249,6 +259,11 @@ int bench_thread_counts(const tools::LoadedModel& model, const SessionLengths& l
             std::printf("  %s, %zu thread%s: %9.3f ms  (%.2fx the first; arena bytes %zu)\n",
                         (pass == 0 ? work[c].forward_label : work[c].steps_label).c_str(), counts[c],
                         counts[c] == 1 ? " " : "s", median[pass][c], median[pass][0] / median[pass][c], work[c].arena);
+    if (ceiling_before > 0)
+        std::printf(
+            "  FMA loop on %u threads at once: %.2fx one thread before these runs, %.2fx after (the most\n"
+            "  threads could gain on this machine in this sitting)\n",
+            most, ceiling_before, ceiling_after);
     return 0;
 }
 

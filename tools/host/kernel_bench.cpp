@@ -137,6 +137,24 @@ double float_peak(const Peak& peak, const std::string& port) {
     return peak.valid ? peak.fma_gflops : 0;
 }
 
+// Wall time of `threads` threads each running loop() once, the slowest counting (median of 5 rounds).
+template <class F>
+double team_ns(unsigned threads, F&& loop) {
+    std::vector<double> ns;
+    for (int round = 0; round < 5; ++round) {
+        const Clock::time_point t0 = Clock::now();
+        std::vector<std::thread> team;
+        for (unsigned t = 0; t < threads; ++t) team.emplace_back(loop);
+        for (std::thread& t : team) t.join();
+        ns.push_back(seconds_since(t0) * 1e9);
+    }
+    std::sort(ns.begin(), ns.end());
+    return ns[ns.size() / 2];
+}
+
+// About 6 ms a thread of an FMA loop: thread start-up is noise.
+volatile long team_iterations = 4000000;
+
 #if defined(AX_BENCH_X86)
 // 12 independent accumulators, more than FMA latency x FMA units on any AVX2 or AVX-512 core, so the FMA
 // units never wait. The asm statement is opaque to the optimiser (no instruction): it may neither fold a
@@ -239,18 +257,8 @@ Peak measure_peak() {
     p.madd_gops = static_cast<double>(madd_iterations) * 12 * 16 * 2 / madd_ns;
     p.threads = std::thread::hardware_concurrency();
     if (p.threads > 1) {
-        // Each thread runs the same loop; the wall time of the slowest counts (median of 5 rounds).
-        static volatile long all_iterations = 4000000;  // about 6 ms a thread: thread start-up is noise
-        std::vector<double> ns;
-        for (int round = 0; round < 5; ++round) {
-            const Clock::time_point t0 = Clock::now();
-            std::vector<std::thread> team;
-            for (unsigned t = 0; t < p.threads; ++t) team.emplace_back([&] { sink = sink + fma_loop(all_iterations); });
-            for (std::thread& t : team) t.join();
-            ns.push_back(seconds_since(t0) * 1e9);
-        }
-        std::sort(ns.begin(), ns.end());
-        p.fma_all_threads_gflops = static_cast<double>(all_iterations) * p.threads * 12 * 8 * 2 / ns[ns.size() / 2];
+        const double ns = team_ns(p.threads, [&] { sink = sink + fma_loop(team_iterations); });
+        p.fma_all_threads_gflops = static_cast<double>(team_iterations) * p.threads * 12 * 8 * 2 / ns;
     }
     if (avx512_kernels() != nullptr) {  // the CPU has AVX-512 (F, BW, DQ, VL, VNNI)
         const double ns = median_ns([&] { sink = sink + fma512_loop(fma_iterations); });
@@ -293,6 +301,28 @@ Peak measure_peak() {
 #else
 Peak measure_peak() { return Peak{}; }
 #endif
+
+}  // namespace
+
+double thread_fma_ceiling(unsigned threads) {
+    if (threads < 2) return 1.0;
+#if defined(AX_BENCH_X86)
+    if (avx2_kernels() == nullptr) return 0.0;
+    volatile float sink = 0;
+    const auto loop = [&] { sink = sink + fma_loop(team_iterations); };
+#elif defined(AX_BENCH_NEON)
+    volatile float sink = 0;
+    const auto loop = [&] { sink = sink + neon_fma_loop(team_iterations / 4); };
+#else
+    return 0.0;
+#endif
+#if defined(AX_BENCH_X86) || defined(AX_BENCH_NEON)
+    const double one = team_ns(1, loop);
+    return threads * one / team_ns(threads, loop);
+#endif
+}
+
+namespace {
 
 // ---- the measurements ----
 

@@ -12,4 +12,10 @@ namespace ax::tools {
 // JSON when `json`. A benchmark, not a test: it never judges the numbers.
 std::string run_kernel_bench(bool json);
 
+// How many times one thread's floating-point work `threads` threads get done at once on this machine as it is
+// now: an FMA loop in registers on one thread, then on `threads` at once (the slowest counting). Below
+// `threads` where cores are shared with other processes or are SMT siblings: the most a session's threads can
+// gain. 1 for one thread; 0 where not measured (no AVX2 or NEON).
+double thread_fma_ceiling(unsigned threads);
+
 }  // namespace ax::tools
