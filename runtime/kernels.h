@@ -63,6 +63,8 @@ using softmax_f32 = void(float* x, size_t n);
 // y = (x - mean) / sqrt(var + eps) * gamma + beta, biased variance as in torch.nn.LayerNorm.
 using layer_norm_f32 = void(const float* x, size_t n, const float* gamma, const float* beta, float eps, float* y);
 // In place: exact GELU 0.5 x (1 + erf(x / sqrt 2)) as torch's default, and ReLU.
+// In place; each value from that value alone, by the same operations wherever it sits in x (vector body or
+// tail), so calls on any pieces of x give the bits of one call (runtime/activation.h).
 using gelu_f32 = void(float* x, size_t n);
 using relu_f32 = void(float* x, size_t n);
 // y += x

@@ -1,5 +1,6 @@
 #include "runtime/linear.h"
 
+#include "runtime/activation.h"
 #include "runtime/linear_split.h"
 #include "runtime/rows_split.h"
 
@@ -16,26 +17,27 @@ Linear Linear::slice(size_t first, size_t count) const {
 }
 
 void linear_forward_i8(const Kernels& k, const Linear& layer, const int8_t* xq, const float* xscale, size_t rows,
-                       float* y, const LinearSplit* split) {
-    if (split != nullptr && linear_split_forward(k, layer, nullptr, xq, xscale, rows, y, *split)) return;
+                       float* y, const LinearSplit* split, const format::Activation* then) {
+    if (split != nullptr && linear_split_forward(k, layer, nullptr, xq, xscale, rows, y, *split, then)) return;
     k.linear_i8(xq, xscale, rows, layer.in, static_cast<const int8_t*>(layer.weight), layer.scales, layer.bias,
                 layer.out, y, layer.out);
+    if (then != nullptr) activate(k, *then, y, rows * layer.out);
 }
 
 void linear_forward(const Kernels& k, const Linear& layer, const float* x, size_t rows, float* y,
-                    const QuantScratch& scratch, const LinearSplit* split) {
+                    const QuantScratch& scratch, const LinearSplit* split, const format::Activation* then) {
     if (split != nullptr && layer.dtype != format::DType::i8 &&
-        linear_split_forward(k, layer, x, nullptr, nullptr, rows, y, *split))
+        linear_split_forward(k, layer, x, nullptr, nullptr, rows, y, *split, then))
         return;
     switch (layer.dtype) {
         case format::DType::f32:
             k.linear_f32(x, rows, layer.in, static_cast<const float*>(layer.weight), layer.bias, layer.out, y,
                          layer.out);
-            return;
+            break;
         case format::DType::f16:
             k.linear_f16(x, rows, layer.in, static_cast<const uint16_t*>(layer.weight), layer.bias, layer.out, y,
                          layer.out);
-            return;
+            break;
         case format::DType::i32:  // never a weight (TensorBinder::matrix refuses it)
             return;
         case format::DType::i8:
@@ -44,10 +46,11 @@ void linear_forward(const Kernels& k, const Linear& layer, const float* x, size_
                 const size_t n = rows - r < step ? rows - r : step;
                 quantize_rows_split(k, x + r * layer.in, n, layer.in, scratch.q, scratch.scales,
                                     split != nullptr ? &split->parallel : nullptr);
-                linear_forward_i8(k, layer, scratch.q, scratch.scales, n, y + r * layer.out, split);
+                linear_forward_i8(k, layer, scratch.q, scratch.scales, n, y + r * layer.out, split, then);
             }
             return;
     }
+    if (then != nullptr) activate(k, *then, y, rows * layer.out);
 }
 
 }  // namespace ax

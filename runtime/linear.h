@@ -29,15 +29,17 @@ struct QuantScratch {
     size_t rows = 0;
 };
 
-// y[rows, out] = x[rows, in] W^T + b. An int8 layer quantizes and multiplies scratch.rows rows at a time
-// (each row's result depends on that row only, so the tiling changes no bit). With a split (optional), the
-// output columns go to its workers when the product is large enough: the same bits.
+// y[rows, out] = x[rows, in] W^T + b, then through the activation `then` when given. An int8 layer quantizes
+// and multiplies scratch.rows rows at a time (each row's result depends on that row only, so the tiling
+// changes no bit). With a split (optional), the output columns go to its workers when the product is large
+// enough, each activating its own: the same bits.
 void linear_forward(const Kernels& k, const Linear& layer, const float* x, size_t rows, float* y,
-                    const QuantScratch& scratch, const LinearSplit* split = nullptr);
+                    const QuantScratch& scratch, const LinearSplit* split = nullptr,
+                    const format::Activation* then = nullptr);
 
 // An int8 layer (dtype i8) on rows already quantized by quantize_rows_i8: several layers reading the same
 // rows quantize them once.
 void linear_forward_i8(const Kernels& k, const Linear& layer, const int8_t* xq, const float* xscale, size_t rows,
-                       float* y, const LinearSplit* split = nullptr);
+                       float* y, const LinearSplit* split = nullptr, const format::Activation* then = nullptr);
 
 }  // namespace ax

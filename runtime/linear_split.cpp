@@ -1,5 +1,7 @@
 #include "runtime/linear_split.h"
 
+#include "runtime/activation.h"
+
 namespace ax {
 
 namespace {
@@ -14,7 +16,14 @@ struct SplitJob {
     float* y;
     size_t units;  // ceil(out / kColumnUnit)
     size_t tasks;
+    const format::Activation* then;
 };
+
+// Task t's columns [c0, c1) of every row through the activation.
+void activate_columns(const SplitJob& j, float* y, size_t width) {
+    if (j.then == nullptr) return;
+    for (size_t r = 0; r < j.rows; ++r) activate(*j.k, *j.then, y + r * j.layer->out, width);
+}
 
 void run_task(void* arg, int index) {
     const SplitJob& j = *static_cast<const SplitJob*>(arg);
@@ -29,13 +38,16 @@ void run_task(void* arg, int index) {
     switch (l.dtype) {
         case format::DType::f32:
             j.k->linear_f32(j.x, j.rows, l.in, static_cast<const float*>(l.weight), l.bias, l.out, y, out);
+            activate_columns(j, y, l.out);
             return;
         case format::DType::f16:
             j.k->linear_f16(j.x, j.rows, l.in, static_cast<const uint16_t*>(l.weight), l.bias, l.out, y, out);
+            activate_columns(j, y, l.out);
             return;
         case format::DType::i8:
             j.k->linear_i8(j.xq, j.xscale, j.rows, l.in, static_cast<const int8_t*>(l.weight), l.scales, l.bias, l.out,
                            y, out);
+            activate_columns(j, y, l.out);
             return;
         case format::DType::i32:  // integer plans only: the binder refuses i32 matrices
             return;
@@ -50,7 +62,7 @@ void LinearSplit::allocate(const MemoryPlan& plan) {
 }
 
 bool linear_split_forward(const Kernels& k, const Linear& layer, const float* x, const int8_t* xq, const float* xscale,
-                          size_t rows, float* y, const LinearSplit& split) {
+                          size_t rows, float* y, const LinearSplit& split, const format::Activation* then) {
     if (!split.parallel.threaded() || rows == 0) return false;
     const size_t units = (layer.out + LinearSplit::kColumnUnit - 1) / LinearSplit::kColumnUnit;
     const uint64_t macs = uint64_t{rows} * layer.in * layer.out;
@@ -65,7 +77,7 @@ bool linear_split_forward(const Kernels& k, const Linear& layer, const float* x,
     if (tasks > split.parallel.workers) tasks = split.parallel.workers;
     if (tasks > units) tasks = units;
     if (tasks < 2) return false;
-    SplitJob job{&k, &layer, x, xq, xscale, rows, y, units, static_cast<size_t>(tasks)};
+    SplitJob job{&k, &layer, x, xq, xscale, rows, y, units, static_cast<size_t>(tasks), then};
     parallel_run(split.parallel, job.tasks, run_task, &job);
     return true;
 }

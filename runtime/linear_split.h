@@ -32,10 +32,11 @@ struct LinearSplit {
     void allocate(const MemoryPlan& plan);
 };
 
-// y = x W^T + b for a float32 or half layer (x) or an int8 one (xq, xscale), split over the workers. False,
-// having done nothing, when the product is too small to split or the split has no hook: the caller then
-// makes the single call.
+// y = x W^T + b for a float32 or half layer (x) or an int8 one (xq, xscale), split over the workers, then
+// through the activation `then` when given (each task its own columns, while they are in its cache; an
+// activation's value depends on that value alone: runtime/activation.h). False, having done nothing, when the
+// product is too small to split or the split has no hook: the caller then makes the single call.
 bool linear_split_forward(const Kernels& k, const Linear& layer, const float* x, const int8_t* xq, const float* xscale,
-                          size_t rows, float* y, const LinearSplit& split);
+                          size_t rows, float* y, const LinearSplit& split, const format::Activation* then = nullptr);
 
 }  // namespace ax

@@ -1,7 +1,7 @@
 #include "runtime/transformer_layer.h"
 
 #include "runtime/attention.h"
-#include "runtime/float_math.h"
+#include "runtime/activation.h"
 #include "runtime/rows_split.h"
 
 namespace ax {
@@ -60,11 +60,6 @@ struct ActivateJob {
     QuantScratch q{};  // quantize the activated rows here too, or not (q.q null)
 };
 
-void activate_range(void* arg, size_t first, size_t count) {
-    const ActivateJob& j = *static_cast<const ActivateJob*>(arg);
-    activate(*j.k, j.a, j.x + first, count);
-}
-
 // Rows [first, first + count): activated, then quantized while they are in this core's cache.
 void activate_quantize_range(void* arg, size_t first, size_t count) {
     const ActivateJob& j = *static_cast<const ActivateJob*>(arg);
@@ -72,27 +67,20 @@ void activate_quantize_range(void* arg, size_t first, size_t count) {
     j.k->quantize_rows_i8(j.x + first * j.width, count, j.width, j.q.q + first * j.width, j.q.scales + first);
 }
 
-// activate over x[0, n) in ranges of kElementUnit values for the workers.
-void activate_split(const Kernels& k, format::Activation a, float* x, size_t n, const ParallelFor& p) {
-    ActivateJob job{&k, a, x, 0, QuantScratch{}};
-    parallel_ranges(&p, n, kElementUnit, 1, activate_range, &job);
-}
-
 // x[0, n) through one feed-forward sublayer with its residual step: s.tmp = linear2(act(linear1(in))).
 void feed_forward_tile(const Kernels& k, const LayerOptions& o, const Linear& ff1, const Linear& ff2,
                        const LayerNormWeights& norm, float* x, size_t n, LayerScratch& s) {
     const float* in = sublayer_input(k, o, norm, x, n, s);
-    linear_forward(k, ff1, in, n, s.ff, s.quant, &s.split);
     const size_t ff = o.dim_feedforward;
-    // An int8 second product reads the activated rows quantized: both in one pass over the rows. Row ranges
-    // then start at multiples of kElementUnit values when ff is a multiple of it (the same elements in each
-    // activation kernel's vector body as one call over all rows: the same bits).
-    if (ff2.dtype == format::DType::i8 && n <= s.quant.rows && ff % kElementUnit == 0) {
+    // An int8 second product reads the activated rows quantized: both in one pass over the rows. Else the
+    // first product's tasks activate their own columns.
+    if (ff2.dtype == format::DType::i8 && n <= s.quant.rows) {
+        linear_forward(k, ff1, in, n, s.ff, s.quant, &s.split);
         ActivateJob job{&k, o.activation, s.ff, ff, s.quant};
         parallel_ranges(&s.split.parallel, n, 1, ff, activate_quantize_range, &job);
         linear_forward_i8(k, ff2, s.quant.q, s.quant.scales, n, s.tmp, &s.split);
     } else {
-        activate_split(k, o.activation, s.ff, n * ff, s.split.parallel);
+        linear_forward(k, ff1, in, n, s.ff, s.quant, &s.split, &o.activation);
         linear_forward(k, ff2, s.ff, n, s.tmp, s.quant, &s.split);
     }
     add_residual(k, o, norm, x, n, s);
@@ -271,18 +259,6 @@ size_t decoder_rows_tasks(const LayerOptions& o, const DecoderLayerWeights& w, s
 }
 
 }  // namespace
-
-void activate(const Kernels& k, format::Activation a, float* x, size_t n) {
-    if (a == format::Activation::gelu) {
-        k.gelu_f32(x, n);
-    } else if (a == format::Activation::elu) {
-        // The runtime's own exp: the same bits on every port and board.
-        for (size_t i = 0; i < n; ++i)
-            if (!(x[i] > 0.0f)) x[i] = exp_f32(x[i]) - 1.0f;
-    } else {
-        k.relu_f32(x, n);
-    }
-}
 
 void LayerScratch::allocate(MemoryPlan& plan, const LayerOptions& o, size_t encoder_rows, size_t max_keys,
                             size_t max_in, Phase first, Phase last) {

@@ -160,9 +160,6 @@ struct KvCache {
     static size_t row_bytes(CacheType type, size_t d);
 };
 
-// x[0, n) through the activation, in place.
-void activate(const Kernels& k, format::Activation a, float* x, size_t n);
-
 // A layer's own norm over rows x[0, rows): LayerNorm, or the folded BatchNorm (x * gamma + beta per channel).
 // y may equal x.
 void layer_own_norm(const Kernels& k, const LayerOptions& o, const LayerNormWeights& w, const float* x, size_t rows,

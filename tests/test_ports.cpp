@@ -761,6 +761,31 @@ TEST_CASE("ports: attention over a block of query rows agrees with the row-by-ro
     }
 }
 
+TEST_CASE("ports: activations on any pieces of a buffer give one call's bits") {
+    // runtime/kernels.h: each value from that value alone (a product's column tasks activate their own columns).
+    for (const Kernels* port : ports_to_test()) {
+        Rng rng(29);
+        const size_t n = 203;
+        Buf<float> x = random_floats(rng, n, 1, 4.0f);
+        x[5] = -0.0f;
+        x[17] = 1e-40f;  // denormal
+        x[33] = -1e-41f;
+        x[64] = std::numeric_limits<float>::quiet_NaN();
+        for (auto fn : {port->gelu_f32, port->relu_f32}) {
+            Buf<float> whole = output(n, 1);
+            std::memcpy(whole.data(), x.data(), n * sizeof(float));
+            fn(whole.data(), n);
+            for (size_t piece : {1u, 3u, 7u, 13u, 16u, 29u}) {
+                INFO("port " << std::string(port->name) << ": pieces of " << piece);
+                Buf<float> parts = output(n, 1);
+                std::memcpy(parts.data(), x.data(), n * sizeof(float));
+                for (size_t at = 0; at < n; at += piece) fn(parts.data() + at, piece < n - at ? piece : n - at);
+                CHECK(std::memcmp(parts.data(), whole.data(), n * sizeof(float)) == 0);
+            }
+        }
+    }
+}
+
 TEST_CASE("ports: attention over a block of query rows gives each row bits of its own") {
     // A row's bits depend on its own query and the keys it sees, never on the rows beside it (runtime/kernels.h):
     // calls on ranges of 8 rows or more give one call's bits (the decoder's rows split over workers). Values a

@@ -9,6 +9,7 @@
 #include "runtime/session_plan.h"
 #include "runtime/bytes.h"
 #include "runtime/positional_encoding.h"
+#include "runtime/activation.h"
 #include "runtime/rows_split.h"
 #include "runtime/tensor_binding.h"
 
