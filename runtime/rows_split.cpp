@@ -77,7 +77,11 @@ void parallel_ranges(const ParallelFor* p, size_t n, size_t unit, size_t values_
 void quantize_rows_split(const Kernels& k, const float* x, size_t rows, size_t d, int8_t* q, float* scales,
                          const ParallelFor* p) {
     QuantizeJob job{&k, x, d, q, scales};
-    parallel_ranges(p, rows, 1, d, quantize_range, &job);
+    // Two passes over each row (its largest magnitude, then the values): a value counts twice. The rows
+    // usually come from a step split the same way (a LayerNorm, the positions, an encoder layer's rows), each
+    // task's rows then in its own core's cache: at d_model 256 the 96 rows of an encoder took 10-14 us on one
+    // thread after a split step, most of it reading the other core's rows, and 4 us split.
+    parallel_ranges(p, rows, 1, 2 * d, quantize_range, &job);
 }
 
 void add_split(const Kernels& k, float* x, const float* y, size_t n, const ParallelFor* p) {
