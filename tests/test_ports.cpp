@@ -143,7 +143,7 @@ struct LinearCase {
 // limits of the packed int8 paths (ports/x86/linear_i8_packed.h).
 std::vector<LinearCase> linear_cases() {
     std::vector<LinearCase> cases;
-    const size_t rows[] = {1, 2, 3, 4, 5, 6, 7, 8, 12, 13, 19};
+    const size_t rows[] = {1, 2, 3, 4, 5, 6, 7, 8, 12, 13, 19, 20, 24};
     const size_t ins[] = {1, 3, 7, 8, 9, 13, 16, 17, 31, 33, 65, 127};
     const size_t outs[] = {1, 3, 4, 7, 8, 9, 13, 16, 17, 31, 33, 65};
     for (size_t r : rows)
@@ -176,7 +176,7 @@ std::vector<LinearCase> linear_cases() {
                               {130, 67, 41},
                               {200, 16, 9},
                               {100, 250, 35},
-                              // The AVX-512 transposed-rows float kernel's limits (20 to 32 rows) and one past each.
+                              // The AVX-512 transposed-x float kernel's limits (20 to 32 rows) and one past each.
                               {19, 70, 13},
                               {20, 300, 25},
                               {32, 300, 29},
