@@ -3,7 +3,7 @@
 docs/performance.md ("Against ONNX Runtime").
 
     /usr/bin/python3 tools/bench/compare_onnxruntime.py [BUILD_DIR] [--ort-node DIR] [--threads N] [--runs N]
-        [--models tiny,mid,seed] [--no-doc]
+        [--rounds N] [--models tiny,mid,seed] [--no-doc]
 
 For each shape (those of make_bench_models.py), builds the time-series tutorial's forecaster in PyTorch
 with random weights from a fixed seed, saves its state_dict, converts it with `auspex convert` (f32 and
@@ -13,7 +13,9 @@ Python package is there, else with onnx_int8.py). Then times, at --threads N thr
 forward pass and the 24-step forecast: `auspex bench --json` (key/value cache) and ONNX Runtime (whose
 exported graph has no cache, so each step reruns the model on the longer decoder input, as its users do).
 ONNX Runtime's outputs are checked against PyTorch's before it is timed: within 1e-3 in float32, within a
-sanity bound in int8. Medians; compare the ratios of one run, not absolute times across machines.
+sanity bound in int8. Both are measured in --rounds rounds one after the other (a shared machine's load
+changes within a minute); the table gives the median round and the ratios' range. Compare the ratios of one
+run, not absolute times across machines.
 
 ONNX Runtime is the npm package onnxruntime-node run by Node.js (ort_time.js) when --ort-node names the
 folder it was installed into (npm install --ignore-scripts onnxruntime-node), else the Python onnxruntime
@@ -240,20 +242,31 @@ def cpu_name():
     return platform.processor() or "unknown CPU"
 
 
+def auspex_convert(auspex, base):
+    """The f32 and int8 conversions, each proven against PyTorch's output."""
+    for dtype in ("f32", "int8"):
+        subprocess.run([auspex, "convert", base + ".pt", "--config", base + ".json", "--dtype", dtype, "-o",
+                        "%s.%s.axm" % (base, dtype), "--check-input", base + ".src.csv", "--check-target",
+                        base + ".tgt.csv", "--check-output", base + ".out.csv"], check=True, capture_output=True)
+
+
 def auspex_times(auspex, base, window, threads, runs):
-    """{dtype: (port, forward ms, forecast ms)} for the f32 and int8 conversions, each proven against PyTorch."""
+    """{dtype: (port, forward ms, forecast ms)} for the f32 and int8 conversions."""
     times = {}
     for dtype in ("f32", "int8"):
-        axm = "%s.%s.axm" % (base, dtype)
-        subprocess.run([auspex, "convert", base + ".pt", "--config", base + ".json", "--dtype", dtype, "-o", axm,
-                        "--check-input", base + ".src.csv", "--check-target", base + ".tgt.csv",
-                        "--check-output", base + ".out.csv"], check=True, capture_output=True)
-        r = subprocess.run([auspex, "bench", axm, "--window", str(window), "--horizon", str(HORIZON), "--runs",
-                            str(runs), "--threads", str(threads), "--json"], check=True, capture_output=True,
-                           text=True)
+        r = subprocess.run([auspex, "bench", "%s.%s.axm" % (base, dtype), "--window", str(window), "--horizon",
+                            str(HORIZON), "--runs", str(runs), "--threads", str(threads), "--json"], check=True,
+                           capture_output=True, text=True)
         b = json.loads(r.stdout.strip().splitlines()[-1])
         times[dtype] = (b.get("port", "?"), b["forward_ms"], b["forecast_ms"])
     return times
+
+
+def spread(values):
+    """The median of values and, for more than one, their range: '0.812 (0.790-0.840)'."""
+    v = sorted(values)
+    text = "%.3f" % v[len(v) // 2]
+    return text if len(v) == 1 else "%s (%.3f-%.3f)" % (text, v[0], v[-1])
 
 
 def command_line(args):
@@ -264,6 +277,8 @@ def command_line(args):
         words.append("--threads %d" % args.threads)
     if args.runs != 20:
         words.append("--runs %d" % args.runs)
+    if args.rounds != 3:
+        words.append("--rounds %d" % args.rounds)
     if args.models != "tiny,mid,seed":
         words.append("--models " + args.models)
     return " ".join(words)
@@ -276,6 +291,9 @@ def main():
                     "was run: ONNX Runtime from npm, run by Node.js (default: the Python onnxruntime package)")
     ap.add_argument("--threads", type=int, default=1, help="threads for both, auspex and ONNX Runtime (default 1)")
     ap.add_argument("--runs", type=int, default=20, help="timed runs per figure (default 20)")
+    ap.add_argument("--rounds", type=int, default=3, help="rounds of measuring both, one after the other, so that a "
+                    "change in the machine's load reaches both alike (default 3): medians over the rounds, and "
+                    "the ratios' range")
     ap.add_argument("--models", default="tiny,mid,seed", help="comma-separated shapes (tiny, mid, seed)")
     ap.add_argument("--no-doc", action="store_true", help="print the table only; leave docs/performance.md")
     args = ap.parse_args()
@@ -287,6 +305,8 @@ def main():
         sys.exit("compare_onnxruntime: --threads takes 1..256, not %d" % args.threads)
     if args.runs < 1:
         sys.exit("compare_onnxruntime: --runs takes 1 or more, not %d" % args.runs)
+    if args.rounds < 1:
+        sys.exit("compare_onnxruntime: --rounds takes 1 or more, not %d" % args.rounds)
     auspex = os.path.join(args.build, "auspex")
     if not os.access(auspex, os.X_OK):
         sys.exit("compare_onnxruntime: no %s: build it first (make demo)" % auspex)
@@ -336,30 +356,41 @@ def main():
             io["files"][tag] = "%s.%s.f32" % (base, tag)
             io[tag].astype("<f4").tofile(io["files"][tag])
         scale = max(1.0, float(np.abs(io["out"]).max()), float(np.abs(io["forecast"]).max()))
-        ort = {}
-        for dtype, model_file, bound in (("f32", base + ".onnx", F32_BOUND),
-                                         ("int8", base + ".q8.onnx", INT8_SANITY * scale)):
-            io["bounds"] = {"forward": bound, "forecast": bound}
-            forward_ms, forecast_ms, diff = runtime.measure(model_file, io, args.runs, forecast_runs)
-            ort[dtype] = (forward_ms, forecast_ms)
-            print("compare_onnxruntime: %s ORT %s: max |ORT - PyTorch| forward %.2g, forecast %.2g (bound %.2g)"
-                  % (name, dtype, diff["forward"], diff["forecast"], bound), file=sys.stderr)
-        for dtype, (port, forward_ms, forecast_ms) in auspex_times(auspex, base, window, args.threads,
-                                                                   args.runs).items():
-            for i, (what, ms) in enumerate((("forward", forward_ms), ("forecast", forecast_ms))):
-                rows.append((name, dtype, what, port, ms, ort["f32"][i], ort["int8"][i]))
+        auspex_convert(auspex, base)
+        # Per round: ORT's {dtype: (forward, forecast)} and auspex's {dtype: (port, forward, forecast)}.
+        rounds = []
+        for _ in range(args.rounds):
+            ort = {}
+            for dtype, model_file, bound in (("f32", base + ".onnx", F32_BOUND),
+                                             ("int8", base + ".q8.onnx", INT8_SANITY * scale)):
+                io["bounds"] = {"forward": bound, "forecast": bound}
+                forward_ms, forecast_ms, diff = runtime.measure(model_file, io, args.runs, forecast_runs)
+                ort[dtype] = (forward_ms, forecast_ms)
+                print("compare_onnxruntime: %s ORT %s: max |ORT - PyTorch| forward %.2g, forecast %.2g (bound %.2g)"
+                      % (name, dtype, diff["forward"], diff["forecast"], bound), file=sys.stderr)
+            rounds.append((ort, auspex_times(auspex, base, window, args.threads, args.runs)))
+        for dtype in ("f32", "int8"):
+            for i, what in enumerate(("forward", "forecast")):
+                ours = [a[dtype][1 + i] for _, a in rounds]
+                f32 = [o["f32"][i] for o, _ in rounds]
+                q8 = [o["int8"][i] for o, _ in rounds]
+                rows.append((name, dtype, what, rounds[0][1][dtype][0], ours, f32, q8,
+                             [a / b for a, b in zip(ours, f32)], [a / b for a, b in zip(ours, q8)]))
         print("compare_onnxruntime: %s measured" % name, file=sys.stderr)
 
     threads = "one thread each" if args.threads == 1 else "%d threads each" % args.threads
-    lines = ["Measured on %s by `%s` (%s; %s, CPU execution provider; int8: %s; PyTorch %s; %s; median of %d "
-             "runs, %d for ONNX Runtime's forecasts):"
+    lines = ["Measured on %s by `%s` (%s; %s, CPU execution provider; int8: %s; PyTorch %s; %s; %d round%s of "
+             "both one after the other, each the median of %d runs, %d for ONNX Runtime's forecasts; times and "
+             "ratios: their median over the rounds, the ratios' range in brackets):"
              % (cpu_name(), command_line(args), time.strftime("%Y-%m-%d"), runtime.name, quantized_by,
-                torch.__version__, threads, args.runs, forecast_runs), "",
-             "| model | auspex weights | what | auspex port | auspex ms | ORT f32 ms | ORT int8 ms | auspex / ORT f32 "
-             "| auspex / ORT int8 |", "|---|---|---|---|---|---|---|---|---|"]
-    for name, dtype, what, port, ms, f32, q8 in rows:
-        lines.append("| %s | %s | %s | %s | %.3f | %.3f | %.3f | %.3f | %.3f |"
-                     % (name, dtype, what, port, ms, f32, q8, ms / f32, ms / q8))
+                torch.__version__, threads, args.rounds, "" if args.rounds == 1 else "s", args.runs, forecast_runs),
+             "", "| model | auspex weights | what | auspex port | auspex ms | ORT f32 ms | ORT int8 ms "
+             "| auspex / ORT f32 | auspex / ORT int8 |", "|---|---|---|---|---|---|---|---|---|"]
+    for name, dtype, what, port, ms, f32, q8, by_f32, by_q8 in rows:
+        lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s |"
+                     % (name, dtype, what, port, "%.3f" % sorted(ms)[len(ms) // 2],
+                        "%.3f" % sorted(f32)[len(f32) // 2],
+                        "%.3f" % sorted(q8)[len(q8) // 2], spread(by_f32), spread(by_q8)))
     table = "\n".join(lines) + "\n"
     print(table, end="")
     if not args.no_doc:
