@@ -40,7 +40,7 @@ const float* sublayer_input(const Kernels& k, const LayerOptions& o, const Layer
                             size_t n, LayerScratch& s) {
     if (!o.norm_first) return x;
     NormJob job{&k, &o, &norm, nullptr, nullptr, x, s.h};
-    parallel_ranges(&s.split.parallel, n, 1, o.d_model, norm_range, &job);
+    parallel_ranges(&s.split.parallel, n, 1, 2 * o.d_model, norm_range, &job);
     return s.h;
 }
 
@@ -49,7 +49,7 @@ const float* sublayer_input(const Kernels& k, const LayerOptions& o, const Layer
 void add_residual(const Kernels& k, const LayerOptions& o, const LayerNormWeights& norm, float* x, size_t n,
                   LayerScratch& s) {
     NormJob job{&k, &o, &norm, x, s.tmp, x, o.norm_first ? nullptr : x};
-    parallel_ranges(&s.split.parallel, n, 1, o.d_model, norm_range, &job);
+    parallel_ranges(&s.split.parallel, n, 1, 2 * o.d_model, norm_range, &job);
 }
 
 struct ActivateJob {
@@ -237,13 +237,12 @@ void decoder_rows_rest_task(void* arg, int index) {
 }
 
 // Workers that take a decoder tile of n rows by rows, or 1: threaded, every product int8 (whose rows do not
-// depend on the rows beside them: runtime/kernels.h), feed-forward rows a whole number of kElementUnit values
-// (the activation kernels' vector bodies cover the same values), each worker at least kAttentionRowGroup rows
+// depend on the rows beside them: runtime/kernels.h), each worker at least kAttentionRowGroup rows
 // (the attention kernel takes every range whenever it takes the whole: runtime/kernels.h), weights small enough
 // that every worker reading all of them costs less than the hand-offs it saves (kRowsSplitMaxWeights: at
 // d_model 512 with 2048, 3.5 MB a layer, the split by columns was faster), and enough work.
 size_t decoder_rows_tasks(const LayerOptions& o, const DecoderLayerWeights& w, size_t n, const LayerScratch& s) {
-    if (!s.split.parallel.threaded() || s.workers < 2 || o.dim_feedforward % kElementUnit != 0) return 1;
+    if (!s.split.parallel.threaded() || s.workers < 2) return 1;
     const Linear* products[] = {
         &w.self_attn.in_proj, &w.self_attn.out_proj, &w.cross_attn.in_proj, &w.cross_attn.out_proj, &w.ff1, &w.ff2};
     for (const Linear* l : products)
@@ -340,7 +339,7 @@ size_t LayerScratch::head_floats() const {
 }
 
 bool LayerScratch::rows_split_shape() const {
-    return uint64_t{d_model} * (d_model + 2 * uint64_t{dim_ff}) <= kRowsSplitMaxWeights && dim_ff % kElementUnit == 0;
+    return uint64_t{d_model} * (d_model + 2 * uint64_t{dim_ff}) <= kRowsSplitMaxWeights;
 }
 
 size_t LayerScratch::worker_rows() const {
@@ -582,11 +581,10 @@ void encoder_layer_forward(const Kernels& k, const LayerOptions& o, const Encode
         for (size_t h = 0; h < o.nhead; ++h) encoder_head(job, h, s.head(0), &s.split);
     }
     // Output projection and residual, then the feed-forward sublayer. Threaded, with int8 products (whose
-    // rows do not depend on the rows beside them: runtime/kernels.h; feed-forward rows a whole number of
-    // kElementUnit values, so that the activation kernels' vector bodies cover the same values; weights small
-    // enough, rows_split_shape) each worker takes a range of rows
-    // through all of it on its own buffers, one hand-off instead of one per step, and the rows stay in that
-    // worker's cache. Else a tile of rows at a time, each step split over the workers where it pays.
+    // rows do not depend on the rows beside them, nor an activation's values on the values beside them:
+    // runtime/kernels.h; weights small enough, rows_split_shape) each worker takes a range of rows through all
+    // of it on its own buffers, one hand-off instead of one per step, and the rows stay in that worker's cache. Else a
+    // tile of rows at a time, each step split over the workers where it pays.
     const uint64_t rows_macs = uint64_t{rows} * d * (d + 2 * o.dim_feedforward);
     const size_t row_tasks = min_of(s.workers, rows);
     const bool split_rows = s.worker_heads != nullptr && s.split.parallel.threaded() && row_tasks > 1 &&

@@ -1,8 +1,9 @@
 // Encoder and decoder layers split over threads (runtime/transformer_layer.cpp): the encoder's heads side by
 // side, and with int8 products each worker's own range of rows through the encoder's output projection and
 // feed-forward sublayers, or through the whole decoder layer. Shapes the fixtures do not have (pre-norm GELU
-// and post-norm ReLU with a feed-forward width a multiple of 64, where the rows splits apply; float32 weights,
-// where they do not): the outputs are the single thread's bits for 2, 3 and 4 workers, tasks in any order.
+// and post-norm ReLU, feed-forward widths a multiple of 64 or not, int8 weights, where the rows splits apply;
+// float32 weights, where they do not): the outputs are the single thread's bits for 2, 3 and 4 workers, tasks
+// in any order.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -144,14 +145,16 @@ std::vector<float> run_decoder(const Kernels& k, const DecoderCase& c, size_t wo
 }  // namespace
 
 TEST_CASE("threads: an encoder layer gives the single thread's bits for 2 to 4 workers, its rows split by worker") {
-    const size_t rows = 37, d = 64, ff = 128;
-    const Matrix in_proj = matrix(d, 3 * d, 0.1f), out_proj = matrix(d, d, 0.2f), ff1 = matrix(d, ff, 0.3f),
-                 ff2 = matrix(ff, d, 0.4f);
+    const size_t rows = 37, d = 64;
+    const Matrix in_proj = matrix(d, 3 * d, 0.1f), out_proj = matrix(d, d, 0.2f);
     const std::vector<float> gamma1 = values(d, 0.5f, 0.2f), beta1 = values(d, 0.6f, 0.1f),
                              gamma2 = values(d, 0.7f, 0.2f), beta2 = values(d, 0.8f, 0.1f);
     const std::vector<float> x = values(rows * d, 0.9f, 1.5f);
     for (const bool int8 : {true, false})
         for (const bool norm_first : {true, false}) {
+            // Feed-forward rows a whole number of vectors, or not (activations are per value: runtime/kernels.h).
+            const size_t ff = norm_first ? 128 : 100;
+            const Matrix ff1 = matrix(d, ff, 0.3f), ff2 = matrix(ff, d, 0.4f);
             LayerOptions o;
             o.d_model = d;
             o.nhead = 4;
