@@ -1,5 +1,7 @@
 #include "runtime/transformer_layer.h"
 
+#include <new>
+
 #include "runtime/attention.h"
 #include "runtime/activation.h"
 #include "runtime/rows_split.h"
@@ -221,7 +223,7 @@ void decoder_rows_project_task(void* arg, int index) {
     const DecoderRows& j = *static_cast<const DecoderRows*>(arg);
     size_t r0 = 0, r1 = 0;
     decoder_rows_range(j, static_cast<size_t>(index), &r0, &r1);
-    LayerScratch s = j.s->decoder_rows(static_cast<size_t>(index), r0, r1 - r0);
+    LayerScratch& s = j.s->decoder_rows(static_cast<size_t>(index), r0, r1 - r0);
     decoder_self_projections(*j.k, *j.o, *j.w, j.x + r0 * j.o->d_model, r1 - r0, j.first + r0, *j.self_cache, s);
 }
 
@@ -231,7 +233,7 @@ void decoder_rows_rest_task(void* arg, int index) {
     const DecoderRows& j = *static_cast<const DecoderRows*>(arg);
     size_t r0 = 0, r1 = 0;
     decoder_rows_range(j, static_cast<size_t>(index), &r0, &r1);
-    LayerScratch s = j.s->decoder_rows(static_cast<size_t>(index), r0, r1 - r0);
+    LayerScratch& s = j.s->decoder_rows(static_cast<size_t>(index), r0, r1 - r0);
     decoder_attend_onwards(*j.k, *j.o, *j.w, j.x + r0 * j.o->d_model, r1 - r0, j.first + r0, j.first + j.n,
                            *j.self_cache, *j.cross, j.mem_rows, j.memory_causal, s, j.self_valid, j.memory_valid);
 }
@@ -314,6 +316,9 @@ void LayerScratch::allocate(MemoryPlan& plan, const LayerOptions& o, size_t enco
         res_scores = nullptr;
     }
     this->max_keys = static_cast<uint32_t>(max_keys);
+    worker_views = !enc && plan.workers() > 1
+                       ? plan.alloc_records<LayerScratch>("decoder: per-worker views of the tile", plan.workers())
+                       : nullptr;
     this->encoder_rows = static_cast<uint32_t>(encoder_rows);
     d_model = static_cast<uint32_t>(d);
     head_dim = static_cast<uint32_t>(d / o.nhead);
@@ -370,8 +375,8 @@ LayerScratch LayerScratch::rows_scratch(size_t worker) const {
     return w;
 }
 
-LayerScratch LayerScratch::decoder_rows(size_t worker, size_t first, size_t n) const {
-    LayerScratch w = *this;
+LayerScratch& LayerScratch::decoder_rows(size_t worker, size_t first, size_t n) const {
+    LayerScratch& w = *new (&worker_views[worker]) LayerScratch(*this);  // placement into the arena
     const size_t d = d_model, width = max_of(d, dim_ff);
     w.h = h != nullptr ? h + first * d : nullptr;
     w.q = q + first * d;

@@ -78,8 +78,9 @@ size_t row_tile(const LayerOptions& o);
 // other layers read wider rows (input embeddings of many features, a latent vector) passes that width as
 // max_in; linear_forward quantizes longer inputs a tile at a time.
 struct LayerScratch {
-    float* h = nullptr;           // [tile, d] normed input (pre-norm)
-    float* q = nullptr;           // [tile, d] queries
+    static constexpr size_t kArenaRecordBytes = 192;  // worker_views: see MemoryPlan::alloc_records
+    float* h = nullptr;                               // [tile, d] normed input (pre-norm)
+    float* q = nullptr;                               // [tile, d] queries
     float* tmp = nullptr;         // [tile, d] a sublayer's output; keys or values on their way into an int8 cache
     float* ff = nullptr;          // [tile, dim_feedforward]
     float* att = nullptr;         // attention output: encoder [max_rows, d], decoder [tile, d]
@@ -130,8 +131,10 @@ struct LayerScratch {
     LayerScratch rows_scratch(size_t worker) const;
     // Decoder of a plan for more than one worker: worker w's view of the tile buffers for tile rows
     // [first, first + n), the same bytes one thread uses for those rows, with its own scores row (decoder
-    // scores hold `workers` rows of max_keys) and no hook.
-    LayerScratch decoder_rows(size_t worker, size_t first, size_t n) const;
+    // scores hold `workers` rows of max_keys) and no hook. Written into worker_views[w], in the arena rather
+    // than on the task's stack (which a microcontroller's budget counts).
+    LayerScratch& decoder_rows(size_t worker, size_t first, size_t n) const;
+    LayerScratch* worker_views = nullptr;  // decoder, more than one worker: one record per worker
 
     // encoder_rows > 0: the encoder's scratch for sequences up to that length (max_keys = encoder_rows);
     // encoder_rows == 0: the decoder's, whose attention sees up to max_keys keys. Live in [first, last].
