@@ -38,20 +38,18 @@ void run_task(void* arg, int index) {
     switch (l.dtype) {
         case format::DType::f32:
             j.k->linear_f32(j.x, j.rows, l.in, static_cast<const float*>(l.weight), l.bias, l.out, y, out);
-            activate_columns(j, y, l.out);
-            return;
+            break;
         case format::DType::f16:
             j.k->linear_f16(j.x, j.rows, l.in, static_cast<const uint16_t*>(l.weight), l.bias, l.out, y, out);
-            activate_columns(j, y, l.out);
-            return;
+            break;
         case format::DType::i8:
             j.k->linear_i8(j.xq, j.xscale, j.rows, l.in, static_cast<const int8_t*>(l.weight), l.scales, l.bias, l.out,
                            y, out);
-            activate_columns(j, y, l.out);
-            return;
+            break;
         case format::DType::i32:  // integer plans only: the binder refuses i32 matrices
             return;
     }
+    activate_columns(j, y, l.out);
 }
 
 }  // namespace
