@@ -354,11 +354,13 @@ TEST_CASE("cli: bench --threads 1,2 times the forward pass and the forecast at e
     const std::string model = converted("post_relu_tril");
     const ax::test::Result r = ax::test::auspex("bench " + model + " --threads 1,2 --runs 2 --json");
     REQUIRE_MESSAGE(r.exit_code == 0, r.output);
-    for (const char* key : {"\"threads\": 1", "\"threads\": 2", "\"forward_ms\"", "\"forecast_ms\"",
-                            "\"forecast_speedup\"", "\"arena_bytes\""})
+    for (const char* key :
+         {"\"threads\": 1", "\"threads\": 2", "\"forward_ms\"", "\"forecast_ms\"", "\"forecast_speedup\"",
+          "\"arena_bytes\"", "\"fma_ceiling_before\"", "\"read_ceiling_before\"", "\"read_ceiling_after\""})
         CHECK_MESSAGE(r.output.find(key) != std::string::npos, key << " in " << r.output);
     const ax::test::Result text = ax::test::auspex("bench " + model + " --threads 1,2 --runs 2");
     REQUIRE_MESSAGE(text.exit_code == 0, text.output);
     CHECK(text.output.find("forecast (") != std::string::npos);
     CHECK(text.output.find("2 threads:") != std::string::npos);
+    CHECK(text.output.find("split over 2 threads:") != std::string::npos);
 }

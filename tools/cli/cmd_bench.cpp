@@ -197,8 +197,9 @@ Workload make_workload(const tools::LoadedModel& m, const SessionLengths& l, con
 // change in the machine's load reaches every count alike; the medians and their ratios to the first count.
 // Each timed run follows an untimed one of the same count: timed as in a stream of passes, the pool's workers
 // polling and the session's buffers in cache (right after another count's run its workers would be asleep
-// and its buffers evicted: 5-10% of a d_model 256 forward). The thread FMA ceiling (thread_fma_ceiling) is
-// measured before and after: what the machine gave threads in this sitting.
+// and its buffers evicted: 5-10% of a d_model 256 forward). The thread FMA ceiling (thread_fma_ceiling) and the
+// read ceiling over the model's bytes (thread_read_ceiling) are measured before and after: what the machine gave
+// threads in this sitting, for arithmetic and for streaming the weights.
 int bench_thread_counts(const tools::LoadedModel& model, const SessionLengths& lengths, const Kernels& k, size_t runs,
                         const std::vector<size_t>& counts, bool json) {
     std::vector<std::unique_ptr<tools::ThreadPool>> pools;
@@ -215,6 +216,7 @@ int bench_thread_counts(const tools::LoadedModel& model, const SessionLengths& l
     const bool steps = static_cast<bool>(work[0].steps);
     const unsigned most = static_cast<unsigned>(*std::max_element(counts.begin(), counts.end()));
     const double ceiling_before = tools::thread_fma_ceiling(most);
+    const double read_before = tools::thread_read_ceiling(most, model.bytes.size());
     std::vector<double> median[2] = {std::vector<double>(counts.size()), std::vector<double>(counts.size())};
     for (int pass = 0; pass < (steps ? 2 : 1); ++pass) {
         const auto run = [&](size_t c) { pass == 0 ? work[c].forward() : work[c].steps(); };
@@ -234,6 +236,7 @@ int bench_thread_counts(const tools::LoadedModel& model, const SessionLengths& l
         }
     }
     const double ceiling_after = tools::thread_fma_ceiling(most);
+    const double read_after = tools::thread_read_ceiling(most, model.bytes.size());
     if (json) {
         std::string rows;
         for (size_t c = 0; c < counts.size(); ++c) {
@@ -248,8 +251,10 @@ int bench_thread_counts(const tools::LoadedModel& model, const SessionLengths& l
         }
         std::printf(
             "{\"model\": \"%s\", \"port\": \"%s\", \"runs\": %zu, \"by_threads\": [%s], \"fma_ceiling_threads\": %u, "
-            "\"fma_ceiling_before\": %.3f, \"fma_ceiling_after\": %.3f}\n",
-            model.path.c_str(), k.name, runs, rows.c_str(), most, ceiling_before, ceiling_after);
+            "\"fma_ceiling_before\": %.3f, \"fma_ceiling_after\": %.3f, \"read_ceiling_bytes\": %zu, "
+            "\"read_ceiling_before\": %.3f, \"read_ceiling_after\": %.3f}\n",
+            model.path.c_str(), k.name, runs, rows.c_str(), most, ceiling_before, ceiling_after, model.bytes.size(),
+            read_before, read_after);
         return 0;
     }
     std::printf("model %s, port %s, %s, median of %zu runs per thread count, interleaved\n", model.path.c_str(), k.name,
@@ -264,6 +269,10 @@ int bench_thread_counts(const tools::LoadedModel& model, const SessionLengths& l
             "  FMA loop on %u threads at once: %.2fx one thread before these runs, %.2fx after (the most\n"
             "  threads could gain on this machine in this sitting)\n",
             most, ceiling_before, ceiling_after);
+    std::printf(
+        "  reading the model's %.1f MB over and over, split over %u threads: %.2fx one thread before these runs,\n"
+        "  %.2fx after (a pass bound by streaming its weights gains no more)\n",
+        static_cast<double>(model.bytes.size()) / (1 << 20), most, read_before, read_after);
     return 0;
 }
 

@@ -1,6 +1,7 @@
 #include "tools/host/kernel_bench.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -8,6 +9,7 @@
 #include <cstring>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include "ports/ports.h"
@@ -137,14 +139,20 @@ double float_peak(const Peak& peak, const std::string& port) {
     return peak.valid ? peak.fma_gflops : 0;
 }
 
-// Wall time of `threads` threads each running loop() once, the slowest counting (median of 5 rounds).
+// Wall time of `threads` threads each running loop() once (loop(t) on thread t when it takes the index), the
+// slowest counting (median of 5 rounds).
 template <class F>
 double team_ns(unsigned threads, F&& loop) {
     std::vector<double> ns;
     for (int round = 0; round < 5; ++round) {
         const Clock::time_point t0 = Clock::now();
         std::vector<std::thread> team;
-        for (unsigned t = 0; t < threads; ++t) team.emplace_back(loop);
+        for (unsigned t = 0; t < threads; ++t) {
+            if constexpr (std::is_invocable<F&, unsigned>::value)
+                team.emplace_back([&loop, t] { loop(t); });
+            else
+                team.emplace_back(loop);
+        }
         for (std::thread& t : team) t.join();
         ns.push_back(seconds_since(t0) * 1e9);
     }
@@ -320,6 +328,40 @@ double thread_fma_ceiling(unsigned threads) {
     const double one = team_ns(1, loop);
     return threads * one / team_ns(threads, loop);
 #endif
+}
+
+double thread_read_ceiling(unsigned threads, size_t bytes) {
+    if (threads < 2 || bytes == 0) return 1.0;
+    const size_t words = (bytes + sizeof(uint64_t) - 1) / sizeof(uint64_t);
+    std::vector<uint64_t> buffer(words, 1);  // written once: every page mapped before the timing
+    std::atomic<uint64_t> sink{0};
+    size_t passes = 1;
+    const auto read = [&](unsigned team, unsigned t) {
+        const uint64_t* p = buffer.data() + t * words / team;
+        const size_t n = (t + 1) * words / team - t * words / team;
+        uint64_t a = 0, b = 0, c = 0, d = 0;  // independent sums: the loads, not the adds, set the pace
+        for (size_t pass = 0; pass < passes; ++pass) {
+            asm volatile("" ::: "memory");  // each pass reads the memory again: no sum of one pass reused
+            size_t i = 0;
+            for (; i + 4 <= n; i += 4) {
+                a += p[i];
+                b += p[i + 1];
+                c += p[i + 2];
+                d += p[i + 3];
+            }
+            for (; i < n; ++i) a += p[i];
+        }
+        sink += a + b + c + d;
+    };
+    // Passes enough for about 5 ms on one thread (against thread start-up), from one timed pass: many over
+    // what a cache holds, as the weights of a stream of forward passes are read, few from memory or under an
+    // emulator.
+    const Clock::time_point t0 = Clock::now();
+    read(1, 0);
+    const double pass_s = std::max(seconds_since(t0), 1e-7);
+    passes = static_cast<size_t>(std::min(std::max(5e-3 / pass_s, 1.0), 65536.0));
+    const double one = team_ns(1, [&](unsigned t) { read(1, t); });
+    return one / team_ns(threads, [&](unsigned t) { read(threads, t); });
 }
 
 namespace {

@@ -1,5 +1,6 @@
 // `auspex bench --kernels`: the speed of every kernel port this build and CPU can run.
 #pragma once
+#include <cstddef>
 #include <string>
 
 namespace ax::tools {
@@ -17,5 +18,11 @@ std::string run_kernel_bench(bool json);
 // `threads` where cores are shared with other processes or are SMT siblings: the most a session's threads can
 // gain. 1 for one thread; 0 where not measured (no AVX2 or NEON).
 double thread_fma_ceiling(unsigned threads);
+
+// The same for reading memory: `bytes` (a model's weights) read over and over by one thread, then by `threads`
+// threads at once, each its own share, as a pass split over them reads the weights. Where the bytes do not
+// fit the caches the threads share the memory's bandwidth, and a pass that streams its weights gains no more
+// than this. 1 for one thread.
+double thread_read_ceiling(unsigned threads, size_t bytes);
 
 }  // namespace ax::tools
