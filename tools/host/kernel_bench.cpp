@@ -337,8 +337,10 @@ double thread_read_ceiling(unsigned threads, size_t bytes) {
     std::atomic<uint64_t> sink{0};
     size_t passes = 1;
     const auto read = [&](unsigned team, unsigned t) {
-        const uint64_t* p = buffer.data() + t * words / team;
-        const size_t n = (t + 1) * words / team - t * words / team;
+        // Shares in 64-bit arithmetic: t * words exceeds 32 bits for a large model on a 32-bit host.
+        const auto share_start = [&](unsigned i) { return static_cast<size_t>(uint64_t{i} * words / team); };
+        const uint64_t* p = buffer.data() + share_start(t);
+        const size_t n = share_start(t + 1) - share_start(t);
         uint64_t a = 0, b = 0, c = 0, d = 0;  // independent sums: the loads, not the adds, set the pace
         for (size_t pass = 0; pass < passes; ++pass) {
             asm volatile("" ::: "memory");  // each pass reads the memory again: no sum of one pass reused
