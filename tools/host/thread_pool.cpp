@@ -2,6 +2,10 @@
 
 #include <chrono>
 
+#if defined(__linux__)
+#include <sched.h>
+#endif
+
 namespace ax::tools {
 
 namespace {
@@ -22,6 +26,32 @@ inline void cpu_relax() {
     __builtin_ia32_pause();
 #elif defined(__aarch64__) || defined(__arm__)
     asm volatile("yield");
+#endif
+}
+
+// The core this thread runs on, or -1 where unknown.
+int current_cpu() {
+#if defined(__linux__)
+    return sched_getcpu();
+#else
+    return -1;
+#endif
+}
+
+// Moves this thread off core `cpu` when it is there and may run elsewhere: its affinity without that core
+// (the kernel migrates it before the call returns), then its own affinity again, so that the scheduler stays
+// free to place it. A worker waiting on the caller's core takes turns with the caller, which then runs every
+// task of a call, slower than on its own, while another core idles.
+void leave_cpu(int cpu) {
+#if defined(__linux__)
+    if (cpu < 0 || cpu >= CPU_SETSIZE || sched_getcpu() != cpu) return;
+    cpu_set_t own;
+    if (sched_getaffinity(0, sizeof own, &own) != 0 || !CPU_ISSET(cpu, &own) || CPU_COUNT(&own) < 2) return;
+    cpu_set_t others = own;
+    CPU_CLR(cpu, &others);
+    if (sched_setaffinity(0, sizeof others, &others) == 0) sched_setaffinity(0, sizeof own, &own);
+#else
+    (void)cpu;
 #endif
 }
 
@@ -78,6 +108,7 @@ void ThreadPool::run(int n_tasks, ParallelTask task, void* arg) {
     arg_.store(arg);
     n_tasks_.store(n_tasks);
     finished_.store(0);
+    caller_cpu_.store(current_cpu());
     published_.store(call);
     if (sleepers_.load() > 0) {
         { std::lock_guard<std::mutex> lock(mutex_); }
@@ -121,6 +152,7 @@ void ThreadPool::worker_loop() {
         }
         if (stop_.load()) return;
         seen = published_.load();
+        if (current_cpu() == caller_cpu_.load()) leave_cpu(caller_cpu_.load());
         work(seen);
     }
 }

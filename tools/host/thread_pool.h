@@ -2,7 +2,9 @@
 // calling thread takes part: every thread claims the next task of the call until none is left, so a worker
 // the OS has not scheduled yet costs nothing (the others take its share) and the caller only ever waits for
 // tasks already running. Idle workers poll briefly (the tasks of one forward pass come microseconds apart)
-// and then sleep.
+// and then sleep. A worker that finds itself on the caller's core (Linux: the scheduler may wake it there, and on
+// a virtual machine leave it there for milliseconds while another core idles, each thread then taking turns
+// at one core) moves itself off it.
 #pragma once
 #include <atomic>
 #include <condition_variable>
@@ -45,6 +47,7 @@ private:
     std::atomic<int> n_tasks_{0};
     std::atomic<int> finished_{0};
     std::atomic<int> sleepers_{0};
+    std::atomic<int> caller_cpu_{-1};  // the core the caller published the current call from, where known
     std::atomic<bool> stop_{false};
     std::mutex mutex_;
     std::condition_variable wake_;
