@@ -176,12 +176,19 @@ std::vector<LinearCase> linear_cases() {
                               {130, 67, 41},
                               {200, 16, 9},
                               {100, 250, 35},
-                              // The AVX-512 transposed-x float kernel's limits (20 to 32 rows) and one past each.
+                              // The AVX-512 float kernels' row limits (pair lanes 9-16 and 17-24, transposed
+                              // x 25-32) and one past each, with blocks of 512 inputs, odd ones and tails.
                               {19, 70, 13},
                               {20, 300, 25},
                               {32, 300, 29},
                               {33, 513, 14},
-                              {31, 600, 40}};
+                              {31, 600, 40},
+                              {8, 1025, 11},
+                              {9, 1025, 19},
+                              {16, 512, 8},
+                              {17, 1023, 33},
+                              {24, 513, 17},
+                              {25, 300, 9}};
     for (const LinearCase& c : big) cases.push_back(c);
     return cases;
 }

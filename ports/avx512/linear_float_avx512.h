@@ -7,7 +7,8 @@
 //   accumulates broadcast(x[r][k]) * panel[k][0..32) with 24 FMAs per k and no horizontal sums.
 // - Dot-product tiles for few rows (where every W element is read once per call and memory bound):
 //   R = 3 rows of x against C = 4 rows of W, 16 floats per FMA, masked loads for the tails.
-// - Float32 weights and 20-32 rows: x transposed instead of W (linear_xt below).
+// - Float32 weights and 9-24 rows: x transposed by pairs of inputs, W read in place (linear_pairs below);
+//   25-32 rows: x transposed (linear_xt below).
 //
 // Internal linkage (compiled with AVX-512 flags only in this port's files). The sums run in another order
 // than generic's: results agree to rounding, not bit for bit. Half weights convert exactly (F16C on ZMM).
@@ -284,14 +285,155 @@ inline void linear_xt(const float* x, size_t rows, size_t in, const float* w, co
     }
 }
 
+// ---- pair-lane kernel (float32 weights, 9-24 rows) ----
+//
+// x transposed by pairs of inputs: a vector holds 8 rows x 2 consecutive inputs (lane 2i + p: row i, input
+// 2k + p), and one 64-bit broadcast of W (inputs 2k and 2k + 1 of one output, adjacent in its row) meets V
+// such vectors: 8V rows in V FMAs with every lane busy, where the 32-row panel of linear_xt left 8 of 32
+// lanes idle at 24 rows. Each lane sums every other input; the two sums of a row and output are added
+// (the even inputs' first) before the bias or the previous block, then 8 x 8 transposes turn the tile into
+// y's rows. An 8-output tile is 8V accumulators, V loads of x and 8 broadcasts of W per 8V FMAs.
+
+constexpr size_t kPK = 512;  // inputs per block (even: a pair never straddles two blocks)
+
+// xp[kp * 16V + 16v + 2i + p] = x[8v + i][k0 + 2kp + p] for rows 8v + i < nrows and 2kp + p < kc, else 0;
+// pairs up to 8 * ceil(kc / 16). Eight rows of 16 inputs at a time: their 8 pairs each, an 8 x 8
+// transpose of 64-bit elements.
+template <size_t V>
+inline void pack_pairs(const float* x, size_t in, size_t k0, size_t kc, size_t nrows, float* xp) {
+    for (size_t v = 0; v < V; ++v)
+        for (size_t j = 0; j * 16 < kc; ++j) {
+            const size_t n = kc - j * 16 < 16 ? kc - j * 16 : 16;
+            const __mmask16 m = n == 16 ? static_cast<__mmask16>(0xffff) : mask16(n);
+            __m512d r[8];
+            AX_AVX2_UNROLL
+            for (size_t i = 0; i < 8; ++i)
+                r[i] = 8 * v + i < nrows
+                           ? _mm512_castps_pd(_mm512_maskz_loadu_ps(m, x + (8 * v + i) * in + k0 + j * 16))
+                           : _mm512_setzero_pd();
+            __m512d t[8], u[8];
+            AX_AVX2_UNROLL
+            for (size_t i = 0; i < 8; i += 2) {
+                t[i] = _mm512_unpacklo_pd(r[i], r[i + 1]);      // pairs 0, 2, 4, 6 of rows i, i + 1
+                t[i + 1] = _mm512_unpackhi_pd(r[i], r[i + 1]);  // pairs 1, 3, 5, 7
+            }
+            AX_AVX2_UNROLL
+            for (size_t i = 0; i < 8; i += 4) AX_AVX2_UNROLL
+            for (size_t h = 0; h < 2; ++h) {
+                u[i + 2 * h] = _mm512_shuffle_f64x2(t[i + h], t[i + 2 + h], 0x88);
+                u[i + 2 * h + 1] = _mm512_shuffle_f64x2(t[i + h], t[i + 2 + h], 0xDD);
+            }
+            // u[0]: pairs 0, 4 of rows 0-3; u[1]: 2, 6; u[2]: 1, 5; u[3]: 3, 7; u[4..7] the same of rows 4-7.
+            constexpr size_t kFirst[4] = {0, 2, 1, 3};
+            float* dst = xp + j * 8 * V * 16 + v * 16;
+            AX_AVX2_UNROLL
+            for (size_t q = 0; q < 4; ++q) {
+                _mm512_store_pd(reinterpret_cast<double*>(dst + kFirst[q] * V * 16),
+                                _mm512_shuffle_f64x2(u[q], u[q + 4], 0x88));
+                _mm512_store_pd(reinterpret_cast<double*>(dst + (kFirst[q] + 4) * V * 16),
+                                _mm512_shuffle_f64x2(u[q], u[q + 4], 0xDD));
+            }
+        }
+}
+
+// W's inputs 2kp and 2kp + 1 of the output at wo, broadcast (the second zero when only one is left).
+inline __m512 pair_weights(const float* wo, size_t kp, bool last_alone) {
+    if (last_alone) return _mm512_castpd_ps(_mm512_broadcastsd_pd(_mm_castps_pd(_mm_load_ss(wo + 2 * kp))));
+    return _mm512_castpd_ps(_mm512_broadcastsd_pd(_mm_load_sd(reinterpret_cast<const double*>(wo + 2 * kp))));
+}
+
+// y[r][j] for rows r < nrows (at most 8V) and outputs j < NO: bias + the tile (first block), or y + the tile.
+template <size_t V, size_t NO>
+inline void pair_tile(const float* xp, size_t kc, const float* w, size_t in, const float* bias, bool first,
+                      size_t nrows, float* y, size_t ldy) {
+    __m512 acc[NO][V];
+    AX_AVX2_UNROLL
+    for (size_t o = 0; o < NO; ++o) AX_AVX2_UNROLL
+    for (size_t v = 0; v < V; ++v) acc[o][v] = _mm512_setzero_ps();
+    const auto step = [&](size_t kp, bool alone) {
+        __m512 xv[V];
+        AX_AVX2_UNROLL
+        for (size_t v = 0; v < V; ++v) xv[v] = _mm512_load_ps(xp + kp * V * 16 + v * 16);
+        AX_AVX2_UNROLL
+        for (size_t o = 0; o < NO; ++o) {
+            const __m512 wb = pair_weights(w + o * in, kp, alone);
+            AX_AVX2_UNROLL
+            for (size_t v = 0; v < V; ++v) acc[o][v] = _mm512_fmadd_ps(wb, xv[v], acc[o][v]);
+        }
+    };
+    for (size_t kp = 0; kp < kc / 2; ++kp) step(kp, false);
+    if (kc % 2 != 0) step(kc / 2, true);  // an odd block's last input: W's next value is not this block's
+    const __mmask8 m = static_cast<__mmask8>((1u << NO) - 1u);
+    const __m256 b = first && bias ? _mm256_maskz_loadu_ps(m, bias) : _mm256_setzero_ps();
+    const __m512i swap = _mm512_set_epi32(14, 15, 12, 13, 10, 11, 8, 9, 6, 7, 4, 5, 2, 3, 0, 1);
+    const __m512i evens = _mm512_set_epi32(0, 0, 0, 0, 0, 0, 0, 0, 14, 12, 10, 8, 6, 4, 2, 0);
+    AX_AVX2_UNROLL
+    for (size_t v = 0; v < V; ++v) {
+        if (v * 8 >= nrows) break;
+        // Rows 8v .. 8v + 7: each output's two sums added, then transposed into 8 rows of NO values.
+        __m256 t[8];
+        AX_AVX2_UNROLL
+        for (size_t o = 0; o < 8; ++o) {
+            if (o >= NO) {
+                t[o] = _mm256_setzero_ps();
+            } else {
+                const __m512 a = acc[o][v];
+                const __m512 sums = _mm512_add_ps(a, _mm512_permutexvar_ps(swap, a));
+                t[o] = _mm512_castps512_ps256(_mm512_permutexvar_ps(evens, sums));
+            }
+        }
+        avx2::detail::transpose8(t);
+        const size_t rows8 = nrows - v * 8 < 8 ? nrows - v * 8 : 8;
+        for (size_t i = 0; i < rows8; ++i) {
+            float* yr = y + (v * 8 + i) * ldy;
+            const __m256 base = first ? b : _mm256_maskz_loadu_ps(m, yr);
+            _mm256_mask_storeu_ps(yr, m, _mm256_add_ps(base, t[i]));
+        }
+    }
+}
+
+template <size_t V, size_t NO>
+inline void pair_rest(size_t rest, const float* xp, size_t kc, const float* w, size_t in, const float* bias, bool first,
+                      size_t nrows, float* y, size_t ldy) {
+    if constexpr (NO > 0) {
+        if (rest == NO)
+            pair_tile<V, NO>(xp, kc, w, in, bias, first, nrows, y, ldy);
+        else
+            pair_rest<V, NO - 1>(rest, xp, kc, w, in, bias, first, nrows, y, ldy);
+    }
+}
+
+// rows <= 8V: one panel, W read once.
+template <size_t V>
+inline void linear_pairs(const float* x, size_t rows, size_t in, const float* w, const float* bias, size_t out,
+                         float* y, size_t ldy) {
+    alignas(64) float xp[kPK / 2 * V * 16];
+    for (size_t k0 = 0; k0 < in; k0 += kPK) {
+        const size_t kc = in - k0 < kPK ? in - k0 : kPK;
+        const bool first = k0 == 0;
+        pack_pairs<V>(x, in, k0, kc, rows, xp);
+        size_t o = 0;
+        for (; o + kXO <= out; o += kXO)
+            pair_tile<V, kXO>(xp, kc, w + o * in + k0, in, bias ? bias + o : nullptr, first, rows, y + o, ldy);
+        if (o < out)
+            pair_rest<V, kXO - 1>(out - o, xp, kc, w + o * in + k0, in, bias ? bias + o : nullptr, first, rows, y + o,
+                                  ldy);
+    }
+}
+
 // The packed path pays a transpose per W element back over `rows` rows.
 inline bool use_packed(size_t rows, size_t) { return rows >= 8; }
 
-// One panel of 20-32 rows (a decoder's tile of a 24-step horizon): W read once, at least 20 of the 32 lanes
-// busy. Measured against the packed kernel on one Sapphire Rapids core: 24 x 512 x 512 1.08-1.12x, 32 x 512 x
-// 512 1.3x, but 12 x 512 x 512 0.7x; with more rows the packed kernel reads W once where this one would read
-// it once per panel (100 x 512 x 2048 from L3: 0.75x).
-inline bool use_xt(size_t rows) { return rows >= 20 && rows <= kXR; }
+// One panel of 25-32 rows: W read once, at least 25 of the 32 lanes busy. Measured against the packed kernel on
+// one Sapphire Rapids core: 32 x 512 x 512 1.3x; with more rows the packed kernel reads W once where this one
+// would read it once per panel (100 x 512 x 2048 from L3: 0.75x).
+inline bool use_xt(size_t rows) { return rows > 24 && rows <= kXR; }
+
+// One panel of pair lanes for 9-16 rows (2 vectors of 8 rows) and 17-24 (3: a decoder's tile of a 24-step
+// horizon), where the packed kernel transposes all of W for few rows and linear_xt leaves lanes idle. On one
+// Zen 5 core (AMD EPYC, W warm): 24 x 512 x 2048 179 GFLOP/s against 125 for either, 16 x 512 x 512 193
+// against 124 (packed); at 8 rows (half the lanes) it only ties the packed kernel.
+inline int pair_vectors(size_t rows) { return rows > 8 && rows <= 16 ? 2 : rows > 16 && rows <= 24 ? 3 : 0; }
 
 template <class W>
 inline void linear_float(const float* x, size_t rows, size_t in, const W* w, const float* bias, size_t out, float* y,
@@ -302,6 +444,14 @@ inline void linear_float(const float* x, size_t rows, size_t in, const W* w, con
         return;
     }
     if constexpr (std::is_same<W, float>::value) {
+        if (pair_vectors(rows) == 2) {
+            linear_pairs<2>(x, rows, in, w, bias, out, y, ldy);
+            return;
+        }
+        if (pair_vectors(rows) == 3) {
+            linear_pairs<3>(x, rows, in, w, bias, out, y, ldy);
+            return;
+        }
         if (use_xt(rows)) {
             linear_xt(x, rows, in, w, bias, out, y, ldy);
             return;
