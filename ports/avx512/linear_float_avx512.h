@@ -213,6 +213,17 @@ constexpr size_t kXR = 32;   // rows per panel
 constexpr size_t kXO = 8;    // outputs per register tile
 constexpr size_t kXK = 512;  // inputs per panel: 512 x 32 floats = 64 KB of stack
 
+// t[j]: 8 rows' values of output j (j < 8, zero past the tile's outputs): transposed into rows and written to
+// the first `rows8` of y's rows at yr, the tile's outputs (mask m), plus the bias b (first block) or y.
+inline void store_tile_rows(__m256 (&t)[8], size_t rows8, __mmask8 m, __m256 b, bool first, float* yr, size_t ldy) {
+    avx2::detail::transpose8(t);
+    for (size_t i = 0; i < rows8; ++i) {
+        float* row = yr + i * ldy;
+        const __m256 base = first ? b : _mm256_maskz_loadu_ps(m, row);
+        _mm256_mask_storeu_ps(row, m, _mm256_add_ps(base, t[i]));
+    }
+}
+
 // y[r][o0 + j] for rows r < nrows (at most 32) and j < NO: bias + the tile (first block), or y + the tile.
 template <size_t NO>
 inline void xt_tile(const float* xt, size_t kc, const float* w, size_t in, const float* bias, bool first, size_t nrows,
@@ -244,13 +255,7 @@ inline void xt_tile(const float* xt, size_t kc, const float* w, size_t in, const
                 t[o] = g % 2 == 0 ? _mm512_castps512_ps256(a) : _mm512_extractf32x8_ps(a, 1);
             }
         }
-        avx2::detail::transpose8(t);
-        const size_t rows8 = nrows - g * 8 < 8 ? nrows - g * 8 : 8;
-        for (size_t i = 0; i < rows8; ++i) {
-            float* yr = y + (g * 8 + i) * ldy;
-            const __m256 base = first ? b : _mm256_maskz_loadu_ps(m, yr);
-            _mm256_mask_storeu_ps(yr, m, _mm256_add_ps(base, t[i]));
-        }
+        store_tile_rows(t, nrows - g * 8 < 8 ? nrows - g * 8 : 8, m, b, first, y + g * 8 * ldy, ldy);
     }
 }
 
@@ -382,13 +387,7 @@ inline void pair_tile(const float* xp, size_t kc, const float* w, size_t in, con
                 t[o] = _mm512_castps512_ps256(_mm512_permutexvar_ps(evens, sums));
             }
         }
-        avx2::detail::transpose8(t);
-        const size_t rows8 = nrows - v * 8 < 8 ? nrows - v * 8 : 8;
-        for (size_t i = 0; i < rows8; ++i) {
-            float* yr = y + (v * 8 + i) * ldy;
-            const __m256 base = first ? b : _mm256_maskz_loadu_ps(m, yr);
-            _mm256_mask_storeu_ps(yr, m, _mm256_add_ps(base, t[i]));
-        }
+        store_tile_rows(t, nrows - v * 8 < 8 ? nrows - v * 8 : 8, m, b, first, y + v * 8 * ldy, ldy);
     }
 }
 
