@@ -34,14 +34,17 @@ format-check:
 	if [ -n "$$bad" ]; then echo "not formatted (make format):"; echo "$$bad" | sed 's/^/  /'; exit 1; fi; \
 	echo "format-check: $(words $(FORMAT_FILES)) files formatted"
 
+# Each stage's wall time is printed when it ends ("== stage NAME: S s"), and all of them at the end: the CI
+# budget is 40 minutes on a 2-core machine.
+TEST_STAGES = format-check test-host test-sanitize test-cross test-firmware fuzz
 test: deps
-	@$(MAKE) --no-print-directory format-check
-	@$(MAKE) --no-print-directory test-host
-	@$(MAKE) --no-print-directory test-sanitize
-	@$(MAKE) --no-print-directory test-cross
-	@$(MAKE) --no-print-directory test-firmware
-	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(if $(filter true,$(CI)),60,10)
-	@echo "all tests passed"
+	@start=$$(date +%s); times=""; \
+	for stage in $(TEST_STAGES); do \
+		t0=$$(date +%s); \
+		$(MAKE) --no-print-directory $$stage $(if $(filter true,$(CI)),FUZZ_SECONDS=60,FUZZ_SECONDS=10) || exit 1; \
+		t=$$(( $$(date +%s) - t0 )); times="$$times $$stage=$${t}s"; echo "== stage $$stage: $$t s"; \
+	done; \
+	echo "all tests passed in $$(( $$(date +%s) - start )) s:$$times"
 
 test-host: build
 	@cd $(BUILD) && ctest --output-on-failure
