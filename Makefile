@@ -24,13 +24,16 @@ deps:
 	@bash .ci/install-deps.sh
 
 # One style (.clang-format, clang-format 14): format rewrites every C/C++ file git knows (fixture data
-# aside), format-check (run by make test) lists the files that differ and fails.
+# aside), format-check (run by make test) lists the files that differ and fails (one clang-format --dry-run
+# per 64 files: a process per file took 46 s of a CI run).
 FORMAT_FILES = $(shell git ls-files '*.cpp' '*.h' '*.c' 2>/dev/null | grep -v '^tests/fixtures/')
 format:
 	@clang-format -i $(FORMAT_FILES)
 
 format-check:
-	@bad=$$(for f in $(FORMAT_FILES); do clang-format --style=file "$$f" | cmp -s - "$$f" || echo "$$f"; done); \
+	@out=$$(printf '%s\n' $(FORMAT_FILES) | xargs -P $(JOBS) -n 64 clang-format --style=file --dry-run 2>&1) || \
+		{ echo "$$out" | tail -n 20; echo "format-check: clang-format failed"; exit 1; }; \
+	bad=$$(echo "$$out" | sed -n 's/^\([^:]*\):[0-9]*:[0-9]*: warning: code should be clang-formatted.*/\1/p' | sort -u); \
 	if [ -n "$$bad" ]; then echo "not formatted (make format):"; echo "$$bad" | sed 's/^/  /'; exit 1; fi; \
 	echo "format-check: $(words $(FORMAT_FILES)) files formatted"
 
@@ -47,13 +50,13 @@ test: deps
 	echo "all tests passed in $$(( $$(date +%s) - start )) s:$$times"
 
 test-host: build
-	@cd $(BUILD) && ctest --output-on-failure
+	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 # The whole suite under AddressSanitizer and UndefinedBehaviorSanitizer (clang); any report fails.
 test-sanitize:
 	@cmake -S . -B $(BUILD)-sanitize -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_COMPILER=clang++ -DAUSPEX_SANITIZE=ON >/dev/null
 	@cmake --build $(BUILD)-sanitize -j $(JOBS)
-	@cd $(BUILD)-sanitize && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ctest --output-on-failure
+	@cd $(BUILD)-sanitize && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ctest --output-on-failure -j $(JOBS)
 
 # ---- cross ----
 # ARM Linux cross builds, each with the whole test suite run by CTest under qemu-user (the toolchain files set
@@ -76,7 +79,7 @@ test-cross-$(1):
 	@cmake -S . -B $$(BUILD)-$(1) -DCMAKE_BUILD_TYPE=Release -DAUSPEX_BUILD_TOOLS=ON -DAUSPEX_BUILD_TESTS=ON \
 		-DCMAKE_TOOLCHAIN_FILE=$$(CURDIR)/ports/toolchains/$$(cross_toolchain_$(1)).cmake >/dev/null
 	@cmake --build $$(BUILD)-$(1) -j $$(JOBS)
-	@cd $$(BUILD)-$(1) && ctest --output-on-failure
+	@cd $$(BUILD)-$(1) && ctest --output-on-failure -j $(JOBS)
 endef
 $(foreach t,$(CROSS_TARGETS),$(eval $(call cross_rules,$(t))))
 # ---- end cross ----
