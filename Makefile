@@ -52,9 +52,11 @@ test: deps
 test-host: build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
-# The whole suite under AddressSanitizer and UndefinedBehaviorSanitizer (clang); any report fails.
+# The whole suite under AddressSanitizer and UndefinedBehaviorSanitizer (clang); any report fails. Debug (assertions
+# on) at -O1, as the sanitizers' documentation advises.
 test-sanitize:
-	@cmake -S . -B $(BUILD)-sanitize -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_COMPILER=clang++ -DAUSPEX_SANITIZE=ON >/dev/null
+	@cmake -S . -B $(BUILD)-sanitize -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-g -O1" \
+		-DCMAKE_C_FLAGS_DEBUG="-g -O1" -DCMAKE_CXX_COMPILER=clang++ -DAUSPEX_SANITIZE=ON >/dev/null
 	@cmake --build $(BUILD)-sanitize -j $(JOBS)
 	@cd $(BUILD)-sanitize && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ctest --output-on-failure -j $(JOBS)
 
@@ -286,7 +288,8 @@ bench-mcu: build $(INSN_DIR)/insn_plugin.so
 
 # ---- fuzz ----
 # libFuzzer with AddressSanitizer and UBSan (clang): builds $(BUILD)-fuzz, seeds the corpora from the test
-# fixtures (tests/fuzz/make_corpus.sh), then runs every target for FUZZ_SECONDS, one after another. Any crash,
+# fixtures (tests/fuzz/make_corpus.sh), then runs every target for FUZZ_SECONDS, JOBS of them at a time
+# (tests/fuzz/run_fuzz.sh; libFuzzer keeps a target on one core). Any crash,
 # undefined behaviour, leak, hang (10 s on one input) or memory use above 2 GB fails, after all targets ran.
 # A finding is saved as $(BUILD)-fuzz/artifacts/<target>-crash-<sha1> (or -leak-, -timeout-, -oom-); replay
 # it with `$(BUILD)-fuzz/fuzz/<target> FILE`. Corpora ($(BUILD)-fuzz/corpus/<target>) grow from run to run.
@@ -301,21 +304,7 @@ fuzz:
 		-DAUSPEX_BUILD_TESTS=OFF >/dev/null
 	@cmake --build $(FUZZ_BUILD) -j $(JOBS) --target auspex_fuzz
 	@bash tests/fuzz/make_corpus.sh $(FUZZ_BUILD)
-	@mkdir -p $(FUZZ_BUILD)/artifacts $(FUZZ_BUILD)/logs
-	@failed=""; for spec in $(FUZZ_TARGETS); do \
-		t=$${spec%%:*}; rest=$${spec#*:}; len=$${rest%%:*}; dict=$${rest#*:}; log=$(FUZZ_BUILD)/logs/$$t.log; \
-		echo "== fuzz $$t: $(FUZZ_SECONDS) s, max_len $$len"; \
-		if ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-			$(FUZZ_BUILD)/fuzz/$$t $(FUZZ_BUILD)/corpus/$$t -max_total_time=$(FUZZ_SECONDS) -max_len=$$len \
-			-rss_limit_mb=2048 -timeout=10 -print_final_stats=1 -dict=tests/fuzz/$$dict.dict \
-			-artifact_prefix=$(FUZZ_BUILD)/artifacts/$$t- >$$log 2>&1; then \
-			grep -E '^stat::(number_of_executed_units|average_exec_per_sec)' $$log | sed 's/^/   /'; \
-		else \
-			tail -n 60 $$log; echo "== fuzz $$t: FINDING (full log: $$log)"; failed="$$failed $$t"; \
-		fi; \
-	done; \
-	if [ -n "$$failed" ]; then echo "fuzz findings in:$$failed; inputs in $(FUZZ_BUILD)/artifacts"; exit 1; fi
-	@echo "fuzz: no findings"
+	@bash tests/fuzz/run_fuzz.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(JOBS) $(FUZZ_TARGETS)
 # ---- end fuzz ----
 
 # ---- mutate ----
