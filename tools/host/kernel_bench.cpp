@@ -366,6 +366,46 @@ double thread_read_ceiling(unsigned threads, size_t bytes) {
     return one / team_ns(threads, [&](unsigned t) { read(threads, t); });
 }
 
+double thread_handoff_ns() {
+    if (std::thread::hardware_concurrency() < 2) return 0;
+    constexpr int kExchanges = 2000;
+    constexpr int kDone = -1;
+    // A round stops early after this long: on a machine whose cores are busy, an exchange may wait for the
+    // partner's whole time slice.
+    constexpr double kRoundSeconds = 0.02;
+    std::vector<double> ns;
+    for (int round = 0; round < 5; ++round) {
+        std::atomic<int> word{0};  // odd: this thread's call; even: the partner's answer; kDone: stop
+        std::thread partner([&word] {
+            for (int expect = 1;; expect += 2) {
+                int seen;
+                while ((seen = word.load(std::memory_order_acquire)) != expect && seen != kDone) {
+                }
+                if (seen == kDone) return;
+                word.store(expect + 1, std::memory_order_release);
+            }
+        });
+        // One untimed exchange: the partner is running.
+        word.store(1, std::memory_order_release);
+        while (word.load(std::memory_order_acquire) != 2) {
+        }
+        const Clock::time_point t0 = Clock::now();
+        int done = 0;
+        for (int call = 3; done < kExchanges; call += 2) {
+            word.store(call, std::memory_order_release);
+            while (word.load(std::memory_order_acquire) != call + 1) {
+            }
+            ++done;
+            if (done % 64 == 0 && seconds_since(t0) > kRoundSeconds) break;
+        }
+        ns.push_back(seconds_since(t0) * 1e9 / done);
+        word.store(kDone, std::memory_order_release);
+        partner.join();
+    }
+    std::sort(ns.begin(), ns.end());
+    return ns[ns.size() / 2];
+}
+
 namespace {
 
 // ---- the measurements ----
