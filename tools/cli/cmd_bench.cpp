@@ -217,7 +217,7 @@ int bench_thread_counts(const tools::LoadedModel& model, const SessionLengths& l
     const unsigned most = static_cast<unsigned>(*std::max_element(counts.begin(), counts.end()));
     const double ceiling_before = tools::thread_fma_ceiling(most);
     const double read_before = tools::thread_read_ceiling(most, model.bytes.size());
-    const double handoff_ns = tools::thread_handoff_ns();
+    const double split_step_ns = tools::thread_split_step_ns(most);
     std::vector<double> median[2] = {std::vector<double>(counts.size()), std::vector<double>(counts.size())};
     for (int pass = 0; pass < (steps ? 2 : 1); ++pass) {
         const auto run = [&](size_t c) { pass == 0 ? work[c].forward() : work[c].steps(); };
@@ -253,9 +253,9 @@ int bench_thread_counts(const tools::LoadedModel& model, const SessionLengths& l
         std::printf(
             "{\"model\": \"%s\", \"port\": \"%s\", \"runs\": %zu, \"by_threads\": [%s], \"fma_ceiling_threads\": %u, "
             "\"fma_ceiling_before\": %.3f, \"fma_ceiling_after\": %.3f, \"read_ceiling_bytes\": %zu, "
-            "\"read_ceiling_before\": %.3f, \"read_ceiling_after\": %.3f, \"handoff_round_trip_ns\": %.1f}\n",
+            "\"read_ceiling_before\": %.3f, \"read_ceiling_after\": %.3f, \"empty_split_step_ns\": %.1f}\n",
             model.path.c_str(), k.name, runs, rows.c_str(), most, ceiling_before, ceiling_after, model.bytes.size(),
-            read_before, read_after, handoff_ns);
+            read_before, read_after, split_step_ns);
         return 0;
     }
     std::printf("model %s, port %s, %s, median of %zu runs per thread count, interleaved\n", model.path.c_str(), k.name,
@@ -274,11 +274,11 @@ int bench_thread_counts(const tools::LoadedModel& model, const SessionLengths& l
         "  reading the model's %.1f MB over and over, split over %u threads: %.2fx one thread before these runs,\n"
         "  %.2fx after (a pass bound by streaming its weights gains no more)\n",
         static_cast<double>(model.bytes.size()) / (1 << 20), most, read_before, read_after);
-    if (handoff_ns > 0)
+    if (split_step_ns > 0)
         std::printf(
-            "  a word passed to another thread and back: %.2f us (each step split over the threads pays about\n"
-            "  this to start its tasks and to see them end)\n",
-            handoff_ns / 1000);
+            "  a step split over %u threads with nothing to do: %.2f us (what every split step of a pass pays\n"
+            "  to hand out its tasks and see them end)\n",
+            most, split_step_ns / 1000);
     return 0;
 }
 

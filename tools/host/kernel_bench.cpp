@@ -15,6 +15,7 @@
 #include "ports/ports.h"
 #include "runtime/half.h"
 #include "tools/common/aligned_buffer.h"
+#include "tools/host/thread_pool.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define AX_BENCH_X86 1
@@ -366,41 +367,44 @@ double thread_read_ceiling(unsigned threads, size_t bytes) {
     return one / team_ns(threads, [&](unsigned t) { read(threads, t); });
 }
 
-double thread_handoff_ns() {
-    if (std::thread::hardware_concurrency() < 2) return 0;
-    constexpr int kExchanges = 2000;
-    constexpr int kDone = -1;
-    // A round stops early after this long: on a machine whose cores are busy, an exchange may wait for the
-    // partner's whole time slice.
-    constexpr double kRoundSeconds = 0.02;
+namespace {
+
+// A split step with no work: each of the pool's threads takes one task, and every task waits until all have
+// started, so that each crosses to its own thread (an empty task would all run on the caller).
+struct EmptyStep {
+    std::atomic<int> started{0};
+    int tasks = 0;
+};
+
+void empty_task(void* arg, int) {
+    EmptyStep& step = *static_cast<EmptyStep*>(arg);
+    step.started.fetch_add(1);
+    while (step.started.load() < step.tasks) {
+    }
+}
+
+}  // namespace
+
+double thread_split_step_ns(unsigned threads) {
+    if (threads < 2 || std::thread::hardware_concurrency() < 2) return 0;
+    ThreadPool pool(threads);
+    const auto step = [&pool, threads] {
+        EmptyStep s;
+        s.tasks = static_cast<int>(threads);
+        pool.run(s.tasks, empty_task, &s);
+    };
+    for (int i = 0; i < 200; ++i) step();  // the workers awake and polling, as in a stream of passes
+    // Rounds of up to 1000 steps, each stopped after 20 ms: on a machine whose cores are busy, a step may
+    // wait for a worker's whole time slice.
     std::vector<double> ns;
     for (int round = 0; round < 5; ++round) {
-        std::atomic<int> word{0};  // odd: this thread's call; even: the partner's answer; kDone: stop
-        std::thread partner([&word] {
-            for (int expect = 1;; expect += 2) {
-                int seen;
-                while ((seen = word.load(std::memory_order_acquire)) != expect && seen != kDone) {
-                }
-                if (seen == kDone) return;
-                word.store(expect + 1, std::memory_order_release);
-            }
-        });
-        // One untimed exchange: the partner is running.
-        word.store(1, std::memory_order_release);
-        while (word.load(std::memory_order_acquire) != 2) {
-        }
         const Clock::time_point t0 = Clock::now();
         int done = 0;
-        for (int call = 3; done < kExchanges; call += 2) {
-            word.store(call, std::memory_order_release);
-            while (word.load(std::memory_order_acquire) != call + 1) {
-            }
-            ++done;
-            if (done % 64 == 0 && seconds_since(t0) > kRoundSeconds) break;
+        while (done < 1000) {
+            step();
+            if (++done % 32 == 0 && seconds_since(t0) > 0.02) break;
         }
         ns.push_back(seconds_since(t0) * 1e9 / done);
-        word.store(kDone, std::memory_order_release);
-        partner.join();
     }
     std::sort(ns.begin(), ns.end());
     return ns[ns.size() / 2];

@@ -25,11 +25,11 @@ double thread_fma_ceiling(unsigned threads);
 // than this. 1 for one thread.
 double thread_read_ceiling(unsigned threads, size_t bytes);
 
-// Nanoseconds for a word written by one thread to reach a second, polling thread and its answer to come back:
-// the least a step split over threads pays (the step's start and its end each cross between the cores), the
-// median of 5 rounds of up to 2000 exchanges. From tens of nanoseconds between cores that share a cache to
-// microseconds across sockets or virtual CPUs; a step of a few microseconds gains nothing from threads where
-// it is a microsecond. 0 with one hardware thread.
-double thread_handoff_ns();
+// Nanoseconds for one step split over `threads` threads of the host's pool (tools/host/thread_pool.h) with
+// nothing to do: a task handed to each thread and every one seen to end, the median of 5 rounds of up to 1000
+// steps with the workers polling. The least every split step of a pass pays: from a few hundred nanoseconds
+// between cores that share a cache to microseconds across sockets or between virtual CPUs on other cores
+// of their host, where a step of a few microseconds gains nothing from threads. 0 for fewer than 2.
+double thread_split_step_ns(unsigned threads);
 
 }  // namespace ax::tools
