@@ -367,7 +367,7 @@ TEST_CASE("cli: bench --threads 1,2 times the forward pass and the forecast at e
     REQUIRE(at != std::string::npos);
     const double split_step = std::strtod(r.output.c_str() + at + step_key.size(), nullptr);
     const bool two_threads = std::thread::hardware_concurrency() > 1;
-    CHECK(two_threads ? split_step > 0 : split_step == 0);
+    CHECK((two_threads ? split_step > 0 : split_step == 0));
     const ax::test::Result text = ax::test::auspex("bench " + model + " --threads 1,2 --runs 2");
     REQUIRE_MESSAGE(text.exit_code == 0, text.output);
     CHECK(text.output.find("forecast (") != std::string::npos);
