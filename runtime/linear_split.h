@@ -39,4 +39,18 @@ struct LinearSplit {
 bool linear_split_forward(const Kernels& k, const Linear& layer, const float* x, const int8_t* xq, const float* xscale,
                           size_t rows, float* y, const LinearSplit& split, const format::Activation* then = nullptr);
 
+// One product of several on the same input rows: y [rows, layer.out], row stride y_stride.
+struct SplitProduct {
+    Linear layer;
+    float* y = nullptr;
+    size_t y_stride = 0;
+};
+
+// Several products of the same input rows (same `in`, the same dtype) in one hand-off: task t computes its
+// range of columns of each, as linear_split_forward would for each alone (the same bits), so that products
+// too small to pay for a hand-off each (the cross-attention keys and values of every decoder layer) share one.
+// False, having done nothing, when they are too small to split together or the split has no hook.
+bool linear_split_forward_all(const Kernels& k, const SplitProduct* products, size_t count, const float* x,
+                              const int8_t* xq, const float* xscale, size_t rows, const LinearSplit& split);
+
 }  // namespace ax

@@ -618,6 +618,48 @@ void decoder_layer_prepare_memory(const Kernels& k, const LayerOptions& o, const
     }
 }
 
+namespace {
+
+// Whether every layer's cross-attention keys and values can come from one input: float caches of one
+// capacity, projections of one dtype (the memory rows quantized once serve every int8 layer).
+bool memory_shared_by_layers(const DecoderLayerWeights* w, const KvCache* cross, size_t layers) {
+    for (size_t i = 0; i < layers; ++i)
+        if (cross[i].type != CacheType::f32 || cross[i].capacity != cross[0].capacity ||
+            w[i].cross_attn.in_proj.dtype != w[0].cross_attn.in_proj.dtype)
+            return false;
+    return true;
+}
+
+}  // namespace
+
+void decoder_layers_prepare_memory(const Kernels& k, const LayerOptions& o, const DecoderLayerWeights* w,
+                                   KvCache* cross, size_t layers, const float* memory, size_t mem_rows,
+                                   LayerScratch& s) {
+    if (layers == 0) return;
+    if (!memory_shared_by_layers(w, cross, layers)) {
+        for (size_t i = 0; i < layers; ++i) decoder_layer_prepare_memory(k, o, w[i], memory, mem_rows, cross[i], s);
+        return;
+    }
+    const size_t d = o.d_model;
+    const size_t rows = min_of(mem_rows, cross[0].capacity);
+    constexpr size_t kLayersPerHandOff = 4;  // bounds the stack (a microcontroller's too); more take more hand-offs
+    for (size_t r = 0; r < rows; r += s.tile) {
+        const size_t n = min_of(s.tile, rows - r);
+        const RowsIn in = shared_input(k, w[0].cross_attn.in_proj, memory + r * d, n, d, s);
+        for (size_t first = 0; first < layers; first += kLayersPerHandOff) {
+            SplitProduct products[2 * kLayersPerHandOff];
+            size_t count = 0;
+            for (size_t i = first; i < layers && i < first + kLayersPerHandOff; ++i) {
+                const Linear& p = w[i].cross_attn.in_proj;
+                products[count++] = SplitProduct{p.slice(d, d), cross[i].key_f32() + r * d, d};
+                products[count++] = SplitProduct{p.slice(2 * d, d), cross[i].value_f32() + r * d, d};
+            }
+            if (linear_split_forward_all(k, products, count, in.x, in.q, in.scales, n, s.split)) continue;
+            for (size_t i = 0; i < count; ++i) project(k, products[i].layer, in, n, products[i].y, s);
+        }
+    }
+}
+
 void decoder_layer_forward(const Kernels& k, const LayerOptions& o, const DecoderLayerWeights& w, float* x, size_t rows,
                            size_t first_position, KvCache& self_cache, const KvCache& cross, size_t mem_rows,
                            bool memory_causal, LayerScratch& s, const uint8_t* self_valid,

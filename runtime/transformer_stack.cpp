@@ -161,8 +161,7 @@ void StackSession::encode(const Kernels& k, const StackConfig& c, const LayerNor
 
 void StackSession::prepare_memory(const Kernels& k, const StackConfig& c, const float* memory, size_t rows,
                                   LayerScratch& s) const {
-    for (size_t i = 0; i < c.decoder_layers; ++i)
-        decoder_layer_prepare_memory(k, c.layer, decoder[i], memory, rows, cross_cache[i], s);
+    decoder_layers_prepare_memory(k, c.layer, decoder, cross_cache, c.decoder_layers, memory, rows, s);
 }
 
 void StackSession::decode(const Kernels& k, const StackConfig& c, const LayerNormWeights& final_norm, float* x,

@@ -393,19 +393,20 @@ double thread_split_step_ns(unsigned threads) {
         s.tasks = static_cast<int>(threads);
         pool.run(s.tasks, empty_task, &s);
     };
-    for (int i = 0; i < 200; ++i) step();  // the workers awake and polling, as in a stream of passes
-    // Rounds of up to 1000 steps, each stopped after 20 ms: on a machine whose cores are busy, a step may
-    // wait for a worker's whole time slice.
-    std::vector<double> ns;
-    for (int round = 0; round < 5; ++round) {
+    // Up to 1000 steps, stopped after 20 ms: on a machine whose cores are busy (or with more threads than
+    // cores), a step may wait for a worker's whole time slice.
+    const auto steps = [&step] {
         const Clock::time_point t0 = Clock::now();
         int done = 0;
         while (done < 1000) {
             step();
             if (++done % 32 == 0 && seconds_since(t0) > 0.02) break;
         }
-        ns.push_back(seconds_since(t0) * 1e9 / done);
-    }
+        return seconds_since(t0) * 1e9 / done;
+    };
+    steps();  // untimed: the workers awake and polling, as in a stream of passes
+    std::vector<double> ns;
+    for (int round = 0; round < 5; ++round) ns.push_back(steps());
     std::sort(ns.begin(), ns.end());
     return ns[ns.size() / 2];
 }
