@@ -17,6 +17,7 @@
 #include <vector>
 #include <thread>
 
+#include "tools/host/split_breakdown.h"
 #include "tools/cli/commands.h"
 #include "tools/cli/session_lengths.h"
 #include "tools/family/family_descriptor.h"
@@ -236,6 +237,20 @@ int bench_thread_counts(const tools::LoadedModel& model, const SessionLengths& l
             median[pass][c] = times[c][times[c].size() / 2];
         }
     }
+    // Where the forward pass on the most threads goes, against one thread (when the counts hold 1).
+    tools::SplitBreakdown breakdown;
+    const size_t one = static_cast<size_t>(std::find(counts.begin(), counts.end(), size_t{1}) - counts.begin());
+    const size_t at_most = static_cast<size_t>(std::find(counts.begin(), counts.end(), size_t{most}) - counts.begin());
+    const bool explain = most > 1 && one < counts.size();
+    if (explain) {
+        tools::SplitProfile in_turn_profile;
+        const ParallelFor in_turn = tools::serial_hook(most, &in_turn_profile);
+        tools::set_host_hook(&in_turn);
+        const Workload in_turn_work = make_workload(model, lengths, k);
+        tools::set_host_hook(nullptr);
+        breakdown = tools::measure_split_breakdown(work[at_most].forward, *pools[at_most], in_turn_work.forward,
+                                                   in_turn_profile, runs, most, median[0][one]);
+    }
     const double ceiling_after = tools::thread_fma_ceiling(most);
     const double read_after = tools::thread_read_ceiling(most, model.bytes.size());
     if (json) {
@@ -253,9 +268,10 @@ int bench_thread_counts(const tools::LoadedModel& model, const SessionLengths& l
         std::printf(
             "{\"model\": \"%s\", \"port\": \"%s\", \"runs\": %zu, \"by_threads\": [%s], \"fma_ceiling_threads\": %u, "
             "\"fma_ceiling_before\": %.3f, \"fma_ceiling_after\": %.3f, \"read_ceiling_bytes\": %zu, "
-            "\"read_ceiling_before\": %.3f, \"read_ceiling_after\": %.3f, \"empty_split_step_ns\": %.1f}\n",
+            "\"read_ceiling_before\": %.3f, \"read_ceiling_after\": %.3f, \"empty_split_step_ns\": %.1f, "
+            "\"split_profile\": %s}\n",
             model.path.c_str(), k.name, runs, rows.c_str(), most, ceiling_before, ceiling_after, model.bytes.size(),
-            read_before, read_after, split_step_ns);
+            read_before, read_after, split_step_ns, explain ? tools::split_breakdown_json(breakdown).c_str() : "null");
         return 0;
     }
     std::printf("model %s, port %s, %s, median of %zu runs per thread count, interleaved\n", model.path.c_str(), k.name,
@@ -265,6 +281,7 @@ int bench_thread_counts(const tools::LoadedModel& model, const SessionLengths& l
             std::printf("  %s, %zu thread%s: %9.3f ms  (%.2fx the first; arena bytes %zu)\n",
                         (pass == 0 ? work[c].forward_label : work[c].steps_label).c_str(), counts[c],
                         counts[c] == 1 ? " " : "s", median[pass][c], median[pass][0] / median[pass][c], work[c].arena);
+    if (explain) tools::print_split_breakdown(breakdown, work[at_most].forward_label);
     if (ceiling_before > 0)
         std::printf(
             "  FMA loop on %u threads at once: %.2fx one thread before these runs, %.2fx after (the most\n"

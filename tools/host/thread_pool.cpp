@@ -91,7 +91,13 @@ void ThreadPool::work(uint64_t call) {
         do {
             if (word >> kTaskBits != call || (word & kTaskMask) >= n) return;  // another call, or none left
         } while (!claim_.compare_exchange_weak(word, word + 1));
-        task(arg, static_cast<int>(word & kTaskMask));
+        if (SplitProfile* const profile = profile_.load(std::memory_order_relaxed)) {
+            const uint64_t t0 = profile_now_ns();
+            task(arg, static_cast<int>(word & kTaskMask));
+            profile->task_ns.fetch_add(profile_now_ns() - t0);
+        } else {
+            task(arg, static_cast<int>(word & kTaskMask));
+        }
         finished_.fetch_add(1);
     }
 }
@@ -102,6 +108,8 @@ void ThreadPool::run(int n_tasks, ParallelTask task, void* arg) {
         for (int i = 0; i < n_tasks; ++i) task(arg, i);
         return;
     }
+    SplitProfile* const profile = profile_.load(std::memory_order_relaxed);
+    const uint64_t started = profile != nullptr ? profile_now_ns() : 0;
     const uint64_t call = ++calls_;
     claim_.store(call << kTaskBits);  // first: closes the previous call to late workers
     task_.store(task);
@@ -125,6 +133,10 @@ void ThreadPool::run(int n_tasks, ParallelTask task, void* arg) {
             if (i == 64) yield_after = now + kSpinBeforeYield;
             if (now > yield_after) std::this_thread::yield();
         }
+    }
+    if (profile != nullptr) {
+        profile->steps.fetch_add(1);
+        profile->step_ns.fetch_add(profile_now_ns() - started);
     }
 }
 

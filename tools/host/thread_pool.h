@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "runtime/parallel.h"
+#include "tools/host/split_profile.h"
 
 namespace ax::tools {
 
@@ -31,6 +32,8 @@ public:
     ParallelFor hook();
     // task(arg, i) for every i in [0, n_tasks); returns when all have returned. One caller at a time.
     void run(int n_tasks, ParallelTask task, void* arg);
+    // Times every call and task into `profile` from now on (nullptr: no more). Not while a call runs.
+    void set_profile(SplitProfile* profile) { profile_.store(profile); }
 
 private:
     void work(uint64_t call);
@@ -49,6 +52,7 @@ private:
     std::atomic<int> sleepers_{0};
     std::atomic<int> caller_cpu_{-1};  // the core the caller published the current call from, where known
     std::atomic<bool> stop_{false};
+    std::atomic<SplitProfile*> profile_{nullptr};
     std::mutex mutex_;
     std::condition_variable wake_;
     std::vector<std::thread> workers_;
