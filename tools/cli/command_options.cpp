@@ -65,7 +65,8 @@ const CommandOptions kOptions[] = {
                        "  --stages                   time every kernel call of one pass\n"
                        "  --kernels                  no model: every kernel of every port this CPU runs\n"
                        "  --threads N,M,...          a list of thread counts: the forward pass with each, runs "
-                       "interleaved, and the speed-ups over the first\n"},
+                       "interleaved, and the speed-ups over the first;\n"
+                       "                             with 1 in the list, where the most threads' pass loses time\n"},
     {"translate",
      "  --tokens \"5 17 9 2\"        the source token ids\n"
      "  --bos ID, --eos ID|none    decoding's start and stop ids (default the model's)\n"
