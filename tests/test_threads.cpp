@@ -170,6 +170,11 @@ TEST_CASE("threads: every family's outputs are the same bits for 1 to 4 workers 
     for (const char* dir : kFixtures) check_every_way(dir, format::DType::i8, format::CacheType::i8);
 }
 
+TEST_CASE("threads: int8 weights with float caches give the same bits for 1 to 4 workers and any task order") {
+    // The cross-attention keys and values of every layer from one quantization of the memory, in one split step.
+    for (const char* dir : kFixtures) check_every_way(dir, format::DType::i8, format::CacheType::f32);
+}
+
 TEST_CASE("threads: the arena for N workers is exact, and one worker's is the single-thread figure") {
     const std::vector<uint8_t> bytes = test::convert_case(test::fixture_path("forecaster/odd_sizes"));
     const auto m = tools::open_model_bytes(bytes, "odd_sizes");
