@@ -642,7 +642,7 @@ void decoder_layers_prepare_memory(const Kernels& k, const LayerOptions& o, cons
     }
     const size_t d = o.d_model;
     const size_t rows = min_of(mem_rows, cross[0].capacity);
-    constexpr size_t kLayersPerHandOff = 4;  // bounds the stack (a microcontroller's too); more take more hand-offs
+    constexpr size_t kLayersPerHandOff = 2;  // bounds the stack (a microcontroller's too); more take more hand-offs
     for (size_t r = 0; r < rows; r += s.tile) {
         const size_t n = min_of(s.tile, rows - r);
         const RowsIn in = shared_input(k, w[0].cross_attn.in_proj, memory + r * d, n, d, s);
