@@ -185,8 +185,8 @@ void encoder_layer_forward(const Kernels& k, const LayerOptions& o, const Encode
 void decoder_layer_prepare_memory(const Kernels& k, const LayerOptions& o, const DecoderLayerWeights& w,
                                   const float* memory, size_t mem_rows, KvCache& cross, LayerScratch& s);
 // The same for layers [0, layers) (w[i] into cross[i]): where their caches are float and their projections of
-// one dtype, the memory rows are quantized once and every layer's keys and values go to the workers in one
-// hand-off (each product alone is too small to pay for its own). The same bits as layer by layer.
+// one dtype, the memory rows are quantized once and the keys and values of two layers at a time go to the
+// workers in one hand-off (each product alone is too small to pay for its own). The same bits as layer by layer.
 void decoder_layers_prepare_memory(const Kernels& k, const LayerOptions& o, const DecoderLayerWeights* w,
                                    KvCache* cross, size_t layers, const float* memory, size_t mem_rows,
                                    LayerScratch& s);
