@@ -46,6 +46,14 @@ TEST_CASE("split profile: a pass's split steps are counted and its times add up,
     CHECK(b.steps_ms <= b.pass_ms);
     CHECK(b.busy > 0);
     CHECK(b.busy <= 1.0);
+    // The calling thread ran tasks of every step (it claims as the workers do); the busy shares average out.
+    CHECK(b.caller_busy > 0);
+    CHECK(b.caller_busy <= 1.0);
+    CHECK(b.others_busy >= 0);
+    CHECK(b.others_busy <= 1.0);
+    // In turn, every task ran on the calling thread.
+    CHECK(in_turn_profile.task_ns.load() > 0);
+    CHECK(in_turn_profile.caller_task_ns.load() == in_turn_profile.task_ns.load());
     CHECK(b.outside_ms > 0);
     CHECK(b.in_turn_steps_ms > 0);
     CHECK(b.in_turn_steps_ms <= b.in_turn_ms);
@@ -56,10 +64,14 @@ TEST_CASE("split profile: a pass's split steps are counted and its times add up,
     CHECK(direct.steps.load() == 3);
     CHECK(direct.task_ns.load() > 0);
     CHECK(direct.task_ns.load() <= 2 * direct.step_ns.load());
+    CHECK(direct.caller_task_ns.load() > 0);
+    CHECK(direct.caller_task_ns.load() <= direct.task_ns.load());
+    CHECK(direct.caller_task_ns.load() <= direct.step_ns.load());
     pool.set_profile(nullptr);
     pass(pooled, 2);
     CHECK(direct.steps.load() == 3);
     const std::string json = ax::tools::split_breakdown_json(b);
-    for (const char* key : {"\"split_steps\": 3", "\"in_turn_ms\"", "\"tasks_ms\"", "\"busy\""})
+    for (const char* key :
+         {"\"split_steps\": 3", "\"in_turn_ms\"", "\"tasks_ms\"", "\"busy\"", "\"caller_busy\"", "\"others_busy\""})
         CHECK_MESSAGE(json.find(key) != std::string::npos, key << " in " << json);
 }

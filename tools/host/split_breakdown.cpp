@@ -15,7 +15,7 @@ double median(std::vector<double> v) {
 }
 
 struct Sample {
-    std::vector<double> pass_ms, steps, steps_ms, tasks_ms, outside_ms, busy;
+    std::vector<double> pass_ms, steps, steps_ms, tasks_ms, outside_ms, busy, caller_busy, others_busy;
 };
 
 // One untimed pass and one timed, recorded into `profile` (reset first).
@@ -29,8 +29,13 @@ void sample(const std::function<void()>& pass, SplitProfile& profile, size_t thr
     s.steps_ms.push_back(static_cast<double>(profile.step_ns.load()) * 1e-6);
     s.tasks_ms.push_back(static_cast<double>(profile.task_ns.load()) * 1e-6);
     s.outside_ms.push_back(std::max(0.0, s.pass_ms.back() - s.steps_ms.back()));
-    s.busy.push_back(s.steps_ms.back() > 0 ? s.tasks_ms.back() / (static_cast<double>(threads) * s.steps_ms.back())
-                                           : 0.0);
+    const double steps_ms = s.steps_ms.back();
+    const double caller_ms = static_cast<double>(profile.caller_task_ns.load()) * 1e-6;
+    s.busy.push_back(steps_ms > 0 ? s.tasks_ms.back() / (static_cast<double>(threads) * steps_ms) : 0.0);
+    s.caller_busy.push_back(steps_ms > 0 ? caller_ms / steps_ms : 0.0);
+    s.others_busy.push_back(steps_ms > 0 && threads > 1
+                                ? (s.tasks_ms.back() - caller_ms) / (static_cast<double>(threads - 1) * steps_ms)
+                                : 0.0);
 }
 
 }  // namespace
@@ -57,6 +62,8 @@ SplitBreakdown measure_split_breakdown(const std::function<void()>& pooled, Thre
     b.tasks_ms = median(p.tasks_ms);
     b.outside_ms = median(p.outside_ms);
     b.busy = median(p.busy);
+    b.caller_busy = median(p.caller_busy);
+    b.others_busy = median(p.others_busy);
     return b;
 }
 
@@ -77,18 +84,21 @@ void print_split_breakdown(const SplitBreakdown& b, const std::string& forward_l
         "      (%.3f ms: the threads slowing each other, data written on one core and read on another)\n",
         b.tasks_ms, b.tasks_ms / b.in_turn_steps_ms, b.in_turn_steps_ms);
     std::printf(
-        "    the threads busy %.0f%% of the steps' time (the rest: waiting for a step's slower task, hand-offs)\n",
-        100.0 * b.busy);
+        "    the threads busy %.0f%% of the steps' time (the rest: waiting for a step's slower task, hand-offs):\n"
+        "      the calling thread %.0f%%, the %s %.0f%% (the less busy waited for the other: a faster core,\n"
+        "      smaller tasks, or it reached the steps late)\n",
+        100.0 * b.busy, 100.0 * b.caller_busy, b.threads > 2 ? "other threads on average" : "other thread",
+        100.0 * b.others_busy);
 }
 
 std::string split_breakdown_json(const SplitBreakdown& b) {
-    char text[512];
+    char text[640];
     std::snprintf(text, sizeof text,
                   "{\"threads\": %zu, \"one_thread_ms\": %.6f, \"in_turn_ms\": %.6f, \"in_turn_steps_ms\": %.6f, "
                   "\"forward_ms\": %.6f, \"split_steps\": %.0f, \"steps_ms\": %.6f, \"tasks_ms\": %.6f, "
-                  "\"outside_ms\": %.6f, \"busy\": %.4f}",
+                  "\"outside_ms\": %.6f, \"busy\": %.4f, \"caller_busy\": %.4f, \"others_busy\": %.4f}",
                   b.threads, b.one_ms, b.in_turn_ms, b.in_turn_steps_ms, b.pass_ms, b.steps, b.steps_ms, b.tasks_ms,
-                  b.outside_ms, b.busy);
+                  b.outside_ms, b.busy, b.caller_busy, b.others_busy);
     return text;
 }
 

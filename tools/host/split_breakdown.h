@@ -21,6 +21,8 @@ struct SplitBreakdown {
     double tasks_ms = 0;          // their tasks' time summed over the threads
     double outside_ms = 0;        // the pass outside its split steps (the median of each run's)
     double busy = 0;              // tasks_ms over threads x steps_ms (the median of each run's)
+    double caller_busy = 0;       // the calling thread's tasks over steps_ms (the median of each run's)
+    double others_busy = 0;       // the other threads' tasks over (threads - 1) x steps_ms (the same)
 };
 
 // `runs` passes of each, interleaved, each timed pass after an untimed one: `pooled` on `pool`, and `in_turn` on a

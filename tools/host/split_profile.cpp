@@ -20,6 +20,7 @@ void run_in_turn(void* ctx, int n_tasks, ParallelTask task, void* arg) {
     p.steps.fetch_add(1);
     p.step_ns.fetch_add(ns);
     p.task_ns.fetch_add(ns);
+    p.caller_task_ns.fetch_add(ns);
 }
 
 }  // namespace

@@ -12,14 +12,16 @@
 namespace ax::tools {
 
 struct SplitProfile {
-    std::atomic<uint64_t> steps{0};    // calls of the hook
-    std::atomic<uint64_t> step_ns{0};  // their wall time, from the call to its return
-    std::atomic<uint64_t> task_ns{0};  // their tasks' time, summed over the threads
+    std::atomic<uint64_t> steps{0};           // calls of the hook
+    std::atomic<uint64_t> step_ns{0};         // their wall time, from the call to its return
+    std::atomic<uint64_t> task_ns{0};         // their tasks' time, summed over the threads
+    std::atomic<uint64_t> caller_task_ns{0};  // the part of it on the calling thread (the rest: the pool's workers)
 
     void reset() {
         steps.store(0);
         step_ns.store(0);
         task_ns.store(0);
+        caller_task_ns.store(0);
     }
 };
 

@@ -82,7 +82,7 @@ ParallelFor ThreadPool::hook() {
     return p;
 }
 
-void ThreadPool::work(uint64_t call) {
+void ThreadPool::work(uint64_t call, bool caller) {
     const ParallelTask task = task_.load();
     void* const arg = arg_.load();
     const uint64_t n = static_cast<uint64_t>(n_tasks_.load());
@@ -94,7 +94,9 @@ void ThreadPool::work(uint64_t call) {
         if (SplitProfile* const profile = profile_.load(std::memory_order_relaxed)) {
             const uint64_t t0 = profile_now_ns();
             task(arg, static_cast<int>(word & kTaskMask));
-            profile->task_ns.fetch_add(profile_now_ns() - t0);
+            const uint64_t ns = profile_now_ns() - t0;
+            profile->task_ns.fetch_add(ns);
+            if (caller) profile->caller_task_ns.fetch_add(ns);
         } else {
             task(arg, static_cast<int>(word & kTaskMask));
         }
@@ -122,7 +124,7 @@ void ThreadPool::run(int n_tasks, ParallelTask task, void* arg) {
         { std::lock_guard<std::mutex> lock(mutex_); }
         wake_.notify_all();
     }
-    work(call);
+    work(call, true);
     // Only tasks another thread is running are left: wait for them, after a while giving the core up now and
     // then in case that thread is waiting for it.
     std::chrono::steady_clock::time_point yield_after{};
@@ -165,7 +167,7 @@ void ThreadPool::worker_loop() {
         if (stop_.load()) return;
         seen = published_.load();
         if (current_cpu() == caller_cpu_.load()) leave_cpu(caller_cpu_.load());
-        work(seen);
+        work(seen, false);
     }
 }
 

@@ -36,7 +36,7 @@ public:
     void set_profile(SplitProfile* profile) { profile_.store(profile); }
 
 private:
-    void work(uint64_t call);
+    void work(uint64_t call, bool caller);  // caller: the thread in run(), for the profile
     void worker_loop();
 
     // The current call. claim_ holds the call's number and its next unclaimed task, (call << 16) | task: a
