@@ -60,11 +60,15 @@ if plain:
 k = json.load(open(os.path.join(out, "kernels.json")))
 p = k["peak"]
 print()
+wide = ""
+if p.get("wide_fma_gflops_measured"):
+    wide = "; %s FMA peak measured %.1f GFLOP/s, %.2fx the AVX2 one" % (
+        p["wide_fma"], p["wide_fma_gflops_measured"], p["wide_fma_gflops_measured"] / p["fma_gflops_measured"])
 print("Kernels (`auspex bench --kernels --json`, same run; clock %.2f GHz from dependent integer adds; AVX2 FMA "
       "peak measured %.1f GFLOP/s, theoretical %.1f; plain-AVX2 int8 multiply-add peak (`vpmaddwd` + `vpaddd`) "
-      "%.1f GOP/s, %.2fx the FMA peak). Rate per port:"
+      "%.1f GOP/s, %.2fx the FMA peak%s). Rate per port:"
       % (p["clock_ghz"], p["fma_gflops_measured"], p["fma_gflops_theoretical"], p["madd_gops_measured"],
-         p["madd_gops_measured"] / p["fma_gflops_measured"]))
+         p["madd_gops_measured"] / p["fma_gflops_measured"], wide))
 print()
 ports = []
 for r in k["results"]:
@@ -81,6 +85,21 @@ for r in k["results"]:
     rate = {x["port"]: x["rate"] for x in k["results"] if (x["kernel"], x["shape"]) == key}
     print("| %s | %s | %s | " % (key + (r["unit"],)) + " | ".join("%.2f" % rate[q] if q in rate else "-" for q in ports)
           + " |")
+print()
+print("Share of the measured FMA peak of the port's width (%s for the avx512 port, AVX2 for the others; the "
+      "plain-AVX2 int8 product: of its multiply-add peak):" % (p.get("wide_fma") or "AVX2"))
+print()
+print("| kernel | shape | " + " | ".join(ports) + " |")
+print("|---|---|" + "---|" * len(ports))
+seen = []
+for r in k["results"]:
+    key = (r["kernel"], r["shape"])
+    if key in seen or not r["kernel"].startswith("linear_"):
+        continue
+    seen.append(key)
+    share = {x["port"]: x.get("peak_fraction") for x in k["results"] if (x["kernel"], x["shape"]) == key}
+    print("| %s | %s | " % key + " | ".join("%.1f%%" % (100.0 * share[q]) if share.get(q) is not None else "-"
+                                          for q in ports) + " |")
 print()
 print("int8 rate over float32 rate of the same port and shape:")
 print()
