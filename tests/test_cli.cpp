@@ -360,7 +360,7 @@ TEST_CASE("cli: bench --threads 1,2 times the forward pass and the forecast at e
          {"\"threads\": 1", "\"threads\": 2", "\"forward_ms\"", "\"forecast_ms\"", "\"forecast_speedup\"",
           "\"arena_bytes\"", "\"fma_ceiling_before\"", "\"read_ceiling_before\"", "\"read_ceiling_after\"",
           "\"empty_split_step_ns\"", "\"split_profile\": {\"threads\": 2", "\"in_turn_ms\"", "\"split_steps\"",
-          "\"caller_busy\""})
+          "\"caller_busy\"", "\"one_thread_by_core\": ["})
         CHECK_MESSAGE(r.output.find(key) != std::string::npos, key << " in " << r.output);
     // The empty split step is measured wherever there is a second hardware thread: a time, so only its sign
     // is checked.

@@ -17,6 +17,7 @@
 #include <vector>
 #include <thread>
 
+#include "tools/host/core_times.h"
 #include "tools/host/split_breakdown.h"
 #include "tools/cli/commands.h"
 #include "tools/cli/session_lengths.h"
@@ -251,6 +252,15 @@ int bench_thread_counts(const tools::LoadedModel& model, const SessionLengths& l
         breakdown = tools::measure_split_breakdown(work[at_most].forward, *pools[at_most], in_turn_work.forward,
                                                    in_turn_profile, runs, most, median[0][one]);
     }
+    // The one-thread forward pass held on each core in turn, and the speed-ups over the fastest core's.
+    std::vector<tools::CoreTime> by_core;
+    double fastest_core_ms = 0;
+    if (one < counts.size() && most > 1) {
+        const std::vector<int> cores = tools::allowed_cores();
+        if (cores.size() > 1) by_core = tools::time_on_each_core(work[one].forward, cores, runs);
+        for (const tools::CoreTime& t : by_core)
+            if (t.ms > 0 && (fastest_core_ms == 0 || t.ms < fastest_core_ms)) fastest_core_ms = t.ms;
+    }
     const double ceiling_after = tools::thread_fma_ceiling(most);
     const double read_after = tools::thread_read_ceiling(most, model.bytes.size());
     if (json) {
@@ -263,15 +273,22 @@ int bench_thread_counts(const tools::LoadedModel& model, const SessionLengths& l
                 rows += ", \"" + work[c].steps_json + "\": " + std::to_string(median[1][c]) + ", \"" +
                         work[c].steps_json.substr(0, work[c].steps_json.size() - 3) +
                         "_speedup\": " + std::to_string(median[1][0] / median[1][c]);
+            if (fastest_core_ms > 0)
+                rows += ", \"speedup_vs_fastest_core\": " + std::to_string(fastest_core_ms / median[0][c]);
             rows += ", \"arena_bytes\": " + std::to_string(work[c].arena) + "}";
         }
+        std::string cores_json;
+        for (const tools::CoreTime& t : by_core)
+            cores_json += (cores_json.empty() ? "" : ", ") + std::string("{\"core\": ") + std::to_string(t.core) +
+                          ", \"forward_ms\": " + std::to_string(t.ms) + "}";
         std::printf(
             "{\"model\": \"%s\", \"port\": \"%s\", \"runs\": %zu, \"by_threads\": [%s], \"fma_ceiling_threads\": %u, "
             "\"fma_ceiling_before\": %.3f, \"fma_ceiling_after\": %.3f, \"read_ceiling_bytes\": %zu, "
             "\"read_ceiling_before\": %.3f, \"read_ceiling_after\": %.3f, \"empty_split_step_ns\": %.1f, "
-            "\"split_profile\": %s}\n",
+            "\"one_thread_by_core\": [%s], \"split_profile\": %s}\n",
             model.path.c_str(), k.name, runs, rows.c_str(), most, ceiling_before, ceiling_after, model.bytes.size(),
-            read_before, read_after, split_step_ns, explain ? tools::split_breakdown_json(breakdown).c_str() : "null");
+            read_before, read_after, split_step_ns, cores_json.c_str(),
+            explain ? tools::split_breakdown_json(breakdown).c_str() : "null");
         return 0;
     }
     std::printf("model %s, port %s, %s, median of %zu runs per thread count, interleaved\n", model.path.c_str(), k.name,
@@ -281,6 +298,25 @@ int bench_thread_counts(const tools::LoadedModel& model, const SessionLengths& l
             std::printf("  %s, %zu thread%s: %9.3f ms  (%.2fx the first; arena bytes %zu)\n",
                         (pass == 0 ? work[c].forward_label : work[c].steps_label).c_str(), counts[c],
                         counts[c] == 1 ? " " : "s", median[pass][c], median[pass][0] / median[pass][c], work[c].arena);
+    if (fastest_core_ms > 0) {
+        const auto format = [](const char* f, double v) {
+            char text[32];
+            std::snprintf(text, sizeof text, f, v);
+            return std::string(text);
+        };
+        std::string cores_text, speedups;
+        for (const tools::CoreTime& t : by_core)
+            cores_text += (cores_text.empty() ? "" : ", ") + std::string("core ") + std::to_string(t.core) + " " +
+                          format("%.3f ms", t.ms);
+        for (size_t c = 0; c < counts.size(); ++c)
+            if (counts[c] > 1)
+                speedups += (speedups.empty() ? "" : ", ") + std::to_string(counts[c]) + " threads " +
+                            format("%.2fx", fastest_core_ms / median[0][c]);
+        std::printf(
+            "  the one-thread forward held on each core in turn: %s;\n"
+            "  over the fastest core's: %s (a one-thread time is the time on the core it ran on)\n",
+            cores_text.c_str(), speedups.c_str());
+    }
     if (explain) tools::print_split_breakdown(breakdown, work[at_most].forward_label);
     if (ceiling_before > 0)
         std::printf(

@@ -59,14 +59,16 @@ const CommandOptions kOptions[] = {
      "  --input IN                 the input: a data CSV (forecaster --against) or a check-pair input\n"
      "  --target TGT               the second input of a forecaster or seq2seq check pair\n"
      "  --window S --horizon H --stride N   forecaster --against on a data CSV: the forecasts compared\n"},
-    {"bench",
-     AX_LENGTH_OPTIONS "  --runs N                   timed runs (default 20); the median is reported\n"
-                       "  --json                     one JSON object instead of the table\n"
-                       "  --stages                   time every kernel call of one pass\n"
-                       "  --kernels                  no model: every kernel of every port this CPU runs\n"
-                       "  --threads N,M,...          a list of thread counts: the forward pass with each, runs "
-                       "interleaved, and the speed-ups over the first;\n"
-                       "                             with 1 in the list, where the most threads' pass loses time\n"},
+    {"bench", AX_LENGTH_OPTIONS
+     "  --runs N                   timed runs (default 20); the median is reported\n"
+     "  --json                     one JSON object instead of the table\n"
+     "  --stages                   time every kernel call of one pass\n"
+     "  --kernels                  no model: every kernel of every port this CPU runs\n"
+     "  --threads N,M,...          a list of thread counts: the forward pass with each, runs "
+     "interleaved, and the speed-ups over the first;\n"
+     "                             with 1 in the list, the one-thread pass held on each core in turn "
+     "(and the speed-ups over\n"
+     "                             the fastest core's), and where the most threads' pass loses time\n"},
     {"translate",
      "  --tokens \"5 17 9 2\"        the source token ids\n"
      "  --bos ID, --eos ID|none    decoding's start and stop ids (default the model's)\n"
