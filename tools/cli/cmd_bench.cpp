@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "tools/host/core_times.h"
+#include "tools/host/median.h"
 #include "tools/host/split_breakdown.h"
 #include "tools/cli/commands.h"
 #include "tools/cli/session_lengths.h"
@@ -39,8 +40,7 @@ double median_ms(size_t runs, F&& body) {
         const auto t1 = std::chrono::steady_clock::now();
         times.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
     }
-    std::sort(times.begin(), times.end());
-    return times[times.size() / 2];
+    return tools::median(times);
 }
 
 // ---- --stages: where the time of a forward pass goes, kernel by kernel ----
@@ -233,10 +233,7 @@ int bench_thread_counts(const tools::LoadedModel& model, const SessionLengths& l
                 times[c].push_back(
                     std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
             }
-        for (size_t c = 0; c < counts.size(); ++c) {
-            std::sort(times[c].begin(), times[c].end());
-            median[pass][c] = times[c][times[c].size() / 2];
-        }
+        for (size_t c = 0; c < counts.size(); ++c) median[pass][c] = tools::median(times[c]);
     }
     // Where the forward pass on the most threads goes, against one thread (when the counts hold 1).
     tools::SplitBreakdown breakdown;

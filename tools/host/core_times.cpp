@@ -1,5 +1,7 @@
 #include "tools/host/core_times.h"
 
+#include "tools/host/median.h"
+
 #include <algorithm>
 #include <chrono>
 
@@ -63,10 +65,7 @@ std::vector<CoreTime> time_on_each_core(const std::function<void()>& pass, const
             times[c].push_back(
                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
         }
-    for (size_t c = 0; c < n; ++c) {
-        std::sort(times[c].begin(), times[c].end());
-        result.push_back(CoreTime{cores[c], times[c].empty() ? 0.0 : times[c][times[c].size() / 2]});
-    }
+    for (size_t c = 0; c < n; ++c) result.push_back(CoreTime{cores[c], median(times[c])});
 #else
     (void)pass;
     (void)cores;

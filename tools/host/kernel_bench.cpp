@@ -15,6 +15,7 @@
 #include "ports/ports.h"
 #include "runtime/half.h"
 #include "tools/common/aligned_buffer.h"
+#include "tools/host/median.h"
 #include "tools/host/thread_pool.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -53,8 +54,7 @@ double median_ns(F&& f, int samples = kSamples) {
         for (long r = 0; r < reps; ++r) f();
         times.push_back(seconds_since(t) * 1e9 / static_cast<double>(reps));
     }
-    std::sort(times.begin(), times.end());
-    return times[times.size() / 2];
+    return median(times);
 }
 
 // Deterministic data (xorshift64*), uniform in [-scale, scale).
@@ -157,8 +157,7 @@ double team_ns(unsigned threads, F&& loop) {
         for (std::thread& t : team) t.join();
         ns.push_back(seconds_since(t0) * 1e9);
     }
-    std::sort(ns.begin(), ns.end());
-    return ns[ns.size() / 2];
+    return median(ns);
 }
 
 // About 6 ms a thread of an FMA loop: thread start-up is noise.
@@ -407,8 +406,7 @@ double thread_split_step_ns(unsigned threads) {
     steps();  // untimed: the workers awake and polling, as in a stream of passes
     std::vector<double> ns;
     for (int round = 0; round < 5; ++round) ns.push_back(steps());
-    std::sort(ns.begin(), ns.end());
-    return ns[ns.size() / 2];
+    return median(ns);
 }
 
 namespace {

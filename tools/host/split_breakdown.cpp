@@ -1,5 +1,7 @@
 #include "tools/host/split_breakdown.h"
 
+#include "tools/host/median.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -8,11 +10,6 @@
 namespace ax::tools {
 
 namespace {
-
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v.empty() ? 0 : v[v.size() / 2];
-}
 
 struct Sample {
     std::vector<double> pass_ms, steps, steps_ms, tasks_ms, outside_ms, busy, caller_busy, others_busy;
