@@ -79,7 +79,7 @@ int verify_forecasts(const Args& args, const tools::LoadedModel* model) {
     const ForecasterConfig& rc = reference->as<Forecaster>().config();
     if (c.n_features != rc.n_features || c.n_outputs != rc.n_outputs)
         throw tools::ToolError("the two models take different inputs or give different outputs");
-    const tools::Table data = read_history(args, *model, tools::feature_names(model->file), 0);
+    const tools::Table data = read_history(args, *model, tools::feature_names(model->file), 0, "input", false);
     const size_t horizon = args.get_size("horizon", tools::default_horizon(c), 1, kMaxSequenceLength);
     if (data.rows < horizon + 2)
         throw tools::ToolError(args.get("input") + " has " + std::to_string(data.rows) + " rows: need more than the " +

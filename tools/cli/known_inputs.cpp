@@ -6,6 +6,7 @@
 
 #include "models/forecaster/forecaster.h"
 #include "tools/cli/data_csv.h"
+#include "tools/cli/window_times.h"
 #include "tools/common/tool_error.h"
 #include "tools/host/calendar.h"
 #include "tools/text/csv_time.h"
@@ -40,7 +41,7 @@ void fill_calendar(const std::vector<std::string>& calendar, const tools::Table&
 
 tools::Table read_model_rows(const Args& args, const std::string& option, const tools::LoadedModel& m,
                              const std::vector<size_t>& columns, const std::vector<std::string>& features,
-                             size_t last_rows) {
+                             size_t last_rows, bool on_grid) {
     std::vector<std::string> calendar = tools::calendar_of(m.file);
     std::vector<std::string> names, read;
     for (size_t column : columns) {
@@ -52,6 +53,7 @@ tools::Table read_model_rows(const Args& args, const std::string& option, const 
     const size_t n_read = named ? read.size() : columns.size();
     const std::string path = args.require(option);
     tools::Table t = read_data_csv(args, option, n_read, named ? read : std::vector<std::string>{}, last_rows);
+    if (on_grid) settle_window_times(t, args, option, reads_times(m));
     if (n_read == columns.size()) {
         if (named) t.header = names;
         return t;
@@ -73,11 +75,11 @@ tools::Table read_model_rows(const Args& args, const std::string& option, const 
 }
 
 tools::Table read_history(const Args& args, const tools::LoadedModel& m, const std::vector<std::string>& features,
-                          size_t last_rows) {
+                          size_t last_rows, const std::string& option, bool on_grid) {
     const ForecasterConfig& c = m.as<Forecaster>().config();
     std::vector<size_t> columns(c.n_features);
     for (size_t i = 0; i < columns.size(); ++i) columns[i] = i;
-    return read_model_rows(args, "input", m, columns, features, last_rows);
+    return read_model_rows(args, option, m, columns, features, last_rows, on_grid);
 }
 
 std::vector<float> read_future(const Args& args, const tools::LoadedModel& m, const std::vector<std::string>& features,
@@ -125,24 +127,41 @@ std::vector<float> read_future(const Args& args, const tools::LoadedModel& m, co
                                " values for the forecast's steps with --future FILE (a CSV with a time column and "
                                "those columns)");
     }
-    // Row of `given` for each forecast step: by timestamp when both have them, else in order.
+    // Row of `given` for each forecast step: by timestamp when the forecast's steps have them. Rows in file
+    // order only when neither file has a time column (nothing could say they are out of step).
     std::vector<size_t> row_of(steps);
-    const bool match_times = args.has("future") && timed && !given.times.empty();
+    const bool match_times = args.has("future") && timed;
+    if (args.has("future")) {
+        if (timed && given.times.empty())
+            throw tools::ToolError(path + " has no time column: its rows cannot be matched to the forecast's steps (" +
+                                   forecast.times.front() + " on); give it the time column the input has");
+        if (!timed && !given.times.empty())
+            throw tools::ToolError(path + " has a time column but the forecast's steps have no timestamps (" +
+                                   args.get("input") +
+                                   " has no time column): its rows cannot be matched to them; give the input its "
+                                   "time column");
+    }
     for (size_t t = 0; t < steps; ++t) {
         row_of[t] = t;
         if (match_times) {
             tools::TimePoint want;
             tools::time_point(forecast.times[t], forecast.decimal_comma, want, forecast.date_order);
-            size_t r = 0;
+            size_t r = 0, found = given.rows;
             for (; r < given.rows; ++r) {
                 tools::TimePoint p;
-                if (tools::time_point(given.times[r], given.decimal_comma, p, given.date_order) && p == want) break;
+                if (!tools::time_point(given.times[r], given.decimal_comma, p, given.date_order) || !(p == want))
+                    continue;
+                if (found != given.rows)
+                    throw tools::ToolError(path + " has two rows for " + forecast.times[t] + ", forecast step " +
+                                           std::to_string(t + 1) + ": '" + given.times[found] + "' and '" +
+                                           given.times[r] + "'");
+                found = r;
             }
-            if (r == given.rows)
+            if (found == given.rows)
                 throw tools::ToolError(path + " has no row for " + forecast.times[t] + ", forecast step " +
                                        std::to_string(t + 1) + " (the known inputs of " + std::to_string(steps) +
                                        " steps are read)");
-            row_of[t] = r;
+            row_of[t] = found;
         } else if (args.has("future") && t >= given.rows) {
             throw tools::ToolError(path + " holds " + std::to_string(given.rows) + " row(s); a forecast of " +
                                    std::to_string(horizon) + " steps reads the known inputs of " +
