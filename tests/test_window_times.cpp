@@ -47,8 +47,8 @@ TEST_CASE("time grid: UTC spacing across a daylight-saving change, and the next 
     REQUIRE(next.regular);
     CHECK(next.times == std::vector<std::string>{"2026-03-29T05:00+02:00", "2026-03-29T06:00+02:00"});
     // The autumn change: 02:00 twice, once per offset, an hour apart.
-    CHECK(grid_of({"2026-10-25T01:00+02:00", "2026-10-25T02:00+02:00", "2026-10-25T02:00+01:00",
-                   "2026-10-25T03:00+01:00"})
+    CHECK(grid_of(
+              {"2026-10-25T01:00+02:00", "2026-10-25T02:00+02:00", "2026-10-25T02:00+01:00", "2026-10-25T03:00+01:00"})
               .breaks.empty());
     // Written without offsets the same spring morning skips an hour: a gap of one row.
     const tools::TimeGrid local =
@@ -57,8 +57,8 @@ TEST_CASE("time grid: UTC spacing across a daylight-saving change, and the next 
     CHECK(local.breaks[0].kind == tools::GridBreak::Kind::gap);
     CHECK(local.breaks[0].missing == 1);
     // Daily rows at local midnight keep the wall clock across the change (23 hours apart in UTC).
-    CHECK(grid_of({"2026-03-28T00:00+01:00", "2026-03-29T00:00+01:00", "2026-03-30T00:00+02:00",
-                   "2026-03-31T00:00+02:00"})
+    CHECK(grid_of(
+              {"2026-03-28T00:00+01:00", "2026-03-29T00:00+01:00", "2026-03-30T00:00+02:00", "2026-03-31T00:00+02:00"})
               .breaks.empty());
     // The same instant matches across offsets; a time without an offset matches only one without.
     tools::TimePoint a, b, c;
@@ -101,12 +101,14 @@ TEST_CASE("time grid: gaps, duplicates, disorder and rows off the grid, each nam
     // Months keep their day (or the month's end); numbers their decimals.
     tools::Table months = tools::parse_csv("date,v\n2024-01-31,1\n2024-04-30,4\n2024-05-31,5\n", "m.csv");
     CHECK(tools::fill_time_gaps(months, grid_of(months.times), tools::Fill::linear) == 2);
-    CHECK(months.times == std::vector<std::string>{"2024-01-31", "2024-02-29", "2024-03-31", "2024-04-30", "2024-05-31"});
+    CHECK(months.times ==
+          std::vector<std::string>{"2024-01-31", "2024-02-29", "2024-03-31", "2024-04-30", "2024-05-31"});
     tools::Table numbers = tools::parse_csv("t,v\n0.5,1\n1.0,2\n2.5,5\n", "n.csv");
     CHECK(tools::fill_time_gaps(numbers, grid_of(numbers.times), tools::Fill::linear) == 2);
     CHECK(numbers.times == std::vector<std::string>{"0.5", "1.0", "1.5", "2.0", "2.5"});
     // Only gaps are filled: with a duplicate the table is left as it is.
-    tools::Table dup = tools::parse_csv("time,a\n2024-01-01 00:00,0\n2024-01-01 00:00,0\n2024-01-01 03:00,3\n", "d.csv");
+    tools::Table dup =
+        tools::parse_csv("time,a\n2024-01-01 00:00,0\n2024-01-01 00:00,0\n2024-01-01 03:00,3\n", "d.csv");
     CHECK(tools::fill_time_gaps(dup, grid_of(dup.times), tools::Fill::linear) == 0);
     CHECK(dup.rows == 3);
 }
@@ -126,7 +128,8 @@ TEST_CASE("forecast on a log across a daylight-saving change, its plan starting 
     CHECK(got.times.front() == "2026-03-29T15:00:00+02:00");
     // The plan without its time column cannot be matched to the steps: refused, not read in file order.
     std::string plan;
-    for (const std::string& line : test::lines_of(dir + "/dst_future.csv")) plan += line.substr(line.find(',') + 1) + "\n";
+    for (const std::string& line : test::lines_of(dir + "/dst_future.csv"))
+        plan += line.substr(line.find(',') + 1) + "\n";
     test::check_error(test::auspex("forecast " + model + " --input " + dir + "/dst_history.csv --horizon 12 --future " +
                                    test::write_file("untimed_plan.csv", plan)),
                       1, "untimed_plan.csv has no time column: its rows cannot be matched to the forecast's steps");
@@ -158,34 +161,16 @@ TEST_CASE("forecast on a log with a gap: refused naming the rows, or filled as p
     const std::string history = dir + "/history.csv";
     const std::vector<std::string> lines = test::lines_of(history);
     const std::string dup = edited(history, {{10, lines[9]}});
-    test::check_error(test::auspex("forecast " + model + " --input " + test::write_file("dup.csv", dup) + plan + " --fill linear"),
-                1, "two rows at '2026-03-12T20:00' (a duplicated row");
+    test::check_error(
+        test::auspex("forecast " + model + " --input " + test::write_file("dup.csv", dup) + plan + " --fill linear"), 1,
+        "two rows at '2026-03-12T20:00' (a duplicated row");
     const std::string swapped = edited(history, {{10, lines[11]}, {11, lines[10]}});
-    test::check_error(test::auspex("forecast " + model + " --input " + test::write_file("swapped.csv", swapped) + plan), 1,
-                "comes after the row at '2026-03-12T22:00', which is later: the rows are not in time order");
+    test::check_error(test::auspex("forecast " + model + " --input " + test::write_file("swapped.csv", swapped) + plan),
+                      1, "comes after the row at '2026-03-12T22:00', which is later: the rows are not in time order");
     // A row off the hour: the model reads its hour and plan by timestamp, so it is refused too.
     std::string shifted = lines[10];
     shifted.replace(14, 2, "37");
     test::check_error(test::auspex("forecast " + model + " --input " +
-                             test::write_file("shifted.csv", edited(history, {{10, shifted}})) + plan),
-                1, "it is off that grid: the model reads inputs by timestamp");
-}
-
-TEST_CASE("header --history: the window's calendar columns computed, and a gap refused as forecast refuses it") {
-    const std::string dir = test::fixture_path(kCase);
-    const std::string model = test::converted_fixture(kCase, "known.axm");
-    const std::string out = (test::scratch_dir() / "known_model.h").string();
-    const test::Result r =
-        test::auspex("header " + model + " --history " + dir + "/history.csv --window 24 -o " + out);
-    INFO(r.output);
-    REQUIRE(r.exit_code == 0);
-    // The window as the model reads it: the CSV's three columns and hour_of_day from the time column.
-    const tools::Table window = tools::read_csv(dir + "/window.csv");
-    const std::string text = test::read_file((test::scratch_dir() / "known_model_history.h").string());
-    CHECK(text.find("_COLS 4") != std::string::npos);
-    char last[64];
-    std::snprintf(last, sizeof last, "%.9g", static_cast<double>(window.at(window.rows - 1, 3)));
-    CHECK(text.find(last) != std::string::npos);
-    test::check_error(test::auspex("header " + model + " --history " + dir + "/gap_history.csv --window 20 -o " + out),
-                      1, "2 rows are missing");
+                                   test::write_file("shifted.csv", edited(history, {{10, shifted}})) + plan),
+                      1, "it is off that grid: the model reads inputs by timestamp");
 }

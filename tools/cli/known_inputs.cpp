@@ -19,24 +19,6 @@ std::string column_name(const std::vector<std::string>& features, size_t i) {
     return i < features.size() ? "\"" + features[i] + "\"" : "input column " + std::to_string(i);
 }
 
-tools::TimePoint point_of(const tools::Table& t, size_t row, const std::string& path) {
-    tools::TimePoint p;
-    if (!tools::time_point(t.times[row], t.decimal_comma, p, t.date_order) || !p.iso)
-        throw tools::ToolError(path + ": calendar features need dates or datetimes in the time column, got \"" +
-                               t.times[row] + "\"");
-    return p;
-}
-
-// Fills the calendar columns of `rows` rows of n values from the timestamps `times` of `source`.
-void fill_calendar(const std::vector<std::string>& calendar, const tools::Table& source, size_t rows, size_t n,
-                   const std::string& path, float* out) {
-    for (size_t r = 0; r < rows; ++r) {
-        const tools::TimePoint p = point_of(source, r, path);
-        for (size_t i = 0; i < calendar.size() && i < n; ++i)
-            if (!calendar[i].empty()) out[r * n + i] = tools::calendar_value(calendar[i], p);
-    }
-}
-
 }  // namespace
 
 tools::Table read_model_rows(const Args& args, const std::string& option, const tools::LoadedModel& m,
@@ -58,20 +40,9 @@ tools::Table read_model_rows(const Args& args, const std::string& option, const 
         if (named) t.header = names;
         return t;
     }
-    if (t.times.empty())
-        throw tools::ToolError(path + " has no time column: the model computes its calendar features from it");
-    tools::Table full = t;
-    full.cols = columns.size();
-    full.header = names;
-    full.values.assign(t.rows * full.cols, 0.0f);
-    std::vector<std::string> kinds(full.cols);
-    for (size_t r = 0; r < t.rows; ++r)
-        for (size_t i = 0, k = 0; i < full.cols; ++i) {
-            kinds[i] = columns[i] < calendar.size() ? calendar[columns[i]] : "";
-            if (kinds[i].empty()) full.values[r * full.cols + i] = t.at(r, k++);
-        }
-    fill_calendar(kinds, t, t.rows, full.cols, path, full.values.data());
-    return full;
+    std::vector<std::string> kinds(columns.size());
+    for (size_t i = 0; i < columns.size(); ++i) kinds[i] = columns[i] < calendar.size() ? calendar[columns[i]] : "";
+    return tools::with_calendar(t, kinds, names, path);
 }
 
 tools::Table read_history(const Args& args, const tools::LoadedModel& m, const std::vector<std::string>& features,
@@ -174,12 +145,12 @@ std::vector<float> read_future(const Args& args, const tools::LoadedModel& m, co
         std::vector<std::string> only(n);
         for (size_t column : computed) only[column] = calendar[column];
         if (timed) {
-            fill_calendar(only, forecast, steps, n, "the forecast's timestamps", future.data());
+            tools::fill_calendar(only, forecast, steps, n, "the forecast's timestamps", future.data());
         } else if (!given.times.empty()) {
             tools::Table ordered = given;
             ordered.times.clear();
             for (size_t t = 0; t < steps; ++t) ordered.times.push_back(given.times[row_of[t]]);
-            fill_calendar(only, ordered, steps, n, path, future.data());
+            tools::fill_calendar(only, ordered, steps, n, path, future.data());
         } else {
             throw tools::ToolError(
                 "the model computes calendar features for the forecast's steps from timestamps: "

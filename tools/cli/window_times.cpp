@@ -33,8 +33,9 @@ void settle_window_times(tools::Table& rows, const Args& args, const std::string
         const std::string what = path + ": " + tools::describe_break(grid, rows.times, b);
         switch (b.kind) {
             case tools::GridBreak::Kind::duplicate:
-                throw tools::ToolError(what + ". Remove one of them (a log kept in local time repeats an hour when "
-                                              "daylight saving ends: write the timestamps with their UTC offset)");
+                throw tools::ToolError(what +
+                                       ". Remove one of them (a log kept in local time repeats an hour when "
+                                       "daylight saving ends: write the timestamps with their UTC offset)");
             case tools::GridBreak::Kind::disorder:
                 throw tools::ToolError(what + ". Sort the rows by time");
             case tools::GridBreak::Kind::off_grid:

@@ -188,14 +188,13 @@ size_t fill_time_gaps(Table& table, const TimeGrid& g, Fill fill) {
         if (next < g.breaks.size() && g.breaks[next].row == r) {
             const size_t missing = g.breaks[next++].missing;
             for (size_t k = 1; k <= missing; ++k) {
-                times.push_back(grid_time(g, table.times[r - 1], static_cast<int64_t>(k), table.decimal_comma,
-                                          table.date_order));
+                times.push_back(
+                    grid_time(g, table.times[r - 1], static_cast<int64_t>(k), table.decimal_comma, table.date_order));
                 const double f = static_cast<double>(k) / static_cast<double>(missing + 1);
                 for (size_t c = 0; c < table.cols; ++c) {
                     const double above = table.at(r - 1, c);
-                    values.push_back(fill == Fill::previous
-                                         ? table.at(r - 1, c)
-                                         : static_cast<float>(above + (table.at(r, c) - above) * f));
+                    values.push_back(fill == Fill::previous ? table.at(r - 1, c)
+                                                            : static_cast<float>(above + (table.at(r, c) - above) * f));
                 }
             }
             inserted += missing;

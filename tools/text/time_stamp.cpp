@@ -7,7 +7,6 @@
 
 namespace ax::tools::stamps {
 
-
 static bool leap(int64_t y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
 
 int days_in_month(int64_t y, int m) {
@@ -35,7 +34,6 @@ void date_from_days(int64_t days, int64_t& y, int& m, int& d) {
     for (m = 1; left >= days_in_month(y, m); ++m) left -= days_in_month(y, m);
     d = static_cast<int>(left) + 1;
 }
-
 
 static bool take_digits(const std::string& s, size_t& i, size_t n, int64_t& out) {
     if (i + n > s.size()) return false;
@@ -265,10 +263,9 @@ std::string number_text(double v, const Stamp& style, bool decimal_comma) {
     return s;
 }
 
-
 bool format_micros(const Stamp& style, int64_t local_micros, std::string& out) {
-    const int64_t days = local_micros >= 0 ? local_micros / kMicrosPerDay
-                                           : -((-local_micros + kMicrosPerDay - 1) / kMicrosPerDay);
+    const int64_t days =
+        local_micros >= 0 ? local_micros / kMicrosPerDay : -((-local_micros + kMicrosPerDay - 1) / kMicrosPerDay);
     int64_t y = 0;
     int m = 1, d = 1;
     date_from_days(days, y, m, d);
