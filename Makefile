@@ -6,6 +6,9 @@ CMAKE_FLAGS ?=
 
 .PHONY: all cli build deps format format-check test test-host test-sanitize test-cross test-firmware firmware size stack insn insn-integer insn-bench bench-mcu fuzz mutate demo clean
 
+# Recursive makes and CMake's own makefiles print no Entering/Leaving directory lines.
+MAKEFLAGS += --no-print-directory
+
 all: cli
 
 # The CLI and the library alone: no test suite, so no doctest needed. The tests stay configured when doctest

@@ -22,8 +22,7 @@ TEST_CASE("header --history: the window's calendar columns computed, and a gap r
     const std::string dir = test::fixture_path(kCase);
     const std::string model = test::converted_fixture(kCase, "known.axm");
     const std::string out = (test::scratch_dir() / "known_model.h").string();
-    const test::Result r =
-        test::auspex("header " + model + " --history " + dir + "/history.csv --window 24 -o " + out);
+    const test::Result r = test::auspex("header " + model + " --history " + dir + "/history.csv --window 24 -o " + out);
     INFO(r.output);
     REQUIRE(r.exit_code == 0);
     // The window as the model reads it: the CSV's three columns and hour_of_day from the time column.
@@ -59,6 +58,7 @@ TEST_CASE("forecast --truth: the outputs' columns picked by name from the log, o
     CHECK(alone.output == whole.output);
     // A file without the output's column says what it needs.
     std::string other;
-    for (const std::string& line : test::lines_of(dir + "/data.csv")) other += line.substr(line.find(',', line.find(',') + 1) + 1) + "\n";
+    for (const std::string& line : test::lines_of(dir + "/data.csv"))
+        other += line.substr(line.find(',', line.find(',') + 1) + 1) + "\n";
     test::check_error(test::auspex(run + test::write_file("truth_other.csv", other)), 1, "load");
 }

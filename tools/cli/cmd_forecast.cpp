@@ -52,6 +52,7 @@ tools::PlotAxis plot_axis(const tools::Table& history, const tools::Table& forec
         axis.labels = history.times;
         axis.labels.insert(axis.labels.end(), forecast.times.begin(), forecast.times.end());
         axis.caption = history.time_name.empty() ? "time" : history.time_name;
+        axis.date_order = history.date_order;
     } else {
         axis.caption = "row of the window (the forecast continues it)";
     }
