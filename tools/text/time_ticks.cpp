@@ -20,10 +20,24 @@ struct Spacing {
 };
 
 const Spacing kSpacings[] = {
-    {kMinute, 0},      {5 * kMinute, 0},       {15 * kMinute, 0},      {30 * kMinute, 0}, {kHour, 0},
-    {3 * kHour, 0},    {6 * kHour, 0},         {12 * kHour, 0},        {kMicrosPerDay, 0}, {2 * kMicrosPerDay, 0},
-    {7 * kMicrosPerDay, 0}, {0, 1},            {0, 3},                 {0, 6},             {0, 12},
-    {0, 24},           {0, 60},                {0, 120},
+    {kMinute, 0},
+    {5 * kMinute, 0},
+    {15 * kMinute, 0},
+    {30 * kMinute, 0},
+    {kHour, 0},
+    {3 * kHour, 0},
+    {6 * kHour, 0},
+    {12 * kHour, 0},
+    {kMicrosPerDay, 0},
+    {2 * kMicrosPerDay, 0},
+    {7 * kMicrosPerDay, 0},
+    {0, 1},
+    {0, 3},
+    {0, 6},
+    {0, 12},
+    {0, 24},
+    {0, 60},
+    {0, 120},
 };
 
 bool on_tick(const Stamp& s, const Spacing& sp) {
@@ -45,8 +59,8 @@ std::string label(const Stamp& s, const Spacing& sp, bool with_year) {
     } else {
         const int64_t minutes = s.micros_of_day / kMinute;
         if (with_year)
-            std::snprintf(buf, sizeof buf, "%04lld-%02d-%02d %02d:%02d", static_cast<long long>(s.year), s.month,
-                          s.day, static_cast<int>(minutes / 60), static_cast<int>(minutes % 60));
+            std::snprintf(buf, sizeof buf, "%04lld-%02d-%02d %02d:%02d", static_cast<long long>(s.year), s.month, s.day,
+                          static_cast<int>(minutes / 60), static_cast<int>(minutes % 60));
         else
             std::snprintf(buf, sizeof buf, "%02d-%02d %02d:%02d", s.month, s.day, static_cast<int>(minutes / 60),
                           static_cast<int>(minutes % 60));
