@@ -10,6 +10,7 @@
 #include "tools/cli/commands.h"
 #include "tools/cli/data_csv.h"
 #include "tools/cli/known_inputs.h"
+#include "tools/cli/signatures.h"
 #include "tools/convert/conversion_check.h"
 #include "tools/family/family_descriptor.h"
 #include "tools/host/column_names.h"
@@ -221,11 +222,12 @@ int verify_pair(const Args& args, const tools::LoadedModel& model) {
 }  // namespace
 
 int cmd_verify(const Argv& argv) {
-    const Args args(
-        argv,
-        with_csv_options({"against", "expected", "input", "target", "window", "horizon", "stride", "port", "threads"}),
-        {});
+    const Args args(argv,
+                    with_csv_options({"against", "expected", "input", "target", "window", "horizon", "stride", "port",
+                                      "threads", "public"}),
+                    {});
     args.expect_positionals(1, "the model to check (.axm)");
+    if (args.has("public")) return verify_signature(args, args.positionals()[0]);
     choose_threads(args);
     if (args.has("against") == args.has("expected"))
         throw UsageError{

@@ -51,7 +51,7 @@ const Command kCommands[] = {
      "[--threads N]  |  "
      "verify MODEL.axm --against REF.axm|--expected PYTORCH_OUT.csv --input IN [--target TGT] [--port P] [--threads N] "
      "(any family; "
-     "inputs as convert's --check-*)",
+     "inputs as convert's --check-*)  |  verify MODEL.axm --public KEY.pub[,KEY.pub...]",
      "how far a model's outputs are from another conversion (--against) or from PyTorch's (--expected)", true},
     {"bench", ax::cli::cmd_bench,
      "bench MODEL.axm [--window S --horizon H | --src-len S --tgt-len T | --max-len L] [--runs N] [--json] [--stages] "
@@ -70,10 +70,15 @@ const Command kCommands[] = {
      "decode a sequence from a latent vector with a Transformer-VAE", false},
     {"header", ax::cli::cmd_header,
      "header MODEL.axm -o MODEL.h [--name NAME] [--window S --horizon H | --src-len S --tgt-len T | --max-len L] "
-     "[--history HISTORY.csv [--history-output HISTORY.h] [--history-name NAME]]",
+     "[--history HISTORY.csv [--history-output HISTORY.h] [--history-name NAME]]  |  header KEY.pub -o KEY.h "
+     "[--name NAME]",
      "write a model as a C header (an aligned byte array and its sizes) to compile into firmware; --history also "
-     "writes the rows a forecast reads as a float array",
+     "writes the rows a forecast reads as a float array; a KEY.pub in place of the model writes the trusted key",
      true},
+    {"keygen", ax::cli::cmd_keygen, "keygen -o PREFIX",
+     "make an owner's Ed25519 key pair for signing models: PREFIX.key (secret, mode 0600) and PREFIX.pub", false},
+    {"sign", ax::cli::cmd_sign, "sign MODEL.axm --key PREFIX.key [-o SIGNED.axm]",
+     "sign a model so that devices trusting the key run it (in place without -o)", false},
 };
 
 constexpr const char* kCsvOptions =
