@@ -133,6 +133,14 @@ TEST_CASE("forecast on a log across a daylight-saving change, its plan starting 
     test::check_error(test::auspex("forecast " + model + " --input " + dir + "/dst_history.csv --horizon 12 --future " +
                                    test::write_file("untimed_plan.csv", plan)),
                       1, "untimed_plan.csv has no time column: its rows cannot be matched to the forecast's steps");
+    // A plan written without offsets for a log written with them: no row matches, and the error says why.
+    std::string naive;
+    for (const std::string& line : test::lines_of(dir + "/dst_future.csv"))
+        naive +=
+            (line.find("+0") != std::string::npos ? line.substr(0, 19) + line.substr(line.find(',')) : line) + "\n";
+    test::check_error(test::auspex("forecast " + model + " --input " + dir + "/dst_history.csv --horizon 12 --future " +
+                                   test::write_file("naive_plan.csv", naive)),
+                      1, "its timestamps give no UTC offset and the input's do: write both the same way");
     // A plan that gives one step twice (the same instant under two offsets) is refused.
     const std::string twice = edited(dir + "/dst_future.csv", {{14, "2026-03-29T14:00:00+01:00,0.5"}});
     test::check_error(test::auspex("forecast " + model + " --input " + dir + "/dst_history.csv --horizon 12 --future " +

@@ -64,8 +64,7 @@ int cmd_sign(const Argv& argv) {
 
 int verify_signature(const Args& args, const std::string& path) {
     std::vector<tools::PublicKey> keys;
-    for (const std::string& file : split_commas(args.get("public")))
-        keys.push_back(tools::read_public_key(file));
+    for (const std::string& file : split_commas(args.get("public"))) keys.push_back(tools::read_public_key(file));
     const std::vector<uint8_t> bytes = tools::read_file_bytes(path);
     const Status s = check_model_signature(
         bytes.data(), bytes.size(),

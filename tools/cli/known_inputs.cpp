@@ -128,10 +128,20 @@ std::vector<float> read_future(const Args& args, const tools::LoadedModel& m, co
                                            given.times[r] + "'");
                 found = r;
             }
-            if (found == given.rows)
-                throw tools::ToolError(path + " has no row for " + forecast.times[t] + ", forecast step " +
-                                       std::to_string(t + 1) + " (the known inputs of " + std::to_string(steps) +
-                                       " steps are read)");
+            if (found == given.rows) {
+                // Times with and without a UTC offset never match: say so when that is why.
+                tools::TimePoint first;
+                const bool other_kind =
+                    given.rows > 0 && tools::time_point(given.times[0], given.decimal_comma, first, given.date_order) &&
+                    first.iso && want.iso && first.zoned != want.zoned;
+                throw tools::ToolError(
+                    path + " has no row for " + forecast.times[t] + ", forecast step " + std::to_string(t + 1) +
+                    " (the known inputs of " + std::to_string(steps) + " steps are read)" +
+                    (other_kind ? std::string("; its timestamps ") + (first.zoned ? "give" : "give no") +
+                                      " UTC offset and the input's " + (want.zoned ? "do" : "do not") +
+                                      ": write both the same way"
+                                : std::string()));
+            }
             row_of[t] = found;
         } else if (args.has("future") && t >= given.rows) {
             throw tools::ToolError(path + " holds " + std::to_string(given.rows) + " row(s); a forecast of " +

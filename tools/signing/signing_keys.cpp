@@ -41,12 +41,13 @@ std::vector<uint8_t> read_key_file(const std::string& path, const char* header, 
     if (!digits.empty() && digits.back() == '\r') digits.pop_back();
     if (first != header) {
         const bool other = first == kSecretHeader || first == kPublicHeader;
-        throw ToolError(path + (other ? ": this is the " + std::string(first == kSecretHeader ? "secret" : "public") +
-                                            " key of a pair; give the " +
-                                            (first == kSecretHeader ? ".pub file" : ".key file")
-                                      : ": not a key file written by auspex keygen"));
+        throw ToolError(path +
+                        (other ? ": this is the " + std::string(first == kSecretHeader ? "secret" : "public") +
+                                     " key of a pair; give the " + (first == kSecretHeader ? ".pub file" : ".key file")
+                               : ": not a key file written by auspex keygen"));
     }
-    if (digits.size() != 2 * bytes) throw ToolError(path + ": the key is not " + std::to_string(bytes) + " bytes of hex");
+    if (digits.size() != 2 * bytes)
+        throw ToolError(path + ": the key is not " + std::to_string(bytes) + " bytes of hex");
     std::vector<uint8_t> out(bytes);
     for (size_t i = 0; i < bytes; ++i) {
         unsigned v = 0;
@@ -123,7 +124,8 @@ std::string key_fingerprint(const PublicKey& key) {
     return "ed25519:" + hex(digest, 8);
 }
 
-std::vector<uint8_t> signed_model(const std::vector<uint8_t>& model, const std::array<uint8_t, kEd25519SeedBytes>& seed) {
+std::vector<uint8_t> signed_model(const std::vector<uint8_t>& model,
+                                  const std::array<uint8_t, kEd25519SeedBytes>& seed) {
     if (model.size() < format::kHeaderBytes) throw ToolError("not a model: shorter than its header");
     const uint64_t file_size = load_u64(model.data() + format::header::file_size);
     if (file_size < format::kHeaderBytes || file_size > model.size())

@@ -26,7 +26,8 @@ std::string key_fingerprint(const PublicKey& key);
 
 // `model` (an .axm file, with or without a signature record after it) signed with `seed`: the model's
 // bytes followed by a new signature record.
-std::vector<uint8_t> signed_model(const std::vector<uint8_t>& model, const std::array<uint8_t, kEd25519SeedBytes>& seed);
+std::vector<uint8_t> signed_model(const std::vector<uint8_t>& model,
+                                  const std::array<uint8_t, kEd25519SeedBytes>& seed);
 
 }  // namespace ax::tools
 
