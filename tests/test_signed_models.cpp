@@ -220,6 +220,11 @@ TEST_CASE("cli: keygen, sign, verify --public, inspect and header KEY.pub") {
     std::snprintf(first, sizeof first, "0x%02x, 0x%02x", key[0], key[1]);
     CHECK(text.find("static const unsigned char owner_key[OWNER_KEY_COUNT][32]") != std::string::npos);
     CHECK(text.find(first) != std::string::npos);
+    // The header of a signed model keeps its record, so the board can check it.
+    REQUIRE(test::auspex("header " + signed_path + " -o " + dir + "/signed_model.h").exit_code == 0);
+    CHECK(test::read_file(dir + "/signed_model.h")
+              .find("#define SIGNED_MODEL_SIZE " + std::to_string(tools::read_file_bytes(signed_path).size()) +
+                    " /* bytes of the model and its signature record */") != std::string::npos);
     // A secret key others can read is refused.
     ::chmod((dir + "/owner.key").c_str(), 0644);
     test::check_error(test::auspex("sign " + model + " --key " + dir + "/owner.key -o " + dir + "/x.axm"), 1,

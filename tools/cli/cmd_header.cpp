@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "tools/cli/commands.h"
+#include "runtime/model_signature.h"
 #include "tools/signing/signing_keys.h"
 #include "tools/cli/data_csv.h"
 #include "tools/cli/history_header.h"
@@ -229,7 +230,10 @@ int cmd_header(const Argv& argv) {
     const size_t arena = session_arena_bytes(*m, lengths);
     if (arena == 0) throw tools::ToolError("no arena size for " + lengths.text);
     const FamilyFacts facts = family_facts(*m, lengths);
-    const size_t size = static_cast<size_t>(m->file.file_size());
+    // A signed model keeps its signature record: the device checks it (auspex_open_signed).
+    uint8_t signer[kEd25519PublicKeyBytes];
+    const bool signed_model = model_signer(m->bytes.data(), m->bytes.size(), signer);
+    const size_t size = static_cast<size_t>(m->file.file_size()) + (signed_model ? kSignatureRecordBytes : 0);
     const std::string N = upper(name);
 
     std::string h;
@@ -242,7 +246,8 @@ int cmd_header(const Argv& argv) {
     line("#ifndef " + N + "_AXM_H");
     line("#define " + N + "_AXM_H");
     line("");
-    line("#define " + N + "_SIZE " + std::to_string(size) + " /* bytes of the model */");
+    line("#define " + N + "_SIZE " + std::to_string(size) +
+         (signed_model ? " /* bytes of the model and its signature record */" : " /* bytes of the model */"));
     for (const auto& [suffix, text] : facts.macros) line("#define " + N + "_" + suffix + " " + text);
     line("#define " + N + "_ARENA_BYTES " + std::to_string(arena) + " /* exact session arena for " + facts.sized_for +
          " (16-byte aligned) */");
