@@ -4,6 +4,7 @@
 #   forecast_c.elf          the same through the C API
 #   forecast_slots.elf      the same with A/B model slots, driven through good and bad updates (boards with
 #                           board_slot_test ON)
+#   forecast_signed.elf     A/B slots that take only models signed with the owner's key (same boards)
 #   auspex_firmware_tests.elf   doctest suite on the board: PyTorch fixtures embedded as arrays (tests/firmware/)
 # and CTest tests that run them under qemu-system-arm and prove the runtime heap-free (`make test-firmware`).
 # The model and data headers are generated at build time by a host build's auspex CLI (AUSPEX_HOST_AUSPEX).
@@ -152,6 +153,26 @@ if(board_slot_test)
   add_custom_target(example_expected DEPENDS ${fw_gen}/example_expected.h ${fw_gen}/example_model_v.h)
   auspex_firmware(forecast_slots image_code.ld ${CMAKE_CURRENT_SOURCE_DIR}/models/example/firmware/forecast_slots_main.cpp)
   add_dependencies(forecast_slots example_data example_expected)
+  # Signed updates (models/example/firmware/forecast_signed_main.cpp): an owner key made at build time, the
+  # example signed with it as versions 1 and 2, the public key as the firmware's trusted key.
+  set(signed_headers ${fw_gen}/owner_key.h ${fw_gen}/example_signed_v1.h ${fw_gen}/example_signed_v2.h)
+  set(signed_steps COMMAND ${CMAKE_COMMAND} -E rm -f ${fw_gen}/owner.key ${fw_gen}/owner.pub
+    COMMAND ${host} keygen -o ${fw_gen}/owner
+    COMMAND ${host} header ${fw_gen}/owner.pub -o ${fw_gen}/owner_key.h)
+  foreach(v 1 2)
+    list(APPEND signed_steps
+      COMMAND ${host} convert ${example_pt} --config ${example}/config.json ${fw_example_convert} --model-version ${v}
+              -o ${fw_gen}/example_signed_v${v}.axm
+      COMMAND ${host} sign ${fw_gen}/example_signed_v${v}.axm --key ${fw_gen}/owner.key
+      COMMAND ${host} header ${fw_gen}/example_signed_v${v}.axm -o ${fw_gen}/example_signed_v${v}.h
+              --name example_signed_v${v} ${example_lengths})
+  endforeach()
+  add_custom_command(OUTPUT ${signed_headers} ${signed_steps}
+    DEPENDS ${example_pt} ${example}/config.json ${host} ${board_dir}/board.cmake VERBATIM)
+  add_custom_target(example_signed DEPENDS ${signed_headers})
+  auspex_firmware(forecast_signed image_code.ld
+    ${CMAKE_CURRENT_SOURCE_DIR}/models/example/firmware/forecast_signed_main.cpp)
+  add_dependencies(forecast_signed example_data example_expected example_signed)
 endif()
 # The integer-only example (docs/integer-only.md): the bundled model converted with --integer-only
 # (calibrated on the history it forecasts: this image proves bits, the accuracy is measured on the host), its
@@ -222,6 +243,8 @@ add_test(NAME forecast_c_matches_host COMMAND ${qemu_run} ${board_qemu_machine} 
   ${CMAKE_BINARY_DIR}/forecast.expected)
 if(board_slot_test)
   add_test(NAME forecast_slots_updates COMMAND ${qemu_run} ${board_qemu_machine} $<TARGET_FILE:forecast_slots>
+    ${CMAKE_BINARY_DIR}/forecast.expected)
+  add_test(NAME forecast_signed_updates COMMAND ${qemu_run} ${board_qemu_machine} $<TARGET_FILE:forecast_signed>
     ${CMAKE_BINARY_DIR}/forecast.expected)
 endif()
 # The "your own firmware" project (ports/firmware/your-firmware), copied out of the tree and built as a user
