@@ -25,6 +25,15 @@
 #include "runtime/model_signature.h"
 #include "runtime/model_slots.h"
 
+// Markers for `make insn`'s instruction-count plugin (tools/insn/insn_plugin.c): under it, the signature check
+// of one update and one forecast are counted as regions "verify" and "forecast"; without it they cost a call.
+extern "C" {
+volatile int auspex_insn_marker = 0;
+__attribute__((noinline, used)) void auspex_insn_begin_verify() { auspex_insn_marker = 1; }
+__attribute__((noinline, used)) void auspex_insn_begin_forecast() { auspex_insn_marker = 2; }
+__attribute__((noinline, used)) void auspex_insn_end() { auspex_insn_marker = 0; }
+}
+
 namespace {
 
 using namespace ax;
@@ -72,8 +81,7 @@ Status boot() {
 
 bool forecast_matches(const char* when) {
     std::memset(forecast, 0xFF, sizeof forecast);
-    const Status s =
-        session.forecast(example_history, EXAMPLE_SIGNED_V1_WINDOW, EXAMPLE_SIGNED_V1_HORIZON, forecast);
+    const Status s = session.forecast(example_history, EXAMPLE_SIGNED_V1_WINDOW, EXAMPLE_SIGNED_V1_HORIZON, forecast);
     const bool same = s && std::memcmp(forecast, example_expected, sizeof forecast) == 0;
     std::fprintf(stderr, "    %s: slot %d, version %lu: forecast %s the host's\n", when, slots.active(),
                  static_cast<unsigned long>(slots.version()), same ? "equals" : "DIFFERS from");
@@ -112,10 +120,19 @@ int main() {
     const Status fresh = boot();
     expect(!fresh && has(fresh, "no committed model"), "fresh flash holds no model", fresh);
 
-    expect(send(example::UpdateImage(example_signed_v1, EXAMPLE_SIGNED_V1_SIZE)).is_ok() && boot() &&
-               slots.version() == 1,
-           "factory install: the owner's version 1");
+    expect(
+        send(example::UpdateImage(example_signed_v1, EXAMPLE_SIGNED_V1_SIZE)).is_ok() && boot() && slots.version() == 1,
+        "factory install: the owner's version 1");
     expect(forecast_matches("factory model"), "the signed model forecasts");
+    // The two costs side by side: checking the signature of a whole model, and one forecast.
+    auspex_insn_begin_verify();
+    const Status checked =
+        check_model_signature(example_signed_v2, EXAMPLE_SIGNED_V2_SIZE, TrustedKeys{owner_key, OWNER_KEY_COUNT});
+    auspex_insn_end();
+    expect(checked.is_ok(), "version 2's signature checks", checked);
+    auspex_insn_begin_forecast();
+    session.forecast(example_history, EXAMPLE_SIGNED_V1_WINDOW, EXAMPLE_SIGNED_V1_HORIZON, forecast);
+    auspex_insn_end();
 
     example::UpdateImage unsigned_v2(example_signed_v2, EXAMPLE_SIGNED_V2_SIZE);
     unsigned_v2.send_bytes = kModelBytes;
