@@ -43,7 +43,11 @@ while [ "$1" != --end ]; do
     shift
 done
 shift
-if ! convert "$@"; then
+# The probe's output is shown only when it is the conversion kept.
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+if ! convert "$@" >"$log" 2>&1; then
+    cat "$log" >&2
     echo "error: the default conversion of $model (\"$given\") failed (above): give options this model takes" \
          "with FIRMWARE_CONVERT=\"...\" (cmake: AUSPEX_EXAMPLE_CONVERT)" >&2
     exit 1
@@ -51,5 +55,7 @@ fi
 # `inspect` prints a "kv cache:" line for a model with a decoder only.
 if [ -n "$kv" ] && "$auspex" inspect "$out" | grep -q '^kv cache:'; then
     convert "$@" --kv-cache "$kv" || exit 1
+else
+    cat "$log"
 fi
 exit 0

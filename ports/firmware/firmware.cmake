@@ -187,6 +187,13 @@ if(board_route_tests)
     ${fx}/forecaster_known/calendar_setpoint default "${fw_default_convert}" "--horizon;12")
   auspex_example_route(forecast_flatten ${fw_gen}/route_flatten ${fx}/forecaster_onepass/flatten_covariates/model.pt
     ${fx}/forecaster_onepass/flatten_covariates default "${fw_default_convert}" "")
+  # The user's options are used as given: --kv-cache for a model without a decoder is refused, naming the
+  # setting (the script prints that line only when convert failed).
+  add_test(NAME firmware_convert_named COMMAND sh -c "sh ${fw_port}/convert_example.sh ${host} \
+${fx}/forecaster_onepass/flatten_covariates/model.pt ${fx}/forecaster_onepass/flatten_covariates/config.json \
+${CMAKE_BINARY_DIR}/convert_named.axm FIRMWARE_CONVERT --dtype int8 --kv-cache int8 2>&1")
+  set_tests_properties(firmware_convert_named PROPERTIES
+    PASS_REGULAR_EXPRESSION "no decoder.*FIRMWARE_CONVERT=\"--dtype int8 --kv-cache int8\" \\(cmake: AUSPEX_EXAMPLE_CONVERT\\) does not fit")
 endif()
 # The example with A/B model slots (models/example/firmware/forecast_slots_main.cpp): two slots of the
 # example's size in RAM standing in for flash, so only boards whose RAM holds them build it (board_slot_test).
