@@ -53,13 +53,13 @@ TEST_CASE("cli: inspect --board advises the integer-only mode exactly when conve
             const Result r = auspex("inspect " + model + " --board " + board + " " + c.lengths);
             REQUIRE_MESSAGE(r.exit_code == 0, r.output);
             const std::string fits = fit_block(r);
-            CHECK_MESSAGE((fits.find("mode:   integer-only (convert --dtype int8 --integer-only") != std::string::npos) ==
-                              takes,
-                          fits);
+            CHECK_MESSAGE(
+                (fits.find("mode:   integer-only (convert --dtype int8 --integer-only") != std::string::npos) == takes,
+                fits);
             // Refused: the int8 mode (with int8 caches where there is a decoder) and the mode's own reason.
             if (!takes)
-                CHECK_MESSAGE(fits.find("mode:   int8 (convert " + int8 + "), not integer-only: the integer-only mode") !=
-                                  std::string::npos,
+                CHECK_MESSAGE(fits.find("mode:   int8 (convert " + int8 +
+                                        "), not integer-only: the integer-only mode") != std::string::npos,
                               fits);
             if (!c.decoder) CHECK(fits.find("--kv-cache") == std::string::npos);
             CHECK((fits.find("with int8 caches") != std::string::npos) == c.decoder);
@@ -69,8 +69,8 @@ TEST_CASE("cli: inspect --board advises the integer-only mode exactly when conve
 }
 
 TEST_CASE("cli: inspect --board gives an encoder-only flatten head no cache advice and its one window") {
-    const std::string model = ax::test::converted_fixture("forecaster_onepass/flatten_covariates", "advice_flat.axm",
-                                                          "--dtype int8");
+    const std::string model =
+        ax::test::converted_fixture("forecaster_onepass/flatten_covariates", "advice_flat.axm", "--dtype int8");
     const Result r = auspex("inspect " + model + " --board stm32f405");
     REQUIRE_MESSAGE(r.exit_code == 0, r.output);
     const std::string fits = fit_block(r);

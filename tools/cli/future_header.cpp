@@ -48,10 +48,13 @@ std::string future_header_text(const FutureWindow& f, const std::string& name, c
     } else {
         std::string read;
         for (const std::string& r : f.read) read += (read.empty() ? "" : "; ") + r;
-        text += "\n * From: " + source + ".\n * Row t holds the inputs at the time forecast row t predicts, laid out like the history's rows.\n"
-                " * The model reads: " + read + ". The other columns are not read (0).\n"
-                " * Pass them to auspex_forecast_known (C) or ForecastSession::forecast(..., " + name + ", " + N +
-                "_ROWS) (C++).\n";
+        text += "\n * From: " + source +
+                ".\n * Row t holds the inputs at the time forecast row t predicts, laid out like the history's rows.\n"
+                " * The model reads: " +
+                read +
+                ". The other columns are not read (0).\n"
+                " * Pass them to auspex_forecast_known (C) or ForecastSession::forecast(..., " +
+                name + ", " + N + "_ROWS) (C++).\n";
     }
     text += " * Do not edit; regenerate instead. */\n";
     text += "#ifndef " + N + "_CSV_H\n#define " + N + "_CSV_H\n";

@@ -13,11 +13,11 @@
 namespace ax::cli {
 
 struct FutureWindow {
-    std::vector<float> values;          // rows x cols, laid out like the history's rows
-    size_t rows = 0;                    // the future rows a forecast of the header's horizon reads (0: none)
-    size_t cols = 0;                    // n_features
-    std::vector<std::string> read;      // the columns the model reads from these rows, as named for the comment
-    std::vector<std::string> times;     // each row's timestamp, when the forecast's steps have them
+    std::vector<float> values;       // rows x cols, laid out like the history's rows
+    size_t rows = 0;                 // the future rows a forecast of the header's horizon reads (0: none)
+    size_t cols = 0;                 // n_features
+    std::vector<std::string> read;   // the columns the model reads from these rows, as named for the comment
+    std::vector<std::string> times;  // each row's timestamp, when the forecast's steps have them
 };
 
 // The known inputs of a forecast of `horizon` steps from the history `h` (read by read_history_window):

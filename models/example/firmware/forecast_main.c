@@ -20,12 +20,15 @@ static auspex_forecaster fc;
 
 int main(void) {
     size_t t, i;
-    /* The inputs known ahead of the forecast's steps; a model reading none takes no rows. */
-    const float* future = EXAMPLE_FUTURE_ROWS != 0 ? example_future : NULL;
     if (auspex_open(&fc, example_model, sizeof example_model, 1) != AUSPEX_OK ||
         auspex_session_init(&fc, arena, sizeof arena, EXAMPLE_MODEL_WINDOW, EXAMPLE_MODEL_HORIZON) != AUSPEX_OK ||
-        auspex_forecast_known(&fc, example_history, EXAMPLE_MODEL_WINDOW, future, EXAMPLE_FUTURE_ROWS,
+#if EXAMPLE_FUTURE_ROWS != 0
+        /* The model's decoder reads inputs known ahead: their values for the forecast's steps. */
+        auspex_forecast_known(&fc, example_history, EXAMPLE_MODEL_WINDOW, example_future, EXAMPLE_FUTURE_ROWS,
                               EXAMPLE_MODEL_HORIZON, forecast) != AUSPEX_OK) {
+#else
+        auspex_forecast(&fc, example_history, EXAMPLE_MODEL_WINDOW, EXAMPLE_MODEL_HORIZON, forecast) != AUSPEX_OK) {
+#endif
         fprintf(stderr, "forecast failed: %s\n", auspex_status_message(&fc));
         return 1;
     }
