@@ -23,6 +23,29 @@ const Board kBoards[] = {
 #include "board_table.inc"
 };
 
+// The execution mode a model should run in on a core (docs/integer-only.md, "Which mode a board should
+// use"): integer-only where there is no FPU, else the faster one in instructions per forecast of the bundled
+// example under `make insn` (docs/instruction-counts.md); the int8 mode for a model the integer-only mode
+// cannot run, with int8 key/value caches only where there is a decoder. Empty for a core without advice.
+std::string board_mode(const std::string& cpu, const ArenaQuery& q) {
+    const bool no_fpu = cpu == "cortex-m0" || cpu == "cortex-m0plus" || cpu == "cortex-m3";
+    if (!no_fpu && cpu != "cortex-m4" && cpu != "cortex-m7" && cpu != "cortex-m55") return std::string();
+    const std::string int8 = q.has_decoder ? "--dtype int8 --kv-cache int8" : "--dtype int8";
+    if (!q.integer_refusal.empty())
+        return "int8 (convert " + int8 + "), not integer-only: " + q.integer_refusal +
+               (no_fpu ? "; with no FPU on this core the int8 mode's float steps run in software" : "");
+    const std::string integer = "integer-only (convert --dtype int8 --integer-only --calib DATA.csv): ";
+    if (no_fpu) return integer + "no FPU, so the int8 mode's float steps would run in software";
+    if (cpu == "cortex-m55")
+        return integer +
+               "Helium's integer lanes, fewer instructions per forecast than the int8 mode (make insn) and a "
+               "smaller arena";
+    return integer +
+           "no more instructions per forecast than the int8 mode on this core (make insn) and a smaller "
+           "arena; the int8 mode (" +
+           int8 + ") needs no calibration data and stays closer to float32";
+}
+
 std::string board_names() {
     std::string s;
     for (const Board& b : kBoards) s += (s.empty() ? "" : ", ") + std::string(b.name);
@@ -76,28 +99,6 @@ void print_arena_by_buffer(const MemoryPlan& plan) {
 }
 
 }  // namespace
-
-// docs/integer-only.md, "Which mode a board should use": integer-only where there is no FPU, else the
-// faster one in instructions per forecast of the bundled example under `make insn`
-// (docs/instruction-counts.md); the int8 mode for a model the integer-only mode cannot run.
-std::string board_mode(const std::string& cpu, const ArenaQuery& q) {
-    const bool no_fpu = cpu == "cortex-m0" || cpu == "cortex-m0plus" || cpu == "cortex-m3";
-    if (!no_fpu && cpu != "cortex-m4" && cpu != "cortex-m7" && cpu != "cortex-m55") return std::string();
-    const std::string int8 = q.has_decoder ? "--dtype int8 --kv-cache int8" : "--dtype int8";
-    if (!q.integer_refusal.empty())
-        return "int8 (convert " + int8 + "), not integer-only: " + q.integer_refusal +
-               (no_fpu ? "; with no FPU on this core the int8 mode's float steps run in software" : "");
-    const std::string integer = "integer-only (convert --dtype int8 --integer-only --calib DATA.csv): ";
-    if (no_fpu) return integer + "no FPU, so the int8 mode's float steps would run in software";
-    if (cpu == "cortex-m55")
-        return integer +
-               "Helium's integer lanes, fewer instructions per forecast than the int8 mode (make insn) and a "
-               "smaller arena";
-    return integer +
-           "no more instructions per forecast than the int8 mode on this core (make insn) and a smaller "
-           "arena; the int8 mode (" +
-           int8 + ") needs no calibration data and stays closer to float32";
-}
 
 uint64_t parse_memory_size(const std::string& option, const std::string& text) {
     size_t i = 0;

@@ -44,11 +44,6 @@ struct ArenaQuery {
     std::function<size_t(size_t length, format::CacheType type)> arena_for;
 };
 
-// The execution mode a model should run in on a core (`cpu`, -mcpu's name), advising only what the model can
-// take: integer-only where convert would accept it, int8 key/value caches where it has a decoder. Empty for
-// a core without advice.
-std::string board_mode(const std::string& cpu, const ArenaQuery& q);
-
 // Prints the yes/no answer, the mode advice, the flash and RAM lines, the longest fitting length and the arena by
 // buffer. Returns true when everything checked fits.
 bool print_fit_report(const MemoryBudget& budget, const ArenaQuery& q);
