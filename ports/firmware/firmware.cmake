@@ -136,7 +136,6 @@ message(STATUS "firmware: example ${example_pt}, history ${example}/history.csv,
 # NAME_c.elf (models/example/firmware/forecast_main.cpp and .c, the C++ and C API), each of whose outputs
 # must equal it (CTests NAME_matches_host, NAME_c_matches_host). LENGTHS: --window/--horizon, or empty.
 function(auspex_example_route name gen model_pt dir origin convert lengths)
-  file(MAKE_DIRECTORY ${gen})
   set(axm ${gen}/example.axm)
   set(plan "")
   set(plan_file "")
@@ -145,6 +144,7 @@ function(auspex_example_route name gen model_pt dir origin convert lengths)
     set(plan_file ${dir}/future.csv)
   endif()
   add_custom_command(OUTPUT ${axm}
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${gen}
     COMMAND sh ${fw_port}/convert_example.sh ${host} ${model_pt} ${dir}/config.json ${axm} ${origin} ${convert}
     DEPENDS ${model_pt} ${dir}/config.json ${host} ${board_dir}/board.cmake ${fw_port}/convert_example.sh VERBATIM)
   add_custom_command(OUTPUT ${gen}/example_model.h ${gen}/example_history.h ${gen}/example_future.h
