@@ -30,7 +30,8 @@ if [ "$origin" = FIRMWARE_CONVERT ]; then
     exit 0
 fi
 
-# The default: first without --kv-cache, then with it when the model turns out to have a decoder.
+# The default: first without --kv-cache (a probe, in a file of its own, so that OUT only ever holds the
+# conversion kept), then with it when the model turns out to have a decoder.
 kv=""
 set -- "$@" --end
 while [ "$1" != --end ]; do
@@ -43,19 +44,19 @@ while [ "$1" != --end ]; do
     shift
 done
 shift
-# The probe's output is shown only when it is the conversion kept.
-log=$(mktemp)
-trap 'rm -f "$log"' EXIT
-if ! convert "$@" >"$log" 2>&1; then
+probe="$out.probe.axm"
+log="$out.probe.log"
+trap 'rm -f "$probe" "$log"' EXIT
+if ! "$auspex" convert "$model" --config "$config" "$@" -o "$probe" >"$log" 2>&1; then
     cat "$log" >&2
     echo "error: the default conversion of $model (\"$given\") failed (above): give options this model takes" \
          "with FIRMWARE_CONVERT=\"...\" (cmake: AUSPEX_EXAMPLE_CONVERT)" >&2
     exit 1
 fi
 # `inspect` prints a "kv cache:" line for a model with a decoder only.
-if [ -n "$kv" ] && "$auspex" inspect "$out" | grep -q '^kv cache:'; then
+if [ -n "$kv" ] && "$auspex" inspect "$probe" | grep -q '^kv cache:'; then
     convert "$@" --kv-cache "$kv" || exit 1
 else
-    cat "$log"
+    convert "$@" || exit 1
 fi
 exit 0

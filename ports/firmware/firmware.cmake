@@ -209,6 +209,7 @@ if(board_slot_test)
   auspex_embed_csv(${CMAKE_BINARY_DIR}/forecast.expected example_expected)
   add_custom_target(example_expected DEPENDS ${fw_gen}/example_expected.h ${fw_gen}/example_model_v.h)
   auspex_firmware(forecast_slots image_code.ld ${CMAKE_CURRENT_SOURCE_DIR}/models/example/firmware/forecast_slots_main.cpp)
+  add_dependencies(example_expected forecast_data)  # forecast.expected is made there
   add_dependencies(forecast_slots forecast_data example_expected)
 endif()
 # The integer-only example (docs/integer-only.md): the bundled model converted with --integer-only
