@@ -187,6 +187,9 @@ if(board_route_tests)
     ${fx}/forecaster_known/calendar_setpoint default "${fw_default_convert}" "--horizon;12")
   auspex_example_route(forecast_flatten ${fw_gen}/route_flatten ${fx}/forecaster_onepass/flatten_covariates/model.pt
     ${fx}/forecaster_onepass/flatten_covariates default "${fw_default_convert}" "")
+  # The default conversion keeps int8 key/value caches for a model with a decoder (and leaves --kv-cache out
+  # for the encoder-only one, which the route above converted).
+  add_test(NAME forecast_known_kv_cache COMMAND sh -c "${host} inspect ${fw_gen}/route_known/example.axm | grep '^kv cache: int8'")
   # The user's options are used as given: --kv-cache for a model without a decoder is refused, naming the
   # setting (the script prints that line only when convert failed).
   add_test(NAME firmware_convert_named COMMAND sh -c "sh ${fw_port}/convert_example.sh ${host} \
