@@ -101,11 +101,13 @@ $(foreach t,$(CROSS_TARGETS),$(eval $(call cross_rules,$(t))))
 # defaults), read by the firmware build alone (ports/firmware/boards.cmake). These variables override the
 # boards' defaults for every board built; empty means the default:
 #   FIRMWARE_BOARDS            boards to build and test (default: every folder of ports/firmware/boards/)
-#   FIRMWARE_EXAMPLE           folder with forecaster.pt, config.json, history.csv (default models/example)
+#   FIRMWARE_EXAMPLE           folder with forecaster.pt, config.json, history.csv (default models/example), and
+#                              future.csv (the plan) for a model whose decoder reads inputs known ahead
 #   FIRMWARE_WINDOW            history rows the example forecasts from (its last rows; default the model's
 #                              training window, all rows for a model stating none)
 #   FIRMWARE_HORIZON           steps forecast (default the model's: 24 for an autoregressive one)
-#   FIRMWARE_CONVERT           auspex convert options of the example model (default --dtype int8 --kv-cache int8)
+#   FIRMWARE_CONVERT           auspex convert options of the example model, used as given (default --dtype int8
+#                              --kv-cache int8; no --kv-cache for a model without a decoder)
 #   FIRMWARE_STACK             stack bytes at the top of RAM (default 65536; 8192 on stm32f405)
 #   FIRMWARE_TESTS             ON or OFF: build and run the on-board doctest image (default ON; OFF on stm32f405)
 #   FIRMWARE_STACK_BUDGET      bytes the runtime's computed worst-case stack may reach (make stack; default 3584)

@@ -35,7 +35,7 @@ endfunction()
 # A macro: board.cmake's set() calls land in the caller's scope.
 macro(auspex_read_board dir)
   foreach(_v cpu qemu_machine firmware_tests test_image stack_size example_window example_horizon
-             example_convert slot_test description)
+             example_convert slot_test route_tests description)
     unset(board_${_v})
   endforeach()
   get_filename_component(board_name ${dir} NAME)

@@ -44,10 +44,18 @@ foreach(pair "tests;AUSPEX_FIRMWARE_TESTS;board_firmware_tests" "stack_size;AUSP
     set(fw_${name} ${${default}})
   endif()
 endforeach()
+# Where the convert options come from, for ports/firmware/convert_example.sh: the user's are used as given (and
+# named FIRMWARE_CONVERT when convert refuses them); a default is fitted to the model (no --kv-cache for a
+# model without a decoder).
+set(fw_convert_origin default)
+if(NOT "${AUSPEX_EXAMPLE_CONVERT}" STREQUAL "")
+  set(fw_convert_origin FIRMWARE_CONVERT)
+endif()
+# int8 weights and int8 key/value caches: the configuration for a microcontroller (the arena at window
+# 48, horizon 24 is under 100 KB), checked bit for bit against the host like any other.
+set(fw_default_convert --dtype int8 --kv-cache int8)
 if(NOT fw_example_convert)
-  # int8 weights and int8 key/value caches: the configuration for a microcontroller (the arena at window
-  # 48, horizon 24 is under 100 KB), checked bit for bit against the host like any other.
-  set(fw_example_convert --dtype int8 --kv-cache int8)
+  set(fw_example_convert ${fw_default_convert})
 endif()
 separate_arguments(fw_example_convert)
 message(STATUS "firmware: ${board} (${board_cpu}, qemu -M ${board_qemu_machine}), stack ${fw_stack_size} B, "
@@ -119,40 +127,94 @@ if(fw_example_horizon)
 endif()
 message(STATUS "firmware: example ${example_pt}, history ${example}/history.csv, "
                "lengths ${example_lengths} (empty: the model's), convert ${fw_example_convert}")
-set(example_axm ${fw_gen}/example.axm)
-add_custom_command(OUTPUT ${example_axm}
-  COMMAND ${host} convert ${example_pt} --config ${example}/config.json ${fw_example_convert} -o ${example_axm}
-  DEPENDS ${example_pt} ${example}/config.json ${host} ${board_dir}/board.cmake VERBATIM)
-add_custom_command(OUTPUT ${fw_gen}/example_model.h ${fw_gen}/example_history.h
-  COMMAND ${host} header ${example_axm} -o ${fw_gen}/example_model.h --name example_model ${example_lengths}
-          --history ${example}/history.csv --history-output ${fw_gen}/example_history.h --history-name example_history
-  DEPENDS ${example_axm} ${example}/history.csv ${host} VERBATIM)
-# What the host prints for the same model and history on the generic port: the board must print the same.
-add_custom_command(OUTPUT ${CMAKE_BINARY_DIR}/forecast.expected
-  COMMAND ${fw_port}/host_forecast.sh ${host} ${example_axm} ${example}/history.csv ${CMAKE_BINARY_DIR}/forecast.expected
-          ${example_lengths}
-  DEPENDS ${example_axm} ${example}/history.csv ${host} ${fw_port}/host_forecast.sh VERBATIM)
-add_custom_target(example_data ALL DEPENDS ${fw_gen}/example_model.h ${fw_gen}/example_history.h
-  ${CMAKE_BINARY_DIR}/forecast.expected)
 
-auspex_firmware(forecast image_code.ld ${CMAKE_CURRENT_SOURCE_DIR}/models/example/firmware/forecast_main.cpp)
-auspex_firmware(forecast_c image_code.ld ${CMAKE_CURRENT_SOURCE_DIR}/models/example/firmware/forecast_main.c)
-add_dependencies(forecast example_data)
-add_dependencies(forecast_c example_data)
+# auspex_example_route(NAME GEN MODEL.pt DIR ORIGIN CONVERT LENGTHS): the firmware route of a model folder, as
+# `make test-firmware FIRMWARE_EXAMPLE=DIR` takes it. DIR holds config.json, history.csv and, for a model
+# whose decoder reads inputs known ahead (a plan), future.csv. The model converted with CONVERT (a list;
+# ORIGIN: convert_example.sh), `auspex header` writing GEN/example_model.h, example_history.h and
+# example_future.h (the known inputs of the forecast's steps, plan and calendar; no rows for a model
+# reading none), the host's forecast of the same history and plan (NAME.expected), and NAME.elf and
+# NAME_c.elf (models/example/firmware/forecast_main.cpp and .c, the C++ and C API), each of whose outputs
+# must equal it (CTests NAME_matches_host, NAME_c_matches_host). LENGTHS: --window/--horizon, or empty.
+function(auspex_example_route name gen model_pt dir origin convert lengths)
+  set(axm ${gen}/example.axm)
+  set(plan "")
+  set(plan_file "")
+  if(EXISTS ${dir}/future.csv)
+    set(plan --future ${dir}/future.csv)
+    set(plan_file ${dir}/future.csv)
+  endif()
+  add_custom_command(OUTPUT ${axm}
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${gen}
+    COMMAND sh ${fw_port}/convert_example.sh ${host} ${model_pt} ${dir}/config.json ${axm} ${origin} ${convert}
+    DEPENDS ${model_pt} ${dir}/config.json ${host} ${board_dir}/board.cmake ${fw_port}/convert_example.sh VERBATIM)
+  add_custom_command(OUTPUT ${gen}/example_model.h ${gen}/example_history.h ${gen}/example_future.h
+    COMMAND ${host} header ${axm} -o ${gen}/example_model.h --name example_model ${lengths}
+            --history ${dir}/history.csv --history-output ${gen}/example_history.h --history-name example_history
+            ${plan} --future-output ${gen}/example_future.h --future-name example_future
+    DEPENDS ${axm} ${dir}/history.csv ${plan_file} ${host} VERBATIM)
+  # What the host prints for the same model, history and plan on the generic port: the board must print the same.
+  add_custom_command(OUTPUT ${CMAKE_BINARY_DIR}/${name}.expected
+    COMMAND ${fw_port}/host_forecast.sh ${host} ${axm} ${dir}/history.csv ${CMAKE_BINARY_DIR}/${name}.expected
+            ${lengths} ${plan}
+    DEPENDS ${axm} ${dir}/history.csv ${plan_file} ${host} ${fw_port}/host_forecast.sh VERBATIM)
+  add_custom_target(${name}_data ALL DEPENDS ${gen}/example_model.h ${gen}/example_history.h
+    ${gen}/example_future.h ${CMAKE_BINARY_DIR}/${name}.expected)
+  foreach(image ${name} ${name}_c)
+    set(main forecast_main.cpp)
+    if(image STREQUAL "${name}_c")
+      set(main forecast_main.c)
+    endif()
+    auspex_firmware(${image} image_code.ld ${CMAKE_CURRENT_SOURCE_DIR}/models/example/firmware/${main})
+    target_include_directories(${image} BEFORE PRIVATE ${gen})
+    add_dependencies(${image} ${name}_data)
+    # The board must print the host's text exactly: the runtime computes exp, erf, sin and cos itself
+    # (runtime/float_math.h), so no libm difference between newlib multilibs and glibc reaches the output.
+    add_test(NAME ${image}_matches_host COMMAND ${fw_port}/qemu_run.sh ${board_qemu_machine} $<TARGET_FILE:${image}>
+      ${CMAKE_BINARY_DIR}/${name}.expected)
+  endforeach()
+endfunction()
+
+auspex_example_route(forecast ${fw_gen} ${example_pt} ${example} ${fw_convert_origin} "${fw_example_convert}"
+  "${example_lengths}")
+set(example_axm ${fw_gen}/example.axm)
+# The route on models unlike the bundled one, on one board (board_route_tests; the route is the same code on
+# every board): a decoder reading a plan and a calendar column (tests/fixtures/forecaster_known), and an
+# encoder-only flatten head over covariates predicting one of three features (tests/fixtures/forecaster_onepass),
+# each with the default conversion.
+if(board_route_tests)
+  set(fx ${CMAKE_CURRENT_SOURCE_DIR}/tests/fixtures)
+  auspex_example_route(forecast_known ${fw_gen}/route_known ${fx}/forecaster_known/calendar_setpoint/model.pt
+    ${fx}/forecaster_known/calendar_setpoint default "${fw_default_convert}" "--horizon;12")
+  auspex_example_route(forecast_flatten ${fw_gen}/route_flatten ${fx}/forecaster_onepass/flatten_covariates/model.pt
+    ${fx}/forecaster_onepass/flatten_covariates default "${fw_default_convert}" "")
+  # The default conversion keeps int8 key/value caches for a model with a decoder (and leaves --kv-cache out
+  # for the encoder-only one, which the route above converted).
+  add_test(NAME forecast_known_kv_cache COMMAND sh -c "${host} inspect ${fw_gen}/route_known/example.axm | grep '^kv cache: int8'")
+  # The user's options are used as given: --kv-cache for a model without a decoder is refused, naming the
+  # setting (the script prints that line only when convert failed).
+  add_test(NAME firmware_convert_named COMMAND sh -c "sh ${fw_port}/convert_example.sh ${host} \
+${fx}/forecaster_onepass/flatten_covariates/model.pt ${fx}/forecaster_onepass/flatten_covariates/config.json \
+${CMAKE_BINARY_DIR}/convert_named.axm FIRMWARE_CONVERT --dtype int8 --kv-cache int8 2>&1")
+  set_tests_properties(firmware_convert_named PROPERTIES
+    PASS_REGULAR_EXPRESSION "no decoder.*FIRMWARE_CONVERT=\"--dtype int8 --kv-cache int8\" \\(cmake: AUSPEX_EXAMPLE_CONVERT\\) does not fit")
+endif()
 # The example with A/B model slots (models/example/firmware/forecast_slots_main.cpp): two slots of the
 # example's size in RAM standing in for flash, so only boards whose RAM holds them build it (board_slot_test).
 if(board_slot_test)
   # The example model converted with version 1; the firmware patches the version's value for each update.
   add_custom_command(OUTPUT ${fw_gen}/example_v.axm ${fw_gen}/example_model_v.h
-    COMMAND ${host} convert ${example_pt} --config ${example}/config.json ${fw_example_convert} --model-version 1
-            -o ${fw_gen}/example_v.axm
+    COMMAND sh ${fw_port}/convert_example.sh ${host} ${example_pt} ${example}/config.json ${fw_gen}/example_v.axm
+            ${fw_convert_origin} ${fw_example_convert} --model-version 1
     COMMAND ${host} header ${fw_gen}/example_v.axm -o ${fw_gen}/example_model_v.h --name example_model_v
             ${example_lengths} --history ${example}/history.csv --history-output ${fw_gen}/example_history_v.h
-    DEPENDS ${example_pt} ${example}/config.json ${example}/history.csv ${host} ${board_dir}/board.cmake VERBATIM)
+    DEPENDS ${example_pt} ${example}/config.json ${example}/history.csv ${host} ${board_dir}/board.cmake
+            ${fw_port}/convert_example.sh VERBATIM)
   auspex_embed_csv(${CMAKE_BINARY_DIR}/forecast.expected example_expected)
   add_custom_target(example_expected DEPENDS ${fw_gen}/example_expected.h ${fw_gen}/example_model_v.h)
   auspex_firmware(forecast_slots image_code.ld ${CMAKE_CURRENT_SOURCE_DIR}/models/example/firmware/forecast_slots_main.cpp)
-  add_dependencies(forecast_slots example_data example_expected)
+  add_dependencies(example_expected forecast_data)  # forecast.expected is made there
+  add_dependencies(forecast_slots forecast_data example_expected)
   # Signed updates (models/example/firmware/forecast_signed_main.cpp): an owner key made at build time, the
   # example signed with it as versions 1 and 2, the public key as the firmware's trusted key.
   set(signed_headers ${fw_gen}/owner_key.h ${fw_gen}/example_signed_v1.h ${fw_gen}/example_signed_v2.h)
@@ -161,18 +223,19 @@ if(board_slot_test)
     COMMAND ${host} header ${fw_gen}/owner.pub -o ${fw_gen}/owner_key.h)
   foreach(v 1 2)
     list(APPEND signed_steps
-      COMMAND ${host} convert ${example_pt} --config ${example}/config.json ${fw_example_convert} --model-version ${v}
-              -o ${fw_gen}/example_signed_v${v}.axm
+      COMMAND sh ${fw_port}/convert_example.sh ${host} ${example_pt} ${example}/config.json
+              ${fw_gen}/example_signed_v${v}.axm ${fw_convert_origin} ${fw_example_convert} --model-version ${v}
       COMMAND ${host} sign ${fw_gen}/example_signed_v${v}.axm --key ${fw_gen}/owner.key
       COMMAND ${host} header ${fw_gen}/example_signed_v${v}.axm -o ${fw_gen}/example_signed_v${v}.h
               --name example_signed_v${v} ${example_lengths})
   endforeach()
   add_custom_command(OUTPUT ${signed_headers} ${signed_steps}
-    DEPENDS ${example_pt} ${example}/config.json ${host} ${board_dir}/board.cmake VERBATIM)
+    DEPENDS ${example_pt} ${example}/config.json ${host} ${board_dir}/board.cmake ${fw_port}/convert_example.sh
+            VERBATIM)
   add_custom_target(example_signed DEPENDS ${signed_headers})
   auspex_firmware(forecast_signed image_code.ld
     ${CMAKE_CURRENT_SOURCE_DIR}/models/example/firmware/forecast_signed_main.cpp)
-  add_dependencies(forecast_signed example_data example_expected example_signed)
+  add_dependencies(forecast_signed forecast_data example_expected example_signed)
 endif()
 # The integer-only example (docs/integer-only.md): the bundled model converted with --integer-only
 # (calibrated on the history it forecasts: this image proves bits, the accuracy is measured on the host), its
@@ -195,7 +258,7 @@ if(NOT AUSPEX_EXAMPLE_DIR AND EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/models/example/
     ${CMAKE_BINARY_DIR}/forecast_integer.expected)
   auspex_firmware(forecast_integer image_code.ld
     ${CMAKE_CURRENT_SOURCE_DIR}/models/example/firmware/forecast_integer_main.cpp)
-  add_dependencies(forecast_integer example_data example_integer_data)
+  add_dependencies(forecast_integer forecast_data example_integer_data)
   find_package(Python3 REQUIRED COMPONENTS Interpreter)
   add_test(NAME forecast_integer_matches_host COMMAND ${fw_port}/qemu_run.sh ${board_qemu_machine}
     $<TARGET_FILE:forecast_integer> ${CMAKE_BINARY_DIR}/forecast_integer.expected)
@@ -217,7 +280,7 @@ if(NOT AUSPEX_EXAMPLE_DIR AND EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/models/example/
     target_link_options(forecast_integer_m0plus PRIVATE -mcpu=cortex-m0plus --specs=rdimon.specs -nostartfiles
       -Wl,--gc-sections -L${board_dir} -L${fw_port} -T image_code.ld -Wl,--defsym=STACK_SIZE=${fw_stack_size})
     set_target_properties(forecast_integer_m0plus PROPERTIES SUFFIX ".elf" RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR})
-    add_dependencies(forecast_integer_m0plus example_data example_integer_data)
+    add_dependencies(forecast_integer_m0plus forecast_data example_integer_data)
     add_test(NAME forecast_integer_m0plus_matches_host COMMAND ${fw_port}/qemu_run.sh ${board_qemu_machine}
       $<TARGET_FILE:forecast_integer_m0plus> ${CMAKE_BINARY_DIR}/forecast_integer.expected)
     add_test(NAME forecast_integer_m0plus_float_free COMMAND ${Python3_EXECUTABLE} ${fw_port}/check_float_free.py
@@ -230,17 +293,11 @@ auspex_firmware(insn image_code.ld ${CMAKE_CURRENT_SOURCE_DIR}/tools/insn/insn_m
 string(REGEX REPLACE "^cortex-m" "M" fw_core ${board_cpu})
 file(WRITE ${CMAKE_BINARY_DIR}/insn_runner "system:${board_qemu_machine}\n")
 file(WRITE ${CMAKE_BINARY_DIR}/insn_label "${fw_core} (${board})\n")
-add_dependencies(insn example_data)
+add_dependencies(insn forecast_data)
 # make bench-mcu: the int8 products on fixed shapes, beside CMSIS-NN's with AUSPEX_CMSIS_NN_DIR.
 include(${fw_port}/bench/bench_mcu.cmake)
 
-# The board must print the host's text exactly: the runtime computes exp, erf, sin and cos itself
-# (runtime/float_math.h), so no libm difference between newlib multilibs and glibc reaches the output.
 set(qemu_run ${fw_port}/qemu_run.sh)
-add_test(NAME forecast_matches_host COMMAND ${qemu_run} ${board_qemu_machine} $<TARGET_FILE:forecast>
-  ${CMAKE_BINARY_DIR}/forecast.expected)
-add_test(NAME forecast_c_matches_host COMMAND ${qemu_run} ${board_qemu_machine} $<TARGET_FILE:forecast_c>
-  ${CMAKE_BINARY_DIR}/forecast.expected)
 if(board_slot_test)
   add_test(NAME forecast_slots_updates COMMAND ${qemu_run} ${board_qemu_machine} $<TARGET_FILE:forecast_slots>
     ${CMAKE_BINARY_DIR}/forecast.expected)
@@ -249,8 +306,14 @@ if(board_slot_test)
 endif()
 # The "your own firmware" project (ports/firmware/your-firmware), copied out of the tree and built as a user
 # would, on a timestamped log (tests/firmware/your_firmware_project.sh).
+# On the route board, the same project then forecasts a model that reads a plan (model_future.h).
+set(your_firmware_known "")
+if(board_route_tests)
+  set(your_firmware_known ${CMAKE_CURRENT_SOURCE_DIR}/tests/fixtures/forecaster_known/calendar_setpoint 12)
+endif()
 add_test(NAME your_firmware_project COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/firmware/your_firmware_project.sh
-  ${CMAKE_CURRENT_SOURCE_DIR} ${host} ${board} ${board_qemu_machine} ${CMAKE_BINARY_DIR}/your-firmware)
+  ${CMAKE_CURRENT_SOURCE_DIR} ${host} ${board} ${board_qemu_machine} ${CMAKE_BINARY_DIR}/your-firmware
+  ${your_firmware_known})
 # The arena figure comes from the generated header, read when the test runs.
 add_test(NAME runtime_heap_free COMMAND sh -c "${fw_port}/check_heap_free.sh ${CMAKE_NM} $<TARGET_FILE:auspex_runtime> \
 $<TARGET_FILE:forecast> ${CMAKE_BINARY_DIR}/forecast.map arena \

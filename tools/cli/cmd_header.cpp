@@ -14,6 +14,7 @@
 #include "runtime/model_signature.h"
 #include "tools/signing/signing_keys.h"
 #include "tools/cli/data_csv.h"
+#include "tools/cli/future_header.h"
 #include "tools/cli/history_header.h"
 #include "tools/cli/session_lengths.h"
 #include "tools/family/family_common.h"
@@ -202,7 +203,8 @@ FamilyFacts family_facts(const tools::LoadedModel& m, const SessionLengths& l) {
 
 int cmd_header(const Argv& argv) {
     std::set<std::string> options = length_options();
-    options.insert({"output", "name", "history", "history-output", "history-name"});
+    options.insert(
+        {"output", "name", "history", "history-output", "history-name", "future", "future-output", "future-name"});
     const Args args(argv, with_csv_options(options), {});
     args.expect_positionals(1, "one model (.axm)");
     const std::string output = args.require("output");
@@ -224,9 +226,29 @@ int cmd_header(const Argv& argv) {
     const auto m = tools::open_model(path);
     if (!args.has("history") && (args.has("history-output") || args.has("history-name")))
         throw UsageError{"--history-output and --history-name go with --history HISTORY.csv"};
+    const bool future_wanted = args.has("future") || args.has("future-output") || args.has("future-name");
+    if (!args.has("history") && future_wanted)
+        throw UsageError{
+            "--future, --future-output and --future-name go with --history HISTORY.csv: the known "
+            "inputs are those of the steps that follow the history"};
+    const std::string future_output =
+        args.has("future-output") ? args.get("future-output") : output.substr(0, output.rfind('.')) + "_future.h";
+    const std::string future_name = args.get("future-name", name + "_future");
+    if (future_wanted && !identifier_problem(future_name).empty())
+        throw UsageError{"--future-name must be a C identifier: " + identifier_problem(future_name)};
     HistoryWindow history;
     if (args.has("history")) history = read_history_window(args, *m);
     const SessionLengths lengths = session_lengths(*m, args, history.rows.rows);
+    FutureWindow future;
+    if (future_wanted) {
+        future = read_future_window(args, *m, history, lengths.second);
+    } else if (args.has("history") && m->as<Forecaster>().future_rows(lengths.second) != 0) {
+        std::fprintf(stderr,
+                     "note: the model's decoder reads inputs known ahead, which %s does not hold for the forecast's "
+                     "steps: give --future PLAN.csv (or --future-output FILE.h for calendar columns alone) to "
+                     "write them for the firmware\n",
+                     args.get("history").c_str());
+    }
     const size_t arena = session_arena_bytes(*m, lengths);
     if (arena == 0) throw tools::ToolError("no arena size for " + lengths.text);
     const FamilyFacts facts = family_facts(*m, lengths);
@@ -288,6 +310,19 @@ int cmd_header(const Argv& argv) {
         std::printf("wrote %s: %s[%zu x %zu], the last %zu rows of %s (%s)\n", history_output.c_str(),
                     history_name.c_str(), history.rows.rows, history.rows.cols, history.rows.rows,
                     args.get("history").c_str(), history.source.c_str());
+    }
+    if (future_wanted) {
+        const std::string source = args.has("future")
+                                       ? args.get("future") + " matched to the steps after " + args.get("history")
+                                       : "computed for the steps after " + args.get("history");
+        tools::write_file_atomic(future_output, future_header_text(future, future_name, source));
+        if (future.rows == 0)
+            std::printf("wrote %s: %s, no rows: the model's decoder reads no input known ahead\n",
+                        future_output.c_str(), future_name.c_str());
+        else
+            std::printf("wrote %s: %s[%zu x %zu], the known inputs of forecast steps 1..%zu (%s)\n",
+                        future_output.c_str(), future_name.c_str(), future.rows, future.cols, future.rows,
+                        source.c_str());
     }
     tools::write_file_atomic(output, h);
     std::printf("wrote %s: %s[%zu], arena %zu bytes for %s\n", output.c_str(), name.c_str(), size, arena,

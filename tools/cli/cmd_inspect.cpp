@@ -4,6 +4,7 @@
 #include <set>
 #include <string>
 
+#include "models/forecaster/forecaster_integer.h"
 #include "tools/cli/commands.h"
 #include "tools/cli/fit_report.h"
 #include "tools/cli/session_lengths.h"
@@ -22,6 +23,13 @@ namespace ax::cli {
 namespace {
 
 const char* yes_no(bool b) { return b ? "yes" : "no"; }
+
+// Why `convert --integer-only` refuses the model: the check the converter and the runtime make, or "".
+std::string integer_refusal(const tools::LoadedModel& m) {
+    if (m.family != format::Family::forecaster) return "the integer-only mode runs forecasters only";
+    const char* why = integer_mode_unsupported(m.as<Forecaster>().config());
+    return why == nullptr ? "" : why;
+}
 
 std::string tensor_name(const TensorView& v) {
     std::string name = format::role_name(v.role);
@@ -128,11 +136,14 @@ int cmd_inspect(const Argv& argv) {
         query.lengths = arena.lengths;
         query.longest = arena.longest;
         query.longest_limit = arena.longest_limit;
+        query.exact_length = arena.exact_length;
+        query.exact_reason = arena.exact_reason;
         query.arena_for = arena.arena_for;
         const StackConfig& stack = tools::stack_of(*m);
         query.has_decoder = stack.decoder_layers > 0;
         query.cache = integer ? format::CacheType::i8 : stack.kv_cache;
         query.integer_only = integer;
+        query.integer_refusal = integer_refusal(*m);
         print_fit_report(budget, query);
         return 0;  // the answer is printed; the tensor table is for inspect without a fit question
     }

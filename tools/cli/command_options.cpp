@@ -93,7 +93,11 @@ const CommandOptions kOptions[] = {
      "  --name NAME                the array and macro prefix (default from -o's file name)\n" AX_LENGTH_OPTIONS
      "  --history HISTORY.csv      also write the rows a forecast reads (the last window of them) as floats\n"
      "  --history-output HIST.h    where (default MODEL_history.h beside -o)\n"
-     "  --history-name NAME        their array and macro prefix (default NAME_history)\n"},
+     "  --history-name NAME        their array and macro prefix (default NAME_history)\n"
+     "  --future PLAN.csv          also write the inputs known ahead of the forecast's steps (the plan's columns\n"
+     "                             matched by timestamp, calendar columns computed), for auspex_forecast_known\n"
+     "  --future-output FUT.h      where (default MODEL_future.h beside -o); alone, for calendar columns only\n"
+     "  --future-name NAME         their array and macro prefix (default NAME_future)\n"},
     {"keygen", "  -o, --output PREFIX        writes PREFIX.key (secret, mode 0600) and PREFIX.pub; never overwrites\n"},
     {"sign",
      "  --key PREFIX.key           the owner's secret key (auspex keygen)\n"

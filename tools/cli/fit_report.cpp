@@ -23,21 +23,27 @@ const Board kBoards[] = {
 #include "board_table.inc"
 };
 
-// The execution mode a core should run a forecaster in (docs/integer-only.md, "Which mode a board should
+// The execution mode a model should run in on a core (docs/integer-only.md, "Which mode a board should
 // use"): integer-only where there is no FPU, else the faster one in instructions per forecast of the bundled
-// example under `make insn` (docs/instruction-counts.md).
-std::string board_mode(const std::string& cpu) {
-    if (cpu == "cortex-m0" || cpu == "cortex-m0plus" || cpu == "cortex-m3")
-        return "integer-only (convert --dtype int8 --integer-only --calib DATA.csv): no FPU, so the int8 mode's "
-               "float steps would run in software";
-    if (cpu == "cortex-m4" || cpu == "cortex-m7")
-        return "integer-only (convert --dtype int8 --integer-only --calib DATA.csv): no more instructions per "
-               "forecast than the int8 mode on this core (make insn) and a smaller arena; the int8 mode "
-               "(--dtype int8 --kv-cache int8) needs no calibration data and stays closer to float32";
+// example under `make insn` (docs/instruction-counts.md); the int8 mode for a model the integer-only mode
+// cannot run, with int8 key/value caches only where there is a decoder. Empty for a core without advice.
+std::string board_mode(const std::string& cpu, const ArenaQuery& q) {
+    const bool no_fpu = cpu == "cortex-m0" || cpu == "cortex-m0plus" || cpu == "cortex-m3";
+    if (!no_fpu && cpu != "cortex-m4" && cpu != "cortex-m7" && cpu != "cortex-m55") return std::string();
+    const std::string int8 = q.has_decoder ? "--dtype int8 --kv-cache int8" : "--dtype int8";
+    if (!q.integer_refusal.empty())
+        return "int8 (convert " + int8 + "), not integer-only: " + q.integer_refusal +
+               (no_fpu ? "; with no FPU on this core the int8 mode's float steps run in software" : "");
+    const std::string integer = "integer-only (convert --dtype int8 --integer-only --calib DATA.csv): ";
+    if (no_fpu) return integer + "no FPU, so the int8 mode's float steps would run in software";
     if (cpu == "cortex-m55")
-        return "integer-only (convert --dtype int8 --integer-only --calib DATA.csv): Helium's integer lanes, fewer "
-               "instructions per forecast than the int8 mode (make insn) and a smaller arena";
-    return std::string();
+        return integer +
+               "Helium's integer lanes, fewer instructions per forecast than the int8 mode (make insn) and a "
+               "smaller arena";
+    return integer +
+           "no more instructions per forecast than the int8 mode on this core (make insn) and a smaller "
+           "arena; the int8 mode (" +
+           int8 + ") needs no calibration data and stays closer to float32";
 }
 
 std::string board_names() {
@@ -124,7 +130,7 @@ bool read_memory_budget(const Args& args, MemoryBudget* out) {
             if (name == k.name) found = &k;
         if (found == nullptr) throw UsageError{"unknown board \"" + name + "\" (known: " + board_names() + ")"};
         b.board = std::string(found->name) + ": " + found->summary;
-        b.mode = board_mode(found->cpu);
+        b.cpu = found->cpu;
         b.flash = found->flash;
         b.ram = found->ram;
     }
@@ -139,10 +145,13 @@ bool print_fit_report(const MemoryBudget& budget, const ArenaQuery& q) {
     const bool flash_ok = budget.flash == 0 || q.model_bytes <= budget.flash;
     const bool ram_ok = budget.ram == 0 || (arena != 0 && arena <= budget.ram);
     const bool fits = flash_ok && ram_ok;
-    std::printf("\nfits:     %s (%s%s%s, kv cache %s)\n", fits ? "yes" : "no", budget.board.c_str(),
-                budget.board.empty() ? "" : "; ", q.lengths.c_str(),
-                q.integer_only ? "int8, integer-only" : cache_name(q.cache));
-    if (!budget.mode.empty()) std::printf("  mode:   %s\n", budget.mode.c_str());
+    const std::string cache = !q.has_decoder   ? ""
+                              : q.integer_only ? ", kv cache int8, integer-only"
+                                               : std::string(", kv cache ") + cache_name(q.cache);
+    std::printf("\nfits:     %s (%s%s%s%s)\n", fits ? "yes" : "no", budget.board.c_str(),
+                budget.board.empty() ? "" : "; ", q.lengths.c_str(), cache.c_str());
+    const std::string mode = board_mode(budget.cpu, q);
+    if (!mode.empty()) std::printf("  mode:   %s\n", mode.c_str());
     if (budget.flash == 0) {
         std::printf("  flash:  not checked (give --flash or --board)\n");
     } else if (flash_ok) {
@@ -169,8 +178,13 @@ bool print_fit_report(const MemoryBudget& budget, const ArenaQuery& q) {
                     static_cast<unsigned long long>(arena - budget.ram));
     std::string longest;
     const format::CacheType types[] = {format::CacheType::f32, format::CacheType::i8};
+    if (q.exact_length != 0) {  // no other length to search: the one the model reads fits or not
+        const size_t a = q.arena_for(q.exact_length, q.cache);
+        longest = (a != 0 && a <= budget.ram ? std::to_string(q.exact_length) : std::string("none")) + " (" +
+                  q.exact_reason + ")";
+    }
     for (format::CacheType t : types) {
-        if ((!q.has_decoder || q.integer_only) && t != q.cache) continue;
+        if (q.exact_length != 0 || ((!q.has_decoder || q.integer_only) && t != q.cache)) continue;
         const size_t n = longest_fit(q, t, budget.ram);
         if (!longest.empty()) longest += ", ";
         longest += (n == 0 ? std::string("none") : std::to_string(n)) +

@@ -13,7 +13,7 @@ namespace ax::cli {
 
 struct MemoryBudget {
     std::string board;   // empty: sizes given by hand
-    std::string mode;    // the execution mode the board's core should use; empty: no advice
+    std::string cpu;     // the board's core (-mcpu's name), for the mode advice; empty: no advice
     uint64_t flash = 0;  // 0: not checked
     uint64_t ram = 0;    // 0: not checked
 };
@@ -29,19 +29,23 @@ bool read_memory_budget(const Args& args, MemoryBudget* out);
 // What inspect knows about a model's arena, for the fit report.
 struct ArenaQuery {
     uint64_t model_bytes = 0;
-    const MemoryPlan* plan = nullptr;                  // the session at the lengths inspect was asked about
-    std::string lengths;                               // "window 48, horizon 24"
-    std::string longest;                               // what the longest-fit search varies: "window for horizon 24"
-    size_t longest_limit = 0;                          // the largest length the model allows
-    bool has_decoder = false;                          // then both cache types are reported
+    const MemoryPlan* plan = nullptr;  // the session at the lengths inspect was asked about
+    std::string lengths;               // "window 48, horizon 24"
+    std::string longest;               // what the longest-fit search varies: "window for horizon 24"
+    size_t longest_limit = 0;          // the largest length the model allows
+    size_t exact_length = 0;   // the one length the model reads (a flatten head's window); 0: any up to the limit
+    std::string exact_reason;  // why: "its flatten head reads exactly 72 rows"
+    bool has_decoder = false;  // then both cache types are reported
     format::CacheType cache = format::CacheType::f32;  // the model's
     bool integer_only = false;                         // int8 caches at calibrated scales, no other choice
+    // Why convert --integer-only refuses this model (its own check's words); empty when it can run it.
+    std::string integer_refusal;
     // Arena bytes at `length` with caches of `type` (0: no such session).
     std::function<size_t(size_t length, format::CacheType type)> arena_for;
 };
 
-// Prints the yes/no answer, the flash and RAM lines, the longest fitting length and the arena by buffer.
-// Returns true when everything checked fits.
+// Prints the yes/no answer, the mode advice, the flash and RAM lines, the longest fitting length and the arena by
+// buffer. Returns true when everything checked fits.
 bool print_fit_report(const MemoryBudget& budget, const ArenaQuery& q);
 
 }  // namespace ax::cli

@@ -3,6 +3,7 @@
 // window is the one `forecast` would take from it, so the board and the host forecast from the same rows.
 #pragma once
 #include <string>
+#include <vector>
 
 #include "models/forecaster/forecaster.h"
 #include "tools/cli/args.h"
@@ -31,6 +32,11 @@ struct HistoryWindow {
 // Reads --history for the forecaster `m`: the last --window rows, else the model's stored training window,
 // else (a model stating none) every row; an input shorter than the window is used whole, as forecast does.
 HistoryWindow read_history_window(const Args& args, const tools::LoadedModel& m);
+
+// "model_history" -> "MODEL_HISTORY", the prefix of the header's macros.
+std::string macro_prefix(const std::string& name);
+// A C float literal that reads back as the same float32 ("%.9g", e.g. 12 -> "12.f").
+std::string float_literal(float value);
 
 // The header text: NAME_ROWS, NAME_COLS and `static const float NAME[]`, each value printed so that it
 // reads back as the same float32 ("%.9g").

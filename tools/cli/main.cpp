@@ -70,10 +70,11 @@ const Command kCommands[] = {
      "decode a sequence from a latent vector with a Transformer-VAE", false},
     {"header", ax::cli::cmd_header,
      "header MODEL.axm -o MODEL.h [--name NAME] [--window S --horizon H | --src-len S --tgt-len T | --max-len L] "
-     "[--history HISTORY.csv [--history-output HISTORY.h] [--history-name NAME]]  |  header KEY.pub -o KEY.h "
-     "[--name NAME]",
+     "[--history HISTORY.csv [--history-output HISTORY.h] [--history-name NAME] [--future PLAN.csv] "
+     "[--future-output FUTURE.h] [--future-name NAME]]  |  header KEY.pub -o KEY.h [--name NAME]",
      "write a model as a C header (an aligned byte array and its sizes) to compile into firmware; --history also "
-     "writes the rows a forecast reads as a float array; a KEY.pub in place of the model writes the trusted key",
+     "writes the rows a forecast reads as a float array, --future the inputs known ahead of its steps; a KEY.pub "
+     "in place of the model writes the trusted key",
      true},
     {"keygen", ax::cli::cmd_keygen, "keygen -o PREFIX",
      "make an owner's Ed25519 key pair for signing models: PREFIX.key (secret, mode 0600) and PREFIX.pub", false},

@@ -48,6 +48,8 @@ struct ArenaFacts {
     std::string lengths;       // "window 48, horizon 24"
     std::string longest;       // what the longest-fit search varies: "window for horizon 24"
     size_t longest_limit = 0;  // the largest length the model allows
+    size_t exact_length = 0;   // the one length the model reads (a flatten head's window); 0: any up to the limit
+    std::string exact_reason;  // why, for the fit report: "its flatten head reads exactly 72 rows"
     // Arena bytes at `length` with caches of `type` (0: no such session).
     std::function<size_t(size_t length, format::CacheType type)> arena_for;
 };

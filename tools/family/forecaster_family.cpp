@@ -92,6 +92,10 @@ ArenaFacts inspect_arena(const LoadedModel& m, const SessionSize& l, MemoryPlan*
     a.lengths = "window " + std::to_string(window) + ", horizon " + std::to_string(horizon);
     a.longest = "window for horizon " + std::to_string(horizon);
     a.longest_limit = c.max_positions ? c.max_positions : kMaxSequenceLength;
+    if (c.head == format::ForecastHead::flatten) {  // check_window_fits refuses every other window
+        a.exact_length = c.window;
+        a.exact_reason = "its flatten head reads exactly " + std::to_string(c.window) + " rows";
+    }
     a.arena_for = arena_for(c, plan_forecaster_arena, horizon);
     if (integer_mode(m)) {  // its caches are int8 whatever the cache type asked about
         const LoadedModel* model = &m;

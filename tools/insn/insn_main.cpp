@@ -9,6 +9,14 @@
 #include <cstring>
 
 #include "example_history.h"
+// The known inputs of the forecast's steps, where the headers have them (a firmware tree's example); none
+// in the bench's headers.
+#if __has_include("example_future.h")
+#include "example_future.h"
+#else
+#define EXAMPLE_FUTURE_ROWS 0
+static const float example_future[1] = {0.0f};
+#endif
 #define EXAMPLE_MODEL_SECTION __attribute__((section(".axm_model")))
 #include "example_model.h"
 #include "models/forecaster/forecaster.h"
@@ -23,8 +31,8 @@ __attribute__((noinline, used)) void auspex_insn_end() { auspex_insn_marker = 0;
 }
 
 alignas(64) static uint8_t arena[EXAMPLE_MODEL_ARENA_BYTES];
-static float forecast[EXAMPLE_MODEL_HORIZON * EXAMPLE_MODEL_N_FEATURES];
-static float reference[EXAMPLE_MODEL_HORIZON * EXAMPLE_MODEL_N_FEATURES];
+static float forecast[EXAMPLE_MODEL_HORIZON * EXAMPLE_MODEL_N_OUTPUTS];
+static float reference[EXAMPLE_MODEL_HORIZON * EXAMPLE_MODEL_N_OUTPUTS];
 static ax::ModelFile file;
 static ax::Forecaster model;
 
@@ -33,7 +41,8 @@ static bool run(const ax::Kernels& kernels, void (*begin)(), float* out) {
     ax::Status s = session.init(model, kernels, arena, sizeof arena, EXAMPLE_MODEL_WINDOW, EXAMPLE_MODEL_HORIZON);
     if (s) {
         begin();
-        s = session.forecast(example_history, EXAMPLE_MODEL_WINDOW, EXAMPLE_MODEL_HORIZON, out);
+        s = session.forecast(example_history, EXAMPLE_MODEL_WINDOW, EXAMPLE_MODEL_HORIZON, out,
+                             EXAMPLE_FUTURE_ROWS != 0 ? example_future : nullptr, EXAMPLE_FUTURE_ROWS);
         auspex_insn_end();
     }
     if (!s) std::fprintf(stderr, "insn: %s forecast failed: %s\n", kernels.name, s.message());

@@ -19,7 +19,7 @@ static_assert(EXAMPLE_HISTORY_ROWS == EXAMPLE_INTEGER_MODEL_WINDOW, "the arena i
 static_assert(EXAMPLE_HISTORY_COLS == EXAMPLE_INTEGER_MODEL_N_FEATURES, "the history has one column per feature");
 
 alignas(64) static uint8_t arena[EXAMPLE_INTEGER_MODEL_ARENA_BYTES];
-static float forecast[EXAMPLE_INTEGER_MODEL_HORIZON * EXAMPLE_INTEGER_MODEL_N_FEATURES];
+static float forecast[EXAMPLE_INTEGER_MODEL_HORIZON * EXAMPLE_INTEGER_MODEL_N_OUTPUTS];
 static ax::ModelFile file;
 static ax::Forecaster model;
 static ax::IntegerForecaster integer_model;
@@ -53,8 +53,8 @@ int main() {
     std::fprintf(stderr, "auspex: integer-only model %lu bytes in flash, session arena %lu bytes in .bss\n",
                  static_cast<unsigned long>(sizeof example_integer_model), static_cast<unsigned long>(sizeof arena));
     for (size_t t = 0; t < EXAMPLE_INTEGER_MODEL_HORIZON; ++t)
-        for (size_t i = 0; i < EXAMPLE_INTEGER_MODEL_N_FEATURES; ++i)
-            std::printf(i + 1 < EXAMPLE_INTEGER_MODEL_N_FEATURES ? "%.9g," : "%.9g\n",
-                        static_cast<double>(forecast[t * EXAMPLE_INTEGER_MODEL_N_FEATURES + i]));
+        for (size_t i = 0; i < EXAMPLE_INTEGER_MODEL_N_OUTPUTS; ++i)
+            std::printf(i + 1 < EXAMPLE_INTEGER_MODEL_N_OUTPUTS ? "%.9g," : "%.9g\n",
+                        static_cast<double>(forecast[t * EXAMPLE_INTEGER_MODEL_N_OUTPUTS + i]));
     return 0;
 }

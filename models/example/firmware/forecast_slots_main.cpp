@@ -13,6 +13,7 @@
 #include <initializer_list>
 
 #include "example_expected.h"  // generated: the host's forecast for the same model and history
+#include "example_future.h"    // generated: the inputs known ahead of the forecast's steps (no rows: none)
 #include "example_history.h"   // generated: EXAMPLE_HISTORY_ROWS x EXAMPLE_HISTORY_COLS floats, raw units
 // The bundled model with a model_version record (version 1), in the board's model store.
 #define EXAMPLE_MODEL_V_SECTION __attribute__((section(".axm_model")))
@@ -30,7 +31,7 @@ namespace {
 using namespace ax;
 
 static_assert(EXAMPLE_HISTORY_ROWS == EXAMPLE_MODEL_V_WINDOW, "the arena is sized for the history's length");
-static_assert(EXAMPLE_EXPECTED_ROWS == EXAMPLE_MODEL_V_HORIZON && EXAMPLE_EXPECTED_COLS == EXAMPLE_MODEL_V_N_FEATURES,
+static_assert(EXAMPLE_EXPECTED_ROWS == EXAMPLE_MODEL_V_HORIZON && EXAMPLE_EXPECTED_COLS == EXAMPLE_MODEL_V_N_OUTPUTS,
               "the host's forecast has the firmware's shape");
 
 constexpr size_t kSector = 4096;
@@ -39,7 +40,7 @@ constexpr uint32_t kVersionKey = static_cast<uint32_t>(format::ConfigKey::model_
 
 alignas(64) uint8_t flash_memory[2 * kSector + 2 * kSlotBytes];
 alignas(64) uint8_t arena[EXAMPLE_MODEL_V_ARENA_BYTES];
-float forecast[EXAMPLE_MODEL_V_HORIZON * EXAMPLE_MODEL_V_N_FEATURES];
+float forecast[EXAMPLE_MODEL_V_HORIZON * EXAMPLE_MODEL_V_N_OUTPUTS];
 uint8_t chunk[1024];
 
 example::RamFlash flash;
@@ -80,7 +81,8 @@ bool forecast_matches(const char* when) {
     while (s && !scrub.finished()) {
         s = scrub.step(64 * 1024);
         if (s && scrub.bytes_done() == 64 * 1024)
-            s = session.forecast(example_history, EXAMPLE_MODEL_V_WINDOW, EXAMPLE_MODEL_V_HORIZON, forecast);
+            s = session.forecast(example_history, EXAMPLE_MODEL_V_WINDOW, EXAMPLE_MODEL_V_HORIZON, forecast,
+                                 EXAMPLE_FUTURE_ROWS != 0 ? example_future : nullptr, EXAMPLE_FUTURE_ROWS);
     }
     const bool same = s && std::memcmp(forecast, example_expected, sizeof forecast) == 0;
     std::fprintf(stderr, "    %s: slot %d, version %lu: forecast %s the host's, scrub %s\n", when, slots.active(),
@@ -187,8 +189,8 @@ int main() {
     std::fprintf(stderr, "auspex: A/B slots of %lu bytes: %d checks, %d failed\n",
                  static_cast<unsigned long>(kSlotBytes), checks, failures);
     for (size_t t = 0; t < EXAMPLE_MODEL_V_HORIZON; ++t)
-        for (size_t i = 0; i < EXAMPLE_MODEL_V_N_FEATURES; ++i)
-            std::printf(i + 1 < EXAMPLE_MODEL_V_N_FEATURES ? "%.9g," : "%.9g\n",
-                        static_cast<double>(forecast[t * EXAMPLE_MODEL_V_N_FEATURES + i]));
+        for (size_t i = 0; i < EXAMPLE_MODEL_V_N_OUTPUTS; ++i)
+            std::printf(i + 1 < EXAMPLE_MODEL_V_N_OUTPUTS ? "%.9g," : "%.9g\n",
+                        static_cast<double>(forecast[t * EXAMPLE_MODEL_V_N_OUTPUTS + i]));
     return failures == 0 ? 0 : 1;
 }

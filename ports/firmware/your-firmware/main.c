@@ -5,6 +5,17 @@
 #define MODEL_SECTION __attribute__((section(".axm_model"))) /* the board's model store (memory.ld) */
 #include "model.h" /* auspex header: model[], MODEL_ARENA_BYTES, MODEL_WINDOW, MODEL_HORIZON, ... */
 #include "api/auspex.h"
+#ifdef MODEL_KNOWN_INPUTS
+/* The model's decoder reads inputs known ahead (a plan, calendar columns): their values for the forecast's
+ * steps, written by `auspex header ... --history HISTORY.csv --future PLAN.csv` (MODEL_FUTURE_ROWS rows laid
+ * out like the history's). On the device, fill such rows from the plan and the clock instead. */
+#include "model_future.h"
+#define FUTURE model_future
+#define FUTURE_ROWS MODEL_FUTURE_ROWS
+#else
+#define FUTURE NULL
+#define FUTURE_ROWS 0
+#endif
 
 _Static_assert(MODEL_HISTORY_ROWS == MODEL_WINDOW, "the arena is sized for the history's rows");
 
@@ -16,7 +27,8 @@ int main(void) {
     unsigned t, i;
     if (auspex_open(&fc, model, sizeof model, 1) != AUSPEX_OK ||
         auspex_session_init(&fc, arena, sizeof arena, MODEL_WINDOW, MODEL_HORIZON) != AUSPEX_OK ||
-        auspex_forecast(&fc, model_history, MODEL_WINDOW, MODEL_HORIZON, forecast) != AUSPEX_OK) {
+        auspex_forecast_known(&fc, model_history, MODEL_WINDOW, FUTURE, FUTURE_ROWS, MODEL_HORIZON, forecast) !=
+            AUSPEX_OK) {
         fprintf(stderr, "forecast failed: %s\n", auspex_status_message(&fc));
         return 1;
     }

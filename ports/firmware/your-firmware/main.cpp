@@ -9,6 +9,17 @@
 #include "model.h"  // auspex header: model[], MODEL_ARENA_BYTES, MODEL_WINDOW, MODEL_HORIZON, ...
 #include "models/forecaster/forecaster.h"
 #include "ports/ports.h"
+#ifdef MODEL_KNOWN_INPUTS
+// The model's decoder reads inputs known ahead (a plan, calendar columns): their values for the forecast's
+// steps, written by `auspex header ... --history HISTORY.csv --future PLAN.csv` (MODEL_FUTURE_ROWS rows laid
+// out like the history's). On the device, fill such rows from the plan and the clock instead.
+#include "model_future.h"
+static const float* const future = model_future;
+static const size_t future_rows = MODEL_FUTURE_ROWS;
+#else
+static const float* const future = nullptr;
+static const size_t future_rows = 0;
+#endif
 
 static_assert(MODEL_HISTORY_ROWS == MODEL_WINDOW, "the arena is sized for the history's rows");
 
@@ -22,7 +33,7 @@ int main() {
     ax::Status s = ax::ModelFile::open(model, sizeof model, ax::Checksum::verify, &file);
     if (s) s = ax::Forecaster::open(file, &forecaster);
     if (s) s = session.init(forecaster, ax::best_kernels(), arena, sizeof arena, MODEL_WINDOW, MODEL_HORIZON);
-    if (s) s = session.forecast(model_history, MODEL_WINDOW, MODEL_HORIZON, forecast);
+    if (s) s = session.forecast(model_history, MODEL_WINDOW, MODEL_HORIZON, forecast, future, future_rows);
     if (!s) {
         std::fprintf(stderr, "forecast failed: %s\n", s.message());
         return 1;
