@@ -84,11 +84,9 @@ extern "C" {
 
 namespace {
 
-// The signature check, passed only by auspex_open_signed: firmware that never calls it links no Ed25519.
-using SignatureCheck = Status (*)(const uint8_t* data, size_t size, const ax::TrustedKeys& trusted);
-
-int open_model(auspex_forecaster* f, const void* model, size_t size, int verify_checksum, SignatureCheck check,
-               const ax::TrustedKeys& trusted) {
+// Opens a model into the handle; `signature` is the outcome of auspex_open_signed's check (ok from
+// auspex_open), so firmware that never calls auspex_open_signed links no Ed25519.
+int open_model(auspex_forecaster* f, const void* model, size_t size, int verify_checksum, const Status& signature) {
     if (f == nullptr) return AUSPEX_INVALID_ARGUMENT;
     Handle* h = new (f->opaque.bytes) Handle();
     h->magic = kMagic;
@@ -96,11 +94,7 @@ int open_model(auspex_forecaster* f, const void* model, size_t size, int verify_
     h->session_ready = false;
     h->integer = false;
     if (model == nullptr) return finish(h, not_ready("model is null"));
-    Status s = Status::ok();
-    if (check != nullptr) {
-        if (trusted.keys == nullptr || trusted.count == 0) return finish(h, not_ready("no trusted keys given"));
-        s = check(static_cast<const uint8_t*>(model), size, trusted);
-    }
+    Status s = signature;
     if (s)
         s = ax::ModelFile::open(static_cast<const uint8_t*>(model), size,
                                 verify_checksum ? ax::Checksum::verify : ax::Checksum::skip, &h->file);
@@ -120,13 +114,18 @@ int open_model(auspex_forecaster* f, const void* model, size_t size, int verify_
 }  // namespace
 
 int auspex_open(auspex_forecaster* f, const void* model, size_t size, int verify_checksum) {
-    return open_model(f, model, size, verify_checksum, nullptr, ax::TrustedKeys{});
+    return open_model(f, model, size, verify_checksum, Status::ok());
 }
 
 int auspex_open_signed(auspex_forecaster* f, const void* model, size_t size, int verify_checksum,
                        const unsigned char (*trusted_keys)[32], size_t key_count) {
-    return open_model(f, model, size, verify_checksum, ax::check_model_signature,
-                      ax::TrustedKeys{trusted_keys, key_count});
+    Status signature = Status::ok();
+    if (trusted_keys == nullptr || key_count == 0)
+        signature = not_ready("no trusted keys given");
+    else if (model != nullptr)
+        signature = ax::check_model_signature(static_cast<const uint8_t*>(model), size,
+                                              ax::TrustedKeys{trusted_keys, key_count});
+    return open_model(f, model, size, verify_checksum, signature);
 }
 
 size_t auspex_n_features(const auspex_forecaster* f) {
