@@ -6,6 +6,7 @@
 
 #include "tools/cli/commands.h"
 #include "tools/cli/fit_report.h"
+#include "tools/cli/proof_note.h"
 #include "tools/cli/session_lengths.h"
 #include "tools/common/enum_text.h"
 #include "tools/family/family_descriptor.h"
@@ -94,6 +95,7 @@ int cmd_inspect(const Argv& argv) {
                 static_cast<unsigned long long>(m->file.file_size()), format::kVersion);
     std::printf("family:   %s\n", tools::family_name(m->family));
     print_identity(m->file);
+    std::printf("proof:    %s\n", proof_text(m->file).c_str());
     std::string features;
     for (const std::string& n : tools::feature_names(m->file)) features += (features.empty() ? "" : ", ") + n;
     if (!features.empty()) std::printf("features: %s (CSV columns are picked by these names)\n", features.c_str());
@@ -119,6 +121,7 @@ int cmd_inspect(const Argv& argv) {
         std::printf("assumed:  %s (taken by default at conversion, not stated in the config)\n",
                     tools::assumed_defaults_text(defaults).c_str());
     if (calibrated) std::printf("calibration: input ranges (max |x|) recorded for the weight matrices\n");
+    warn_if_unproven(*m);
     if (fit) {
         ArenaQuery query;
         query.model_bytes = m->file.file_size();

@@ -10,6 +10,7 @@
 #include "tools/cli/commands.h"
 #include "tools/cli/data_csv.h"
 #include "tools/cli/known_inputs.h"
+#include "tools/cli/proof_note.h"
 #include "tools/convert/conversion_check.h"
 #include "tools/family/family_descriptor.h"
 #include "tools/host/column_names.h"
@@ -232,9 +233,11 @@ int cmd_verify(const Argv& argv) {
             "give one reference: --against REFERENCE.axm (another conversion of the model) or "
             "--expected OUTPUTS.csv (what PyTorch returned for --input)"};
     const auto model = tools::open_model(args.positionals()[0]);
-    if (model->family == format::Family::forecaster && args.has("against") && !args.has("target"))
-        return verify_forecasts(args, model.get());
-    return verify_pair(args, *model);
+    const int status = model->family == format::Family::forecaster && args.has("against") && !args.has("target")
+                           ? verify_forecasts(args, model.get())
+                           : verify_pair(args, *model);
+    warn_if_unproven(*model);
+    return status;
 }
 
 }  // namespace ax::cli
