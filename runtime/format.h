@@ -137,6 +137,8 @@ enum class ConfigKey : uint32_t {
     proof_max_diff = 57,   // with proof proven: f32 bits, the check's largest |difference| from PyTorch's output
     proof_tolerance = 58,  // with proof proven: f32 bits, the tolerance it was held to
     decoder_mask = 59,     // forecaster with a decoder, optional (absent 0): DecoderMask
+    trained_horizon = 60,  // forecaster feeding predictions back, optional (absent 0 = not stated): the steps its
+                           // loop was trained to forecast; a longer forecast is noted, not refused
 };
 // The keys' names: the runtime's messages and the converter's config keys of the same name spell them from
 // here (tools/import/config_keys.cpp).
@@ -199,6 +201,7 @@ inline constexpr EnumName<ConfigKey> kConfigKeyNames[] = {
     {ConfigKey::proof_max_diff, "proof_max_diff"},
     {ConfigKey::proof_tolerance, "proof_tolerance"},
     {ConfigKey::decoder_mask, "decoder_mask"},
+    {ConfigKey::trained_horizon, "trained_horizon"},
 };
 constexpr EnumNames<ConfigKey> names_of(ConfigKey) { return names_table(kConfigKeyNames); }
 

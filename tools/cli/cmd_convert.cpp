@@ -3,7 +3,7 @@
 #include "runtime/config_reader.h"
 #include "tools/cli/commands.h"
 #include "tools/cli/data_csv.h"
-#include "tools/cli/proof_note.h"
+#include "tools/cli/unchecked_notes.h"
 #include "tools/convert/config_search.h"
 #include "tools/convert/conversion_check.h"
 #include "tools/convert/converter.h"

@@ -6,7 +6,7 @@
 
 #include "tools/cli/commands.h"
 #include "tools/cli/fit_report.h"
-#include "tools/cli/proof_note.h"
+#include "tools/cli/unchecked_notes.h"
 #include "tools/cli/session_lengths.h"
 #include "tools/common/enum_text.h"
 #include "tools/family/family_descriptor.h"

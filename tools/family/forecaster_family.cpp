@@ -44,9 +44,16 @@ std::string forecast_mode(const ForecasterConfig& c) {
             " placeholder rows (" + enum_text(c.placeholder) + ")";
     else
         t = "encoder-decoder, step by step";
+    if (c.trained_horizon != 0) t += ", trained to forecast " + std::to_string(c.trained_horizon) + " steps";
+    if (!c.encoder_only() && !c.stack.decoder_causal)
+        t += "; decoder_mask none: every decoder row attends to every other, so each step reruns the whole decoder";
     if (c.time_marks != 0)
         t += "; the last " + std::to_string(c.time_marks) + " input column(s) are time marks, known ahead";
-    if (c.known_inputs != 0 && !c.one_pass())
+    if (c.known_inputs != 0 && c.encoder_only())
+        t += "; predicts " + std::to_string(c.n_outputs) + " of its " + std::to_string(c.n_features) +
+             " columns, the other " + std::to_string(c.known_inputs) +
+             " known ahead (forecast --future) as the window slides";
+    else if (c.known_inputs != 0 && !c.one_pass())
         t += "; the decoder reads " + std::to_string(c.decoder_features) + " column(s), " +
              std::to_string(c.known_inputs) + " of them inputs known ahead (forecast --future)";
     else if (c.decoder_features != c.n_features)

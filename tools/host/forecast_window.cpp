@@ -56,4 +56,13 @@ void check_horizon_fits(const ForecasterConfig& c, size_t horizon, const std::st
                     "; use --horizon " + std::to_string(c.max_positions - (rows - horizon)) + " or less");
 }
 
+std::string horizon_note(const ForecasterConfig& c, size_t horizon, const std::string& what) {
+    if (c.one_pass() || c.trained_horizon == 0 || horizon <= c.trained_horizon) return "";
+    return what + " is past the " + std::to_string(c.trained_horizon) +
+           " steps the model was trained to forecast (config \"horizon\"): from step " +
+           std::to_string(c.trained_horizon + 1) +
+           " on it feeds back predictions further than training did, and its errors compound; compare such "
+           "forecasts with held-out data before trusting them";
+}
+
 }  // namespace ax::tools

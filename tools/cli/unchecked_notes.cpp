@@ -1,19 +1,17 @@
-#include "tools/cli/proof_note.h"
+#include "tools/cli/unchecked_notes.h"
 
 #include <cstdio>
 
 #include "models/forecaster/forecaster.h"
 #include "runtime/model_identity.h"
-#include "tools/family/family_descriptor.h"
+#include "tools/convert/conversion_check.h"
+#include "tools/host/forecast_window.h"
 
 namespace ax::cli {
 
 std::string check_pair_options(const tools::LoadedModel& m) {
-    const tools::FamilyDescriptor& family = tools::family_descriptor(m.family);
-    // An encoder-only forecaster's forward(src) takes no target.
-    const bool target = family.check_target != nullptr &&
-                        !(m.family == format::Family::forecaster && m.as<Forecaster>().config().encoder_only());
-    return std::string("--check-input IN --check-output PYTORCH_OUT.csv") + (target ? " --check-target TGT" : "");
+    return std::string("--check-input IN --check-output PYTORCH_OUT.csv") +
+           (tools::takes_check_target(m) ? " --check-target TGT" : "");
 }
 
 std::string proof_text(const ModelFile& f) {
@@ -42,6 +40,13 @@ void warn_if_unproven(const tools::LoadedModel& m) {
                  "error. Prove it: convert again with %s, the input and output of one forward call of the trained "
                  "module in eval mode (docs/importing-models.md, \"Proving a conversion against PyTorch\")\n",
                  m.path.c_str(), check_pair_options(m).c_str());
+}
+
+void note_unchecked_forecast(const tools::LoadedModel& m, size_t horizon) {
+    const std::string note =
+        tools::horizon_note(m.as<Forecaster>().config(), horizon, "--horizon " + std::to_string(horizon));
+    if (!note.empty()) std::fprintf(stderr, "note: %s\n", note.c_str());
+    warn_if_unproven(m);
 }
 
 }  // namespace ax::cli

@@ -1,6 +1,7 @@
-// Whether a model was proven against PyTorch when it was converted (runtime/model_identity.h, model_proof),
-// said where the model is used: a conversion no check pair proved loads and forecasts even when its config
-// is wrong (a wrong nhead moves every number), so forecast, verify and inspect warn on stderr.
+// What no check pair covered, said where the model is used: a conversion no check pair proved
+// (runtime/model_identity.h, model_proof) loads and forecasts even when its config is wrong (a wrong nhead
+// moves every number), so forecast, verify and inspect warn on stderr; a forecast longer than the model was
+// trained for gets a note.
 #pragma once
 #include <string>
 
@@ -20,5 +21,8 @@ std::string proof_text(const ModelFile& f);
 // not say (converted before auspex recorded it: inspect says so). Called after a command succeeded, so that
 // an error stays one line.
 void warn_if_unproven(const tools::LoadedModel& m);
+
+// forecast's notes after a forecast of `horizon` steps: past the trained horizon, then warn_if_unproven.
+void note_unchecked_forecast(const tools::LoadedModel& m, size_t horizon);
 
 }  // namespace ax::cli
