@@ -31,9 +31,10 @@ bool has(const Result& r, const std::string& text) { return r.output.find(text) 
 Result convert(const std::string& c, const std::string& out, const std::string& config = "",
                const std::string& extra = "") {
     const bool target = c != "encoder_covariates";
-    return auspex("convert " + fixture(c, "model.pt") + " --config " + (config.empty() ? fixture(c, "config.json") : config) +
-                  " --check-input " + fixture(c, "src.csv") + (target ? " --check-target " + fixture(c, "tgt.csv") : "") +
-                  " --check-output " + fixture(c, "run_out.csv") + " " + extra + " -o " + out);
+    return auspex("convert " + fixture(c, "model.pt") + " --config " +
+                  (config.empty() ? fixture(c, "config.json") : config) + " --check-input " + fixture(c, "src.csv") +
+                  (target ? " --check-target " + fixture(c, "tgt.csv") : "") + " --check-output " +
+                  fixture(c, "run_out.csv") + " " + extra + " -o " + out);
 }
 
 std::string converted(const std::string& c) {
@@ -108,11 +109,11 @@ TEST_CASE("loops: a decoder called without tgt_mask is decoder_mask none, proven
 TEST_CASE("loops: --find-config finds decoder_mask none from the check pair") {
     const std::string config = config_without("decoder_unmasked", "\n  \"decoder_mask\": \"none\",", "search.json");
     const std::string found = (scratch_dir() / "found_unmasked.json").string();
-    const Result r = auspex("convert " + fixture("decoder_unmasked", "model.pt") + " --config " + config +
-                            " --find-config " + found + " --check-input " + fixture("decoder_unmasked", "src.csv") +
-                            " --check-target " + fixture("decoder_unmasked", "tgt.csv") + " --check-output " +
-                            fixture("decoder_unmasked", "run_out.csv") + " -o " +
-                            (scratch_dir() / "found_unmasked.axm").string());
+    const Result r =
+        auspex("convert " + fixture("decoder_unmasked", "model.pt") + " --config " + config + " --find-config " +
+               found + " --check-input " + fixture("decoder_unmasked", "src.csv") + " --check-target " +
+               fixture("decoder_unmasked", "tgt.csv") + " --check-output " +
+               fixture("decoder_unmasked", "run_out.csv") + " -o " + (scratch_dir() / "found_unmasked.axm").string());
     REQUIRE_MESSAGE(r.exit_code == 0, r.output);
     CHECK_MESSAGE(has(r, "decoder_mask none"), r.output);
     CHECK(ax::test::read_file(found).find("\"decoder_mask\": \"none\"") != std::string::npos);
@@ -149,8 +150,8 @@ TEST_CASE("loops: verify --expected names the outputs as the model does, and an 
     std::string text;
     for (float v : want.values) text += std::to_string(v) + "\n";
     const std::string bare = ax::test::write_file("bare_run_out.csv", text);
-    const Result r = auspex("verify " + model + " --input " + fixture("encoder_covariates", "src.csv") +
-                            " --expected " + bare);
+    const Result r =
+        auspex("verify " + model + " --input " + fixture("encoder_covariates", "src.csv") + " --expected " + bare);
     REQUIRE_MESSAGE(r.exit_code == 0, r.output);
     CHECK_MESSAGE(has(r, "  load "), r.output);
     CHECK(!has(r, "output_0"));

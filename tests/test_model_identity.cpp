@@ -196,6 +196,7 @@ TEST_CASE("identity: a model file without identity records opens and reports unv
     uint32_t version = 123;
     CHECK(auspex_model_version(&fc, &version) == 0);
     CHECK(auspex_model_created_time(&fc, &version) == 0);
+    CHECK(auspex_model_proven(&fc) == -1);  // not recorded
     char name[AUSPEX_MAX_TEXT_BYTES + 1] = "x";
     CHECK(auspex_model_name(&fc, name, sizeof name) == 0);
     CHECK(name[0] == '\0');
@@ -223,6 +224,9 @@ TEST_CASE("identity: the C API reads name, version, time and converter version w
     char converter[AUSPEX_MAX_TEXT_BYTES + 1];
     CHECK(auspex_converter_version(&fc, converter, sizeof converter) == tools::converter_version_text().size());
     CHECK(std::string(converter) == tools::converter_version_text());
+    // convert_model ran no check pair: unproven.
+    CHECK(auspex_model_proven(&fc) == 0);
+    CHECK(auspex_model_proven(nullptr) == -1);
 }
 
 TEST_CASE("identity: hostile name and converter records in a crafted file get one clear error") {
@@ -284,6 +288,10 @@ TEST_CASE("identity: the proof record is read back, and a crafted one that contr
     char against[format::kMaxProofAgainstBytes + 1];
     CHECK(proof_against(m->file, against, sizeof against) == 7);
     CHECK(std::string(against) == "out.csv");  // the folder is the user's machine's: not stored
+    const tools::AlignedBuffer proven_bytes(tools::serialize_axm(proven));
+    auspex_forecaster fc;
+    REQUIRE(auspex_open(&fc, proven_bytes.data(), proven_bytes.size(), 1) == AUSPEX_OK);
+    CHECK(auspex_model_proven(&fc) == 1);
 
     tools::AxmModel unproven = imported();
     tools::stamp_model(unproven, "", std::nullopt, tools::ConversionProof{});
