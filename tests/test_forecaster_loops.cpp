@@ -156,3 +156,17 @@ TEST_CASE("loops: verify --expected names the outputs as the model does, and an 
     CHECK_MESSAGE(has(r, "  load "), r.output);
     CHECK(!has(r, "output_0"));
 }
+
+TEST_CASE("loops: a one-pass decoder without its causal mask runs its trained horizon only, and says so") {
+    const std::string dir = ax::test::fixture_path("forecaster_onepass/informer_zeros/");
+    std::string text = ax::test::read_file(dir + "config.json");
+    text.insert(text.find('{') + 1, "\n  \"decoder_mask\": \"none\",");
+    const std::string config = ax::test::write_file("onepass_unmasked.json", text);
+    const std::string model = (scratch_dir() / "onepass_unmasked.axm").string();
+    const Result converted = auspex("convert " + dir + "model.pt --config " + config + " -o " + model);
+    REQUIRE_MESSAGE(converted.exit_code == 0, converted.output);
+    const Result full = auspex("forecast " + model + " --input " + dir + "history.csv --horizon 10");
+    CHECK_MESSAGE(full.exit_code == 0, full.output);
+    check_error(auspex("forecast " + model + " --input " + dir + "history.csv --horizon 4"), 1,
+                "only its trained horizon (10) is its forward; use --horizon 10");
+}

@@ -50,6 +50,12 @@ void check_horizon_fits(const ForecasterConfig& c, size_t horizon, const std::st
                         std::to_string(c.label_len + c.horizon) + " rows, so only its trained horizon (" +
                         std::to_string(c.horizon) + ") is its forward; use --horizon " + std::to_string(c.horizon) +
                         " and keep the steps you need");
+    if (!c.stack.decoder_causal && c.decoding == format::Decoding::one_pass && horizon != c.horizon)
+        throw ToolError(what +
+                        ": this model's decoder has no causal mask, so every placeholder row attends to "
+                        "every other and only its trained horizon (" +
+                        std::to_string(c.horizon) + ") is its forward; use --horizon " + std::to_string(c.horizon) +
+                        " and keep the steps you need");
     const size_t rows = c.decoder_rows(horizon);
     if (c.max_positions == 0 || rows <= c.max_positions) return;
     throw ToolError(what + ": the decoder's " + std::to_string(rows) + " rows would be longer than " + limit_text(c) +
