@@ -6,6 +6,9 @@ CMAKE_FLAGS ?=
 
 .PHONY: all cli build deps format format-check test test-host test-sanitize test-cross test-firmware firmware size stack insn insn-integer insn-bench bench-mcu fuzz mutate demo clean
 
+# Recursive makes and CMake's own makefiles print no Entering/Leaving directory lines.
+MAKEFLAGS += --no-print-directory
+
 all: cli
 
 # The CLI and the library alone: no test suite, so no doctest needed. The tests stay configured when doctest
@@ -297,7 +300,8 @@ FUZZ_SECONDS ?= 60
 FUZZ_BUILD ?= $(BUILD)-fuzz
 # target:max_len:dictionary (tests/fuzz/<dictionary>.dict)
 FUZZ_TARGETS ?= fuzz_model_file:262144:axm fuzz_model_run:65536:axm fuzz_torch_checkpoint:262144:torch_checkpoint \
-	fuzz_safetensors:262144:safetensors fuzz_config_json:65536:json fuzz_csv:65536:csv fuzz_rename_map:65536:rename_map
+	fuzz_safetensors:262144:safetensors fuzz_config_json:65536:json fuzz_csv:65536:csv fuzz_rename_map:65536:rename_map \
+	fuzz_model_signature:65536:axm
 
 fuzz:
 	@cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ -DAUSPEX_FUZZ=ON \

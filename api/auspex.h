@@ -37,7 +37,8 @@ typedef enum auspex_status {
     AUSPEX_UNSUPPORTED = 3,      /* a valid model using something this build does not implement */
     AUSPEX_ARENA_TOO_SMALL = 4,  /* the arena cannot hold the session */
     AUSPEX_BAD_INPUT = 5,        /* input data is unusable (NaN/Inf) or the forecast overflowed */
-    AUSPEX_IN_PROGRESS = 6       /* not an error: auspex_scrub_step has more bytes to hash */
+    AUSPEX_IN_PROGRESS = 6,      /* not an error: auspex_scrub_step has more bytes to hash */
+    AUSPEX_BAD_SIGNATURE = 7     /* not signed by a trusted key: unsigned, another key's, or changed since */
 } auspex_status;
 
 /* Storage of one opened model and its session (the C++ ModelFile, Forecaster and ForecastSession). The
@@ -58,6 +59,14 @@ typedef struct auspex_forecaster {
  * converted with --integer-only runs in the integer-only mode (docs/integer-only.md): auspex_arena_bytes,
  * auspex_forecast and auspex_run are then that mode's, with no floating-point arithmetic inside the forecast. */
 int auspex_open(auspex_forecaster* f, const void* model, size_t size, int verify_checksum);
+
+/* As auspex_open, for a device that runs only models its owner signed (auspex sign; docs/device.md, "Signed
+ * models"): the model must be followed by a signature record made with one of the `key_count` Ed25519
+ * public keys in `trusted_keys` (auspex header KEY.pub writes one as a C array). An unsigned model, one
+ * signed by another key and one changed after signing are refused with AUSPEX_BAD_SIGNATURE before
+ * anything else is read; `size` must cover the record (the model's file plus 128 bytes). */
+int auspex_open_signed(auspex_forecaster* f, const void* model, size_t size, int verify_checksum,
+                       const unsigned char (*trusted_keys)[32], size_t key_count);
 
 /* Input features per time step and outputs per step of an opened model; 0 when not opened. */
 size_t auspex_n_features(const auspex_forecaster* f);

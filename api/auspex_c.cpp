@@ -11,6 +11,7 @@
 #include "models/forecaster/forecaster_integer.h"
 #include "ports/integer_ports.h"
 #include "runtime/model_identity.h"
+#include "runtime/model_signature.h"
 #include "ports/ports.h"
 
 namespace {
@@ -81,7 +82,13 @@ size_t copy_text(const auspex_forecaster* f, size_t (*read)(const ax::ModelFile&
 
 extern "C" {
 
-int auspex_open(auspex_forecaster* f, const void* model, size_t size, int verify_checksum) {
+namespace {
+
+// The signature check, passed only by auspex_open_signed: firmware that never calls it links no Ed25519.
+using SignatureCheck = Status (*)(const uint8_t* data, size_t size, const ax::TrustedKeys& trusted);
+
+int open_model(auspex_forecaster* f, const void* model, size_t size, int verify_checksum, SignatureCheck check,
+               const ax::TrustedKeys& trusted) {
     if (f == nullptr) return AUSPEX_INVALID_ARGUMENT;
     Handle* h = new (f->opaque.bytes) Handle();
     h->magic = kMagic;
@@ -89,8 +96,14 @@ int auspex_open(auspex_forecaster* f, const void* model, size_t size, int verify
     h->session_ready = false;
     h->integer = false;
     if (model == nullptr) return finish(h, not_ready("model is null"));
-    Status s = ax::ModelFile::open(static_cast<const uint8_t*>(model), size,
-                                   verify_checksum ? ax::Checksum::verify : ax::Checksum::skip, &h->file);
+    Status s = Status::ok();
+    if (check != nullptr) {
+        if (trusted.keys == nullptr || trusted.count == 0) return finish(h, not_ready("no trusted keys given"));
+        s = check(static_cast<const uint8_t*>(model), size, trusted);
+    }
+    if (s)
+        s = ax::ModelFile::open(static_cast<const uint8_t*>(model), size,
+                                verify_checksum ? ax::Checksum::verify : ax::Checksum::skip, &h->file);
     if (s) s = ax::Forecaster::open(h->file, &h->model);
     if (s && h->model.integer_plan() != nullptr) {
         s = ax::IntegerForecaster::open(h->model, &h->integer_model);
@@ -102,6 +115,18 @@ int auspex_open(auspex_forecaster* f, const void* model, size_t size, int verify
         new (&h->sessions.model) ax::ForecastSession();
     h->opened = s.is_ok();
     return finish(h, s);
+}
+
+}  // namespace
+
+int auspex_open(auspex_forecaster* f, const void* model, size_t size, int verify_checksum) {
+    return open_model(f, model, size, verify_checksum, nullptr, ax::TrustedKeys{});
+}
+
+int auspex_open_signed(auspex_forecaster* f, const void* model, size_t size, int verify_checksum,
+                       const unsigned char (*trusted_keys)[32], size_t key_count) {
+    return open_model(f, model, size, verify_checksum, ax::check_model_signature,
+                      ax::TrustedKeys{trusted_keys, key_count});
 }
 
 size_t auspex_n_features(const auspex_forecaster* f) {

@@ -22,8 +22,9 @@ const Kernels* mcu_kernels();
 
 // The fastest port this build and CPU support.
 const Kernels& best_kernels();
-// A port by name ("generic", "avx2", "avx2-vnni", "avx512", "avx512-256", "neon", "mcu"); nullptr when unknown
-// or unavailable here.
+// Every port's name, for kernels_by_name and the help that lists them.
+inline constexpr const char* kPortNames[] = {"generic", "avx2", "avx2-vnni", "avx512", "avx512-256", "neon", "mcu"};
+// A port by name (one of kPortNames); nullptr when unknown or unavailable here.
 const Kernels* kernels_by_name(const char* name);
 
 }  // namespace ax

@@ -51,6 +51,8 @@ Status ModelSlots::try_slot(int slot, const uint8_t* record, uint64_t* model_byt
     *model_bytes = load_u64(record + kModelBytesAt);
     ModelFile file;
     AX_RETURN_IF_ERROR(ModelFile::open(flash_.slot[slot], static_cast<size_t>(*model_bytes), Checksum::verify, &file));
+    if (signature_check_ != nullptr)
+        AX_RETURN_IF_ERROR(signature_check_(flash_.slot[slot], flash_.slot_bytes, trusted_));
     if (load_u64(flash_.slot[slot] + format::header::checksum) != load_u64(record + kModelChecksumAt))
         return Status::error(StatusCode::bad_model, "the model is not the one its commit record names");
     if (check_ != nullptr) AX_RETURN_IF_ERROR(check_(context_, file));
@@ -59,7 +61,11 @@ Status ModelSlots::try_slot(int slot, const uint8_t* record, uint64_t* model_byt
 }
 
 Status ModelSlots::mount(const SlotFlash& flash, SlotCheck check, void* context) {
+    const TrustedKeys trusted = trusted_;
+    const auto signature_check = signature_check_;
     *this = ModelSlots();
+    trusted_ = trusted;  // require_signature's choice outlives a remount
+    signature_check_ = signature_check;
     for (int i = 0; i < 2; ++i) {
         if (flash.slot[i] == nullptr || flash.record[i] == nullptr ||
             reinterpret_cast<uintptr_t>(flash.slot[i]) % format::kAlignment != 0)
@@ -152,6 +158,7 @@ Status ModelSlots::commit_update() {
     ModelFile file;
     // Only the bytes written: a truncated update is refused even if the slot held more before.
     Status s = ModelFile::open(flash_.slot[t], static_cast<size_t>(written_), Checksum::verify, &file);
+    if (s && signature_check_ != nullptr) s = signature_check_(flash_.slot[t], static_cast<size_t>(written_), trusted_);
     if (s && check_ != nullptr) s = check_(context_, file);
     if (!s) return refused(s);
     const uint32_t version = model_version_of(file);

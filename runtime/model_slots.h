@@ -20,6 +20,7 @@
 #include <cstdint>
 
 #include "runtime/model_file.h"
+#include "runtime/model_signature.h"
 #include "runtime/status.h"
 
 namespace ax {
@@ -47,6 +48,14 @@ public:
     // Reads both records and picks the active slot (see above). ok when a slot holds a good model;
     // bad_model when none does (fresh flash: install a first model with the update calls).
     Status mount(const SlotFlash& flash, SlotCheck check, void* context);
+
+    // Requires every model the slots hold or take to be signed by one of `keys` (runtime/model_signature.h):
+    // mount() then passes over a slot whose model is not, and commit_update() refuses such an update, so
+    // the running model stays. Call before mount(); `keys` must outlive the slots.
+    void require_signature(const TrustedKeys& keys) {
+        trusted_ = keys;
+        signature_check_ = check_model_signature;
+    }
 
     // The active slot (0 or 1, -1 when none), its model bytes and its version (config key model_version,
     // 0 when the model has none), and its commit sequence.
@@ -76,6 +85,9 @@ private:
     Status try_slot(int slot, const uint8_t* record, uint64_t* model_bytes, uint32_t* version) const;
 
     SlotFlash flash_;
+    TrustedKeys trusted_;
+    // Set by require_signature only, so firmware without signed models links no Ed25519.
+    Status (*signature_check_)(const uint8_t* data, size_t size, const TrustedKeys& trusted) = nullptr;
     SlotCheck check_ = nullptr;
     void* context_ = nullptr;
     int active_ = -1;

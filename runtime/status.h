@@ -13,6 +13,9 @@ enum class StatusCode : int {
     unsupported,       // a valid file using something this build does not implement
     arena_too_small,   // the caller's arena cannot hold the session
     bad_input,         // input data is unusable (NaN/Inf, wrong shape)
+    // The model is not signed by a trusted key: unsigned, signed by another key, or changed after signing
+    // (runtime/model_signature.h). 7, as the C API's AUSPEX_BAD_SIGNATURE (6 is its AUSPEX_IN_PROGRESS).
+    bad_signature = 7,
 };
 
 class Status {

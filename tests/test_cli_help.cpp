@@ -4,7 +4,9 @@
 
 #include <string>
 
+#include "ports/ports.h"
 #include "tests/cli_support.h"
+#include "tools/host/ports_here.h"
 #include "tools/convert/model_stamp.h"
 
 namespace {
@@ -69,7 +71,11 @@ TEST_CASE("cli: auspex help COMMAND and COMMAND --help print its usage and optio
     const Result fc = auspex("forecast --help");
     CHECK(has(fc, "--horizon H"));
     CHECK(has(fc, "--delimiter"));
-    CHECK(has(fc, "--port generic|avx2|neon"));
+    // --port lists the ports this build and CPU run, every one of them.
+    CHECK(has(fc, "--port " + ax::tools::ports_here() + " (the ports this build and CPU run"));
+    for (const char* name : ax::kPortNames)
+        if (ax::kernels_by_name(name)) CHECK(ax::tools::ports_here().find(name) != std::string::npos);
+    CHECK(has(fc, "[--truth T.csv] [--plot FC.svg]"));
     // --help wins over the options around it, even ones that would be an error.
     const Result late = auspex("forecast model.axm --input nosuch.csv --help");
     CHECK(late.exit_code == 0);

@@ -58,8 +58,14 @@ TEST_CASE("cli: forecast --plot shows the log's timestamps, where the forecast s
     CHECK(has(svg, ">history (boiler_log.csv)</text>"));
     CHECK(has(svg, "font-weight=\"bold\">temp</text>"));
     CHECK(has(svg, "font-weight=\"bold\">pressure</text>"));
-    // The x axis: the log's times (the first tick is its first row) and, past its end, the forecast's.
-    CHECK(has(svg, ">2026-03-01T00:00:00</text>"));
+    // The x axis: the log's times on round steps (every 12 hours from midnight, short labels) and, past its
+    // end, the forecast's; each panel's quantity up its y axis.
+    CHECK(has(svg, ">03-01 00:00</text>"));
+    CHECK(has(svg, ">03-01 12:00</text>"));
+    CHECK(has(svg, ">03-02 12:00</text>"));
+    CHECK(!has(svg, "T00:00:00</text>"));
+    CHECK(has(svg, "rotate(-90 14 "));
+    CHECK(has(svg, ")\">pressure</text>"));
     CHECK(has(svg, ">time</text>"));
     CHECK(!has(svg, ">time step</text>"));
     CHECK(has(svg, ">forecast starts</text>"));

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "tools/text/svg_plot.h"
+#include "tools/text/time_ticks.h"
 #include "tools/common/tool_error.h"
 
 using ax::tools::PlotPanel;
@@ -292,4 +293,41 @@ TEST_CASE("svg: write_svg") {
         CHECK(std::string(e.what()) == "cannot write '" + bad + "': No such file or directory");
     }
     fs::remove_all(dir);
+}
+
+TEST_CASE("time ticks: round calendar steps with short labels, as few as fit") {
+    auto hourly = [](size_t n, int start_hour) {
+        std::vector<std::string> t;
+        for (size_t i = 0; i < n; ++i) {
+            const size_t h = static_cast<size_t>(start_hour) + i;
+            char s[32];
+            std::snprintf(s, sizeof s, "2026-03-%02zuT%02zu:00", 1 + h / 24, h % 24);
+            t.push_back(s);
+        }
+        return t;
+    };
+    // A week of hours from 05:00: one tick a day at midnight (every 12 hours would be 14, more than 8 fit).
+    const std::vector<ax::tools::TimeTick> week =
+        ax::tools::time_ticks(hourly(168, 5), 8, false, ax::tools::DateOrder::unknown);
+    REQUIRE(week.size() == 7);
+    CHECK(week[0].index == 19);
+    CHECK(week[0].label == "2026-03-02");
+    // A day and a half: every 6 hours, labelled with month, day and time.
+    const std::vector<ax::tools::TimeTick> day =
+        ax::tools::time_ticks(hourly(36, 0), 8, false, ax::tools::DateOrder::unknown);
+    REQUIRE(day.size() == 6);
+    CHECK(day[1].label == "03-01 06:00");
+    // Monthly data over six years: a tick each year's January.
+    std::vector<std::string> months;
+    for (int m = 0; m < 72; ++m) {
+        char s[16];
+        std::snprintf(s, sizeof s, "%04d-%02d-01", 2018 + m / 12, 1 + m % 12);
+        months.push_back(s);
+    }
+    const std::vector<ax::tools::TimeTick> years =
+        ax::tools::time_ticks(months, 8, false, ax::tools::DateOrder::unknown);
+    REQUIRE(years.size() == 6);
+    CHECK(years[1].label == "2019");
+    // Numbers are no calendar: no ticks (the plot falls back to every n-th index).
+    CHECK(ax::tools::time_ticks({"1", "2", "3"}, 8, false, ax::tools::DateOrder::unknown).empty());
 }

@@ -59,6 +59,8 @@ copy fuzz_model_file "$work"/*.axm
 # A whole run of a d_model 32 fixture takes ~50 ms under the sanitizers, of the tiny models ~1 ms: the run
 # target starts from the small ones only (every config option is among them).
 limit=32768 copy fuzz_model_run "$work"/tiny_*.axm "$work"/forecaster_*.axm
+# Each signature check hashes the whole input: small models keep the executions many.
+limit=32768 copy fuzz_model_signature "$work"/tiny_*.axm
 
 copy fuzz_torch_checkpoint "$fixtures"/checkpoints/*.pt "$fixtures"/*/*/model.pt
 copy fuzz_safetensors "$fixtures"/checkpoints/*.safetensors "$fixtures"/*/*/*.safetensors "$work"/*.safetensors

@@ -2,6 +2,7 @@
 
 #include "ports/ports.h"
 #include "tools/cli/commands.h"
+#include "tools/host/ports_here.h"
 
 namespace ax::cli {
 
@@ -13,7 +14,9 @@ const Kernels& choose_kernels(const Args& args) {
     }
     if (name.empty()) return best_kernels();
     const Kernels* k = kernels_by_name(name.c_str());
-    if (!k) throw UsageError{"kernel port \"" + name + "\" is unknown or not available on this build/CPU"};
+    if (!k)
+        throw UsageError{"kernel port \"" + name +
+                         "\" is unknown or not available on this build/CPU (here: " + tools::ports_here() + ")"};
     return *k;
 }
 

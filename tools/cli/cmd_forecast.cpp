@@ -53,6 +53,7 @@ tools::PlotAxis plot_axis(const tools::Table& history, const tools::Table& forec
         axis.labels = history.times;
         axis.labels.insert(axis.labels.end(), forecast.times.begin(), forecast.times.end());
         axis.caption = history.time_name.empty() ? "time" : history.time_name;
+        axis.date_order = history.date_order;
     } else {
         axis.caption = "row of the window (the forecast continues it)";
     }
@@ -95,24 +96,35 @@ void write_plot(const std::string& path, const tools::LoadedModel& m, const Args
     tools::write_svg(path, tools::render_svg(title, panels, plot_axis(history, forecast, timed)));
 }
 
-// The true values of the predicted columns: a CSV like the input (the outputs picked by name), or one of the
-// outputs alone.
+// The true values of the predicted columns: a CSV with the outputs' columns, picked by name when the model
+// names its outputs (other columns, such as covariates and calendar columns, are left out), else by
+// position: the outputs alone, or every feature of a model that predicts them all or names its outputs
+// among them.
 tools::Table read_truth(const Args& args, const ForecasterConfig& c, const std::vector<std::string>& features,
                         const std::vector<std::string>& outputs) {
-    if (c.n_outputs == c.n_features) return read_data_csv(args, "truth", c.n_features, features);
+    const std::string path = args.get("truth");
+    tools::CsvOptions o = csv_options(args);
+    if (o.columns.empty() && outputs.size() == c.n_outputs) o.features = outputs;
+    tools::Table t = tools::read_csv(path, o);
+    if (t.cols == c.n_outputs) return t;
     std::vector<size_t> picked;
-    for (const std::string& o : outputs)
+    for (const std::string& name : outputs)
         for (size_t i = 0; i < features.size(); ++i)
-            if (features[i] == o) picked.push_back(i);
-    if (picked.size() != c.n_outputs) return read_data_csv(args, "truth", c.n_outputs, outputs);
-    const tools::Table all = read_data_csv(args, "truth", c.n_features, features);
-    tools::Table t = all;
-    t.cols = c.n_outputs;
-    t.header = outputs;
-    t.values.clear();
-    for (size_t r = 0; r < all.rows; ++r)
-        for (size_t i : picked) t.values.push_back(all.at(r, i));
-    return t;
+            if (features[i] == name) picked.push_back(i);
+    if (t.cols != c.n_features || (picked.size() != c.n_outputs && c.n_outputs != c.n_features))
+        throw tools::ToolError(path + " has " + std::to_string(t.cols) + " column(s)" +
+                               (t.times.empty() ? "" : " besides its time column") +
+                               ": the truth of this forecast is " + "the model's " + std::to_string(c.n_outputs) +
+                               " output(s)" + (outputs.empty() ? std::string() : " (" + joined(outputs) + ")"));
+    if (picked.size() != c.n_outputs)
+        for (size_t i = 0; i < c.n_outputs; ++i) picked.push_back(i);
+    tools::Table only = t;
+    only.cols = c.n_outputs;
+    only.header = outputs;
+    only.values.clear();
+    for (size_t r = 0; r < t.rows; ++r)
+        for (size_t i : picked) only.values.push_back(t.at(r, i));
+    return only;
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "tools/cli/commands.h"
+#include "tools/signing/signing_keys.h"
 #include "tools/cli/data_csv.h"
 #include "tools/cli/history_header.h"
 #include "tools/cli/session_lengths.h"
@@ -212,6 +213,13 @@ int cmd_header(const Argv& argv) {
             std::string(" must be a C identifier (letters, digits, _; not starting with a digit), got \"") + name +
             "\": " + problem + (args.has("name") ? "" : "; give --name")};
     const std::string& path = args.positionals()[0];
+    if (tools::is_public_key_file(path)) {
+        const tools::PublicKey key = tools::read_public_key(path);
+        tools::write_file_atomic(output, tools::public_key_header(key, name, path));
+        std::printf("wrote %s: %s[1][32], the trusted key %s\n", output.c_str(), name.c_str(),
+                    tools::key_fingerprint(key).c_str());
+        return 0;
+    }
     const auto m = tools::open_model(path);
     if (!args.has("history") && (args.has("history-output") || args.has("history-name")))
         throw UsageError{"--history-output and --history-name go with --history HISTORY.csv"};

@@ -14,6 +14,7 @@
 #include "tools/host/column_names.h"
 #include "tools/host/model_loader.h"
 #include "runtime/model_identity.h"
+#include "tools/cli/signatures.h"
 #include "tools/convert/quantize.h"
 #include "tools/convert/text_record_store.h"
 
@@ -96,6 +97,7 @@ int cmd_inspect(const Argv& argv) {
     std::printf("family:   %s\n", tools::family_name(m->family));
     print_identity(m->file);
     std::printf("proof:    %s\n", proof_text(m->file).c_str());
+    std::printf("signature: %s\n", signature_line(m->bytes.data(), m->bytes.size()).c_str());
     std::string features;
     for (const std::string& n : tools::feature_names(m->file)) features += (features.empty() ? "" : ", ") + n;
     if (!features.empty()) std::printf("features: %s (CSV columns are picked by these names)\n", features.c_str());

@@ -10,6 +10,7 @@
 #include "tools/cli/commands.h"
 #include "tools/cli/data_csv.h"
 #include "tools/cli/known_inputs.h"
+#include "tools/cli/signatures.h"
 #include "tools/cli/unchecked_notes.h"
 #include "tools/convert/conversion_check.h"
 #include "tools/family/family_descriptor.h"
@@ -80,7 +81,7 @@ int verify_forecasts(const Args& args, const tools::LoadedModel* model) {
     const ForecasterConfig& rc = reference->as<Forecaster>().config();
     if (c.n_features != rc.n_features || c.n_outputs != rc.n_outputs)
         throw tools::ToolError("the two models take different inputs or give different outputs");
-    const tools::Table data = read_history(args, *model, tools::feature_names(model->file), 0);
+    const tools::Table data = read_history(args, *model, tools::feature_names(model->file), 0, "input", false);
     const size_t horizon = args.get_size("horizon", tools::default_horizon(c), 1, kMaxSequenceLength);
     if (data.rows < horizon + 2)
         throw tools::ToolError(args.get("input") + " has " + std::to_string(data.rows) + " rows: need more than the " +
@@ -225,11 +226,12 @@ int verify_pair(const Args& args, const tools::LoadedModel& model) {
 }  // namespace
 
 int cmd_verify(const Argv& argv) {
-    const Args args(
-        argv,
-        with_csv_options({"against", "expected", "input", "target", "window", "horizon", "stride", "port", "threads"}),
-        {});
+    const Args args(argv,
+                    with_csv_options({"against", "expected", "input", "target", "window", "horizon", "stride", "port",
+                                      "threads", "public"}),
+                    {});
     args.expect_positionals(1, "the model to check (.axm)");
+    if (args.has("public")) return verify_signature(args, args.positionals()[0]);
     choose_threads(args);
     if (args.has("against") == args.has("expected"))
         throw UsageError{

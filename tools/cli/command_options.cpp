@@ -58,7 +58,8 @@ const CommandOptions kOptions[] = {
      "  --expected OUT.csv         the reference: what PyTorch returned for --input (float32's tolerance)\n"
      "  --input IN                 the input: a data CSV (forecaster --against) or a check-pair input\n"
      "  --target TGT               the second input of a forecaster or seq2seq check pair\n"
-     "  --window S --horizon H --stride N   forecaster --against on a data CSV: the forecasts compared\n"},
+     "  --window S --horizon H --stride N   forecaster --against on a data CSV: the forecasts compared\n"
+     "  --public KEY.pub[,KEY.pub]   instead: is the model signed by one of these keys (auspex sign)\n"},
     {"bench", AX_LENGTH_OPTIONS
      "  --runs N                   timed runs (default 20); the median is reported\n"
      "  --json                     one JSON object instead of the table\n"
@@ -93,6 +94,10 @@ const CommandOptions kOptions[] = {
      "  --history HISTORY.csv      also write the rows a forecast reads (the last window of them) as floats\n"
      "  --history-output HIST.h    where (default MODEL_history.h beside -o)\n"
      "  --history-name NAME        their array and macro prefix (default NAME_history)\n"},
+    {"keygen", "  -o, --output PREFIX        writes PREFIX.key (secret, mode 0600) and PREFIX.pub; never overwrites\n"},
+    {"sign",
+     "  --key PREFIX.key           the owner's secret key (auspex keygen)\n"
+     "  -o, --output SIGNED.axm    where to write the signed model (default: the model itself)\n"},
 };
 
 #undef AX_LENGTH_OPTIONS

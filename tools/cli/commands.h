@@ -23,6 +23,8 @@ int cmd_classify(const Argv& argv);
 int cmd_reconstruct(const Argv& argv);
 int cmd_generate(const Argv& argv);
 int cmd_header(const Argv& argv);
+int cmd_keygen(const Argv& argv);
+int cmd_sign(const Argv& argv);
 
 // The kernel port from --port or AUSPEX_PORT, else the best this CPU runs.
 const Kernels& choose_kernels(const Args& args);

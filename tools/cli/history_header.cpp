@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "tools/cli/data_csv.h"
+#include "tools/cli/known_inputs.h"
 #include "tools/common/tool_error.h"
 #include "tools/host/column_names.h"
 #include "tools/host/forecast_window.h"
@@ -42,7 +43,7 @@ HistoryWindow read_history_window(const Args& args, const tools::LoadedModel& m)
     const ForecasterConfig& c = m.as<Forecaster>().config();
     HistoryWindow h;
     WindowChoice w = requested_window(args, c);
-    h.rows = read_data_csv(args, "history", c.n_features, tools::feature_names(m.file), w.window);
+    h.rows = read_history(args, m, tools::feature_names(m.file), w.window, "history");
     // forecast would use a short input whole; a header sized for rows the history lacks is of no use.
     if (args.has("window") && w.window > h.rows.rows)
         throw tools::ToolError(args.get("history") + " has " + std::to_string(h.rows.rows) +

@@ -6,6 +6,7 @@
 
 #include "models/forecaster/forecaster.h"
 #include "tools/cli/data_csv.h"
+#include "tools/cli/window_times.h"
 #include "tools/common/tool_error.h"
 #include "tools/host/calendar.h"
 #include "tools/text/csv_time.h"
@@ -18,29 +19,11 @@ std::string column_name(const std::vector<std::string>& features, size_t i) {
     return i < features.size() ? "\"" + features[i] + "\"" : "input column " + std::to_string(i);
 }
 
-tools::TimePoint point_of(const tools::Table& t, size_t row, const std::string& path) {
-    tools::TimePoint p;
-    if (!tools::time_point(t.times[row], t.decimal_comma, p, t.date_order) || !p.iso)
-        throw tools::ToolError(path + ": calendar features need dates or datetimes in the time column, got \"" +
-                               t.times[row] + "\"");
-    return p;
-}
-
-// Fills the calendar columns of `rows` rows of n values from the timestamps `times` of `source`.
-void fill_calendar(const std::vector<std::string>& calendar, const tools::Table& source, size_t rows, size_t n,
-                   const std::string& path, float* out) {
-    for (size_t r = 0; r < rows; ++r) {
-        const tools::TimePoint p = point_of(source, r, path);
-        for (size_t i = 0; i < calendar.size() && i < n; ++i)
-            if (!calendar[i].empty()) out[r * n + i] = tools::calendar_value(calendar[i], p);
-    }
-}
-
 }  // namespace
 
 tools::Table read_model_rows(const Args& args, const std::string& option, const tools::LoadedModel& m,
                              const std::vector<size_t>& columns, const std::vector<std::string>& features,
-                             size_t last_rows) {
+                             size_t last_rows, bool on_grid) {
     std::vector<std::string> calendar = tools::calendar_of(m.file);
     std::vector<std::string> names, read;
     for (size_t column : columns) {
@@ -52,32 +35,22 @@ tools::Table read_model_rows(const Args& args, const std::string& option, const 
     const size_t n_read = named ? read.size() : columns.size();
     const std::string path = args.require(option);
     tools::Table t = read_data_csv(args, option, n_read, named ? read : std::vector<std::string>{}, last_rows);
+    if (on_grid) settle_window_times(t, args, option, reads_times(m));
     if (n_read == columns.size()) {
         if (named) t.header = names;
         return t;
     }
-    if (t.times.empty())
-        throw tools::ToolError(path + " has no time column: the model computes its calendar features from it");
-    tools::Table full = t;
-    full.cols = columns.size();
-    full.header = names;
-    full.values.assign(t.rows * full.cols, 0.0f);
-    std::vector<std::string> kinds(full.cols);
-    for (size_t r = 0; r < t.rows; ++r)
-        for (size_t i = 0, k = 0; i < full.cols; ++i) {
-            kinds[i] = columns[i] < calendar.size() ? calendar[columns[i]] : "";
-            if (kinds[i].empty()) full.values[r * full.cols + i] = t.at(r, k++);
-        }
-    fill_calendar(kinds, t, t.rows, full.cols, path, full.values.data());
-    return full;
+    std::vector<std::string> kinds(columns.size());
+    for (size_t i = 0; i < columns.size(); ++i) kinds[i] = columns[i] < calendar.size() ? calendar[columns[i]] : "";
+    return tools::with_calendar(t, kinds, names, path);
 }
 
 tools::Table read_history(const Args& args, const tools::LoadedModel& m, const std::vector<std::string>& features,
-                          size_t last_rows) {
+                          size_t last_rows, const std::string& option, bool on_grid) {
     const ForecasterConfig& c = m.as<Forecaster>().config();
     std::vector<size_t> columns(c.n_features);
     for (size_t i = 0; i < columns.size(); ++i) columns[i] = i;
-    return read_model_rows(args, "input", m, columns, features, last_rows);
+    return read_model_rows(args, option, m, columns, features, last_rows, on_grid);
 }
 
 std::vector<float> read_future(const Args& args, const tools::LoadedModel& m, const std::vector<std::string>& features,
@@ -125,24 +98,41 @@ std::vector<float> read_future(const Args& args, const tools::LoadedModel& m, co
                                " values for the forecast's steps with --future FILE (a CSV with a time column and "
                                "those columns)");
     }
-    // Row of `given` for each forecast step: by timestamp when both have them, else in order.
+    // Row of `given` for each forecast step: by timestamp when the forecast's steps have them. Rows in file
+    // order only when neither file has a time column (nothing could say they are out of step).
     std::vector<size_t> row_of(steps);
-    const bool match_times = args.has("future") && timed && !given.times.empty();
+    const bool match_times = args.has("future") && timed;
+    if (args.has("future")) {
+        if (timed && given.times.empty())
+            throw tools::ToolError(path + " has no time column: its rows cannot be matched to the forecast's steps (" +
+                                   forecast.times.front() + " on); give it the time column the input has");
+        if (!timed && !given.times.empty())
+            throw tools::ToolError(path + " has a time column but the forecast's steps have no timestamps (" +
+                                   args.get("input") +
+                                   " has no time column): its rows cannot be matched to them; give the input its "
+                                   "time column");
+    }
     for (size_t t = 0; t < steps; ++t) {
         row_of[t] = t;
         if (match_times) {
             tools::TimePoint want;
             tools::time_point(forecast.times[t], forecast.decimal_comma, want, forecast.date_order);
-            size_t r = 0;
+            size_t r = 0, found = given.rows;
             for (; r < given.rows; ++r) {
                 tools::TimePoint p;
-                if (tools::time_point(given.times[r], given.decimal_comma, p, given.date_order) && p == want) break;
+                if (!tools::time_point(given.times[r], given.decimal_comma, p, given.date_order) || !(p == want))
+                    continue;
+                if (found != given.rows)
+                    throw tools::ToolError(path + " has two rows for " + forecast.times[t] + ", forecast step " +
+                                           std::to_string(t + 1) + ": '" + given.times[found] + "' and '" +
+                                           given.times[r] + "'");
+                found = r;
             }
-            if (r == given.rows)
+            if (found == given.rows)
                 throw tools::ToolError(path + " has no row for " + forecast.times[t] + ", forecast step " +
                                        std::to_string(t + 1) + " (the known inputs of " + std::to_string(steps) +
                                        " steps are read)");
-            row_of[t] = r;
+            row_of[t] = found;
         } else if (args.has("future") && t >= given.rows) {
             throw tools::ToolError(path + " holds " + std::to_string(given.rows) + " row(s); a forecast of " +
                                    std::to_string(horizon) + " steps reads the known inputs of " +
@@ -155,12 +145,12 @@ std::vector<float> read_future(const Args& args, const tools::LoadedModel& m, co
         std::vector<std::string> only(n);
         for (size_t column : computed) only[column] = calendar[column];
         if (timed) {
-            fill_calendar(only, forecast, steps, n, "the forecast's timestamps", future.data());
+            tools::fill_calendar(only, forecast, steps, n, "the forecast's timestamps", future.data());
         } else if (!given.times.empty()) {
             tools::Table ordered = given;
             ordered.times.clear();
             for (size_t t = 0; t < steps; ++t) ordered.times.push_back(given.times[row_of[t]]);
-            fill_calendar(only, ordered, steps, n, path, future.data());
+            tools::fill_calendar(only, ordered, steps, n, path, future.data());
         } else {
             throw tools::ToolError(
                 "the model computes calendar features for the forecast's steps from timestamps: "

@@ -8,6 +8,7 @@
 
 #include "tools/cli/command_options.h"
 #include "tools/cli/commands.h"
+#include "tools/host/ports_here.h"
 #include "tools/common/tool_error.h"
 #include "tools/convert/model_stamp.h"
 
@@ -40,7 +41,7 @@ const Command kCommands[] = {
      "run SEQ2SEQ.axm --src-tokens \"...\" --tgt-tokens \"...\" [--pad ID|none] [-o LOGITS.csv]",
      "one teacher-forced forward pass, as PyTorch's forward(src, tgt)", true},
     {"forecast", ax::cli::cmd_forecast,
-     "forecast MODEL.axm --input HISTORY.csv [--horizon H] [--window S] [-o OUT.csv] [--plot FC.svg [--truth T.csv]] "
+     "forecast MODEL.axm --input HISTORY.csv [--horizon H] [--window S] [-o OUT.csv] [--truth T.csv] [--plot FC.svg] "
      "[--future F.csv] [--recompute] [--port P] [--threads N]",
      "forecast the next steps from a history CSV (its last window of rows); CSV out, an SVG plot, errors against the "
      "truth",
@@ -50,7 +51,7 @@ const Command kCommands[] = {
      "[--threads N]  |  "
      "verify MODEL.axm --against REF.axm|--expected PYTORCH_OUT.csv --input IN [--target TGT] [--port P] [--threads N] "
      "(any family; "
-     "inputs as convert's --check-*)",
+     "inputs as convert's --check-*)  |  verify MODEL.axm --public KEY.pub[,KEY.pub...]",
      "how far a model's outputs are from another conversion (--against) or from PyTorch's (--expected)", true},
     {"bench", ax::cli::cmd_bench,
      "bench MODEL.axm [--window S --horizon H | --src-len S --tgt-len T | --max-len L] [--runs N] [--json] [--stages] "
@@ -69,15 +70,21 @@ const Command kCommands[] = {
      "decode a sequence from a latent vector with a Transformer-VAE", false},
     {"header", ax::cli::cmd_header,
      "header MODEL.axm -o MODEL.h [--name NAME] [--window S --horizon H | --src-len S --tgt-len T | --max-len L] "
-     "[--history HISTORY.csv [--history-output HISTORY.h] [--history-name NAME]]",
+     "[--history HISTORY.csv [--history-output HISTORY.h] [--history-name NAME]]  |  header KEY.pub -o KEY.h "
+     "[--name NAME]",
      "write a model as a C header (an aligned byte array and its sizes) to compile into firmware; --history also "
-     "writes the rows a forecast reads as a float array",
+     "writes the rows a forecast reads as a float array; a KEY.pub in place of the model writes the trusted key",
      true},
+    {"keygen", ax::cli::cmd_keygen, "keygen -o PREFIX",
+     "make an owner's Ed25519 key pair for signing models: PREFIX.key (secret, mode 0600) and PREFIX.pub", false},
+    {"sign", ax::cli::cmd_sign, "sign MODEL.axm --key PREFIX.key [-o SIGNED.axm]",
+     "sign a model so that devices trusting the key run it (in place without -o)", false},
 };
 
 constexpr const char* kCsvOptions =
     "--delimiter ,|;|tab, --columns NAME,... (the columns to read, by header name or number) and --fill "
-    "previous|linear (empty cells) and --time-format dd/mm/yyyy|mm/dd/yyyy (ambiguous dates)";
+    "previous|linear (empty cells; in a forecast's window also missing rows) and --time-format dd/mm/yyyy|mm/dd/yyyy "
+    "(ambiguous dates)";
 
 // `auspex`, `auspex help`, `auspex --help`: every command with its line, then where to read more.
 void print_overview(FILE* to) {
@@ -99,8 +106,9 @@ void print_command_help(const Command& c) {
     if (c.reads_csv) std::printf("Data CSVs: %s.\n", kCsvOptions);
     if (std::strstr(c.usage, "--port"))
         std::printf(
-            "--port generic|avx2|neon (or the AUSPEX_PORT variable) picks the kernel port; the default is "
-            "the fastest this CPU runs.\n");
+            "--port %s (the ports this build and CPU run; or the AUSPEX_PORT variable) picks the kernel port; the "
+            "default is the fastest. Builds for other CPUs have others (neon on ARM, mcu on Cortex-M).\n",
+            ax::tools::ports_here().c_str());
     if (std::strstr(c.usage, "--threads"))
         std::printf(
             "--threads N (or the AUSPEX_THREADS variable) splits the matrix products over N threads, with the same "

@@ -90,9 +90,14 @@ std::vector<uint8_t> finish_model(AxmModel model, const ConvertOptions& options)
         throw ToolError("--integer-only goes with --dtype int8 and --calib data.csv (activation scales come from it)");
     ActivationRanges ranges;
     if (!options.calib_path.empty()) {
+        // Calendar columns are computed from the time column, as forecast computes them.
         CsvOptions csv = options.calib_csv;
-        csv.features = feature_names(model);
-        const Table data = read_csv(options.calib_path, csv);
+        const std::vector<std::string> features = feature_names(model);
+        std::vector<std::string> kinds = calendar_of(model);
+        kinds.resize(features.size());
+        for (size_t i = 0; i < features.size(); ++i)
+            if (kinds[i].empty()) csv.features.push_back(features[i]);
+        const Table data = with_calendar(read_csv(options.calib_path, csv), kinds, features, options.calib_path);
         if (options.notes && !data.ignored.empty() && csv.columns.empty()) {
             std::string list;
             for (const std::string& n : data.ignored) list += (list.empty() ? "" : ", ") + n;

@@ -130,8 +130,9 @@ float calendar_value(const std::string& name, const TimePoint& when) {
     return f->value(fields_of(when.micros));
 }
 
-std::vector<std::string> calendar_of(const ModelFile& file) {
-    const std::string text = stored_text_records(file, format::kCalendarKey);
+namespace {
+
+std::vector<std::string> calendar_kinds(const std::string& text) {
     std::vector<std::string> kinds;
     if (text.empty()) return kinds;
     size_t start = 0;
@@ -145,6 +146,51 @@ std::vector<std::string> calendar_of(const ModelFile& file) {
         if (!k.empty() && !is_calendar_feature(k))
             throw ToolError("the model names calendar feature \"" + k + "\", which this version does not know");
     return kinds;
+}
+
+TimePoint point_of(const Table& t, size_t row, const std::string& path) {
+    TimePoint p;
+    if (!time_point(t.times[row], t.decimal_comma, p, t.date_order) || !p.iso)
+        throw ToolError(path + ": calendar features need dates or datetimes in the time column, got \"" + t.times[row] +
+                        "\"");
+    return p;
+}
+
+}  // namespace
+
+std::vector<std::string> calendar_of(const ModelFile& file) {
+    return calendar_kinds(stored_text_records(file, format::kCalendarKey));
+}
+
+std::vector<std::string> calendar_of(const AxmModel& model) {
+    return calendar_kinds(stored_text_records(model, format::kCalendarKey));
+}
+
+void fill_calendar(const std::vector<std::string>& kinds, const Table& source, size_t rows, size_t n,
+                   const std::string& path, float* out) {
+    for (size_t r = 0; r < rows; ++r) {
+        const TimePoint p = point_of(source, r, path);
+        for (size_t i = 0; i < kinds.size() && i < n; ++i)
+            if (!kinds[i].empty()) out[r * n + i] = calendar_value(kinds[i], p);
+    }
+}
+
+Table with_calendar(const Table& read, const std::vector<std::string>& kinds, const std::vector<std::string>& names,
+                    const std::string& path) {
+    bool computed = false;
+    for (const std::string& k : kinds) computed = computed || !k.empty();
+    if (!computed) return read;
+    if (read.times.empty())
+        throw ToolError(path + " has no time column: the model computes its calendar features from it");
+    Table full = read;
+    full.cols = kinds.size();
+    full.header = names;
+    full.values.assign(read.rows * full.cols, 0.0f);
+    for (size_t r = 0; r < read.rows; ++r)
+        for (size_t i = 0, k = 0; i < full.cols; ++i)
+            if (kinds[i].empty()) full.values[r * full.cols + i] = read.at(r, k++);
+    fill_calendar(kinds, read, read.rows, full.cols, path, full.values.data());
+    return full;
 }
 
 void store_calendar(AxmModel& model, const std::vector<std::string>& features,

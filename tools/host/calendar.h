@@ -10,6 +10,7 @@
 
 #include "runtime/model_file.h"
 #include "tools/convert/axm_writer.h"
+#include "tools/text/csv.h"
 #include "tools/text/csv_time.h"
 
 namespace ax::tools {
@@ -24,6 +25,19 @@ float calendar_value(const std::string& name, const TimePoint& when);
 
 // Per input feature: its calendar feature's name, or "" (empty when the model stores none).
 std::vector<std::string> calendar_of(const ModelFile& file);
+// The same for a model being converted.
+std::vector<std::string> calendar_of(const AxmModel& model);
+
+// Fills column i of `rows` rows of `n` values (row-major `out`) with calendar feature kinds[i] (where not "")
+// of source.times[r]; `path` names the source in errors (a time that is not a date or datetime).
+void fill_calendar(const std::vector<std::string>& kinds, const Table& source, size_t rows, size_t n,
+                   const std::string& path, float* out);
+
+// A log as the model reads it: `read` holds the columns whose kind (kinds[i], one per model column) is "", in
+// order; the others are computed from read's time column. `names` become the header. A log without a time
+// column is refused when a column is computed. `read` is returned as it is when no kind is set.
+Table with_calendar(const Table& read, const std::vector<std::string>& kinds, const std::vector<std::string>& names,
+                    const std::string& path);
 
 // Stores config "calendar" (feature name -> calendar feature) for `features`; throws ToolError for a name
 // that is not a feature or not a calendar feature.

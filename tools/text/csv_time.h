@@ -34,14 +34,16 @@ bool parse_date_order(const std::string& text, DateOrder& order);
 bool is_time_name(const std::string& name);
 
 // A timestamp as a point on its axis, for matching the rows of two files: ISO dates and datetimes by the
-// instant they name within their written zone suffix (only the same suffix compares), numbers by value.
+// instant they name (in UTC when they give an offset, so 01:00+01:00 is 02:00+02:00; timestamps without an
+// offset only match others without one), numbers by value.
 struct TimePoint {
     bool iso = false;
-    int64_t micros = 0;  // ISO: since 1970-01-01 in the written zone
+    int64_t micros = 0;   // ISO: since 1970-01-01 on the written wall clock (calendar fields come from it)
+    bool zoned = false;   // written with a UTC offset (Z or +hh:mm)
+    int64_t instant = 0;  // ISO: `micros` in UTC when zoned, else `micros`
     double number = 0;
-    std::string zone;
     bool operator==(const TimePoint& o) const {
-        return iso == o.iso && zone == o.zone && (iso ? micros == o.micros : number == o.number);
+        return iso == o.iso && zoned == o.zoned && (iso ? instant == o.instant : number == o.number);
     }
 };
 

@@ -1,5 +1,7 @@
 #include "tools/text/svg_plot.h"
 
+#include "tools/text/time_ticks.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
@@ -8,6 +10,7 @@
 #include <cstring>
 #include <iterator>
 #include <tuple>
+#include <utility>
 
 #include "tools/common/file_io.h"
 #include "tools/common/tool_error.h"
@@ -211,7 +214,7 @@ std::string x_tick_label(const Axis& xs, double v, const PlotAxis& axis) {
     if (axis.labels.empty()) return tick_label(xs, v);
     const double i = std::round(v);
     if (i < 0 || i >= static_cast<double>(axis.labels.size())) return "";
-    return xml_escape(axis.labels[static_cast<size_t>(i)]);
+    return axis.labels[static_cast<size_t>(i)];
 }
 
 // Labels such as timestamps are wider than index numbers: fewer ticks, so that neighbours do not overlap.
@@ -234,6 +237,20 @@ void render_marker(std::string& out, const Axis& xs, const Frame& f, const PlotA
                xml_escape(axis.marker_label) + "</text>\n";
 }
 
+// The x ticks: on round calendar steps when the labels are dates, else on the axis's multiples (labelled
+// with the index's label, or the index).
+std::vector<std::pair<double, std::string>> x_ticks(const Axis& xs, const PlotAxis& axis) {
+    std::vector<std::pair<double, std::string>> ticks;
+    if (!axis.labels.empty()) {
+        const size_t room = static_cast<size_t>(kPlotWidth / (kCharWidth * (16 + 3)));
+        for (const TimeTick& t : time_ticks(axis.labels, room, false, axis.date_order))
+            ticks.emplace_back(static_cast<double>(t.index), t.label);
+        if (!ticks.empty()) return ticks;
+    }
+    for (double v : xs.ticks()) ticks.emplace_back(v, x_tick_label(xs, v, axis));
+    return ticks;
+}
+
 void render_grid(std::string& out, const Axis& xs, const Axis& ys, const Frame& f, const PlotAxis& axis) {
     double bottom = f.top + f.height;
     for (double v : ys.ticks()) {
@@ -243,12 +260,12 @@ void render_grid(std::string& out, const Axis& xs, const Axis& ys, const Frame& 
         out += "<text x=\"" + num(f.left - 6) + "\" y=\"" + num(y + 4) + "\" text-anchor=\"end\">" + tick_label(ys, v) +
                "</text>\n";
     }
-    for (double v : xs.ticks()) {
+    for (const auto& [v, text] : x_ticks(xs, axis)) {
         double x = xs.pos(v, f.left, f.width);
         out += "<line x1=\"" + num(x) + "\" y1=\"" + num(f.top) + "\" x2=\"" + num(x) + "\" y2=\"" + num(bottom) +
                "\" stroke=\"#e0e0e0\"/>\n";
-        out += "<text x=\"" + num(x) + "\" y=\"" + num(bottom + 16) + "\" text-anchor=\"middle\">" +
-               x_tick_label(xs, v, axis) + "</text>\n";
+        out += "<text x=\"" + num(x) + "\" y=\"" + num(bottom + 16) + "\" text-anchor=\"middle\">" + xml_escape(text) +
+               "</text>\n";
     }
     out += "<rect x=\"" + num(f.left) + "\" y=\"" + num(f.top) + "\" width=\"" + num(f.width) + "\" height=\"" +
            num(f.height) + "\" fill=\"none\" stroke=\"#444\"/>\n";
@@ -292,6 +309,11 @@ void render_panel(std::string& out, const PlotPanel& panel, const Axis& xs, doub
     out += "<g>\n<text x=\"" + num(f.left) + "\" y=\"" + num(top + 15) + "\" font-weight=\"bold\">" +
            xml_escape(panel.title) + "</text>\n";
     render_grid(out, xs, ys, f, axis);
+    // The quantity (or unit) up the y axis, turned a quarter left beside the tick labels.
+    const std::string caption = axis.y_caption.empty() ? panel.title : axis.y_caption;
+    const double cy = f.top + f.height / 2;
+    out += "<text x=\"14\" y=\"" + num(cy) + "\" text-anchor=\"middle\" transform=\"rotate(-90 14 " + num(cy) + ")\">" +
+           xml_escape(caption) + "</text>\n";
     render_marker(out, xs, f, axis, first);
     for (size_t i = 0; i < panel.series.size(); ++i)
         render_series(out, panel.series[i], color_of(panel.series[i], i), xs, ys, f);

@@ -3,6 +3,8 @@
 #include <string>
 #include <vector>
 
+#include "tools/text/csv_time.h"
+
 namespace ax::tools {
 
 struct PlotSeries {
@@ -20,8 +22,13 @@ struct PlotPanel {
 
 // What the x axis says and where the forecast begins.
 struct PlotAxis {
-    std::vector<std::string> labels;  // a label per time index (timestamps); empty: the index itself
+    // A label per time index; empty: the index itself. Dates and datetimes get ticks on round calendar steps
+    // with short labels (time_ticks.h); other labels are drawn whole on every n-th index.
+    std::vector<std::string> labels;
+    DateOrder date_order = DateOrder::unknown;  // of local dates among the labels
     std::string caption = "time step";
+    // Each panel's y axis caption (its unit or quantity); empty: the panel's title.
+    std::string y_caption;
     // A vertical line across every panel at this time index, labelled `marker_label`; negative: none.
     double marker = -1;
     std::string marker_label;
