@@ -125,12 +125,14 @@ Workload bench(const LoadedModel& m, const SessionSize& l, const Kernels& k) {
     w.steps_json = "forecast_ms";  // -1 for a step-by-step forecaster whose outputs are not its inputs
     // A decoder reading inputs known ahead gets a synthetic plan, laid out like the history.
     auto future = std::make_shared<std::vector<float>>(bench_series(horizon * c.n_features, 0.7854f));
-    const bool fed_back = c.encoder_only() ? c.n_outputs == c.n_features : c.n_outputs <= c.n_features;
+    // Outputs are fed back where they are input columns; an encoder-only model's other columns are planned.
+    const bool fed_back = c.n_outputs <= c.n_features;
     if (c.one_pass() || fed_back) {
         w.steps_label = "forecast (" + std::to_string(horizon) + " steps, " +
-                        (c.one_pass()       ? "one pass"
-                         : c.encoder_only() ? "the window slides"
-                                            : "KV cache") +
+                        (c.one_pass()              ? "one pass"
+                         : c.encoder_only()        ? "the window slides"
+                         : !c.stack.decoder_causal ? "decoder_mask none: the decoder rerun each step"
+                                                   : "KV cache") +
                         ")";
         w.steps = [=] { session->forecast(src->data(), window, horizon, future->data(), horizon); };
     }
