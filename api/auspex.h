@@ -115,13 +115,15 @@ int auspex_session_init_parallel(auspex_forecaster* f, void* arena, size_t arena
  * up to the horizon it was trained on at once (auspex inspect: "forecast:"). */
 int auspex_forecast(auspex_forecaster* f, const float* history, size_t rows, size_t horizon, float* out);
 
-/* A forecast whose decoder also reads inputs known ahead (calendar features, a planned setpoint):
+/* A forecast whose decoder also reads inputs known ahead (calendar features, a planned setpoint), or whose
+ * encoder-only generator predicts some of the columns it reads (the others planned ahead):
  * auspex_known_inputs(f) > 0. future holds future_rows rows laid out like history's (n_features each), row
  * t the inputs at the time out row t predicts; only the known columns are read (the predicted ones may hold
  * anything), and only rows 0..horizon-2: the last prediction is not fed back. */
 int auspex_forecast_known(auspex_forecaster* f, const float* history, size_t rows, const float* future,
                           size_t future_rows, size_t horizon, float* out);
-/* How many of the decoder's input columns the model does not predict (0: auspex_forecast suffices). */
+/* How many of the decoder's input columns (an encoder-only generator: of its input columns) the model does
+ * not predict (0: auspex_forecast suffices). */
 size_t auspex_known_inputs(const auspex_forecaster* f);
 
 /* One teacher-forced pass, as the PyTorch module's forward(src, tgt): out gets tgt_rows x n_outputs (an
@@ -146,6 +148,10 @@ size_t auspex_model_name(const auspex_forecaster* f, char* out, size_t capacity)
 int auspex_model_version(const auspex_forecaster* f, uint32_t* version);
 int auspex_model_created_time(const auspex_forecaster* f, uint32_t* unix_seconds);
 size_t auspex_converter_version(const auspex_forecaster* f, char* out, size_t capacity);
+/* Whether a check pair proved the conversion against PyTorch (`auspex convert --check-*`): 1 proven, 0
+ * unproven (converted without one: nothing compared the model with PyTorch), -1 not recorded (a file from an
+ * older converter) or no model open. */
+int auspex_model_proven(const auspex_forecaster* f);
 
 /* The message of the last call on this handle: "ok", or a short description of the error. Never null. */
 const char* auspex_status_message(const auspex_forecaster* f);

@@ -241,6 +241,14 @@ size_t auspex_converter_version(const auspex_forecaster* f, char* out, size_t ca
     return copy_text(f, ax::converter_version, out, capacity);
 }
 
+int auspex_model_proven(const auspex_forecaster* f) {
+    const Handle* h = handle(f);
+    if (h == nullptr || !h->opened) return -1;
+    const ax::ModelProof p = ax::model_proof(h->file);
+    if (!p.recorded) return -1;
+    return p.proof == ax::format::Proof::proven ? 1 : 0;
+}
+
 const char* auspex_status_message(const auspex_forecaster* f) {
     if (f == nullptr) return "auspex_forecaster is null";
     const Handle* h = handle(f);

@@ -132,6 +132,13 @@ enum class ConfigKey : uint32_t {
     encoder_residual = 54,    // forecaster, optional (absent 0): 1 = the encoder's output is x + encoder(x), x its
                               // embedded rows (a residual around the whole stack)
     decoder_residual = 55,    // forecaster, optional (absent 0): 1 = the decoder's output is y + decoder(y, memory)
+    // What proved the conversion (runtime/model_identity.h), all optional: a file without them does not say.
+    proof = 56,            // Proof
+    proof_max_diff = 57,   // with proof proven: f32 bits, the check's largest |difference| from PyTorch's output
+    proof_tolerance = 58,  // with proof proven: f32 bits, the tolerance it was held to
+    decoder_mask = 59,     // forecaster with a decoder, optional (absent 0): DecoderMask
+    trained_horizon = 60,  // forecaster feeding predictions back, optional (absent 0 = not stated): the steps its
+                           // loop was trained to forecast; a longer forecast is noted, not refused
 };
 // The keys' names: the runtime's messages and the converter's config keys of the same name spell them from
 // here (tools/import/config_keys.cpp).
@@ -190,6 +197,11 @@ inline constexpr EnumName<ConfigKey> kConfigKeyNames[] = {
     {ConfigKey::residual_attention, "residual_attention"},
     {ConfigKey::encoder_residual, "encoder_residual"},
     {ConfigKey::decoder_residual, "decoder_residual"},
+    {ConfigKey::proof, "proof"},
+    {ConfigKey::proof_max_diff, "proof_max_diff"},
+    {ConfigKey::proof_tolerance, "proof_tolerance"},
+    {ConfigKey::decoder_mask, "decoder_mask"},
+    {ConfigKey::trained_horizon, "trained_horizon"},
 };
 constexpr EnumNames<ConfigKey> names_of(ConfigKey) { return names_table(kConfigKeyNames); }
 
@@ -273,6 +285,20 @@ inline constexpr EnumName<EncoderMask> kEncoderMaskNames[] = {{EncoderMask::none
                                                               {EncoderMask::causal, "causal"}};
 constexpr EnumNames<EncoderMask> names_of(EncoderMask) { return names_table(kEncoderMaskNames); }
 
+// The decoder's self-attention: causal (row i attends to rows <= i, the tgt_mask of the tutorials), or none
+// (every decoder row attends to every other: a forward called without tgt_mask). Without the mask a row's
+// output changes when a later row is appended, so a forecast recomputes the whole decoder at each step.
+enum class DecoderMask : uint32_t { causal = 0, none = 1 };
+inline constexpr EnumName<DecoderMask> kDecoderMaskNames[] = {{DecoderMask::causal, "causal"},
+                                                              {DecoderMask::none, "none"}};
+constexpr EnumNames<DecoderMask> names_of(DecoderMask) { return names_table(kDecoderMaskNames); }
+
+// Whether a check pair proved the conversion: unproven (converted without one: nothing compared the model
+// with PyTorch), proven (the float32 model reproduced PyTorch's output for the pair's input).
+enum class Proof : uint32_t { unproven = 0, proven = 1 };
+inline constexpr EnumName<Proof> kProofNames[] = {{Proof::unproven, "unproven"}, {Proof::proven, "proven"}};
+constexpr EnumNames<Proof> names_of(Proof) { return names_table(kProofNames); }
+
 // How input rows become d_model-wide rows: linear (nn.Linear(n_features, d)), none (the rows are used as
 // they are: n_features == d_model), broadcast (one feature added to every column, as `x + pe` does when x
 // is [S, B, 1]).
@@ -350,10 +376,13 @@ constexpr uint32_t kDecoderFeatureKey = 0x1300;
 // a text of one line per input feature, the calendar feature's name or an empty line; same layout as the
 // feature names. Only the host tools read it: the runtime takes every input as values.
 constexpr uint32_t kCalendarKey = 0x1400;
-constexpr uint32_t kModelNameKey = 0x2000;          // the user's model name, same layout as the feature names
-constexpr uint32_t kConverterVersionKey = 0x2100;   // the converter's version string, same layout
+constexpr uint32_t kModelNameKey = 0x2000;         // the user's model name, same layout as the feature names
+constexpr uint32_t kConverterVersionKey = 0x2100;  // the converter's version string, same layout
+// With proof proven: the file name of the check output the conversion reproduced (no folders).
+constexpr uint32_t kProofAgainstKey = 0x2200;
 constexpr uint32_t kMaxModelNameBytes = 64;         // one line of printable UTF-8, 1..64 bytes
 constexpr uint32_t kMaxConverterVersionBytes = 64;  // one line of printable UTF-8, 1..64 bytes
+constexpr uint32_t kMaxProofAgainstBytes = 128;     // one line of printable UTF-8, 1..128 bytes
 constexpr uint32_t kMaxTextRecords = 256;
 
 // Tensor record field offsets.

@@ -17,8 +17,8 @@ constexpr size_t kModelBytesAt = 16;  // u64, the model's file size (where the r
 constexpr size_t kPublicKeyAt = 24;   // u8[32], the signer's Ed25519 key
 constexpr size_t kReservedAt = 56;    // u8[8], 0
 constexpr size_t kSignatureAt = 64;   // u8[64]: Ed25519 over model[0, file_size) || record[0, 64)
-static_assert(kFlagsAt + 4 == kModelBytesAt && kReservedAt + 8 == kSignedPartBytes,
-              "the signed part: the fields in order, ending where the signature starts");
+static_assert(kRecordBytesAt + 4 == kFlagsAt && kFlagsAt + 4 == kModelBytesAt, "the u32 fields sit side by side");
+static_assert(kReservedAt + 8 == kSignedPartBytes, "the signed part ends where the signature starts");
 static_assert(kSignatureAt + kEd25519SignatureBytes == kSignatureRecordBytes, "the record ends with its signature");
 
 // The record after the model, or null (with `why`) when there is none.

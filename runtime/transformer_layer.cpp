@@ -165,11 +165,11 @@ void decoder_self_projections(const Kernels& k, const LayerOptions& o, const Dec
 void decoder_attend_onwards(const Kernels& k, const LayerOptions& o, const DecoderLayerWeights& w, float* x, size_t n,
                             size_t first, size_t self_keys, const KvCache& self_cache, const KvCache& cross,
                             size_t mem_rows, bool memory_causal, LayerScratch& s, const uint8_t* self_valid,
-                            const uint8_t* memory_valid) {
+                            const uint8_t* memory_valid, bool self_causal) {
     const size_t d = o.d_model;
     const size_t head_dim = d / o.nhead;
     {
-        const AttentionInput a = cache_attention(s.q, self_cache, d, n, self_keys, first, true, self_valid);
+        const AttentionInput a = cache_attention(s.q, self_cache, d, n, self_keys, first, self_causal, self_valid);
         attend(k, a, o.nhead, head_dim, s.scores, s.att, 0, &s.split.parallel);
         linear_forward(k, w.self_attn.out_proj, s.att, n, s.tmp, s.quant, &s.split);
         add_residual(k, o, w.norm1, x, n, s);
@@ -188,10 +188,10 @@ void decoder_attend_onwards(const Kernels& k, const LayerOptions& o, const Decod
 // Decoder rows [first, first + n) of x (n <= s.tile): the whole layer, sublayer by sublayer.
 void decoder_tile_forward(const Kernels& k, const LayerOptions& o, const DecoderLayerWeights& w, float* x, size_t n,
                           size_t first, KvCache& self_cache, const KvCache& cross, size_t mem_rows, bool memory_causal,
-                          LayerScratch& s, const uint8_t* self_valid, const uint8_t* memory_valid) {
+                          LayerScratch& s, const uint8_t* self_valid, const uint8_t* memory_valid, bool self_causal) {
     decoder_self_projections(k, o, w, x, n, first, self_cache, s);
     decoder_attend_onwards(k, o, w, x, n, first, first + n, self_cache, cross, mem_rows, memory_causal, s, self_valid,
-                           memory_valid);
+                           memory_valid, self_causal);
 }
 
 // A decoder tile's rows over the workers, each worker its own range through the whole layer: the arguments of
@@ -210,6 +210,7 @@ struct DecoderRows {
     const uint8_t* self_valid;
     const uint8_t* memory_valid;
     size_t tasks;
+    bool self_causal;
 };
 
 // Task t's rows of the tile: [r0, r1).
@@ -236,7 +237,8 @@ void decoder_rows_rest_task(void* arg, int index) {
     decoder_rows_range(j, static_cast<size_t>(index), &r0, &r1);
     LayerScratch& s = j.s->decoder_rows(static_cast<size_t>(index), r0, r1 - r0);
     decoder_attend_onwards(*j.k, *j.o, *j.w, j.x + r0 * j.o->d_model, r1 - r0, j.first + r0, j.first + j.n,
-                           *j.self_cache, *j.cross, j.mem_rows, j.memory_causal, s, j.self_valid, j.memory_valid);
+                           *j.self_cache, *j.cross, j.mem_rows, j.memory_causal, s, j.self_valid, j.memory_valid,
+                           j.self_causal);
 }
 
 // Workers that take a decoder tile of n rows by rows, or 1: threaded, every product int8 (whose rows do not
@@ -263,11 +265,12 @@ size_t decoder_rows_tasks(const LayerOptions& o, const DecoderLayerWeights& w, s
 }  // namespace
 
 void LayerScratch::allocate(MemoryPlan& plan, const LayerOptions& o, size_t encoder_rows, size_t max_keys,
-                            size_t max_in, Phase first, Phase last) {
+                            size_t max_in, Phase first, Phase last, size_t min_tile) {
     const size_t d = o.d_model;
     const bool enc = encoder_rows > 0;
     // An encoder never has more rows than encoder_rows to tile.
-    const size_t tile = enc && encoder_rows < row_tile(o) ? max_of(encoder_rows, kRowTile) : row_tile(o);
+    const size_t tile =
+        max_of(enc && encoder_rows < row_tile(o) ? max_of(encoder_rows, kRowTile) : row_tile(o), min_tile);
     this->tile = tile;
     h = o.norm_first
             ? plan.alloc<float>(enc ? "encoder tile: normed rows" : "decoder tile: normed rows", tile * d, first, last)
@@ -662,22 +665,22 @@ void decoder_layers_prepare_memory(const Kernels& k, const LayerOptions& o, cons
 
 void decoder_layer_forward(const Kernels& k, const LayerOptions& o, const DecoderLayerWeights& w, float* x, size_t rows,
                            size_t first_position, KvCache& self_cache, const KvCache& cross, size_t mem_rows,
-                           bool memory_causal, LayerScratch& s, const uint8_t* self_valid,
-                           const uint8_t* memory_valid) {
+                           bool memory_causal, LayerScratch& s, const uint8_t* self_valid, const uint8_t* memory_valid,
+                           bool self_causal) {
     for (size_t r = 0; r < rows; r += s.tile) {
         const size_t n = min_of(s.tile, rows - r);
         const size_t tasks = decoder_rows_tasks(o, w, n, s);
         if (tasks > 1) {
             // Each worker its own rows through the whole layer: two hand-offs instead of one per step, and
             // the rows stay in that worker's cache.
-            DecoderRows job{&k,           &o,     &w,       x + r * o.d_model, n,  first_position + r,
-                            &self_cache,  &cross, mem_rows, memory_causal,     &s, self_valid,
-                            memory_valid, tasks};
+            DecoderRows job{&k,           &o,     &w,         x + r * o.d_model, n,  first_position + r,
+                            &self_cache,  &cross, mem_rows,   memory_causal,     &s, self_valid,
+                            memory_valid, tasks,  self_causal};
             parallel_run(s.split.parallel, tasks, decoder_rows_project_task, &job);
             parallel_run(s.split.parallel, tasks, decoder_rows_rest_task, &job);
         } else {
             decoder_tile_forward(k, o, w, x + r * o.d_model, n, first_position + r, self_cache, cross, mem_rows,
-                                 memory_causal, s, self_valid, memory_valid);
+                                 memory_causal, s, self_valid, memory_valid, self_causal);
         }
     }
 }

@@ -138,8 +138,10 @@ struct LayerScratch {
 
     // encoder_rows > 0: the encoder's scratch for sequences up to that length (max_keys = encoder_rows);
     // encoder_rows == 0: the decoder's, whose attention sees up to max_keys keys. Live in [first, last].
+    // min_tile: the decoder's tiles hold at least that many rows (a decoder without a causal mask runs all its
+    // rows in one tile).
     void allocate(MemoryPlan& plan, const LayerOptions& o, size_t encoder_rows, size_t max_keys, size_t max_in,
-                  Phase first, Phase last);
+                  Phase first, Phase last, size_t min_tile = 0);
 };
 
 using format::CacheType;
@@ -195,10 +197,12 @@ void decoder_layers_prepare_memory(const Kernels& k, const LayerOptions& o, cons
 // time (causal self-attention: a row needs only the keys of the rows before it, already cached). Appends their keys
 // and values to `self_cache`, which must hold positions [0, first_position) already. `memory_causal`
 // applies the tril memory mask. Optional key padding: self_valid flags target positions
-// [0, first_position + rows), memory_valid flags the mem_rows memory rows.
+// [0, first_position + rows), memory_valid flags the mem_rows memory rows. Without self_causal (a decoder
+// called without tgt_mask) every row attends to every row of the call: first_position must be 0 and rows fit in
+// one tile (s.tile), since a later row changes what an earlier one computes.
 void decoder_layer_forward(const Kernels& k, const LayerOptions& o, const DecoderLayerWeights& w, float* x, size_t rows,
                            size_t first_position, KvCache& self_cache, const KvCache& cross, size_t mem_rows,
                            bool memory_causal, LayerScratch& s, const uint8_t* self_valid = nullptr,
-                           const uint8_t* memory_valid = nullptr);
+                           const uint8_t* memory_valid = nullptr, bool self_causal = true);
 
 }  // namespace ax

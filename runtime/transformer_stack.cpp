@@ -169,7 +169,7 @@ void StackSession::decode(const Kernels& k, const StackConfig& c, const LayerNor
                           const uint8_t* memory_valid, LayerScratch& s, bool memory_causal) const {
     for (size_t i = 0; i < c.decoder_layers; ++i)
         decoder_layer_forward(k, c.layer, decoder[i], x, rows, first, self_cache[i], cross_cache[i], mem_rows,
-                              memory_causal, s, self_valid, memory_valid);
+                              memory_causal, s, self_valid, memory_valid, c.decoder_causal);
     if (c.decoder_final_norm) layer_norm_rows(k, final_norm, x, rows, c.layer.d_model, c.layer.eps, x);
 }
 

@@ -21,6 +21,7 @@ struct StackConfig {
     bool encoder_final_norm = false;
     bool decoder_final_norm = false;
     bool encoder_causal = false;          // the encoder's self-attention under a causal mask (set by the family)
+    bool decoder_causal = true;           // false: the decoder's rows attend to each other unmasked (the family's)
     CacheType kv_cache = CacheType::f32;  // how the decoder's key/value caches store their rows
 };
 

@@ -14,8 +14,9 @@
 
 namespace ax::test {
 
-Result auspex(const std::string& args) {
-    const std::string command = std::string(AUSPEX_CLI) + " " + args + " 2>&1";
+namespace {
+
+Result run_command(const std::string& command) {
     Result r{-1, ""};
     FILE* pipe = popen(command.c_str(), "r");
     REQUIRE(pipe != nullptr);
@@ -25,6 +26,14 @@ Result auspex(const std::string& args) {
     const int status = pclose(pipe);
     r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     return r;
+}
+
+}  // namespace
+
+Result auspex(const std::string& args) { return run_command(std::string(AUSPEX_CLI) + " " + args + " 2>&1"); }
+
+Result auspex_stdout(const std::string& args) {
+    return run_command(std::string(AUSPEX_CLI) + " " + args + " 2>/dev/null");
 }
 
 std::filesystem::path scratch_dir() {

@@ -15,6 +15,9 @@ struct Result {
 // Runs `auspex ARGS` (through the cross-compiling emulator when there is one; AUSPEX_CLI).
 Result auspex(const std::string& args);
 
+// The same with stderr thrown away: what a script reading stdout gets.
+Result auspex_stdout(const std::string& args);
+
 // A folder of this test process's own, made on first use.
 std::filesystem::path scratch_dir();
 

@@ -13,6 +13,7 @@
 namespace {
 
 using ax::test::auspex;
+using ax::test::auspex_stdout;
 using ax::test::check_error;
 using ax::test::Result;
 using ax::test::scratch_dir;
@@ -28,6 +29,18 @@ size_t count(const std::string& text, const std::string& what) {
 }
 
 bool has(const Result& r, const std::string& text) { return r.output.find(text) != std::string::npos; }
+
+// post_relu_tril's config with nhead 2 instead of the 4 it was trained with: it loads, and computes
+// something else.
+std::string wrong_nhead_config() {
+    std::string text = ax::test::read_file(fixture("post_relu_tril", "config.json"));
+    const size_t at = text.find("\"nhead\": 4");
+    REQUIRE(at != std::string::npos);
+    text.replace(at, 10, "\"nhead\": 2");
+    return ax::test::write_file("wrong_nhead.json", text);
+}
+
+const char* const kUnproven = "is unproven: it was converted without a check pair";
 
 }  // namespace
 
@@ -110,4 +123,76 @@ TEST_CASE("cli: a model of another format version says which side to update") {
                 "is model format version 2, newer than this auspex reads (version 1): update auspex");
     check_error(auspex("inspect " + ax::test::write_file("older.axm", older)), 1,
                 "older than this auspex reads (version 1): convert the checkpoint again");
+}
+
+TEST_CASE("cli: a model no check pair proved says so on stderr wherever it is used; stdout stays the answer") {
+    // The user's mistake the check pair would have caught: a wrong nhead converts and forecasts.
+    const std::string model = (scratch_dir() / "wrong_nhead.axm").string();
+    const std::string convert =
+        "convert " + fixture("post_relu_tril", "model.pt") + " --config " + wrong_nhead_config() + " -o " + model;
+    const Result converted = auspex(convert);
+    REQUIRE_MESSAGE(converted.exit_code == 0, converted.output);
+    // convert's notes (the unproven one among them) are on stderr: stdout holds the summary alone.
+    const Result convert_stdout = auspex_stdout(convert);
+    REQUIRE(convert_stdout.exit_code == 0);
+    CHECK_MESSAGE(!has(convert_stdout, "note:"), convert_stdout.output);
+    CHECK(has(convert_stdout, "wrote " + model));
+
+    const std::string history = fixture("post_relu_tril", "history.csv");
+    const Result forecast = auspex("forecast " + model + " --input " + history + " --horizon 4");
+    REQUIRE_MESSAGE(forecast.exit_code == 0, forecast.output);
+    CHECK_MESSAGE(count(forecast.output, kUnproven) == 1, forecast.output);
+    CHECK(has(forecast, "convert again with --check-input IN --check-output PYTORCH_OUT.csv --check-target TGT"));
+    // stdout is the forecast: a header and 4 rows, no warning.
+    const Result table = auspex_stdout("forecast " + model + " --input " + history + " --horizon 4");
+    REQUIRE(table.exit_code == 0);
+    CHECK_MESSAGE(count(table.output, "\n") == 5, table.output);
+    CHECK(!has(table, "unproven"));
+
+    const std::string pair = " --input " + fixture("post_relu_tril", "src.csv") + " --target " +
+                             fixture("post_relu_tril", "tgt.csv") + " --expected " +
+                             fixture("post_relu_tril", "run_out.csv");
+    const Result verify = auspex("verify " + model + pair);
+    REQUIRE_MESSAGE(verify.exit_code == 0, verify.output);
+    CHECK_MESSAGE(count(verify.output, kUnproven) == 1, verify.output);
+
+    const Result inspect = auspex("inspect " + model);
+    REQUIRE_MESSAGE(inspect.exit_code == 0, inspect.output);
+    CHECK(has(inspect, "proof:    unproven (converted without a check pair: nothing compared it with PyTorch)"));
+    CHECK_MESSAGE(count(inspect.output, kUnproven) == 1, inspect.output);
+    CHECK(!has(auspex_stdout("inspect " + model), kUnproven));
+
+    // An error stays one line: the warning follows success only.
+    check_error(auspex("forecast " + model + " --input " + history + " --horizon 0"), 2, "--horizon");
+}
+
+TEST_CASE("cli: a proven model says what proved it in inspect and nothing elsewhere; an older file not recorded") {
+    const std::string model = (scratch_dir() / "proven.axm").string();
+    const Result converted =
+        auspex("convert " + fixture("post_relu_tril", "model.pt") + " --config " +
+               fixture("post_relu_tril", "config.json") + " --check-input " + fixture("post_relu_tril", "src.csv") +
+               " --check-target " + fixture("post_relu_tril", "tgt.csv") + " --check-output " +
+               fixture("post_relu_tril", "run_out.csv") + " -o " + model);
+    REQUIRE_MESSAGE(converted.exit_code == 0, converted.output);
+    const Result inspect = auspex("inspect " + model);
+    REQUIRE_MESSAGE(inspect.exit_code == 0, inspect.output);
+    CHECK_MESSAGE(has(inspect,
+                      "proof:    proven: the float32 model reproduced PyTorch's output run_out.csv "
+                      "(max difference "),
+                  inspect.output);
+    CHECK(has(inspect, "when converted"));
+    CHECK(!has(inspect, "unproven"));
+    const Result forecast =
+        auspex("forecast " + model + " --input " + fixture("post_relu_tril", "history.csv") + " --horizon 4");
+    REQUIRE_MESSAGE(forecast.exit_code == 0, forecast.output);
+    CHECK_MESSAGE(!has(forecast, "unproven"), forecast.output);
+
+    // Converted before the record existed: inspect says it does not know, forecast stays quiet.
+    const std::string old = fixture("window48", "old_format.axm");
+    const Result old_inspect = auspex("inspect " + old);
+    REQUIRE_MESSAGE(old_inspect.exit_code == 0, old_inspect.output);
+    CHECK(has(old_inspect, "proof:    not recorded"));
+    const Result old_forecast = auspex("forecast " + old + " --input " + fixture("window48", "history.csv"));
+    REQUIRE_MESSAGE(old_forecast.exit_code == 0, old_forecast.output);
+    CHECK_MESSAGE(!has(old_forecast, "unproven"), old_forecast.output);
 }

@@ -196,6 +196,7 @@ TEST_CASE("identity: a model file without identity records opens and reports unv
     uint32_t version = 123;
     CHECK(auspex_model_version(&fc, &version) == 0);
     CHECK(auspex_model_created_time(&fc, &version) == 0);
+    CHECK(auspex_model_proven(&fc) == -1);  // not recorded
     char name[AUSPEX_MAX_TEXT_BYTES + 1] = "x";
     CHECK(auspex_model_name(&fc, name, sizeof name) == 0);
     CHECK(name[0] == '\0');
@@ -223,6 +224,9 @@ TEST_CASE("identity: the C API reads name, version, time and converter version w
     char converter[AUSPEX_MAX_TEXT_BYTES + 1];
     CHECK(auspex_converter_version(&fc, converter, sizeof converter) == tools::converter_version_text().size());
     CHECK(std::string(converter) == tools::converter_version_text());
+    // convert_model ran no check pair: unproven.
+    CHECK(auspex_model_proven(&fc) == 0);
+    CHECK(auspex_model_proven(nullptr) == -1);
 }
 
 TEST_CASE("identity: hostile name and converter records in a crafted file get one clear error") {
@@ -269,4 +273,49 @@ TEST_CASE("identity: hostile name and converter records in a crafted file get on
         write_model("bad_name.axm", tools::serialize_axm(with_text(format::kModelNameKey, "\xC3(")));
     check_error(auspex("forecast " + bad_utf8 + " --input " + case_file("history.csv")), 1,
                 "model name: the text is not well-formed UTF-8");
+}
+
+TEST_CASE("identity: the proof record is read back, and a crafted one that contradicts itself is refused") {
+    tools::AxmModel proven = imported();
+    tools::stamp_model(proven, "", std::nullopt, tools::ConversionProof{true, 4.5e-7, 1.3e-4, "/some/folder/out.csv"});
+    const auto m = tools::open_model_bytes(tools::serialize_axm(proven), "proven");
+    const ModelProof p = model_proof(m->file);
+    CHECK(p.recorded);
+    CHECK(p.proof == format::Proof::proven);
+    REQUIRE(p.measured);
+    CHECK(p.max_diff == doctest::Approx(4.5e-7));
+    CHECK(p.tolerance == doctest::Approx(1.3e-4));
+    char against[format::kMaxProofAgainstBytes + 1];
+    CHECK(proof_against(m->file, against, sizeof against) == 7);
+    CHECK(std::string(against) == "out.csv");  // the folder is the user's machine's: not stored
+    const tools::AlignedBuffer proven_bytes(tools::serialize_axm(proven));
+    auspex_forecaster fc;
+    REQUIRE(auspex_open(&fc, proven_bytes.data(), proven_bytes.size(), 1) == AUSPEX_OK);
+    CHECK(auspex_model_proven(&fc) == 1);
+
+    tools::AxmModel unproven = imported();
+    tools::stamp_model(unproven, "", std::nullopt, tools::ConversionProof{});
+    const ModelProof u = model_proof(tools::open_model_bytes(tools::serialize_axm(unproven), "u")->file);
+    CHECK(u.recorded);
+    CHECK(u.proof == format::Proof::unproven);
+    CHECK_FALSE(u.measured);
+    // A file written before the record: not recorded, and it opens.
+    CHECK_FALSE(model_proof(tools::open_model_bytes(tools::serialize_axm(imported()), "old")->file).recorded);
+
+    auto with = [](std::vector<std::pair<format::ConfigKey, uint32_t>> records) {
+        tools::AxmModel model = imported();
+        for (const auto& [key, value] : records) model.config.emplace_back(key, value);
+        return model;
+    };
+    using K = format::ConfigKey;
+    CHECK(open_error(with({{K::proof, 2}})).find("proof") != std::string::npos);
+    CHECK(
+        open_error(with({{K::proof, 0}, {K::proof_max_diff, 0}, {K::proof_tolerance, 0}})).find("need proof proven") !=
+        std::string::npos);
+    CHECK(open_error(with({{K::proof, 1}, {K::proof_max_diff, 0}})).find("go together") != std::string::npos);
+    CHECK(open_error(with({{K::proof, 1}, {K::proof_max_diff, 0x7FC00000u}, {K::proof_tolerance, 0}}))
+              .find("finite and not negative") != std::string::npos);
+    tools::AxmModel named = with({{K::proof, 0}});
+    tools::store_text_records(named, format::kProofAgainstKey, "out.csv", "test");
+    CHECK(open_error(named).find("need proof proven") != std::string::npos);
 }

@@ -109,6 +109,9 @@ void ForecastLayout::allocate(MemoryPlan& plan, const ForecasterConfig& c, size_
         if (c.head == format::ForecastHead::generator) {
             // The window slides over the history and every prediction, each step a whole encoder pass.
             tgt_z = plan.alloc_session<float>("window and predictions", (uint64_t{max_window} + max_horizon) * n);
+            // Known inputs beside the predictions: each step's outputs before its row is composed.
+            if (c.known_inputs != 0)
+                outputs = plan.alloc_session<float>("predictions", uint64_t{max_horizon} * c.n_outputs);
             head_quant.rows = 1;
             head_quant.q = plan.alloc<int8_t>("head: int8 input", d, Phase::decode, Phase::decode);
             head_quant.scales = plan.alloc<float>("head: input scale", 1, Phase::decode, Phase::decode);
@@ -132,21 +135,23 @@ void ForecastLayout::allocate(MemoryPlan& plan, const ForecasterConfig& c, size_
     }
     // The encoder output lives until every decoder layer has its cross-attention keys and values.
     memory = plan.alloc<float>("encoder rows / memory", uint64_t{max_window} * d, Phase::encode, Phase::prepare);
-    dec_x = plan.alloc<float>("decoder rows", row_tile(c.stack.layer) * d, Phase::decode, Phase::decode);
+    // A decoder without a causal mask runs all its rows in one tile: each row attends to every other.
+    const size_t tile =
+        c.stack.decoder_causal || dec_rows < row_tile(c.stack.layer) ? row_tile(c.stack.layer) : dec_rows;
+    dec_x = plan.alloc<float>("decoder rows", uint64_t{tile} * d, Phase::decode, Phase::decode);
     // Written before encoding, read by the decoder.
     tgt_z = plan.alloc_session<float>("decoder inputs", (uint64_t{dec_rows} + 1) * n);
     // One-pass: every decoder row's outputs; known inputs: each step's prediction before its row is composed.
     if (c.one_pass() || c.known_inputs != 0)
         outputs = plan.alloc<float>("decoder outputs", uint64_t{dec_rows} * c.n_outputs, Phase::decode, Phase::decode);
     const size_t keys = dec_rows > max_window ? dec_rows : max_window;
-    decoder_scratch.allocate(plan, c.stack.layer, 0, keys, c.embed_width(n), Phase::prepare, Phase::decode);
+    decoder_scratch.allocate(plan, c.stack.layer, 0, keys, c.embed_width(n), Phase::prepare, Phase::decode, tile);
     if (c.decoder_residual)
-        dec_in = plan.alloc<float>("residual around the decoder: a tile's input rows",
-                                   uint64_t{row_tile(c.stack.layer)} * d, Phase::decode, Phase::decode);
+        dec_in = plan.alloc<float>("residual around the decoder: a tile's input rows", uint64_t{tile} * d,
+                                   Phase::decode, Phase::decode);
     if (c.token_conv())
         conv_dec = plan.alloc<float>("token_conv: a decoder tile's neighbours",
-                                     uint64_t{row_tile(c.stack.layer)} * c.embed_width(c.decoder_features),
-                                     Phase::decode, Phase::decode);
+                                     uint64_t{tile} * c.embed_width(c.decoder_features), Phase::decode, Phase::decode);
 }
 
 bool plan_forecaster_arena(const ForecasterConfig& config, size_t max_window, size_t max_horizon, MemoryPlan* plan) {
@@ -166,7 +171,7 @@ size_t Forecaster::decoder_column(size_t j) const {
 
 bool Forecaster::known_decoder_column(size_t j) const {
     const ForecasterConfig& c = config_;
-    if (c.encoder_only() || c.known_inputs == 0) return false;
+    if (c.known_inputs == 0) return false;
     if (c.decoding == format::Decoding::one_pass) return j + c.time_marks >= c.decoder_features;
     const size_t column = decoder_column(j);
     for (size_t i = 0; i < c.n_outputs; ++i)
@@ -175,7 +180,7 @@ bool Forecaster::known_decoder_column(size_t j) const {
 }
 
 size_t Forecaster::future_rows(size_t horizon) const {
-    if (config_.known_inputs == 0 || config_.encoder_only()) return 0;
+    if (config_.known_inputs == 0) return 0;
     return config_.decoding == format::Decoding::one_pass ? horizon : horizon - 1;
 }
 
@@ -527,18 +532,31 @@ void ForecastSession::patched_forward(const float* src, size_t rows, float* out)
 
 // The encoder-only generator, as the author's loop runs it: the last `rows` rows of the history and the
 // predictions so far through the whole encoder, the last row's output appended, `horizon` times.
-Status ForecastSession::forecast_sliding(const float* src, size_t rows, size_t horizon, float* out) {
+// With known inputs (covariates the model reads but does not predict), each appended row is the prediction in
+// its outputs' columns and the step's planned values (`future`) in the others.
+Status ForecastSession::forecast_sliding(const float* src, size_t rows, size_t horizon, float* out,
+                                         const float* future) {
     const ForecasterConfig& c = model_->config_;
     const size_t n = c.n_features;
+    const size_t o = c.n_outputs;
     const size_t d = c.stack.layer.d_model;
     float* rows_so_far = layout_.tgt_z;
     std::memmove(rows_so_far, src, rows * n * sizeof(float));
     for (size_t t = 0; t < horizon; ++t) {
         encode(rows_so_far + t * n, rows);
-        linear_forward(*k_, model_->generator_, layout_.memory + (rows - 1) * d, 1, rows_so_far + (rows + t) * n,
-                       layout_.head_quant);
+        float* next = rows_so_far + (rows + t) * n;
+        if (c.known_inputs == 0) {
+            linear_forward(*k_, model_->generator_, layout_.memory + (rows - 1) * d, 1, next, layout_.head_quant);
+            continue;
+        }
+        float* prediction = layout_.outputs + t * o;
+        linear_forward(*k_, model_->generator_, layout_.memory + (rows - 1) * d, 1, prediction, layout_.head_quant);
+        if (t + 1 < horizon) next_decoder_row(prediction, future + t * n, next);
     }
-    std::memcpy(out, rows_so_far + rows * n, horizon * n * sizeof(float));
+    if (c.known_inputs == 0)
+        std::memcpy(out, rows_so_far + rows * n, horizon * n * sizeof(float));
+    else
+        std::memcpy(out, layout_.outputs, horizon * o * sizeof(float));
     return Status::ok();
 }
 
@@ -561,6 +579,13 @@ Status ForecastSession::forecast_one_pass(const float* src, size_t rows, size_t 
         std::memcpy(out, layout_.outputs, horizon * o * sizeof(float));
         return Status::ok();
     }
+    // Without a causal mask every placeholder's output depends on every other: the trained count only.
+    if (!c.stack.decoder_causal && horizon != c.horizon)
+        return Status::error(StatusCode::invalid_argument,
+                             "a decoder without a causal mask runs its trained horizon of ")
+            .add(c.horizon)
+            .add(" steps only (each placeholder attends to every other), not ")
+            .add(horizon);
     // The token convolution's neighbours wrap around every decoder row: fewer placeholders change them all.
     if (c.token_conv() && horizon != c.horizon)
         return Status::error(StatusCode::invalid_argument, "a token_conv decoder runs its trained horizon of ")
@@ -599,7 +624,7 @@ Status ForecastSession::forecast_impl(const float* history, size_t rows, size_t 
     AX_RETURN_IF_ERROR(check_lengths(rows, c.decoder_rows(horizon)));
     AX_RETURN_IF_ERROR(check_session_length(horizon, max_horizon_, 0, "horizon ", ""));
     const size_t n = c.n_features;
-    if (!c.one_pass() && c.encoder_only() && c.n_outputs != n)
+    if (!c.one_pass() && c.encoder_only() && c.n_outputs > n)
         return Status::error(StatusCode::unsupported, "forecast feeds outputs back as inputs: the model has ")
             .add(c.n_outputs)
             .add(" outputs but its encoder reads ")
@@ -609,7 +634,7 @@ Status ForecastSession::forecast_impl(const float* history, size_t rows, size_t 
         return Status::error(StatusCode::unsupported, "forecast feeds outputs back as inputs: the model's ")
             .add(c.n_outputs)
             .add(" outputs are not input columns");
-    if (!c.encoder_only()) AX_RETURN_IF_ERROR(check_future(future, future_rows, horizon));
+    AX_RETURN_IF_ERROR(check_future(future, future_rows, horizon));
     AX_RETURN_IF_ERROR(check_finite_input(history, rows * n, "history"));
     if (out == nullptr) return Status::error(StatusCode::invalid_argument, "output buffer is null");
 
@@ -626,7 +651,7 @@ Status ForecastSession::forecast_impl(const float* history, size_t rows, size_t 
     if (c.one_pass()) {
         AX_RETURN_IF_ERROR(forecast_one_pass(src, rows, horizon, out, future));
     } else if (c.encoder_only()) {
-        AX_RETURN_IF_ERROR(forecast_sliding(src, rows, horizon, out));
+        AX_RETURN_IF_ERROR(forecast_sliding(src, rows, horizon, out, future));
     } else {
         // tgt_z holds the decoder inputs: the last observed row (its decoder columns), then each prediction
         // (model space), with the known inputs of its time beside it when the decoder reads any. The row is
@@ -638,7 +663,9 @@ Status ForecastSession::forecast_impl(const float* history, size_t rows, size_t 
         for (size_t t = 0; t < horizon; ++t) {
             // Without known inputs the prediction is the next decoder row as it is (m == o, same columns).
             float* prediction = c.known_inputs != 0 ? layout_.outputs + t * o : layout_.tgt_z + (t + 1) * m;
-            if (cached) {
+            // A decoder without a causal mask cannot reuse cached rows: an appended row changes the earlier
+            // ones, as the author's loop reruns the whole decoder each step.
+            if (cached && c.stack.decoder_causal) {
                 decode(layout_.tgt_z + t * m, 1, t, prediction);
             } else {
                 // out doubles as the generator's buffer for all t + 1 rows; only the last one is kept.

@@ -1,6 +1,7 @@
 // The time-series forecaster family: input embeddings, optional positions (sinusoidal or a learned table),
-// a Transformer encoder (optionally causal) and decoder (causal self-attention, optional tril memory mask),
-// and a head. The forecasters people write vary around that (docs/FORMAT.md, "Forecaster variants"):
+// a Transformer encoder (optionally causal) and decoder (causal self-attention unless decoder_mask is none,
+// optional tril memory mask), and a head. The forecasters people write vary around that (docs/FORMAT.md, "Forecaster
+// variants"):
 // - step by step (the default): the decoder is fed its own predictions through a per-row generator;
 // - one-pass decoding: the decoder runs once over label_len observed rows and horizon placeholder rows;
 // - encoder-only (no decoder layers) with a per-row generator: the window slides one prediction at a time,
@@ -43,10 +44,11 @@ struct ForecasterConfig {
     format::Activation head_activation = format::Activation::relu;
     bool encoder_output_act = false;  // an activation on the encoder's rows before a pooled head
     format::Activation encoder_output_activation = format::Activation::relu;
-    size_t horizon = 0;        // steps predicted at once (one-pass heads and decoding); 0 otherwise
-    size_t label_len = 0;      // one-pass decoding
-    size_t head_hidden = 0;    // pooled heads: width of the hidden Linear, 0 = none
-    float embed_scale = 1.0f;  // input rows times this before positions (sqrt(d_model) in some models)
+    size_t horizon = 0;          // steps predicted at once (one-pass heads and decoding); 0 otherwise
+    size_t trained_horizon = 0;  // step by step: the steps its loop was trained to forecast; 0 = not stated
+    size_t label_len = 0;        // one-pass decoding
+    size_t head_hidden = 0;      // pooled heads: width of the hidden Linear, 0 = none
+    float embed_scale = 1.0f;    // input rows times this before positions (sqrt(d_model) in some models)
     format::PositionalEncoding decoder_positions = format::PositionalEncoding::none;  // the decoder's rows'
     // Columns the decoder reads: n_features, or n_outputs when it reads the predicted columns only (the
     // encoder reading covariates beside them; output i's input column is record kOutputFeatureKey + i).
@@ -219,7 +221,7 @@ private:
     void encode_stack(float* x, size_t rows);
     // The pooled head over the encoded rows: out gets horizon x n_outputs.
     void pooled_head(size_t rows, float* out);
-    Status forecast_sliding(const float* src, size_t rows, size_t horizon, float* out);
+    Status forecast_sliding(const float* src, size_t rows, size_t horizon, float* out, const float* future);
     // Patched: every input column through the encoder and the head on its own; out gets horizon x n_features.
     void patched_forward(const float* src, size_t rows, float* out);
     void revin_normalize(const float* x, size_t rows, float* z);

@@ -47,6 +47,8 @@ Status check_variants(const ForecasterConfig& c) {
     if (c.one_pass() && c.horizon == 0) return bad("a one-pass forecaster needs its horizon");
     if (!c.one_pass() && (c.horizon != 0 || c.label_len != 0))
         return bad("horizon and label_len belong to one-pass forecasters");
+    if (c.one_pass() && c.trained_horizon != 0)
+        return bad("trained_horizon belongs to forecasters that feed predictions back (a one-pass one has horizon)");
     if (c.head == format::ForecastHead::flatten && c.window == 0)
         return bad("a flatten head needs the window it was trained on");
     if (c.encoder_output_act && (!c.encoder_only() || c.head == format::ForecastHead::generator))
@@ -99,7 +101,12 @@ Status read_decoder_columns(const ModelFile& f, ForecasterConfig* c) {
         for (size_t e = 0; e < i; ++e)
             if (column_of(format::kOutputFeatureKey, e, e) == column) return bad("two outputs name one input column");
     }
-    if (c->stack.decoder_layers == 0) return Status::ok();
+    // An encoder-only generator predicting some of its columns slides its window over rows of predictions
+    // and the other columns' known values (covariates planned ahead).
+    if (c->stack.decoder_layers == 0) {
+        if (c->head == format::ForecastHead::generator) c->known_inputs = c->n_features - c->n_outputs;
+        return Status::ok();
+    }
     for (size_t j = 0; j < c->decoder_features; ++j) {
         const size_t fallback = c->decoder_features == c->n_features ? j : column_of(format::kOutputFeatureKey, j, j);
         const size_t column = listed ? column_of(format::kDecoderFeatureKey, j, c->n_features) : fallback;
@@ -173,6 +180,8 @@ Status read_forecaster_config(const ModelFile& f, ForecasterConfig* out) {
     AX_RETURN_IF_ERROR(optional_enum(f, ConfigKey::head_activation, &c.head_activation));
     AX_RETURN_IF_ERROR(read_config_optional_size(f, ConfigKey::horizon, 0, kMaxSequenceLength, 0, &c.horizon));
     AX_RETURN_IF_ERROR(read_config_optional_size(f, ConfigKey::label_len, 0, kMaxSequenceLength, 0, &c.label_len));
+    AX_RETURN_IF_ERROR(
+        read_config_optional_size(f, ConfigKey::trained_horizon, 0, kMaxSequenceLength, 0, &c.trained_horizon));
     AX_RETURN_IF_ERROR(read_config_optional_size(f, ConfigKey::head_hidden, 0, kMaxModelWidth, 0, &c.head_hidden));
     uint32_t bits = 0;
     if (f.config(ConfigKey::embed_scale, &bits))
@@ -202,6 +211,10 @@ Status read_forecaster_config(const ModelFile& f, ForecasterConfig* out) {
     AX_RETURN_IF_ERROR(read_config_optional_size(f, ConfigKey::decoder_residual, 0, 1, 0, &residual));
     c.decoder_residual = residual != 0;
     if (c.decoder_residual && c.encoder_only()) return bad("decoder_residual without a decoder");
+    format::DecoderMask decoder_mask = format::DecoderMask::causal;
+    AX_RETURN_IF_ERROR(optional_enum(f, ConfigKey::decoder_mask, &decoder_mask));
+    if (decoder_mask != format::DecoderMask::causal && c.encoder_only()) return bad("decoder_mask without a decoder");
+    c.stack.decoder_causal = decoder_mask == format::DecoderMask::causal;
     if (f.config(ConfigKey::revin_eps, &bits))
         AX_RETURN_IF_ERROR(read_config_positive_float(f, ConfigKey::revin_eps, &c.revin_eps));
     AX_RETURN_IF_ERROR(check_variants(c));

@@ -216,6 +216,9 @@ const char* integer_mode_unsupported(const ForecasterConfig& c) {
     if (c.time_marks != 0) return "the integer-only mode takes no time-mark columns";
     if (c.encoder_residual || c.decoder_residual) return "the integer-only mode runs no residual around a whole stack";
     if (c.known_inputs != 0) return "the integer-only mode takes no inputs known ahead";
+    if (!c.stack.decoder_causal)
+        return "the integer-only mode reuses each step's cached decoder rows: it needs a causal decoder (decoder_mask "
+               "causal)";
     return nullptr;
 }
 

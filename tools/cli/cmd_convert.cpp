@@ -3,12 +3,12 @@
 #include "runtime/config_reader.h"
 #include "tools/cli/commands.h"
 #include "tools/cli/data_csv.h"
+#include "tools/cli/unchecked_notes.h"
 #include "tools/convert/config_search.h"
 #include "tools/convert/conversion_check.h"
 #include "tools/convert/converter.h"
 #include "tools/convert/model_stamp.h"
 #include "tools/convert/quantize.h"
-#include "tools/family/family_descriptor.h"
 #include "tools/common/file_io.h"
 #include "tools/common/tool_error.h"
 #include "tools/host/model_loader.h"
@@ -77,17 +77,18 @@ constexpr const char* kIntegerNote =
 // Printed once when no check pair ran: nothing compared the result with PyTorch.
 std::string unproven_note(const std::vector<uint8_t>& bytes, const std::string& output) {
     const auto model = tools::open_model_bytes(bytes, output);
-    const tools::FamilyDescriptor& family = tools::family_descriptor(model->family);
-    // An encoder-only forecaster's forward(src) takes no target.
-    const bool target = family.check_target != nullptr && !(model->family == format::Family::forecaster &&
-                                                            model->as<Forecaster>().config().encoder_only());
-    return std::string(
-               "the config is unproven: nothing compared this model with PyTorch, and a config that "
-               "loads can still compute something else (nhead, activation, norm_first, layer_norm_eps, "
-               "...). Prove it by converting with --check-input IN --check-output PYTORCH_OUT.csv") +
-           (target ? " --check-target TGT" : "") +
+    return "the config is unproven (recorded in the file; forecast, verify and inspect say so): nothing "
+           "compared this model with PyTorch, and a config that loads can still compute something else "
+           "(nhead, activation, norm_first, layer_norm_eps, ...). Prove it by converting with " +
+           check_pair_options(*model) +
            ", the input and output of one forward call of the trained module in eval mode (see \"Proving a "
            "conversion against PyTorch\" in docs/importing-models.md)";
+}
+
+// Notes go to stderr: stdout is for what the user asked for (the summary, the check's result, the search's
+// report), and a note between them would be read as one of those by a script.
+void print_notes(const std::vector<std::string>& notes) {
+    for (const std::string& note : notes) std::fprintf(stderr, "note: %s\n", note.c_str());
 }
 
 }  // namespace
@@ -144,7 +145,7 @@ int cmd_convert(const Argv& argv) {
                     options.calib_path.empty() ? "" : ", calibrated input ranges");
         if (!options.calib_path.empty()) notes.push_back(options.integer_only ? kIntegerNote : kCalibNote);
         notes.push_back(unproven_note(bytes, output));
-        for (const std::string& note : notes) std::printf("note: %s\n", note.c_str());
+        print_notes(notes);
         return 0;
     }
 
@@ -163,6 +164,7 @@ int cmd_convert(const Argv& argv) {
                                "; the config does not describe the trained module (nhead, activation, norm_first, "
                                "layer_norm_eps, positional_encoding, memory_mask, ...): --find-config FILE searches "
                                "for one that does; nothing written");
+    options.proof = tools::ConversionProof{true, result.max_diff, result.tolerance, check.output};
     const std::vector<uint8_t> bytes = tools::finish_model(std::move(model), options);
     std::string quantized;
     if (options.dtype != format::DType::f32) {
@@ -181,7 +183,7 @@ int cmd_convert(const Argv& argv) {
                 options.kv_cache == format::CacheType::i8 ? ", int8 kv cache" : "",
                 options.calib_path.empty() ? "" : ", calibrated input ranges");
     if (!options.calib_path.empty()) notes.push_back(options.integer_only ? kIntegerNote : kCalibNote);
-    for (const std::string& note : notes) std::printf("note: %s\n", note.c_str());
+    print_notes(notes);
     return 0;
 }
 

@@ -6,6 +6,7 @@
 #include "tools/cli/data_csv.h"
 #include "tools/cli/history_header.h"
 #include "tools/cli/known_inputs.h"
+#include "tools/cli/unchecked_notes.h"
 #include "tools/host/column_names.h"
 #include "tools/text/csv.h"
 #include "tools/host/forecast_report.h"
@@ -171,6 +172,7 @@ int cmd_forecast(const Argv& argv) {
         args.has("truth") && truth.steps.front() == 0 && truth.steps.back() + 1 == truth.steps.size();
     if (args.has("plot"))
         write_plot(args.get("plot"), *m, args, history, out, timed, plot_truth ? &truth.truth : nullptr);
+    note_unchecked_forecast(*m, horizon);
     return 0;
 }
 

@@ -7,6 +7,7 @@
 #include "models/forecaster/forecaster_integer.h"
 #include "tools/cli/commands.h"
 #include "tools/cli/fit_report.h"
+#include "tools/cli/unchecked_notes.h"
 #include "tools/cli/session_lengths.h"
 #include "tools/common/enum_text.h"
 #include "tools/family/family_descriptor.h"
@@ -103,6 +104,7 @@ int cmd_inspect(const Argv& argv) {
                 static_cast<unsigned long long>(m->file.file_size()), format::kVersion);
     std::printf("family:   %s\n", tools::family_name(m->family));
     print_identity(m->file);
+    std::printf("proof:    %s\n", proof_text(m->file).c_str());
     std::printf("signature: %s\n", signature_line(m->bytes.data(), m->bytes.size()).c_str());
     std::string features;
     for (const std::string& n : tools::feature_names(m->file)) features += (features.empty() ? "" : ", ") + n;
@@ -129,6 +131,7 @@ int cmd_inspect(const Argv& argv) {
         std::printf("assumed:  %s (taken by default at conversion, not stated in the config)\n",
                     tools::assumed_defaults_text(defaults).c_str());
     if (calibrated) std::printf("calibration: input ranges (max |x|) recorded for the weight matrices\n");
+    warn_if_unproven(*m);
     if (fit) {
         ArenaQuery query;
         query.model_bytes = m->file.file_size();

@@ -11,6 +11,7 @@
 #include "tools/cli/data_csv.h"
 #include "tools/cli/known_inputs.h"
 #include "tools/cli/signatures.h"
+#include "tools/cli/unchecked_notes.h"
 #include "tools/convert/conversion_check.h"
 #include "tools/family/family_descriptor.h"
 #include "tools/host/column_names.h"
@@ -95,14 +96,15 @@ int verify_forecasts(const Args& args, const tools::LoadedModel* model) {
         const std::string note = tools::window_note(c, window, "--window " + std::to_string(window));
         if (!note.empty()) std::fprintf(stderr, "note: %s\n", note.c_str());
     }
+    const std::string past = tools::horizon_note(c, horizon, "--horizon " + std::to_string(horizon));
+    if (!past.empty()) std::fprintf(stderr, "note: %s\n", past.c_str());
     const size_t stride = args.get_size("stride", horizon, 1, kMaxSequenceLength);
 
     const Kernels& k = choose_kernels(args);
     tools::HostSession a(*model, k, window, horizon), b(*reference, k, window, horizon);
     std::vector<ColumnError> run_err(c.n_outputs), fc_err(c.n_outputs);
     // Outputs fed back must be inputs; inputs known ahead come from the rows after the window.
-    const bool can_forecast =
-        c.one_pass() || (c.encoder_only() ? c.n_outputs == c.n_features : c.n_outputs <= c.n_features);
+    const bool can_forecast = c.one_pass() || c.n_outputs <= c.n_features;
     const Forecaster& f = model->as<Forecaster>();
     std::vector<float> tgt(horizon * c.decoder_features);
     for (size_t start = 0; start + window + horizon <= data.rows + 1 && start + window + horizon - 1 <= data.rows;
@@ -133,9 +135,11 @@ int verify_forecasts(const Args& args, const tools::LoadedModel* model) {
     return 0;
 }
 
-// The output columns' names: the expected CSV's header, the model's feature names where its outputs are its
-// features, else what they are.
+// The output columns' names: the model's own (config "outputs"), else the expected CSV's header, the model's
+// feature names where its outputs are its features, else what they are.
 std::vector<std::string> output_names(const tools::LoadedModel& m, const tools::Table& expected, size_t cols) {
+    std::vector<std::string> stored = tools::output_names(m.file);
+    if (stored.size() == cols) return stored;
     if (expected.header.size() == cols) return expected.header;
     const std::vector<std::string> features = tools::feature_names(m.file);
     if (features.size() == cols) return features;
@@ -164,7 +168,7 @@ int verify_pair(const Args& args, const tools::LoadedModel& model) {
         if (args.has(option))
             throw UsageError{std::string("--") + option + " is for verify --against of a forecaster (a data CSV)"};
     const tools::FamilyDescriptor& family = tools::family_descriptor(model.family);
-    const bool two_inputs = family.check_target != nullptr;
+    const bool two_inputs = tools::takes_check_target(model);
     if (two_inputs && !args.has("target"))
         throw UsageError{std::string("a ") + tools::family_name(model.family) +
                          " takes --target too: " + family.check_target};
@@ -234,9 +238,11 @@ int cmd_verify(const Argv& argv) {
             "give one reference: --against REFERENCE.axm (another conversion of the model) or "
             "--expected OUTPUTS.csv (what PyTorch returned for --input)"};
     const auto model = tools::open_model(args.positionals()[0]);
-    if (model->family == format::Family::forecaster && args.has("against") && !args.has("target"))
-        return verify_forecasts(args, model.get());
-    return verify_pair(args, *model);
+    const int status = model->family == format::Family::forecaster && args.has("against") && !args.has("target")
+                           ? verify_forecasts(args, model.get())
+                           : verify_pair(args, *model);
+    warn_if_unproven(*model);
+    return status;
 }
 
 }  // namespace ax::cli

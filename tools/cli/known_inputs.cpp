@@ -94,7 +94,9 @@ std::vector<float> read_future(const Args& args, const tools::LoadedModel& m, co
         std::string list;
         for (size_t column : from_file) list += (list.empty() ? "" : ", ") + column_name(features, column);
         const char* verb = from_file.size() == 1 ? "its" : "their";
-        throw tools::ToolError("the model's decoder reads " + list + ", which it does not predict: give " + verb +
+        throw tools::ToolError(std::string(c.encoder_only() ? "each row the model appends to its window holds "
+                                                            : "the model's decoder reads ") +
+                               list + ", which it does not predict: give " + verb +
                                " values for the forecast's steps with --future FILE (a CSV with a time column and "
                                "those columns)");
     }

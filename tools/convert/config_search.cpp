@@ -30,6 +30,8 @@ struct Candidate {
     // Patched forecasters (PatchTST as its authors wrote it): residual attention, the head's flatten order.
     std::optional<bool> res_attention;
     std::optional<std::string> head_flatten;
+    // Forecasters with a decoder: its self-attention mask (a forward called without tgt_mask has none).
+    std::optional<format::DecoderMask> decoder_mask;
 };
 
 std::string eps_text(double eps) {
@@ -48,6 +50,7 @@ std::string describe(const Candidate& c) {
         s += ", decoder_positional_encoding " + enum_text(*c.decoder_positional_encoding);
     if (c.res_attention) s += std::string(", res_attention ") + (*c.res_attention ? "true" : "false");
     if (c.head_flatten) s += ", head_flatten " + *c.head_flatten;
+    if (c.decoder_mask) s += ", decoder_mask " + enum_text(*c.decoder_mask);
     return s;
 }
 
@@ -62,6 +65,7 @@ ConvertConfig apply(ConvertConfig config, const Candidate& c) {
     config.decoder_positional_encoding = c.decoder_positional_encoding;
     if (c.res_attention) config.res_attention = *c.res_attention;
     if (c.head_flatten) config.head_flatten = *c.head_flatten;
+    if (c.decoder_mask) config.decoder_mask = *c.decoder_mask;
     return config;
 }
 
@@ -92,6 +96,8 @@ JsonValue candidate_json(const JsonValue& user, const Candidate& c) {
                       members.end());
     if (c.res_attention) set("res_attention", JsonValue::make_bool(*c.res_attention));
     if (c.head_flatten) set("head_flatten", JsonValue::make_string(*c.head_flatten));
+    if (c.decoder_mask)
+        set(config_key_name(ConfigKey::decoder_mask), JsonValue::make_string(enum_text(*c.decoder_mask)));
     return JsonValue::make_object(std::move(members));
 }
 
@@ -139,6 +145,10 @@ void set_records(AxmModel& m, const ConvertConfig& config) {
                             : std::nullopt);
     set_optional_record(m, ConfigKey::residual_attention,
                         config.res_attention.value_or(false) ? std::optional<uint32_t>(1u) : std::nullopt);
+    const bool unmasked = config.decoder_mask == format::DecoderMask::none;
+    set_optional_record(
+        m, ConfigKey::decoder_mask,
+        unmasked ? std::optional<uint32_t>(static_cast<uint32_t>(format::DecoderMask::none)) : std::nullopt);
 }
 
 // The user's config, or a bare one naming the family when none was given: a forecaster or tvae needs
@@ -185,6 +195,7 @@ int changes(const ConvertConfig& base, bool nhead_stated, const Candidate& c) {
     n += c.decoder_positional_encoding != base.decoder_positional_encoding;
     n += c.res_attention && *c.res_attention != base.res_attention.value_or(false);
     n += c.head_flatten && *c.head_flatten != base.head_flatten.value_or("rows");
+    n += c.decoder_mask && *c.decoder_mask != base.decoder_mask.value_or(format::DecoderMask::causal);
     return n;
 }
 
@@ -210,6 +221,7 @@ std::string varying_keys(const std::vector<Candidate>& m) {
         any([](const Candidate& c) { return c.decoder_positional_encoding; }));
     add("res_attention", any([](const Candidate& c) { return c.res_attention; }));
     add("head_flatten", any([](const Candidate& c) { return c.head_flatten; }));
+    add(config_key_name(ConfigKey::decoder_mask), any([](const Candidate& c) { return c.decoder_mask; }));
     return keys;
 }
 
@@ -317,6 +329,11 @@ ConfigSearch search_config(const TensorMap& tensors, const std::string& config_p
         forecaster ? user_first<EncMask>(base.encoder_mask.value_or(format::EncoderMask::none),
                                          {format::EncoderMask::none, format::EncoderMask::causal})
                    : std::vector<EncMask>{std::nullopt};
+    using DecMask = std::optional<format::DecoderMask>;
+    const std::vector<DecMask> dec_masks =
+        forecaster && decoder ? user_first<DecMask>(base.decoder_mask.value_or(format::DecoderMask::causal),
+                                                    {format::DecoderMask::causal, format::DecoderMask::none})
+                              : std::vector<DecMask>{std::nullopt};
     using DecPE = std::optional<PE>;
     auto dec_pes = [&](PE pe) {
         if (!forecaster || !decoder || pe != PE::sinusoidal)
@@ -354,7 +371,7 @@ ConfigSearch search_config(const TensorMap& tensors, const std::string& config_p
             try {
                 const Candidate c{probe.nhead,  base.activation, base.norm_first, base.layer_norm_eps,
                                   pe,           std::nullopt,    std::nullopt,    base.decoder_positional_encoding,
-                                  std::nullopt, flatten};
+                                  std::nullopt, flatten,         std::nullopt};
                 templates.push_back({pe, flatten, import_model(tensors, apply(probe, c))});
             } catch (const ToolError& e) {
                 // A positional encoding the tensors rule out ("none" beside a `pe` buffer, ...), a flatten order
@@ -399,9 +416,10 @@ ConfigSearch search_config(const TensorMap& tensors, const std::string& config_p
                             for (const EncMask& enc : enc_masks)
                                 for (const DecPE& dec : dec_pes(t.pe))
                                     for (const Res& res : res_all)
-                                        for (double eps : eps_values)
-                                            try_candidate(t.model, Candidate{h, act, nf, eps, t.pe, mask, enc, dec, res,
-                                                                             t.flatten});
+                                        for (const DecMask& dec_mask : dec_masks)
+                                            for (double eps : eps_values)
+                                                try_candidate(t.model, Candidate{h, act, nf, eps, t.pe, mask, enc, dec,
+                                                                                 res, t.flatten, dec_mask});
     };
     // layer_norm_eps rarely shows at the tolerance (1e-5 vs 1e-6 moves unit-scale outputs by ~1e-5 of
     // them), so the grid runs with the user's eps first and the others only when nothing matched; after a
@@ -430,9 +448,10 @@ ConfigSearch search_config(const TensorMap& tensors, const std::string& config_p
         if (eps != pick.layer_norm_eps)
             for (Template& t : templates)
                 if (t.pe == pick.positional_encoding && t.flatten == pick.head_flatten)
-                    try_candidate(t.model, Candidate{pick.nhead, pick.activation, pick.norm_first, eps, t.pe,
-                                                     pick.memory_mask, pick.encoder_mask,
-                                                     pick.decoder_positional_encoding, pick.res_attention, t.flatten});
+                    try_candidate(t.model,
+                                  Candidate{pick.nhead, pick.activation, pick.norm_first, eps, t.pe, pick.memory_mask,
+                                            pick.encoder_mask, pick.decoder_positional_encoding, pick.res_attention,
+                                            t.flatten, pick.decoder_mask});
     out.matches.push_back(describe(pick));
     out.matched_eps.push_back(pick.layer_norm_eps);
     for (size_t i = 0; i < matched.size(); ++i)

@@ -60,6 +60,11 @@ void expect_shape(const CheckPair& pair, size_t rows, size_t cols, const std::st
                         std::to_string(rows) + " x " + std::to_string(cols) + " (" + why + ")");
 }
 
+bool takes_check_target(const LoadedModel& m) {
+    return family_descriptor(m.family).check_target != nullptr &&
+           !(m.family == format::Family::forecaster && m.as<Forecaster>().config().encoder_only());
+}
+
 CheckPair read_check_pair(const CheckFiles& files, format::Family family) {
     if (files.input.empty() || files.output.empty())
         throw ToolError(

@@ -50,6 +50,9 @@ CheckPair read_check_inputs(const CheckFiles& files, format::Family family);
 std::vector<std::vector<int32_t>> read_token_lines(const std::string& arg, const std::string& option);
 void expect_shape(const CheckPair& pair, size_t rows, size_t cols, const std::string& why);
 void refuse_second_input(const CheckFiles& files, const char* family);
+// Whether the model's forward takes a second input (--check-target): the forecaster and seq2seq families'
+// does, but for an encoder-only forecaster's forward(src).
+bool takes_check_target(const LoadedModel& m);
 
 // The model's outputs for the pair's inputs on `kernels`, shaped as the check output is (rows x outputs).
 // Checks the wanted output's shape when the pair has one.

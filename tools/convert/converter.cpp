@@ -115,7 +115,7 @@ std::vector<uint8_t> finish_model(AxmModel model, const ConvertOptions& options)
     store_weights_as(model, options.dtype, options.integer_only);
     if (options.integer_only) add_integer_plan(model, ranges, options.notes);
     set_kv_cache(model, options.kv_cache);
-    stamp_model(model, options.model_name, options.model_version);
+    stamp_model(model, options.model_name, options.model_version, options.proof);
     std::vector<uint8_t> bytes = serialize_axm(model);
     // The converter's own output must open cleanly; anything else is our bug, reported as such.
     try {

@@ -8,6 +8,7 @@
 #include "runtime/format.h"
 #include "tools/checkpoint/checkpoint.h"
 #include "tools/convert/axm_writer.h"
+#include "tools/convert/model_stamp.h"
 #include "tools/import/convert_config.h"
 #include "tools/host/forecast_window.h"
 #include "tools/text/csv.h"
@@ -29,6 +30,7 @@ struct ConvertOptions {
     std::vector<std::string>* notes = nullptr;  // when set, gets what the user should know (choices made)
     std::string model_name;                     // optional (tools/convert/model_stamp.h)
     std::optional<uint32_t> model_version;      // optional; absent = unversioned
+    ConversionProof proof;                      // what the CLI's check pair proved (unproven without one)
 };
 
 // *notes (when given) gets one line per thing the importer assumed or left out, for the user to read. A

@@ -1,5 +1,6 @@
 // What the converter writes about the model it made (docs/FORMAT.md, "Model identity"): the user's name and
-// version (`convert --model-name NAME --model-version N`), the conversion time and the converter's version.
+// version (`convert --model-name NAME --model-version N`), the conversion time, the converter's version and
+// whether a check pair proved the conversion against PyTorch.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -21,8 +22,17 @@ uint32_t conversion_time();
 // 1..format::kMaxModelNameBytes bytes: the rules the runtime checks when the model opens.
 void check_model_name(const std::string& name);
 
-// Adds the identity records: the name (when not empty) and version (when given), conversion_time() and
-// converter_version_text().
-void stamp_model(AxmModel& model, const std::string& name, std::optional<uint32_t> version);
+// What proved a conversion: nothing (converted without a check pair), or the float32 model reproducing a
+// check output (tools/convert/conversion_check.h) to max_diff within tolerance.
+struct ConversionProof {
+    bool proven = false;
+    double max_diff = 0, tolerance = 0;
+    std::string against;  // the check output's path: its file name is stored
+};
+
+// Adds the identity records: the name (when not empty) and version (when given), conversion_time(),
+// converter_version_text() and the proof.
+void stamp_model(AxmModel& model, const std::string& name, std::optional<uint32_t> version,
+                 const ConversionProof& proof);
 
 }  // namespace ax::tools

@@ -44,9 +44,16 @@ std::string forecast_mode(const ForecasterConfig& c) {
             " placeholder rows (" + enum_text(c.placeholder) + ")";
     else
         t = "encoder-decoder, step by step";
+    if (c.trained_horizon != 0) t += ", trained to forecast " + std::to_string(c.trained_horizon) + " steps";
+    if (!c.encoder_only() && !c.stack.decoder_causal)
+        t += "; decoder_mask none: every decoder row attends to every other, so each step reruns the whole decoder";
     if (c.time_marks != 0)
         t += "; the last " + std::to_string(c.time_marks) + " input column(s) are time marks, known ahead";
-    if (c.known_inputs != 0 && !c.one_pass())
+    if (c.known_inputs != 0 && c.encoder_only())
+        t += "; predicts " + std::to_string(c.n_outputs) + " of its " + std::to_string(c.n_features) +
+             " columns, the other " + std::to_string(c.known_inputs) +
+             " known ahead (forecast --future) as the window slides";
+    else if (c.known_inputs != 0 && !c.one_pass())
         t += "; the decoder reads " + std::to_string(c.decoder_features) + " column(s), " +
              std::to_string(c.known_inputs) + " of them inputs known ahead (forecast --future)";
     else if (c.decoder_features != c.n_features)
@@ -122,12 +129,14 @@ Workload bench(const LoadedModel& m, const SessionSize& l, const Kernels& k) {
     w.steps_json = "forecast_ms";  // -1 for a step-by-step forecaster whose outputs are not its inputs
     // A decoder reading inputs known ahead gets a synthetic plan, laid out like the history.
     auto future = std::make_shared<std::vector<float>>(bench_series(horizon * c.n_features, 0.7854f));
-    const bool fed_back = c.encoder_only() ? c.n_outputs == c.n_features : c.n_outputs <= c.n_features;
+    // Outputs are fed back where they are input columns; an encoder-only model's other columns are planned.
+    const bool fed_back = c.n_outputs <= c.n_features;
     if (c.one_pass() || fed_back) {
         w.steps_label = "forecast (" + std::to_string(horizon) + " steps, " +
-                        (c.one_pass()       ? "one pass"
-                         : c.encoder_only() ? "the window slides"
-                                            : "KV cache") +
+                        (c.one_pass()              ? "one pass"
+                         : c.encoder_only()        ? "the window slides"
+                         : !c.stack.decoder_causal ? "decoder_mask none: the decoder rerun each step"
+                                                   : "KV cache") +
                         ")";
         w.steps = [=] { session->forecast(src->data(), window, horizon, future->data(), horizon); };
     }

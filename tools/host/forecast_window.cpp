@@ -50,10 +50,25 @@ void check_horizon_fits(const ForecasterConfig& c, size_t horizon, const std::st
                         std::to_string(c.label_len + c.horizon) + " rows, so only its trained horizon (" +
                         std::to_string(c.horizon) + ") is its forward; use --horizon " + std::to_string(c.horizon) +
                         " and keep the steps you need");
+    if (!c.stack.decoder_causal && c.decoding == format::Decoding::one_pass && horizon != c.horizon)
+        throw ToolError(what +
+                        ": this model's decoder has no causal mask, so every placeholder row attends to "
+                        "every other and only its trained horizon (" +
+                        std::to_string(c.horizon) + ") is its forward; use --horizon " + std::to_string(c.horizon) +
+                        " and keep the steps you need");
     const size_t rows = c.decoder_rows(horizon);
     if (c.max_positions == 0 || rows <= c.max_positions) return;
     throw ToolError(what + ": the decoder's " + std::to_string(rows) + " rows would be longer than " + limit_text(c) +
                     "; use --horizon " + std::to_string(c.max_positions - (rows - horizon)) + " or less");
+}
+
+std::string horizon_note(const ForecasterConfig& c, size_t horizon, const std::string& what) {
+    if (c.one_pass() || c.trained_horizon == 0 || horizon <= c.trained_horizon) return "";
+    return what + " is past the " + std::to_string(c.trained_horizon) +
+           " steps the model was trained to forecast (config \"horizon\"): from step " +
+           std::to_string(c.trained_horizon + 1) +
+           " on it feeds back predictions further than training did, and its errors compound; compare such "
+           "forecasts with held-out data before trusting them";
 }
 
 }  // namespace ax::tools

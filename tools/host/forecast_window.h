@@ -26,5 +26,9 @@ void check_window_fits(const ForecasterConfig& c, size_t window, const std::stri
 std::string window_note(const ForecasterConfig& c, size_t window, const std::string& what);
 
 void check_horizon_fits(const ForecasterConfig& c, size_t horizon, const std::string& what);
+// "" unless `horizon` is past the steps a model feeding its predictions back was trained to forecast (config
+// "horizon", ForecasterConfig::trained_horizon): the later steps feed back predictions further than training
+// ever did, which no check pair covers.
+std::string horizon_note(const ForecasterConfig& c, size_t horizon, const std::string& what);
 
 }  // namespace ax::tools

@@ -338,10 +338,19 @@ std::vector<ConfigKeySpec> make_table() {
             "what turns the encoder-only model's rows into the forecast (the weights cannot tell a per-row "
             "generator fed back, the last row and the mean apart)"),
         Row(ConfigKey::horizon, &ConvertConfig::horizon, kForecaster,
-            "one-pass heads: read off the head when the outputs are known; one-pass decoding: required",
-            "the steps a one-pass forecaster predicts at once"),
+            "one-pass heads: read off the head when the outputs are known; one-pass decoding: required; a model "
+            "feeding its predictions back: not stated",
+            "the steps a one-pass forecaster predicts at once; a model feeding its predictions back: the steps its "
+            "loop was trained to forecast (forecast notes a longer --horizon)"),
         Row(ConfigKey::encoder_mask, &ConvertConfig::encoder_mask, kForecaster, "`\"none\"`",
             "`\"causal\"` where a square subsequent mask goes to the encoder (not in the tensors)"),
+        Row(ConfigKey::decoder_mask, &ConvertConfig::decoder_mask, kForecaster, "`\"causal\"`",
+            "the decoder's self-attention: `\"causal\"` (the forward passes tgt_mask) or `\"none\"` (called "
+            "without tgt_mask: every decoder row sees every other; forecasts rerun the whole decoder each step); "
+            "not in the tensors")
+            .neutral([](const ConvertConfig& c) {
+                return c.decoder_mask.value_or(format::DecoderMask::causal) == format::DecoderMask::causal;
+            }),
         Row(ConfigKey::input_embedding, &ConvertConfig::input_embedding, kForecaster,
             "from the tensors: an input Linear `\"linear\"`, none `\"none\"` (n_features = d_model) or "
             "`\"broadcast\"` (one feature)",

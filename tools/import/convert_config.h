@@ -49,6 +49,7 @@ struct ConvertConfig {
     std::optional<format::ForecastHead> head;
     std::optional<format::PositionalEncoding> decoder_positional_encoding;
     std::optional<format::EncoderMask> encoder_mask;
+    std::optional<format::DecoderMask> decoder_mask;
     std::optional<format::InputEmbedding> input_embedding;
     std::optional<format::Decoding> decoding;
     std::optional<format::Placeholder> placeholder;

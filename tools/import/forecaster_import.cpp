@@ -469,6 +469,8 @@ AxmModel import_forecaster(const TensorMap& tensors, const ConvertConfig& config
         if (e.head != format::ForecastHead::generator) {
             variant.push_back({ConfigKey::head, e32(e.head)});
             variant.push_back({ConfigKey::horizon, u(e.horizon)});
+        } else if (config.horizon) {
+            variant.push_back({ConfigKey::trained_horizon, u(*config.horizon)});
         }
         if (e.hidden != 0) {
             variant.push_back({ConfigKey::head_hidden, u(e.hidden)});
@@ -476,6 +478,10 @@ AxmModel import_forecaster(const TensorMap& tensors, const ConvertConfig& config
                 {ConfigKey::head_activation, e32(config.head_activation.value_or(format::Activation::relu))});
         }
         if (e.input != format::InputEmbedding::linear) variant.push_back({ConfigKey::input_embedding, e32(e.input)});
+        // A per-row generator predicting some of the columns it reads: which ones its predictions continue (the
+        // others are covariates that forecast takes from the plan as the window slides).
+        if (e.head == format::ForecastHead::generator && no < nf)
+            add_decoder_columns(m, config, lin.final, nf, nf, no, variant);
         if (config.decoding == format::Decoding::one_pass)
             throw ToolError(
                 "config \"decoding\": \"one_pass\" needs a decoder; this checkpoint has none "
@@ -526,10 +532,12 @@ AxmModel import_forecaster(const TensorMap& tensors, const ConvertConfig& config
             variant.push_back({ConfigKey::horizon, u(*config.horizon)});
             variant.push_back({ConfigKey::label_len, u(*config.label_len)});
             variant.push_back({ConfigKey::placeholder, e32(config.placeholder.value_or(format::Placeholder::zeros))});
-        } else if (config.horizon || config.label_len || config.placeholder) {
+        } else if (config.label_len || config.placeholder) {
             throw ToolError(
-                "\"horizon\", \"label_len\" and \"placeholder\" describe one-pass decoding: "
+                "\"label_len\" and \"placeholder\" describe one-pass decoding: "
                 "state \"decoding\": \"one_pass\" too, or remove them");
+        } else if (config.horizon) {
+            variant.push_back({ConfigKey::trained_horizon, u(*config.horizon)});
         }
     }
     check_stated(config.n_features, nf, ConfigKey::n_features, "the input rows", {nf});
@@ -575,6 +583,10 @@ AxmModel import_forecaster(const TensorMap& tensors, const ConvertConfig& config
     }
     if (config.encoder_mask == format::EncoderMask::causal)
         variant.push_back({ConfigKey::encoder_mask, e32(format::EncoderMask::causal)});
+    if (config.decoder_mask == format::DecoderMask::none) {
+        if (encoder_only) throw ToolError("config \"decoder_mask\" is a decoder's; this checkpoint has none");
+        variant.push_back({ConfigKey::decoder_mask, e32(format::DecoderMask::none)});
+    }
     if (config.embed_scale || config.embed_scale_sqrt_d) {
         const float scale = embed_scale_value(config, d, 1.0f);
         uint32_t bits = 0;
