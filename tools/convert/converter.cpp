@@ -107,7 +107,7 @@ std::vector<uint8_t> finish_model(AxmModel model, const ConvertOptions& options)
                                      ": activations beyond what they reached saturate; "
                                      "calibrate on data covering the range the model will see");
     }
-    store_weights_as(model, options.dtype, options.integer_only);
+    store_weights_as(model, options.dtype, options.integer_only, options.notes);
     if (options.integer_only) add_integer_plan(model, ranges, options.notes);
     set_kv_cache(model, options.kv_cache);
     stamp_model(model, options.model_name, options.model_version);
