@@ -209,13 +209,16 @@ const char* integer_mode_unsupported(const ForecasterConfig& c) {
         return "the integer-only mode needs a Linear input embedding";
     if (!sinusoidal_or_none(c.positional_encoding) || !sinusoidal_or_none(c.decoder_positions))
         return "the integer-only mode takes sinusoidal positions or none";
-    if (c.decoder_features != c.n_features || c.n_outputs != c.n_features)
-        return "the integer-only mode needs the decoder to read every feature and predict every feature";
+    // Its decoder loop feeds each prediction back as the whole next decoder row (forecast_q).
+    if (c.decoder_features != c.n_features || c.n_outputs != c.n_features || c.known_inputs != 0)
+        return "the integer-only mode feeds each prediction back as the whole next decoder row, so it runs models "
+               "that predict every input column; a covariate model (outputs fewer than its input columns, or "
+               "inputs known ahead such as a plan or calendar) runs in the int8 mode: convert with --dtype int8 "
+               "(and --kv-cache int8 for a smaller arena), without --integer-only";
     if (c.embed_scale != 1.0f) return "the integer-only mode needs embed_scale 1";
     if (c.stack.layer.batch_norm) return "the integer-only mode runs LayerNorm layers, not BatchNorm";
     if (c.time_marks != 0) return "the integer-only mode takes no time-mark columns";
     if (c.encoder_residual || c.decoder_residual) return "the integer-only mode runs no residual around a whole stack";
-    if (c.known_inputs != 0) return "the integer-only mode takes no inputs known ahead";
     return nullptr;
 }
 

@@ -100,8 +100,8 @@ void store_weights_as(AxmModel& model, format::DType dtype, bool every_matrix, s
     }
     if (notes && !raw_names.empty())
         notes->push_back("int8: kept float32 (" + std::to_string(raw_bytes) +
-                         " bytes) the matrices that read the input rows' own units, where one int8 scale per row "
-                         "would round the small columns away: " +
+                         " bytes) the matrices that read the input columns as they come, where one int8 scale per "
+                         "row would round the columns of smaller magnitude away: " +
                          raw_names);
 }
 
