@@ -95,8 +95,7 @@ TEST_CASE("normalization per column: a z-scored covariate model forecasts the us
     std::vector<float> tgt_raw, src_z(c.window.size()), tgt_z;
     for (size_t r = rows - tgt_rows; r < rows; ++r)
         for (size_t j = 0; j < m; ++j) tgt_raw.push_back(c.window[r * n + f.decoder_column(j)]);
-    for (size_t i = 0; i < src_z.size(); ++i)
-        src_z[i] = (c.window[i] - f.input_mean()[i % n]) / f.input_scale()[i % n];
+    for (size_t i = 0; i < src_z.size(); ++i) src_z[i] = (c.window[i] - f.input_mean()[i % n]) / f.input_scale()[i % n];
     for (size_t i = 0; i < tgt_raw.size(); ++i) {
         const size_t column = f.decoder_column(i % m);
         tgt_z.push_back((tgt_raw[i] - f.input_mean()[column]) / f.input_scale()[column]);
@@ -116,8 +115,7 @@ TEST_CASE("forecast --input raw.csv --future plan.csv: a z-scored covariate mode
                                         "/history.csv --horizon 12 --future " + c.dir + "/future.csv -o " + out);
     INFO(r.output);
     REQUIRE(r.exit_code == 0);
-    test::check_close(tools::read_csv(out).values, c.forecast.values, test::tolerance::forecaster,
-                      "forecast --future");
+    test::check_close(tools::read_csv(out).values, c.forecast.values, test::tolerance::forecaster, "forecast --future");
 }
 
 TEST_CASE("normalization: one mean and scale per input column, in the order of the features") {
@@ -129,8 +127,8 @@ TEST_CASE("normalization: one mean and scale per input column, in the order of t
     const size_t last = config.rfind(',', config.find(']', scale));
     config.erase(last, config.find(']', scale) - last);
     const test::Result r =
-        test::auspex("convert " + dir + "/model.pt --config " + test::write_file("scaled_short.json", config) +
-                     " -o " + (test::scratch_dir() / "scaled_refused.axm").string());
+        test::auspex("convert " + dir + "/model.pt --config " + test::write_file("scaled_short.json", config) + " -o " +
+                     (test::scratch_dir() / "scaled_refused.axm").string());
     test::check_error(r, 1, "normalization mean/scale need one value per input column (5, in the order of");
 }
 
