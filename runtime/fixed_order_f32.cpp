@@ -20,7 +20,8 @@ void linear_f32_fixed_order(const float* x, size_t rows, size_t in, const float*
                             float* y, size_t ldy) {
     for (size_t r = 0; r < rows; ++r) {
         const float* xr = x + r * in;
-        for (size_t o = 0; o < out; ++o) y[r * ldy + o] = (bias ? bias[o] : 0.0f) + dot_f32_fixed_order(xr, w + o * in, in);
+        for (size_t o = 0; o < out; ++o)
+            y[r * ldy + o] = (bias ? bias[o] : 0.0f) + dot_f32_fixed_order(xr, w + o * in, in);
     }
 }
 
