@@ -198,13 +198,7 @@ int auspex_forecast_known(auspex_forecaster* f, const float* history, size_t row
     Handle* h = handle(f);
     if (h == nullptr) return AUSPEX_INVALID_ARGUMENT;
     if (!h->session_ready) return finish(h, not_ready("no session: call auspex_session_init first"));
-    if (h->integer) {
-        // The converter refuses integer-only models with inputs known ahead.
-        if (future != nullptr || future_rows != 0)
-            return finish(h, Status::error(StatusCode::invalid_argument,
-                                           "an integer-only model has no inputs known ahead: give no future rows"));
-        return finish(h, h->sessions.integer.forecast(history, rows, horizon, out));
-    }
+    if (h->integer) return finish(h, h->sessions.integer.forecast(history, rows, horizon, out, future, future_rows));
     return finish(h, h->sessions.model.forecast(history, rows, horizon, out, future, future_rows));
 }
 

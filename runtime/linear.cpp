@@ -1,5 +1,7 @@
 #include "runtime/linear.h"
 
+#include "runtime/fixed_order_f32.h"
+
 #include "runtime/activation.h"
 #include "runtime/linear_split.h"
 #include "runtime/rows_split.h"
@@ -26,13 +28,17 @@ void linear_forward_i8(const Kernels& k, const Linear& layer, const int8_t* xq, 
 
 void linear_forward(const Kernels& k, const Linear& layer, const float* x, size_t rows, float* y,
                     const QuantScratch& scratch, const LinearSplit* split, const format::Activation* then) {
-    if (split != nullptr && layer.dtype != format::DType::i8 &&
+    if (split != nullptr && layer.dtype != format::DType::i8 && !layer.fixed_order &&
         linear_split_forward(k, layer, x, nullptr, nullptr, rows, y, *split, then))
         return;
     switch (layer.dtype) {
         case format::DType::f32:
-            k.linear_f32(x, rows, layer.in, static_cast<const float*>(layer.weight), layer.bias, layer.out, y,
-                         layer.out);
+            if (layer.fixed_order)
+                linear_f32_fixed_order(x, rows, layer.in, static_cast<const float*>(layer.weight), layer.bias,
+                                       layer.out, y, layer.out);
+            else
+                k.linear_f32(x, rows, layer.in, static_cast<const float*>(layer.weight), layer.bias, layer.out, y,
+                             layer.out);
             break;
         case format::DType::f16:
             k.linear_f16(x, rows, layer.in, static_cast<const uint16_t*>(layer.weight), layer.bias, layer.out, y,

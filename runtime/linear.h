@@ -12,6 +12,10 @@ struct LinearSplit;  // runtime/linear_split.h
 
 struct Linear {
     format::DType dtype = format::DType::f32;
+    // A float32 weight of an int8 model: multiplied in one summation order on every port
+    // (runtime/fixed_order_f32.h), so that the model's products give the same bits on each. (Beside dtype:
+    // in its padding.)
+    bool fixed_order = false;
     const void* weight = nullptr;   // [out, in]
     const float* scales = nullptr;  // int8: per output row
     const float* bias = nullptr;    // [out] or nullptr

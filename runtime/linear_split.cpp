@@ -1,6 +1,7 @@
 #include "runtime/linear_split.h"
 
 #include "runtime/activation.h"
+#include "runtime/fixed_order_f32.h"
 
 namespace ax {
 
@@ -31,7 +32,10 @@ void run_columns(const Kernels& k, const Linear& layer, const float* x, const in
     y += c0;
     switch (l.dtype) {
         case format::DType::f32:
-            k.linear_f32(x, rows, l.in, static_cast<const float*>(l.weight), l.bias, l.out, y, y_stride);
+            if (l.fixed_order)
+                linear_f32_fixed_order(x, rows, l.in, static_cast<const float*>(l.weight), l.bias, l.out, y, y_stride);
+            else
+                k.linear_f32(x, rows, l.in, static_cast<const float*>(l.weight), l.bias, l.out, y, y_stride);
             break;
         case format::DType::f16:
             k.linear_f16(x, rows, l.in, static_cast<const uint16_t*>(l.weight), l.bias, l.out, y, y_stride);

@@ -59,6 +59,17 @@ Status TensorBinder::words(Role role, uint16_t layer, const int32_t** result, si
     return Status::ok();
 }
 
+bool TensorBinder::has_int8_matrices() {
+    if (int8_matrices_ < 0) {
+        int8_matrices_ = 0;
+        for (uint32_t i = 0; i < file_.tensor_count() && int8_matrices_ == 0; ++i) {
+            const TensorView v = file_.tensor(i);
+            if (v.rank == 2 && v.dtype == DType::i8) int8_matrices_ = 1;
+        }
+    }
+    return int8_matrices_ == 1;
+}
+
 Status TensorBinder::linear(Role weight, Role bias, uint16_t layer, size_t out, size_t in, Linear* result) {
     TensorView v;
     AX_RETURN_IF_ERROR(matrix(weight, layer, out, in, &v));
@@ -68,6 +79,7 @@ Status TensorBinder::linear(Role weight, Role bias, uint16_t layer, size_t out, 
     l.scales = v.scales;
     l.in = in;
     l.out = out;
+    l.fixed_order = v.dtype == DType::f32 && has_int8_matrices();
     AX_RETURN_IF_ERROR(vector(bias, layer, out, &l.bias));
     *result = l;
     return Status::ok();

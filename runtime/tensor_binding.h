@@ -36,8 +36,12 @@ private:
     // A [rows, cols] tensor of any stored dtype: the weight of a linear, an embedding table.
     Status matrix(format::Role role, uint16_t layer, size_t rows, size_t cols, TensorView* view);
 
+    // Whether the file stores any weight matrix as int8: its float32 ones then multiply in a fixed order.
+    bool has_int8_matrices();
+
     const ModelFile& file_;
     uint32_t bound_ = 0;
+    int int8_matrices_ = -1;  // -1: not looked at yet
 };
 
 }  // namespace ax

@@ -345,7 +345,7 @@ TEST_CASE("converter refusals: eps range, zero scale, normalization shape, f16 o
         1, "a scale of 0 would divide by zero");
     check_error(convert_with("shape.json",
                              head + R"("normalization": {"mode": "global", "mean": [300.0], "scale": [5.0]}})", pt),
-                1, "one value per feature (2)");
+                1, "one value per input column (2");
     check_error(
         convert_with("lv_mean.json",
                      head + R"("normalization": {"mode": "last_value", "mean": [1, 2], "scale": [5.0, 1]}})", pt),

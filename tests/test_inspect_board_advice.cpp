@@ -27,7 +27,7 @@ std::string fit_block(const Result& r) {
 TEST_CASE("cli: inspect --board advises the integer-only mode exactly when convert --integer-only takes the model") {
     struct Case {
         const char* fixture;
-        const char* calib;    // data with every input column
+        const char* calib;    // a log of the model (calendar columns computed from its time column), options
         const char* lengths;  // inspect's
         bool decoder;
     };
@@ -35,7 +35,8 @@ TEST_CASE("cli: inspect --board advises the integer-only mode exactly when conve
     // encoder-only flatten head (never integer-only: the mode runs encoder-decoder models), so both branches
     // below run whatever the integer-only mode comes to accept.
     int refused = 0;
-    for (const Case& c : {Case{"forecaster_known/calendar_setpoint", "window.csv", "--window 24 --horizon 12", true},
+    for (const Case& c : {Case{"forecaster_known/calendar_setpoint", "data.csv --calib-window 24 --calib-horizon 12",
+                               "--window 24 --horizon 12", true},
                           Case{"forecaster/post_relu_tril", "history.csv", "--window 12 --horizon 6", true},
                           Case{"forecaster_onepass/flatten_covariates", "history.csv", "", false}}) {
         INFO("model " << c.fixture);

@@ -21,6 +21,7 @@
 #include "ports/generic/generic.h"
 #include "ports/ports.h"
 #include "tests/family_support.h"
+#include "tests/scaled_covariate_case.h"
 #include "tools/host/family_sessions.h"
 #include "tools/host/host_session.h"
 #include "tools/text/csv.h"
@@ -244,5 +245,22 @@ TEST_CASE("int8 goldens: the forecaster variants give the committed bits on the 
             check_other_port(s.forecast(history.values.data(), history.rows, horizon), fc,
                              std::string(name) + " forecast on " + k->name);
         }
+    }
+}
+
+TEST_CASE("int8 goldens: a raw-unit covariate model, its input embeddings and first in-projections float32") {
+    // tests/fixtures/forecaster_scaled/raw: load in kW beside calendar columns; the float32 matrices of the int8
+    // model multiply in the reference order on every port, so the ports stay as close as for any int8 model.
+    const test::ScaledCase c = test::load_scaled_case("forecaster_scaled/raw");
+    const auto model = tools::load_model_bytes(test::convert_case(c.dir, format::DType::i8), "scaled raw");
+    const size_t horizon = c.forecast.rows;
+    tools::HostSession g(*model, generic_kernels(), c.history.rows, horizon);
+    const std::vector<float> fc =
+        g.forecast(c.window.data(), c.history.rows, horizon, c.known_rows.data(), horizon - 1);
+    check_golden(fc, 1, "scaled_raw_forecast");
+    for (const Kernels* k : test::available_ports()) {
+        tools::HostSession s(*model, *k, c.history.rows, horizon);
+        check_other_port(s.forecast(c.window.data(), c.history.rows, horizon, c.known_rows.data(), horizon - 1), fc,
+                         std::string("scaled raw forecast on ") + k->name);
     }
 }

@@ -167,7 +167,14 @@ TEST_CASE("f16 and int8 keep the few small matrices float32 that the format spec
                 CHECK(v.dtype == format::DType::f32);
                 continue;
             }
-            const bool small = dtype == format::DType::f16 ? (v.dims[0] < 8 || v.dims[1] < 8) : v.dims[1] < 4;
+            // int8 also keeps the input embeddings, and (this post-norm model takes raw units) the first
+            // layers' attention in-projections (docs/FORMAT.md, Quantization).
+            const bool raw_input =
+                v.role == format::Role::src_embed_weight || v.role == format::Role::tgt_embed_weight ||
+                (v.layer == 0 &&
+                 (v.role == format::Role::enc_attn_in_weight || v.role == format::Role::dec_attn_in_weight));
+            const bool small =
+                dtype == format::DType::f16 ? (v.dims[0] < 8 || v.dims[1] < 8) : v.dims[1] < 4 || raw_input;
             CHECK(v.dtype == (small ? format::DType::f32 : dtype));
             converted += small ? 0 : 1;
         }

@@ -250,20 +250,37 @@ Status ForecastSession::check_lengths(size_t src_rows, size_t tgt_rows) const {
     return check_session_length(tgt_rows, max_decoder_, 0, "decoder length ", "");
 }
 
-void ForecastSession::normalize(const float* x, size_t rows, const float* reference, float* z) const {
+// Normalization is per input column: an output and a decoder column take the mean (or last observed value)
+// and scale of the input column they are (output_column, decoder_column), so a model that predicts some of
+// its features is scaled as its author's loop scales them.
+float ForecastSession::to_model_units(float v, size_t column) const {
     const ForecasterConfig& c = model_->config_;
-    const size_t n = c.n_features;
-    const float* offset = c.normalization == format::Normalization::global ? model_->input_mean_ : reference;
-    for (size_t r = 0; r < rows; ++r)
-        for (size_t i = 0; i < n; ++i) z[r * n + i] = (x[r * n + i] - offset[i]) / model_->input_scale_[i];
+    const float* offset = c.normalization == format::Normalization::global ? model_->input_mean_ : layout_.reference;
+    return (v - offset[column]) / model_->input_scale_[column];
 }
 
-void ForecastSession::denormalize(float* y, size_t rows, const float* reference) const {
-    const ForecasterConfig& c = model_->config_;
-    const size_t n = c.n_features;
-    const float* offset = c.normalization == format::Normalization::global ? model_->input_mean_ : reference;
+void ForecastSession::normalize(const float* x, size_t rows, float* z) const {
+    const size_t n = model_->config_.n_features;
     for (size_t r = 0; r < rows; ++r)
-        for (size_t i = 0; i < n; ++i) y[r * n + i] = y[r * n + i] * model_->input_scale_[i] + offset[i];
+        for (size_t i = 0; i < n; ++i) z[r * n + i] = to_model_units(x[r * n + i], i);
+}
+
+void ForecastSession::normalize_decoder_rows(const float* x, size_t rows, float* z) const {
+    const size_t m = model_->config_.decoder_features;
+    for (size_t j = 0; j < m; ++j) {
+        const size_t column = model_->decoder_column(j);
+        for (size_t r = 0; r < rows; ++r) z[r * m + j] = to_model_units(x[r * m + j], column);
+    }
+}
+
+void ForecastSession::denormalize(float* y, size_t rows) const {
+    const ForecasterConfig& c = model_->config_;
+    const size_t o = c.n_outputs;
+    const float* offset = c.normalization == format::Normalization::global ? model_->input_mean_ : layout_.reference;
+    for (size_t i = 0; i < o; ++i) {
+        const size_t column = model_->output_column(i);
+        for (size_t r = 0; r < rows; ++r) y[r * o + i] = y[r * o + i] * model_->input_scale_[column] + offset[column];
+    }
 }
 
 // Input rows to d_model-wide rows at positions [first, first + rows): the embedding (the encoder's may be
@@ -395,8 +412,8 @@ Status ForecastSession::run(const float* src, size_t src_rows, const float* tgt,
     const bool normalized = space == InputSpace::raw && c.normalization != format::Normalization::none;
     if (normalized) {
         std::memcpy(layout_.reference, src + (src_rows - 1) * c.n_features, c.n_features * sizeof(float));
-        normalize(src, src_rows, layout_.reference, layout_.src_z);
-        if (tgt_rows != 0) normalize(tgt, tgt_rows, layout_.reference, layout_.tgt_z);
+        normalize(src, src_rows, layout_.src_z);
+        if (tgt_rows != 0) normalize_decoder_rows(tgt, tgt_rows, layout_.tgt_z);
         src = layout_.src_z;
         tgt = layout_.tgt_z;
     }
@@ -421,7 +438,7 @@ Status ForecastSession::run(const float* src, size_t src_rows, const float* tgt,
             linear_forward(*k_, model_->generator_, layout_.memory, src_rows, out, layout_.encoder_scratch.quant);
         }
     }
-    if (normalized) denormalize(out, out_rows, layout_.reference);
+    if (normalized) denormalize(out, out_rows);
     if (c.revin != format::Revin::none) revin_denormalize(out, out_rows);
     return Status::ok();
 }
@@ -445,7 +462,7 @@ void ForecastSession::next_decoder_row(const float* prediction, const float* fut
     const ForecasterConfig& c = model_->config_;
     for (size_t j = 0; j < c.decoder_features; ++j) {
         const size_t column = model_->decoder_column(j);
-        out[j] = future_row[column];
+        out[j] = known_input(future_row[column], column);
         for (size_t i = 0; i < c.n_outputs; ++i)
             if (model_->output_column(i) == column) out[j] = prediction[i];
     }
@@ -609,7 +626,7 @@ Status ForecastSession::forecast_one_pass(const float* src, size_t rows, size_t 
             std::memset(row, 0, m * sizeof(float));
         // The time marks of the step the placeholder stands for (x_mark_dec), known ahead.
         for (size_t j = m - c.time_marks; j < m && c.known_inputs != 0; ++j)
-            row[j] = future[t * n + model_->decoder_column(j)];
+            row[j] = known_input(future[t * n + model_->decoder_column(j)], model_->decoder_column(j));
     }
     encode(src, rows);
     decode(layout_.tgt_z, known + horizon, 0, layout_.outputs);
@@ -641,7 +658,7 @@ Status ForecastSession::forecast_impl(const float* history, size_t rows, size_t 
     std::memcpy(layout_.reference, history + (rows - 1) * n, n * sizeof(float));
     const float* src = history;
     if (c.normalization != format::Normalization::none) {
-        normalize(history, rows, layout_.reference, layout_.src_z);
+        normalize(history, rows, layout_.src_z);
         src = layout_.src_z;
     }
     if (c.revin != format::Revin::none) {
@@ -677,8 +694,8 @@ Status ForecastSession::forecast_impl(const float* history, size_t rows, size_t 
         }
         std::memcpy(out, c.known_inputs != 0 ? layout_.outputs : layout_.tgt_z + m, horizon * o * sizeof(float));
     }
-    // Normalization and RevIN need n_outputs == n_features (read_forecaster_config).
-    if (c.normalization != format::Normalization::none) denormalize(out, horizon, layout_.reference);
+    // RevIN needs n_outputs == n_features (read_forecaster_config); normalization takes each output's column.
+    if (c.normalization != format::Normalization::none) denormalize(out, horizon);
     if (c.revin != format::Revin::none) revin_denormalize(out, horizon);
     if (!all_finite(out, horizon * c.n_outputs))
         return Status::error(StatusCode::bad_input, "the forecast overflowed to NaN or Inf");

@@ -209,8 +209,17 @@ public:
 
 private:
     Status check_lengths(size_t src_rows, size_t tgt_rows) const;
-    void normalize(const float* x, size_t rows, const float* reference, float* z) const;
-    void denormalize(float* y, size_t rows, const float* reference) const;
+    // The model's normalization (offsets: the stored mean, or the last history row in layout_.reference):
+    // rows of every input column, decoder rows (decoder_features wide), output rows (n_outputs wide).
+    float to_model_units(float v, size_t column) const;
+    void normalize(const float* x, size_t rows, float* z) const;
+    void normalize_decoder_rows(const float* x, size_t rows, float* z) const;
+    void denormalize(float* y, size_t rows) const;
+    // A known input's value (raw units, from `future`) as the decoder reads it: in model units when the model
+    // normalizes, as the history's column was.
+    float known_input(float v, size_t column) const {
+        return model_->config_.normalization == format::Normalization::none ? v : to_model_units(v, column);
+    }
     void embed(const Linear& linear, const EmbeddingTable& positions, format::PositionalEncoding kind, const float* in,
                size_t rows, size_t first, float* x, const QuantScratch& quant, const ParallelFor* parallel) const;
     // The decoder's columns of an input row (all of them, or the outputs').

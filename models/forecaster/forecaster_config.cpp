@@ -91,8 +91,6 @@ Status read_decoder_columns(const ModelFile& f, ForecasterConfig* c) {
                 "a decoder reading some columns reads at most 256 of them and feeds back outputs that are inputs");
         if (!listed && c->decoder_features != c->n_outputs)
             return bad("decoder_features is n_features, or n_outputs when the decoder reads the outputs, or listed");
-        if (c->normalization != format::Normalization::none)
-            return bad("normalization needs the decoder to read every feature");
     }
     if (c->n_outputs > c->n_features) return Status::ok();  // more outputs than inputs: none is fed back
     for (size_t i = 0; i < c->n_outputs; ++i) {
@@ -155,8 +153,11 @@ Status read_forecaster_config(const ModelFile& f, ForecasterConfig* out) {
     AX_RETURN_IF_ERROR(read_positions(f, d, &c.positional_encoding));
     AX_RETURN_IF_ERROR(read_config_enum(f, ConfigKey::memory_mask, &c.memory_mask));
     AX_RETURN_IF_ERROR(read_config_enum(f, ConfigKey::normalization, &c.normalization));
-    if (c.normalization != format::Normalization::none && c.n_outputs != c.n_features)
-        return bad_model_config("input normalization needs n_outputs == n_features");
+    // Each output is de-normalized with the scale of the input column it predicts.
+    if (c.normalization != format::Normalization::none && c.n_outputs > c.n_features)
+        return bad_model_config(
+            "normalization scales each output as the input column it predicts: more outputs "
+            "than input columns leave some without a scale");
     // Both keys are younger than the family: files without them have no limit and no stated window.
     AX_RETURN_IF_ERROR(
         read_config_optional_size(f, ConfigKey::max_positions, 0, kMaxSequenceLength, 0, &c.max_positions));

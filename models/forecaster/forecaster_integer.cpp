@@ -209,13 +209,14 @@ const char* integer_mode_unsupported(const ForecasterConfig& c) {
         return "the integer-only mode needs a Linear input embedding";
     if (!sinusoidal_or_none(c.positional_encoding) || !sinusoidal_or_none(c.decoder_positions))
         return "the integer-only mode takes sinusoidal positions or none";
-    if (c.decoder_features != c.n_features || c.n_outputs != c.n_features)
-        return "the integer-only mode needs the decoder to read every feature and predict every feature";
+    // Each prediction is fed back as the decoder columns it predicts (forecast_q): every output is an input.
+    if (c.n_outputs > c.n_features)
+        return "the integer-only mode feeds predictions back as decoder inputs: a model with more outputs than "
+               "input columns runs in the int8 mode (convert with --dtype int8, without --integer-only)";
     if (c.embed_scale != 1.0f) return "the integer-only mode needs embed_scale 1";
     if (c.stack.layer.batch_norm) return "the integer-only mode runs LayerNorm layers, not BatchNorm";
     if (c.time_marks != 0) return "the integer-only mode takes no time-mark columns";
     if (c.encoder_residual || c.decoder_residual) return "the integer-only mode runs no residual around a whole stack";
-    if (c.known_inputs != 0) return "the integer-only mode takes no inputs known ahead";
     if (!c.stack.decoder_causal)
         return "the integer-only mode reuses each step's cached decoder rows: it needs a causal decoder (decoder_mask "
                "causal)";
@@ -249,7 +250,8 @@ Status IntegerForecaster::open(const Forecaster& model, IntegerForecaster* out) 
     r.linear(r.weight(f, Role::src_embed_weight, format::kNoLayer, d, c.n_features), c.n_features, d, -128, 127);
     r.add();
     m.tgt_embed_ = r.at();
-    r.linear(r.weight(f, Role::tgt_embed_weight, format::kNoLayer, d, c.n_features), c.n_features, d, -128, 127);
+    r.linear(r.weight(f, Role::tgt_embed_weight, format::kNoLayer, d, c.decoder_features), c.decoder_features, d, -128,
+             127);
     r.add();
     m.position_table_ = r.at();
     r.bytes(m.positions_ * d);
@@ -287,7 +289,12 @@ void IntegerForecastLayout::allocate(MemoryPlan& plan, const ForecasterConfig& c
         c.memory_mask == format::MemoryMask::tril && max_horizon < max_window ? max_horizon : max_window;
     const LayerShapeQ shape = shape_of(c);
     src_z = plan.alloc<int16_t>("integer: model-space window", uint64_t{max_window} * n, Phase::encode, Phase::encode);
-    tgt_z = plan.alloc_session<int16_t>("integer: decoder inputs and predictions", uint64_t{max_horizon + 1} * n);
+    const size_t m = c.decoder_features;
+    tgt_z = plan.alloc_session<int16_t>("integer: decoder inputs and predictions", uint64_t{max_horizon + 1} * m);
+    if (c.known_inputs != 0) {  // the predictions beside the decoder rows, and the steps' known inputs
+        predictions = plan.alloc_session<int16_t>("integer: predictions", uint64_t{max_horizon} * c.n_outputs);
+        known_z = plan.alloc_session<int16_t>("integer: known inputs", uint64_t{max_horizon} * m);
+    }
     reference = plan.alloc_session<float>("integer: last observed row", n);
     memory = plan.alloc<int8_t>("integer: encoder rows", uint64_t{max_window} * d, Phase::encode, Phase::prepare);
     dec_x = plan.alloc<int8_t>("integer decoder tile: rows", uint64_t{kRowTileQ} * d, Phase::decode, Phase::decode);
@@ -341,8 +348,8 @@ void IntegerForecastSession::embed(size_t section, const int16_t* z, size_t rows
     const size_t d = c.stack.layer.d_model;
     PlanReader r = run_reader(m, section, &section_hints_[section == m.src_embed_ ? kSrcEmbedHint : kTgtEmbedHint]);
     const Role role = section == m.src_embed_ ? Role::src_embed_weight : Role::tgt_embed_weight;
-    const LinearQ l =
-        r.linear(r.weight(m.model().file(), role, format::kNoLayer, d, c.n_features), c.n_features, d, -128, 127);
+    const size_t in = section == m.src_embed_ ? c.n_features : c.decoder_features;
+    const LinearQ l = r.linear(r.weight(m.model().file(), role, format::kNoLayer, d, in), in, d, -128, 127);
     const AddQ add = r.add();
     k_->linear_q16_to_q8(z, rows, l.in, l.weight, l.bias, l.m, l.out, l.zero, l.lo, l.hi, x);
     const format::PositionalEncoding kind = section == m.src_embed_ ? c.positional_encoding : c.decoder_positions;
@@ -384,11 +391,12 @@ void IntegerForecastSession::decode(const int16_t* tgt, size_t rows, size_t firs
     const LayerOptions& o = c.stack.layer;
     const LayerShapeQ shape = shape_of(c);
     const size_t d = o.d_model;
-    const size_t n = c.n_features;
+    const size_t in = c.decoder_features;
+    const size_t n = c.n_outputs;
     const bool tril = c.memory_mask == format::MemoryMask::tril;
     for (size_t r = 0; r < rows; r += kRowTileQ) {
         const size_t count = rows - r < kRowTileQ ? rows - r : kRowTileQ;
-        embed(m.tgt_embed_, tgt + r * n, count, first + r, layout_.dec_x);
+        embed(m.tgt_embed_, tgt + r * in, count, first + r, layout_.dec_x);
         PlanReader pr = run_reader(m, m.decoder_, &section_hints_[kDecoderHint]);
         for (size_t l = 0; l < c.stack.decoder_layers; ++l) {
             const DecoderLayerQ w = read_decoder_layer(pr, f, o, static_cast<uint16_t>(l));
@@ -410,17 +418,37 @@ void IntegerForecastSession::decode(const int16_t* tgt, size_t rows, size_t firs
     }
 }
 
-Status IntegerForecastSession::forecast_q(const int16_t* z, size_t rows, size_t horizon, int16_t* out) {
+Status IntegerForecastSession::forecast_q(const int16_t* z, size_t rows, size_t horizon, int16_t* out,
+                                          const int16_t* known) {
     if (model_ == nullptr) return Status::error(StatusCode::invalid_argument, "session not initialised");
     AX_RETURN_IF_ERROR(check_session_length(rows, max_window_, 0, "window of ", " rows"));
     AX_RETURN_IF_ERROR(check_session_length(horizon, max_horizon_, 0, "horizon ", ""));
     if (z == nullptr || out == nullptr) return Status::error(StatusCode::invalid_argument, "a buffer is null");
-    const size_t n = model_->config().n_features;
-    // The decoder starts from the last observed row; the row is copied before encoding.
-    std::memcpy(layout_.tgt_z, z + (rows - 1) * n, n * sizeof(int16_t));
+    const ForecasterConfig& c = model_->config();
+    const Forecaster& f = model_->model();
+    const size_t n = c.n_features, m = c.decoder_features, o = c.n_outputs;
+    if (c.known_inputs != 0 && known == nullptr && horizon > 1)
+        return Status::error(StatusCode::invalid_argument, "the decoder reads inputs known ahead: give their rows");
+    // The decoder starts from the last observed row's decoder columns; the row is copied before encoding.
+    for (size_t j = 0; j < m; ++j) layout_.tgt_z[j] = z[(rows - 1) * n + f.decoder_column(j)];
     encode(z, rows);
-    for (size_t t = 0; t < horizon; ++t) decode(layout_.tgt_z + t * n, 1, t, layout_.tgt_z + (t + 1) * n);
-    std::memcpy(out, layout_.tgt_z + n, horizon * n * sizeof(int16_t));
+    if (c.known_inputs == 0) {  // the prediction is the next decoder row as it is (m == o, same columns)
+        for (size_t t = 0; t < horizon; ++t) decode(layout_.tgt_z + t * m, 1, t, layout_.tgt_z + (t + 1) * m);
+        std::memcpy(out, layout_.tgt_z + m, horizon * m * sizeof(int16_t));
+        return Status::ok();
+    }
+    // Each next decoder row: the predicted columns from the prediction, the others from the step's known inputs.
+    for (size_t t = 0; t < horizon; ++t) {
+        decode(layout_.tgt_z + t * m, 1, t, out + t * o);
+        if (t + 1 == horizon) break;
+        int16_t* next = layout_.tgt_z + (t + 1) * m;
+        for (size_t j = 0; j < m; ++j) {
+            const size_t column = f.decoder_column(j);
+            next[j] = known[t * m + j];
+            for (size_t i = 0; i < o; ++i)
+                if (f.output_column(i) == column) next[j] = out[t * o + i];
+        }
+    }
     return Status::ok();
 }
 
@@ -434,54 +462,98 @@ Status IntegerForecastSession::run_q(const int16_t* src, size_t src_rows, const 
     return Status::ok();
 }
 
-// x (raw units, or model space) -> int16 at the plan's z scale: the only float steps, at the input.
-void IntegerForecastSession::to_model(const float* x, size_t rows, const float* reference, bool normalize,
-                                      int16_t* z) const {
-    const ForecasterConfig& c = model_->config();
+// The input column of row position j: every column for input rows, the decoder's or the outputs' otherwise.
+size_t IntegerForecastSession::column_of(Columns columns, size_t j) const {
     const Forecaster& f = model_->model();
-    float z_scale = 0.0f;
-    std::memcpy(&z_scale, &model_->z_scale_bits_, sizeof z_scale);
-    const size_t n = c.n_features;
-    const float* offset = c.normalization == format::Normalization::global ? f.input_mean() : reference;
-    for (size_t r = 0; r < rows; ++r)
-        for (size_t i = 0; i < n; ++i) {
-            float v = x[r * n + i];
-            if (normalize) v = (v - offset[i]) / f.input_scale()[i];
-            const float q = std::nearbyint(v / z_scale);
-            z[r * n + i] = static_cast<int16_t>(q > 32767.0f ? 32767.0f : q < -32767.0f ? -32767.0f : q);
-        }
+    return columns == Columns::inputs ? j : columns == Columns::decoder ? f.decoder_column(j) : f.output_column(j);
 }
 
-void IntegerForecastSession::from_model(const int16_t* z, size_t rows, const float* reference, bool normalize,
-                                        float* y) const {
+size_t IntegerForecastSession::width_of(Columns columns) const {
+    const ForecasterConfig& c = model_->config();
+    return columns == Columns::inputs ? c.n_features : columns == Columns::decoder ? c.decoder_features : c.n_outputs;
+}
+
+// x (raw units, or model space) -> int16 at the plan's z scale: the only float steps, at the input. Each value
+// takes the normalization of its input column.
+int16_t IntegerForecastSession::to_z(float v, size_t column, bool normalize) const {
     const ForecasterConfig& c = model_->config();
     const Forecaster& f = model_->model();
     float z_scale = 0.0f;
     std::memcpy(&z_scale, &model_->z_scale_bits_, sizeof z_scale);
-    const size_t n = c.n_features;
-    const float* offset = c.normalization == format::Normalization::global ? f.input_mean() : reference;
-    for (size_t r = 0; r < rows; ++r)
-        for (size_t i = 0; i < n; ++i) {
+    const float* offset = c.normalization == format::Normalization::global ? f.input_mean() : layout_.reference;
+    if (normalize) v = (v - offset[column]) / f.input_scale()[column];
+    const float q = std::nearbyint(v / z_scale);
+    return static_cast<int16_t>(q > 32767.0f ? 32767.0f : q < -32767.0f ? -32767.0f : q);
+}
+
+void IntegerForecastSession::to_model(const float* x, size_t rows, Columns columns, bool normalize, int16_t* z) const {
+    const size_t n = width_of(columns);
+    for (size_t i = 0; i < n; ++i) {
+        const size_t column = column_of(columns, i);
+        for (size_t r = 0; r < rows; ++r) z[r * n + i] = to_z(x[r * n + i], column, normalize);
+    }
+}
+
+void IntegerForecastSession::from_model(const int16_t* z, size_t rows, bool normalize, float* y) const {
+    const ForecasterConfig& c = model_->config();
+    const Forecaster& f = model_->model();
+    float z_scale = 0.0f;
+    std::memcpy(&z_scale, &model_->z_scale_bits_, sizeof z_scale);
+    const size_t n = c.n_outputs;
+    const float* offset = c.normalization == format::Normalization::global ? f.input_mean() : layout_.reference;
+    for (size_t i = 0; i < n; ++i) {
+        const size_t column = f.output_column(i);
+        for (size_t r = 0; r < rows; ++r) {
             float v = static_cast<float>(z[r * n + i]) * z_scale;
-            if (normalize) v = v * f.input_scale()[i] + offset[i];
+            if (normalize) v = v * f.input_scale()[column] + offset[column];
             y[r * n + i] = v;
         }
+    }
 }
 
-Status IntegerForecastSession::forecast(const float* history, size_t rows, size_t horizon, float* out) {
+Status IntegerForecastSession::forecast(const float* history, size_t rows, size_t horizon, float* out,
+                                        const float* future, size_t future_rows) {
     if (model_ == nullptr) return Status::error(StatusCode::invalid_argument, "session not initialised");
     AX_RETURN_IF_ERROR(check_session_length(rows, max_window_, 0, "window of ", " rows"));
     AX_RETURN_IF_ERROR(check_session_length(horizon, max_horizon_, 0, "horizon ", ""));
-    const size_t n = model_->config().n_features;
+    const ForecasterConfig& c = model_->config();
+    const Forecaster& f = model_->model();
+    const size_t n = c.n_features, m = c.decoder_features;
     AX_RETURN_IF_ERROR(check_finite_input(history, rows * n, "history"));
     if (out == nullptr) return Status::error(StatusCode::invalid_argument, "output buffer is null");
-    const bool normalize = model_->config().normalization != format::Normalization::none;
+    const size_t needed = f.future_rows(horizon);
+    if (needed != 0 && (future == nullptr || future_rows < needed))
+        return Status::error(StatusCode::invalid_argument, "the decoder reads ")
+            .add(c.known_inputs)
+            .add(" input column(s) known ahead: a forecast of ")
+            .add(horizon)
+            .add(" steps needs their values for the first ")
+            .add(needed)
+            .add(" steps (future rows), got ")
+            .add(future == nullptr ? 0 : future_rows);
+    const bool normalize = c.normalization != format::Normalization::none;
     std::memcpy(layout_.reference, history + (rows - 1) * n, n * sizeof(float));
-    to_model(history, rows, layout_.reference, normalize, layout_.src_z);
-    // tgt_z's later rows are free until decoding: the predictions go there first, then out.
-    int16_t* predictions = layout_.tgt_z + n;
-    AX_RETURN_IF_ERROR(forecast_q(layout_.src_z, rows, horizon, predictions));
-    from_model(predictions, horizon, layout_.reference, normalize, out);
+    to_model(history, rows, Columns::inputs, normalize, layout_.src_z);
+    // The steps' known inputs as decoder rows in model space (the predicted columns are filled in later).
+    for (size_t t = 0; t < needed; ++t)
+        for (size_t j = 0; j < m; ++j) {
+            if (!f.known_decoder_column(j)) {
+                layout_.known_z[t * m + j] = 0;
+                continue;
+            }
+            const size_t column = f.decoder_column(j);
+            const float v = future[t * n + column];
+            if (!std::isfinite(v))
+                return Status::error(StatusCode::bad_input, "future row ")
+                    .add(t)
+                    .add(" holds NaN or Inf in the known input column ")
+                    .add(column);
+            layout_.known_z[t * m + j] = to_z(v, column, normalize);
+        }
+    // Without known inputs tgt_z's later rows are free until decoding: the predictions go there first, then out.
+    int16_t* predictions = c.known_inputs != 0 ? layout_.predictions : layout_.tgt_z + m;
+    AX_RETURN_IF_ERROR(forecast_q(layout_.src_z, rows, horizon, predictions, needed ? layout_.known_z : nullptr));
+    from_model(predictions, horizon, normalize, out);
     return Status::ok();
 }
 
@@ -490,20 +562,22 @@ Status IntegerForecastSession::run(const float* src, size_t src_rows, const floa
     if (model_ == nullptr) return Status::error(StatusCode::invalid_argument, "session not initialised");
     AX_RETURN_IF_ERROR(check_session_length(src_rows, max_window_, 0, "window of ", " rows"));
     AX_RETURN_IF_ERROR(check_session_length(tgt_rows, max_horizon_, 0, "decoder length ", ""));
-    const size_t n = model_->config().n_features;
+    const ForecasterConfig& c = model_->config();
+    const size_t n = c.n_features;
     AX_RETURN_IF_ERROR(check_finite_input(src, src_rows * n, "source input"));
-    AX_RETURN_IF_ERROR(check_finite_input(tgt, tgt_rows * n, "target input"));
+    AX_RETURN_IF_ERROR(check_finite_input(tgt, tgt_rows * c.decoder_features, "target input"));
     if (out == nullptr) return Status::error(StatusCode::invalid_argument, "output buffer is null");
-    const bool normalize = space == InputSpace::raw && model_->config().normalization != format::Normalization::none;
+    const bool normalize = space == InputSpace::raw && c.normalization != format::Normalization::none;
     std::memcpy(layout_.reference, src + (src_rows - 1) * n, n * sizeof(float));
-    to_model(src, src_rows, layout_.reference, normalize, layout_.src_z);
+    to_model(src, src_rows, Columns::inputs, normalize, layout_.src_z);
     // The decoder inputs go to tgt_z's first rows, the outputs after them: tgt_rows <= max_horizon.
     int16_t* tgt_z = layout_.tgt_z;
-    to_model(tgt, tgt_rows, layout_.reference, normalize, tgt_z);
+    to_model(tgt, tgt_rows, Columns::decoder, normalize, tgt_z);
     encode(layout_.src_z, src_rows);
-    // Row t's output overwrites decoder input t only after the tile holding row t has read it.
+    // Row t's output (n_outputs <= decoder_features wide) overwrites decoder input t only after the tile holding
+    // row t has read it.
     decode(tgt_z, tgt_rows, 0, tgt_z);
-    from_model(tgt_z, tgt_rows, layout_.reference, normalize, out);
+    from_model(tgt_z, tgt_rows, normalize, out);
     return Status::ok();
 }
 

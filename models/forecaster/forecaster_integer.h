@@ -53,7 +53,11 @@ private:
 
 struct IntegerForecastLayout {
     int16_t* src_z = nullptr;  // [max_window, n_features]
-    int16_t* tgt_z = nullptr;  // [max_horizon + 1, n_features]: decoder inputs, then predictions
+    int16_t* tgt_z = nullptr;  // [max_horizon + 1, decoder_features]: decoder inputs, then predictions
+    // With inputs known ahead only (a covariate decoder): the predictions [max_horizon, n_outputs] and each
+    // step's known inputs as decoder rows [max_horizon, decoder_features], both model space.
+    int16_t* predictions = nullptr;
+    int16_t* known_z = nullptr;
     int8_t* memory = nullptr;  // [max_window, d]
     int8_t* dec_x = nullptr;   // [tile, d]
     LayerScratchQ encoder_scratch;
@@ -70,15 +74,18 @@ public:
     Status init(const IntegerForecaster& model, const IntegerKernels& kernels, void* arena, size_t arena_bytes,
                 size_t max_window, size_t max_horizon);
 
-    // The integer core: `rows` model-space rows (int16 at the plan's z scale) in, horizon rows out, step by
-    // step through the int8 key/value caches.
-    Status forecast_q(const int16_t* z, size_t rows, size_t horizon, int16_t* out);
+    // The integer core: `rows` model-space rows (int16 at the plan's z scale) in, horizon rows of n_outputs out,
+    // step by step through the int8 key/value caches. A decoder reading inputs known ahead takes them from
+    // `known`: horizon - 1 model-space decoder rows (decoder_features wide; only the known columns are read).
+    Status forecast_q(const int16_t* z, size_t rows, size_t horizon, int16_t* out, const int16_t* known = nullptr);
     // One teacher-forced pass in model space: out gets tgt_rows rows.
     Status run_q(const int16_t* src, size_t src_rows, const int16_t* tgt, size_t tgt_rows, int16_t* out);
 
     // Float at the edges: the history in raw units normalized and rounded to int16, the forecast scaled and
-    // denormalized back (horizon x n_outputs raw values).
-    Status forecast(const float* history, size_t rows, size_t horizon, float* out);
+    // denormalized back (horizon x n_outputs raw values). `future` as ForecastSession::forecast's: rows laid out
+    // like the history's holding the inputs known ahead at each step's time (horizon - 1 of them).
+    Status forecast(const float* history, size_t rows, size_t horizon, float* out, const float* future = nullptr,
+                    size_t future_rows = 0);
     // forward(src, tgt) as ForecastSession::run, in either input space.
     Status run(const float* src, size_t src_rows, const float* tgt, size_t tgt_rows, InputSpace space, float* out);
 
@@ -86,8 +93,14 @@ private:
     void encode(const int16_t* z, size_t rows);
     void decode(const int16_t* tgt, size_t rows, size_t first, int16_t* out);
     void embed(size_t section, const int16_t* z, size_t rows, size_t first, int8_t* x) const;
-    void to_model(const float* x, size_t rows, const float* reference, bool normalize, int16_t* z) const;
-    void from_model(const int16_t* z, size_t rows, const float* reference, bool normalize, float* y) const;
+    // Rows of every input column, of the decoder's columns, or of the outputs; each value is normalized as its
+    // input column (offsets: the stored mean or layout_.reference, the last observed row).
+    enum class Columns { inputs, decoder, outputs };
+    size_t column_of(Columns columns, size_t j) const;
+    size_t width_of(Columns columns) const;
+    int16_t to_z(float v, size_t column, bool normalize) const;
+    void to_model(const float* x, size_t rows, Columns columns, bool normalize, int16_t* z) const;
+    void from_model(const int16_t* z, size_t rows, bool normalize, float* y) const;  // n_outputs wide
 
     const IntegerForecaster* model_ = nullptr;
     const IntegerKernels* k_ = nullptr;

@@ -95,7 +95,6 @@ size_t calibrate(AxmModel& model, const Table& data, const CalibrationOptions& o
     if (data.cols != c.n_features)
         throw ToolError("calibration data has " + std::to_string(data.cols) + " columns, the model reads " +
                         std::to_string(c.n_features) + " features");
-    if (c.n_outputs != c.n_features) throw ToolError("calibration forecasts, which needs n_outputs == n_features");
     const size_t wanted = options.window ? options.window : default_window(c);
     check_window_fits(c, wanted, "--calib-window " + std::to_string(wanted));
     check_horizon_fits(c, options.horizon, "--calib-horizon " + std::to_string(options.horizon));
@@ -132,9 +131,10 @@ size_t calibrate(AxmModel& model, const Table& data, const CalibrationOptions& o
     size_t windows = 0;
     try {
         HostSession session(*loaded, kernels, window, horizon);
-        // A decoder reading inputs known ahead takes them from the rows after the window.
-        const bool known = loaded->as<Forecaster>().config().known_inputs != 0;
-        for (size_t start = 0; start + window + (known ? horizon - 1 : 0) <= data.rows; start += horizon) {
+        // A decoder reading inputs known ahead (a covariate model's plan and calendar) takes them from the rows
+        // after the window, as they were logged.
+        const size_t future = loaded->as<Forecaster>().future_rows(horizon);
+        for (size_t start = 0; start + window + future <= data.rows; start += horizon) {
             const float* rows = data.values.data() + start * data.cols;
             session.forecast(rows, window, horizon, rows + window * data.cols, data.rows - start - window);
             ++windows;
@@ -144,6 +144,12 @@ size_t calibrate(AxmModel& model, const Table& data, const CalibrationOptions& o
         throw;
     }
     g_recorder = nullptr;
+    const size_t future = loaded->as<Forecaster>().future_rows(horizon);
+    if (windows == 0)
+        throw ToolError("calibration data has " + std::to_string(data.rows) + " rows, fewer than one window of " +
+                        std::to_string(window) + " rows" +
+                        (future ? " and the " + std::to_string(future) + " rows of known inputs after it" : "") +
+                        ": give more rows, or a shorter --calib-window / --calib-horizon");
     for (size_t i = 0; i < model.tensors.size(); ++i)
         if (model.tensors[i].dims.size() == 2) model.tensors[i].input_absmax = recorder.absmax[i];
     if (options.ranges != nullptr) *options.ranges = recorder.activations;

@@ -3,6 +3,7 @@
 #include "tools/convert/axm_writer.h"
 #include "tools/import/assumed_defaults.h"
 #include "tools/convert/calibrate.h"
+#include "tools/convert/input_magnitudes.h"
 #include "tools/convert/integer_plan.h"
 #include "tools/convert/model_stamp.h"
 #include "tools/import/config_scope.h"
@@ -105,6 +106,15 @@ std::vector<uint8_t> finish_model(AxmModel model, const ConvertOptions& options)
         }
         const size_t windows =
             calibrate(model, data, CalibrationOptions{options.calib_window, options.calib_horizon, &ranges});
+        // The integer-only mode quantizes the input rows with one scale: columns of very different magnitudes
+        // (a raw-unit model's load next to its calendar) lose the small ones.
+        bool normalized = false;
+        for (const auto& [key, value] : model.config)
+            normalized = normalized || (key == format::ConfigKey::normalization && value != 0);
+        if (options.integer_only && options.notes && !normalized) {
+            const std::string note = magnitude_spread_note(data, csv.features);
+            if (!note.empty()) options.notes->push_back("--integer-only: " + note);
+        }
         // Every activation scale of the integer mode comes from these windows: say how many there were.
         if (options.integer_only && options.notes && windows < kFewCalibrationWindows)
             options.notes->push_back("--integer-only: calibrated on " + std::to_string(windows) + " window(s) of " +
@@ -112,7 +122,7 @@ std::vector<uint8_t> finish_model(AxmModel model, const ConvertOptions& options)
                                      ": activations beyond what they reached saturate; "
                                      "calibrate on data covering the range the model will see");
     }
-    store_weights_as(model, options.dtype, options.integer_only);
+    store_weights_as(model, options.dtype, options.integer_only, options.notes);
     if (options.integer_only) add_integer_plan(model, ranges, options.notes);
     set_kv_cache(model, options.kv_cache);
     stamp_model(model, options.model_name, options.model_version, options.proof);

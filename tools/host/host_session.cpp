@@ -30,8 +30,8 @@ std::vector<float> HostSession::run(const float* src, size_t src_rows, const flo
 std::vector<float> HostSession::forecast(const float* history, size_t rows, size_t horizon, const float* future,
                                          size_t future_rows) {
     std::vector<float> out(horizon * model_.as<Forecaster>().config().n_outputs);
-    if (integer_)  // integer-only models read no future rows (integer_mode_unsupported refuses time marks)
-        check_status(integer_->session.forecast(history, rows, horizon, out.data()), model_.path);
+    if (integer_)
+        check_status(integer_->session.forecast(history, rows, horizon, out.data(), future, future_rows), model_.path);
     else
         check_status(s_.session().forecast(history, rows, horizon, out.data(), future, future_rows), model_.path);
     return out;

@@ -310,7 +310,9 @@ std::vector<ConfigKeySpec> make_table() {
                 "\"memory_mask\": \"tril\")")
             .neutral([](const ConvertConfig& c) { return c.memory_mask == format::MemoryMask::none; }),
         Row(ConfigKey::normalization, "an object: \"mode\" (\"none\", \"global\", \"last_value\"), \"mean\", \"scale\"",
-            kForecaster, "`{\"mode\": \"none\"}`", "how raw inputs are scaled before the model and outputs after",
+            kForecaster, "`{\"mode\": \"none\"}`",
+            "how raw inputs are scaled before the model and outputs after: one mean and scale per input column "
+            "(a StandardScaler's mean_ and scale_), each output taking its column's",
             read_normalization)
             .record_text(record_text_of<format::Normalization>)
             .noted_when_assumed()

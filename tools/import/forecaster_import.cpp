@@ -597,11 +597,14 @@ AxmModel import_forecaster(const TensorMap& tensors, const ConvertConfig& config
     const NormalizationSpec& norm = config.normalization;
     const bool global = norm.mode == format::Normalization::global;
     if (norm.mode != format::Normalization::none) {
-        if (no != nf)
-            throw ToolError("normalization needs n_outputs == n_features (the generator gives " + std::to_string(no) +
-                            " outputs for " + std::to_string(nf) + " features)");
+        // Outputs are de-normalized with the mean and scale of the input column each one predicts.
+        if (no > nf)
+            throw ToolError("normalization scales each output as the input column it predicts, but the model gives " +
+                            std::to_string(no) + " outputs for " + std::to_string(nf) +
+                            " input columns: normalize in your own code and convert without \"normalization\"");
         if (static_cast<int64_t>(norm.scale.size()) != nf || (global && static_cast<int64_t>(norm.mean.size()) != nf))
-            throw ToolError("normalization mean/scale need one value per feature (" + std::to_string(nf) + ")");
+            throw ToolError("normalization mean/scale need one value per input column (" + std::to_string(nf) +
+                            ", in the order of \"features\": a StandardScaler's mean_ and scale_ fitted on them)");
         if (global) m.tensors.push_back(vector_tensor(Role::input_mean, "normalization.mean", norm.mean));
         m.tensors.push_back(vector_tensor(Role::input_scale, "normalization.scale", norm.scale));
     }
