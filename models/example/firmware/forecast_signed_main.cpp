@@ -16,6 +16,7 @@
 #define EXAMPLE_SIGNED_V2_SECTION __attribute__((section(".axm_model")))
 #include "example_signed_v2.h"  // generated: version 2, signed by the owner
 #include "models/example/firmware/ram_flash.h"
+#include "models/example/firmware/slot_updates.h"
 #include "models/example/firmware/update_image.h"
 #include "models/forecaster/forecaster.h"
 #include "models/forecaster/slot_check.h"
@@ -56,17 +57,10 @@ ForecasterSlotNeeds needs;
 ModelFile file;
 Forecaster model;
 ForecastSession session;
-int checks = 0;
-int failures = 0;
+example::Checks checks;
 
-void expect(bool ok, const char* what, const Status& s = Status::ok()) {
-    std::fprintf(stderr, "  [%s] %s%s%s\n", ok ? "ok" : "FAIL", what, s.is_ok() ? "" : ": ",
-                 s.is_ok() ? "" : s.message());
-    ++checks;
-    if (!ok) ++failures;
-}
-
-bool has(const Status& s, const char* text) { return std::strstr(s.message(), text) != nullptr; }
+void expect(bool ok, const char* what, const Status& s = Status::ok()) { checks.expect(ok, what, s); }
+using example::has;
 
 Status boot() {
     flash.reboot();
@@ -88,15 +82,7 @@ bool forecast_matches(const char* when) {
     return same;
 }
 
-Status send(const example::UpdateImage& image) {
-    AX_RETURN_IF_ERROR(slots.begin_update());
-    for (size_t at = 0; at < image.send_bytes; at += sizeof chunk) {
-        const size_t n = image.send_bytes - at < sizeof chunk ? image.send_bytes - at : sizeof chunk;
-        image.read(at, n, chunk);
-        AX_RETURN_IF_ERROR(slots.write_update(chunk, n));
-    }
-    return slots.commit_update();
-}
+Status send(const example::UpdateImage& image) { return example::send(slots, image, chunk); }
 
 void refused(const char* what, const example::UpdateImage& image, const char* why) {
     const int before = slots.active();
@@ -166,10 +152,10 @@ int main() {
             "not newer");
 
     std::fprintf(stderr, "auspex: signed A/B slots of %lu bytes: %d checks, %d failed\n",
-                 static_cast<unsigned long>(kSlotBytes), checks, failures);
+                 static_cast<unsigned long>(kSlotBytes), checks.count, checks.failures);
     for (size_t t = 0; t < EXAMPLE_SIGNED_V1_HORIZON; ++t)
         for (size_t i = 0; i < EXAMPLE_SIGNED_V1_N_FEATURES; ++i)
             std::printf(i + 1 < EXAMPLE_SIGNED_V1_N_FEATURES ? "%.9g," : "%.9g\n",
                         static_cast<double>(forecast[t * EXAMPLE_SIGNED_V1_N_FEATURES + i]));
-    return failures == 0 ? 0 : 1;
+    return checks.failures == 0 ? 0 : 1;
 }

@@ -19,6 +19,7 @@
 #define EXAMPLE_MODEL_V_SECTION __attribute__((section(".axm_model")))
 #include "example_model_v.h"  // generated: example_model_v[], EXAMPLE_MODEL_V_ARENA_BYTES, ...
 #include "models/example/firmware/ram_flash.h"
+#include "models/example/firmware/slot_updates.h"
 #include "models/example/firmware/update_image.h"
 #include "models/forecaster/forecaster.h"
 #include "models/forecaster/slot_check.h"
@@ -49,17 +50,10 @@ ForecasterSlotNeeds needs;
 ModelFile file;
 Forecaster model;
 ForecastSession session;
-int checks = 0;
-int failures = 0;
+example::Checks checks;
 
-void expect(bool ok, const char* what, const Status& s = Status::ok()) {
-    std::fprintf(stderr, "  [%s] %s%s%s\n", ok ? "ok" : "FAIL", what, s.is_ok() ? "" : ": ",
-                 s.is_ok() ? "" : s.message());
-    ++checks;
-    if (!ok) ++failures;
-}
-
-bool has(const Status& s, const char* text) { return std::strstr(s.message(), text) != nullptr; }
+void expect(bool ok, const char* what, const Status& s = Status::ok()) { checks.expect(ok, what, s); }
+using example::has;
 
 // Boot: mount the slots and lay a session out on the active model.
 Status boot() {
@@ -90,16 +84,7 @@ bool forecast_matches(const char* when) {
     return same;
 }
 
-// Sends an update as a radio would: in chunks, into the inactive slot, then commits it.
-Status send(const example::UpdateImage& image) {
-    AX_RETURN_IF_ERROR(slots.begin_update());
-    for (size_t at = 0; at < image.send_bytes; at += sizeof chunk) {
-        const size_t n = image.send_bytes - at < sizeof chunk ? image.send_bytes - at : sizeof chunk;
-        image.read(at, n, chunk);
-        AX_RETURN_IF_ERROR(slots.write_update(chunk, n));
-    }
-    return slots.commit_update();
-}
+Status send(const example::UpdateImage& image) { return example::send(slots, image, chunk); }
 
 example::UpdateImage versioned(uint32_t version) {
     example::UpdateImage image(example_model_v, EXAMPLE_MODEL_V_SIZE);
@@ -187,10 +172,10 @@ int main() {
            "version 4 becomes active in slot 1", last);
 
     std::fprintf(stderr, "auspex: A/B slots of %lu bytes: %d checks, %d failed\n",
-                 static_cast<unsigned long>(kSlotBytes), checks, failures);
+                 static_cast<unsigned long>(kSlotBytes), checks.count, checks.failures);
     for (size_t t = 0; t < EXAMPLE_MODEL_V_HORIZON; ++t)
         for (size_t i = 0; i < EXAMPLE_MODEL_V_N_OUTPUTS; ++i)
             std::printf(i + 1 < EXAMPLE_MODEL_V_N_OUTPUTS ? "%.9g," : "%.9g\n",
                         static_cast<double>(forecast[t * EXAMPLE_MODEL_V_N_OUTPUTS + i]));
-    return failures == 0 ? 0 : 1;
+    return checks.failures == 0 ? 0 : 1;
 }
