@@ -143,6 +143,12 @@ TEST_CASE("calibration and the integer-only mode take a covariate model, its pla
     REQUIRE(auspex_forecast_known(&fc, c.window.data(), c.history.rows, c.known_rows.data(), horizon - 1, horizon,
                                   api.data()) == AUSPEX_OK);
     CHECK(std::memcmp(api.data(), got.data(), got.size() * sizeof(float)) == 0);
+    // A NaN in the plan is refused as the float modes refuse it, never quantized into the forecast.
+    std::vector<float> holed = c.known_rows;
+    holed[3 * integer->as<Forecaster>().config().n_features + 2] = std::nanf("");  // row 3's occupancy
+    CHECK(auspex_forecast_known(&fc, c.window.data(), c.history.rows, holed.data(), horizon - 1, horizon, api.data()) ==
+          AUSPEX_BAD_INPUT);
+    CHECK(std::string(auspex_status_message(&fc)).find("future row 3 holds NaN") != std::string::npos);
 }
 
 TEST_CASE("the integer-only mode refuses a model with more outputs than input columns, saying what to use") {

@@ -468,11 +468,11 @@ void ForecastSession::next_decoder_row(const float* prediction, const float* fut
     }
 }
 
-Status ForecastSession::check_future(const float* future, size_t future_rows, size_t horizon) const {
-    const ForecasterConfig& c = model_->config_;
-    const size_t needed = model_->future_rows(horizon);
+Status Forecaster::check_future(const float* future, size_t rows, size_t horizon) const {
+    const ForecasterConfig& c = config_;
+    const size_t needed = future_rows(horizon);
     if (needed == 0) return Status::ok();
-    if (future == nullptr || future_rows < needed)
+    if (future == nullptr || rows < needed)
         return Status::error(StatusCode::invalid_argument, "the decoder reads ")
             .add(c.known_inputs)
             .add(" input column(s) known ahead: a forecast of ")
@@ -480,14 +480,14 @@ Status ForecastSession::check_future(const float* future, size_t future_rows, si
             .add(" steps needs their values for the first ")
             .add(needed)
             .add(" steps (future rows), got ")
-            .add(future == nullptr ? 0 : future_rows);
+            .add(future == nullptr ? 0 : rows);
     for (size_t t = 0; t < needed; ++t)
         for (size_t j = 0; j < c.decoder_features; ++j)
-            if (model_->known_decoder_column(j) && !std::isfinite(future[t * c.n_features + model_->decoder_column(j)]))
+            if (known_decoder_column(j) && !std::isfinite(future[t * c.n_features + decoder_column(j)]))
                 return Status::error(StatusCode::bad_input, "future row ")
                     .add(t)
                     .add(" holds NaN or Inf in the known input column ")
-                    .add(model_->decoder_column(j));
+                    .add(decoder_column(j));
     return Status::ok();
 }
 
@@ -651,7 +651,7 @@ Status ForecastSession::forecast_impl(const float* history, size_t rows, size_t 
         return Status::error(StatusCode::unsupported, "forecast feeds outputs back as inputs: the model's ")
             .add(c.n_outputs)
             .add(" outputs are not input columns");
-    AX_RETURN_IF_ERROR(check_future(future, future_rows, horizon));
+    AX_RETURN_IF_ERROR(model_->check_future(future, future_rows, horizon));
     AX_RETURN_IF_ERROR(check_finite_input(history, rows * n, "history"));
     if (out == nullptr) return Status::error(StatusCode::invalid_argument, "output buffer is null");
 

@@ -123,6 +123,9 @@ public:
     // The `future` rows a forecast of `horizon` steps reads: horizon - 1 step by step (the last prediction is
     // not fed back), horizon one pass (a placeholder per step); 0 without known inputs.
     size_t future_rows(size_t horizon) const;
+    // A forecast's `future` rows for `horizon` steps: enough of them, and a finite value in every known input
+    // column (invalid_argument, bad_input); ok when the model reads none. Every mode's session asks this.
+    Status check_future(const float* future, size_t rows, size_t horizon) const;
 
     // Exact bytes a session needs for encoder windows up to max_window and decoder lengths (horizon or
     // teacher-forced target rows) up to max_horizon. 0 when a length is 0 or above kMaxSequenceLength.
@@ -240,7 +243,6 @@ private:
     void decode(const float* tgt, size_t rows, size_t first, float* out);
     // Decoder input row t + 1 (model space) from step t's prediction and the known inputs of its time.
     void next_decoder_row(const float* prediction, const float* future_row, float* out) const;
-    Status check_future(const float* future, size_t future_rows, size_t horizon) const;
     Status forecast_impl(const float* history, size_t rows, size_t horizon, float* out, bool cached,
                          const float* future, size_t future_rows);
 

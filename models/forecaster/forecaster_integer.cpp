@@ -521,16 +521,8 @@ Status IntegerForecastSession::forecast(const float* history, size_t rows, size_
     const size_t n = c.n_features, m = c.decoder_features;
     AX_RETURN_IF_ERROR(check_finite_input(history, rows * n, "history"));
     if (out == nullptr) return Status::error(StatusCode::invalid_argument, "output buffer is null");
+    AX_RETURN_IF_ERROR(f.check_future(future, future_rows, horizon));
     const size_t needed = f.future_rows(horizon);
-    if (needed != 0 && (future == nullptr || future_rows < needed))
-        return Status::error(StatusCode::invalid_argument, "the decoder reads ")
-            .add(c.known_inputs)
-            .add(" input column(s) known ahead: a forecast of ")
-            .add(horizon)
-            .add(" steps needs their values for the first ")
-            .add(needed)
-            .add(" steps (future rows), got ")
-            .add(future == nullptr ? 0 : future_rows);
     const bool normalize = c.normalization != format::Normalization::none;
     std::memcpy(layout_.reference, history + (rows - 1) * n, n * sizeof(float));
     to_model(history, rows, Columns::inputs, normalize, layout_.src_z);
