@@ -8,28 +8,34 @@ namespace ax {
 
 namespace {
 
-// ---- The field GF(p), p = 2^255 - 19: sixteen limbs of 16 bits held in int64 (products and sums of a few
-// of them fit without overflow on any core; 2^256 = 38 mod p folds the high half of a product back).
+// ---- The field GF(p), p = 2^255 - 19: sixteen limbs of 16 bits, held in int32 (sums and differences of a
+// few stay far below 2^31; a product's terms are summed in int64, and 2^256 = 38 mod p folds its high half
+// back). int32 storage halves every element, and the stack a device needs to verify.
 struct Fe {
-    int64_t v[16];
+    int32_t v[16];
 };
 
-Fe fe(int64_t x) {
+Fe fe(int32_t x) {
     Fe r{};
     r.v[0] = x;
     return r;
 }
 
-void carry(Fe& a) {
+// One carry pass over sixteen limbs of any signed type: each limb brought into [0, 2^16), the top carry
+// folded into limb 0 times 38.
+template <typename T>
+void carry_limbs(T* v) {
     for (int i = 0; i < 16; ++i) {
-        const int64_t c = a.v[i] >> 16;  // floor division: limbs may be negative after a subtraction
-        a.v[i] -= c * 65536;
+        const T c = v[i] >> 16;  // floor division: limbs may be negative after a subtraction
+        v[i] -= c * 65536;
         if (i < 15)
-            a.v[i + 1] += c;
+            v[i + 1] += c;
         else
-            a.v[0] += 38 * c;
+            v[0] += 38 * c;
     }
 }
+
+void carry(Fe& a) { carry_limbs(a.v); }
 
 Fe add(const Fe& a, const Fe& b) {
     Fe r;
@@ -52,10 +58,11 @@ Fe mul(const Fe& a, const Fe& b) {
         for (int j = 0; j < 16; ++j) t[i + j] += static_cast<int64_t>(x) * static_cast<int32_t>(b.v[j]);
     }
     for (int i = 0; i < 15; ++i) t[i] += 38 * t[i + 16];
+    // Two passes in int64 bring every limb below 2^16 plus a small carry into limb 0: then int32 holds it.
+    carry_limbs(t);
+    carry_limbs(t);
     Fe r;
-    std::memcpy(r.v, t, sizeof r.v);
-    carry(r);
-    carry(r);
+    for (int i = 0; i < 16; ++i) r.v[i] = static_cast<int32_t>(t[i]);
     return r;
 }
 
@@ -93,9 +100,9 @@ void pack(uint8_t out[32], Fe a) {
     // Now 0 <= a < 2^256 < 2p + 38: subtract p at most twice.
     for (int k = 0; k < 2; ++k) {
         Fe m;
-        int64_t borrow = 0;
+        int32_t borrow = 0;
         for (int i = 0; i < 16; ++i) {
-            const int64_t limb = i == 0 ? 0xffed : i == 15 ? 0x7fff : 0xffff;
+            const int32_t limb = i == 0 ? 0xffed : i == 15 ? 0x7fff : 0xffff;
             m.v[i] = a.v[i] - limb - borrow;
             borrow = m.v[i] < 0 ? 1 : 0;
             m.v[i] += borrow * 65536;
@@ -110,7 +117,7 @@ void pack(uint8_t out[32], Fe a) {
 
 Fe unpack(const uint8_t in[32]) {
     Fe r;
-    for (int i = 0; i < 16; ++i) r.v[i] = in[2 * i] | (int64_t{in[2 * i + 1]} << 8);
+    for (int i = 0; i < 16; ++i) r.v[i] = in[2 * i] | (int32_t{in[2 * i + 1]} << 8);
     r.v[15] &= 0x7fff;
     return r;
 }
@@ -158,7 +165,7 @@ Point scalar_mul(const Point& p, const uint8_t s[32], const Curve& c) {
     for (int i = 255; i >= 0; --i) {
         q = add(q, q, c);
         const Point r = add(q, p, c);
-        const int64_t mask = -static_cast<int64_t>((s[i / 8] >> (i % 8)) & 1);
+        const int32_t mask = -static_cast<int32_t>((s[i / 8] >> (i % 8)) & 1);
         for (int k = 0; k < 16; ++k) {
             q.x.v[k] ^= mask & (q.x.v[k] ^ r.x.v[k]);
             q.y.v[k] ^= mask & (q.y.v[k] ^ r.y.v[k]);

@@ -1,6 +1,6 @@
-// Ed25519 signatures (RFC 8032), written for devices: no heap, no tables (Cortex-M4, -O2: 4.4 KB of code
-// with SHA-512 2 KB more, and about 7 KB of stack at the deepest, ed25519_verify's frame 4 KB). A device
-// verifies that a model was signed by its owner before it runs it; the host tools sign with the same
+// Ed25519 signatures (RFC 8032), written for devices: no heap, no tables (Cortex-M4, -Os: about 6.5 KB of
+// code with SHA-512 and the record check; docs/device.md has its stack and instructions). A device verifies
+// that a model was signed by its owner before it runs it; the host tools sign with the same
 // arithmetic. Verification is strict where verifiers differ: S must be below the group order, A and R
 // must be canonical encodings of points that are not of small order, and the cofactorless equation
 // [S]B = R + [k]A must hold exactly.
