@@ -4,7 +4,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all cli build deps format format-check test test-host test-sanitize test-cross test-firmware firmware size stack insn insn-integer insn-bench bench-mcu fuzz mutate demo clean
+.PHONY: all cli build deps format format-check test test-host test-sanitize test-cross test-firmware firmware size stack insn insn-integer insn-bench insn-signature bench-mcu fuzz mutate demo clean
 
 # Recursive makes and CMake's own makefiles print no Entering/Leaving directory lines.
 MAKEFLAGS += --no-print-directory
@@ -218,6 +218,18 @@ insn: build $(INSN_DIR)/insn_plugin.so
 	$(call write_insn_doc,insn,$(INSN_DIR)/insn.md)
 	@$(MAKE) --no-print-directory insn-integer
 	@$(MAKE) --no-print-directory insn-bench
+	@$(MAKE) --no-print-directory insn-signature
+
+# A signed model's signature check beside one forecast (forecast_signed.elf, on the board whose RAM holds the
+# A/B slots; run by make insn). Report: $(INSN_DIR)/insn-signature.md, and docs/instruction-counts.md.
+INSN_SIGNATURE_BOARD := mps2-an386
+insn-signature: build $(INSN_DIR)/insn_plugin.so
+	$(call firmware_build,$(INSN_SIGNATURE_BOARD),forecast_signed)
+	@sh tools/insn/insn_signature.sh $(INSN_DIR)/insn_plugin.so $(INSN_SIGNATURE_BOARD) \
+		"$$(cat $(FIRMWARE_DIR)/$(INSN_SIGNATURE_BOARD)/insn_label)" $(FIRMWARE_DIR)/$(INSN_SIGNATURE_BOARD)/forecast_signed.elf \
+		$$(sed -n 's/^#define EXAMPLE_SIGNED_V2_SIZE \([0-9]*\).*/\1/p' $(FIRMWARE_DIR)/$(INSN_SIGNATURE_BOARD)/generated/example_signed_v2.h) \
+		| tee $(INSN_DIR)/insn-signature.md
+	$(call write_insn_doc,insn-signature,$(INSN_DIR)/insn-signature.md)
 
 # The integer-only example (forecast_integer.elf; on the M3 board also forecast_integer_m0plus.elf, compiled
 # for a Cortex-M0+) on each board of INSN_BOARDS, beside the int8 figures of make insn's table (run by make insn;
