@@ -164,8 +164,8 @@ stack:
 		sed -n -e '/^stack: .*runtime worst case/,/^<end of output>/p' $(FIRMWARE_DIR)/$$board/Testing/Temporary/LastTest.log \
 			| grep -v -e '^<end of output>' -e '^Test time' -e '^-*$$'; \
 	done
-	@{ echo "| board (core) | C++ API, worst (forecast.elf) | \`ForecastSession::forecast\` | C API, worst (forecast_c.elf) | \`auspex_forecast\` | every family (stack_families.elf) |"; \
-		echo "|---|---|---|---|---|---|"; \
+	@{ echo "| board (core) | C++ API, worst (forecast.elf) | \`ForecastSession::forecast\` | C API, worst (forecast_c.elf) | \`auspex_forecast\` | every family (stack_families.elf) | signature check (stack_signature.elf) |"; \
+		echo "|---|---|---|---|---|---|---|"; \
 		for board in $(FIRMWARE_BOARDS); do \
 			sh tools/stack/stack_table_row.sh python3 $(CURDIR) $(FIRMWARE_DIR)/$$board $$board $$(cut -d" " -f1 $(FIRMWARE_DIR)/$$board/insn_label) arm-none-eabi- || exit 1; \
 		done; } > $(FIRMWARE_DIR)/stack.md

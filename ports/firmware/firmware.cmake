@@ -356,6 +356,16 @@ foreach(image forecast forecast_c)
 endforeach()
 add_test(NAME stack_families COMMAND ${stack_tool} --elf $<TARGET_FILE:stack_families>
   --map ${CMAKE_BINARY_DIR}/stack_families.map --label "every family on ${board} (${board_cpu})")
+# The signature check of signed models (runtime/model_signature.h), in an image of its own: Ed25519's
+# field elements and points are held on the stack, so it has a budget of its own (5120 bytes).
+set(fw_signature_stack_budget 5120)
+auspex_firmware(stack_signature image_code.ld ${CMAKE_CURRENT_SOURCE_DIR}/tools/stack/signature_main.cpp)
+target_include_directories(stack_signature PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+target_compile_options(stack_signature PRIVATE ${fw_stack_flags})
+add_test(NAME stack_signature COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/tools/stack/stack_worst_case.py
+  --ci-dir ${CMAKE_BINARY_DIR} --kernels ${CMAKE_CURRENT_SOURCE_DIR}/runtime/kernels.h
+  --budget ${fw_signature_stack_budget} --tool-prefix ${stack_tool_prefix} --elf $<TARGET_FILE:stack_signature>
+  --map ${CMAKE_BINARY_DIR}/stack_signature.map --label "the signature check on ${board} (${board_cpu})")
 # No figure when an indirect call cannot be bounded: with linear_i8 missing from the kernel list (AX_KERNELS),
 # the calls through it are unresolved and the tool must refuse (exit 1, this message).
 file(READ ${CMAKE_CURRENT_SOURCE_DIR}/runtime/kernels.h stack_kernels_h)

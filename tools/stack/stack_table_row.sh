@@ -1,8 +1,8 @@
 #!/bin/sh
 # One board's row of the worst-case stack table in docs/boards.md, from the board's firmware build tree:
 # the runtime's worst case below the caller's frame through the C++ API (forecast.elf), of a forecast alone
-# (ForecastSession::forecast), through the C API (forecast_c.elf), of auspex_forecast alone, and of every
-# family's entry points (stack_families.elf). `make stack` writes the rows of every board into the page;
+# (ForecastSession::forecast), through the C API (forecast_c.elf), of auspex_forecast alone, of every
+# family's entry points (stack_families.elf), and of the signature check of signed models (stack_signature.elf). `make stack` writes the rows of every board into the page;
 # the CTest docs_stack_table checks this board's row is there.
 #   stack_table_row.sh PYTHON SOURCE_DIR BUILD_DIR BOARD CPU TOOL_PREFIX
 set -eu
@@ -32,4 +32,5 @@ figures() {
 cxx=$(figures forecast ForecastSession::forecast)
 c=$(figures forecast_c auspex_forecast)
 families=$(figures stack_families)
-echo "| $board ($cpu) | $cxx | $c | $families |"
+signature=$(figures stack_signature)
+echo "| $board ($cpu) | $cxx | $c | $families | $signature |"
