@@ -165,6 +165,7 @@ int cmd_convert(const Argv& argv) {
                                "layer_norm_eps, positional_encoding, memory_mask, ...): --find-config FILE searches "
                                "for one that does; nothing written");
     options.proof = tools::ConversionProof{true, result.max_diff, result.tolerance, check.output};
+    options.check_input = &pair.src;
     const std::vector<uint8_t> bytes = tools::finish_model(std::move(model), options);
     std::string quantized;
     if (options.dtype != format::DType::f32) {

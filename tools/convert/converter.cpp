@@ -90,6 +90,9 @@ std::vector<uint8_t> finish_model(AxmModel model, const ConvertOptions& options)
     if (options.integer_only && (options.dtype != format::DType::i8 || options.calib_path.empty()))
         throw ToolError("--integer-only goes with --dtype int8 and --calib data.csv (activation scales come from it)");
     ActivationRanges ranges;
+    // Whether data showed the model's inputs as raw columns of very different magnitudes (int8 then keeps
+    // the matrices that read them float32): the calibration log, or the check pair's input.
+    bool raw_inputs = options.check_input != nullptr && magnitudes_spread(*options.check_input);
     if (!options.calib_path.empty()) {
         // Calendar columns are computed from the time column, as forecast computes them.
         CsvOptions csv = options.calib_csv;
@@ -106,6 +109,7 @@ std::vector<uint8_t> finish_model(AxmModel model, const ConvertOptions& options)
         }
         const size_t windows =
             calibrate(model, data, CalibrationOptions{options.calib_window, options.calib_horizon, &ranges});
+        raw_inputs = raw_inputs || magnitudes_spread(data);
         // The integer-only mode quantizes the input rows with one scale: columns of very different magnitudes
         // (a raw-unit model's load next to its calendar) lose the small ones.
         bool normalized = false;
@@ -122,7 +126,13 @@ std::vector<uint8_t> finish_model(AxmModel model, const ConvertOptions& options)
                                      ": activations beyond what they reached saturate; "
                                      "calibrate on data covering the range the model will see");
     }
-    store_weights_as(model, options.dtype, options.integer_only, options.notes);
+    if (options.dtype == format::DType::i8 && !options.integer_only && options.notes && options.calib_path.empty() &&
+        options.check_input == nullptr && feeds_raw_rows_to_attention(model))
+        options.notes->push_back(
+            "int8: the model reads its rows as they come (no \"normalization\"): if its input columns are raw "
+            "units of very different magnitudes (kW beside calendar values), convert with --calib DATA.csv or a "
+            "check pair, so that the matrices reading them stay float32 (docs/quantization.md)");
+    store_weights_as(model, options.dtype, options.integer_only, options.notes, raw_inputs);
     if (options.integer_only) add_integer_plan(model, ranges, options.notes);
     set_kv_cache(model, options.kv_cache);
     stamp_model(model, options.model_name, options.model_version, options.proof);

@@ -31,6 +31,9 @@ struct ConvertOptions {
     std::string model_name;                     // optional (tools/convert/model_stamp.h)
     std::optional<uint32_t> model_version;      // optional; absent = unversioned
     ConversionProof proof;                      // what the CLI's check pair proved (unproven without one)
+    // The check pair's input (model units, as forward saw it), when the CLI has one: with --calib's data, what
+    // tells int8 whether the model reads raw columns of very different magnitudes (store_weights_as).
+    const Table* check_input = nullptr;
 };
 
 // *notes (when given) gets one line per thing the importer assumed or left out, for the user to read. A

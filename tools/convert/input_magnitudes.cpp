@@ -13,16 +13,15 @@ std::string short_number(double v) {
     return text;
 }
 
-}  // namespace
-
-std::string magnitude_spread_note(const Table& data, const std::vector<std::string>& names) {
-    std::vector<double> largest(data.cols, 0.0);
+// The columns with the largest and the smallest nonzero largest |value|; false when every column is zero.
+bool extreme_columns(const Table& data, std::vector<double>& largest, size_t& big, size_t& small) {
+    largest.assign(data.cols, 0.0);
     for (size_t r = 0; r < data.rows; ++r)
         for (size_t c = 0; c < data.cols; ++c) {
             const double v = std::fabs(static_cast<double>(data.at(r, c)));
             if (std::isfinite(v) && v > largest[c]) largest[c] = v;
         }
-    size_t big = 0, small = 0;
+    big = small = 0;
     bool any = false;
     for (size_t c = 0; c < data.cols; ++c) {
         if (largest[c] == 0.0) continue;  // an all-zero column has no magnitude to lose
@@ -30,7 +29,22 @@ std::string magnitude_spread_note(const Table& data, const std::vector<std::stri
         if (!any || largest[c] < largest[small]) small = c;
         any = true;
     }
-    if (!any || largest[big] < kMagnitudeSpread * largest[small]) return "";
+    return any;
+}
+
+}  // namespace
+
+bool magnitudes_spread(const Table& data) {
+    std::vector<double> largest;
+    size_t big = 0, small = 0;
+    return extreme_columns(data, largest, big, small) && largest[big] >= kMagnitudeSpread * largest[small];
+}
+
+std::string magnitude_spread_note(const Table& data, const std::vector<std::string>& names) {
+    if (!magnitudes_spread(data)) return "";
+    std::vector<double> largest;
+    size_t big = 0, small = 0;
+    extreme_columns(data, largest, big, small);
     auto name = [&](size_t c) { return c < names.size() ? "\"" + names[c] + "\"" : "column " + std::to_string(c); };
     return "the input columns differ in magnitude (" + name(big) + " reaches " + short_number(largest[big]) + ", " +
            name(small) + " " + short_number(largest[small]) +

@@ -11,6 +11,10 @@ namespace ax::tools {
 // Columns whose largest |value| in `data` is this many times another's are "of very different magnitudes".
 constexpr double kMagnitudeSpread = 10.0;
 
+// True when the largest |value| of one column of `data` is at least kMagnitudeSpread times another's (columns
+// all zero aside): inputs in their own units, as a raw-unit model reads them.
+bool magnitudes_spread(const Table& data);
+
 // A note naming the largest and the smallest column (by largest |value| in data) when they are at least
 // kMagnitudeSpread apart, saying what it costs and what to do; empty otherwise. names: the columns' names.
 std::string magnitude_spread_note(const Table& data, const std::vector<std::string>& names);

@@ -33,19 +33,17 @@ uint32_t config_value(const AxmModel& model, format::ConfigKey key, uint32_t fal
 // a temperature and calendar values in [-1, 1]. Int8 quantizes an activation row with one scale, its largest
 // value's, so the small columns round to a step or two: the input embeddings (tiny: d_model x n_features)
 // stay float32 in every forecaster. A post-norm model without normalization also feeds those magnitudes,
-// through the embedded rows, to its first layers' attention in-projections (their LayerNorm comes after):
-// measured on a raw-unit covariate model (docs/quantization.md), the embeddings alone take the int8 forecast's
-// error from 3.6 to 1.7 kW, the in-projections with them to 0.26 kW.
-bool reads_raw_units(const AxmModel& model, const AxmTensor& t) {
-    using format::ConfigKey;
+// through the embedded rows, to its first layers' attention in-projections (their LayerNorm comes after);
+// those stay float32 only when data showed raw units (`raw_inputs`): they are large, and most models are fed
+// normalized rows by their own code. Measured on a raw-unit covariate model (docs/quantization.md), the
+// embeddings alone take the int8 forecast's error from 3.6 to 1.7 kW, the in-projections with them to 0.26 kW.
+bool keeps_float32(const AxmModel& model, const AxmTensor& t, bool raw_inputs) {
     using format::Role;
     if (model.family != format::Family::forecaster) return false;
     if (t.role == Role::src_embed_weight || t.role == Role::tgt_embed_weight) return true;
     const bool first_in_proj =
         t.layer == 0 && (t.role == Role::enc_attn_in_weight || t.role == Role::dec_attn_in_weight);
-    return first_in_proj && config_value(model, ConfigKey::norm_first, 0) == 0 &&
-           config_value(model, ConfigKey::normalization, 0) == static_cast<uint32_t>(format::Normalization::none) &&
-           config_value(model, ConfigKey::revin, 0) == static_cast<uint32_t>(format::Revin::none);
+    return first_in_proj && raw_inputs && feeds_raw_rows_to_attention(model);
 }
 
 std::vector<float> as_floats(const AxmTensor& t) {
@@ -82,13 +80,21 @@ void to_i8(AxmTensor& t) {
 
 }  // namespace
 
-void store_weights_as(AxmModel& model, format::DType dtype, bool every_matrix, std::vector<std::string>* notes) {
+bool feeds_raw_rows_to_attention(const AxmModel& model) {
+    using format::ConfigKey;
+    return model.family == format::Family::forecaster && config_value(model, ConfigKey::norm_first, 0) == 0 &&
+           config_value(model, ConfigKey::normalization, 0) == static_cast<uint32_t>(format::Normalization::none) &&
+           config_value(model, ConfigKey::revin, 0) == static_cast<uint32_t>(format::Revin::none);
+}
+
+void store_weights_as(AxmModel& model, format::DType dtype, bool every_matrix, std::vector<std::string>* notes,
+                      bool raw_inputs) {
     if (dtype == format::DType::f32) return;
     size_t raw_bytes = 0;
     std::string raw_names;
     for (AxmTensor& t : model.tensors) {
         if (!is_weight_matrix(t) || (!every_matrix && stays_float32(t, dtype))) continue;
-        if (!every_matrix && dtype == format::DType::i8 && reads_raw_units(model, t)) {
+        if (!every_matrix && dtype == format::DType::i8 && keeps_float32(model, t, raw_inputs)) {
             raw_bytes += t.data.size();
             raw_names += (raw_names.empty() ? "" : ", ") + t.source_name;
             continue;

@@ -11,10 +11,16 @@ namespace ax::tools {
 // Converts the weight matrices (rank-2 Linear/attention weights) to `dtype`, except the few small ones
 // docs/FORMAT.md names; biases, LayerNorm parameters and normalization constants stay float32.
 // every_matrix: no matrix stays float32 (the integer-only mode multiplies every one in int8). int8 keeps a
-// forecaster's input embeddings float32, and a post-norm one without normalization its first layers' attention
-// in-projections too (their inputs carry the columns' own magnitudes); notes gets a line naming them.
+// forecaster's input embeddings float32 (they are tiny); `raw_inputs` (data showed the model's input columns
+// in their own units, of very different magnitudes) also keeps a post-norm model's first attention
+// in-projections float32 when it has no normalization (their inputs carry those magnitudes); notes gets a
+// line naming what was kept.
 void store_weights_as(AxmModel& model, format::DType dtype, bool every_matrix = false,
-                      std::vector<std::string>* notes = nullptr);
+                      std::vector<std::string>* notes = nullptr, bool raw_inputs = false);
+
+// True for a forecaster that reads its input rows as they come (no normalization, no RevIN) through a
+// post-norm first layer: int8 costs it accuracy when those rows are raw units of very different magnitudes.
+bool feeds_raw_rows_to_attention(const AxmModel& model);
 
 format::DType parse_dtype(const std::string& name);  // "f32" | "f16" | "int8"
 const char* dtype_name(format::DType dtype);
