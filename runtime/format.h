@@ -71,137 +71,87 @@ constexpr EnumNames<DType> names_of(DType) { return names_table(kDTypeNames); }
 inline uint32_t dtype_bytes(DType t) { return t == DType::f32 || t == DType::i32 ? 4u : t == DType::f16 ? 2u : 1u; }
 
 // Config records: u32 key, u32 value. Float values are stored as their IEEE-754 bit pattern.
+// Every config key, once: X(name, number) /* what it holds */. The enum, the names (config keys of the
+// converter's JSON of the same name spell them from here, tools/import/config_keys.cpp) and the test that
+// every number up to the last has a name (tests/test_format_names.cpp) come from this list.
+#define AX_CONFIG_KEYS(X)                                                                                             \
+    X(d_model, 1)                                                                                                     \
+    X(nhead, 2)                                                                                                       \
+    X(dim_feedforward, 3)                                                                                             \
+    X(encoder_layers, 4)                                                                                              \
+    X(decoder_layers, 5)                                                                                              \
+    X(n_features, 6)                                                                                                  \
+    X(n_outputs, 7)                                                                                                   \
+    X(activation, 8)           /* Activation */                                                                       \
+    X(norm_first, 9)           /* 0 | 1 */                                                                            \
+    X(layer_norm_eps, 10)      /* f32 bits */                                                                         \
+    X(positional_encoding, 11) /* PositionalEncoding */                                                               \
+    X(memory_mask, 12)         /* MemoryMask */                                                                       \
+    X(encoder_final_norm, 13)  /* 0 | 1 */                                                                            \
+    X(decoder_final_norm, 14)  /* 0 | 1 */                                                                            \
+    X(normalization, 15)       /* Normalization */                                                                    \
+    /* Token and latent families (seq2seq, classifier, tvae): */                                                      \
+    X(src_vocab, 16)         /* source (classifier: input) vocabulary size */                                         \
+    X(tgt_vocab, 17)         /* target vocabulary size (seq2seq) */                                                   \
+    X(pad_id, 18)            /* token id, or kNoToken */                                                              \
+    X(bos_id, 19)            /* token id, or kNoToken */                                                              \
+    X(eos_id, 20)            /* token id, or kNoToken */                                                              \
+    X(max_positions, 21)     /* longest sequence the positions allow (learned table rows...), 0 = unlimited */        \
+    X(embed_scale, 22)       /* f32 bits: token embeddings are multiplied by it (sqrt(d_model) in the tutorials) */   \
+    X(pooling, 23)           /* Pooling */                                                                            \
+    X(output_activation, 24) /* OutputActivation */                                                                   \
+    X(latent_size, 25)       /* tvae: size of z */                                                                    \
+    X(start_id, 26)          /* classifier with a decoder: the token fed to it, or kNoToken */                        \
+    X(kv_cache, 27)          /* optional: 0 float32 caches (the default), 1 int8 with a scale per row */              \
+    X(window, 28)            /* forecaster: encoder rows it was trained on (optional; absent or 0 = not stated) */    \
+    X(decode_mask_pads, 29)  /* seq2seq, optional (absent = 0): greedy decoding masks generated pad ids as keys */    \
+    X(defaults, 30)          /* optional, informational: bit k set = key k was taken by default at conversion */      \
+    X(model_version, 31)     /* optional (absent = unversioned): the user's model version, u32, newer is larger */    \
+    X(created_time, 32)      /* optional: conversion time, seconds since 1970-01-01 UTC (u32) */                      \
+    /* Forecaster variants, all optional (absent = the step-by-step encoder-decoder): */                              \
+    X(head, 33)            /* ForecastHead */                                                                         \
+    X(horizon, 34)         /* steps a one-pass forecaster predicts at once (its trained horizon) */                   \
+    X(encoder_mask, 35)    /* EncoderMask */                                                                          \
+    X(input_embedding, 36) /* InputEmbedding (encoder side; the decoder's is always a Linear) */                      \
+    X(decoding, 37)        /* Decoding (encoder-decoders) */                                                          \
+    X(label_len, 38)       /* one-pass decoding: observed rows fed to the decoder before the placeholders */          \
+    X(placeholder, 39)     /* Placeholder (one-pass decoding) */                                                      \
+    X(head_hidden, 40)     /* width of a pooled head's hidden Linear (0 = the head is one Linear) */                  \
+    X(head_activation, 41) /* Activation between a pooled head's two Linears */                                       \
+    X(decoder_positional_encoding, 42) /* PositionalEncoding of the decoder's rows (absent: the encoder's) */         \
+    X(decoder_features, 43) /* columns the decoder reads (absent: n_features); n_outputs: the predicted ones */       \
+    X(patch_len, 44)        /* patched encoder-only: steps per patch (one token); absent or 0: one row, one token */  \
+    X(patch_stride, 45)     /* steps between patches */                                                               \
+    X(patch_padding, 46)    /* 0 none, 1 end: the last value repeated patch_stride times (ReplicationPad1d) */        \
+    X(revin, 47)            /* Revin */                                                                               \
+    X(revin_eps, 48)        /* f32 bits: RevIN's eps (absent: 1e-5) */                                                \
+    X(layer_norms, 49)      /* optional, any family: 0 LayerNorm, 1 BatchNorm1d folded (see LayerOptions) */          \
+    X(encoder_output_activation, 50) /* forecaster with a pooled head, optional: Activation on the encoder's rows */  \
+    X(time_marks, 51) /* forecaster, optional: trailing input columns that are time features (x_mark), known ahead:   \
+                         token_conv embeds them apart, one-pass placeholders take them from `future` */               \
+    X(residual_attention, 52) /* optional (absent 0): 1 = each encoder layer adds the previous layer's pre-softmax    \
+                                 attention scores to its own (PatchTST's res_attention) */                            \
+    X(integer_only, 53) /* optional (absent = 0): 1 = the model runs in the integer-only mode (Role::integer_plan) */ \
+    X(encoder_residual, 54) /* forecaster, optional (absent 0): 1 = the encoder's output is x + encoder(x), x its     \
+                               embedded rows (a residual around the whole stack) */                                   \
+    X(decoder_residual, 55) /* forecaster, optional (absent 0): 1 = the decoder's output is y + decoder(y, memory) */ \
+    /* What proved the conversion (runtime/model_identity.h), all optional: a file without them does not say. */      \
+    X(proof, 56)           /* Proof */                                                                                \
+    X(proof_max_diff, 57)  /* with proof proven: f32 bits, the check's largest |difference| from PyTorch's output */  \
+    X(proof_tolerance, 58) /* with proof proven: f32 bits, the tolerance it was held to */                            \
+    X(decoder_mask, 59)    /* forecaster with a decoder, optional (absent 0): DecoderMask */                          \
+    X(trained_horizon, 60) /* forecaster feeding predictions back, optional (absent 0 = not stated): the steps its    \
+                              loop was trained to forecast; a longer forecast is noted, not refused */
+
 enum class ConfigKey : uint32_t {
-    d_model = 1,
-    nhead = 2,
-    dim_feedforward = 3,
-    encoder_layers = 4,
-    decoder_layers = 5,
-    n_features = 6,
-    n_outputs = 7,
-    activation = 8,            // Activation
-    norm_first = 9,            // 0 | 1
-    layer_norm_eps = 10,       // f32 bits
-    positional_encoding = 11,  // PositionalEncoding
-    memory_mask = 12,          // MemoryMask
-    encoder_final_norm = 13,   // 0 | 1
-    decoder_final_norm = 14,   // 0 | 1
-    normalization = 15,        // Normalization
-    // Token and latent families (seq2seq, classifier, tvae):
-    src_vocab = 16,          // source (classifier: input) vocabulary size
-    tgt_vocab = 17,          // target vocabulary size (seq2seq)
-    pad_id = 18,             // token id, or kNoToken
-    bos_id = 19,             // token id, or kNoToken
-    eos_id = 20,             // token id, or kNoToken
-    max_positions = 21,      // longest sequence the positions allow (learned table rows...), 0 = unlimited
-    embed_scale = 22,        // f32 bits: token embeddings are multiplied by it (sqrt(d_model) in the tutorials)
-    pooling = 23,            // Pooling
-    output_activation = 24,  // OutputActivation
-    latent_size = 25,        // tvae: size of z
-    start_id = 26,           // classifier with a decoder: the token fed to it, or kNoToken
-    kv_cache = 27,           // optional: 0 float32 caches (the default), 1 int8 with a scale per row
-    window = 28,             // forecaster: encoder rows it was trained on (optional; absent or 0 = not stated)
-    decode_mask_pads = 29,   // seq2seq, optional (absent = 0): greedy decoding masks generated pad ids as keys
-    defaults = 30,           // optional, informational: bit k set = key k was taken by default at conversion
-    model_version = 31,      // optional (absent = unversioned): the user's model version, u32, newer is larger
-    created_time = 32,       // optional: conversion time, seconds since 1970-01-01 UTC (u32)
-    // Forecaster variants, all optional (absent = the step-by-step encoder-decoder):
-    head = 33,                         // ForecastHead
-    horizon = 34,                      // steps a one-pass forecaster predicts at once (its trained horizon)
-    encoder_mask = 35,                 // EncoderMask
-    input_embedding = 36,              // InputEmbedding (encoder side; the decoder's is always a Linear)
-    decoding = 37,                     // Decoding (encoder-decoders)
-    label_len = 38,                    // one-pass decoding: observed rows fed to the decoder before the placeholders
-    placeholder = 39,                  // Placeholder (one-pass decoding)
-    head_hidden = 40,                  // width of a pooled head's hidden Linear (0 = the head is one Linear)
-    head_activation = 41,              // Activation between a pooled head's two Linears
-    decoder_positional_encoding = 42,  // PositionalEncoding of the decoder's rows (absent: the encoder's)
-    decoder_features = 43,             // columns the decoder reads (absent: n_features); n_outputs: the predicted ones
-    patch_len = 44,      // patched encoder-only: steps per patch (one token); absent or 0: one row, one token
-    patch_stride = 45,   // steps between patches
-    patch_padding = 46,  // 0 none, 1 end: the last value repeated patch_stride times (ReplicationPad1d)
-    revin = 47,          // Revin
-    revin_eps = 48,      // f32 bits: RevIN's eps (absent: 1e-5)
-    layer_norms = 49,    // optional, any family: 0 LayerNorm, 1 BatchNorm1d folded (see LayerOptions)
-    encoder_output_activation = 50,  // forecaster with a pooled head, optional: Activation on the encoder's rows
-    time_marks = 51,          // forecaster, optional: trailing input columns that are time features (x_mark), known
-                              // ahead: token_conv embeds them apart, one-pass placeholders take them from `future`
-    residual_attention = 52,  // optional (absent 0): 1 = each encoder layer adds the previous layer's pre-softmax
-                              // attention scores to its own (PatchTST's res_attention)
-    integer_only = 53,        // optional (absent = 0): 1 = the model runs in the integer-only mode (Role::integer_plan)
-    encoder_residual = 54,    // forecaster, optional (absent 0): 1 = the encoder's output is x + encoder(x), x its
-                              // embedded rows (a residual around the whole stack)
-    decoder_residual = 55,    // forecaster, optional (absent 0): 1 = the decoder's output is y + decoder(y, memory)
-    // What proved the conversion (runtime/model_identity.h), all optional: a file without them does not say.
-    proof = 56,            // Proof
-    proof_max_diff = 57,   // with proof proven: f32 bits, the check's largest |difference| from PyTorch's output
-    proof_tolerance = 58,  // with proof proven: f32 bits, the tolerance it was held to
-    decoder_mask = 59,     // forecaster with a decoder, optional (absent 0): DecoderMask
-    trained_horizon = 60,  // forecaster feeding predictions back, optional (absent 0 = not stated): the steps its
-                           // loop was trained to forecast; a longer forecast is noted, not refused
+#define AX_CONFIG_KEY_ENUM(name, number) name = number,
+    AX_CONFIG_KEYS(AX_CONFIG_KEY_ENUM)
+#undef AX_CONFIG_KEY_ENUM
 };
-// The keys' names: the runtime's messages and the converter's config keys of the same name spell them from
-// here (tools/import/config_keys.cpp).
 inline constexpr EnumName<ConfigKey> kConfigKeyNames[] = {
-    {ConfigKey::d_model, "d_model"},
-    {ConfigKey::nhead, "nhead"},
-    {ConfigKey::dim_feedforward, "dim_feedforward"},
-    {ConfigKey::encoder_layers, "encoder_layers"},
-    {ConfigKey::decoder_layers, "decoder_layers"},
-    {ConfigKey::n_features, "n_features"},
-    {ConfigKey::n_outputs, "n_outputs"},
-    {ConfigKey::activation, "activation"},
-    {ConfigKey::norm_first, "norm_first"},
-    {ConfigKey::layer_norm_eps, "layer_norm_eps"},
-    {ConfigKey::positional_encoding, "positional_encoding"},
-    {ConfigKey::memory_mask, "memory_mask"},
-    {ConfigKey::encoder_final_norm, "encoder_final_norm"},
-    {ConfigKey::decoder_final_norm, "decoder_final_norm"},
-    {ConfigKey::normalization, "normalization"},
-    {ConfigKey::src_vocab, "src_vocab"},
-    {ConfigKey::tgt_vocab, "tgt_vocab"},
-    {ConfigKey::pad_id, "pad_id"},
-    {ConfigKey::bos_id, "bos_id"},
-    {ConfigKey::eos_id, "eos_id"},
-    {ConfigKey::max_positions, "max_positions"},
-    {ConfigKey::embed_scale, "embed_scale"},
-    {ConfigKey::pooling, "pooling"},
-    {ConfigKey::output_activation, "output_activation"},
-    {ConfigKey::latent_size, "latent_size"},
-    {ConfigKey::start_id, "start_id"},
-    {ConfigKey::kv_cache, "kv_cache"},
-    {ConfigKey::window, "window"},
-    {ConfigKey::decode_mask_pads, "decode_mask_pads"},
-    {ConfigKey::defaults, "defaults"},
-    {ConfigKey::model_version, "model_version"},
-    {ConfigKey::created_time, "created_time"},
-    {ConfigKey::head, "head"},
-    {ConfigKey::horizon, "horizon"},
-    {ConfigKey::encoder_mask, "encoder_mask"},
-    {ConfigKey::input_embedding, "input_embedding"},
-    {ConfigKey::decoding, "decoding"},
-    {ConfigKey::label_len, "label_len"},
-    {ConfigKey::placeholder, "placeholder"},
-    {ConfigKey::head_hidden, "head_hidden"},
-    {ConfigKey::head_activation, "head_activation"},
-    {ConfigKey::decoder_positional_encoding, "decoder_positional_encoding"},
-    {ConfigKey::decoder_features, "decoder_features"},
-    {ConfigKey::patch_len, "patch_len"},
-    {ConfigKey::patch_stride, "patch_stride"},
-    {ConfigKey::patch_padding, "patch_padding"},
-    {ConfigKey::revin, "revin"},
-    {ConfigKey::revin_eps, "revin_eps"},
-    {ConfigKey::layer_norms, "layer_norms"},
-    {ConfigKey::encoder_output_activation, "encoder_output_activation"},
-    {ConfigKey::time_marks, "time_marks"},
-    {ConfigKey::residual_attention, "residual_attention"},
-    {ConfigKey::encoder_residual, "encoder_residual"},
-    {ConfigKey::decoder_residual, "decoder_residual"},
-    {ConfigKey::proof, "proof"},
-    {ConfigKey::proof_max_diff, "proof_max_diff"},
-    {ConfigKey::proof_tolerance, "proof_tolerance"},
-    {ConfigKey::decoder_mask, "decoder_mask"},
-    {ConfigKey::trained_horizon, "trained_horizon"},
+#define AX_CONFIG_KEY_NAME(name, number) {ConfigKey::name, #name},
+    AX_CONFIG_KEYS(AX_CONFIG_KEY_NAME)
+#undef AX_CONFIG_KEY_NAME
 };
 constexpr EnumNames<ConfigKey> names_of(ConfigKey) { return names_table(kConfigKeyNames); }
 
@@ -405,71 +355,77 @@ constexpr uint16_t kNoLayer = 0xFFFF;
 
 // What a tensor is for. Weight matrices keep PyTorch's [out, in] layout. The numbers are part of the
 // format; roles from kFirstLayerRole on are per layer (the record's layer field says which).
+// Every tensor role, once: X(name, number, "state_dict-style name"). The enum and role_name come from it.
+#define AX_ROLES(X)                                                                                                    \
+    X(src_embed_weight, 1, "embedding_src.weight")                                                                     \
+    X(src_embed_bias, 2, "embedding_src.bias")                                                                         \
+    X(tgt_embed_weight, 3, "embedding_tgt.weight")                                                                     \
+    X(tgt_embed_bias, 4, "embedding_tgt.bias")                                                                         \
+    X(generator_weight, 5, "generator.weight")                                                                         \
+    X(generator_bias, 6, "generator.bias")                                                                             \
+    X(encoder_norm_weight, 7, "encoder.norm.weight")                                                                   \
+    X(encoder_norm_bias, 8, "encoder.norm.bias")                                                                       \
+    X(decoder_norm_weight, 9, "decoder.norm.weight")                                                                   \
+    X(decoder_norm_bias, 10, "decoder.norm.bias")                                                                      \
+    X(input_mean, 11, "normalization.mean")                                                                            \
+    X(input_scale, 12, "normalization.scale") /* normalization parameters, [n_features] */                             \
+    X(src_token_embed, 13,                                                                                             \
+      "src_token_embed.weight") /* [src_vocab, d]: nn.Embedding, any stored dtype (int8: one scale per token) */       \
+    X(tgt_token_embed, 14, "tgt_token_embed.weight") /* [tgt_vocab, d] */                                              \
+    X(src_pos_embed, 15, "src_pos_embed.weight")     /* [max_positions, d]: learned positions (nn.Embedding) */        \
+    X(tgt_pos_embed, 16, "tgt_pos_embed.weight")     /* [max_positions, d] */                                          \
+    X(head_weight, 17, "head.weight")                                                                                  \
+    X(head_bias, 18, "head.bias") /* classifier head [n_labels, d], [n_labels] */                                      \
+    X(z_mean_weight, 19, "z_mean.weight")                                                                              \
+    X(z_mean_bias, 20, "z_mean.bias") /* tvae [latent, d], [latent] */                                                 \
+    X(z_log_var_weight, 21, "z_log_var.weight")                                                                        \
+    X(z_log_var_bias, 22, "z_log_var.bias") /* tvae [latent, d], [latent] */                                           \
+    X(z_embed_weight, 23, "z_embedding.weight")                                                                        \
+    X(z_embed_bias, 24, "z_embedding.bias") /* tvae [d, latent], [d] */                                                \
+    X(seq_embed_weight, 25, "seq_embedding.weight")                                                                    \
+    X(seq_embed_bias, 26, "seq_embedding.bias") /* tvae [d, n_features], [d] */                                        \
+    X(r_seq_embed_weight, 27, "r_seq_embedding.weight")                                                                \
+    X(r_seq_embed_bias, 28, "r_seq_embedding.bias") /* tvae [n_features, d], [n_features] */                           \
+    X(revin_weight, 29, "revin.affine_weight")      /* forecaster RevIN affine [n_features] */                         \
+    X(revin_bias, 30, "revin.affine_bias")          /* [n_features] */                                                 \
+    X(integer_plan, 31, "integer_plan") /* int32 [words]: the integer-only mode's parameters (docs/integer-only.md) */ \
+    X(enc_attn_in_weight, 32, "encoder.layers.{}.self_attn.in_proj_weight")                                            \
+    X(enc_attn_in_bias, 33, "encoder.layers.{}.self_attn.in_proj_bias")                                                \
+    X(enc_attn_out_weight, 34, "encoder.layers.{}.self_attn.out_proj.weight")                                          \
+    X(enc_attn_out_bias, 35, "encoder.layers.{}.self_attn.out_proj.bias")                                              \
+    X(enc_ff1_weight, 36, "encoder.layers.{}.linear1.weight")                                                          \
+    X(enc_ff1_bias, 37, "encoder.layers.{}.linear1.bias")                                                              \
+    X(enc_ff2_weight, 38, "encoder.layers.{}.linear2.weight")                                                          \
+    X(enc_ff2_bias, 39, "encoder.layers.{}.linear2.bias")                                                              \
+    X(enc_norm1_weight, 40, "encoder.layers.{}.norm1.weight")                                                          \
+    X(enc_norm1_bias, 41, "encoder.layers.{}.norm1.bias")                                                              \
+    X(enc_norm2_weight, 42, "encoder.layers.{}.norm2.weight")                                                          \
+    X(enc_norm2_bias, 43, "encoder.layers.{}.norm2.bias")                                                              \
+    X(dec_attn_in_weight, 64, "decoder.layers.{}.self_attn.in_proj_weight")                                            \
+    X(dec_attn_in_bias, 65, "decoder.layers.{}.self_attn.in_proj_bias")                                                \
+    X(dec_attn_out_weight, 66, "decoder.layers.{}.self_attn.out_proj.weight")                                          \
+    X(dec_attn_out_bias, 67, "decoder.layers.{}.self_attn.out_proj.bias")                                              \
+    X(dec_cross_in_weight, 68, "decoder.layers.{}.multihead_attn.in_proj_weight")                                      \
+    X(dec_cross_in_bias, 69, "decoder.layers.{}.multihead_attn.in_proj_bias")                                          \
+    X(dec_cross_out_weight, 70, "decoder.layers.{}.multihead_attn.out_proj.weight")                                    \
+    X(dec_cross_out_bias, 71, "decoder.layers.{}.multihead_attn.out_proj.bias")                                        \
+    X(dec_ff1_weight, 72, "decoder.layers.{}.linear1.weight")                                                          \
+    X(dec_ff1_bias, 73, "decoder.layers.{}.linear1.bias")                                                              \
+    X(dec_ff2_weight, 74, "decoder.layers.{}.linear2.weight")                                                          \
+    X(dec_ff2_bias, 75, "decoder.layers.{}.linear2.bias")                                                              \
+    X(dec_norm1_weight, 76, "decoder.layers.{}.norm1.weight")                                                          \
+    X(dec_norm1_bias, 77, "decoder.layers.{}.norm1.bias")                                                              \
+    X(dec_norm2_weight, 78, "decoder.layers.{}.norm2.weight")                                                          \
+    X(dec_norm2_bias, 79, "decoder.layers.{}.norm2.bias")                                                              \
+    X(dec_norm3_weight, 80, "decoder.layers.{}.norm3.weight")                                                          \
+    X(dec_norm3_bias, 81, "decoder.layers.{}.norm3.bias")
+
 enum class Role : uint16_t {
-    src_embed_weight = 1,
-    src_embed_bias,
-    tgt_embed_weight,
-    tgt_embed_bias,
-    generator_weight,
-    generator_bias,
-    encoder_norm_weight,
-    encoder_norm_bias,
-    decoder_norm_weight,
-    decoder_norm_bias,
-    input_mean,
-    input_scale,           // normalization parameters, [n_features]
-    src_token_embed = 13,  // [src_vocab, d]: nn.Embedding, any stored dtype (int8: one scale per token)
-    tgt_token_embed,       // [tgt_vocab, d]
-    src_pos_embed,         // [max_positions, d]: learned positions (nn.Embedding)
-    tgt_pos_embed,         // [max_positions, d]
-    head_weight,
-    head_bias,  // classifier head [n_labels, d], [n_labels]
-    z_mean_weight,
-    z_mean_bias,  // tvae [latent, d], [latent]
-    z_log_var_weight,
-    z_log_var_bias,  // tvae [latent, d], [latent]
-    z_embed_weight,
-    z_embed_bias,  // tvae [d, latent], [d]
-    seq_embed_weight,
-    seq_embed_bias,  // tvae [d, n_features], [d]
-    r_seq_embed_weight,
-    r_seq_embed_bias,  // tvae [n_features, d], [n_features]
-    revin_weight,      // forecaster RevIN affine [n_features]
-    revin_bias,        // [n_features]
-    integer_plan,      // int32 [words]: the integer-only mode's parameters (docs/integer-only.md)
-
-    enc_attn_in_weight = 32,
-    enc_attn_in_bias,
-    enc_attn_out_weight,
-    enc_attn_out_bias,
-    enc_ff1_weight,
-    enc_ff1_bias,
-    enc_ff2_weight,
-    enc_ff2_bias,
-    enc_norm1_weight,
-    enc_norm1_bias,
-    enc_norm2_weight,
-    enc_norm2_bias,
-
-    dec_attn_in_weight = 64,
-    dec_attn_in_bias,
-    dec_attn_out_weight,
-    dec_attn_out_bias,
-    dec_cross_in_weight,
-    dec_cross_in_bias,
-    dec_cross_out_weight,
-    dec_cross_out_bias,
-    dec_ff1_weight,
-    dec_ff1_bias,
-    dec_ff2_weight,
-    dec_ff2_bias,
-    dec_norm1_weight,
-    dec_norm1_bias,
-    dec_norm2_weight,
-    dec_norm2_bias,
-    dec_norm3_weight,
-    dec_norm3_bias,
+#define AX_ROLE_ENUM(name, number, text) name = number,
+    AX_ROLES(AX_ROLE_ENUM)
+#undef AX_ROLE_ENUM
 };
+;
 constexpr uint16_t kFirstLayerRole = 32;
 
 // Canonical PyTorch-style name of a role, for inspect and error messages (nullptr when unknown), e.g.
