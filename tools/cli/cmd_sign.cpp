@@ -8,26 +8,12 @@
 #include "tools/cli/commands.h"
 #include "tools/cli/signatures.h"
 #include "tools/common/file_io.h"
+#include "tools/common/split_text.h"
 #include "tools/common/tool_error.h"
 #include "tools/host/model_loader.h"
 #include "tools/signing/signing_keys.h"
 
 namespace ax::cli {
-
-namespace {
-
-std::vector<std::string> split_commas(const std::string& list) {
-    std::vector<std::string> out;
-    size_t start = 0;
-    for (;;) {
-        const size_t comma = list.find(',', start);
-        out.push_back(list.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-        if (comma == std::string::npos) return out;
-        start = comma + 1;
-    }
-}
-
-}  // namespace
 
 int cmd_keygen(const Argv& argv) {
     const Args args(argv, {"output"}, {});
@@ -64,7 +50,8 @@ int cmd_sign(const Argv& argv) {
 
 int verify_signature(const Args& args, const std::string& path) {
     std::vector<tools::PublicKey> keys;
-    for (const std::string& file : split_commas(args.get("public"))) keys.push_back(tools::read_public_key(file));
+    for (const std::string& file : tools::split_text(args.get("public"), ','))
+        keys.push_back(tools::read_public_key(file));
     const std::vector<uint8_t> bytes = tools::read_file_bytes(path);
     const Status s = check_model_signature(
         bytes.data(), bytes.size(),

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "tools/common/split_text.h"
 #include "tools/common/tool_error.h"
 #include "tools/convert/text_record_store.h"
 
@@ -133,15 +134,7 @@ float calendar_value(const std::string& name, const TimePoint& when) {
 namespace {
 
 std::vector<std::string> calendar_kinds(const std::string& text) {
-    std::vector<std::string> kinds;
-    if (text.empty()) return kinds;
-    size_t start = 0;
-    for (;;) {
-        const size_t end = text.find('\n', start);
-        kinds.push_back(text.substr(start, end == std::string::npos ? std::string::npos : end - start));
-        if (end == std::string::npos) break;
-        start = end + 1;
-    }
+    const std::vector<std::string> kinds = split_text(text, '\n');
     for (const std::string& k : kinds)
         if (!k.empty() && !is_calendar_feature(k))
             throw ToolError("the model names calendar feature \"" + k + "\", which this version does not know");

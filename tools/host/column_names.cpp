@@ -1,32 +1,18 @@
 #include "tools/host/column_names.h"
 
+#include "tools/common/split_text.h"
+
 #include "tools/common/tool_error.h"
 #include "tools/convert/text_record_store.h"
 
 namespace ax::tools {
 
-namespace {
-
-std::vector<std::string> split_names(const std::string& text) {
-    std::vector<std::string> names;
-    if (text.empty()) return names;
-    size_t start = 0;
-    for (;;) {
-        const size_t end = text.find('\n', start);
-        names.push_back(text.substr(start, end == std::string::npos ? std::string::npos : end - start));
-        if (end == std::string::npos) return names;
-        start = end + 1;
-    }
-}
-
-}  // namespace
-
 std::vector<std::string> feature_names(const ModelFile& file) {
-    return split_names(stored_text_records(file, format::kFeatureNamesKey));
+    return split_text(stored_text_records(file, format::kFeatureNamesKey), '\n');
 }
 
 std::vector<std::string> feature_names(const AxmModel& model) {
-    return split_names(stored_text_records(model, format::kFeatureNamesKey));
+    return split_text(stored_text_records(model, format::kFeatureNamesKey), '\n');
 }
 
 namespace {
@@ -65,7 +51,7 @@ void store_output_names(AxmModel& model, const std::vector<std::string>& names) 
 }
 
 std::vector<std::string> output_names(const ModelFile& file) {
-    return split_names(stored_text_records(file, format::kOutputNamesKey));
+    return split_text(stored_text_records(file, format::kOutputNamesKey), '\n');
 }
 
 std::vector<std::string> output_header(const ModelFile& file, const std::vector<std::string>& input_header,
