@@ -110,37 +110,37 @@ TEST_CASE("forecaster variants: the weights tell the variant, the config only wh
     };
     const ForecasterConfig transam = config_of("transam");
     CHECK(transam.encoder_only());
-    CHECK(transam.head == format::ForecastHead::generator);
-    CHECK(transam.input_embedding == format::InputEmbedding::broadcast);
+    CHECK(transam.head.kind == format::ForecastHead::generator);
+    CHECK(transam.input.kind == format::InputEmbedding::broadcast);
     CHECK(transam.stack.encoder_causal);
     const ForecasterConfig flat = config_of("flatten_covariates");
-    CHECK(flat.head == format::ForecastHead::flatten);  // [12, 24 x 16]: the flattened window
+    CHECK(flat.head.kind == format::ForecastHead::flatten);  // [12, 24 x 16]: the flattened window
     CHECK(flat.window == 24);
     CHECK(flat.horizon == 12);
     CHECK(flat.n_features == 3);
     CHECK(flat.n_outputs == 1);
-    CHECK(flat.positional_encoding == format::PositionalEncoding::learned);
+    CHECK(flat.positions.encoder == format::PositionalEncoding::learned);
     CHECK(flat.max_positions == 24);
-    CHECK(flat.embed_scale == doctest::Approx(4.0));
+    CHECK(flat.input.scale == doctest::Approx(4.0));
     const ForecasterConfig mean = config_of("mean_mlp");
-    CHECK(mean.head == format::ForecastHead::mean);
-    CHECK(mean.head_hidden == 32);
+    CHECK(mean.head.kind == format::ForecastHead::mean);
+    CHECK(mean.head.hidden == 32);
     CHECK(mean.n_outputs == 2);
     CHECK(mean.horizon == 6);
     const ForecasterConfig informer = config_of("informer_zeros");
-    CHECK(informer.decoding == format::Decoding::one_pass);
-    CHECK(informer.label_len == 6);
+    CHECK(informer.decoding.mode == format::Decoding::one_pass);
+    CHECK(informer.decoding.label_len == 6);
     CHECK(informer.stack.decoder_layers == 1);
     const ForecasterConfig patched = config_of("patchtst_revin");
-    CHECK(patched.patch_len == 8);
-    CHECK(patched.patch_stride == 4);
-    CHECK(patched.patch_pad);
+    CHECK(patched.input.patch_len == 8);
+    CHECK(patched.input.patch_stride == 4);
+    CHECK(patched.input.patch_pad);
     CHECK(patched.encoder_rows(32) == 8);  // (32 + 4 - 8) / 4 + 1 patches
-    CHECK(patched.revin == format::Revin::affine);
-    CHECK(patched.head == format::ForecastHead::flatten);
+    CHECK(patched.normalizer.revin == format::Revin::affine);
+    CHECK(patched.head.kind == format::ForecastHead::flatten);
     CHECK(patched.n_outputs == 3);
     const ForecasterConfig raw = config_of("raw_features");
-    CHECK(raw.input_embedding == format::InputEmbedding::none);  // no input Linear: d_model = n_features
+    CHECK(raw.input.kind == format::InputEmbedding::none);  // no input Linear: d_model = n_features
     CHECK(raw.n_features == 4);
 }
 
@@ -163,7 +163,7 @@ TEST_CASE("forecaster variants run in exactly the arena they report, and a teach
         test::check_close(out, c.forecast.values, test::tolerance::forecaster, "forecast inside the exact arena");
         for (size_t i = bytes; i < bytes + 64; ++i) CHECK(arena.data()[i] == 0xA5);
         const ForecasterConfig& config = model->as<Forecaster>().config();
-        if (config.encoder_only() && config.head != format::ForecastHead::generator) {
+        if (config.encoder_only() && config.head.kind != format::ForecastHead::generator) {
             // The model's forward(x) is the forecast.
             std::vector<float> run(config.run_rows(c.window, 0) * config.n_outputs);
             REQUIRE(s.run(c.history.values.data(), c.window, nullptr, 0, InputSpace::model, run.data()).is_ok());
