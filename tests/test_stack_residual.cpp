@@ -67,5 +67,5 @@ TEST_CASE("decoder_residual on a model without a decoder is refused") {
     const test::Result r =
         test::auspex("convert " + dir + "/model.pt --config " + test::write_file("residual_refused.json", config) +
                      " -o " + (test::scratch_dir() / "residual_refused.axm").string());
-    test::check_error(r, 1, "config \"decoder_residual\" needs a decoder; this checkpoint has none");
+    test::check_error(r, 1, "config \"decoder_residual\" needs a decoder; this model has none");
 }

@@ -16,8 +16,16 @@ Status bad(const char* what) { return Status::error(StatusCode::bad_model, what)
 Status DecodingBlock::read(const ModelFile& f) {
     uint32_t v = 0;
     if (f.config(ConfigKey::decoding, &v)) AX_RETURN_IF_ERROR(read_config_enum(f, ConfigKey::decoding, &mode));
-    if (f.config(ConfigKey::placeholder, &v)) AX_RETURN_IF_ERROR(read_config_enum(f, ConfigKey::placeholder, &placeholder));
+    if (f.config(ConfigKey::placeholder, &v))
+        AX_RETURN_IF_ERROR(read_config_enum(f, ConfigKey::placeholder, &placeholder));
     return read_config_optional_size(f, ConfigKey::label_len, 0, kMaxSequenceLength, 0, &label_len);
+}
+
+void DecodingBlock::write(ConfigWriter& out) const {
+    if (mode != format::Decoding::one_pass) return;
+    out.put_enum(ConfigKey::decoding, mode);
+    out.put_size(ConfigKey::label_len, label_len);
+    out.put_enum(ConfigKey::placeholder, placeholder);
 }
 
 Status DecodingBlock::check(const ForecasterConfig& c) const {
@@ -35,7 +43,8 @@ ForecastLoop forecast_loop(const ForecasterConfig& c) {
         if (!c.head.pooled()) return ForecastLoop::sliding;
         return c.input.patched() ? ForecastLoop::patched : ForecastLoop::pooled;
     }
-    return c.decoding.mode == format::Decoding::one_pass ? ForecastLoop::one_pass_decoder : ForecastLoop::autoregressive;
+    return c.decoding.mode == format::Decoding::one_pass ? ForecastLoop::one_pass_decoder
+                                                         : ForecastLoop::autoregressive;
 }
 
 }  // namespace ax

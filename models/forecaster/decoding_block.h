@@ -6,6 +6,7 @@
 #pragma once
 #include <cstddef>
 
+#include "runtime/config_reader.h"
 #include "runtime/format.h"
 #include "runtime/model_file.h"
 #include "runtime/status.h"
@@ -30,6 +31,7 @@ struct DecodingBlock {
     // Records: decoding, placeholder, label_len.
     Status read(const ModelFile& f);
     Status check(const ForecasterConfig& c) const;
+    void write(ConfigWriter& out) const;
 };
 
 // The loop a config runs (the config checked).

@@ -46,61 +46,46 @@ Status Forecaster::open(const ModelFile& file, Forecaster* out) {
 void ForecastLayout::allocate(MemoryPlan& plan, const ForecasterConfig& c, size_t max_window, size_t max_horizon) {
     const size_t d = c.stack.layer.d_model;
     const size_t n = c.n_features;
-    const bool tril = c.stacks.tril();
     const size_t dec_rows = c.decoder_rows(max_horizon);
     const size_t enc_rows = c.encoder_rows(max_window);
-    stack.allocate(plan, c.stack, dec_rows, enc_rows, tril);
+    stack.allocate(plan, c.stack, dec_rows, enc_rows, c.stacks.tril());
     // A patched model runs encode and decode once per column: what every column reads lives throughout.
-    if (c.input.patched())
+    if (c.loop == ForecastLoop::patched)
         src_z = plan.alloc_session<float>("normalized window", uint64_t{max_window} * n);
     else
         src_z = plan.alloc<float>("normalized window", uint64_t{max_window} * n, Phase::encode, Phase::encode);
-    normalizer.reference = plan.alloc_session<float>("last observed row", n);
-    if (c.normalizer.revin_on()) normalizer.revin_stats = plan.alloc_session<float>("RevIN mean and std", 2 * n);
+    normalizer.allocate(plan, c);
     // int8 input embeddings read rows of n_features values (patched: patch_len; token_conv: its neighbours).
     encoder_scratch.allocate(plan, c.stack.layer, enc_rows, enc_rows,
                              c.input.patched() ? c.input.patch_len : c.embed_width(n), Phase::encode, Phase::encode);
-    if (c.input.token_conv())
-        conv_src = plan.alloc<float>("token_conv: the window's neighbours", uint64_t{max_window} * c.embed_width(n),
-                                     Phase::encode, Phase::encode);
-    if (c.stacks.encoder_residual)
-        stack_in = plan.alloc<float>("residual around the encoder: its input rows", uint64_t{enc_rows} * d,
-                                     Phase::encode, Phase::encode);
-    if (c.input.patched()) {
-        series = plan.alloc<float>("one column's window", uint64_t{max_window} + c.input.patch_stride, Phase::encode,
-                                   Phase::encode);
-        patches = plan.alloc<float>("one column's patches", uint64_t{enc_rows} * c.input.patch_len, Phase::encode,
-                                    Phase::encode);
-    }
-    if (c.encoder_only()) {
-        // The encoder output is the head's input.
-        memory = plan.alloc<float>("encoder rows", uint64_t{enc_rows} * d, Phase::encode, Phase::decode);
-        if (!c.head.pooled()) {
+    input.allocate_encoder(plan, c, max_window);
+    residuals.allocate_encoder(plan, c, enc_rows);
+    switch (c.loop) {
+        case ForecastLoop::sliding:
+            // The encoder output is the head's input.
+            memory = plan.alloc<float>("encoder rows", uint64_t{enc_rows} * d, Phase::encode, Phase::decode);
             // The window slides over the history and every prediction, each step a whole encoder pass.
             tgt_z = plan.alloc_session<float>("window and predictions", (uint64_t{max_window} + max_horizon) * n);
             // Known inputs beside the predictions: each step's outputs before its row is composed.
             if (c.known_inputs != 0)
                 outputs = plan.alloc_session<float>("predictions", uint64_t{max_horizon} * c.n_outputs);
-            head.quant.rows = 1;
-            head.quant.q = plan.alloc<int8_t>("head: int8 input", d, Phase::decode, Phase::decode);
-            head.quant.scales = plan.alloc<float>("head: input scale", 1, Phase::decode, Phase::decode);
+            head.allocate_quant(plan, c);
             return;
-        }
-        const size_t head_in = c.head.input_width(c.encoder_rows(c.window), d);
-        const size_t widest = head_in > c.head.hidden ? head_in : c.head.hidden;
-        // Patched: the pooled row, the hidden one and one column's horizon.
-        head.x = plan.alloc<float>("head: pooled and hidden rows",
-                                   uint64_t{d} + c.head.hidden + (c.input.patched() ? c.horizon : 0), Phase::decode,
-                                   Phase::decode);
-        if (c.input.patched())
-            outputs = plan.alloc_session<float>("head: outputs", uint64_t{c.horizon} * c.n_outputs);
-        else
-            outputs =
-                plan.alloc<float>("head: outputs", uint64_t{c.horizon} * c.n_outputs, Phase::decode, Phase::decode);
-        head.quant.rows = 1;
-        head.quant.q = plan.alloc<int8_t>("head: int8 input", widest, Phase::decode, Phase::decode);
-        head.quant.scales = plan.alloc<float>("head: input scale", 1, Phase::decode, Phase::decode);
-        return;
+        case ForecastLoop::pooled:
+        case ForecastLoop::patched:
+            memory = plan.alloc<float>("encoder rows", uint64_t{enc_rows} * d, Phase::encode, Phase::decode);
+            head.allocate_rows(plan, c);
+            // Patched: every column's horizon is gathered over the columns' passes.
+            if (c.loop == ForecastLoop::patched)
+                outputs = plan.alloc_session<float>("head: outputs", uint64_t{c.horizon} * c.n_outputs);
+            else
+                outputs =
+                    plan.alloc<float>("head: outputs", uint64_t{c.horizon} * c.n_outputs, Phase::decode, Phase::decode);
+            head.allocate_quant(plan, c);
+            return;
+        case ForecastLoop::autoregressive:
+        case ForecastLoop::one_pass_decoder:
+            break;
     }
     // The encoder output lives until every decoder layer has its cross-attention keys and values.
     memory = plan.alloc<float>("encoder rows / memory", uint64_t{max_window} * d, Phase::encode, Phase::prepare);
@@ -111,16 +96,12 @@ void ForecastLayout::allocate(MemoryPlan& plan, const ForecasterConfig& c, size_
     // Written before encoding, read by the decoder.
     tgt_z = plan.alloc_session<float>("decoder inputs", (uint64_t{dec_rows} + 1) * n);
     // One-pass: every decoder row's outputs; known inputs: each step's prediction before its row is composed.
-    if (c.one_pass() || c.known_inputs != 0)
+    if (c.loop == ForecastLoop::one_pass_decoder || c.known_inputs != 0)
         outputs = plan.alloc<float>("decoder outputs", uint64_t{dec_rows} * c.n_outputs, Phase::decode, Phase::decode);
     const size_t keys = dec_rows > max_window ? dec_rows : max_window;
     decoder_scratch.allocate(plan, c.stack.layer, 0, keys, c.embed_width(n), Phase::prepare, Phase::decode, tile);
-    if (c.stacks.decoder_residual)
-        dec_in = plan.alloc<float>("residual around the decoder: a tile's input rows", uint64_t{tile} * d,
-                                   Phase::decode, Phase::decode);
-    if (c.input.token_conv())
-        conv_dec = plan.alloc<float>("token_conv: a decoder tile's neighbours",
-                                     uint64_t{tile} * c.embed_width(c.decoder_features), Phase::decode, Phase::decode);
+    residuals.allocate_decoder(plan, c, tile);
+    input.allocate_decoder(plan, c, tile);
 }
 
 bool plan_forecaster_arena(const ForecasterConfig& config, size_t max_window, size_t max_horizon, MemoryPlan* plan) {
@@ -236,8 +217,8 @@ void ForecastSession::embed(Side side, const float* in, size_t rows, size_t firs
 void ForecastSession::encode(const float* src, size_t rows) {
     const ForecasterConfig& c = model_->config_;
     if (c.input.token_conv()) {
-        conv_rows(c.time_marks, src, rows, c.n_features, 0, rows, layout_.conv_src);
-        src = layout_.conv_src;
+        conv_rows(c.time_marks, src, rows, c.n_features, 0, rows, layout_.input.conv_src);
+        src = layout_.input.conv_src;
     }
     embed(Side::encoder, src, rows, 0, layout_.memory, layout_.encoder_scratch);
     encode_stack(layout_.memory, rows);
@@ -248,9 +229,9 @@ void ForecastSession::encode(const float* src, size_t rows) {
 void ForecastSession::encode_stack(float* x, size_t rows) {
     const ForecasterConfig& c = model_->config_;
     const size_t n = rows * c.stack.layer.d_model;
-    if (c.stacks.encoder_residual) std::memcpy(layout_.stack_in, x, n * sizeof(float));
+    if (c.stacks.encoder_residual) std::memcpy(layout_.residuals.encoder_in, x, n * sizeof(float));
     layout_.stack.encode(*k_, c.stack, model_->encoder_norm_, x, rows, nullptr, layout_.encoder_scratch);
-    if (c.stacks.encoder_residual) k_->add_f32(x, layout_.stack_in, n);
+    if (c.stacks.encoder_residual) k_->add_f32(x, layout_.residuals.encoder_in, n);
 }
 
 void ForecastSession::decode(const float* tgt, size_t rows, size_t first, float* out) {
@@ -264,15 +245,15 @@ void ForecastSession::decode(const float* tgt, size_t rows, size_t first, float*
         // token_conv runs only one-pass (first == 0, every row at once): its neighbours wrap around all rows.
         const float* in = tgt + r * c.decoder_features;
         if (c.input.token_conv()) {
-            conv_rows(c.time_marks, tgt, rows, c.decoder_features, r, n, layout_.conv_dec);
-            in = layout_.conv_dec;
+            conv_rows(c.time_marks, tgt, rows, c.decoder_features, r, n, layout_.input.conv_dec);
+            in = layout_.input.conv_dec;
         }
         embed(Side::decoder, in, n, first + r, layout_.dec_x, layout_.decoder_scratch);
         const size_t values = n * c.stack.layer.d_model;
-        if (c.stacks.decoder_residual) std::memcpy(layout_.dec_in, layout_.dec_x, values * sizeof(float));
+        if (c.stacks.decoder_residual) std::memcpy(layout_.residuals.decoder_in, layout_.dec_x, values * sizeof(float));
         layout_.stack.decode(k, c.stack, model_->decoder_norm_, layout_.dec_x, n, first + r, mem_rows_, nullptr,
                              nullptr, layout_.decoder_scratch, c.stacks.tril());
-        if (c.stacks.decoder_residual) k.add_f32(layout_.dec_x, layout_.dec_in, values);
+        if (c.stacks.decoder_residual) k.add_f32(layout_.dec_x, layout_.residuals.decoder_in, values);
         linear_forward(k, model_->head_.generator, layout_.dec_x, n, out + r * c.n_outputs,
                        layout_.decoder_scratch.quant);
     }
@@ -383,8 +364,8 @@ void ForecastSession::patched_forward(const float* src, size_t rows, float* out)
     const size_t tokens = c.encoder_rows(rows);
     float* column_out = layout_.head.x + d + c.head.hidden;
     for (size_t i = 0; i < n; ++i) {
-        cut_patches(c.input, src, rows, n, i, layout_.series, layout_.patches);
-        embed(Side::encoder, layout_.patches, tokens, 0, layout_.memory, layout_.encoder_scratch);
+        cut_patches(c.input, src, rows, n, i, layout_.input.series, layout_.input.patches);
+        embed(Side::encoder, layout_.input.patches, tokens, 0, layout_.memory, layout_.encoder_scratch);
         encode_stack(layout_.memory, tokens);
         pooled_head(*k_, c.head, model_->head_, layout_.memory, tokens, d, layout_.head, column_out);
         for (size_t h = 0; h < c.horizon; ++h) out[h * n + i] = column_out[h];

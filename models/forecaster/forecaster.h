@@ -95,12 +95,8 @@ struct ForecastLayout {
     HeadBuffers head;              // pooled heads' rows; encoder-only heads' int8 row
     LayerScratch encoder_scratch;  // live while encoding only
     LayerScratch decoder_scratch;  // from preparing the cross-attention caches to the outputs
-    float* series = nullptr;       // patched: one column's window and its padding
-    float* patches = nullptr;      // patched: its patches, [encoder rows, patch_len]
-    float* conv_src = nullptr;     // token_conv: the window's embedding inputs, [max_window, embed_width(n)]
-    float* conv_dec = nullptr;     // token_conv: a decoder tile's, [tile, embed_width(decoder_features)]
-    float* stack_in = nullptr;     // a residual around the encoder: its embedded rows, [encoder rows, d]
-    float* dec_in = nullptr;       // a residual around the decoder: a tile's embedded rows, [tile, d]
+    InputBuffers input;            // token_conv's neighbour rows, patching's column and patches
+    StackBuffers residuals;        // the embedded rows a residual around a stack adds back
 
     void allocate(MemoryPlan& plan, const ForecasterConfig& c, size_t max_window, size_t max_horizon);
 };

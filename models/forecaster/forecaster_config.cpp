@@ -94,6 +94,33 @@ size_t ForecasterConfig::run_horizon(size_t tgt_rows) const {
     return tgt_rows;
 }
 
+void write_forecaster_config(const ForecasterConfig& c, ConfigWriter& out) {
+    out.put_size(ConfigKey::n_features, c.n_features);
+    out.put_size(ConfigKey::n_outputs, c.n_outputs);
+    // Written only when known, so that a model without them reads exactly as files from before the keys.
+    if (c.max_positions != 0) out.put_size(ConfigKey::max_positions, c.max_positions);
+    if (c.window != 0) out.put_size(ConfigKey::window, c.window);
+    if (c.horizon != 0) out.put_size(ConfigKey::horizon, c.horizon);
+    if (c.trained_horizon != 0) out.put_size(ConfigKey::trained_horizon, c.trained_horizon);
+    if (c.time_marks != 0) out.put_size(ConfigKey::time_marks, c.time_marks);
+    c.normalizer.write(out);
+    c.positions.write(out);
+    c.input.write(out);
+    c.stacks.write(c.stack, out);
+    c.decoding.write(out);
+    c.head.write(out);
+}
+
+Status check_forecaster_config(const ForecasterConfig& c) {
+    AX_RETURN_IF_ERROR(c.normalizer.check(c));
+    AX_RETURN_IF_ERROR(c.positions.check(c));
+    AX_RETURN_IF_ERROR(c.stacks.check(c));
+    AX_RETURN_IF_ERROR(c.input.check(c));
+    AX_RETURN_IF_ERROR(c.head.check(c));
+    AX_RETURN_IF_ERROR(c.decoding.check(c));
+    return check_columns(c);
+}
+
 Status read_forecaster_config(const ModelFile& f, ForecasterConfig* out) {
     if (f.family() != format::Family::forecaster) return bad_model_config("not a forecaster model");
     ForecasterConfig c;
@@ -117,13 +144,7 @@ Status read_forecaster_config(const ModelFile& f, ForecasterConfig* out) {
     AX_RETURN_IF_ERROR(c.decoding.read(f));
     AX_RETURN_IF_ERROR(c.head.read(f));
     AX_RETURN_IF_ERROR(read_decoder_columns(f, &c));
-    AX_RETURN_IF_ERROR(c.normalizer.check(c));
-    AX_RETURN_IF_ERROR(c.positions.check(c));
-    AX_RETURN_IF_ERROR(c.stacks.check(c));
-    AX_RETURN_IF_ERROR(c.input.check(c));
-    AX_RETURN_IF_ERROR(c.head.check(c));
-    AX_RETURN_IF_ERROR(c.decoding.check(c));
-    AX_RETURN_IF_ERROR(check_columns(c));
+    AX_RETURN_IF_ERROR(check_forecaster_config(c));
     c.loop = forecast_loop(c);
     *out = c;
     return Status::ok();

@@ -64,6 +64,16 @@ struct ForecasterConfig {
 // kMaxModelWidth, kMaxModelLayers and kMaxSequenceLength (shared by every family) are in
 // runtime/config_reader.h.
 
+// Writes the description's records for the converter: the columns and lengths, then each block's (a block
+// writes only what differs from a file without its keys, so that such files read back the same). The
+// decoder's column lists (kOutputFeatureKey, kDecoderFeatureKey and decoder_features) and the stack's own keys
+// are the converter's.
+void write_forecaster_config(const ForecasterConfig& c, ConfigWriter& out);
+
+// Every block's check against the rest of the description: the messages a user sees, for a file being read
+// and for a description a converter is about to write.
+Status check_forecaster_config(const ForecasterConfig& c);
+
 // Reads a config from its records, block by block, and checks each block against the rest; shared by the
 // runtime and the converter's self-check.
 Status read_forecaster_config(const ModelFile& file, ForecasterConfig* out);

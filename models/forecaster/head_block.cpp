@@ -38,6 +38,15 @@ Status HeadBlock::check(const ForecasterConfig& c) const {
     return Status::ok();
 }
 
+void HeadBlock::write(ConfigWriter& out) const {
+    if (pooled()) out.put_enum(ConfigKey::head, kind);
+    if (hidden != 0) {
+        out.put_size(ConfigKey::head_hidden, hidden);
+        out.put_enum(ConfigKey::head_activation, activation);
+    }
+    if (encoder_act) out.put_enum(ConfigKey::encoder_output_activation, encoder_activation);
+}
+
 Status HeadWeights::bind(TensorBinder& b, const ForecasterConfig& c) {
     const HeadBlock& block = c.head;
     const uint16_t none = format::kNoLayer;
@@ -45,12 +54,29 @@ Status HeadWeights::bind(TensorBinder& b, const ForecasterConfig& c) {
     // first. Its last Linear gives every horizon step's outputs at once.
     size_t in = block.input_width(c.encoder_rows(c.window), c.stack.layer.d_model);
     if (block.hidden != 0) {
-        AX_RETURN_IF_ERROR(b.linear(format::Role::head_weight, format::Role::head_bias, none, block.hidden, in, &hidden));
+        AX_RETURN_IF_ERROR(
+            b.linear(format::Role::head_weight, format::Role::head_bias, none, block.hidden, in, &hidden));
         in = block.hidden;
     }
     // Patched: the head gives one column's horizon at a time.
     const size_t out = block.pooled() ? c.horizon * (c.input.patched() ? 1 : c.n_outputs) : c.n_outputs;
     return b.linear(format::Role::generator_weight, format::Role::generator_bias, none, out, in, &generator);
+}
+
+void HeadBuffers::allocate_rows(MemoryPlan& plan, const ForecasterConfig& c) {
+    // Patched: the pooled row, the hidden one and one column's horizon.
+    x = plan.alloc<float>("head: pooled and hidden rows",
+                          uint64_t{c.stack.layer.d_model} + c.head.hidden + (c.input.patched() ? c.horizon : 0),
+                          Phase::decode, Phase::decode);
+}
+
+void HeadBuffers::allocate_quant(MemoryPlan& plan, const ForecasterConfig& c) {
+    const size_t d = c.stack.layer.d_model;
+    const size_t in = c.head.pooled() ? c.head.input_width(c.encoder_rows(c.window), d) : d;
+    quant.rows = 1;
+    quant.q =
+        plan.alloc<int8_t>("head: int8 input", in > c.head.hidden ? in : c.head.hidden, Phase::decode, Phase::decode);
+    quant.scales = plan.alloc<float>("head: input scale", 1, Phase::decode, Phase::decode);
 }
 
 void pooled_head(const Kernels& k, const HeadBlock& block, const HeadWeights& w, float* encoded, size_t rows, size_t d,

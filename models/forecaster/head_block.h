@@ -5,9 +5,11 @@
 #pragma once
 #include <cstddef>
 
+#include "runtime/config_reader.h"
 #include "runtime/format.h"
 #include "runtime/kernels.h"
 #include "runtime/linear.h"
+#include "runtime/memory_plan.h"
 #include "runtime/model_file.h"
 #include "runtime/status.h"
 #include "runtime/tensor_binding.h"
@@ -18,7 +20,7 @@ struct ForecasterConfig;
 
 struct HeadBlock {
     format::ForecastHead kind = format::ForecastHead::generator;
-    size_t hidden = 0;  // pooled heads: width of the hidden Linear, 0 = none
+    size_t hidden = 0;                                         // pooled heads: width of the hidden Linear, 0 = none
     format::Activation activation = format::Activation::relu;  // after the hidden Linear
     bool encoder_act = false;  // an activation on the encoder's rows before a pooled head
     format::Activation encoder_activation = format::Activation::relu;
@@ -32,6 +34,7 @@ struct HeadBlock {
     // Records: head, head_hidden, head_activation, encoder_output_activation.
     Status read(const ModelFile& f);
     Status check(const ForecasterConfig& c) const;
+    void write(ConfigWriter& out) const;
 };
 
 struct HeadWeights {
@@ -44,6 +47,11 @@ struct HeadWeights {
 struct HeadBuffers {
     float* x = nullptr;  // [d + hidden (+ a patched column's horizon)]: the pooled row, the hidden one
     QuantScratch quant;  // one row as wide as the head's widest input
+
+    // An encoder-only model's head, live while decoding: a pooled head's rows (x), then the int8 row of the
+    // head's widest input (a pooled head's, or the per-row generator's d_model).
+    void allocate_rows(MemoryPlan& plan, const ForecasterConfig& c);
+    void allocate_quant(MemoryPlan& plan, const ForecasterConfig& c);
 };
 
 // The pooled head over `rows` encoded rows (encoder_act applied in place): out gets the last Linear's outputs.

@@ -23,7 +23,8 @@ size_t InputBlock::encoder_rows(size_t rows) const {
 
 Status InputBlock::read(const ModelFile& f) {
     uint32_t v = 0;
-    if (f.config(ConfigKey::input_embedding, &v)) AX_RETURN_IF_ERROR(read_config_enum(f, ConfigKey::input_embedding, &kind));
+    if (f.config(ConfigKey::input_embedding, &v))
+        AX_RETURN_IF_ERROR(read_config_enum(f, ConfigKey::input_embedding, &kind));
     if (f.config(ConfigKey::embed_scale, &v))
         AX_RETURN_IF_ERROR(read_config_positive_float(f, ConfigKey::embed_scale, &scale));
     AX_RETURN_IF_ERROR(read_config_optional_size(f, ConfigKey::patch_len, 0, kMaxSequenceLength, 0, &patch_len));
@@ -51,6 +52,15 @@ Status InputBlock::check(const ForecasterConfig& c) const {
     return Status::ok();
 }
 
+void InputBlock::write(ConfigWriter& out) const {
+    if (kind != format::InputEmbedding::linear) out.put_enum(ConfigKey::input_embedding, kind);
+    if (scale != 1.0f) out.put_float(ConfigKey::embed_scale, scale);
+    if (!patched()) return;
+    out.put_size(ConfigKey::patch_len, patch_len);
+    out.put_size(ConfigKey::patch_stride, patch_stride);
+    out.put(ConfigKey::patch_padding, patch_pad ? 1u : 0u);
+}
+
 Status InputWeights::bind(TensorBinder& b, const ForecasterConfig& c) {
     const InputBlock& block = c.input;
     const size_t d = c.stack.layer.d_model;
@@ -62,6 +72,25 @@ Status InputWeights::bind(TensorBinder& b, const ForecasterConfig& c) {
         AX_RETURN_IF_ERROR(b.linear(format::Role::tgt_embed_weight, format::Role::tgt_embed_bias, none, d,
                                     c.embed_width(c.decoder_features), &tgt));
     return Status::ok();
+}
+
+void InputBuffers::allocate_encoder(MemoryPlan& plan, const ForecasterConfig& c, size_t max_window) {
+    const InputBlock& block = c.input;
+    if (block.token_conv())
+        conv_src = plan.alloc<float>("token_conv: the window's neighbours",
+                                     uint64_t{max_window} * c.embed_width(c.n_features), Phase::encode, Phase::encode);
+    if (block.patched()) {
+        series = plan.alloc<float>("one column's window", uint64_t{max_window} + block.patch_stride, Phase::encode,
+                                   Phase::encode);
+        patches = plan.alloc<float>("one column's patches", uint64_t{block.encoder_rows(max_window)} * block.patch_len,
+                                    Phase::encode, Phase::encode);
+    }
+}
+
+void InputBuffers::allocate_decoder(MemoryPlan& plan, const ForecasterConfig& c, size_t tile) {
+    if (c.input.token_conv())
+        conv_dec = plan.alloc<float>("token_conv: a decoder tile's neighbours",
+                                     uint64_t{tile} * c.embed_width(c.decoder_features), Phase::decode, Phase::decode);
 }
 
 void embed_input(const Kernels& k, const InputBlock& block, const Linear& linear, const float* in, size_t rows,

@@ -5,8 +5,10 @@
 #pragma once
 #include <cstddef>
 
+#include "runtime/config_reader.h"
 #include "runtime/format.h"
 #include "runtime/linear.h"
+#include "runtime/memory_plan.h"
 #include "runtime/model_file.h"
 #include "runtime/parallel.h"
 #include "runtime/status.h"
@@ -40,11 +42,23 @@ struct InputBlock {
     // Records: input_embedding, embed_scale, patch_len, patch_stride, patch_padding.
     Status read(const ModelFile& f);
     Status check(const ForecasterConfig& c) const;
+    void write(ConfigWriter& out) const;
 };
 
 struct InputWeights {
     Linear src, tgt;  // the encoder's and the decoder's input Linear (none when the kind has none)
     Status bind(TensorBinder& b, const ForecasterConfig& c);
+};
+
+// The block's buffers in a session: token_conv's neighbour rows, patching's column and patches.
+struct InputBuffers {
+    float* conv_src = nullptr;  // token_conv: the window's embedding inputs, [max_window, embed_width(n)]
+    float* conv_dec = nullptr;  // token_conv: a decoder tile's, [tile, embed_width(decoder_features)]
+    float* series = nullptr;    // patched: one column's window and its padding
+    float* patches = nullptr;   // patched: its patches, [encoder rows, patch_len]
+
+    void allocate_encoder(MemoryPlan& plan, const ForecasterConfig& c, size_t max_window);
+    void allocate_decoder(MemoryPlan& plan, const ForecasterConfig& c, size_t tile);
 };
 
 // Rows of `in` (each `linear`'s input width wide, or d_model / one value for none / broadcast) to d_model-wide

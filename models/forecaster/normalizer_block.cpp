@@ -23,12 +23,18 @@ Status NormalizerBlock::check(const ForecasterConfig& c) const {
     // Each output is de-normalized with the scale of the input column it predicts.
     if (stored() && c.n_outputs > c.n_features)
         return bad_model_config(
-            "normalization scales each output as the input column it predicts: more outputs "
-            "than input columns leave some without a scale");
+            "normalization scales each output as the input column it predicts, but the model gives more outputs "
+            "than it reads input columns: normalize in your own code and convert without \"normalization\"");
     if (revin_on() && (c.n_outputs != c.n_features || stored() || !c.one_pass()))
         return Status::error(StatusCode::bad_model,
                              "RevIN needs a one-pass model with n_outputs == n_features and no other normalization");
     return Status::ok();
+}
+
+void NormalizerBlock::write(ConfigWriter& out) const {
+    out.put_enum(ConfigKey::normalization, kind);
+    if (revin_on()) out.put_enum(ConfigKey::revin, revin);
+    if (revin_eps != 1e-5f) out.put_float(ConfigKey::revin_eps, revin_eps);
 }
 
 Status NormalizerWeights::bind(TensorBinder& b, const ForecasterConfig& c) {
@@ -47,6 +53,11 @@ Status NormalizerWeights::bind(TensorBinder& b, const ForecasterConfig& c) {
                 return bad_model_config("normalization scale must be finite and non-zero");
     }
     return Status::ok();
+}
+
+void NormalizerState::allocate(MemoryPlan& plan, const ForecasterConfig& c) {
+    reference = plan.alloc_session<float>("last observed row", c.n_features);
+    if (c.normalizer.revin_on()) revin_stats = plan.alloc_session<float>("RevIN mean and std", 2 * c.n_features);
 }
 
 namespace {

@@ -4,7 +4,9 @@
 #pragma once
 #include <cstddef>
 
+#include "runtime/config_reader.h"
 #include "runtime/format.h"
+#include "runtime/memory_plan.h"
 #include "runtime/model_file.h"
 #include "runtime/status.h"
 #include "runtime/tensor_binding.h"
@@ -27,6 +29,7 @@ struct NormalizerBlock {
     Status read(const ModelFile& f);
     // The one message a user sees for a combination the block cannot run.
     Status check(const ForecasterConfig& c) const;
+    void write(ConfigWriter& out) const;
 };
 
 struct NormalizerWeights {
@@ -42,6 +45,8 @@ struct NormalizerWeights {
 struct NormalizerState {
     float* reference = nullptr;    // [n_features]
     float* revin_stats = nullptr;  // [2, n_features]: each column's window mean and std
+
+    void allocate(MemoryPlan& plan, const ForecasterConfig& c);
 };
 
 // Stored normalization of one value of input column `column` (NormalizerBlock::stored()).

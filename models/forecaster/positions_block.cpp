@@ -23,8 +23,7 @@ Status PositionsBlock::read(const ModelFile& f, size_t d_model, size_t* max_posi
     if (encoder != PositionalEncoding::none && encoder != PositionalEncoding::sinusoidal &&
         encoder != PositionalEncoding::learned)
         return bad("a forecaster's positional_encoding is none, sinusoidal or learned");
-    AX_RETURN_IF_ERROR(
-        read_config_optional_size(f, ConfigKey::max_positions, 0, kMaxSequenceLength, 0, max_positions));
+    AX_RETURN_IF_ERROR(read_config_optional_size(f, ConfigKey::max_positions, 0, kMaxSequenceLength, 0, max_positions));
     decoder = encoder;
     uint32_t v = 0;
     if (f.config(ConfigKey::decoder_positional_encoding, &v)) {
@@ -40,8 +39,14 @@ Status PositionsBlock::check(const ForecasterConfig& c) const {
     // A patched model's positions count patches.
     if (c.max_positions != 0 && c.encoder_rows(c.window) > c.max_positions)
         return bad_model_config("config window is longer than max_positions");
-    if (encoder == PositionalEncoding::learned && c.max_positions == 0) return bad("learned positions need max_positions");
+    if (encoder == PositionalEncoding::learned && c.max_positions == 0)
+        return bad("learned positions need max_positions");
     return Status::ok();
+}
+
+void PositionsBlock::write(ConfigWriter& out) const {
+    out.put_enum(ConfigKey::positional_encoding, encoder);
+    if (decoder != encoder) out.put_enum(ConfigKey::decoder_positional_encoding, decoder);
 }
 
 Status PositionsWeights::bind(TensorBinder& b, const ForecasterConfig& c) {

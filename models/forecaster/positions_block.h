@@ -5,6 +5,7 @@
 #include <cstddef>
 
 #include "runtime/embedding.h"
+#include "runtime/config_reader.h"
 #include "runtime/format.h"
 #include "runtime/kernels.h"
 #include "runtime/model_file.h"
@@ -24,6 +25,7 @@ struct PositionsBlock {
     // table's rows, into the config's lengths).
     Status read(const ModelFile& f, size_t d_model, size_t* max_positions);
     Status check(const ForecasterConfig& c) const;
+    void write(ConfigWriter& out) const;
 };
 
 struct PositionsWeights {

@@ -17,10 +17,12 @@ Status StackBlock::read(const ModelFile& f, StackConfig* stack) {
     AX_RETURN_IF_ERROR(read_config_enum(f, ConfigKey::memory_mask, &memory_mask));
     uint32_t v = 0;
     format::EncoderMask encoder_mask = format::EncoderMask::none;
-    if (f.config(ConfigKey::encoder_mask, &v)) AX_RETURN_IF_ERROR(read_config_enum(f, ConfigKey::encoder_mask, &encoder_mask));
+    if (f.config(ConfigKey::encoder_mask, &v))
+        AX_RETURN_IF_ERROR(read_config_enum(f, ConfigKey::encoder_mask, &encoder_mask));
     stack->encoder_causal = encoder_mask == format::EncoderMask::causal;
     format::DecoderMask decoder_mask = format::DecoderMask::causal;
-    if (f.config(ConfigKey::decoder_mask, &v)) AX_RETURN_IF_ERROR(read_config_enum(f, ConfigKey::decoder_mask, &decoder_mask));
+    if (f.config(ConfigKey::decoder_mask, &v))
+        AX_RETURN_IF_ERROR(read_config_enum(f, ConfigKey::decoder_mask, &decoder_mask));
     if (decoder_mask != format::DecoderMask::causal && stack->decoder_layers == 0)
         return bad("decoder_mask without a decoder");
     stack->decoder_causal = decoder_mask == format::DecoderMask::causal;
@@ -32,9 +34,30 @@ Status StackBlock::read(const ModelFile& f, StackConfig* stack) {
     return Status::ok();
 }
 
+void StackBlock::write(const StackConfig& stack, ConfigWriter& out) const {
+    out.put_enum(ConfigKey::memory_mask, memory_mask);
+    if (stack.encoder_causal) out.put_enum(ConfigKey::encoder_mask, format::EncoderMask::causal);
+    if (!stack.decoder_causal) out.put_enum(ConfigKey::decoder_mask, format::DecoderMask::none);
+    if (encoder_residual) out.put(ConfigKey::encoder_residual, 1u);
+    if (decoder_residual) out.put(ConfigKey::decoder_residual, 1u);
+}
+
 Status StackBlock::check(const ForecasterConfig& c) const {
-    if (decoder_residual && c.encoder_only()) return bad("decoder_residual without a decoder");
+    if (decoder_residual && c.encoder_only())
+        return bad("config \"decoder_residual\" needs a decoder; this model has none");
     return Status::ok();
+}
+
+void StackBuffers::allocate_encoder(MemoryPlan& plan, const ForecasterConfig& c, size_t encoder_rows) {
+    if (c.stacks.encoder_residual)
+        encoder_in = plan.alloc<float>("residual around the encoder: its input rows",
+                                       uint64_t{encoder_rows} * c.stack.layer.d_model, Phase::encode, Phase::encode);
+}
+
+void StackBuffers::allocate_decoder(MemoryPlan& plan, const ForecasterConfig& c, size_t tile) {
+    if (c.stacks.decoder_residual)
+        decoder_in = plan.alloc<float>("residual around the decoder: a tile's input rows",
+                                       uint64_t{tile} * c.stack.layer.d_model, Phase::decode, Phase::decode);
 }
 
 }  // namespace ax

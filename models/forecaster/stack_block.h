@@ -5,7 +5,9 @@
 #pragma once
 #include <cstddef>
 
+#include "runtime/config_reader.h"
 #include "runtime/format.h"
+#include "runtime/memory_plan.h"
 #include "runtime/model_file.h"
 #include "runtime/status.h"
 #include "runtime/transformer_stack.h"
@@ -25,6 +27,16 @@ struct StackBlock {
     // decoder_residual.
     Status read(const ModelFile& f, StackConfig* stack);
     Status check(const ForecasterConfig& c) const;
+    void write(const StackConfig& stack, ConfigWriter& out) const;
+};
+
+// The residuals' buffers: the embedded rows a stack's output is added to.
+struct StackBuffers {
+    float* encoder_in = nullptr;  // [encoder rows, d]
+    float* decoder_in = nullptr;  // a decoder tile's, [tile, d]
+
+    void allocate_encoder(MemoryPlan& plan, const ForecasterConfig& c, size_t encoder_rows);
+    void allocate_decoder(MemoryPlan& plan, const ForecasterConfig& c, size_t tile);
 };
 
 }  // namespace ax
