@@ -138,8 +138,10 @@ TEST_CASE("docs/config-keys.md is the table") {
     const std::string want = tools::config_keys_markdown();
     const std::string have = read_text(path);
     const bool same = have == want;
-    // To regenerate: copy the file this writes over docs/config-keys.md.
-    if (!same) std::ofstream("config-keys.md", std::ios::binary) << want;
-    CHECK_MESSAGE(same,
-                  "docs/config-keys.md differs from the config-key table: the current text is in ./config-keys.md");
+    // The current text goes into the build tree, never the source tree: copy it over docs/config-keys.md to
+    // regenerate.
+    const std::string written = std::string(AUSPEX_BINARY_DIR) + "/config-keys.md";
+    if (!same) std::ofstream(written, std::ios::binary) << want;
+    CHECK_MESSAGE(same, "docs/config-keys.md differs from the config-key table: the current text is in "
+                            << written << "; copy it over docs/config-keys.md");
 }

@@ -5,7 +5,7 @@
 #include "tools/common/enum_text.h"
 #include "tools/common/tool_error.h"
 #include "tools/convert/conversion_check.h"
-#include "tools/family/family_common.h"
+#include "tools/families/family_common.h"
 #include "tools/host/family_sessions.h"
 #include "tools/import/classifier_import.h"
 

@@ -1,4 +1,4 @@
-#include "tools/family/family_common.h"
+#include "tools/families/family_common.h"
 
 #include <cmath>
 #include <cstdio>

@@ -7,7 +7,7 @@
 #include "tools/common/enum_text.h"
 #include "tools/common/tool_error.h"
 #include "tools/convert/conversion_check.h"
-#include "tools/family/family_common.h"
+#include "tools/families/family_common.h"
 #include "tools/host/forecast_window.h"
 #include "tools/host/host_session.h"
 #include "tools/import/forecaster_import.h"

@@ -1,4 +1,4 @@
-// Pieces the family descriptors share (tools/family/<family>_family.cpp): opening into the model variant,
+// Pieces the family descriptors share (tools/families/<family>_family.cpp): opening into the model variant,
 // the token families' lengths, the planners' arena queries, the lines and macros more than one family prints.
 #pragma once
 #include <algorithm>
