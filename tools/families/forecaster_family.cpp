@@ -173,12 +173,38 @@ std::vector<float> run_check(const LoadedModel& m, const CheckPair& p, const Ker
     return session.run(p.src.values.data(), p.src.rows, p.tgt.values.data(), p.tgt.rows, InputSpace::model);
 }
 
+// A forecaster's axes beyond the stack's: the memory mask (with a decoder), the encoder's mask, whether the
+// decoder's rows get the encoder's sinusoidal positions, the decoder's mask, and a patched model's residual
+// attention and flatten order (PatchTST as its authors wrote it).
+std::vector<SearchAxis> search_axes(const SearchFacts& facts) {
+    std::vector<SearchAxis> axes = stack_search_axes(facts);
+    SearchAxis memory_mask{"memory_mask", facts.decoder ? text_values({"none", "tril"}) : text_values({"none"})};
+    memory_mask.user_value_always = facts.decoder;
+    axes.push_back(memory_mask);
+    axes.push_back({"encoder_mask", text_values({"none", "causal"})});
+    if (facts.decoder) {
+        SearchAxis decoder_positions{"decoder_positional_encoding", {std::nullopt, JsonValue::make_string("none")}};
+        decoder_positions.with_key = "positional_encoding";
+        decoder_positions.with_value = JsonValue::make_string("sinusoidal");
+        axes.push_back(decoder_positions);
+    }
+    if (facts.patched) {
+        axes.push_back({"res_attention", {JsonValue::make_bool(false), JsonValue::make_bool(true)}});
+        SearchAxis flatten{"head_flatten", text_values({"rows", "d_model_first"})};
+        flatten.imports = true;
+        axes.push_back(flatten);
+    }
+    if (facts.decoder) axes.push_back({"decoder_mask", text_values({"causal", "none"})});
+    return axes;
+}
+
 FamilyDescriptor describe() {
     FamilyDescriptor d;
     d.family = format::Family::forecaster;
     d.commands = "run, forecast, verify, bench, header";
     d.output_prefix = "output";
     d.import = import_forecaster;
+    d.search_axes = search_axes;
     d.open = open_as<Forecaster>;
     d.lengths[0].option = "window";
     d.lengths[0].json = "window";

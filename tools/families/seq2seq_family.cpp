@@ -105,6 +105,7 @@ FamilyDescriptor describe() {
     d.commands = "translate, run, verify, bench, header";
     d.output_prefix = "logit";
     d.import = import_seq2seq;
+    d.search_axes = stack_search_axes;
     d.open = open_as<Seq2Seq>;
     d.lengths[0] = token_length("src-len", "src_len", "MAX_SRC_LEN", "source tokens the arena is sized for");
     d.lengths[1] =

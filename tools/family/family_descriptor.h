@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "runtime/format.h"
+#include "tools/family/search_axes.h"
 #include "runtime/kernels.h"
 #include "runtime/memory_plan.h"
 #include "runtime/status.h"
@@ -110,6 +111,9 @@ struct FamilyDescriptor {
     Table (*second_outputs)(const LoadedModel& m, const CheckPair& pair, const Kernels& k) = nullptr;
     std::string (*compare_line)(const LoadedModel& a, const LoadedModel& b, const CheckPair& pair,
                                 const Kernels& k) = nullptr;
+
+    // convert --find-config: the keys it varies and their values, from what the checkpoint shows.
+    std::vector<SearchAxis> (*search_axes)(const SearchFacts& facts) = nullptr;
 
     size_t length_count() const { return lengths[1].option ? 2 : 1; }
 };
