@@ -47,7 +47,8 @@ TEST_CASE("cli: auspex inspect MODEL.onnx reports opsets, shapes and the op type
     CHECK(r.output.find("Shape ") == std::string::npos);  // folded away
     CHECK(r.output.find("every remaining node is evaluable") != std::string::npos);
     CHECK(r.output.find("not yet available for ONNX graphs") != std::string::npos);
-    test::check_error(test::auspex("inspect " + model + " --dim seq=3"), 1, "no input has a dynamic dimension named seq");
+    test::check_error(test::auspex("inspect " + model + " --dim seq=3"), 1,
+                      "no input has a dynamic dimension named seq");
     test::check_error(test::auspex("inspect " + model + " --dim seq_src"), 2, "--dim takes NAME=VALUE");
 }
 
@@ -72,10 +73,12 @@ TEST_CASE("cli: auspex run MODEL.onnx --input NAME=FILE.csv reproduces PyTorch's
     test::check_error(test::auspex("run " + model + " --input src=" + src), 1, "input tgt is not given");
     test::check_error(test::auspex("run " + model + " --input source=" + src + " --input tgt=" + tgt), 1,
                       "the graph has no input source (its inputs: src, tgt)");
-    test::check_error(test::auspex("run " + model + " --input src=" + tgt + " --input tgt=" + tgt + " --input src=" + src),
-                      2, "--input src is given twice");
+    test::check_error(
+        test::auspex("run " + model + " --input src=" + tgt + " --input tgt=" + tgt + " --input src=" + src), 2,
+        "--input src is given twice");
     const std::string wide = test::write_file("onnx_wide.csv", "1,2,3,4\n5,6,7,8\n");
-    test::check_error(test::auspex("run " + model + " --input src=" + wide + " --input tgt=" + tgt), 1, "has 4 columns");
+    test::check_error(test::auspex("run " + model + " --input src=" + wide + " --input tgt=" + tgt), 1,
+                      "has 4 columns");
 }
 
 TEST_CASE("cli: auspex run --help says an .onnx graph runs on the host reference, not the device path") {
@@ -85,4 +88,12 @@ TEST_CASE("cli: auspex run --help says an .onnx graph runs on the host reference
     CHECK(r.output.find("not the device path") != std::string::npos);
     const std::string bad = test::write_file("broken.onnx", std::string("\x08\x08\x3a\xff\x01", 5));
     test::check_error(test::auspex("inspect " + bad), 1, "claims 255 bytes");
+}
+
+TEST_CASE("cli: an .onnx file given to convert or to a command that takes an .axm says what it can do with it") {
+    const std::string model = test::fixture_path("onnx/encoder_flatten.onnx");
+    test::check_error(test::auspex("convert " + model + " --config c.json -o m.axm"), 1,
+                      "converting ONNX graphs to .axm is not available yet");
+    test::check_error(test::auspex("bench " + model), 1,
+                      "is an ONNX graph, not an auspex model: auspex inspect and auspex run read it on the host");
 }

@@ -27,7 +27,8 @@ void check_output(const onnx::Tensor& got, const onnx::Tensor& want, const std::
         worst = std::max(worst, std::fabs(double{got.f[k]} - want.f[k]));
     }
     const double bound = 1e-5 * std::max(1.0, largest);
-    MESSAGE(what << ": max |evaluator - PyTorch| = " << worst << " (bound " << bound << ", max |out| " << largest << ")");
+    MESSAGE(what << ": max |evaluator - PyTorch| = " << worst << " (bound " << bound << ", max |out| " << largest
+                 << ")");
     CHECK(worst <= bound);
     CHECK(largest > 0);  // a real output, not zeros
 }
@@ -45,8 +46,12 @@ struct Expect {
 };
 
 const Expect kCases[] = {
-    {"transformer_post_relu", 13, false}, {"transformer_pre_gelu", 17, true}, {"transformer_post_gelu", 14, true},
-    {"encoder_flatten", 14, false},       {"qkv_learned_pos", 17, true},      {"conv_embed", 13, false},
+    {"transformer_post_relu", 13, false},
+    {"transformer_pre_gelu", 17, true},
+    {"transformer_post_gelu", 14, true},
+    {"encoder_flatten", 14, false},
+    {"qkv_learned_pos", 17, true},
+    {"conv_embed", 13, false},
     {"float64", 17, false},
 };
 
@@ -70,8 +75,8 @@ TEST_CASE("onnx: the reference evaluator reproduces PyTorch's outputs for every 
 
 TEST_CASE("onnx: folding for the inputs' shapes leaves a compute graph with the same outputs") {
     // The shape arithmetic torch.onnx.export writes around reshapes and masks.
-    const std::set<std::string> shape_ops = {"Shape", "Gather", "Unsqueeze", "Concat", "ConstantOfShape",
-                                             "Range", "Cast", "Constant", "Equal", "Where", "Greater"};
+    const std::set<std::string> shape_ops = {"Shape", "Gather",   "Unsqueeze", "Concat", "ConstantOfShape", "Range",
+                                             "Cast",  "Constant", "Equal",     "Where",  "Greater"};
     for (const Expect& e : kCases) {
         const std::string name = e.name;
         const onnx::Model m = onnx::read_onnx_file(test::fixture_path("onnx/" + name + ".onnx"));
@@ -93,6 +98,27 @@ TEST_CASE("onnx: folding for the inputs' shapes leaves a compute graph with the 
     }
 }
 
+TEST_CASE("onnx: dynamic-axes exports evaluated at other batch and sequence sizes than they were traced with") {
+    for (const char* name : {"transformer_pre_gelu", "transformer_post_gelu", "qkv_learned_pos"}) {
+        const onnx::Model m = onnx::read_onnx_file(test::fixture_path(std::string("onnx/") + name + ".onnx"));
+        const test::OnnxCase traced = test::read_onnx_case(std::string(name) + ".txt");
+        const test::OnnxCase other = test::read_onnx_case(std::string(name) + ".other.txt");
+        REQUIRE(other.inputs.begin()->second.shape != traced.inputs.begin()->second.shape);
+        const onnx::Values out = onnx::run_graph(m, other.inputs);
+        check_output(out.at("y"), other.outputs[0], std::string(name) + " (other sizes, whole graph)");
+        onnx::Shapes shapes;
+        for (const auto& [input, t] : other.inputs) shapes[input] = t.shape;
+        const onnx::FoldedGraph f = onnx::fold_graph(m, shapes);
+        check_output(onnx::run_graph(f.model, other.inputs).at("y"), other.outputs[0],
+                     std::string(name) + " (other sizes, folded)");
+        // A graph folded for the traced sizes is for those sizes only: its fixed inputs refuse the others.
+        onnx::Shapes traced_shapes;
+        for (const auto& [input, t] : traced.inputs) traced_shapes[input] = t.shape;
+        CHECK_THROWS_WITH_AS(onnx::run_graph(onnx::fold_graph(m, traced_shapes).model, other.inputs),
+                             doctest::Contains("the graph declares"), tools::ToolError);
+    }
+}
+
 TEST_CASE("onnx: the decoder's causal mask made from arange comparisons folds to a constant") {
     // Dynamic axes and no constant folding at export: the mask, the reshape sizes and the constants are all in
     // the graph as nodes.
@@ -106,8 +132,8 @@ TEST_CASE("onnx: the decoder's causal mask made from arange comparisons folds to
     const onnx::FoldedGraph f = onnx::fold_graph(m, shapes);
     // What remains is the core of a post-norm GELU nn.Transformer at opset 14: LayerNorm decomposed.
     const std::set<std::string> after = op_types(f.model.graph);
-    const std::set<std::string> core = {"Add",  "Transpose", "MatMul", "Reshape", "ReduceMean", "Div", "Mul",
-                                        "Slice", "Pow",      "Sqrt",   "Sub",     "Gemm",       "Softmax", "Erf"};
+    const std::set<std::string> core = {"Add",   "Transpose", "MatMul", "Reshape", "ReduceMean", "Div",     "Mul",
+                                        "Slice", "Pow",       "Sqrt",   "Sub",     "Gemm",       "Softmax", "Erf"};
     CHECK(after == core);
     CHECK(f.model.graph.nodes.size() * 3 < m.graph.nodes.size());
 }
@@ -123,8 +149,8 @@ TEST_CASE("onnx: a dynamic-axes export folds for other sequence lengths than it 
     onnx::Values in{{"x", onnx::probe_tensor(*m.fed_inputs()[0], shapes.at("x"))}};
     const onnx::Tensor whole = onnx::run_graph(m, in).at("y"), folded = onnx::run_graph(f.model, in).at("y");
     CHECK(whole.f == folded.f);
-    CHECK_THROWS_WITH_AS(onnx::input_shapes(m, {{"seq", 5}}), doctest::Contains("no input has a dynamic dimension named seq"),
-                         tools::ToolError);
+    CHECK_THROWS_WITH_AS(onnx::input_shapes(m, {{"seq", 5}}),
+                         doctest::Contains("no input has a dynamic dimension named seq"), tools::ToolError);
 }
 
 TEST_CASE("onnx: a node the evaluator cannot compute is refused naming its op type, name and inputs") {
@@ -208,8 +234,8 @@ TEST_CASE("onnx: operator edge cases the exporters rely on") {
     }
     SUBCASE("shapes that do not fit are errors, not garbage") {
         const onnx::Tensor a = make_float({2, 3}, {1, 2, 3, 4, 5, 6}), b = make_float({2, 3}, {1, 2, 3, 4, 5, 6});
-        CHECK_THROWS_WITH_AS(onnx::evaluate_node(node("MatMul"), {&a, &b}, 13), doctest::Contains("MatMul of [2, 3] by [2, 3]"),
-                             tools::ToolError);
+        CHECK_THROWS_WITH_AS(onnx::evaluate_node(node("MatMul"), {&a, &b}, 13),
+                             doctest::Contains("MatMul of [2, 3] by [2, 3]"), tools::ToolError);
         const onnx::Tensor s = make_int({1}, {4});
         CHECK_THROWS_WITH_AS(onnx::evaluate_node(node("Reshape"), {&a, &s}, 13), doctest::Contains("cannot reshape"),
                              tools::ToolError);

@@ -132,7 +132,8 @@ TEST_CASE("onnx reader: what torch.onnx.export writes (names, initializers, dyna
     const onnx::Model f64 = onnx::read_onnx_file(test::fixture_path("onnx/float64.onnx"));
     CHECK(f64.fed_inputs()[0]->type == onnx::DataType::float64);
     bool double_weight = false;
-    for (const onnx::Tensor& t : f64.graph.initializers) double_weight = double_weight || t.type == onnx::DataType::float64;
+    for (const onnx::Tensor& t : f64.graph.initializers)
+        double_weight = double_weight || t.type == onnx::DataType::float64;
     CHECK(double_weight);
     // Without constant folding, torch leaves constants as Constant nodes with tensor attributes.
     const onnx::Model nofold = onnx::read_onnx_file(test::fixture_path("onnx/transformer_post_gelu.onnx"));
@@ -177,7 +178,7 @@ TEST_CASE("onnx reader: external data beside the model is read; a location leavi
 TEST_CASE("onnx reader: hostile and damaged files end in a clear error") {
     SUBCASE("a length beyond the buffer") {
         Proto p;
-        p.field(1, 8).key(7, 2).varint(1000) .bytes += "abc";
+        p.field(1, 8).key(7, 2).varint(1000).bytes += "abc";
         CHECK_THROWS_WITH_AS(read(p.bytes), doctest::Contains("claims 1000 bytes, 3 remain"), tools::ToolError);
     }
     SUBCASE("a varint longer than 64 bits") {
@@ -208,11 +209,13 @@ TEST_CASE("onnx reader: hostile and damaged files end in a clear error") {
         Proto t;
         for (int k = 0; k < 8; ++k) t.field(1, 1000000);
         t.field(2, 1).field(8, "w");
-        CHECK_THROWS_WITH_AS(read(Proto().field(1, 8).field(8, Proto().field(2, 13)).field(7, Proto().field(5, t)).bytes),
-                             doctest::Contains("elements"), tools::ToolError);
+        CHECK_THROWS_WITH_AS(
+            read(Proto().field(1, 8).field(8, Proto().field(2, 13)).field(7, Proto().field(5, t)).bytes),
+            doctest::Contains("elements"), tools::ToolError);
     }
     SUBCASE("not a model at all") {
-        CHECK_THROWS_WITH_AS(read(Proto().field(2, "x").bytes), doctest::Contains("not an ONNX model"), tools::ToolError);
+        CHECK_THROWS_WITH_AS(read(Proto().field(2, "x").bytes), doctest::Contains("not an ONNX model"),
+                             tools::ToolError);
         CHECK_THROWS_WITH_AS(read(""), doctest::Contains("not an ONNX model"), tools::ToolError);
     }
 }

@@ -18,7 +18,8 @@ namespace {
 bool ends_with_onnx(const std::string& s) {
     if (s.size() < 5) return false;
     std::string tail = s.substr(s.size() - 5);
-    std::transform(tail.begin(), tail.end(), tail.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    std::transform(tail.begin(), tail.end(), tail.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     return tail == ".onnx";
 }
 
@@ -124,7 +125,8 @@ int cmd_inspect_onnx(const Argv& argv_in) {
         const auto [name, value] = name_value(d, "dim");
         char* end = nullptr;
         const long long n = std::strtoll(value.c_str(), &end, 10);
-        if (*end != '\0' || n < 1 || n > (1 << 20)) throw UsageError{"--dim " + d + ": the size must be a whole number from 1"};
+        if (*end != '\0' || n < 1 || n > (1 << 20))
+            throw UsageError{"--dim " + d + ": the size must be a whole number from 1"};
         dims[name] = n;
     }
     const std::string path = args.positionals()[0];
@@ -132,7 +134,8 @@ int cmd_inspect_onnx(const Argv& argv_in) {
     const onnx::Shapes shapes = onnx::input_shapes(m, dims);
     const onnx::FoldedGraph folded = onnx::fold_graph(m, shapes);
 
-    std::printf("model:    %s (ONNX, IR version %lld, from %s %s)\n", path.c_str(), static_cast<long long>(m.ir_version),
+    std::printf("model:    %s (ONNX, IR version %lld, from %s %s)\n", path.c_str(),
+                static_cast<long long>(m.ir_version),
                 m.producer_name.empty() ? "an unnamed producer" : m.producer_name.c_str(), m.producer_version.c_str());
     std::string opsets;
     for (const onnx::OpsetImport& o : m.opsets)

@@ -49,13 +49,15 @@ void check_fed_inputs(const Model& m, const Values& fed) {
         if (!decl) throw tools::ToolError("the graph has no input " + name + " (its inputs: " + names + ")");
         if (!decl->has_shape) continue;
         bool ok = decl->dims.size() == t.shape.size();
-        for (size_t k = 0; ok && k < t.shape.size(); ++k) ok = decl->dims[k].value < 0 || decl->dims[k].value == t.shape[k];
+        for (size_t k = 0; ok && k < t.shape.size(); ++k)
+            ok = decl->dims[k].value < 0 || decl->dims[k].value == t.shape[k];
         if (!ok)
             throw tools::ToolError("input " + name + " has shape " + shape_text(t.shape) + ", the graph declares " +
                                    dims_text(decl->dims));
     }
     for (const ValueInfo* v : declared)
-        if (!fed.count(v->name)) throw tools::ToolError("input " + v->name + " is not given (the graph's inputs: " + names + ")");
+        if (!fed.count(v->name))
+            throw tools::ToolError("input " + v->name + " is not given (the graph's inputs: " + names + ")");
 }
 
 Values run_graph(const Model& m, const Values& fed) {

@@ -12,14 +12,14 @@ namespace {
 // Ops whose output shape depends on the values of inputs after the first (or, for the first group, of all
 // inputs): their outputs have a trusted shape only when those inputs are constants.
 bool shape_from_values(const std::string& op) {
-    static const std::set<std::string> kOps = {"Reshape",   "Expand",     "Tile",      "Slice",     "Split",
-                                               "Squeeze",   "Unsqueeze",  "ReduceMean", "ReduceSum", "ReduceMax",
-                                               "ReduceMin", "ConstantOfShape", "Range", "Trilu"};
+    static const std::set<std::string> kOps = {"Reshape",   "Expand",          "Tile",       "Slice",     "Split",
+                                               "Squeeze",   "Unsqueeze",       "ReduceMean", "ReduceSum", "ReduceMax",
+                                               "ReduceMin", "ConstantOfShape", "Range",      "Trilu"};
     return kOps.count(op) != 0;
 }
 
 struct Known {
-    Tensor value;        // the real value when constant, else values computed from probe inputs
+    Tensor value;  // the real value when constant, else values computed from probe inputs
     bool constant = false;
     bool shape_sure = false;  // the shape holds for any input values of the given shapes
 };
@@ -46,7 +46,8 @@ Shapes input_shapes(const Model& m, const std::map<std::string, int64_t>& dims, 
     std::set<std::string> used;
     for (const ValueInfo* v : m.fed_inputs()) {
         if (!v->has_shape)
-            throw tools::ToolError("input " + v->name + " declares no shape: export with example inputs of the real "
+            throw tools::ToolError("input " + v->name +
+                                   " declares no shape: export with example inputs of the real "
                                    "rank");
         std::vector<int64_t> s;
         for (size_t k = 0; k < v->dims.size(); ++k) {

@@ -17,7 +17,7 @@ struct FoldedGraph {
     // The graph that remains: its nodes (in the original order) and the constants they read as initializers.
     // Valid for the input shapes it was folded for.
     Model model;
-    size_t folded_nodes = 0;                 // nodes computed ahead (or unused)
+    size_t folded_nodes = 0;                  // nodes computed ahead (or unused)
     std::map<std::string, size_t> op_counts;  // op type -> remaining nodes
     // Remaining nodes the reference evaluator cannot compute (indices into model.graph.nodes), and why.
     std::vector<std::pair<size_t, std::string>> not_evaluable;

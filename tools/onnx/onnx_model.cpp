@@ -5,10 +5,9 @@
 namespace ax::onnx {
 
 const char* attribute_type_name(AttributeType t) {
-    static const char* const kNames[] = {"undefined", "float",          "int",           "string",
-                                         "tensor",    "graph",          "floats",        "ints",
-                                         "strings",   "tensors",        "graphs",        "sparse_tensor",
-                                         "sparse_tensors", "type_proto", "type_protos"};
+    static const char* const kNames[] = {
+        "undefined", "float",   "int",    "string",        "tensor",         "graph",      "floats",     "ints",
+        "strings",   "tensors", "graphs", "sparse_tensor", "sparse_tensors", "type_proto", "type_protos"};
     const int32_t k = static_cast<int32_t>(t);
     return k >= 0 && k <= 14 ? kNames[k] : "unknown";
 }

@@ -53,23 +53,27 @@ Tensor unary_float(const Tensor& x, FloatOp op) {
 }
 
 Outputs op_add(const Node&, const Inputs& x, int64_t) {
-    return {binary(in(x, 0, "A"), in(x, 1, "B"), [](float a, float b) { return a + b; },
-                   [](int64_t a, int64_t b) { return a + b; })};
+    return {binary(
+        in(x, 0, "A"), in(x, 1, "B"), [](float a, float b) { return a + b; },
+        [](int64_t a, int64_t b) { return a + b; })};
 }
 Outputs op_sub(const Node&, const Inputs& x, int64_t) {
-    return {binary(in(x, 0, "A"), in(x, 1, "B"), [](float a, float b) { return a - b; },
-                   [](int64_t a, int64_t b) { return a - b; })};
+    return {binary(
+        in(x, 0, "A"), in(x, 1, "B"), [](float a, float b) { return a - b; },
+        [](int64_t a, int64_t b) { return a - b; })};
 }
 Outputs op_mul(const Node&, const Inputs& x, int64_t) {
-    return {binary(in(x, 0, "A"), in(x, 1, "B"), [](float a, float b) { return a * b; },
-                   [](int64_t a, int64_t b) { return a * b; })};
+    return {binary(
+        in(x, 0, "A"), in(x, 1, "B"), [](float a, float b) { return a * b; },
+        [](int64_t a, int64_t b) { return a * b; })};
 }
 Outputs op_div(const Node&, const Inputs& x, int64_t) {
-    return {binary(in(x, 0, "A"), in(x, 1, "B"), [](float a, float b) { return a / b; },
-                   [](int64_t a, int64_t b) {
-                       if (b == 0) throw ToolError("integer division by zero");
-                       return a / b;
-                   })};
+    return {binary(
+        in(x, 0, "A"), in(x, 1, "B"), [](float a, float b) { return a / b; },
+        [](int64_t a, int64_t b) {
+            if (b == 0) throw ToolError("integer division by zero");
+            return a / b;
+        })};
 }
 Outputs op_pow(const Node&, const Inputs& x, int64_t) {
     const Tensor& base = in(x, 0, "X");
@@ -79,25 +83,28 @@ Outputs op_pow(const Node&, const Inputs& x, int64_t) {
         e.i.clear();
         e.type = DataType::float32;
     }
-    return {binary(base, e, [](float a, float b) { return b == 2.0f ? a * a : std::pow(a, b); },
-                   [](int64_t a, int64_t b) {
-                       int64_t r = 1;
-                       for (int64_t k = 0; k < b; ++k) r *= a;
-                       return r;
-                   })};
+    return {binary(
+        base, e, [](float a, float b) { return b == 2.0f ? a * a : std::pow(a, b); },
+        [](int64_t a, int64_t b) {
+            int64_t r = 1;
+            for (int64_t k = 0; k < b; ++k) r *= a;
+            return r;
+        })};
 }
 Outputs op_min(const Node&, const Inputs& x, int64_t) {
     Tensor r = in(x, 0, "data_0");
     for (size_t k = 1; k < x.size(); ++k)
-        r = binary(r, in(x, k, "data"), [](float a, float b) { return std::fmin(a, b); },
-                   [](int64_t a, int64_t b) { return std::min(a, b); });
+        r = binary(
+            r, in(x, k, "data"), [](float a, float b) { return std::fmin(a, b); },
+            [](int64_t a, int64_t b) { return std::min(a, b); });
     return {r};
 }
 Outputs op_max(const Node&, const Inputs& x, int64_t) {
     Tensor r = in(x, 0, "data_0");
     for (size_t k = 1; k < x.size(); ++k)
-        r = binary(r, in(x, k, "data"), [](float a, float b) { return std::fmax(a, b); },
-                   [](int64_t a, int64_t b) { return std::max(a, b); });
+        r = binary(
+            r, in(x, k, "data"), [](float a, float b) { return std::fmax(a, b); },
+            [](int64_t a, int64_t b) { return std::max(a, b); });
     return {r};
 }
 Outputs op_equal(const Node&, const Inputs& x, int64_t) {
@@ -260,8 +267,10 @@ Outputs op_gemm(const Node& n, const Inputs& x, int64_t) {
     if (a.shape.size() != 2 || b.shape.size() != 2) throw ToolError("Gemm takes two matrices");
     const bool ta = int_attr(n, "transA", 0) != 0, tb = int_attr(n, "transB", 0) != 0;
     const double alpha = float_attr(n, "alpha", 1.0f), beta = float_attr(n, "beta", 1.0f);
-    const size_t M = static_cast<size_t>(ta ? a.shape[1] : a.shape[0]), K = static_cast<size_t>(ta ? a.shape[0] : a.shape[1]);
-    const size_t KB = static_cast<size_t>(tb ? b.shape[1] : b.shape[0]), N = static_cast<size_t>(tb ? b.shape[0] : b.shape[1]);
+    const size_t M = static_cast<size_t>(ta ? a.shape[1] : a.shape[0]),
+                 K = static_cast<size_t>(ta ? a.shape[0] : a.shape[1]);
+    const size_t KB = static_cast<size_t>(tb ? b.shape[1] : b.shape[0]),
+                 N = static_cast<size_t>(tb ? b.shape[0] : b.shape[1]);
     if (K != KB) throw ToolError("Gemm of " + shape_text(a.shape) + " by " + shape_text(b.shape));
     const std::vector<int64_t> shape{static_cast<int64_t>(M), static_cast<int64_t>(N)};
     Tensor out = empty_like_type(a.type, shape);
@@ -293,9 +302,12 @@ Outputs op_softmax(const Node& n, const Inputs& x, int64_t opset) {
     size_t outer = 1, len = 1, inner = 1;
     for (size_t k = 0; k < r.shape.size(); ++k) {
         const size_t d = static_cast<size_t>(r.shape[k]);
-        if (k < axis) outer *= d;
-        else if (k == axis || opset < 13) len *= d;
-        else inner *= d;
+        if (k < axis)
+            outer *= d;
+        else if (k == axis || opset < 13)
+            len *= d;
+        else
+            inner *= d;
     }
     for (size_t o = 0; o < outer; ++o)
         for (size_t i = 0; i < inner; ++i) {
@@ -378,7 +390,9 @@ Tensor reduce(const Node& n, const Inputs& x, int64_t opset, Reduce kind, int64_
     return out;
 }
 
-Outputs op_reduce_mean(const Node& n, const Inputs& x, int64_t opset) { return {reduce(n, x, opset, Reduce::mean, 18)}; }
+Outputs op_reduce_mean(const Node& n, const Inputs& x, int64_t opset) {
+    return {reduce(n, x, opset, Reduce::mean, 18)};
+}
 Outputs op_reduce_sum(const Node& n, const Inputs& x, int64_t opset) { return {reduce(n, x, opset, Reduce::sum, 13)}; }
 Outputs op_reduce_max(const Node& n, const Inputs& x, int64_t opset) { return {reduce(n, x, opset, Reduce::max, 18)}; }
 Outputs op_reduce_min(const Node& n, const Inputs& x, int64_t opset) { return {reduce(n, x, opset, Reduce::min, 18)}; }
@@ -401,7 +415,8 @@ Outputs op_conv(const Node& n, const Inputs& x, int64_t) {
         pads[0] < 0 || pads[1] < 0)
         throw ToolError("pads, strides, dilations or group that a 1-D convolution cannot have");
     const int64_t N = t.shape[0], C = t.shape[1], L = t.shape[2], M = w.shape[0], CG = w.shape[1], K = w.shape[2];
-    if (C != CG * group || M % group != 0) throw ToolError("X " + shape_text(t.shape) + " and W " + shape_text(w.shape) + " do not match");
+    if (C != CG * group || M % group != 0)
+        throw ToolError("X " + shape_text(t.shape) + " and W " + shape_text(w.shape) + " do not match");
     const int64_t out_len = (L + pads[0] + pads[1] - dil[0] * (K - 1) - 1) / strides[0] + 1;
     if (out_len < 1) throw ToolError("the convolution's output would be empty");
     Tensor out = empty_like_type(t.type, {N, M, out_len});
@@ -444,7 +459,8 @@ Outputs op_einsum(const Node& n, const Inputs& x, int64_t) {
         at = comma + 1;
     }
     const std::string out_letters = eq.substr(arrow + 2);
-    if (terms.size() != x.size()) throw ToolError("Einsum \"" + eq + "\" names " + std::to_string(terms.size()) + " operands");
+    if (terms.size() != x.size())
+        throw ToolError("Einsum \"" + eq + "\" names " + std::to_string(terms.size()) + " operands");
     std::map<char, int64_t> size;
     for (size_t t = 0; t < terms.size(); ++t) {
         const Tensor& v = in(x, t, "operand");
@@ -453,8 +469,10 @@ Outputs op_einsum(const Node& n, const Inputs& x, int64_t) {
             throw ToolError("Einsum term \"" + terms[t] + "\" for a tensor of shape " + shape_text(v.shape));
         for (size_t k = 0; k < terms[t].size(); ++k) {
             const char c = terms[t][k];
-            if (!std::isalpha(static_cast<unsigned char>(c))) throw ToolError("Einsum letter '" + std::string(1, c) + "'");
-            if (size.count(c) && size[c] != v.shape[k]) throw ToolError("Einsum letter " + std::string(1, c) + " of two sizes");
+            if (!std::isalpha(static_cast<unsigned char>(c)))
+                throw ToolError("Einsum letter '" + std::string(1, c) + "'");
+            if (size.count(c) && size[c] != v.shape[k])
+                throw ToolError("Einsum letter " + std::string(1, c) + " of two sizes");
             size[c] = v.shape[k];
         }
     }

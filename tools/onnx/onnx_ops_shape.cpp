@@ -58,7 +58,8 @@ Outputs op_cast(const Node& n, const Inputs& x, int64_t) {
             out.i[k] = t.real(k) != 0;
         else if (t.is_float()) {
             const float v = t.f[k];
-            if (!std::isfinite(v) || std::fabs(v) >= 9.2e18f) throw ToolError("Cast of " + std::to_string(v) + " to an integer");
+            if (!std::isfinite(v) || std::fabs(v) >= 9.2e18f)
+                throw ToolError("Cast of " + std::to_string(v) + " to an integer");
             out.i[k] = static_cast<int64_t>(v);
         } else
             out.i[k] = t.i[k];
@@ -74,7 +75,8 @@ Outputs op_reshape(const Node& n, const Inputs& x, int64_t) {
     int infer = -1;
     for (size_t k = 0; k < shape.size(); ++k) {
         if (shape[k] == 0 && !allow_zero) {
-            if (k >= t.shape.size()) throw ToolError("shape " + shape_text(shape) + " copies a dimension the input lacks");
+            if (k >= t.shape.size())
+                throw ToolError("shape " + shape_text(shape) + " copies a dimension the input lacks");
             shape[k] = t.shape[k];
         }
         if (shape[k] == -1) {
@@ -116,7 +118,8 @@ Outputs op_transpose(const Node& n, const Inputs& x, int64_t) {
     std::vector<int64_t> perm = ints_attr(n, "perm");
     if (perm.empty())
         for (size_t k = 0; k < rank; ++k) perm.push_back(static_cast<int64_t>(rank - 1 - k));
-    if (perm.size() != rank) throw ToolError("perm " + shape_text(perm) + " for a tensor of rank " + std::to_string(rank));
+    if (perm.size() != rank)
+        throw ToolError("perm " + shape_text(perm) + " for a tensor of rank " + std::to_string(rank));
     std::vector<bool> seen(rank, false);
     std::vector<int64_t> shape(rank);
     for (size_t k = 0; k < rank; ++k) {
@@ -225,8 +228,10 @@ Outputs op_gather(const Node& n, const Inputs& x, int64_t) {
     shape.insert(shape.end(), t.shape.begin() + static_cast<long>(axis) + 1, t.shape.end());
     size_t outer = 1, inner = 1;
     for (size_t d = 0; d < t.shape.size(); ++d)
-        if (d < axis) outer *= static_cast<size_t>(t.shape[d]);
-        else if (d > axis) inner *= static_cast<size_t>(t.shape[d]);
+        if (d < axis)
+            outer *= static_cast<size_t>(t.shape[d]);
+        else if (d > axis)
+            inner *= static_cast<size_t>(t.shape[d]);
     const int64_t len = t.shape[axis];
     Tensor out = empty_like_type(t.type, shape);
     size_t o = 0;
@@ -235,7 +240,8 @@ Outputs op_gather(const Node& n, const Inputs& x, int64_t) {
             if (i < -len || i >= len)
                 throw ToolError("index " + std::to_string(i) + " outside an axis of " + std::to_string(len));
             const size_t row = static_cast<size_t>(i < 0 ? i + len : i);
-            for (size_t j = 0; j < inner; ++j) copy_element(t, (r * static_cast<size_t>(len) + row) * inner + j, &out, o++);
+            for (size_t j = 0; j < inner; ++j)
+                copy_element(t, (r * static_cast<size_t>(len) + row) * inner + j, &out, o++);
         }
     return {out};
 }
@@ -308,7 +314,8 @@ Outputs op_split(const Node& n, const Inputs& x, int64_t opset) {
     if (sizes.empty()) {
         const int64_t p = static_cast<int64_t>(parts);
         const int64_t each = (d + p - 1) / p;  // the last part is smaller when d does not divide
-        for (int64_t k = 0, left = d; k < p; ++k, left -= each) sizes.push_back(std::min(each, std::max<int64_t>(left, 0)));
+        for (int64_t k = 0, left = d; k < p; ++k, left -= each)
+            sizes.push_back(std::min(each, std::max<int64_t>(left, 0)));
     }
     if (sizes.size() != parts || std::accumulate(sizes.begin(), sizes.end(), int64_t{0}) != d)
         throw ToolError("split sizes " + shape_text(sizes) + " for an axis of " + std::to_string(d) + " into " +

@@ -26,18 +26,23 @@ size_t raw_width(DataType t) {
     switch (t) {
         case DataType::int8:
         case DataType::uint8:
-        case DataType::boolean: return 1;
+        case DataType::boolean:
+            return 1;
         case DataType::int16:
         case DataType::uint16:
         case DataType::float16:
-        case DataType::bfloat16: return 2;
+        case DataType::bfloat16:
+            return 2;
         case DataType::int32:
         case DataType::uint32:
-        case DataType::float32: return 4;
+        case DataType::float32:
+            return 4;
         case DataType::int64:
         case DataType::uint64:
-        case DataType::float64: return 8;
-        default: return 0;
+        case DataType::float64:
+            return 8;
+        default:
+            return 0;
     }
 }
 
@@ -91,11 +96,16 @@ float bits_to_float(DataType t, uint64_t bits) {
 
 int64_t bits_to_int(DataType t, uint64_t bits) {
     switch (t) {
-        case DataType::int8: return static_cast<int8_t>(bits);
-        case DataType::int16: return static_cast<int16_t>(bits);
-        case DataType::int32: return static_cast<int32_t>(bits);
-        case DataType::boolean: return bits != 0;
-        default: return static_cast<int64_t>(bits);
+        case DataType::int8:
+            return static_cast<int8_t>(bits);
+        case DataType::int16:
+            return static_cast<int16_t>(bits);
+        case DataType::int32:
+            return static_cast<int32_t>(bits);
+        case DataType::boolean:
+            return bits != 0;
+        default:
+            return static_cast<int64_t>(bits);
     }
 }
 
@@ -117,11 +127,11 @@ fs::path external_path(const Context& c, const std::string& tensor, const std::s
     if (c.folder.empty()) refuse(c, what + ": external data is read only from a model file, not from bytes");
     const fs::path rel(location);
     if (location.empty() || rel.is_absolute() || rel.has_root_name() || rel.has_root_directory())
-        refuse(c, what + " is not a file name relative to the model's folder: refused (keep the data file beside "
-                         "the model)");
+        refuse(c, what +
+                      " is not a file name relative to the model's folder: refused (keep the data file beside "
+                      "the model)");
     for (const fs::path& part : rel)
-        if (part == "..")
-            refuse(c, what + " leaves the model's folder: refused (keep the data file beside the model)");
+        if (part == "..") refuse(c, what + " leaves the model's folder: refused (keep the data file beside the model)");
     std::error_code ec;
     const fs::path folder = fs::canonical(fs::path(c.folder), ec);
     if (ec) refuse(c, "cannot resolve the model's folder " + c.folder + ": " + ec.message());
@@ -185,21 +195,34 @@ Tensor read_tensor(const Context& c, ProtoReader r) {
     Field f;
     while (r.next(&f)) {
         switch (f.number) {
-            case 1: r.int64s(f, &t.shape); break;
-            case 2: type = r.int32(f); break;
-            case 3: r.fail("segmented tensors are not supported");
-            case 4: r.float32s(f, &floats); break;
+            case 1:
+                r.int64s(f, &t.shape);
+                break;
+            case 2:
+                type = r.int32(f);
+                break;
+            case 3:
+                r.fail("segmented tensors are not supported");
+            case 4:
+                r.float32s(f, &floats);
+                break;
             case 5:
             case 7:
-            case 11: r.int64s(f, &ints); break;
-            case 8: t.name = r.string(f); break;
+            case 11:
+                r.int64s(f, &ints);
+                break;
+            case 8:
+                t.name = r.string(f);
+                break;
             case 9:
                 if (f.type != WireType::bytes) r.fail("raw_data is not a byte string");
                 raw = f.data;
                 raw_size = f.size;
                 has_raw = true;
                 break;
-            case 10: r.float64s(f, &doubles); break;
+            case 10:
+                r.float64s(f, &doubles);
+                break;
             case 13: {
                 ProtoReader e = r.nested(f, "ONNX StringStringEntryProto");
                 std::string key, value;
@@ -211,8 +234,11 @@ Tensor read_tensor(const Context& c, ProtoReader r) {
                 entries[key] = value;
                 break;
             }
-            case 14: external = r.varint(f) == 1; break;
-            default: break;  // doc_string, string_data (string tensors are not computed on)
+            case 14:
+                external = r.varint(f) == 1;
+                break;
+            default:
+                break;  // doc_string, string_data (string tensors are not computed on)
         }
     }
     t.type = static_cast<DataType>(type);
@@ -302,20 +328,46 @@ Attribute read_attribute(const Context& c, ProtoReader r) {
     Field f;
     while (r.next(&f)) {
         switch (f.number) {
-            case 1: a.name = r.string(f); break;
-            case 2: a.f = r.float32(f); break;
-            case 3: a.i = r.int64(f); break;
-            case 4: a.s = r.string(f); break;
-            case 5: a.t = std::make_shared<Tensor>(read_tensor(c, r.nested(f, "ONNX TensorProto"))); break;
-            case 6: a.g = std::make_shared<Graph>(read_graph(c, r.nested(f, "ONNX GraphProto"))); break;
-            case 7: r.float32s(f, &a.floats); break;
-            case 8: r.int64s(f, &a.ints); break;
-            case 9: a.strings.push_back(r.string(f)); break;
-            case 10: a.tensors.push_back(read_tensor(c, r.nested(f, "ONNX TensorProto"))); break;
-            case 11: a.graphs.push_back(std::make_shared<Graph>(read_graph(c, r.nested(f, "ONNX GraphProto")))); break;
-            case 20: a.type = static_cast<AttributeType>(r.int32(f)); break;
-            case 21: r.fail("attribute " + a.name + " refers to a function's attribute (functions are not supported)");
-            default: break;  // doc_string, sparse tensors and type protos: kept only as their type
+            case 1:
+                a.name = r.string(f);
+                break;
+            case 2:
+                a.f = r.float32(f);
+                break;
+            case 3:
+                a.i = r.int64(f);
+                break;
+            case 4:
+                a.s = r.string(f);
+                break;
+            case 5:
+                a.t = std::make_shared<Tensor>(read_tensor(c, r.nested(f, "ONNX TensorProto")));
+                break;
+            case 6:
+                a.g = std::make_shared<Graph>(read_graph(c, r.nested(f, "ONNX GraphProto")));
+                break;
+            case 7:
+                r.float32s(f, &a.floats);
+                break;
+            case 8:
+                r.int64s(f, &a.ints);
+                break;
+            case 9:
+                a.strings.push_back(r.string(f));
+                break;
+            case 10:
+                a.tensors.push_back(read_tensor(c, r.nested(f, "ONNX TensorProto")));
+                break;
+            case 11:
+                a.graphs.push_back(std::make_shared<Graph>(read_graph(c, r.nested(f, "ONNX GraphProto"))));
+                break;
+            case 20:
+                a.type = static_cast<AttributeType>(r.int32(f));
+                break;
+            case 21:
+                r.fail("attribute " + a.name + " refers to a function's attribute (functions are not supported)");
+            default:
+                break;  // doc_string, sparse tensors and type protos: kept only as their type
         }
     }
     if (static_cast<int32_t>(a.type) < 0 || static_cast<int32_t>(a.type) > 14)
@@ -328,13 +380,26 @@ Node read_node(const Context& c, ProtoReader r) {
     Field f;
     while (r.next(&f)) {
         switch (f.number) {
-            case 1: n.inputs.push_back(r.string(f)); break;
-            case 2: n.outputs.push_back(r.string(f)); break;
-            case 3: n.name = r.string(f); break;
-            case 4: n.op_type = r.string(f); break;
-            case 5: n.attributes.push_back(read_attribute(c, r.nested(f, "ONNX AttributeProto"))); break;
-            case 7: n.domain = r.string(f); break;
-            default: break;
+            case 1:
+                n.inputs.push_back(r.string(f));
+                break;
+            case 2:
+                n.outputs.push_back(r.string(f));
+                break;
+            case 3:
+                n.name = r.string(f);
+                break;
+            case 4:
+                n.op_type = r.string(f);
+                break;
+            case 5:
+                n.attributes.push_back(read_attribute(c, r.nested(f, "ONNX AttributeProto")));
+                break;
+            case 7:
+                n.domain = r.string(f);
+                break;
+            default:
+                break;
         }
     }
     if (n.op_type.empty()) r.fail("a node without an op_type");
@@ -346,14 +411,28 @@ Graph read_graph(const Context& c, ProtoReader r) {
     Field f;
     while (r.next(&f)) {
         switch (f.number) {
-            case 1: g.nodes.push_back(read_node(c, r.nested(f, "ONNX NodeProto"))); break;
-            case 2: g.name = r.string(f); break;
-            case 5: g.initializers.push_back(read_tensor(c, r.nested(f, "ONNX TensorProto"))); break;
-            case 11: g.inputs.push_back(read_value_info(r.nested(f, "ONNX ValueInfoProto"))); break;
-            case 12: g.outputs.push_back(read_value_info(r.nested(f, "ONNX ValueInfoProto"))); break;
-            case 13: g.value_info.push_back(read_value_info(r.nested(f, "ONNX ValueInfoProto"))); break;
-            case 15: r.fail("sparse initializers are not supported (export with dense weights)");
-            default: break;
+            case 1:
+                g.nodes.push_back(read_node(c, r.nested(f, "ONNX NodeProto")));
+                break;
+            case 2:
+                g.name = r.string(f);
+                break;
+            case 5:
+                g.initializers.push_back(read_tensor(c, r.nested(f, "ONNX TensorProto")));
+                break;
+            case 11:
+                g.inputs.push_back(read_value_info(r.nested(f, "ONNX ValueInfoProto")));
+                break;
+            case 12:
+                g.outputs.push_back(read_value_info(r.nested(f, "ONNX ValueInfoProto")));
+                break;
+            case 13:
+                g.value_info.push_back(read_value_info(r.nested(f, "ONNX ValueInfoProto")));
+                break;
+            case 15:
+                r.fail("sparse initializers are not supported (export with dense weights)");
+            default:
+                break;
         }
     }
     return g;
@@ -383,9 +462,15 @@ Model read_model(const uint8_t* bytes, size_t size, const std::string& folder, c
     Field f;
     while (r.next(&f)) {
         switch (f.number) {
-            case 1: m.ir_version = r.int64(f); break;
-            case 2: m.producer_name = r.string(f); break;
-            case 3: m.producer_version = r.string(f); break;
+            case 1:
+                m.ir_version = r.int64(f);
+                break;
+            case 2:
+                m.producer_name = r.string(f);
+                break;
+            case 3:
+                m.producer_version = r.string(f);
+                break;
             case 7:
                 if (has_graph) r.fail("two graphs in one model");
                 m.graph = read_graph(c, r.nested(f, "ONNX GraphProto"));
@@ -402,7 +487,8 @@ Model read_model(const uint8_t* bytes, size_t size, const std::string& folder, c
                 m.opsets.push_back(op);
                 break;
             }
-            default: break;
+            default:
+                break;
         }
     }
     if (m.ir_version <= 0 || !has_graph)
@@ -425,11 +511,13 @@ Model read_onnx_file(const std::string& path) {
     return read_onnx_bytes(bytes.data(), bytes.size(), folder.string(), path);
 }
 
-bool looks_like_onnx(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    unsigned char first = 0;
-    // ModelProto's field 1 (ir_version, a varint) comes first in every exporter's output: key byte 0x08.
-    return in.read(reinterpret_cast<char*>(&first), 1) && first == 0x08;
+bool looks_like_onnx(const uint8_t* bytes, size_t size) {
+    // Field 1 (ir_version, a small varint: key byte 0x08), then the key of producer_name (0x12), producer_version
+    // (0x1a), domain (0x22), model_version (0x28), doc_string (0x32), graph (0x3a) or opset_import (0x42).
+    if (size < 3 || bytes[0] != 0x08 || bytes[1] == 0 || bytes[1] > 0x7f) return false;
+    for (uint8_t key : {0x12, 0x1a, 0x22, 0x28, 0x32, 0x3a, 0x42})
+        if (bytes[2] == key) return true;
+    return false;
 }
 
 }  // namespace ax::onnx

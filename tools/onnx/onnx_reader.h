@@ -17,8 +17,8 @@ Model read_onnx_file(const std::string& path);
 // names the bytes in errors.
 Model read_onnx_bytes(const uint8_t* bytes, size_t size, const std::string& folder, const std::string& source);
 
-// True when the bytes start like an ONNX model (a ModelProto's ir_version field), for telling an .onnx file
-// given where a model is expected.
-bool looks_like_onnx(const std::string& path);
+// True when the bytes start as every exporter starts a ModelProto (its ir_version, then producer, graph or
+// opset fields), for telling an ONNX file given where an .axm model or a checkpoint is expected.
+bool looks_like_onnx(const uint8_t* bytes, size_t size);
 
 }  // namespace ax::onnx

@@ -6,23 +6,40 @@ namespace ax::onnx {
 
 const char* data_type_name(DataType t) {
     switch (t) {
-        case DataType::undefined: return "undefined";
-        case DataType::float32: return "float32";
-        case DataType::uint8: return "uint8";
-        case DataType::int8: return "int8";
-        case DataType::uint16: return "uint16";
-        case DataType::int16: return "int16";
-        case DataType::int32: return "int32";
-        case DataType::int64: return "int64";
-        case DataType::string: return "string";
-        case DataType::boolean: return "bool";
-        case DataType::float16: return "float16";
-        case DataType::float64: return "float64";
-        case DataType::uint32: return "uint32";
-        case DataType::uint64: return "uint64";
-        case DataType::complex64: return "complex64";
-        case DataType::complex128: return "complex128";
-        case DataType::bfloat16: return "bfloat16";
+        case DataType::undefined:
+            return "undefined";
+        case DataType::float32:
+            return "float32";
+        case DataType::uint8:
+            return "uint8";
+        case DataType::int8:
+            return "int8";
+        case DataType::uint16:
+            return "uint16";
+        case DataType::int16:
+            return "int16";
+        case DataType::int32:
+            return "int32";
+        case DataType::int64:
+            return "int64";
+        case DataType::string:
+            return "string";
+        case DataType::boolean:
+            return "bool";
+        case DataType::float16:
+            return "float16";
+        case DataType::float64:
+            return "float64";
+        case DataType::uint32:
+            return "uint32";
+        case DataType::uint64:
+            return "uint64";
+        case DataType::complex64:
+            return "complex64";
+        case DataType::complex128:
+            return "complex128";
+        case DataType::bfloat16:
+            return "bfloat16";
     }
     return "unknown";
 }
@@ -41,15 +58,18 @@ bool is_integer_type(DataType t) {
         case DataType::int64:
         case DataType::boolean:
         case DataType::uint32:
-        case DataType::uint64: return true;
-        default: return false;
+        case DataType::uint64:
+            return true;
+        default:
+            return false;
     }
 }
 
 size_t element_count(const std::vector<int64_t>& shape, const std::string& what, size_t limit) {
     size_t n = 1;
     for (int64_t d : shape) {
-        if (d < 0) throw tools::ToolError(what + ": negative dimension " + std::to_string(d) + " in " + shape_text(shape));
+        if (d < 0)
+            throw tools::ToolError(what + ": negative dimension " + std::to_string(d) + " in " + shape_text(shape));
         if (d != 0 && n > limit / static_cast<uint64_t>(d))
             throw tools::ToolError(what + ": shape " + shape_text(shape) + " has more than " + std::to_string(limit) +
                                    " elements");
