@@ -46,6 +46,9 @@ size_t axis_of(int64_t axis, size_t rank, const char* what);
 std::vector<size_t> strides_of(const std::vector<int64_t>& shape);
 // Numpy broadcasting of two shapes; ToolError naming both when they do not broadcast.
 std::vector<int64_t> broadcast_shapes(const std::vector<int64_t>& a, const std::vector<int64_t>& b);
+// For each flat index of a tensor of shape `out`, the flat index base + sum(index[k] * strides[k]) of the element
+// it reads: broadcasting (stride 0), transposes (permuted strides) and slices (scaled, negative strides).
+std::vector<size_t> strided_index(const std::vector<int64_t>& out, const std::vector<int64_t>& strides, int64_t base);
 // For each flat index of `out`, the flat index of a tensor of `shape` broadcast to it.
 std::vector<size_t> broadcast_index(const std::vector<int64_t>& shape, const std::vector<int64_t>& out);
 // A tensor of `type` and `shape`, its store sized (zeros).

@@ -69,27 +69,32 @@ std::vector<int64_t> broadcast_shapes(const std::vector<int64_t>& a, const std::
     return out;
 }
 
-std::vector<size_t> broadcast_index(const std::vector<int64_t>& shape, const std::vector<int64_t>& out) {
-    const size_t n = element_count(out, "a broadcast");
-    const size_t rank = out.size(), pad = rank - shape.size();
-    std::vector<size_t> in_strides(rank, 0);
-    const std::vector<size_t> s = strides_of(shape);
-    for (size_t k = 0; k < shape.size(); ++k) in_strides[k + pad] = shape[k] == 1 ? 0 : s[k];
+std::vector<size_t> strided_index(const std::vector<int64_t>& out, const std::vector<int64_t>& strides, int64_t base) {
+    const size_t n = element_count(out, "a result");
+    const size_t rank = out.size();
     std::vector<size_t> index(n);
     std::vector<int64_t> counter(rank, 0);
-    size_t at = 0;
+    int64_t at = base;
     for (size_t i = 0; i < n; ++i) {
-        index[i] = at;
-        for (size_t k = rank; k-- > 0;) {
+        index[i] = static_cast<size_t>(at);
+        for (size_t k = rank; k-- > 0;) {  // the next index, the last axis fastest
             if (++counter[k] < out[k]) {
-                at += in_strides[k];
+                at += strides[k];
                 break;
             }
-            at -= in_strides[k] * static_cast<size_t>(counter[k] - 1);
+            at -= strides[k] * (counter[k] - 1);
             counter[k] = 0;
         }
     }
     return index;
+}
+
+std::vector<size_t> broadcast_index(const std::vector<int64_t>& shape, const std::vector<int64_t>& out) {
+    const size_t rank = out.size(), pad = rank - shape.size();
+    std::vector<int64_t> in_strides(rank, 0);
+    const std::vector<size_t> s = strides_of(shape);
+    for (size_t k = 0; k < shape.size(); ++k) in_strides[k + pad] = shape[k] == 1 ? 0 : static_cast<int64_t>(s[k]);
+    return strided_index(out, in_strides, 0);
 }
 
 Tensor empty_like_type(DataType type, const std::vector<int64_t>& shape) {

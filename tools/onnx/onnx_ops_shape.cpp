@@ -16,6 +16,13 @@ using namespace ops;
 using Outputs = std::vector<Tensor>;
 using tools::ToolError;
 
+// The elements of `t` at `index`, as a tensor of `shape`.
+Tensor gather_elements(const Tensor& t, const std::vector<int64_t>& shape, const std::vector<size_t>& index) {
+    Tensor out = empty_like_type(t.type, shape);
+    for (size_t o = 0; o < index.size(); ++o) copy_element(t, index[o], &out, o);
+    return out;
+}
+
 Outputs op_identity(const Node&, const Inputs& x, int64_t) { return {in(x, 0, "input")}; }
 
 Outputs op_constant(const Node& n, const Inputs&, int64_t) {
@@ -129,23 +136,9 @@ Outputs op_transpose(const Node& n, const Inputs& x, int64_t) {
         shape[k] = t.shape[p];
     }
     const std::vector<size_t> in_strides = strides_of(t.shape);
-    std::vector<size_t> moved(rank);  // the input stride of each output axis
-    for (size_t k = 0; k < rank; ++k) moved[k] = in_strides[axis_of(perm[k], rank, "perm")];
-    Tensor out = empty_like_type(t.type, shape);
-    std::vector<int64_t> counter(rank, 0);
-    size_t at = 0;
-    for (size_t o = 0; o < out.size(); ++o) {
-        copy_element(t, at, &out, o);
-        for (size_t k = rank; k-- > 0;) {
-            if (++counter[k] < shape[k]) {
-                at += moved[k];
-                break;
-            }
-            at -= moved[k] * static_cast<size_t>(counter[k] - 1);
-            counter[k] = 0;
-        }
-    }
-    return {out};
+    std::vector<int64_t> moved(rank);  // the input stride of each output axis
+    for (size_t k = 0; k < rank; ++k) moved[k] = static_cast<int64_t>(in_strides[axis_of(perm[k], rank, "perm")]);
+    return {gather_elements(t, shape, strided_index(shape, moved, 0))};
 }
 
 // Unsqueeze and Squeeze: axes from an input since opset 13, from an attribute before.
@@ -285,19 +278,14 @@ Outputs op_slice(const Node& n, const Inputs& x, int64_t opset) {
         first[a] = b;
         step[a] = s;
     }
-    Tensor out = empty_like_type(t.type, shape);
     const std::vector<size_t> st = strides_of(t.shape);
-    std::vector<int64_t> counter(rank, 0);
-    for (size_t o = 0; o < out.size(); ++o) {
-        size_t at = 0;
-        for (size_t k = 0; k < rank; ++k) at += static_cast<size_t>(first[k] + counter[k] * step[k]) * st[k];
-        copy_element(t, at, &out, o);
-        for (size_t k = rank; k-- > 0;) {
-            if (++counter[k] < shape[k]) break;
-            counter[k] = 0;
-        }
+    std::vector<int64_t> strides(rank);
+    int64_t base = 0;
+    for (size_t k = 0; k < rank; ++k) {
+        strides[k] = step[k] * static_cast<int64_t>(st[k]);
+        base += first[k] * static_cast<int64_t>(st[k]);
     }
-    return {out};
+    return {gather_elements(t, shape, strided_index(shape, strides, base))};
 }
 
 Outputs op_split(const Node& n, const Inputs& x, int64_t opset) {
@@ -335,10 +323,7 @@ Outputs op_split(const Node& n, const Inputs& x, int64_t opset) {
 Outputs op_expand(const Node&, const Inputs& x, int64_t) {
     const Tensor& t = in(x, 0, "input");
     const std::vector<int64_t> shape = broadcast_shapes(t.shape, int_values(in(x, 1, "shape"), "Expand's shape"));
-    const std::vector<size_t> idx = broadcast_index(t.shape, shape);
-    Tensor out = empty_like_type(t.type, shape);
-    for (size_t k = 0; k < idx.size(); ++k) copy_element(t, idx[k], &out, k);
-    return {out};
+    return {gather_elements(t, shape, broadcast_index(t.shape, shape))};
 }
 
 Outputs op_tile(const Node&, const Inputs& x, int64_t) {

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <map>
 
+#include "runtime/half.h"
 #include "tools/common/tool_error.h"
 #include "tools/onnx/protobuf_reader.h"
 
@@ -52,31 +53,8 @@ uint64_t little_endian(const uint8_t* p, size_t n) {
     return v;
 }
 
-float half_to_float(uint32_t h) {
-    const uint32_t sign = (h & 0x8000u) << 16, exponent = (h >> 10) & 0x1f, mantissa = h & 0x3ff;
-    uint32_t bits;
-    if (exponent == 0x1f) {
-        bits = sign | 0x7f800000u | (mantissa << 13);
-    } else if (exponent != 0) {
-        bits = sign | ((exponent + 112) << 23) | (mantissa << 13);
-    } else if (mantissa == 0) {
-        bits = sign;
-    } else {  // subnormal: normalise
-        int e = -1;
-        uint32_t m = mantissa;
-        do {
-            ++e;
-            m <<= 1;
-        } while ((m & 0x400) == 0);
-        bits = sign | ((112 - static_cast<uint32_t>(e)) << 23) | ((m & 0x3ff) << 13);
-    }
-    float f;
-    std::memcpy(&f, &bits, 4);
-    return f;
-}
-
 float bits_to_float(DataType t, uint64_t bits) {
-    if (t == DataType::float16) return half_to_float(static_cast<uint32_t>(bits));
+    if (t == DataType::float16) return ax::half_to_float(static_cast<uint16_t>(bits));
     if (t == DataType::bfloat16) {
         const uint32_t b = static_cast<uint32_t>(bits) << 16;
         float f;
