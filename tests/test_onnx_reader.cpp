@@ -249,3 +249,21 @@ TEST_CASE("onnx reader: every truncation and byte flip of an exported model is a
     MESSAGE(errors << " damaged files refused, " << models << " still read as a model");
     CHECK(errors > whole.size() / 7 / 2);
 }
+
+// Found by fuzz_onnx: an empty packed float field copied from a null pointer (undefined behaviour that only the
+// sanitizer build reports).
+TEST_CASE("fuzz regression: empty packed float and double fields read as no values") {
+    Proto p;
+    p.field(4, "").field(10, "");
+    const std::vector<uint8_t> b = bytes_of(p.bytes);
+    onnx::ProtoReader r(b.data(), b.size(), b.data(), "test", 0);
+    onnx::Field f;
+    std::vector<float> floats;
+    std::vector<double> doubles;
+    REQUIRE(r.next(&f));
+    r.float32s(f, &floats);
+    REQUIRE(r.next(&f));
+    r.float64s(f, &doubles);
+    CHECK(floats.empty());
+    CHECK(doubles.empty());
+}

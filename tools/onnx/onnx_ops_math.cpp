@@ -492,7 +492,7 @@ Outputs op_einsum(const Node& n, const Inputs& x, int64_t) {
         const std::vector<size_t> s = strides_of(x[t]->shape);
         for (size_t k = 0; k < terms[t].size(); ++k) stride[t][letters.find(terms[t][k])] += s[k];
     }
-    const size_t total = element_count(all_shape, "an Einsum's iteration space", size_t{1} << 30);
+    const size_t total = element_count(all_shape, "an Einsum's iteration space", size_t{1} << 28);
     const size_t summed = out_shape.empty() ? total : total / std::max<size_t>(1, out.f.size());
     std::vector<int64_t> counter(letters.size(), 0);
     for (size_t o = 0; o < out.f.size(); ++o) {

@@ -134,6 +134,7 @@ void ProtoReader::float32s(const Field& f, std::vector<float>* out) const {
     }
     expect(f, WireType::bytes);
     if (f.size % 4 != 0) fail("packed floats of " + std::to_string(f.size) + " bytes, not a multiple of 4");
+    if (f.size == 0) return;  // an empty packed field: nothing to copy (and no pointer to copy from)
     const size_t n = f.size / 4;
     const size_t at = out->size();
     out->resize(at + n);
@@ -147,6 +148,7 @@ void ProtoReader::float64s(const Field& f, std::vector<double>* out) const {
     }
     expect(f, WireType::bytes);
     if (f.size % 8 != 0) fail("packed doubles of " + std::to_string(f.size) + " bytes, not a multiple of 8");
+    if (f.size == 0) return;
     const size_t at = out->size();
     out->resize(at + f.size / 8);
     std::memcpy(out->data() + at, f.data, f.size);
