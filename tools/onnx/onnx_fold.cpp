@@ -9,12 +9,12 @@ namespace ax::onnx {
 
 namespace {
 
-// Ops whose output shape depends on the values of inputs after the first (or, for the first group, of all
-// inputs): their outputs have a trusted shape only when those inputs are constants.
+// Ops whose output shape depends on the values of their inputs after the first (ConstantOfShape's and Range's: of
+// every input): their outputs have a shape that holds for other input values only when those inputs are constants.
 bool shape_from_values(const std::string& op) {
     static const std::set<std::string> kOps = {"Reshape",   "Expand",          "Tile",       "Slice",     "Split",
                                                "Squeeze",   "Unsqueeze",       "ReduceMean", "ReduceSum", "ReduceMax",
-                                               "ReduceMin", "ConstantOfShape", "Range",      "Trilu"};
+                                               "ReduceMin", "ConstantOfShape", "Range"};
     return kOps.count(op) != 0;
 }
 
