@@ -76,6 +76,9 @@ TEST_CASE("cli: auspex run MODEL.onnx --input NAME=FILE.csv reproduces PyTorch's
     test::check_error(
         test::auspex("run " + model + " --input src=" + tgt + " --input tgt=" + tgt + " --input src=" + src), 2,
         "--input src is given twice");
+    test::check_error(test::auspex("run " + model + " --input src=" + src + " --input tgt=" + tgt + " -o " + tgt), 1,
+                      "is the same file as --input tgt");
+    CHECK(test::read_file(tgt) == csv_of(c.inputs.at("tgt")));
     const std::string wide = test::write_file("onnx_wide.csv", "1,2,3,4\n5,6,7,8\n");
     test::check_error(test::auspex("run " + model + " --input src=" + wide + " --input tgt=" + tgt), 1,
                       "has 4 columns");

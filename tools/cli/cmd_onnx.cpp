@@ -6,6 +6,7 @@
 #include <map>
 
 #include "tools/cli/commands.h"
+#include "tools/common/file_io.h"
 #include "tools/common/tool_error.h"
 #include "tools/onnx/onnx_eval.h"
 #include "tools/onnx/onnx_fold.h"
@@ -110,8 +111,8 @@ onnx::Tensor input_from_csv(const onnx::ValueInfo& v, const std::string& path) {
 }  // namespace
 
 bool is_onnx_command(const Argv& argv) {
-    for (const std::string& a : argv)
-        if (ends_with_onnx(a)) return true;
+    for (size_t k = 0; k < argv.size(); ++k)
+        if (ends_with_onnx(argv[k]) && (k == 0 || (argv[k - 1] != "-o" && argv[k - 1] != "--output"))) return true;
     return false;
 }
 
@@ -192,6 +193,9 @@ int cmd_run_onnx(const Argv& argv_in) {
             throw tools::ToolError("the graph has no input " + name + " (its inputs: " + names + ")");
         }
         if (fed.count(name)) throw UsageError{"--input " + name + " is given twice"};
+        if (args.has("output") && tools::same_file(args.get("output"), file))
+            throw tools::ToolError("-o " + args.get("output") + " is the same file as --input " + name +
+                                   ": writing it would destroy that input; name another output (nothing was written)");
         fed[name] = input_from_csv(*decl, file);
     }
     const onnx::Values outs = onnx::run_graph(m, fed);
