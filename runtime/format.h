@@ -141,7 +141,9 @@ inline uint32_t dtype_bytes(DType t) { return t == DType::f32 || t == DType::i32
     X(proof_tolerance, 58) /* with proof proven: f32 bits, the tolerance it was held to */                            \
     X(decoder_mask, 59)    /* forecaster with a decoder, optional (absent 0): DecoderMask */                          \
     X(trained_horizon, 60) /* forecaster feeding predictions back, optional (absent 0 = not stated): the steps its    \
-                              loop was trained to forecast; a longer forecast is noted, not refused */
+                              loop was trained to forecast; a longer forecast is noted, not refused */                \
+    X(subtract_last, 61)   /* forecaster with RevIN, optional (absent 0): 1 = the window's last value is subtracted   \
+                              instead of its mean (the std is still the window's) and added back */
 
 enum class ConfigKey : uint32_t {
 #define AX_CONFIG_KEY_ENUM(name, number) name = number,

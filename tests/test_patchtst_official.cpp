@@ -126,3 +126,27 @@ TEST_CASE("official PatchTST: --find-config finds residual attention, the head's
     CHECK(text.find("\"head_flatten\": \"d_model_first\"") != std::string::npos);
     CHECK(text.find("\"nhead\": 4") != std::string::npos);
 }
+
+TEST_CASE("official PatchTST with RevIN(subtract_last=True): the window's last value out and back, as its forward") {
+    const test::ForecastCase c = test::load_forecast_case("forecaster_patchtst", "subtract_last");
+    for (const Kernels* k : test::available_ports()) {
+        INFO("port " << std::string(k->name));
+        test::check_close(forecast_with(c, "", *k), c.forecast.values, test::tolerance::forecaster, "forecast");
+    }
+    // The weights cannot tell: without the key RevIN takes the mean out, and the forecast is another one.
+    std::string config = test::read_file(c.dir + "/config.json");
+    const std::string key = ",\n  \"subtract_last\": true";
+    REQUIRE(config.find(key) != std::string::npos);
+    config.erase(config.find(key), key.size());
+    CHECK(test::max_mixed_error(forecast_with(c, config, generic_kernels()), c.forecast.values) > 1e-2);
+}
+
+TEST_CASE("subtract_last on a model without RevIN is refused with the normalizer block's message") {
+    const std::string dir = test::fixture_path("forecaster_onepass/last_row_causal");
+    std::string config = test::read_file(dir + "/config.json");
+    config.insert(config.find('{') + 1, "\"subtract_last\": true, ");
+    const test::Result r =
+        test::auspex("convert " + dir + "/model.pt --config " + test::write_file("last_refused.json", config) + " -o " +
+                     (test::scratch_dir() / "last_refused.axm").string());
+    test::check_error(r, 1, "subtract_last is RevIN's option: the model has no RevIN");
+}

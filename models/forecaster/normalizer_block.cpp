@@ -16,6 +16,9 @@ Status NormalizerBlock::read(const ConfigRecords& f) {
     if (f.config(ConfigKey::revin, &v)) AX_RETURN_IF_ERROR(read_config_enum(f, ConfigKey::revin, &revin));
     if (f.config(ConfigKey::revin_eps, &v))
         AX_RETURN_IF_ERROR(read_config_positive_float(f, ConfigKey::revin_eps, &revin_eps));
+    size_t last = 0;
+    AX_RETURN_IF_ERROR(read_config_optional_size(f, ConfigKey::subtract_last, 0, 1, 0, &last));
+    subtract_last = last != 0;
     return Status::ok();
 }
 
@@ -28,6 +31,8 @@ Status NormalizerBlock::check(const ForecasterConfig& c) const {
     if (revin_on() && (c.n_outputs != c.n_features || stored() || !c.one_pass()))
         return Status::error(StatusCode::bad_model,
                              "RevIN needs a one-pass model with n_outputs == n_features and no other normalization");
+    if (subtract_last && !revin_on())
+        return bad_model_config("subtract_last is RevIN's option: the model has no RevIN");
     return Status::ok();
 }
 
@@ -35,6 +40,7 @@ void NormalizerBlock::write(ConfigWriter& out) const {
     out.put_enum(ConfigKey::normalization, kind);
     if (revin_on()) out.put_enum(ConfigKey::revin, revin);
     if (revin_eps != 1e-5f) out.put_float(ConfigKey::revin_eps, revin_eps);
+    if (subtract_last) out.put(ConfigKey::subtract_last, 1u);
 }
 
 Status NormalizerWeights::bind(TensorBinder& b, const ForecasterConfig& c) {
@@ -111,10 +117,12 @@ void revin_normalize(const Forecaster& m, NormalizerState& s, const float* x, si
         float squares = 0.0f;
         for (size_t r = 0; r < rows; ++r) squares += (x[r * n + i] - mean) * (x[r * n + i] - mean);
         const float stdev = std::sqrt(squares / static_cast<float>(rows) + c.normalizer.revin_eps);
-        s.revin_stats[i] = mean;
+        // The offset taken out and added back: the mean, or the last value (subtract_last).
+        const float offset = c.normalizer.subtract_last ? x[(rows - 1) * n + i] : mean;
+        s.revin_stats[i] = offset;
         s.revin_stats[n + i] = stdev;
         for (size_t r = 0; r < rows; ++r) {
-            float v = (x[r * n + i] - mean) / stdev;
+            float v = (x[r * n + i] - offset) / stdev;
             if (c.normalizer.revin == format::Revin::affine) v = v * w.revin_weight[i] + w.revin_bias[i];
             z[r * n + i] = v;
         }

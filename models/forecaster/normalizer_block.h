@@ -21,11 +21,12 @@ struct NormalizerBlock {
     format::Normalization kind = format::Normalization::none;
     format::Revin revin = format::Revin::none;
     float revin_eps = 1e-5f;
+    bool subtract_last = false;  // RevIN offsets by the window's last value, not its mean (PatchTST's option)
 
     bool stored() const { return kind != format::Normalization::none; }
     bool revin_on() const { return revin != format::Revin::none; }
 
-    // Records: normalization, revin, revin_eps.
+    // Records: normalization, revin, revin_eps, subtract_last.
     Status read(const ConfigRecords& f);
     // The one message a user sees for a combination the block cannot run.
     Status check(const ForecasterConfig& c) const;
@@ -44,7 +45,7 @@ struct NormalizerWeights {
 // The per-window state: the last observed row (last_value's offset) and RevIN's statistics.
 struct NormalizerState {
     float* reference = nullptr;    // [n_features]
-    float* revin_stats = nullptr;  // [2, n_features]: each column's window mean and std
+    float* revin_stats = nullptr;  // [2, n_features]: each column's offset (window mean or last value) and std
 
     void allocate(MemoryPlan& plan, const ForecasterConfig& c);
 };

@@ -445,6 +445,9 @@ std::vector<ConfigKeySpec> make_table() {
             .is_set([](const ConvertConfig& c) { return c.padding_patch.has_value(); })
             .record(ConfigKey::patch_padding)
             .record_text([](uint32_t v) { return std::string(v ? "\"end\"" : "\"none\""); }),
+        Row(ConfigKey::subtract_last, Described<bool>{}, kForecaster, "`false`",
+            "RevIN takes the window's last value out (and adds it back) instead of its mean; the std is still the "
+            "window's (PatchTST's argument of the same name; the weights cannot tell)"),
         Row(ConfigKey::encoder_residual, Described<bool>{}, kForecaster, "`false`",
             "the encoder's output is `x + encoder(x)`, x its embedded rows (a residual around the whole stack; the "
             "weights cannot tell)"),
