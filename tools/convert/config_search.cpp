@@ -121,20 +121,8 @@ void set_records(AxmModel& m, const Axes& axes, const Candidate& c) {
         const ConfigKeySpec* row = find_config_key(axes.list[i].key);
         if (row == nullptr || !row->record || !row->record_value)
             throw ToolError("internal error: the searched key " + axes.list[i].key + " lands in no record");
-        const format::ConfigKey key = *row->record;
         const std::optional<JsonValue>& v = axes.value(c, i);
-        const uint32_t value = v ? row->record_value(*v, axes.list[i].key) : 0;
-        const std::optional<uint32_t> same =
-            row->unwritten_same_as ? find_record(m, *row->unwritten_same_as) : std::nullopt;
-        const bool written = v && !(row->unwritten && value == *row->unwritten) && !(same && *same == value);
-        auto at = std::find_if(m.config.begin(), m.config.end(), [&](const auto& r) { return r.first == key; });
-        if (!written) {
-            if (at != m.config.end()) m.config.erase(at);
-        } else if (at != m.config.end()) {
-            at->second = value;
-        } else {
-            m.config.emplace_back(key, value);
-        }
+        set_key_record(m, *row, v.has_value(), v ? row->record_value(*v, axes.list[i].key) : 0);
     }
 }
 

@@ -636,23 +636,24 @@ int64_t max_positions_of(const ConvertConfig& config, int64_t from_tables, const
     return from_tables != 0 ? from_tables : *config.max_positions;
 }
 
-void write_described(const ConvertConfig& config, AxmModel& m) {
-    for (const auto& [key, value] : config.described) {
-        auto at = std::find_if(m.config.begin(), m.config.end(), [&](const auto& r) { return r.first == key; });
-        const ConfigKeySpec* row = find_config_key(config_key_name(key));
-        std::optional<uint32_t> same;
-        if (row && row->unwritten_same_as)
-            for (const auto& [k, v] : m.config)
-                if (k == *row->unwritten_same_as) same = v;
-        const bool written = !(row && row->unwritten && *row->unwritten == value) && !(same && *same == value);
-        if (!written) {
-            if (at != m.config.end()) m.config.erase(at);
-        } else if (at != m.config.end()) {
-            at->second = value;
-        } else {
-            m.config.emplace_back(key, value);
-        }
+void set_key_record(AxmModel& m, const ConfigKeySpec& row, bool stated, uint32_t value) {
+    const format::ConfigKey key = *row.record;
+    bool written = stated && !(row.unwritten && *row.unwritten == value);
+    if (row.unwritten_same_as)
+        for (const auto& [k, v] : m.config) written = written && !(k == *row.unwritten_same_as && v == value);
+    auto at = std::find_if(m.config.begin(), m.config.end(), [&](const auto& r) { return r.first == key; });
+    if (!written) {
+        if (at != m.config.end()) m.config.erase(at);
+    } else if (at != m.config.end()) {
+        at->second = value;
+    } else {
+        m.config.emplace_back(key, value);
     }
+}
+
+void write_described(const ConvertConfig& config, AxmModel& m) {
+    for (const auto& [key, value] : config.described)
+        set_key_record(m, *find_config_key(config_key_name(key)), true, value);
 }
 
 std::vector<uint8_t> config_record_bytes(const AxmModel& m) {
