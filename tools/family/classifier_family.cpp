@@ -19,9 +19,13 @@ std::vector<std::string> inspect_lines(const LoadedModel& m) {
     const ClassifierConfig& c = config(m);
     const std::string fed = c.stack.decoder_layers ? "decoder fed start token " + token_text(c.start_id)
                                                    : "pooling " + enum_text(c.pooling);
-    return {"io:       vocab " + std::to_string(c.vocab) + ", labels " + std::to_string(c.n_labels) + ", pad " +
-                token_text(c.pad_id) + ", output " + enum_text(c.output_activation) + ", " + fed,
-            token_inputs_line(c.positional_encoding, c.max_positions, c.embed_scale)};
+    std::vector<std::string> lines{"io:       vocab " + std::to_string(c.vocab) + ", labels " +
+                                       std::to_string(c.n_labels) + ", pad " + token_text(c.pad_id) + ", output " +
+                                       enum_text(c.output_activation) + ", " + fed,
+                                   token_inputs_line(c.positional_encoding, c.max_positions, c.embed_scale)};
+    if (m.as<Classifier>().vocabulary().present())
+        lines.push_back("vocab:    " + vocabulary_text(m.as<Classifier>().vocabulary()));
+    return lines;
 }
 
 Workload bench(const LoadedModel& m, const SessionSize& l, const Kernels& k) {

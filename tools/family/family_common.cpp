@@ -7,6 +7,20 @@
 
 namespace ax::tools {
 
+std::string vocabulary_text(const Vocabulary& v) {
+    if (!v.present()) return "none (convert with --vocab to translate or classify text)";
+    std::string text = std::to_string(v.size()) + " tokens, " + enum_text(v.tokenizer());
+    if (v.tokenizer() == format::Tokenizer::unigram || v.tokenizer() == format::Tokenizer::bpe)
+        text +=
+            std::string(v.charsmap_bytes() ? ", normalization table " + std::to_string(v.charsmap_bytes()) + " bytes"
+                                           : ", no normalization table") +
+            ((v.flags() & vocab::add_dummy_prefix) ? ", dummy prefix" : "") +
+            ((v.flags() & vocab::remove_extra_whitespaces) ? ", extra spaces removed" : "");
+    text +=
+        ", unknown words -> " + (v.unk_id() == format::kNoToken ? std::string("error") : std::to_string(v.unk_id()));
+    return text;
+}
+
 std::string token_text(uint32_t id) { return id == format::kNoToken ? "none" : std::to_string(id); }
 
 std::string positions_text(size_t max_positions) { return max_positions ? std::to_string(max_positions) : "unlimited"; }

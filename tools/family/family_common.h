@@ -5,9 +5,14 @@
 #include <string>
 
 #include "tools/family/family_descriptor.h"
+#include "runtime/vocabulary.h"
 #include "tools/host/model_loader.h"
 
 namespace ax::tools {
+
+// inspect's description of a stored vocabulary: "837 tokens, basic_english, unknown words -> 0" ("none" when
+// the model has none).
+std::string vocabulary_text(const Vocabulary& v);
 
 // The token and latent families' sequence length when no length option is given (or the model's
 // max_positions, when fewer).
