@@ -43,7 +43,8 @@ int done(Handle* h, const Status& s) {
 Status side_size(const ax::ModelFile& f, int side, Role* role, uint32_t* size) {
     const bool target = side == AUSPEX_TARGET_VOCABULARY;
     if (side != AUSPEX_SOURCE_VOCABULARY && !target)
-        return Status::error(StatusCode::invalid_argument, "side is AUSPEX_SOURCE_VOCABULARY or AUSPEX_TARGET_VOCABULARY");
+        return Status::error(StatusCode::invalid_argument,
+                             "side is AUSPEX_SOURCE_VOCABULARY or AUSPEX_TARGET_VOCABULARY");
     ConfigKey key;
     if (f.family() == Family::seq2seq) {
         key = target ? ConfigKey::tgt_vocab : ConfigKey::src_vocab;
@@ -75,8 +76,8 @@ int auspex_text_open(auspex_text* t, const void* model, size_t size, int side) {
     s = ax::Vocabulary::open(h->file, role, rows, &h->vocab);
     if (!s.is_ok()) return done(h, s);
     if (!h->vocab.present())
-        return done(h, Status::error(StatusCode::invalid_argument,
-                                     "the model stores no vocabulary (convert it with --vocab)"));
+        return done(
+            h, Status::error(StatusCode::invalid_argument, "the model stores no vocabulary (convert it with --vocab)"));
     h->magic = kMagic;
     return done(h, Status::ok());
 }

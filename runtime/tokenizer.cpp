@@ -80,8 +80,8 @@ bool is_python_space(uint32_t c) {
            (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000;
 }
 
-// Python's str.lower() where it keeps the UTF-8 length: ASCII, Latin-1, Latin Extended-A, Greek, Cyrillic
-// (docs/text.md lists what is left as it is).
+// Python's str.lower() where it keeps the UTF-8 length: ASCII, Latin-1, Latin Extended-A, Greek, Cyrillic,
+// full-width Latin (docs/text.md lists what is left as it is).
 uint32_t lower(uint32_t c) {
     if (c >= 'A' && c <= 'Z') return c + 32;
     if (c < 0xC0) return c;
@@ -93,14 +93,24 @@ uint32_t lower(uint32_t c) {
         if (odd_upper) return (c & 1) ? c + 1 : c;
         return (c & 1) ? c : c + 1;
     }
-    if (c >= 0x391 && c <= 0x3A9 && c != 0x3A2) return c + 32;
+    if (c == 0x1C4 || c == 0x1C5) return 0x1C6;  // the DŽ, LJ, NJ digraphs (capital and title case)
+    if (c == 0x1C7 || c == 0x1C8) return 0x1C9;
+    if (c == 0x1CA || c == 0x1CB) return 0x1CC;
+    if (c >= 0x391 && c <= 0x3AB && c != 0x3A2) return c + 32;
     if (c == 0x386) return 0x3AC;
     if (c >= 0x388 && c <= 0x38A) return c + 37;
     if (c == 0x38C) return 0x3CC;
     if (c == 0x38E || c == 0x38F) return c + 63;
     if (c >= 0x410 && c <= 0x42F) return c + 32;
     if (c >= 0x400 && c <= 0x40F) return c + 80;
+    if (c >= 0xFF21 && c <= 0xFF3A) return c + 32;  // full-width Latin capitals
     return c;
+}
+
+// A letter with case in the scripts lower() covers (what Python's Final_Sigma rule looks at around a sigma).
+bool is_cased(uint32_t c) {
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= 0xC0 && c <= 0x24F && c != 0xD7 && c != 0xF7) ||
+           (c >= 0x386 && c <= 0x3FF && c != 0x387) || (c >= 0x400 && c <= 0x4FF);
 }
 
 Status too_many_ids(size_t capacity) {
@@ -160,15 +170,27 @@ Status split_words(const Vocabulary& v, const uint8_t* s, size_t length, const c
 // torchtext's basic_english: lower(); ' -> " '  "; " removed; . -> " . "; "<br />" -> " "; , ( ) ! ? each a
 // word; ; : -> " "; \s+ -> " "; split(). The first three are rewritten into `buf` (at most 4 bytes per input
 // byte), "<br />" is removed in place (a removed quote may make one), the rest is splitting.
-Status basic_english(const Vocabulary& v, const char* text, size_t length, uint8_t* buf, int32_t* ids,
-                     size_t capacity, size_t* count) {
+Status basic_english(const Vocabulary& v, const char* text, size_t length, uint8_t* buf, int32_t* ids, size_t capacity,
+                     size_t* count) {
     const uint8_t* s = reinterpret_cast<const uint8_t*>(text);
     size_t n = 0;
+    uint32_t previous = 0;
     for (size_t i = 0; i < length;) {
         const size_t k = utf8_length(s + i, length - i);
-        const uint32_t c = lower(decode_point(s + i, k));
+        const uint32_t original = decode_point(s + i, k);
+        uint32_t c = lower(original);
         i += k;
-        if (c == '\'') {
+        // Python's two context rules of lower() here: capital sigma ending a word is final sigma, and
+        // dotted capital I becomes i with a combining dot above.
+        if (original == 0x3A3) {
+            const uint32_t next = i < length ? decode_point(s + i, utf8_length(s + i, length - i)) : 0;
+            if (is_cased(previous) && !is_cased(next)) c = 0x3C2;
+        }
+        previous = original;
+        if (original == 0x130) {
+            n += encode_point('i', buf + n);
+            n += encode_point(0x307, buf + n);
+        } else if (c == '\'') {
             std::memcpy(buf + n, " '  ", 4);
             n += 4;
         } else if (c == '.') {
@@ -290,8 +312,7 @@ Status normalize(const Vocabulary& v, const char* text, size_t length, char* buf
         while (prev_space && piece_bytes > 0 && piece[0] == ' ') ++piece, --piece_bytes;
         if (piece_bytes > 0) {
             for (size_t k = 0; k < piece_bytes; ++k) {
-                const bool ok =
-                    escape && piece[k] == ' ' ? put(kSpaceSymbol, kSpaceSymbolBytes) : put(piece + k, 1);
+                const bool ok = escape && piece[k] == ' ' ? put(kSpaceSymbol, kSpaceSymbolBytes) : put(piece + k, 1);
                 if (!ok) return overflow;
             }
             prev_space = piece[piece_bytes - 1] == ' ';
@@ -303,8 +324,7 @@ Status normalize(const Vocabulary& v, const char* text, size_t length, char* buf
     if (remove_extra) {
         const char* space = escape ? kSpaceSymbol : " ";
         const size_t space_bytes = escape ? kSpaceSymbolBytes : 1;
-        while (out >= space_bytes && std::memcmp(buf + out - space_bytes, space, space_bytes) == 0)
-            out -= space_bytes;
+        while (out >= space_bytes && std::memcmp(buf + out - space_bytes, space, space_bytes) == 0) out -= space_bytes;
     }
     *n = out;
     return Status::ok();
@@ -530,7 +550,11 @@ Status decode_ids(const Vocabulary& v, const int32_t* ids, size_t count, char* o
     }
     *length = n;
     if (n > capacity)
-        return Status::error(StatusCode::invalid_argument, "the text takes ").add(n).add(" bytes, more than the ").add(capacity).add(" given");
+        return Status::error(StatusCode::invalid_argument, "the text takes ")
+            .add(n)
+            .add(" bytes, more than the ")
+            .add(capacity)
+            .add(" given");
     return Status::ok();
 }
 

@@ -71,7 +71,8 @@ Status Vocabulary::open(const ModelFile& file, format::Role role, size_t size, V
     r.text_ = reinterpret_cast<const char*>(w + at);
     at += words_for(text_bytes);
     r.charsmap_ = r.charsmap_bytes_ ? reinterpret_cast<const uint8_t*>(w + at) : nullptr;
-    if (r.offsets_[0] != 0 || r.offsets_[r.pieces_] != text_bytes) return bad(role, "piece offsets do not span the text");
+    if (r.offsets_[0] != 0 || r.offsets_[r.pieces_] != text_bytes)
+        return bad(role, "piece offsets do not span the text");
     for (size_t i = 0; i < r.pieces_; ++i) {
         if (r.offsets_[i + 1] <= r.offsets_[i]) return bad(role, "an empty piece or offsets out of order");
         const size_t n = r.offsets_[i + 1] - r.offsets_[i];

@@ -31,9 +31,9 @@ std::string strip(const std::string& s) {
 }
 
 std::string translator() {
-    return test::converted_fixture("seq2seq/tutorial", "text_translator.axm",
-                                   "--vocab " + test::fixture_path("text/translator_vocab.txt") +
-                                       " --tokenizer whitespace");
+    return test::converted_fixture(
+        "seq2seq/tutorial", "text_translator.axm",
+        "--vocab " + test::fixture_path("text/translator_vocab.txt") + " --tokenizer whitespace");
 }
 
 std::string classifier() {
@@ -123,12 +123,11 @@ TEST_CASE("cli text: the C API encodes and decodes with the model's vocabulary, 
     size_t len = 0;
     REQUIRE(auspex_text_decode(&t, ids.data(), ids.size(), out, sizeof out, &len) == AUSPEX_OK);
     CHECK(std::string(out, len) == text);
-    CHECK(auspex_text_encode(&t, text.data(), text.size(), scratch.data(), scratch.size() - 1, ids.data(),
-                             ids.size(), &n) == AUSPEX_ARENA_TOO_SMALL);
+    CHECK(auspex_text_encode(&t, text.data(), text.size(), scratch.data(), scratch.size() - 1, ids.data(), ids.size(),
+                             &n) == AUSPEX_ARENA_TOO_SMALL);
     CHECK(std::string(auspex_text_message(&t)).find("scratch") != std::string::npos);
     auspex_text target;
-    CHECK(auspex_text_open(&target, aligned.data(), bytes.size(), AUSPEX_TARGET_VOCABULARY) ==
-          AUSPEX_INVALID_ARGUMENT);
+    CHECK(auspex_text_open(&target, aligned.data(), bytes.size(), AUSPEX_TARGET_VOCABULARY) == AUSPEX_INVALID_ARGUMENT);
 }
 
 TEST_CASE("cli text: vocabularies that do not fit the model are refused at conversion") {
@@ -142,9 +141,9 @@ TEST_CASE("cli text: vocabularies that do not fit the model are refused at conve
     for (int i = 4; i < 20; ++i) swapped += "w" + std::to_string(i) + "\n";
     test::check_error(test::auspex(base + " --vocab " + test::write_file("swapped.txt", swapped)), 1,
                       "<pad> is id 2 here but the config's pad_id is 1");
-    test::check_error(test::auspex(base + " --vocab " + test::fixture_path("text/translator_vocab.txt") +
-                                   " --tokenizer spacy"),
-                      2, "--tokenizer");
+    test::check_error(
+        test::auspex(base + " --vocab " + test::fixture_path("text/translator_vocab.txt") + " --tokenizer spacy"), 2,
+        "--tokenizer");
     // A model without a vocabulary says how to get one.
     const std::string plain = test::converted_fixture("seq2seq/tutorial", "text_plain.axm");
     test::check_error(test::auspex("translate " + plain + " --text 'w05 w09'"), 1, "--vocab");

@@ -59,7 +59,8 @@ std::vector<int32_t> encode(const Vocabulary& v, const std::string& text) {
     std::vector<uint8_t> scratch(encode_scratch_bytes(v, text.size()));
     std::vector<int32_t> ids(encode_max_ids(v, text.size()) + 1);
     size_t n = 0;
-    const Status s = encode_text(v, text.data(), text.size(), scratch.data(), scratch.size(), ids.data(), ids.size(), &n);
+    const Status s =
+        encode_text(v, text.data(), text.size(), scratch.data(), scratch.size(), ids.data(), ids.size(), &n);
     INFO(s.message());
     REQUIRE(s.is_ok());
     ids.resize(n);
@@ -121,16 +122,24 @@ TEST_CASE("text: basic_english over a real torchtext Vocab gives torchtext's ids
     CHECK(encode(v->vocab, "The GNU General Public License is a free, copyleft license (for software).") ==
           std::vector<int32_t>{4, 116, 102, 75, 18, 19, 8, 72, 5, 513, 18, 27, 15, 47, 20, 6});
     const auto words = load("itos.txt", format::Tokenizer::words);  // the same list as text, split on whitespace
-    size_t nonempty = 0;
+    // The sentences' own tokens as a vocabulary: ids that are mostly not <unk> check the lowercasing (every
+    // capital of the scripts covered, final sigma, dotted I) and the splitting character by character.
+    const auto own = load("lower_vocab.txt", format::Tokenizer::basic_english);
+    size_t nonempty = 0, known = 0;
     for (const auto& c : sentences().as_array("sentences")) {
         const std::string text = c.find("text")->as_string("text");
         INFO("text: '" << text << "'");
         const std::vector<int32_t> want = ids_of(*c.find("basic_english"));
         CHECK(encode(v->vocab, text) == want);
         CHECK(encode(words->vocab, text) == ids_of(*c.find("words")));
+        const std::vector<int32_t> want_own = ids_of(*c.find("basic_english_own"));
+        CHECK(encode(own->vocab, text) == want_own);
         nonempty += !want.empty();
+        known +=
+            static_cast<size_t>(std::count_if(want_own.begin(), want_own.end(), [](int32_t id) { return id != 0; }));
     }
     CHECK(nonempty > 280);
+    CHECK(known > 1000);
 }
 
 TEST_CASE("text: scratch sizes are exact and refusals are clear") {
@@ -141,7 +150,8 @@ TEST_CASE("text: scratch sizes are exact and refusals are clear") {
     std::vector<int32_t> ids(encode_max_ids(v->vocab, text.size()));
     size_t n = 0;
     CHECK(encode_text(v->vocab, text.data(), text.size(), scratch.data(), need, ids.data(), ids.size(), &n).is_ok());
-    const Status small = encode_text(v->vocab, text.data(), text.size(), scratch.data(), need - 1, ids.data(), ids.size(), &n);
+    const Status small =
+        encode_text(v->vocab, text.data(), text.size(), scratch.data(), need - 1, ids.data(), ids.size(), &n);
     CHECK(small.code() == StatusCode::arena_too_small);
     const Status few = encode_text(v->vocab, text.data(), text.size(), scratch.data(), need, ids.data(), 1, &n);
     CHECK(few.code() == StatusCode::invalid_argument);
@@ -164,8 +174,9 @@ TEST_CASE("text: scratch sizes are exact and refusals are clear") {
                          doctest::Contains("appears twice"), tools::ToolError);
     CHECK_THROWS_WITH_AS(tools::read_vocabulary(test::write_file("gap.txt", "a\n\nb\n"), format::Tokenizer::words),
                          doctest::Contains("empty"), tools::ToolError);
-    CHECK_THROWS_WITH_AS(tools::read_vocabulary(test::write_file("junk.model", "\x0a\x05hello"), format::Tokenizer::words),
-                         doctest::Contains("not a SentencePiece model"), tools::ToolError);
+    CHECK_THROWS_WITH_AS(
+        tools::read_vocabulary(test::write_file("junk.model", "\x0a\x05hello"), format::Tokenizer::words),
+        doctest::Contains("not a SentencePiece model"), tools::ToolError);
 }
 
 TEST_CASE("text: a damaged vocabulary tensor is refused, not read") {
@@ -184,9 +195,9 @@ TEST_CASE("text: a damaged vocabulary tensor is refused, not read") {
         {vocab::kPieces, static_cast<uint32_t>(n + 1)},
         {vocab::kUnkId, static_cast<uint32_t>(n)},
         {vocab::kExpansion, 0},
-        {vocab::kHeaderWords + 1, 0xFFFFu},                   // an offset past the text
+        {vocab::kHeaderWords + 1, 0xFFFFu},                       // an offset past the text
         {vocab::kHeaderWords + n + 1, static_cast<uint32_t>(n)},  // sorted index out of range
-        {vocab::kHeaderWords + n + 2, 0},                     // sorted index not sorted
+        {vocab::kHeaderWords + n + 2, 0},                         // sorted index not sorted
     };
     for (const Patch& p : patches) {
         std::vector<uint8_t> bytes = v->bytes;

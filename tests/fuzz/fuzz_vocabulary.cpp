@@ -20,8 +20,13 @@ namespace {
 
 using namespace ax;
 
-const char* const kTexts[] = {"", " ", "Hello, World! It's 3.14 (ok)?", "  a\tb\n c  ", "안녕하세요 영화 <br />",
-                              "Ｆｕｌｌ ﬁ ①", "\xF0\x9F\x98\x80x"};
+const char* const kTexts[] = {"",
+                              " ",
+                              "Hello, World! It's 3.14 (ok)?",
+                              "  a\tb\n c  ",
+                              "안녕하세요 영화 <br />",
+                              "Ｆｕｌｌ ﬁ ①",
+                              "\xF0\x9F\x98\x80x"};
 
 void exercise(const Vocabulary& v, const std::string& extra) {
     std::vector<std::string> texts(std::begin(kTexts), std::end(kTexts));

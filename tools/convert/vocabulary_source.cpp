@@ -1,7 +1,9 @@
 // SentencePiece's ModelProto as sentencepiece_model.proto numbers it: pieces = 1 (piece 1, score 2, type 3),
 // trainer_spec = 2 (model_type 3, treat_whitespace_as_suffix 24, byte_fallback 35, unk/bos/eos/pad ids
 // 40..43), normalizer_spec = 3 (name 1, precompiled_charsmap 2, add_dummy_prefix 3, remove_extra_whitespaces
-// 4, escape_whitespaces 5), denormalizer_spec = 5.
+// 4, escape_whitespaces 5), denormalizer_spec = 5. Whatever rules made the normalization (nmt_nfkc, nfkc, the
+// _cf case-folding ones, a user's TSV), SentencePiece encodes through their precompiled charsmap alone, which
+// the runtime applies as it is.
 #include "tools/convert/vocabulary_source.h"
 
 #include <algorithm>
@@ -95,7 +97,8 @@ VocabSource torchtext(const std::string& path, const std::string& bytes, format:
 // Protobuf wire format over a byte range.
 class Wire {
 public:
-    Wire(const std::string& path, const char* p, size_t n) : path_(path), p_(reinterpret_cast<const uint8_t*>(p)), n_(n) {}
+    Wire(const std::string& path, const char* p, size_t n)
+        : path_(path), p_(reinterpret_cast<const uint8_t*>(p)), n_(n) {}
     bool more() const { return at_ < n_; }
     uint64_t varint() {
         uint64_t v = 0;
@@ -160,8 +163,7 @@ VocabSource sentencepiece(const std::string& path, const std::string& bytes) {
     VocabSource v;
     v.path = path;
     bool dummy = true, remove_extra = true, escape = true;  // the proto's defaults
-    std::string normalizer_name;
-    uint64_t model_type = 1;  // UNIGRAM
+    uint64_t model_type = 1;                                // UNIGRAM
     bool suffix = false, byte_fallback = false;
     std::string denormalizer_map;
     Wire w(path, bytes.data(), bytes.size());
@@ -216,10 +218,7 @@ VocabSource sentencepiece(const std::string& path, const std::string& bytes) {
             while (n.more()) {
                 uint32_t f = 0, t = 0;
                 n.tag(&f, &t);
-                if (f == 1 && t == 2) {
-                    const std::string name = n.bytes();
-                    if (field == 3) normalizer_name = name;
-                } else if (f == 2 && t == 2) {
+                if (f == 2 && t == 2) {
                     (field == 3 ? v.charsmap : denormalizer_map) = n.bytes();
                 } else if (field == 3 && f >= 3 && f <= 5 && t == 0) {
                     const bool on = n.varint() != 0;
@@ -248,9 +247,6 @@ VocabSource sentencepiece(const std::string& path, const std::string& bytes) {
             throw ToolError(path + ": piece " + std::to_string(i) + " ('" + v.pieces[i] +
                             "') is user-defined, a byte or unused; auspex encodes models with normal, control and "
                             "unknown pieces only");
-    if (normalizer_name == "user_defined" || (normalizer_name.empty() && !v.charsmap.empty()))
-        throw ToolError(path + ": custom normalization rules; auspex applies the precompiled charsmap of the "
-                               "built-in rules (nmt_nfkc, nfkc, nmt_nfkc_cf, nfkc_cf, identity)");
     v.flags = (dummy ? vocab::add_dummy_prefix : 0u) | (remove_extra ? vocab::remove_extra_whitespaces : 0u) |
               (escape ? vocab::escape_whitespaces : 0u);
     const int64_t n = static_cast<int64_t>(v.pieces.size());

@@ -74,8 +74,7 @@ void add_side(AxmModel& model, const std::string& path, Role vocab_role, Role em
     // Words: the config's special ids are left out when decoding, as the tutorials strip <bos> and <eos>.
     if (v.tokenizer == format::Tokenizer::words || v.tokenizer == format::Tokenizer::basic_english)
         for (const uint32_t id : {pad, bos, eos})
-            if (id != format::kNoToken && id < v.kinds.size())
-                v.kinds[id] = static_cast<uint8_t>(vocab::Kind::control);
+            if (id != format::kNoToken && id < v.kinds.size()) v.kinds[id] = static_cast<uint8_t>(vocab::Kind::control);
     AxmTensor t;
     t.role = vocab_role;
     t.dtype = format::DType::i32;
@@ -103,10 +102,10 @@ std::vector<uint32_t> vocabulary_words(const VocabSource& v) {
     std::vector<uint32_t> sorted(n);
     std::iota(sorted.begin(), sorted.end(), 0u);
     std::sort(sorted.begin(), sorted.end(), [&](uint32_t a, uint32_t b) { return v.pieces[a] < v.pieces[b]; });
-    const uint32_t expansion = v.charsmap.empty() && v.tokenizer != format::Tokenizer::unigram &&
-                                       v.tokenizer != format::Tokenizer::bpe
-                                   ? 1u
-                                   : charsmap_expansion(v.charsmap);
+    const uint32_t expansion =
+        v.charsmap.empty() && v.tokenizer != format::Tokenizer::unigram && v.tokenizer != format::Tokenizer::bpe
+            ? 1u
+            : charsmap_expansion(v.charsmap);
     std::vector<uint32_t> w(vocab::kHeaderWords, 0u);
     w[vocab::kTokenizer] = static_cast<uint32_t>(v.tokenizer);
     w[vocab::kFlags] = v.flags;
@@ -144,8 +143,7 @@ void add_vocabularies(AxmModel& model, const VocabularyOptions& options, std::ve
         if (!options.src.empty())
             add_side(model, options.src, Role::src_vocabulary, Role::src_token_embed, options.words, true, notes);
         const std::string& tgt = options.shared ? options.src : options.tgt;
-        if (!tgt.empty())
-            add_side(model, tgt, Role::tgt_vocabulary, Role::tgt_token_embed, options.words, true, notes);
+        if (!tgt.empty()) add_side(model, tgt, Role::tgt_vocabulary, Role::tgt_token_embed, options.words, true, notes);
         return;
     }
     if (model.family == format::Family::classifier) {

@@ -12,8 +12,8 @@
 namespace ax::tools {
 
 struct VocabularyOptions {
-    std::string src;  // the source side's file (a classifier's input), "" for none
-    std::string tgt;  // a translator's target side
+    std::string src;      // the source side's file (a classifier's input), "" for none
+    std::string tgt;      // a translator's target side
     bool shared = false;  // --vocab given to a translator: src is both sides' vocabulary
     format::Tokenizer words = format::Tokenizer::basic_english;  // how a word vocabulary splits text
 };
