@@ -4,6 +4,8 @@
 
 #include <cstring>
 
+#include "runtime/utf8_sequence.h"
+
 namespace ax {
 
 namespace {
@@ -17,22 +19,7 @@ constexpr float kUnkPenalty = 10.0f;                  // unigram: an unknown cha
 
 bool is_spm(const Vocabulary& v) { return v.tokenizer() == Tokenizer::unigram || v.tokenizer() == Tokenizer::bpe; }
 
-// Length of the well-formed UTF-8 sequence at s (shortest form, no surrogates, at most U+10FFFF), or 0.
-size_t utf8_length(const uint8_t* s, size_t left) {
-    const uint8_t c = s[0];
-    const size_t n = c < 0x80                   ? 1
-                     : (c >= 0xC2 && c <= 0xDF) ? 2
-                     : (c >= 0xE0 && c <= 0xEF) ? 3
-                     : (c >= 0xF0 && c <= 0xF4) ? 4
-                                                : 0;
-    if (n == 0 || n > left) return 0;
-    for (size_t k = 1; k < n; ++k)
-        if ((s[k] & 0xC0) != 0x80) return 0;
-    if ((c == 0xE0 && s[1] < 0xA0) || (c == 0xED && s[1] > 0x9F) || (c == 0xF0 && s[1] < 0x90) ||
-        (c == 0xF4 && s[1] > 0x8F))
-        return 0;
-    return n;
-}
+size_t utf8_length(const uint8_t* s, size_t left) { return utf8_sequence_length(s, left); }
 
 uint32_t decode_point(const uint8_t* s, size_t n) {
     if (n == 1) return s[0];

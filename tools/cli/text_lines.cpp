@@ -6,6 +6,7 @@
 
 #include "runtime/tokenizer.h"
 #include "tools/common/file_io.h"
+#include "tools/common/split_text.h"
 #include "tools/common/tool_error.h"
 
 namespace ax::cli {
@@ -28,16 +29,7 @@ std::vector<std::string> text_lines(const Args& args) {
     std::ifstream in(path, std::ios::binary);
     if (!in) throw tools::ToolError(path + ": cannot open the text file");
     const std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    std::vector<std::string> lines;
-    size_t start = 0;
-    while (start < all.size()) {
-        size_t end = all.find('\n', start);
-        if (end == std::string::npos) end = all.size();
-        std::string line = all.substr(start, end - start);
-        if (!line.empty() && line.back() == '\r') line.pop_back();
-        lines.push_back(line);
-        start = end + 1;
-    }
+    const std::vector<std::string> lines = tools::split_lines(all);
     if (lines.empty()) throw tools::ToolError(path + ": no lines to read");
     return lines;
 }

@@ -15,6 +15,7 @@
 #include "runtime/vocabulary.h"
 #include "tools/checkpoint/pickle_reader.h"
 #include "tools/checkpoint/zip_archive.h"
+#include "tools/common/split_text.h"
 #include "tools/common/tool_error.h"
 
 namespace ax::tools {
@@ -61,19 +62,11 @@ VocabSource from_words(const std::string& path, std::vector<std::string> words, 
 }
 
 VocabSource token_list(const std::string& path, const std::string& bytes, format::Tokenizer t) {
-    std::vector<std::string> words;
-    size_t start = 0;
-    while (start < bytes.size()) {
-        size_t end = bytes.find('\n', start);
-        if (end == std::string::npos) end = bytes.size();
-        std::string line = bytes.substr(start, end - start);
-        if (!line.empty() && line.back() == '\r') line.pop_back();
-        if (line.empty())
-            throw ToolError(path + ": line " + std::to_string(words.size() + 1) +
+    std::vector<std::string> words = split_lines(bytes);
+    for (size_t i = 0; i < words.size(); ++i)
+        if (words[i].empty())
+            throw ToolError(path + ": line " + std::to_string(i + 1) +
                             " is empty (a token list holds one token per line, in id order)");
-        words.push_back(line);
-        start = end + 1;
-    }
     return from_words(path, std::move(words), -1, t);
 }
 
