@@ -388,6 +388,7 @@ Status unigram(const Vocabulary& v, const char* s, size_t n, Node* nodes, int32_
 struct Symbol {
     uint32_t start, bytes;
 };
+static_assert(sizeof(Node) == kUnigramNodeBytes && sizeof(Symbol) == kBpeSymbolBytes, "tokenizer.h's sizes");
 
 // BPE: characters merged pairwise, the best-scoring pair whose join is a piece first (the leftmost on a tie).
 Status bpe(const Vocabulary& v, const char* s, size_t n, Symbol* symbols, int32_t* ids, size_t capacity,

@@ -11,6 +11,11 @@
 
 namespace ax {
 
+// What the scratch holds per byte of normalized text for SentencePiece: a unigram lattice node, a BPE symbol
+// (the normalized text itself comes first, rounded up to 8 bytes).
+constexpr size_t kUnigramNodeBytes = 12;
+constexpr size_t kBpeSymbolBytes = 8;
+
 // Scratch bytes encode_text needs for texts up to max_text_bytes (0 for a plain word list).
 size_t encode_scratch_bytes(const Vocabulary& v, size_t max_text_bytes);
 // Ids encode_text can give for a text of max_text_bytes at most (the capacity to pass it).

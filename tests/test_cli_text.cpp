@@ -5,7 +5,9 @@
 // refused at conversion.
 #include <doctest/doctest.h>
 
+#include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <vector>
 
@@ -147,4 +149,39 @@ TEST_CASE("cli text: vocabularies that do not fit the model are refused at conve
     // A model without a vocabulary says how to get one.
     const std::string plain = test::converted_fixture("seq2seq/tutorial", "text_plain.axm");
     test::check_error(test::auspex("translate " + plain + " --text 'w05 w09'"), 1, "--vocab");
+}
+
+TEST_CASE("cli text: header's text scratch macros are the runtime's exact figures") {
+    const std::string model = classifier();
+    const std::string h = (test::scratch_dir() / "text_classifier.h").string();
+    REQUIRE(test::auspex("header " + model + " -o " + h + " --name cls --max-len 16").exit_code == 0);
+    const std::string header = test::read_file(h);
+    const size_t at = header.find("#define CLS_TEXT_SCRATCH_BYTES(n) ");
+    REQUIRE(at != std::string::npos);
+    CHECK(header.find("#define CLS_TEXT_MAX_IDS(n) ") != std::string::npos);
+    std::string expression = header.substr(at + 34, header.find(" /*", at) - at - 34);
+    // Evaluated by the shell's arithmetic for a few lengths (the C suffixes dropped) against the runtime.
+    const std::string bytes = test::read_file(model);
+    std::vector<uint64_t> aligned((bytes.size() + 7) / 8);
+    std::memcpy(aligned.data(), bytes.data(), bytes.size());
+    auspex_text t;
+    REQUIRE(auspex_text_open(&t, aligned.data(), bytes.size(), AUSPEX_SOURCE_VOCABULARY) == AUSPEX_OK);
+    for (const size_t n : {size_t{0}, size_t{1}, size_t{17}, size_t{256}}) {
+        std::string e;
+        for (size_t i = 0; i < expression.size(); ++i) {
+            if (expression[i] == 'u' && i > 0 && std::isdigit(static_cast<unsigned char>(expression[i - 1]))) continue;
+            if (expression[i] == 'n') {
+                e += std::to_string(n);
+                continue;
+            }
+            e += expression[i];
+        }
+        FILE* pipe = popen(("echo $((" + e + "))").c_str(), "r");
+        REQUIRE(pipe != nullptr);
+        char value[64] = {};
+        const size_t got = std::fread(value, 1, sizeof value - 1, pipe);
+        pclose(pipe);
+        INFO(e);
+        CHECK(std::string(value, got) == std::to_string(auspex_text_scratch_bytes(&t, n)) + "\n");
+    }
 }

@@ -68,8 +68,10 @@ FamilyDescriptor describe() {
                                 "tokens", plan);
     };
     d.header_macros = [](const LoadedModel& m) -> std::vector<HeaderMacro> {
-        return {macro("VOCAB", config(m).vocab, "token ids are 0..VOCAB-1"),
-                macro("N_LABELS", config(m).n_labels, "outputs per input")};
+        std::vector<HeaderMacro> macros{macro("VOCAB", config(m).vocab, "token ids are 0..VOCAB-1"),
+                                        macro("N_LABELS", config(m).n_labels, "outputs per input")};
+        add_vocabulary_macros(macros, m.as<Classifier>().vocabulary(), "");
+        return macros;
     };
     d.bench = bench;
     d.read_check_inputs = [](const CheckFiles& files, CheckPair* p) {

@@ -124,8 +124,10 @@ FamilyDescriptor describe() {
     d.inspect_lines = inspect_lines;
     d.inspect_arena = inspect_arena;
     d.header_macros = [](const LoadedModel& m) -> std::vector<HeaderMacro> {
-        return {macro("SRC_VOCAB", config(m).src_vocab, "source token ids are 0..SRC_VOCAB-1"),
-                macro("TGT_VOCAB", config(m).tgt_vocab, "logits per target token")};
+        std::vector<HeaderMacro> macros{macro("SRC_VOCAB", config(m).src_vocab, "source token ids are 0..SRC_VOCAB-1"),
+                                        macro("TGT_VOCAB", config(m).tgt_vocab, "logits per target token")};
+        add_vocabulary_macros(macros, m.as<Seq2Seq>().src_vocabulary(), "SRC_");
+        return macros;
     };
     d.bench = bench;
     d.check_target = "the target token lines of forward(src, tgt)";

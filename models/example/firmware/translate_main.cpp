@@ -21,7 +21,9 @@ static constexpr size_t kMaxText = 64;  // bytes of the longest sentence this fi
 static constexpr size_t kMaxIds = TRANSLATOR_MODEL_MAX_SRC_LEN;
 
 alignas(64) static uint8_t arena[TRANSLATOR_MODEL_ARENA_BYTES];
-alignas(8) static uint8_t text_scratch[4 * kMaxText];  // checked below against the vocabulary's exact figure
+// The tokenizer's exact scratch for the longest sentence, from the header's formula (runtime/tokenizer.h);
+// + 1: a word vocabulary needs none, and an array cannot be empty.
+alignas(8) static uint8_t text_scratch[TRANSLATOR_MODEL_SRC_TEXT_SCRATCH_BYTES(kMaxText) + 1];
 static int32_t src[kMaxIds];
 static int32_t out[TRANSLATOR_MODEL_MAX_TGT_LEN];
 static char line[256];
