@@ -59,6 +59,7 @@ Status Vocabulary::open(const ModelFile& file, format::Role role, size_t size, V
     if (r.expansion_ < 1 || r.expansion_ > kMaxExpansion) return bad(role, "expansion out of range");
     const bool spm = r.tokenizer_ == format::Tokenizer::unigram || r.tokenizer_ == format::Tokenizer::bpe;
     if (!spm && (r.flags_ != 0 || r.charsmap_bytes_ != 0)) return bad(role, "normalization given to a word list");
+    if (spm && r.unk_id_ == format::kNoToken) return bad(role, "a SentencePiece vocabulary without its unknown piece");
     size_t at = vocab::kHeaderWords;
     r.offsets_ = w + at;
     at += r.pieces_ + 1;

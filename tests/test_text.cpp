@@ -194,6 +194,7 @@ TEST_CASE("text: a damaged vocabulary tensor is refused, not read") {
         {vocab::kFlags, 1u << 7},
         {vocab::kPieces, static_cast<uint32_t>(n + 1)},
         {vocab::kUnkId, static_cast<uint32_t>(n)},
+        {vocab::kUnkId, format::kNoToken},  // SentencePiece always has its unknown piece
         {vocab::kExpansion, 0},
         {vocab::kHeaderWords + 1, 0xFFFFu},                       // an offset past the text
         {vocab::kHeaderWords + n + 1, static_cast<uint32_t>(n)},  // sorted index out of range
