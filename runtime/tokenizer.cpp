@@ -141,7 +141,7 @@ Status split_words(const Vocabulary& v, const uint8_t* s, size_t length, const c
         if (is_python_space(c)) {
             AX_RETURN_IF_ERROR(flush(i));
             start = i + k;
-        } else if (c < 0x80 && alone != nullptr && std::strchr(alone, static_cast<int>(c)) != nullptr) {
+        } else if (c != 0 && c < 0x80 && alone != nullptr && std::strchr(alone, static_cast<int>(c)) != nullptr) {
             AX_RETURN_IF_ERROR(flush(i));
             start = i;
             AX_RETURN_IF_ERROR(flush(i + 1));

@@ -140,6 +140,8 @@ TEST_CASE("text: basic_english over a real torchtext Vocab gives torchtext's ids
     }
     CHECK(nonempty > 280);
     CHECK(known > 1000);
+    // A zero byte is part of a word, as in Python's split(), not a separator or a token of its own.
+    CHECK(encode(v->vocab, std::string("the\0the the", 11)) == std::vector<int32_t>{0, 4});
 }
 
 TEST_CASE("text: scratch sizes are exact and refusals are clear") {
