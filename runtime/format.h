@@ -311,11 +311,11 @@ bool parse_enum(const char* text, E* out) {
 // looked up as it is; basic_english: torchtext's get_tokenizer("basic_english") rules, then looked up;
 // unigram, bpe: SentencePiece's encoders over its normalized text.
 enum class Tokenizer : uint32_t { words = 0, basic_english = 1, unigram = 2, bpe = 3 };
-inline constexpr EnumName<Tokenizer> kTokenizerNames[] = {{Tokenizer::words, "words"},
+inline constexpr EnumName<Tokenizer> kTokenizerNames[] = {{Tokenizer::words, "whitespace"},
                                                           {Tokenizer::basic_english, "basic_english"},
                                                           {Tokenizer::unigram, "sentencepiece_unigram"},
                                                           {Tokenizer::bpe, "sentencepiece_bpe"},
-                                                          {Tokenizer::words, "whitespace"}};
+                                                          {Tokenizer::words, "words"}};
 constexpr EnumNames<Tokenizer> names_of(Tokenizer) { return names_table(kTokenizerNames); }
 
 // A token-id config value meaning "no such token".

@@ -71,7 +71,7 @@ TEST_CASE("cli text: translate --text equals the tutorial's translate()") {
     // --tokens stays, and inspect shows the vocabularies.
     CHECK(test::auspex("translate " + model + " --tokens '2 5 9 13 7 3'").exit_code == 0);
     const test::Result i = test::auspex("inspect " + model);
-    CHECK(i.output.find("vocab:    source 20 tokens, words, unknown words -> 0") != std::string::npos);
+    CHECK(i.output.find("vocab:    source 20 tokens, whitespace, unknown words -> 0") != std::string::npos);
 }
 
 TEST_CASE("cli text: classify --text equals the SentencePiece predict() probabilities") {
