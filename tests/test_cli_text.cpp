@@ -74,6 +74,25 @@ TEST_CASE("cli text: translate --text equals the tutorial's translate()") {
     CHECK(i.output.find("vocab:    source 20 tokens, whitespace, unknown words -> 0") != std::string::npos);
 }
 
+TEST_CASE("cli text: a SentencePiece translator (unigram source, BPE target) equals translate() with sp.decode") {
+    const std::string out = (test::scratch_dir() / "text_translator_spm.axm").string();
+    const test::Result c = test::auspex("convert " + test::fixture_path("text/translator_spm.pt") + " --config " +
+                                        test::fixture_path("text/translator_spm_config.json") + " --src-vocab " +
+                                        test::fixture_path("text/unigram.model") + " --tgt-vocab " +
+                                        test::fixture_path("text/bpe.model") + " -o " + out);
+    REQUIRE_MESSAGE(c.exit_code == 0, c.output);
+    std::string lines, want;
+    for (const auto& t : tasks().find("translate_sentencepiece")->as_array("translate_sentencepiece")) {
+        lines += t.find("text")->as_string("text") + "\n";
+        want += t.find("translation")->as_string("translation") + "\n";
+    }
+    const test::Result r =
+        test::auspex_stdout("translate " + out + " --text-file " + test::write_file("spm_sentences.txt", lines));
+    CHECK(r.exit_code == 0);
+    CHECK(r.output == want);
+    CHECK(test::auspex("inspect " + out).output.find("target 250 tokens, sentencepiece_bpe") != std::string::npos);
+}
+
 TEST_CASE("cli text: classify --text equals the SentencePiece predict() probabilities") {
     const std::string model = classifier();
     std::string lines;
