@@ -324,10 +324,9 @@ size_t char_bytes_at(const uint8_t* s, size_t left) {
     return n == 0 ? 1 : n;
 }
 
-bool matchable(const Vocabulary& v, uint32_t id) {
-    const vocab::Kind k = v.kind(id);
-    return k == vocab::Kind::normal || k == vocab::Kind::user_defined;
-}
+// Pieces text may match (Vocabulary::open leaves a SentencePiece vocabulary only normal, unknown and control
+// ones).
+bool matchable(const Vocabulary& v, uint32_t id) { return v.kind(id) == vocab::Kind::normal; }
 
 float min_normal_score(const Vocabulary& v) {
     float lowest = 0.0f;
@@ -358,7 +357,7 @@ Status unigram(const Vocabulary& v, const char* s, size_t n, Node* nodes, int32_
         for (size_t len = 1; len <= longest; ++len) {
             const uint32_t id = v.find(s + start, len);
             if (id == format::kNoToken || !matchable(v, id)) continue;
-            const float score = v.kind(id) == vocab::Kind::user_defined ? 0.0f : v.score(id);
+            const float score = v.score(id);
             Node& end = nodes[start + len];
             if (end.start == -1 || score + here > end.score)
                 end = Node{score + here, static_cast<int32_t>(start), static_cast<int32_t>(id)};

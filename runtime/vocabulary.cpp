@@ -82,6 +82,9 @@ Status Vocabulary::open(const ModelFile& file, format::Role role, size_t size, V
         if (k < 1 || k > 6) return bad(role, "unknown piece kind");
         if (!spm && k != static_cast<uint8_t>(vocab::Kind::normal) && k != static_cast<uint8_t>(vocab::Kind::control))
             return bad(role, "a word list holds only normal and special words");
+        // User-defined, unused and byte pieces change how SentencePiece encodes; the converter refuses them.
+        if (spm && k > static_cast<uint8_t>(vocab::Kind::control))
+            return bad(role, "a SentencePiece piece of a kind auspex does not encode (user-defined, unused, byte)");
         uint32_t bits = r.scores_[i];
         float s;
         std::memcpy(&s, &bits, sizeof s);
