@@ -3,6 +3,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include "runtime/format.h"
 #include "runtime/model_file.h"
@@ -38,5 +39,25 @@ Status read_config_token(const ModelFile& f, format::ConfigKey key, size_t vocab
 // The feature families' (forecaster, tvae) positional_encoding: none or sinusoidal, which needs an even
 // d_model. (The token families read theirs with read_token_input_config, runtime/embedding.h.)
 Status read_config_feature_positions(const ModelFile& f, size_t d_model, format::PositionalEncoding* out);
+
+// Where a model description's config records go when a converter writes them (the records' readers above
+// and the description's writers live side by side, block by block).
+class ConfigWriter {
+public:
+    virtual void put(format::ConfigKey key, uint32_t value) = 0;
+    template <typename E>
+    void put_enum(format::ConfigKey key, E value) {
+        put(key, static_cast<uint32_t>(value));
+    }
+    void put_size(format::ConfigKey key, size_t value) { put(key, static_cast<uint32_t>(value)); }
+    void put_float(format::ConfigKey key, float value) {
+        uint32_t bits = 0;
+        std::memcpy(&bits, &value, sizeof bits);
+        put(key, bits);
+    }
+
+protected:
+    ~ConfigWriter() = default;
+};
 
 }  // namespace ax

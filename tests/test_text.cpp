@@ -15,7 +15,7 @@
 #include "tests/cli_support.h"
 #include "tests/test_support.h"
 #include "tools/common/tool_error.h"
-#include "tools/convert/axm_writer.h"
+#include "tools/axm/axm_writer.h"
 #include "tools/convert/vocabulary_source.h"
 #include "tools/convert/vocabulary_store.h"
 #include "tools/text/json.h"

@@ -12,7 +12,7 @@
 #include "runtime/tokenizer.h"
 #include "runtime/vocabulary.h"
 #include "tools/common/tool_error.h"
-#include "tools/convert/axm_writer.h"
+#include "tools/axm/axm_writer.h"
 #include "tools/convert/vocabulary_source.h"
 #include "tools/convert/vocabulary_store.h"
 

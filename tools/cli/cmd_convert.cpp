@@ -174,11 +174,10 @@ int cmd_convert(const Argv& argv) {
     const tools::CheckPair pair = tools::read_check_pair(check, model.family);
     const tools::CheckResult result = tools::check_model(model, pair);
     if (!result.passed)
-        throw tools::ToolError("the converted model does not reproduce PyTorch's output " + check.output + ": " +
-                               tools::describe_difference(result) +
-                               "; the config does not describe the trained module (nhead, activation, norm_first, "
-                               "layer_norm_eps, positional_encoding, memory_mask, ...): --find-config FILE searches "
-                               "for one that does; nothing written");
+        throw tools::ToolError(
+            "the converted model does not reproduce PyTorch's output " + check.output + ": " +
+            tools::describe_difference(result) + "; the config does not describe the trained module (" +
+            tools::searched_keys_text(model) + "): --find-config FILE searches for one that does; nothing written");
     options.proof = tools::ConversionProof{true, result.max_diff, result.tolerance, check.output};
     options.check_input = &pair.src;
     const std::vector<uint8_t> bytes = tools::finish_model(std::move(model), options);

@@ -17,7 +17,7 @@
 #include "runtime/model_identity.h"
 #include "tools/cli/signatures.h"
 #include "tools/convert/quantize.h"
-#include "tools/convert/text_record_store.h"
+#include "tools/axm/text_record_store.h"
 
 namespace ax::cli {
 

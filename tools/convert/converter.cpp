@@ -1,6 +1,6 @@
 #include "tools/convert/converter.h"
 
-#include "tools/convert/axm_writer.h"
+#include "tools/axm/axm_writer.h"
 #include "tools/import/assumed_defaults.h"
 #include "tools/convert/calibrate.h"
 #include "tools/convert/input_magnitudes.h"

@@ -7,7 +7,7 @@
 
 #include "runtime/format.h"
 #include "tools/checkpoint/checkpoint.h"
-#include "tools/convert/axm_writer.h"
+#include "tools/axm/axm_writer.h"
 #include "tools/convert/model_stamp.h"
 #include "tools/convert/vocabulary_store.h"
 #include "tools/import/convert_config.h"

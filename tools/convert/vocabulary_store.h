@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "runtime/format.h"
-#include "tools/convert/axm_writer.h"
+#include "tools/axm/axm_writer.h"
 #include "tools/convert/vocabulary_source.h"
 
 namespace ax::tools {

@@ -1,4 +1,4 @@
-// Pieces the family descriptors share (tools/family/<family>_family.cpp): opening into the model variant,
+// Pieces the family descriptors share (tools/families/<family>_family.cpp): opening into the model variant,
 // the token families' lengths, the planners' arena queries, the lines and macros more than one family prints.
 #pragma once
 #include <algorithm>
@@ -92,5 +92,13 @@ std::vector<int32_t> bench_tokens(size_t n, size_t vocab, uint32_t pad);
 
 // Smooth synthetic series: the timing does not depend on the values, only on their being finite.
 std::vector<float> bench_series(size_t n, float phase);
+
+// convert --find-config's axes of the Transformer stack every family has: nhead (the divisors of d_model, or
+// the one a stored attention scale tells), activation, norm_first, layer_norm_eps (tried later) and the
+// positions the family admits (a forecaster's learned table is read off the tensors: nothing to try).
+std::vector<SearchAxis> stack_search_axes(const SearchFacts& facts);
+
+// A key's values as JSON strings (enum names, "rows").
+std::vector<std::optional<JsonValue>> text_values(std::initializer_list<const char*> names);
 
 }  // namespace ax::tools

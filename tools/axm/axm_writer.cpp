@@ -1,4 +1,4 @@
-#include "tools/convert/axm_writer.h"
+#include "tools/axm/axm_writer.h"
 
 #include <cstring>
 

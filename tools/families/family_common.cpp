@@ -1,4 +1,4 @@
-#include "tools/family/family_common.h"
+#include "tools/families/family_common.h"
 
 #include <cmath>
 #include <cstdio>
@@ -85,6 +85,37 @@ std::vector<float> bench_series(size_t n, float phase) {
     std::vector<float> v(n);
     for (size_t i = 0; i < n; ++i) v[i] = std::sin(0.1f * static_cast<float>(i) + phase);
     return v;
+}
+
+std::vector<std::optional<JsonValue>> text_values(std::initializer_list<const char*> names) {
+    std::vector<std::optional<JsonValue>> values;
+    for (const char* name : names) values.emplace_back(JsonValue::make_string(name));
+    return values;
+}
+
+std::vector<SearchAxis> stack_search_axes(const SearchFacts& facts) {
+    SearchAxis heads{"nhead", {}};
+    for (int64_t h = 1; h <= facts.d_model; ++h)
+        if (facts.d_model % h == 0 && (!facts.scale_heads || h == *facts.scale_heads))
+            heads.values.emplace_back(JsonValue::make_integer(static_cast<uint64_t>(h)));
+    heads.user_value_always = false;
+    heads.counts_when_unstated = false;
+    SearchAxis eps{"layer_norm_eps", {JsonValue::make_number(1e-5), JsonValue::make_number(1e-6)}};
+    eps.later = true;
+    const bool token_family = facts.family == format::Family::seq2seq || facts.family == format::Family::classifier;
+    const bool learned = facts.family == format::Family::forecaster && facts.learned_table;
+    SearchAxis positions{"positional_encoding", token_family
+                                                    ? text_values({"learned", "sinusoidal", "sinusoidal_pad0", "none"})
+                                                : learned ? text_values({"learned"})
+                                                          : text_values({"sinusoidal", "none"})};
+    positions.imports = true;
+    positions.user_value_always = !learned;
+    positions.counts_when_unstated = false;
+    return {heads,
+            {"activation", text_values({"relu", "gelu"})},
+            {"norm_first", {JsonValue::make_bool(false), JsonValue::make_bool(true)}},
+            eps,
+            positions};
 }
 
 }  // namespace ax::tools

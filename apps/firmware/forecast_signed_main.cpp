@@ -15,9 +15,9 @@
 #include "example_signed_v1.h"  // generated: the example, version 1, signed by the owner
 #define EXAMPLE_SIGNED_V2_SECTION __attribute__((section(".axm_model")))
 #include "example_signed_v2.h"  // generated: version 2, signed by the owner
-#include "models/example/firmware/ram_flash.h"
-#include "models/example/firmware/slot_updates.h"
-#include "models/example/firmware/update_image.h"
+#include "apps/firmware/ram_flash.h"
+#include "apps/firmware/slot_updates.h"
+#include "apps/firmware/update_image.h"
 #include "models/forecaster/forecaster.h"
 #include "models/forecaster/slot_check.h"
 #include "owner_key.h"  // generated: owner_key[OWNER_KEY_COUNT][32], the key this device trusts

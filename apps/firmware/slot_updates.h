@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "models/example/firmware/update_image.h"
+#include "apps/firmware/update_image.h"
 #include "runtime/model_slots.h"
 #include "runtime/status.h"
 

@@ -18,9 +18,9 @@
 // The bundled model with a model_version record (version 1), in the board's model store.
 #define EXAMPLE_MODEL_V_SECTION __attribute__((section(".axm_model")))
 #include "example_model_v.h"  // generated: example_model_v[], EXAMPLE_MODEL_V_ARENA_BYTES, ...
-#include "models/example/firmware/ram_flash.h"
-#include "models/example/firmware/slot_updates.h"
-#include "models/example/firmware/update_image.h"
+#include "apps/firmware/ram_flash.h"
+#include "apps/firmware/slot_updates.h"
+#include "apps/firmware/update_image.h"
 #include "models/forecaster/forecaster.h"
 #include "models/forecaster/slot_check.h"
 #include "ports/ports.h"

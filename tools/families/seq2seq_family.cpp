@@ -4,7 +4,7 @@
 
 #include "tools/common/tool_error.h"
 #include "tools/convert/conversion_check.h"
-#include "tools/family/family_common.h"
+#include "tools/families/family_common.h"
 #include "tools/host/family_sessions.h"
 #include "tools/import/seq2seq_import.h"
 
@@ -111,6 +111,7 @@ FamilyDescriptor describe() {
     d.commands = "translate, run, verify, bench, header";
     d.output_prefix = "logit";
     d.import = import_seq2seq;
+    d.search_axes = stack_search_axes;
     d.open = open_as<Seq2Seq>;
     d.lengths[0] = token_length("src-len", "src_len", "MAX_SRC_LEN", "source tokens the arena is sized for");
     d.lengths[1] =

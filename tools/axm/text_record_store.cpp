@@ -1,4 +1,4 @@
-#include "tools/convert/text_record_store.h"
+#include "tools/axm/text_record_store.h"
 
 #include <algorithm>
 

@@ -4,7 +4,7 @@
 #include "tools/common/enum_text.h"
 #include "tools/common/tool_error.h"
 #include "tools/convert/conversion_check.h"
-#include "tools/family/family_common.h"
+#include "tools/families/family_common.h"
 #include "tools/host/family_sessions.h"
 #include "tools/import/tvae_import.h"
 
@@ -55,6 +55,7 @@ FamilyDescriptor describe() {
     d.commands = "reconstruct, generate, verify, bench, header";
     d.output_prefix = "feature";
     d.import = import_tvae;
+    d.search_axes = stack_search_axes;
     d.open = open_as<Tvae>;
     d.lengths[0] = token_length("max-len", "max_len", "MAX_LEN", "sequence rows the arena is sized for");
     d.lengths_text = [](const SessionSize& l) { return "sequences up to " + std::to_string(l.first) + " rows"; };

@@ -6,7 +6,7 @@
 
 namespace ax::tools {
 
-// Each defined in tools/family/<family>_family.cpp.
+// Each defined in tools/families/<family>_family.cpp.
 const FamilyDescriptor& forecaster_family();
 const FamilyDescriptor& seq2seq_family();
 const FamilyDescriptor& classifier_family();

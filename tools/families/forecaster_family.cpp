@@ -7,7 +7,7 @@
 #include "tools/common/enum_text.h"
 #include "tools/common/tool_error.h"
 #include "tools/convert/conversion_check.h"
-#include "tools/family/family_common.h"
+#include "tools/families/family_common.h"
 #include "tools/host/forecast_window.h"
 #include "tools/host/host_session.h"
 #include "tools/import/forecaster_import.h"
@@ -31,17 +31,17 @@ size_t session_arena(const LoadedModel& m, size_t window, size_t horizon) {
 // How the forecaster predicts, in the config's words.
 std::string forecast_mode(const ForecasterConfig& c) {
     std::string t;
-    if (c.encoder_only() && c.head == format::ForecastHead::generator)
+    if (c.encoder_only() && c.head.kind == format::ForecastHead::generator)
         t = "encoder-only, per-row generator fed back step by step (the window slides)";
     else if (c.encoder_only())
-        t = "encoder-only, head " + enum_text(c.head) +
-            (c.head_hidden ? " with a hidden Linear of " + std::to_string(c.head_hidden) + " (" +
-                                 enum_text(c.head_activation) + ")"
+        t = "encoder-only, head " + enum_text(c.head.kind) +
+            (c.head.hidden ? " with a hidden Linear of " + std::to_string(c.head.hidden) + " (" +
+                                 enum_text(c.head.activation) + ")"
                            : std::string()) +
             ", " + std::to_string(c.horizon) + " steps at once";
-    else if (c.decoding == format::Decoding::one_pass)
-        t = "one-pass decoding: " + std::to_string(c.label_len) + " observed rows then " + std::to_string(c.horizon) +
-            " placeholder rows (" + enum_text(c.placeholder) + ")";
+    else if (c.decoding.mode == format::Decoding::one_pass)
+        t = "one-pass decoding: " + std::to_string(c.decoding.label_len) + " observed rows then " +
+            std::to_string(c.horizon) + " placeholder rows (" + enum_text(c.decoding.placeholder) + ")";
     else
         t = "encoder-decoder, step by step";
     if (c.trained_horizon != 0) t += ", trained to forecast " + std::to_string(c.trained_horizon) + " steps";
@@ -58,16 +58,16 @@ std::string forecast_mode(const ForecasterConfig& c) {
              std::to_string(c.known_inputs) + " of them inputs known ahead (forecast --future)";
     else if (c.decoder_features != c.n_features)
         t += "; the decoder reads the " + std::to_string(c.decoder_features) + " predicted column(s)";
-    if (!c.encoder_only() && c.decoder_positions != c.positional_encoding)
-        t += "; decoder_positional_encoding " + enum_text(c.decoder_positions);
-    if (c.patched())
-        t += "; each column on its own in patches of " + std::to_string(c.patch_len) + " steps, " +
-             std::to_string(c.patch_stride) + " apart" + (c.patch_pad ? " (end padded)" : "") + ", " +
+    if (!c.encoder_only() && c.positions.decoder != c.positions.encoder)
+        t += "; decoder_positional_encoding " + enum_text(c.positions.decoder);
+    if (c.input.patched())
+        t += "; each column on its own in patches of " + std::to_string(c.input.patch_len) + " steps, " +
+             std::to_string(c.input.patch_stride) + " apart" + (c.input.patch_pad ? " (end padded)" : "") + ", " +
              std::to_string(c.encoder_rows(c.window)) + " per window";
-    if (c.revin != format::Revin::none) t += "; RevIN (" + enum_text(c.revin) + ")";
+    if (c.normalizer.revin != format::Revin::none) t += "; RevIN (" + enum_text(c.normalizer.revin) + ")";
     if (c.stack.encoder_causal) t += "; encoder_mask causal";
-    if (c.input_embedding != format::InputEmbedding::linear) t += "; input_embedding " + enum_text(c.input_embedding);
-    if (c.embed_scale != 1.0f) t += "; embed_scale " + std::to_string(c.embed_scale);
+    if (c.input.kind != format::InputEmbedding::linear) t += "; input_embedding " + enum_text(c.input.kind);
+    if (c.input.scale != 1.0f) t += "; embed_scale " + std::to_string(c.input.scale);
     return t;
 }
 
@@ -77,9 +77,9 @@ std::vector<std::string> inspect_lines(const LoadedModel& m) {
                                    ? std::to_string(c.window) + " rows, the model's training window"
                                    : "not stated (commands default to " + std::to_string(default_window(c)) + " rows)";
     return {"io:       n_features " + std::to_string(c.n_features) + ", n_outputs " + std::to_string(c.n_outputs),
-            "inputs:   positional_encoding " + enum_text(c.positional_encoding) + ", max_positions " +
-                positions_text(c.max_positions) + ", memory_mask " + enum_text(c.memory_mask) + ", normalization " +
-                enum_text(c.normalization),
+            "inputs:   positional_encoding " + enum_text(c.positions.encoder) + ", max_positions " +
+                positions_text(c.max_positions) + ", memory_mask " + enum_text(c.stacks.memory_mask) +
+                ", normalization " + enum_text(c.normalizer.kind),
             "window:   " + stated,
             "forecast: " + forecast_mode(c) +
                 (integer_mode(m)
@@ -99,7 +99,7 @@ ArenaFacts inspect_arena(const LoadedModel& m, const SessionSize& l, MemoryPlan*
     a.lengths = "window " + std::to_string(window) + ", horizon " + std::to_string(horizon);
     a.longest = "window for horizon " + std::to_string(horizon);
     a.longest_limit = c.max_positions ? c.max_positions : kMaxSequenceLength;
-    if (c.head == format::ForecastHead::flatten) {  // check_window_fits refuses every other window
+    if (c.head.kind == format::ForecastHead::flatten) {  // check_window_fits refuses every other window
         a.exact_length = c.window;
         a.exact_reason = "its flatten head reads exactly " + std::to_string(c.window) + " rows";
     }
@@ -164,13 +164,38 @@ std::vector<float> run_check(const LoadedModel& m, const CheckPair& p, const Ker
                             (t == &p.src ? "encoder" : "decoder") + " takes " + std::to_string(takes) + " feature(s)");
     }
     expect_shape(p, c.run_rows(p.src.rows, p.tgt.rows), c.n_outputs,
-                 c.encoder_only() ? (c.head == format::ForecastHead::generator ? "one row per input row"
-                                                                               : "one row per horizon step")
+                 c.encoder_only() ? (c.head.kind == format::ForecastHead::generator ? "one row per input row"
+                                                                                    : "one row per horizon step")
                  : c.one_pass()   ? "the last horizon rows of the decoder, as forward returns them"
                                   : "one row per target row, one column per output");
     HostSession session(m, k, p.src.rows, c.run_horizon(p.tgt.rows));
     // forward(src, tgt) in PyTorch sees its inputs as they are: no normalization.
     return session.run(p.src.values.data(), p.src.rows, p.tgt.values.data(), p.tgt.rows, InputSpace::model);
+}
+
+// A forecaster's axes beyond the stack's: the memory mask (with a decoder), the encoder's mask, whether the
+// decoder's rows get the encoder's sinusoidal positions, the decoder's mask, and a patched model's residual
+// attention and flatten order (PatchTST as its authors wrote it).
+std::vector<SearchAxis> search_axes(const SearchFacts& facts) {
+    std::vector<SearchAxis> axes = stack_search_axes(facts);
+    SearchAxis memory_mask{"memory_mask", facts.decoder ? text_values({"none", "tril"}) : text_values({"none"})};
+    memory_mask.user_value_always = facts.decoder;
+    axes.push_back(memory_mask);
+    axes.push_back({"encoder_mask", text_values({"none", "causal"})});
+    if (facts.decoder) {
+        SearchAxis decoder_positions{"decoder_positional_encoding", {std::nullopt, JsonValue::make_string("none")}};
+        decoder_positions.with_key = "positional_encoding";
+        decoder_positions.with_value = JsonValue::make_string("sinusoidal");
+        axes.push_back(decoder_positions);
+    }
+    if (facts.patched) {
+        axes.push_back({"res_attention", {JsonValue::make_bool(false), JsonValue::make_bool(true)}});
+        SearchAxis flatten{"head_flatten", text_values({"rows", "d_model_first"})};
+        flatten.imports = true;
+        axes.push_back(flatten);
+    }
+    if (facts.decoder) axes.push_back({"decoder_mask", text_values({"causal", "none"})});
+    return axes;
 }
 
 FamilyDescriptor describe() {
@@ -179,6 +204,7 @@ FamilyDescriptor describe() {
     d.commands = "run, forecast, verify, bench, header";
     d.output_prefix = "output";
     d.import = import_forecaster;
+    d.search_axes = search_axes;
     d.open = open_as<Forecaster>;
     d.lengths[0].option = "window";
     d.lengths[0].json = "window";

@@ -5,7 +5,7 @@
 #include "tools/common/enum_text.h"
 #include "tools/common/tool_error.h"
 #include "tools/convert/conversion_check.h"
-#include "tools/family/family_common.h"
+#include "tools/families/family_common.h"
 #include "tools/host/family_sessions.h"
 #include "tools/import/classifier_import.h"
 
@@ -58,6 +58,7 @@ FamilyDescriptor describe() {
     d.commands = "classify, verify, bench, header";
     d.output_prefix = "label";
     d.import = import_classifier;
+    d.search_axes = stack_search_axes;
     d.open = open_as<Classifier>;
     d.lengths[0] = token_length("max-len", "max_len", "MAX_LEN", "input tokens the arena is sized for");
     d.lengths_text = [](const SessionSize& l) { return "inputs up to " + std::to_string(l.first) + " tokens"; };
