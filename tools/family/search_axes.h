@@ -17,9 +17,9 @@ namespace ax::tools {
 struct SearchFacts {
     format::Family family = format::Family::forecaster;
     int64_t d_model = 0;
-    bool decoder = false;        // the model has decoder layers
-    bool learned_table = false;  // a learned position table was read off the tensors
-    bool patched = false;        // the config gives patches (PatchTST)
+    bool decoder = false;                // the model has decoder layers
+    bool learned_table = false;          // a learned position table was read off the tensors
+    bool patched = false;                // the config gives patches (PatchTST)
     std::optional<int64_t> scale_heads;  // a stored attention scale tells the head count
 };
 
