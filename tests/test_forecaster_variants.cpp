@@ -289,7 +289,8 @@ TEST_CASE(
         const tools::ConfigSearch s = tools::search_config(tools::read_checkpoint(dir + "/model.pt"), config, files);
         std::filesystem::remove(config);
         REQUIRE(s.found);
-        CHECK(s.config.encoder_mask == format::EncoderMask::causal);
+        CHECK(s.config.described.at(format::ConfigKey::encoder_mask) ==
+              static_cast<uint32_t>(format::EncoderMask::causal));
         CHECK(s.config.nhead == 3);
         CHECK(s.config.activation == format::Activation::gelu);
         CHECK(s.config.norm_first);

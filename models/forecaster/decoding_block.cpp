@@ -13,7 +13,7 @@ Status bad(const char* what) { return Status::error(StatusCode::bad_model, what)
 
 }  // namespace
 
-Status DecodingBlock::read(const ModelFile& f) {
+Status DecodingBlock::read(const ConfigRecords& f) {
     uint32_t v = 0;
     if (f.config(ConfigKey::decoding, &v)) AX_RETURN_IF_ERROR(read_config_enum(f, ConfigKey::decoding, &mode));
     if (f.config(ConfigKey::placeholder, &v))

@@ -29,7 +29,7 @@ struct DecodingBlock {
     size_t label_len = 0;  // one pass: observed rows the decoder reads before its placeholders
 
     // Records: decoding, placeholder, label_len.
-    Status read(const ModelFile& f);
+    Status read(const ConfigRecords& f);
     Status check(const ForecasterConfig& c) const;
     void write(ConfigWriter& out) const;
 };

@@ -16,7 +16,7 @@ Status bad(const char* what) { return Status::error(StatusCode::bad_model, what)
 
 // Which input column each output continues and each decoder column reads (format.h, kOutputFeatureKey and
 // kDecoderFeatureKey), and how many decoder columns are known-future inputs rather than fed-back outputs.
-Status read_decoder_columns(const ModelFile& f, ForecasterConfig* c) {
+Status read_decoder_columns(const ConfigRecords& f, ForecasterConfig* c) {
     auto column_of = [&](uint32_t base, size_t i, size_t fallback) {
         uint32_t column = 0;
         return f.config(static_cast<ConfigKey>(base + i), &column) ? size_t{column} : fallback;
@@ -123,8 +123,14 @@ Status check_forecaster_config(const ForecasterConfig& c) {
 
 Status read_forecaster_config(const ModelFile& f, ForecasterConfig* out) {
     if (f.family() != format::Family::forecaster) return bad_model_config("not a forecaster model");
+    AX_RETURN_IF_ERROR(read_forecaster_records(f, out));
+    note_stack_tensors(f, &out->stack);
+    return Status::ok();
+}
+
+Status read_forecaster_records(const ConfigRecords& f, ForecasterConfig* out) {
     ForecasterConfig c;
-    AX_RETURN_IF_ERROR(read_stack_config(f, 0, &c.stack));
+    AX_RETURN_IF_ERROR(read_stack_records(f, 0, &c.stack));
     AX_RETURN_IF_ERROR(read_config_size(f, ConfigKey::n_features, 1, kMaxModelWidth, &c.n_features));
     AX_RETURN_IF_ERROR(read_config_size(f, ConfigKey::n_outputs, 1, kMaxModelWidth, &c.n_outputs));
     // Both keys are younger than the family: files without them have no limit and no stated window.

@@ -77,5 +77,7 @@ Status check_forecaster_config(const ForecasterConfig& c);
 // Reads a config from its records, block by block, and checks each block against the rest; shared by the
 // runtime and the converter's self-check.
 Status read_forecaster_config(const ModelFile& file, ForecasterConfig* out);
+// The same from records alone (a converter's, before it writes them), the family not checked.
+Status read_forecaster_records(const ConfigRecords& records, ForecasterConfig* out);
 
 }  // namespace ax

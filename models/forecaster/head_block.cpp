@@ -14,7 +14,7 @@ Status bad(const char* what) { return Status::error(StatusCode::bad_model, what)
 
 }  // namespace
 
-Status HeadBlock::read(const ModelFile& f) {
+Status HeadBlock::read(const ConfigRecords& f) {
     uint32_t v = 0;
     if (f.config(ConfigKey::head, &v)) AX_RETURN_IF_ERROR(read_config_enum(f, ConfigKey::head, &kind));
     if (f.config(ConfigKey::head_activation, &v))

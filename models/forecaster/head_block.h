@@ -32,7 +32,7 @@ struct HeadBlock {
     }
 
     // Records: head, head_hidden, head_activation, encoder_output_activation.
-    Status read(const ModelFile& f);
+    Status read(const ConfigRecords& f);
     Status check(const ForecasterConfig& c) const;
     void write(ConfigWriter& out) const;
 };

@@ -21,7 +21,7 @@ size_t InputBlock::encoder_rows(size_t rows) const {
     return padded < patch_len ? 0 : (padded - patch_len) / patch_stride + 1;
 }
 
-Status InputBlock::read(const ModelFile& f) {
+Status InputBlock::read(const ConfigRecords& f) {
     uint32_t v = 0;
     if (f.config(ConfigKey::input_embedding, &v))
         AX_RETURN_IF_ERROR(read_config_enum(f, ConfigKey::input_embedding, &kind));

@@ -40,7 +40,7 @@ struct InputBlock {
     size_t padded_rows(size_t rows) const { return rows + (patch_pad ? patch_stride : 0); }
 
     // Records: input_embedding, embed_scale, patch_len, patch_stride, patch_padding.
-    Status read(const ModelFile& f);
+    Status read(const ConfigRecords& f);
     Status check(const ForecasterConfig& c) const;
     void write(ConfigWriter& out) const;
 };

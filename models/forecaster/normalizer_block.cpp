@@ -10,7 +10,7 @@ namespace ax {
 
 using format::ConfigKey;
 
-Status NormalizerBlock::read(const ModelFile& f) {
+Status NormalizerBlock::read(const ConfigRecords& f) {
     AX_RETURN_IF_ERROR(read_config_enum(f, ConfigKey::normalization, &kind));
     uint32_t v = 0;
     if (f.config(ConfigKey::revin, &v)) AX_RETURN_IF_ERROR(read_config_enum(f, ConfigKey::revin, &revin));

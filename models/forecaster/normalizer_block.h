@@ -26,7 +26,7 @@ struct NormalizerBlock {
     bool revin_on() const { return revin != format::Revin::none; }
 
     // Records: normalization, revin, revin_eps.
-    Status read(const ModelFile& f);
+    Status read(const ConfigRecords& f);
     // The one message a user sees for a combination the block cannot run.
     Status check(const ForecasterConfig& c) const;
     void write(ConfigWriter& out) const;

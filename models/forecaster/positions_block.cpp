@@ -16,7 +16,7 @@ Status bad(const char* what) { return Status::error(StatusCode::bad_model, what)
 
 }  // namespace
 
-Status PositionsBlock::read(const ModelFile& f, size_t d_model, size_t* max_positions) {
+Status PositionsBlock::read(const ConfigRecords& f, size_t d_model, size_t* max_positions) {
     AX_RETURN_IF_ERROR(read_config_enum(f, ConfigKey::positional_encoding, &encoder));
     if (encoder == PositionalEncoding::sinusoidal && d_model % 2 != 0)
         return bad("sinusoidal positions need an even d_model");

@@ -23,7 +23,7 @@ struct PositionsBlock {
 
     // Records: positional_encoding, decoder_positional_encoding (absent: the encoder's), max_positions (the
     // table's rows, into the config's lengths).
-    Status read(const ModelFile& f, size_t d_model, size_t* max_positions);
+    Status read(const ConfigRecords& f, size_t d_model, size_t* max_positions);
     Status check(const ForecasterConfig& c) const;
     void write(ConfigWriter& out) const;
 };

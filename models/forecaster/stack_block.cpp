@@ -13,7 +13,7 @@ Status bad(const char* what) { return Status::error(StatusCode::bad_model, what)
 
 }  // namespace
 
-Status StackBlock::read(const ModelFile& f, StackConfig* stack) {
+Status StackBlock::read(const ConfigRecords& f, StackConfig* stack) {
     AX_RETURN_IF_ERROR(read_config_enum(f, ConfigKey::memory_mask, &memory_mask));
     uint32_t v = 0;
     format::EncoderMask encoder_mask = format::EncoderMask::none;

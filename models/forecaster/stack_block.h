@@ -25,7 +25,7 @@ struct StackBlock {
 
     // Records: memory_mask, encoder_mask, decoder_mask (into the stack's causal flags), encoder_residual,
     // decoder_residual.
-    Status read(const ModelFile& f, StackConfig* stack);
+    Status read(const ConfigRecords& f, StackConfig* stack);
     Status check(const ForecasterConfig& c) const;
     void write(const StackConfig& stack, ConfigWriter& out) const;
 };

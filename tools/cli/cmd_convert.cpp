@@ -101,6 +101,11 @@ int cmd_convert(const Argv& argv) {
                           "model-version", "vocab", "src-vocab", "tgt-vocab", "tokenizer"}),
         {"integer-only"});
     args.expect_positionals(1, "one checkpoint (.pt or .safetensors)");
+    if (is_onnx_command(args.positionals()))
+        throw tools::ToolError(args.positionals()[0] +
+                               ": converting ONNX graphs to .axm is not available yet; convert the PyTorch checkpoint "
+                               "with its config (docs/importing-models.md). auspex inspect and auspex run read the "
+                               "graph on the host (docs/onnx.md)");
     tools::ConvertOptions options;
     options.checkpoint_path = args.positionals()[0];
     const std::string found_path = args.get("find-config");

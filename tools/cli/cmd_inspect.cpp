@@ -91,6 +91,7 @@ void print_stack(const StackConfig& s, bool integer) {
 }  // namespace
 
 int cmd_inspect(const Argv& argv) {
+    if (is_onnx_command(argv)) return cmd_inspect_onnx(argv);
     std::set<std::string> options = length_options();
     options.insert({"flash", "ram", "board"});
     const Args args(argv, options, {});

@@ -40,13 +40,22 @@ const CommandOptions kOptions[] = {
      "  --tokenizer basic_english|whitespace   how a word vocabulary splits text (default basic_english)\n"},
     {"inspect", AX_LENGTH_OPTIONS
      "  --board NAME               will it fit this board's flash and RAM (an unknown name lists the boards)\n"
-     "  --flash SIZE --ram SIZE    will it fit these sizes (e.g. 1M, 128K)\n"},
+     "  --flash SIZE --ram SIZE    will it fit these sizes (e.g. 1M, 128K)\n"
+     "  MODEL.onnx: opsets, inputs and outputs, the op types left after constant and shape folding, and the nodes "
+     "the host reference evaluator cannot compute\n"
+     "  --dim NAME=N               (ONNX) fold for this size of a dynamic dimension (default 1 for a first axis, "
+     "else 8)\n"},
     {"run",
      "  --src SRC.csv --tgt TGT.csv   forecaster: encoder and decoder inputs, raw units unless --model-space\n"
      "  --model-space              the inputs are in the model's (normalized) units, as PyTorch's forward sees\n"
      "  --src-tokens \"...\" --tgt-tokens \"...\"   seq2seq: token ids\n"
      "  --pad ID|none              seq2seq: the padding id masked in attention (default the model's)\n"
-     "  -o, --output OUT.csv       write the outputs there (default stdout)\n"},
+     "  -o, --output OUT.csv       write the outputs there (default stdout)\n"
+     "  --input NAME=FILE.csv      (ONNX) feed a graph input by name, one column per value of its last dimension; "
+     "repeat for each input\n"
+     "  --output-name NAME         (ONNX) the graph output to write (default the first)\n"
+     "  MODEL.onnx runs on the host reference evaluator (float32, op by op, for comparing with PyTorch), not the "
+     "device path: convert does not take ONNX graphs yet\n"},
     {"forecast",
      "  --input HISTORY.csv        the history; its last rows are the encoder window\n"
      "  --horizon H                steps to forecast (default the model's: 24 for an autoregressive one)\n"

@@ -34,13 +34,16 @@ const Command kCommands[] = {
      true},
     {"inspect", ax::cli::cmd_inspect,
      "inspect MODEL.axm [--window S --horizon H | --src-len S --tgt-len T | --max-len L] "
-     "[--board NAME | --flash SIZE --ram SIZE]",
+     "[--board NAME | --flash SIZE --ram SIZE]  |  inspect MODEL.onnx [--dim NAME=N ...]",
      "print a model's family, config, tensors, identity and the arena its sessions need (and whether it fits a board)",
      false},
     {"run", ax::cli::cmd_run,
      "run MODEL.axm --src SRC.csv --tgt TGT.csv [-o OUT.csv] [--model-space] [--port P] [--threads N]  |  "
-     "run SEQ2SEQ.axm --src-tokens \"...\" --tgt-tokens \"...\" [--pad ID|none] [-o LOGITS.csv]",
-     "one teacher-forced forward pass, as PyTorch's forward(src, tgt)", true},
+     "run SEQ2SEQ.axm --src-tokens \"...\" --tgt-tokens \"...\" [--pad ID|none] [-o LOGITS.csv]  |  "
+     "run MODEL.onnx --input NAME=FILE.csv [--input ...] [--output-name NAME] [-o OUT.csv]",
+     "one teacher-forced forward pass, as PyTorch's forward(src, tgt); for an .onnx graph, its outputs from the host "
+     "reference evaluator",
+     true},
     {"forecast", ax::cli::cmd_forecast,
      "forecast MODEL.axm --input HISTORY.csv [--horizon H] [--window S] [-o OUT.csv] [--truth T.csv] [--plot FC.svg] "
      "[--future F.csv] [--recompute] [--port P] [--threads N]",

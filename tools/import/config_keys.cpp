@@ -102,6 +102,10 @@ uint32_t record_value_of(P v) {
         return 0;
 }
 
+// The type a described key's value has (Row(key, Described<T>{}, ...)).
+template <typename T>
+struct Described {};
+
 // One row, built field by field: Row(name or record, &ConvertConfig::field, families, default, doc) reads the
 // key by the field's type; the setters add what only some keys have.
 class Row {
@@ -122,6 +126,26 @@ public:
         };
         if constexpr (!std::is_same_v<T, typename Plain<T>::type>)
             s_.is_set = [field](const ConvertConfig& c) { return (c.*field).has_value(); };
+    }
+    // A key of a model description's option (a block's record): its value, read by type, lands in
+    // ConvertConfig::described as its record holds it, with no field of its own.
+    template <typename P>
+    Row(ConfigKey key, Described<P>, FamilySet families, const char* default_text, const char* doc, Range range = {}) {
+        init(format::enum_name(key), families, default_text, doc);
+        s_.kind = kind_of<P>(range);
+        s_.record = key;
+        s_.record_value = [range](const JsonValue& v, const std::string& where) {
+            P value{};
+            read_value(v, where, range, &value);
+            return record_value_of(value);
+        };
+        s_.read = [key, range](const JsonValue& v, const std::string& where, ConvertConfig* c) {
+            P value{};
+            read_value(v, where, range, &value);
+            c->described[key] = record_value_of(value);
+        };
+        s_.is_set = [key](const ConvertConfig& c) { return c.described.count(key) != 0; };
+        s_.record_text = record_text_of<P>;
     }
     // A key read by its own reader.
     Row(const char* name, const char* kind, FamilySet families, const char* default_text, const char* doc,
@@ -380,15 +404,16 @@ std::vector<ConfigKeySpec> make_table() {
             "feeding its predictions back: not stated",
             "the steps a one-pass forecaster predicts at once; a model feeding its predictions back: the steps its "
             "loop was trained to forecast (forecast notes a longer --horizon)"),
-        Row(ConfigKey::encoder_mask, &ConvertConfig::encoder_mask, kForecaster, "`\"none\"`",
+        Row(ConfigKey::encoder_mask, Described<format::EncoderMask>{}, kForecaster, "`\"none\"`",
             "`\"causal\"` where a square subsequent mask goes to the encoder (not in the tensors)")
             .unwritten(format::EncoderMask::none),
-        Row(ConfigKey::decoder_mask, &ConvertConfig::decoder_mask, kForecaster, "`\"causal\"`",
+        Row(ConfigKey::decoder_mask, Described<format::DecoderMask>{}, kForecaster, "`\"causal\"`",
             "the decoder's self-attention: `\"causal\"` (the forward passes tgt_mask) or `\"none\"` (called "
             "without tgt_mask: every decoder row sees every other; forecasts rerun the whole decoder each step); "
             "not in the tensors")
             .neutral([](const ConvertConfig& c) {
-                return c.decoder_mask.value_or(format::DecoderMask::causal) == format::DecoderMask::causal;
+                const auto at = c.described.find(ConfigKey::decoder_mask);
+                return at == c.described.end() || at->second == static_cast<uint32_t>(format::DecoderMask::causal);
             })
             .unwritten(format::DecoderMask::causal),
         Row(ConfigKey::input_embedding, &ConvertConfig::input_embedding, kForecaster,
@@ -407,7 +432,7 @@ std::vector<ConfigKeySpec> make_table() {
             "a one-pass decoder's placeholder rows: zeros or the last observed row"),
         Row(ConfigKey::head_activation, &ConvertConfig::head_activation, kForecaster, "`\"relu\"`",
             "the activation between a pooled head's hidden and final Linear"),
-        Row(ConfigKey::encoder_output_activation, &ConvertConfig::encoder_output_activation, kForecaster, "none",
+        Row(ConfigKey::encoder_output_activation, Described<format::Activation>{}, kForecaster, "none",
             "an activation on the encoder's rows before a pooled head (mvts_transformer's `act(output)`)"),
         Row("patch_len", &ConvertConfig::patch_len, kForecaster, "none: one input row, one token",
             "steps per patch of a patched (PatchTST-style) model: each column's window cut into patches, one token "
@@ -420,10 +445,10 @@ std::vector<ConfigKeySpec> make_table() {
             .is_set([](const ConvertConfig& c) { return c.padding_patch.has_value(); })
             .record(ConfigKey::patch_padding)
             .record_text([](uint32_t v) { return std::string(v ? "\"end\"" : "\"none\""); }),
-        Row(ConfigKey::encoder_residual, &ConvertConfig::encoder_residual, kForecaster, "`false`",
+        Row(ConfigKey::encoder_residual, Described<bool>{}, kForecaster, "`false`",
             "the encoder's output is `x + encoder(x)`, x its embedded rows (a residual around the whole stack; the "
             "weights cannot tell)"),
-        Row(ConfigKey::decoder_residual, &ConvertConfig::decoder_residual, kForecaster, "`false`",
+        Row(ConfigKey::decoder_residual, Described<bool>{}, kForecaster, "`false`",
             "the decoder's output is `y + decoder(y, memory)`, y its embedded rows, before the generator"),
         Row("res_attention", &ConvertConfig::res_attention, kForecaster, "`false`",
             "each encoder layer adds the previous layer's pre-softmax attention scores to its own (PatchTST's "

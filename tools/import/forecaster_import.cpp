@@ -346,17 +346,23 @@ format::Revin import_revin(CheckpointTensors& ck, AxmModel& m, const ConvertConf
     return format::Revin::affine;
 }
 
-// The description's records, once its blocks accept it: what the runtime would refuse is refused here with
-// the block's own message, before anything is written.
-void write_description(const ForecasterConfig& fc, AxmModel& m) {
-    const Status checked = check_forecaster_config(fc);
-    if (!checked.is_ok()) throw ToolError(std::string("the model cannot run as described: ") + checked.message());
+// The description's records: what the checkpoint and the config's structure tell (fc, written by its blocks),
+// then the options the config states as they are (ConvertConfig::described), read back through the blocks as
+// the runtime will read them and judged by the blocks' one check, so that what the runtime would refuse is
+// refused here with the block's own message, before anything is written.
+void write_description(const ForecasterConfig& fc, const ConvertConfig& config, AxmModel& m) {
     struct Records : ConfigWriter {
         AxmModel* model;
         explicit Records(AxmModel* to) : model(to) {}
         void put(format::ConfigKey key, uint32_t value) override { model->config.emplace_back(key, value); }
     } records(&m);
     write_forecaster_config(fc, records);
+    write_described(config, m);
+    const std::vector<uint8_t> bytes = config_record_bytes(m);
+    ForecasterConfig read;
+    const Status status =
+        read_forecaster_records(ConfigRecords(bytes.data(), static_cast<uint32_t>(m.config.size())), &read);
+    if (!status.is_ok()) throw ToolError(std::string("the model cannot run as described: ") + status.message());
 }
 
 // A patched (PatchTST-style) encoder-only model: the input Linear reads patch_len steps of one column, the
@@ -570,25 +576,15 @@ AxmModel import_forecaster(const TensorMap& tensors, const ConvertConfig& config
         }
     }
     if (config.patch_len && !encoder_only) throw ToolError("patches need an encoder-only model");
-    fc.stacks.encoder_residual = config.encoder_residual.value_or(false);
-    fc.stacks.decoder_residual = config.decoder_residual.value_or(false);
     if (config.res_attention.value_or(false)) {
         if (!encoder_only) throw ToolError("config \"res_attention\" is an encoder-only model's (PatchTST's)");
         variant.push_back({ConfigKey::residual_attention, 1u});
     }
     if (config.head_flatten && !config.patch_len)
         throw ToolError("config \"head_flatten\" is read for patched models (PatchTST's head)");
-    if (config.encoder_output_activation) {
-        fc.head.encoder_act = true;
-        fc.head.encoder_activation = *config.encoder_output_activation;
-    }
     fc.normalizer.revin = revin;
     if (revin != format::Revin::none && config.revin_eps)
         fc.normalizer.revin_eps = static_cast<float>(*config.revin_eps);
-    fc.stack.encoder_causal = config.encoder_mask == format::EncoderMask::causal;
-    fc.stack.decoder_causal = config.decoder_mask != format::DecoderMask::none;
-    if (!fc.stack.decoder_causal && encoder_only)
-        throw ToolError("config \"decoder_mask\" is a decoder's; this checkpoint has none");
     if (config.embed_scale || config.embed_scale_sqrt_d) fc.input.scale = embed_scale_value(config, d, 1.0f);
 
     const NormalizationSpec& norm = config.normalization;
@@ -602,7 +598,6 @@ AxmModel import_forecaster(const TensorMap& tensors, const ConvertConfig& config
     }
     ck.check_all_used("forecaster");
 
-    add_stack_config(m, s, config);
     fc.n_features = static_cast<size_t>(nf);
     fc.n_outputs = static_cast<size_t>(no);
     if (encoder_only) fc.decoder_features = fc.n_features;
@@ -612,8 +607,9 @@ AxmModel import_forecaster(const TensorMap& tensors, const ConvertConfig& config
     fc.window = static_cast<size_t>(window);
     fc.stacks.memory_mask = config.memory_mask;
     fc.normalizer.kind = norm.mode;
-    write_description(fc, m);
+    add_stack_config(m, s, config);
     m.config.insert(m.config.end(), variant.begin(), variant.end());
+    write_description(fc, config, m);
     return m;
 }
 

@@ -105,6 +105,14 @@ StackShape import_stacks(CheckpointTensors& ck, AxmModel& m, const ConvertConfig
 // norm_first, layer_norm_eps, final norms.
 void add_stack_config(AxmModel& m, const StackShape& s, const ConvertConfig& config);
 
+// The options a config states for the model's description (ConvertConfig::described), into m's records as
+// they are; a value an import leaves unwritten (the key's row says which) is left out, a record already there
+// replaced.
+void write_described(const ConvertConfig& config, AxmModel& m);
+
+// m's config records laid out as a model file holds them (runtime/config_records.h reads them).
+std::vector<uint8_t> config_record_bytes(const AxmModel& m);
+
 // Top-level nn.Linear modules (X.weight rank 2 plus X.bias) outside the layer stacks.
 std::vector<std::string> find_linear_modules(const CheckpointTensors& ck);
 
