@@ -309,6 +309,17 @@ bool parse_enum(const char* text, E* out) {
     return false;
 }
 
+// How a stored vocabulary turns text into ids (runtime/tokenizer.h). words: split on whitespace, each word
+// looked up as it is; basic_english: torchtext's get_tokenizer("basic_english") rules, then looked up;
+// unigram, bpe: SentencePiece's encoders over its normalized text.
+enum class Tokenizer : uint32_t { words = 0, basic_english = 1, unigram = 2, bpe = 3 };
+inline constexpr EnumName<Tokenizer> kTokenizerNames[] = {{Tokenizer::words, "whitespace"},
+                                                          {Tokenizer::basic_english, "basic_english"},
+                                                          {Tokenizer::unigram, "sentencepiece_unigram"},
+                                                          {Tokenizer::bpe, "sentencepiece_bpe"},
+                                                          {Tokenizer::words, "words"}};
+constexpr EnumNames<Tokenizer> names_of(Tokenizer) { return names_table(kTokenizerNames); }
+
 // A token-id config value meaning "no such token".
 constexpr uint32_t kNoToken = 0xFFFFFFFFu;
 
@@ -420,7 +431,10 @@ constexpr uint16_t kNoLayer = 0xFFFF;
     X(dec_norm2_weight, 78, "decoder.layers.{}.norm2.weight")                                                          \
     X(dec_norm2_bias, 79, "decoder.layers.{}.norm2.bias")                                                              \
     X(dec_norm3_weight, 80, "decoder.layers.{}.norm3.weight")                                                          \
-    X(dec_norm3_bias, 81, "decoder.layers.{}.norm3.bias")
+    X(dec_norm3_bias, 81, "decoder.layers.{}.norm3.bias")                                                              \
+    /* Vocabularies (docs/FORMAT.md, "Vocabularies"; runtime/vocabulary.h): int32 [words], not per layer. */           \
+    X(src_vocabulary, 128, "src_vocabulary") /* the source side's (a classifier's input) */                            \
+    X(tgt_vocabulary, 129, "tgt_vocabulary") /* a translator's target side */
 
 enum class Role : uint16_t {
 #define AX_ROLE_ENUM(name, number, text) name = number,
@@ -429,10 +443,13 @@ enum class Role : uint16_t {
 };
 ;
 constexpr uint16_t kFirstLayerRole = 32;
+constexpr uint16_t kFirstLateModelRole = 128;  // roles from here on are again one per model (no layer)
 
 // Canonical PyTorch-style name of a role, for inspect and error messages (nullptr when unknown), e.g.
 // "encoder.layers.{}.self_attn.in_proj_weight" where {} stands for the layer index.
 const char* role_name(Role role);
-inline bool role_is_per_layer(Role role) { return static_cast<uint16_t>(role) >= kFirstLayerRole; }
+inline bool role_is_per_layer(Role role) {
+    return static_cast<uint16_t>(role) >= kFirstLayerRole && static_cast<uint16_t>(role) < kFirstLateModelRole;
+}
 
 }  // namespace ax::format

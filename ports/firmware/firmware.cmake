@@ -179,6 +179,30 @@ endfunction()
 auspex_example_route(forecast ${fw_gen} ${example_pt} ${example} ${fw_convert_origin} "${fw_example_convert}"
   "${example_lengths}")
 set(example_axm ${fw_gen}/example.axm)
+
+# ---- a translator, text in and text out (apps/firmware/translate_main.cpp): the translation
+# tutorial's fixture model with a word vocabulary in the model file; the board must print what
+# `auspex translate --text` prints on the host for the same sentence (CTest translate_matches_host).
+set(tr_fixtures ${CMAKE_CURRENT_SOURCE_DIR}/tests/fixtures)
+set(tr_sentence "w11 w04 unknown w16 w08 w12")
+file(WRITE ${CMAKE_BINARY_DIR}/translate_sentence.txt "${tr_sentence}\n")
+add_custom_command(OUTPUT ${fw_gen}/translator_model.h ${CMAKE_BINARY_DIR}/translate.expected
+  COMMAND ${host} convert ${tr_fixtures}/seq2seq/tutorial/model.pt --config ${tr_fixtures}/seq2seq/tutorial/config.json
+          --vocab ${tr_fixtures}/text/translator_vocab.txt --tokenizer whitespace -o ${fw_gen}/translator.axm
+  COMMAND ${host} header ${fw_gen}/translator.axm -o ${fw_gen}/translator_model.h --name translator_model
+          --src-len 16 --tgt-len 20
+  COMMAND ${host} translate ${fw_gen}/translator.axm --text-file ${CMAKE_BINARY_DIR}/translate_sentence.txt
+          -o ${CMAKE_BINARY_DIR}/translate.expected
+  DEPENDS ${tr_fixtures}/seq2seq/tutorial/model.pt ${tr_fixtures}/text/translator_vocab.txt ${host} VERBATIM)
+add_custom_target(translate_data DEPENDS ${fw_gen}/translator_model.h ${CMAKE_BINARY_DIR}/translate.expected)
+auspex_firmware(translate image_code.ld ${CMAKE_CURRENT_SOURCE_DIR}/apps/firmware/translate_main.cpp)
+target_compile_definitions(translate PRIVATE "TRANSLATE_SENTENCE=\"${tr_sentence}\"")
+add_dependencies(translate translate_data)
+add_test(NAME translate_matches_host COMMAND ${fw_port}/qemu_run.sh ${board_qemu_machine} $<TARGET_FILE:translate>
+  ${CMAKE_BINARY_DIR}/translate.expected)
+add_test(NAME translate_heap_free COMMAND sh -c "${fw_port}/check_heap_free.sh ${CMAKE_NM} $<TARGET_FILE:auspex_runtime> \
+$<TARGET_FILE:translate> ${CMAKE_BINARY_DIR}/translate.map arena \
+$(sed -n 's/^#define TRANSLATOR_MODEL_ARENA_BYTES \\([0-9]*\\).*/\\1/p' ${fw_gen}/translator_model.h)")
 # The route on models unlike the bundled one, on one board (board_route_tests; the route is the same code on
 # every board): a decoder reading a plan and a calendar column (tests/fixtures/forecaster_known), and an
 # encoder-only flatten head over covariates predicting one of three features (tests/fixtures/forecaster_onepass),

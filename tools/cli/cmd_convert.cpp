@@ -94,11 +94,12 @@ void print_notes(const std::vector<std::string>& notes) {
 }  // namespace
 
 int cmd_convert(const Argv& argv) {
-    const Args args(argv,
-                    with_csv_options({"config", "output", "dtype", "kv-cache", "map", "calib", "calib-window",
-                                      "calib-horizon", "state-dict-key", "check-input", "check-target", "check-output",
-                                      "find-config", "model-name", "model-version"}),
-                    {"integer-only"});
+    const Args args(
+        argv,
+        with_csv_options({"config", "output", "dtype", "kv-cache", "map", "calib", "calib-window", "calib-horizon",
+                          "state-dict-key", "check-input", "check-target", "check-output", "find-config", "model-name",
+                          "model-version", "vocab", "src-vocab", "tgt-vocab", "tokenizer"}),
+        {"integer-only"});
     args.expect_positionals(1, "one checkpoint (.pt or .safetensors)");
     if (is_onnx_command(args.positionals()))
         throw tools::ToolError(args.positionals()[0] +
@@ -123,6 +124,20 @@ int cmd_convert(const Argv& argv) {
         (args.has("delimiter") || args.has("columns") || args.has("fill") || args.has("time-format")))
         throw tools::ToolError("--delimiter, --columns, --fill and --time-format go with --calib data.csv");
     options.state_dict_key = args.get("state-dict-key");
+    if (args.has("vocab") && (args.has("src-vocab") || args.has("tgt-vocab")))
+        throw UsageError{
+            "--vocab (a classifier's, or both sides of a translator) or --src-vocab/--tgt-vocab, not both"};
+    options.vocab.src = args.has("vocab") ? args.get("vocab") : args.get("src-vocab");
+    options.vocab.tgt = args.get("tgt-vocab");
+    options.vocab.shared = args.has("vocab");
+    if (args.has("tokenizer")) {
+        if (!format::parse_enum(args.get("tokenizer").c_str(), &options.vocab.words) ||
+            (options.vocab.words != format::Tokenizer::words &&
+             options.vocab.words != format::Tokenizer::basic_english))
+            throw UsageError{"--tokenizer is basic_english or whitespace (a SentencePiece .model brings its own)"};
+        if (options.vocab.src.empty() && options.vocab.tgt.empty())
+            throw UsageError{"--tokenizer goes with --vocab, --src-vocab or --tgt-vocab"};
+    }
     if (args.has("model-name")) {
         options.model_name = args.get("model-name");
         tools::check_model_name(options.model_name);

@@ -27,7 +27,8 @@ const Command kCommands[] = {
      "convert CHECKPOINT(.pt|.safetensors) --config CONFIG.json -o MODEL.axm [--dtype f32|f16|int8] [--kv-cache "
      "f32|int8] [--map RENAME.map] [--state-dict-key KEY] [--calib DATA.csv [--calib-window S] [--calib-horizon H]] "
      "[--check-input IN --check-output PYTORCH_OUT.csv [--check-target TGT] [--find-config FOUND.json]] "
-     "[--model-name NAME] [--model-version N]",
+     "[--model-name NAME] [--model-version N] [--vocab FILE | --src-vocab FILE --tgt-vocab FILE] "
+     "[--tokenizer basic_english|whitespace]",
      "turn a PyTorch checkpoint and its config into an .axm model (optionally quantized), proved against PyTorch with "
      "a check pair",
      true},
@@ -61,11 +62,14 @@ const Command kCommands[] = {
      "[--port P] [--threads N|N,M,...]  |  bench --kernels [--json]",
      "time a model's passes (or every kernel of each port) on this machine", false},
     {"translate", ax::cli::cmd_translate,
-     "translate SEQ2SEQ.axm --tokens \"5 17 9 2\" [--bos ID] [--eos ID|none] [--pad ID|none] [--max-len N] [--port P]",
-     "greedy-decode a token sequence with a seq2seq model", false},
+     "translate SEQ2SEQ.axm --tokens \"5 17 9 2\" | --text \"SENTENCE\" | --text-file LINES.txt [-o OUT.txt] [--bos "
+     "ID] "
+     "[--eos ID|none] [--pad ID|none] [--max-len N] [--port P]",
+     "greedy-decode a token sequence, or translate sentences with the model's vocabularies", false},
     {"classify", ax::cli::cmd_classify,
-     "classify CLASSIFIER.axm --tokens \"5 17 9 2\" [--pad ID|none] [-o PROBS.csv] [--port P]",
-     "class probabilities for token sequences with a classifier model", false},
+     "classify CLASSIFIER.axm --tokens \"5 17 9 2\" | --text \"SENTENCE\" | --text-file LINES.txt [--pad ID|none] "
+     "[-o PROBS.csv] [--port P]",
+     "class probabilities for a token sequence or for each line of text with a classifier model", false},
     {"reconstruct", ax::cli::cmd_reconstruct,
      "reconstruct TVAE.axm --input SEQ.csv [-o OUT.csv] [--latent Z.csv] [--sample [--seed N]] [--port P]",
      "reconstruct a sequence with a Transformer-VAE and score it (anomaly detection)", true},

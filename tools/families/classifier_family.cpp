@@ -19,9 +19,13 @@ std::vector<std::string> inspect_lines(const LoadedModel& m) {
     const ClassifierConfig& c = config(m);
     const std::string fed = c.stack.decoder_layers ? "decoder fed start token " + token_text(c.start_id)
                                                    : "pooling " + enum_text(c.pooling);
-    return {"io:       vocab " + std::to_string(c.vocab) + ", labels " + std::to_string(c.n_labels) + ", pad " +
-                token_text(c.pad_id) + ", output " + enum_text(c.output_activation) + ", " + fed,
-            token_inputs_line(c.positional_encoding, c.max_positions, c.embed_scale)};
+    std::vector<std::string> lines{"io:       vocab " + std::to_string(c.vocab) + ", labels " +
+                                       std::to_string(c.n_labels) + ", pad " + token_text(c.pad_id) + ", output " +
+                                       enum_text(c.output_activation) + ", " + fed,
+                                   token_inputs_line(c.positional_encoding, c.max_positions, c.embed_scale)};
+    if (m.as<Classifier>().vocabulary().present())
+        lines.push_back("vocab:    " + vocabulary_text(m.as<Classifier>().vocabulary()));
+    return lines;
 }
 
 Workload bench(const LoadedModel& m, const SessionSize& l, const Kernels& k) {
@@ -65,8 +69,10 @@ FamilyDescriptor describe() {
                                 "tokens", plan);
     };
     d.header_macros = [](const LoadedModel& m) -> std::vector<HeaderMacro> {
-        return {macro("VOCAB", config(m).vocab, "token ids are 0..VOCAB-1"),
-                macro("N_LABELS", config(m).n_labels, "outputs per input")};
+        std::vector<HeaderMacro> macros{macro("VOCAB", config(m).vocab, "token ids are 0..VOCAB-1"),
+                                        macro("N_LABELS", config(m).n_labels, "outputs per input")};
+        add_vocabulary_macros(macros, m.as<Classifier>().vocabulary(), "");
+        return macros;
     };
     d.bench = bench;
     d.read_check_inputs = [](const CheckFiles& files, CheckPair* p) {

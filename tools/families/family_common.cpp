@@ -3,9 +3,58 @@
 #include <cmath>
 #include <cstdio>
 
+#include "runtime/tokenizer.h"
 #include "tools/common/enum_text.h"
 
 namespace ax::tools {
+
+namespace {
+
+// SentencePiece's normalized text: expansion bytes per input byte plus the dummy prefix's 3.
+std::string normalized_bytes(const Vocabulary& v, const std::string& n) {
+    return "(" + std::to_string(v.expansion()) + "u * (" + n + ") + 3u)";
+}
+
+}  // namespace
+
+std::string text_scratch_expression(const Vocabulary& v, const std::string& n) {
+    const std::string text = normalized_bytes(v, n);
+    switch (v.tokenizer()) {
+        case format::Tokenizer::words:
+            return "(0u * (" + n + "))";
+        case format::Tokenizer::basic_english:
+            return "(4u * (" + n + "))";
+        case format::Tokenizer::unigram:
+            return "((" + text + " + 7u) / 8u * 8u + " + std::to_string(kUnigramNodeBytes) + "u * (" + text + " + 1u))";
+        case format::Tokenizer::bpe:
+            return "((" + text + " + 7u) / 8u * 8u + " + std::to_string(kBpeSymbolBytes) + "u * " + text + ")";
+    }
+    return "0u";
+}
+
+void add_vocabulary_macros(std::vector<HeaderMacro>& macros, const Vocabulary& v, const std::string& prefix) {
+    if (!v.present()) return;
+    const bool spm = v.tokenizer() == format::Tokenizer::unigram || v.tokenizer() == format::Tokenizer::bpe;
+    macros.push_back({prefix + "TEXT_SCRATCH_BYTES(n)", text_scratch_expression(v, "n") +
+                                                            " /* tokenizer scratch for texts of n bytes (" +
+                                                            enum_text(v.tokenizer()) + ") */"});
+    macros.push_back({prefix + "TEXT_MAX_IDS(n)", (spm ? normalized_bytes(v, "n") : std::string("(n)")) +
+                                                      " /* ids a text of n bytes gives at most */"});
+}
+
+std::string vocabulary_text(const Vocabulary& v) {
+    if (!v.present()) return "none (convert with --vocab to translate or classify text)";
+    std::string text = std::to_string(v.size()) + " tokens, " + enum_text(v.tokenizer());
+    if (v.tokenizer() == format::Tokenizer::unigram || v.tokenizer() == format::Tokenizer::bpe)
+        text +=
+            std::string(v.charsmap_bytes() ? ", normalization table " + std::to_string(v.charsmap_bytes()) + " bytes"
+                                           : ", no normalization table") +
+            ((v.flags() & vocab::add_dummy_prefix) ? ", dummy prefix" : "") +
+            ((v.flags() & vocab::remove_extra_whitespaces) ? ", extra spaces removed" : "");
+    text +=
+        ", unknown words -> " + (v.unk_id() == format::kNoToken ? std::string("error") : std::to_string(v.unk_id()));
+    return text;
+}
 
 std::string token_text(uint32_t id) { return id == format::kNoToken ? "none" : std::to_string(id); }
 

@@ -5,9 +5,20 @@
 #include <string>
 
 #include "tools/family/family_descriptor.h"
+#include "runtime/vocabulary.h"
 #include "tools/host/model_loader.h"
 
 namespace ax::tools {
+
+// inspect's description of a stored vocabulary: "837 tokens, basic_english, unknown words -> 0" ("none" when
+// the model has none).
+std::string vocabulary_text(const Vocabulary& v);
+// `auspex header`'s macros of a stored vocabulary (none without one): PREFIX_TEXT_SCRATCH_BYTES(n), the exact
+// scratch encode_text needs for texts of n bytes (runtime/tokenizer.h), and PREFIX_TEXT_MAX_IDS(n), the most
+// ids it gives; constant expressions, so that a firmware sizes static buffers with them.
+void add_vocabulary_macros(std::vector<HeaderMacro>& macros, const Vocabulary& v, const std::string& prefix);
+// The expression of those macros for n (for the tests, which compare it with the runtime's figure).
+std::string text_scratch_expression(const Vocabulary& v, const std::string& n);
 
 // The token and latent families' sequence length when no length option is given (or the model's
 // max_positions, when fewer).

@@ -16,10 +16,16 @@ const Seq2SeqConfig& config(const LoadedModel& m) { return m.as<Seq2Seq>().confi
 
 std::vector<std::string> inspect_lines(const LoadedModel& m) {
     const Seq2SeqConfig& c = config(m);
-    return {"io:       src_vocab " + std::to_string(c.src_vocab) + ", tgt_vocab " + std::to_string(c.tgt_vocab) +
-                ", pad " + token_text(c.pad_id) + ", bos " + token_text(c.bos_id) + ", eos " + token_text(c.eos_id) +
-                ", decode_mask_pads " + (c.decode_mask_pads ? "true" : "false"),
-            token_inputs_line(c.positional_encoding, c.max_positions, c.embed_scale)};
+    std::vector<std::string> lines{"io:       src_vocab " + std::to_string(c.src_vocab) + ", tgt_vocab " +
+                                       std::to_string(c.tgt_vocab) + ", pad " + token_text(c.pad_id) + ", bos " +
+                                       token_text(c.bos_id) + ", eos " + token_text(c.eos_id) + ", decode_mask_pads " +
+                                       (c.decode_mask_pads ? "true" : "false"),
+                                   token_inputs_line(c.positional_encoding, c.max_positions, c.embed_scale)};
+    const Seq2Seq& s = m.as<Seq2Seq>();
+    if (s.src_vocabulary().present() || s.tgt_vocabulary().present())
+        lines.push_back("vocab:    source " + vocabulary_text(s.src_vocabulary()) + "; target " +
+                        vocabulary_text(s.tgt_vocabulary()));
+    return lines;
 }
 
 ArenaFacts inspect_arena(const LoadedModel& m, const SessionSize& l, MemoryPlan* plan) {
@@ -119,8 +125,10 @@ FamilyDescriptor describe() {
     d.inspect_lines = inspect_lines;
     d.inspect_arena = inspect_arena;
     d.header_macros = [](const LoadedModel& m) -> std::vector<HeaderMacro> {
-        return {macro("SRC_VOCAB", config(m).src_vocab, "source token ids are 0..SRC_VOCAB-1"),
-                macro("TGT_VOCAB", config(m).tgt_vocab, "logits per target token")};
+        std::vector<HeaderMacro> macros{macro("SRC_VOCAB", config(m).src_vocab, "source token ids are 0..SRC_VOCAB-1"),
+                                        macro("TGT_VOCAB", config(m).tgt_vocab, "logits per target token")};
+        add_vocabulary_macros(macros, m.as<Seq2Seq>().src_vocabulary(), "SRC_");
+        return macros;
     };
     d.bench = bench;
     d.check_target = "the target token lines of forward(src, tgt)";
