@@ -17,6 +17,7 @@
 #include "tools/common/tool_error.h"
 #include "tools/axm/axm_writer.h"
 #include "tools/convert/vocabulary_source.h"
+#include "tools/common/aligned_buffer.h"
 #include "tools/convert/vocabulary_store.h"
 #include "tools/text/json.h"
 
@@ -26,7 +27,7 @@ using namespace ax;
 
 // A model file holding one vocabulary (enough for ModelFile and Vocabulary to read it in place).
 struct StoredVocabulary {
-    std::vector<uint8_t> bytes;
+    tools::AlignedBuffer bytes;  // the runtime reads a model 16-byte aligned (a vector is 8 on 32-bit targets)
     ModelFile file;
     Vocabulary vocab;
 };
@@ -43,7 +44,7 @@ std::unique_ptr<StoredVocabulary> store(const tools::VocabSource& source) {
     t.data.resize(4 * w.size());
     std::memcpy(t.data.data(), w.data(), t.data.size());
     m.tensors.push_back(t);
-    s->bytes = tools::serialize_axm(m);
+    s->bytes = tools::AlignedBuffer(tools::serialize_axm(m));
     REQUIRE(ModelFile::open(s->bytes.data(), s->bytes.size(), Checksum::verify, &s->file).is_ok());
     const Status st = Vocabulary::open(s->file, format::Role::src_vocabulary, source.pieces.size(), &s->vocab);
     INFO(st.message());
@@ -203,11 +204,12 @@ TEST_CASE("text: a damaged vocabulary tensor is refused, not read") {
         {vocab::kHeaderWords + n + 2, 0},                         // sorted index not sorted
     };
     for (const Patch& p : patches) {
-        std::vector<uint8_t> bytes = v->bytes;
+        std::vector<uint8_t> bytes(v->bytes.data(), v->bytes.data() + v->bytes.size());
         std::memcpy(bytes.data() + at + 4 * p.word, &p.value, 4);
         tools::reseal_axm(bytes);
+        const tools::AlignedBuffer patched(bytes);
         ModelFile f;
-        REQUIRE(ModelFile::open(bytes.data(), bytes.size(), Checksum::verify, &f).is_ok());
+        REQUIRE(ModelFile::open(patched.data(), patched.size(), Checksum::verify, &f).is_ok());
         Vocabulary out;
         const Status s = Vocabulary::open(f, format::Role::src_vocabulary, n, &out);
         INFO("word " << p.word);
