@@ -81,12 +81,11 @@ TEST_CASE("chronos-bolt import: the seeded checkpoint of chronos-bolt-tiny's str
 TEST_CASE("chronos-bolt import: refuses what is not Chronos-Bolt, naming the key") {
     CHECK(refusal(config_text()).empty());
     CHECK(refusal(config_text("\"t5\"", "\"bert\"")).find("model_type") != std::string::npos);
-    CHECK(refusal(config_text("\"is_gated_act\": false", "\"is_gated_act\": true")).find("gated") !=
-          std::string::npos);
+    CHECK(refusal(config_text("\"is_gated_act\": false", "\"is_gated_act\": true")).find("gated") != std::string::npos);
     CHECK(refusal(config_text("\"feed_forward_proj\": \"relu\"", "\"feed_forward_proj\": \"gated-gelu\""))
               .find("gated-gelu") != std::string::npos);
-    CHECK(refusal(config_text("\"input_patch_stride\": 16", "\"input_patch_stride\": 8"))
-              .find("input_patch_stride") != std::string::npos);
+    CHECK(refusal(config_text("\"input_patch_stride\": 16", "\"input_patch_stride\": 8")).find("input_patch_stride") !=
+          std::string::npos);
     CHECK(refusal(config_text("[0.1, 0.5, 0.9]", "[0.5, 0.1]")).find("quantiles") != std::string::npos);
     CHECK(refusal(config_text("\"d_kv\": 4, ", "")).find("d_kv") != std::string::npos);
     CHECK(refusal(config_text("ChronosBoltModelForForecasting", "ChronosModelForForecasting")).find("architectures") !=

@@ -49,8 +49,10 @@ public:
                             ", which every Chronos-Bolt checkpoint of this config holds: is the file complete and "
                             "from the same model as config.json?");
         if (it->second.shape != shape)
-            throw ToolError("model.safetensors: " + name + " is " + shape_string(it->second.shape) + ", config.json's "
-                            "sizes make it " + shape_string(shape) + ": the two files are from different models");
+            throw ToolError("model.safetensors: " + name + " is " + shape_string(it->second.shape) +
+                            ", config.json's "
+                            "sizes make it " +
+                            shape_string(shape) + ": the two files are from different models");
         for (float x : it->second.data)
             if (!std::isfinite(x)) throw ToolError("model.safetensors: " + name + " holds a NaN or infinite value");
         used_.insert(name);
@@ -118,7 +120,8 @@ ChronosBoltConfig parse_chronos_bolt_config(const std::string& json_text, const 
     if (!root.is_object()) throw ToolError(source + ": expected a JSON object");
     const JsonValue* type = root.find("model_type");
     if (!type || !type->is_string() || type->as_string("model_type") != "t5")
-        throw ToolError(source + ": model_type is not \"t5\"; auspex reads Chronos-Bolt's published directory (a T5 "
+        throw ToolError(source +
+                        ": model_type is not \"t5\"; auspex reads Chronos-Bolt's published directory (a T5 "
                         "config with a chronos_config), not other Hugging Face models");
     const JsonValue* cc = root.find("chronos_config");
     if (!cc || !cc->is_object())
@@ -128,16 +131,18 @@ ChronosBoltConfig parse_chronos_bolt_config(const std::string& json_text, const 
         for (const JsonValue& a : arch->as_array(source + " \"architectures\""))
             bolt = bolt || (a.is_string() && a.as_string("architectures") == "ChronosBoltModelForForecasting");
         if (!bolt)
-            throw ToolError(source + ": architectures does not name ChronosBoltModelForForecasting; the original "
+            throw ToolError(source +
+                            ": architectures does not name ChronosBoltModelForForecasting; the original "
                             "Chronos (token sampling, chronos-t5-*) is another model that auspex does not run");
     }
     const std::string ccw = source + " chronos_config";
     ChronosBoltConfig c;
     const bool gated = root.find("is_gated_act") && root.find("is_gated_act")->as_bool(source + " \"is_gated_act\"");
     std::string proj = root.find("feed_forward_proj") ? root.find("feed_forward_proj")->as_string("feed_forward_proj")
-                                                     : std::string("relu");
+                                                      : std::string("relu");
     if (gated || proj.rfind("gated-", 0) == 0)
-        throw ToolError(source + ": a gated feed-forward (feed_forward_proj \"" + proj + "\") is not implemented: "
+        throw ToolError(source + ": a gated feed-forward (feed_forward_proj \"" + proj +
+                        "\") is not implemented: "
                         "auspex runs Chronos-Bolt's published checkpoints, whose feed-forward is \"relu\"");
     std::string act = root.find("dense_act_fn") ? root.find("dense_act_fn")->as_string("dense_act_fn") : proj;
     if (act == "relu")
@@ -151,8 +156,8 @@ ChronosBoltConfig parse_chronos_bolt_config(const std::string& json_text, const 
     c.d_kv = int_key(root, "d_kv", source, 1, 1 << 12);
     c.num_heads = int_key(root, "num_heads", source, 1, 256);
     c.encoder_layers = int_key(root, "num_layers", source, 1, 256);
-    c.decoder_layers = root.find("num_decoder_layers") ? int_key(root, "num_decoder_layers", source, 1, 256)
-                                                       : c.encoder_layers;
+    c.decoder_layers =
+        root.find("num_decoder_layers") ? int_key(root, "num_decoder_layers", source, 1, 256) : c.encoder_layers;
     c.num_buckets = int_key(root, "relative_attention_num_buckets", source, 4, 4096);
     c.max_distance = int_key(root, "relative_attention_max_distance", source, 2, 1 << 20);
     if (c.num_buckets % 4 != 0 || c.max_distance <= c.num_buckets / 4)
@@ -164,9 +169,8 @@ ChronosBoltConfig parse_chronos_bolt_config(const std::string& json_text, const 
         if (!(eps > 0 && eps < 1)) throw ToolError(source + ": layer_norm_epsilon must be in (0, 1)");
         c.eps = static_cast<float>(eps);
     }
-    c.decoder_start_token_id = root.find("decoder_start_token_id")
-                                   ? int_key(root, "decoder_start_token_id", source, 0, 1)
-                                   : 0;
+    c.decoder_start_token_id =
+        root.find("decoder_start_token_id") ? int_key(root, "decoder_start_token_id", source, 0, 1) : 0;
     c.context_length = int_key(*cc, "context_length", ccw, 1, 1 << 16);
     c.patch_size = int_key(*cc, "input_patch_size", ccw, 1, 4096);
     const size_t stride = int_key(*cc, "input_patch_stride", ccw, 1, 4096);
@@ -241,10 +245,12 @@ ChronosBoltCheckpoint read_chronos_bolt(const std::string& directory) {
     const std::string config_path = directory + "/config.json";
     const std::string weights_path = directory + "/model.safetensors";
     if (!std::ifstream(config_path))
-        throw ToolError(directory + " has no config.json: give the directory as published (config.json and "
+        throw ToolError(directory +
+                        " has no config.json: give the directory as published (config.json and "
                         "model.safetensors)");
     if (!std::ifstream(weights_path))
-        throw ToolError(directory + " has no model.safetensors (a pytorch_model.bin is not read here: save the "
+        throw ToolError(directory +
+                        " has no model.safetensors (a pytorch_model.bin is not read here: save the "
                         "model with safe_serialization=True)");
     const ChronosBoltConfig c = parse_chronos_bolt_config(read_text(config_path), config_path);
     return chronos_bolt_from(c, read_safetensors(weights_path));

@@ -67,10 +67,10 @@ struct ResidualMlpTensors {
 };
 
 struct ChronosBoltTensors {
-    HostTensor shared;                    // [vocab, d_model]: row 0 the decoder's start token, row 1 [REG]
-    ResidualMlpTensors input_embedding;   // in 2 * patch_size, out d_model
-    HostTensor encoder_relative_bias;     // [num_buckets, num_heads]
-    HostTensor decoder_relative_bias;     // [num_buckets, num_heads]
+    HostTensor shared;                   // [vocab, d_model]: row 0 the decoder's start token, row 1 [REG]
+    ResidualMlpTensors input_embedding;  // in 2 * patch_size, out d_model
+    HostTensor encoder_relative_bias;    // [num_buckets, num_heads]
+    HostTensor decoder_relative_bias;    // [num_buckets, num_heads]
     std::vector<T5EncoderLayerTensors> encoder;
     HostTensor encoder_final_norm;
     std::vector<T5DecoderLayerTensors> decoder;
