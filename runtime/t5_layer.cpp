@@ -9,8 +9,7 @@ namespace ax {
 size_t t5_scratch_floats(const T5StackOptions& o, size_t rows, size_t keys) {
     const size_t inner = o.inner();
     const size_t span = relative_bias_span(0, rows, rows).span;
-    return rows * o.d_model + rows * inner + 2 * keys * inner + rows * inner + rows * o.d_ff + keys +
-           o.nhead * span;
+    return rows * o.d_model + rows * inner + 2 * keys * inner + rows * inner + rows * o.d_ff + keys + o.nhead * span;
 }
 
 T5Scratch t5_scratch(const T5StackOptions& o, size_t rows, size_t keys, float* floats) {

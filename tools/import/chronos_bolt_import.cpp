@@ -178,6 +178,10 @@ ChronosBoltConfig parse_chronos_bolt_config(const std::string& json_text, const 
         throw ToolError(ccw + ": input_patch_stride " + std::to_string(stride) + " differs from input_patch_size " +
                         std::to_string(c.patch_size) + "; auspex runs non-overlapping patches only");
     c.prediction_length = int_key(*cc, "prediction_length", ccw, 1, 1 << 16);
+    if (c.prediction_length > c.context_length)
+        throw ToolError(ccw + ": prediction_length " + std::to_string(c.prediction_length) +
+                        " exceeds context_length " + std::to_string(c.context_length) +
+                        ": forecasts past one block append a block to the context, which must hold it");
     const JsonValue* qs = cc->find("quantiles");
     if (!qs) throw ToolError(ccw + " lacks \"quantiles\"");
     for (const JsonValue& q : qs->as_array(ccw + " \"quantiles\"")) {

@@ -1,0 +1,72 @@
+// Chronos-Bolt's whole forecast (models/forecaster/chronos_bolt.h, from the published directory through
+// tools/host/chronos_bolt_host.h) against tests/fixtures/chronos_bolt_reference.py's predict on the authors'
+// dummy checkpoint and the scaled-down seeded one: contexts of 512, 37 and 700 values, with NaN cells
+// (two whole patches missing), constant, and a horizon of 100 (past the model's 64: the quantile paths
+// reduced to quantiles); within 1e-5 x max(1, max |out|) on every port.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "tests/test_support.h"
+#include "tools/host/chronos_bolt_host.h"
+
+namespace {
+
+struct ForecastCase {
+    size_t length = 0, horizon = 0, quantiles = 0;
+    std::vector<float> context, want;
+};
+
+ForecastCase read_case(const std::string& name) {
+    std::ifstream in(ax::test::fixture_path("chronos_bolt/cases/" + name + ".txt"));
+    REQUIRE_MESSAGE(in.good(), "missing fixture chronos_bolt/cases/" << name << ".txt");
+    ForecastCase c;
+    in >> c.length >> c.horizon >> c.quantiles;
+    const auto read = [&](size_t n, std::vector<float>* to) {
+        for (size_t i = 0; i < n; ++i) {
+            std::string word;
+            in >> word;
+            REQUIRE_MESSAGE(!in.fail(), name << " is shorter than its sizes say");
+            to->push_back(word == "nan" ? std::nanf("") : std::stof(word));
+        }
+    };
+    read(c.length, &c.context);
+    read(c.quantiles * c.horizon, &c.want);
+    return c;
+}
+
+}  // namespace
+
+TEST_CASE("chronos-bolt forecast: dummy and scaled-down checkpoints match the PyTorch reference on every port") {
+    for (const char* model : {"dummy", "small"}) {
+        const ax::tools::ChronosBoltHost host(
+            ax::tools::read_chronos_bolt(ax::test::fixture_path(std::string("chronos_bolt/") + model)));
+        for (const char* name : {"c512", "c37", "c700", "nan", "constant", "h100"}) {
+            const ForecastCase c = read_case(std::string(model) + "_" + name);
+            REQUIRE(c.quantiles == host.config().quantiles.size());
+            float scale = 1.0f;
+            for (float v : c.want) scale = std::max(scale, std::fabs(v));
+            for (const ax::Kernels* k : ax::test::available_ports()) {
+                const std::vector<float> got = host.forecast(*k, c.context, c.horizon);
+                // check_close's mixed error is per value; the bound here is against the output's largest magnitude.
+                std::vector<float> got_scaled(got.size()), want_scaled(c.want.size());
+                for (size_t i = 0; i < got.size(); ++i) got_scaled[i] = got[i] / scale;
+                for (size_t i = 0; i < c.want.size(); ++i) want_scaled[i] = c.want[i] / scale;
+                ax::test::check_close(got_scaled, want_scaled, 1e-5,
+                                      std::string("chronos-bolt ") + model + " " + name + ", " + k->name);
+            }
+        }
+    }
+}
+
+TEST_CASE("chronos-bolt forecast: torch.quantile's interpolation of sorted values") {
+    const float v[5] = {1, 2, 4, 8, 16};
+    CHECK(ax::sorted_quantile(v, 5, 0.5f) == 4.0f);
+    CHECK(ax::sorted_quantile(v, 5, 0.1f) == doctest::Approx(1.4f));
+    CHECK(ax::sorted_quantile(v, 5, 0.9f) == doctest::Approx(12.8f));
+    CHECK(ax::sorted_quantile(v, 1, 0.3f) == 1.0f);
+}
