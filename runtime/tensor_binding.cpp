@@ -85,6 +85,29 @@ Status TensorBinder::linear(Role weight, Role bias, uint16_t layer, size_t out, 
     return Status::ok();
 }
 
+Status TensorBinder::linear_no_bias(Role weight, uint16_t layer, size_t out, size_t in, Linear* result) {
+    TensorView v;
+    AX_RETURN_IF_ERROR(matrix(weight, layer, out, in, &v));
+    Linear l;
+    l.dtype = v.dtype;
+    l.weight = v.data;
+    l.scales = v.scales;
+    l.in = in;
+    l.out = out;
+    l.fixed_order = v.dtype == DType::f32 && has_int8_matrices();
+    *result = l;
+    return Status::ok();
+}
+
+Status TensorBinder::table_f32(Role role, uint16_t layer, size_t rows, size_t cols, const float** result) {
+    TensorView v;
+    AX_RETURN_IF_ERROR(matrix(role, layer, rows, cols, &v));
+    if (v.dtype != DType::f32)
+        return describe(Status::error(StatusCode::bad_model, "tensor "), role, layer).add(" must be float32");
+    *result = static_cast<const float*>(v.data);
+    return Status::ok();
+}
+
 Status TensorBinder::layer_norm(Role gamma, Role beta, uint16_t layer, size_t n, LayerNormWeights* result) {
     AX_RETURN_IF_ERROR(vector(gamma, layer, n, &result->gamma));
     return vector(beta, layer, n, &result->beta);

@@ -7,11 +7,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <string>
 #include <vector>
 
+#include "models/forecaster/chronos_bolt_file.h"
 #include "tests/test_support.h"
+#include "tools/convert/chronos_bolt_convert.h"
 #include "tools/host/chronos_bolt_host.h"
 
 namespace {
@@ -69,4 +72,31 @@ TEST_CASE("chronos-bolt forecast: torch.quantile's interpolation of sorted value
     CHECK(ax::sorted_quantile(v, 5, 0.1f) == doctest::Approx(1.4f));
     CHECK(ax::sorted_quantile(v, 5, 0.9f) == doctest::Approx(12.8f));
     CHECK(ax::sorted_quantile(v, 1, 0.3f) == 1.0f);
+}
+
+TEST_CASE("chronos-bolt convert: the .axm opens with the runtime and forecasts the directory's bits") {
+    for (const char* model : {"dummy", "small"}) {
+        const std::string dir = ax::test::fixture_path(std::string("chronos_bolt/") + model);
+        const std::vector<uint8_t> bytes = ax::tools::convert_chronos_bolt(dir);
+        std::vector<uint8_t> buffer(bytes.size() + 64);
+        uint8_t* base = buffer.data() + (64 - reinterpret_cast<uintptr_t>(buffer.data()) % 64) % 64;
+        std::memcpy(base, bytes.data(), bytes.size());
+        ax::ModelFile file;
+        REQUIRE(ax::ModelFile::open(base, bytes.size(), ax::Checksum::verify, &file));
+        CHECK(ax::is_chronos_bolt(file));
+        ax::ChronosBoltModel opened;
+        const ax::Status s = ax::chronos_bolt_open(file, &opened);
+        REQUIRE_MESSAGE(s, s.message());
+        const ax::tools::ChronosBoltHost host(ax::tools::read_chronos_bolt(dir));
+        for (const char* name : {"c37", "nan", "h100"}) {
+            const ForecastCase c = read_case(std::string(model) + "_" + name);
+            const ax::Kernels& k = *ax::test::available_ports().front();
+            CHECK(ax::tools::chronos_bolt_forecast_host(k, opened.weights, c.context, c.horizon) ==
+                  host.forecast(k, c.context, c.horizon));
+        }
+        // A truncated file: refused with a message, never a crash.
+        const std::vector<uint8_t> truncated(bytes.begin(), bytes.end() - 64);
+        ax::ModelFile bad;
+        CHECK_FALSE(ax::ModelFile::open(truncated.data(), truncated.size(), ax::Checksum::verify, &bad));
+    }
 }

@@ -19,7 +19,7 @@ struct ChronosBoltShape {
     T5StackOptions stack;
     size_t encoder_layers = 0;
     size_t decoder_layers = 0;
-    size_t context_length = 512;   // longer contexts are cut to their last context_length values
+    size_t context_length = 512;  // longer contexts are cut to their last context_length values
     size_t patch_size = 16;
     size_t prediction_length = 64;  // steps of one model call
     size_t quantiles = 9;

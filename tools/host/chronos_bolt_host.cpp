@@ -59,8 +59,7 @@ ChronosBoltHost::ChronosBoltHost(ChronosBoltCheckpoint checkpoint) : checkpoint_
                             linear_of(l.wi), linear_of(l.wo)});
     for (const auto& l : t.decoder)
         decoder_.push_back({l.self_norm.data.data(), attention_of(l.self_attention), l.cross_norm.data.data(),
-                            attention_of(l.cross_attention), l.ff_norm.data.data(), linear_of(l.wi),
-                            linear_of(l.wo)});
+                            attention_of(l.cross_attention), l.ff_norm.data.data(), linear_of(l.wi), linear_of(l.wo)});
     weights_.shape = chronos_bolt_shape(c);
     weights_.quantile_levels = c.quantiles.data();
     weights_.shared = t.shared.data.data();
@@ -76,6 +75,11 @@ ChronosBoltHost::ChronosBoltHost(ChronosBoltCheckpoint checkpoint) : checkpoint_
 
 std::vector<float> ChronosBoltHost::forecast(const Kernels& k, const std::vector<float>& context,
                                              size_t horizon) const {
+    return chronos_bolt_forecast_host(k, weights_, context, horizon);
+}
+
+std::vector<float> chronos_bolt_forecast_host(const Kernels& k, const ChronosBoltWeights& weights_,
+                                              const std::vector<float>& context, size_t horizon) {
     if (context.empty()) throw ToolError("Chronos-Bolt needs a context of at least one value");
     if (horizon == 0) throw ToolError("a forecast of 0 steps: give --horizon 1 or more");
     std::vector<float> work(chronos_bolt_forecast_floats(weights_.shape, horizon));

@@ -29,6 +29,10 @@ private:
     ChronosBoltWeights weights_;
 };
 
+// [quantiles, horizon] from any bound weights (a published directory's or a .axm file's), with heap buffers.
+std::vector<float> chronos_bolt_forecast_host(const Kernels& k, const ChronosBoltWeights& w,
+                                              const std::vector<float>& context, size_t horizon);
+
 // The runtime's shape of a checked config.
 ChronosBoltShape chronos_bolt_shape(const ChronosBoltConfig& c);
 
