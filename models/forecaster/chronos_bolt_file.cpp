@@ -86,8 +86,9 @@ Status chronos_bolt_open(const ModelFile& f, ChronosBoltModel* out) {
     if (!(eps > 0.0f && eps < 1.0f))
         return Status::error(StatusCode::bad_model, "chronos_bolt layer_norm_eps must be in (0, 1)");
     if (o.num_buckets % 4 != 0 || o.max_distance <= o.num_buckets / 4)
-        return Status::error(StatusCode::bad_model, "chronos_bolt relative_buckets must be a multiple of 4 and "
-                                                    "relative_max_distance above a quarter of it");
+        return Status::error(StatusCode::bad_model,
+                             "chronos_bolt relative_buckets must be a multiple of 4 and "
+                             "relative_max_distance above a quarter of it");
     if (s.prediction_length > s.context_length)
         return Status::error(StatusCode::bad_model, "chronos_bolt horizon exceeds its window");
     o.eps = eps;
@@ -135,8 +136,8 @@ Status chronos_bolt_open(const ModelFile& f, ChronosBoltModel* out) {
         AX_RETURN_IF_ERROR(
             bind_attention(b, Role::dec_attn_in_weight, Role::dec_attn_out_weight, layer, d, inner, &e.self_attn));
         AX_RETURN_IF_ERROR(b.vector(Role::dec_norm2_weight, layer, d, &e.cross_norm));
-        AX_RETURN_IF_ERROR(bind_attention(b, Role::dec_cross_in_weight, Role::dec_cross_out_weight, layer, d, inner,
-                                          &e.cross_attn));
+        AX_RETURN_IF_ERROR(
+            bind_attention(b, Role::dec_cross_in_weight, Role::dec_cross_out_weight, layer, d, inner, &e.cross_attn));
         AX_RETURN_IF_ERROR(b.vector(Role::dec_norm3_weight, layer, d, &e.ff_norm));
         AX_RETURN_IF_ERROR(b.linear_no_bias(Role::dec_ff1_weight, layer, ff, d, &e.wi));
         AX_RETURN_IF_ERROR(b.linear_no_bias(Role::dec_ff2_weight, layer, d, ff, &e.wo));

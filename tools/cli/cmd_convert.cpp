@@ -1,6 +1,7 @@
 #include <cstdio>
 
 #include "runtime/config_reader.h"
+#include "tools/cli/chronos_bolt_cli.h"
 #include "tools/cli/commands.h"
 #include "tools/cli/data_csv.h"
 #include "tools/cli/unchecked_notes.h"
@@ -12,6 +13,7 @@
 #include "tools/common/file_io.h"
 #include "tools/common/tool_error.h"
 #include "tools/host/model_loader.h"
+#include "tools/import/chronos_bolt_import.h"
 #include "tools/import/config_keys.h"
 #include "tools/text/json_writer.h"
 
@@ -99,7 +101,8 @@ int cmd_convert(const Argv& argv) {
                                       "calib-horizon", "state-dict-key", "check-input", "check-target", "check-output",
                                       "find-config", "model-name", "model-version"}),
                     {"integer-only"});
-    args.expect_positionals(1, "one checkpoint (.pt or .safetensors)");
+    args.expect_positionals(1, "one checkpoint (.pt or .safetensors) or a Chronos-Bolt directory");
+    if (tools::is_chronos_bolt_directory(args.positionals()[0])) return convert_chronos_bolt(args);
     tools::ConvertOptions options;
     options.checkpoint_path = args.positionals()[0];
     const std::string found_path = args.get("find-config");

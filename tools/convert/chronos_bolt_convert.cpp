@@ -30,7 +30,8 @@ void add(AxmModel& m, Role role, uint16_t layer, const HostTensor& t, const std:
     m.tensors.push_back(make_tensor(role, layer, name, t));
 }
 
-void add_attention(AxmModel& m, Role in, Role out, uint16_t layer, const T5AttentionTensors& a, const std::string& name) {
+void add_attention(AxmModel& m, Role in, Role out, uint16_t layer, const T5AttentionTensors& a,
+                   const std::string& name) {
     add(m, in, layer, stacked(a.q, a.k, a.v), name + ".q|k|v.weight");
     add(m, out, layer, a.o, name + ".o.weight");
 }
@@ -126,13 +127,15 @@ std::vector<uint8_t> convert_chronos_bolt(const std::string& directory, std::vec
     Status s = ModelFile::open(base, bytes.size(), Checksum::verify, &file);
     ChronosBoltModel model;
     if (s) s = chronos_bolt_open(file, &model);
-    if (!s) throw ToolError(std::string("internal error: the converted Chronos-Bolt model does not open: ") + s.message());
+    if (!s)
+        throw ToolError(std::string("internal error: the converted Chronos-Bolt model does not open: ") + s.message());
     if (notes) {
         const ChronosBoltConfig& c = ck.config;
-        notes->push_back("Chronos-Bolt: d_model " + std::to_string(c.d_model) + ", " + std::to_string(c.encoder_layers) +
-                         "+" + std::to_string(c.decoder_layers) + " layers, context " +
-                         std::to_string(c.context_length) + ", " + std::to_string(c.quantiles.size()) +
-                         " quantiles x " + std::to_string(c.prediction_length) + " steps per call; float32");
+        notes->push_back("Chronos-Bolt: d_model " + std::to_string(c.d_model) + ", " +
+                         std::to_string(c.encoder_layers) + "+" + std::to_string(c.decoder_layers) +
+                         " layers, context " + std::to_string(c.context_length) + ", " +
+                         std::to_string(c.quantiles.size()) + " quantiles x " + std::to_string(c.prediction_length) +
+                         " steps per call; float32");
     }
     return bytes;
 }
