@@ -93,9 +93,9 @@ bool is_chronos_bolt_model(const std::string& path) {
 }
 
 int convert_chronos_bolt(const Args& args) {
-    for (const char* other : {"config", "map", "calib", "calib-window", "calib-horizon", "state-dict-key",
-                              "check-input", "check-target", "check-output", "find-config", "kv-cache",
-                              "integer-only", "model-name", "model-version"})
+    for (const char* other :
+         {"config", "map", "calib", "calib-window", "calib-horizon", "state-dict-key", "check-input", "check-target",
+          "check-output", "find-config", "kv-cache", "integer-only", "model-name", "model-version"})
         if (args.has(other))
             throw UsageError{std::string("--") + other +
                              " does not apply to a Chronos-Bolt directory: its config.json states the model, and "
@@ -148,8 +148,8 @@ int forecast_chronos_bolt(const Args& args) {
                      "quantile paths of its own forecast, as the authors' pipeline extends it (quality may degrade)\n",
                      horizon, shape.prediction_length);
     const std::vector<size_t> rows = chosen_levels(args, weights->quantile_levels, shape.quantiles);
-    const std::vector<float> q = tools::chronos_bolt_forecast_host(choose_kernels(args), *weights, history.values,
-                                                                   horizon);
+    const std::vector<float> q =
+        tools::chronos_bolt_forecast_host(choose_kernels(args), *weights, history.values, horizon);
     tools::Table out;
     out.rows = horizon;
     out.cols = rows.size();
