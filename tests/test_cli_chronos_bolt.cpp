@@ -81,7 +81,8 @@ TEST_CASE("cli chronos-bolt: --quantiles picks levels, the directory forecasts d
     const Case c = read_case("dummy_c37");
     const std::string csv = series_csv(c, "cb_c37.csv");
     const std::string dir = ax::test::fixture_path("chronos_bolt/dummy");
-    const auto r = ax::test::auspex_stdout("forecast " + dir + " --input " + csv + " --horizon 2 --quantiles 0.1,0.5,0.9");
+    const auto r =
+        ax::test::auspex_stdout("forecast " + dir + " --input " + csv + " --horizon 2 --quantiles 0.1,0.5,0.9");
     REQUIRE_MESSAGE(r.exit_code == 0, r.output);
     CHECK(r.output.rfind("q0.1,q0.5,q0.9\n", 0) == 0);
     ax::test::check_error(ax::test::auspex("forecast " + dir + " --input " + csv + " --quantiles 0.25"), 1,
