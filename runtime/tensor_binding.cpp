@@ -71,15 +71,8 @@ bool TensorBinder::has_int8_matrices() {
 }
 
 Status TensorBinder::linear(Role weight, Role bias, uint16_t layer, size_t out, size_t in, Linear* result) {
-    TensorView v;
-    AX_RETURN_IF_ERROR(matrix(weight, layer, out, in, &v));
     Linear l;
-    l.dtype = v.dtype;
-    l.weight = v.data;
-    l.scales = v.scales;
-    l.in = in;
-    l.out = out;
-    l.fixed_order = v.dtype == DType::f32 && has_int8_matrices();
+    AX_RETURN_IF_ERROR(linear_no_bias(weight, layer, out, in, &l));
     AX_RETURN_IF_ERROR(vector(bias, layer, out, &l.bias));
     *result = l;
     return Status::ok();

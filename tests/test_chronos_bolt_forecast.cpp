@@ -100,3 +100,38 @@ TEST_CASE("chronos-bolt convert: the .axm opens with the runtime and forecasts t
         CHECK_FALSE(ax::ModelFile::open(truncated.data(), truncated.size(), ax::Checksum::verify, &bad));
     }
 }
+
+TEST_CASE("chronos-bolt open: a file missing a tensor, with a wrong size or a foreign tensor is refused, never run") {
+    const ax::tools::AxmModel good =
+        ax::tools::chronos_bolt_axm(ax::tools::read_chronos_bolt(ax::test::fixture_path("chronos_bolt/dummy")));
+    const auto open_status = [](const ax::tools::AxmModel& m) {
+        const std::vector<uint8_t> bytes = ax::tools::serialize_axm(m);
+        std::vector<uint8_t> buffer(bytes.size() + 64);
+        uint8_t* base = buffer.data() + (64 - reinterpret_cast<uintptr_t>(buffer.data()) % 64) % 64;
+        std::memcpy(base, bytes.data(), bytes.size());
+        ax::ModelFile file;
+        ax::Status s = ax::ModelFile::open(base, bytes.size(), ax::Checksum::verify, &file);
+        static ax::ChronosBoltModel model;
+        if (s) s = ax::chronos_bolt_open(file, &model);
+        return std::string(s ? "" : s.message());
+    };
+    CHECK(open_status(good).empty());
+    auto missing = good;
+    missing.tensors.pop_back();  // the decoder's final norm
+    CHECK(!open_status(missing).empty());
+    auto wrong = good;
+    for (auto& [key, value] : wrong.config)
+        if (key == ax::format::ConfigKey::head_dim) value = 5;
+    CHECK(!open_status(wrong).empty());
+    auto layers = good;
+    for (auto& [key, value] : layers.config)
+        if (key == ax::format::ConfigKey::encoder_layers) value = 13;
+    CHECK(open_status(layers).find("encoder_layers") != std::string::npos);
+    auto extra = good;
+    extra.tensors.push_back(extra.tensors.front());
+    extra.tensors.back().layer = 1;  // quantile levels of a layer that does not exist
+    CHECK(!open_status(extra).empty());
+    auto levels = good;
+    reinterpret_cast<float*>(levels.tensors.front().data.data())[3] = 0.05f;  // no longer rising
+    CHECK(open_status(levels).find("quantile levels") != std::string::npos);
+}

@@ -18,7 +18,7 @@
 #include "runtime/rms_norm.h"
 #include "runtime/t5_layer.h"
 #include "tests/test_support.h"
-#include "tools/import/chronos_bolt_import.h"
+#include "tools/host/chronos_bolt_host.h"
 
 namespace {
 
@@ -40,45 +40,10 @@ std::vector<float> read_floats(std::istream& in, size_t n) {
     return v;
 }
 
-ax::Linear linear_of(const ax::tools::HostTensor& w, const ax::tools::HostTensor* b = nullptr) {
-    ax::Linear l;
-    l.weight = w.data.data();
-    l.bias = b != nullptr ? b->data.data() : nullptr;
-    l.out = static_cast<size_t>(w.shape[0]);
-    l.in = static_cast<size_t>(w.shape[1]);
-    return l;
-}
-
-ax::ResidualMlpWeights mlp_of(const ax::tools::ResidualMlpTensors& t, ax::format::Activation a) {
-    ax::ResidualMlpWeights w;
-    w.hidden = linear_of(t.hidden_weight, &t.hidden_bias);
-    w.output = linear_of(t.output_weight, &t.output_bias);
-    w.residual = linear_of(t.residual_weight, &t.residual_bias);
-    w.activation = a;
-    return w;
-}
-
-ax::T5AttentionWeights attention_of(const ax::tools::T5AttentionTensors& t) {
-    return {linear_of(t.q), linear_of(t.k), linear_of(t.v), linear_of(t.o)};
-}
-
-const ax::tools::ChronosBoltCheckpoint& small_model() {
-    static const ax::tools::ChronosBoltCheckpoint ck =
-        ax::tools::read_chronos_bolt(ax::test::fixture_path("chronos_bolt/small"));
-    return ck;
-}
-
-ax::T5StackOptions stack_options(const ax::tools::ChronosBoltConfig& c) {
-    ax::T5StackOptions o;
-    o.d_model = c.d_model;
-    o.nhead = c.num_heads;
-    o.d_kv = c.d_kv;
-    o.d_ff = c.d_ff;
-    o.eps = c.eps;
-    o.activation = c.activation;
-    o.num_buckets = c.num_buckets;
-    o.max_distance = c.max_distance;
-    return o;
+const ax::tools::ChronosBoltHost& small_model() {
+    static const ax::tools::ChronosBoltHost host(
+        ax::tools::read_chronos_bolt(ax::test::fixture_path("chronos_bolt/small")));
+    return host;
 }
 
 }  // namespace
@@ -178,10 +143,10 @@ TEST_CASE("chronos-bolt pieces: the residual MLP (input patch embedding) on ever
     size_t n = 0, out = 0;
     in >> n >> out;
     const auto want = read_floats(in, n * out);
-    const auto& ck = small_model();
-    const auto w = mlp_of(ck.tensors.input_embedding, ck.config.activation);
+    const ax::ChronosBoltWeights& bolt = small_model().weights();
+    const ax::ResidualMlpWeights& w = bolt.input;
     for (const ax::Kernels* k : ax::test::available_ports()) {
-        std::vector<float> y(n * out), hidden(n * ck.config.d_ff), tmp(n * out);
+        std::vector<float> y(n * out), hidden(n * bolt.shape.stack.d_ff), tmp(n * out);
         ax::residual_mlp_forward(*k, w, rows.data(), n, y.data(), hidden.data(), tmp.data(), {});
         ax::test::check_close(y, want, 1e-5, std::string("residual mlp, ") + k->name);
     }
@@ -198,26 +163,17 @@ TEST_CASE("chronos-bolt pieces: T5 attention with the relative bias and a masked
     const auto dec_want = read_floats(in, d);
     std::vector<uint8_t> valid(n);
     for (size_t i = 0; i < n; ++i) valid[i] = static_cast<uint8_t>(valid_f[i]);
-    const auto& ck = small_model();
-    const auto o = stack_options(ck.config);
+    const ax::ChronosBoltWeights& bolt = small_model().weights();
+    const ax::T5StackOptions& o = bolt.shape.stack;
     REQUIRE(o.d_model == d);
-    std::vector<ax::T5EncoderLayerWeights> enc;
-    for (const auto& l : ck.tensors.encoder)
-        enc.push_back({l.attention_norm.data.data(), attention_of(l.self_attention), l.ff_norm.data.data(),
-                       linear_of(l.wi), linear_of(l.wo)});
-    std::vector<ax::T5DecoderLayerWeights> dec;
-    for (const auto& l : ck.tensors.decoder)
-        dec.push_back({l.self_norm.data.data(), attention_of(l.self_attention), l.cross_norm.data.data(),
-                       attention_of(l.cross_attention), l.ff_norm.data.data(), linear_of(l.wi), linear_of(l.wo)});
     for (const ax::Kernels* k : ax::test::available_ports()) {
         const std::string port = k->name;
         std::vector<float> floats(ax::t5_scratch_floats(o, n, n));
         ax::T5Scratch s = ax::t5_scratch(o, n, n, floats.data());
         // Layer 0's attention alone on x (no norm), as the reference's t5_attention was called.
         const auto span = ax::relative_bias_span(0, n, n);
-        ax::relative_bias_by_distance(ck.tensors.encoder_relative_bias.data.data(), o.nhead, o.num_buckets,
-                                      o.max_distance, true, 0, n, n, s.bias);
-        const auto& a = enc[0].self_attn;
+        ax::relative_bias_by_distance(bolt.encoder_bias, o.nhead, o.num_buckets, o.max_distance, true, 0, n, n, s.bias);
+        const auto& a = bolt.encoder[0].self_attn;
         ax::linear_forward(*k, a.q, x.data(), n, s.q, s.quant);
         ax::linear_forward(*k, a.k, x.data(), n, s.k, s.quant);
         ax::linear_forward(*k, a.v, x.data(), n, s.v, s.quant);
@@ -226,12 +182,12 @@ TEST_CASE("chronos-bolt pieces: T5 attention with the relative bias and a masked
         ax::linear_forward(*k, a.o, s.att, n, att.data(), s.quant);
         ax::test::check_close(att, att_want, 1e-5, "t5 attention, " + port);
         std::vector<float> mem = x;
-        ax::t5_encode(*k, o, enc.data(), enc.size(), ck.tensors.encoder_relative_bias.data.data(),
-                      ck.tensors.encoder_final_norm.data.data(), mem.data(), n, valid.data(), s);
+        ax::t5_encode(*k, o, bolt.encoder, bolt.shape.encoder_layers, bolt.encoder_bias, bolt.encoder_norm, mem.data(),
+                      n, valid.data(), s);
         ax::test::check_close(mem, mem_want, 1e-5, "t5 encoder, " + port);
-        std::vector<float> y(ck.tensors.shared.data.begin(), ck.tensors.shared.data.begin() + d);
-        ax::t5_decode(*k, o, dec.data(), dec.size(), ck.tensors.decoder_relative_bias.data.data(),
-                      ck.tensors.decoder_final_norm.data.data(), y.data(), 1, mem_want.data(), n, valid.data(), s);
+        std::vector<float> y(bolt.shared, bolt.shared + d);
+        ax::t5_decode(*k, o, bolt.decoder, bolt.shape.decoder_layers, bolt.decoder_bias, bolt.decoder_norm, y.data(), 1,
+                      mem_want.data(), n, valid.data(), s);
         ax::test::check_close(y, dec_want, 1e-5, "t5 decoder step, " + port);
     }
 }
