@@ -6,13 +6,29 @@
 
 namespace ax {
 
-size_t t5_scratch_floats(const T5StackOptions& o, size_t rows, size_t keys) {
-    const size_t inner = o.inner();
-    const size_t span = relative_bias_span(0, rows, rows).span;
-    return rows * o.d_model + rows * inner + 2 * keys * inner + rows * inner + rows * o.d_ff + keys + o.nhead * span;
+namespace {
+
+size_t widest_input(const T5StackOptions& o, size_t max_in) {
+    size_t w = o.d_model > o.d_ff ? o.d_model : o.d_ff;
+    if (o.inner() > w) w = o.inner();
+    return max_in > w ? max_in : w;
 }
 
-T5Scratch t5_scratch(const T5StackOptions& o, size_t rows, size_t keys, float* floats) {
+// The int8 rows of the quantization scratch, in whole floats.
+size_t quant_floats(const T5StackOptions& o, size_t max_in) {
+    return (kT5QuantRows * widest_input(o, max_in) + sizeof(float) - 1) / sizeof(float);
+}
+
+}  // namespace
+
+size_t t5_scratch_floats(const T5StackOptions& o, size_t rows, size_t keys, size_t max_in) {
+    const size_t inner = o.inner();
+    const size_t span = relative_bias_span(0, rows, rows).span;
+    return rows * o.d_model + rows * inner + 2 * keys * inner + rows * inner + rows * o.d_ff + keys + o.nhead * span +
+           kT5QuantRows + quant_floats(o, max_in);
+}
+
+T5Scratch t5_scratch(const T5StackOptions& o, size_t rows, size_t keys, float* floats, size_t max_in) {
     const size_t inner = o.inner();
     T5Scratch s;
     float* at = floats;
@@ -29,6 +45,9 @@ T5Scratch t5_scratch(const T5StackOptions& o, size_t rows, size_t keys, float* f
     s.ff = take(rows * o.d_ff);
     s.scores = take(keys);
     s.bias = take(o.nhead * relative_bias_span(0, rows, rows).span);
+    s.quant.scales = take(kT5QuantRows);
+    s.quant.q = reinterpret_cast<int8_t*>(take(quant_floats(o, max_in)));
+    s.quant.rows = kT5QuantRows;
     return s;
 }
 

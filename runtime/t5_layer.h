@@ -58,12 +58,15 @@ struct T5Scratch {
     float* ff = nullptr;      // [rows, d_ff]
     float* scores = nullptr;  // [keys]
     float* bias = nullptr;    // [nhead, relative_bias_span(0, rows, rows).span]
-    QuantScratch quant;       // int8 layers only
+    // Int8 layers: kT5QuantRows rows of max(d_model, d_ff, inner, max_in) values quantized at a time.
+    QuantScratch quant;
 };
-// Floats of all of T5Scratch's float buffers for that many rows and keys (keys >= rows).
-size_t t5_scratch_floats(const T5StackOptions& o, size_t rows, size_t keys);
+constexpr size_t kT5QuantRows = 8;
+// Floats of all of T5Scratch's buffers for that many rows and keys (keys >= rows); max_in: the widest input
+// of other int8 layers that share the scratch (0: none).
+size_t t5_scratch_floats(const T5StackOptions& o, size_t rows, size_t keys, size_t max_in = 0);
 // Carves them from `floats` (t5_scratch_floats of them), in the order above.
-T5Scratch t5_scratch(const T5StackOptions& o, size_t rows, size_t keys, float* floats);
+T5Scratch t5_scratch(const T5StackOptions& o, size_t rows, size_t keys, float* floats, size_t max_in = 0);
 
 // One T5 attention after the projections: out [n_q, nhead * d_kv] = softmax(q k^T + bias) v per head, no scale.
 // bias (optional): [nhead, span.span] by distance (runtime/relative_position.h) for queries at positions

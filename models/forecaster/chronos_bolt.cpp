@@ -44,7 +44,7 @@ ForwardBuffers carve(const ChronosBoltShape& s, float* work) {
     b.tmp = take(max_of(p * d, s.quantiles * s.prediction_length));
     b.y = take(d);
     b.valid = reinterpret_cast<uint8_t*>(take(flag_floats(n)));
-    b.t5 = take(t5_scratch_floats(s.stack, n, n));
+    b.t5 = take(t5_scratch_floats(s.stack, n, n, 2 * s.patch_size));
     return b;
 }
 
@@ -65,7 +65,8 @@ void sort_floats(float* v, size_t n) {  // insertion sort: 81 values per step
 size_t chronos_bolt_forward_floats(const ChronosBoltShape& s) {
     const size_t p = s.patches(), n = s.encoder_rows(), d = s.stack.d_model;
     return s.context_length + p * 2 * s.patch_size + n * d + max_of(p, 1) * s.stack.d_ff +
-           max_of(p * d, s.quantiles * s.prediction_length) + d + flag_floats(n) + t5_scratch_floats(s.stack, n, n);
+           max_of(p * d, s.quantiles * s.prediction_length) + d + flag_floats(n) +
+           t5_scratch_floats(s.stack, n, n, 2 * s.patch_size);
 }
 
 size_t chronos_bolt_forecast_floats(const ChronosBoltShape& s, size_t horizon) {
@@ -101,17 +102,18 @@ void chronos_bolt_forward(const Kernels& k, const ChronosBoltWeights& w, const f
     instance_normalize(context, length, scale, b.normed);
     const size_t p = patch_count(length, s.patch_size);
     patch_rows(b.normed, length, s.patch_size, b.rows, b.valid);
-    residual_mlp_forward(k, w.input, b.rows, p, b.x, b.hidden, b.tmp, {});
+    // One scratch for the whole call, laid out for the most rows: its int8 rows serve the MLPs too.
+    T5Scratch t5 = t5_scratch(s.stack, s.encoder_rows(), s.encoder_rows(), b.t5, 2 * s.patch_size);
+    residual_mlp_forward(k, w.input, b.rows, p, b.x, b.hidden, b.tmp, t5.quant);
     size_t n = p;
     if (s.reg_token) {
         std::memcpy(b.x + n * d, w.shared + s.reg_token_id * d, d * sizeof(float));
         b.valid[n++] = 1;
     }
-    T5Scratch t5 = t5_scratch(s.stack, n, n, b.t5);
     t5_encode(k, s.stack, w.encoder, s.encoder_layers, w.encoder_bias, w.encoder_norm, b.x, n, b.valid, t5);
     std::memcpy(b.y, w.shared + s.start_token * d, d * sizeof(float));
     t5_decode(k, s.stack, w.decoder, s.decoder_layers, w.decoder_bias, w.decoder_norm, b.y, 1, b.x, n, b.valid, t5);
-    residual_mlp_forward(k, w.head, b.y, 1, out, b.hidden, b.tmp, {});
+    residual_mlp_forward(k, w.head, b.y, 1, out, b.hidden, b.tmp, t5.quant);
     instance_denormalize(out, s.quantiles * s.prediction_length, scale);
 }
 

@@ -13,6 +13,7 @@
 #include "tools/common/file_io.h"
 #include "tools/common/tool_error.h"
 #include "tools/convert/chronos_bolt_convert.h"
+#include "tools/convert/quantize.h"
 #include "tools/host/chronos_bolt_host.h"
 #include "tools/import/chronos_bolt_import.h"
 
@@ -100,14 +101,12 @@ int convert_chronos_bolt(const Args& args) {
             throw UsageError{std::string("--") + other +
                              " does not apply to a Chronos-Bolt directory: its config.json states the model, and "
                              "it converts as it is (convert DIR -o model.axm)"};
-    const std::string dtype = args.get("dtype", "f32");
-    if (dtype != "f32" && dtype != "float32")
-        throw tools::ToolError("--dtype " + dtype + ": Chronos-Bolt converts to float32 only for now");
+    const format::DType dtype = tools::parse_dtype(args.get("dtype", "f32"));
     const std::string output = args.require("output");
     std::vector<std::string> notes;
-    const std::vector<uint8_t> bytes = tools::convert_chronos_bolt(args.positionals()[0], &notes);
+    const std::vector<uint8_t> bytes = tools::convert_chronos_bolt(args.positionals()[0], dtype, &notes);
     tools::write_file_atomic(output, bytes.data(), bytes.size());
-    std::printf("wrote %s: %zu bytes, weights f32\n", output.c_str(), bytes.size());
+    std::printf("wrote %s: %zu bytes, weights %s\n", output.c_str(), bytes.size(), tools::dtype_name(dtype));
     for (const std::string& n : notes) std::printf("note: %s\n", n.c_str());
     return 0;
 }

@@ -5,6 +5,7 @@
 #include "models/forecaster/chronos_bolt_file.h"
 #include "runtime/model_file.h"
 #include "tools/common/tool_error.h"
+#include "tools/convert/quantize.h"
 #include "tools/import/import_common.h"
 
 namespace ax::tools {
@@ -116,17 +117,22 @@ AxmModel chronos_bolt_axm(const ChronosBoltCheckpoint& ck) {
     return m;
 }
 
-std::vector<uint8_t> convert_chronos_bolt(const std::string& directory, std::vector<std::string>* notes) {
+std::vector<uint8_t> convert_chronos_bolt(const std::string& directory, format::DType dtype,
+                                          std::vector<std::string>* notes) {
+    if (dtype != format::DType::f32 && dtype != format::DType::i8)
+        throw ToolError(std::string("--dtype ") + dtype_name(dtype) + ": Chronos-Bolt converts to f32 or int8");
     const ChronosBoltCheckpoint ck = read_chronos_bolt(directory);
-    std::vector<uint8_t> bytes = serialize_axm(chronos_bolt_axm(ck));
+    AxmModel model = chronos_bolt_axm(ck);
+    store_weights_as(model, dtype);
+    std::vector<uint8_t> bytes = serialize_axm(model);
     // The validating reopen: the runtime reads back every record and tensor the writer stored.
     std::vector<uint8_t> aligned(bytes.size() + 64);
     uint8_t* base = aligned.data() + (64 - reinterpret_cast<uintptr_t>(aligned.data()) % 64) % 64;
     std::memcpy(base, bytes.data(), bytes.size());
     ModelFile file;
     Status s = ModelFile::open(base, bytes.size(), Checksum::verify, &file);
-    ChronosBoltModel model;
-    if (s) s = chronos_bolt_open(file, &model);
+    ChronosBoltModel opened;
+    if (s) s = chronos_bolt_open(file, &opened);
     if (!s)
         throw ToolError(std::string("internal error: the converted Chronos-Bolt model does not open: ") + s.message());
     if (notes) {
@@ -135,7 +141,7 @@ std::vector<uint8_t> convert_chronos_bolt(const std::string& directory, std::vec
                          std::to_string(c.encoder_layers) + "+" + std::to_string(c.decoder_layers) +
                          " layers, context " + std::to_string(c.context_length) + ", " +
                          std::to_string(c.quantiles.size()) + " quantiles x " + std::to_string(c.prediction_length) +
-                         " steps per call; float32");
+                         " steps per call; weights " + dtype_name(dtype));
     }
     return bytes;
 }

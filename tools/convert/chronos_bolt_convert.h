@@ -15,7 +15,9 @@ namespace ax::tools {
 // residual MLPs as layers 0 (input) and 1 (head) of the patch_mlp roles.
 AxmModel chronos_bolt_axm(const ChronosBoltCheckpoint& checkpoint);
 
-// The directory to .axm bytes; `notes` (when given) gets what the user should know.
-std::vector<uint8_t> convert_chronos_bolt(const std::string& directory, std::vector<std::string>* notes = nullptr);
+// The directory to .axm bytes, weight matrices stored as `dtype` (f32 or int8: one scale per row; the lookup
+// tables stay float32); `notes` (when given) gets what the user should know.
+std::vector<uint8_t> convert_chronos_bolt(const std::string& directory, format::DType dtype = format::DType::f32,
+                                          std::vector<std::string>* notes = nullptr);
 
 }  // namespace ax::tools
