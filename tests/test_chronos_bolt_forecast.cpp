@@ -17,6 +17,7 @@
 #include "models/forecaster/chronos_bolt_file.h"
 #include "runtime/instance_norm.h"
 #include "tests/test_support.h"
+#include "tools/common/aligned_buffer.h"
 #include "tools/convert/chronos_bolt_convert.h"
 #include "tools/host/chronos_bolt_host.h"
 
@@ -81,11 +82,9 @@ TEST_CASE("chronos-bolt convert: the .axm opens with the runtime and forecasts t
     for (const char* model : {"dummy", "small"}) {
         const std::string dir = ax::test::fixture_path(std::string("chronos_bolt/") + model);
         const std::vector<uint8_t> bytes = ax::tools::convert_chronos_bolt(dir);
-        std::vector<uint8_t> buffer(bytes.size() + 64);
-        uint8_t* base = buffer.data() + (64 - reinterpret_cast<uintptr_t>(buffer.data()) % 64) % 64;
-        std::memcpy(base, bytes.data(), bytes.size());
+        const ax::tools::AlignedBuffer buffer(bytes);
         ax::ModelFile file;
-        REQUIRE(ax::ModelFile::open(base, bytes.size(), ax::Checksum::verify, &file));
+        REQUIRE(ax::ModelFile::open(buffer.data(), buffer.size(), ax::Checksum::verify, &file));
         CHECK(ax::is_chronos_bolt(file));
         ax::ChronosBoltModel opened;
         const ax::Status s = ax::chronos_bolt_open(file, &opened);
@@ -108,12 +107,9 @@ TEST_CASE("chronos-bolt open: a file missing a tensor, with a wrong size or a fo
     const ax::tools::AxmModel good =
         ax::tools::chronos_bolt_axm(ax::tools::read_chronos_bolt(ax::test::fixture_path("chronos_bolt/dummy")));
     const auto open_status = [](const ax::tools::AxmModel& m) {
-        const std::vector<uint8_t> bytes = ax::tools::serialize_axm(m);
-        std::vector<uint8_t> buffer(bytes.size() + 64);
-        uint8_t* base = buffer.data() + (64 - reinterpret_cast<uintptr_t>(buffer.data()) % 64) % 64;
-        std::memcpy(base, bytes.data(), bytes.size());
+        const ax::tools::AlignedBuffer buffer(ax::tools::serialize_axm(m));
         ax::ModelFile file;
-        ax::Status s = ax::ModelFile::open(base, bytes.size(), ax::Checksum::verify, &file);
+        ax::Status s = ax::ModelFile::open(buffer.data(), buffer.size(), ax::Checksum::verify, &file);
         static ax::ChronosBoltModel model;
         if (s) s = ax::chronos_bolt_open(file, &model);
         return std::string(s ? "" : s.message());
@@ -143,17 +139,14 @@ namespace {
 
 // The model converted with `dtype` and opened, in a buffer that outlives the call's use of it.
 struct OpenedModel {
-    std::vector<uint8_t> buffer;
+    ax::tools::AlignedBuffer buffer;
     ax::ModelFile file;
     ax::ChronosBoltModel model;
 };
 
 void open_converted(const std::string& dir, ax::format::DType dtype, OpenedModel* out) {
-    const std::vector<uint8_t> bytes = ax::tools::convert_chronos_bolt(dir, dtype);
-    out->buffer.resize(bytes.size() + 64);
-    uint8_t* base = out->buffer.data() + (64 - reinterpret_cast<uintptr_t>(out->buffer.data()) % 64) % 64;
-    std::memcpy(base, bytes.data(), bytes.size());
-    REQUIRE(ax::ModelFile::open(base, bytes.size(), ax::Checksum::verify, &out->file));
+    out->buffer = ax::tools::AlignedBuffer(ax::tools::convert_chronos_bolt(dir, dtype));
+    REQUIRE(ax::ModelFile::open(out->buffer.data(), out->buffer.size(), ax::Checksum::verify, &out->file));
     const ax::Status s = ax::chronos_bolt_open(out->file, &out->model);
     REQUIRE_MESSAGE(s, s.message());
 }

@@ -90,6 +90,9 @@ TEST_CASE("cli chronos-bolt: --quantiles picks levels, the directory forecasts d
     ax::test::check_error(ax::test::auspex("convert " + dir + " -o x.axm --config c.json"), 2,
                           "--config does not apply to a Chronos-Bolt directory");
     ax::test::check_error(ax::test::auspex("convert " + dir + " -o x.axm --dtype f16"), 1, "converts to f32 or int8");
+    const std::string axm = (ax::test::scratch_dir() / "cb_inspect.axm").string();
+    REQUIRE(ax::test::auspex("convert " + dir + " -o " + axm).exit_code == 0);
+    ax::test::check_error(ax::test::auspex("inspect " + axm), 1, "is a Chronos-Bolt model: `auspex forecast` runs it");
     const std::string two = ax::test::write_file("cb_two.csv", "a,b\n1,2\n3,4\n");
     ax::test::check_error(ax::test::auspex("forecast " + dir + " --input " + two), 1, "forecasts one series");
 }

@@ -10,6 +10,7 @@
 #include "runtime/model_file.h"
 #include "tools/checkpoint/checkpoint.h"
 #include "tools/cli/data_csv.h"
+#include "tools/common/aligned_buffer.h"
 #include "tools/common/file_io.h"
 #include "tools/common/tool_error.h"
 #include "tools/convert/chronos_bolt_convert.h"
@@ -19,23 +20,6 @@
 
 namespace ax::cli {
 namespace {
-
-// A model's bytes at a 64-byte boundary, as the runtime reads them in place.
-struct AlignedBytes {
-    std::vector<uint8_t> storage;
-    const uint8_t* data = nullptr;
-    size_t size = 0;
-};
-
-AlignedBytes aligned_copy(const std::vector<uint8_t>& bytes) {
-    AlignedBytes a;
-    a.storage.resize(bytes.size() + 64);
-    uint8_t* base = a.storage.data() + (64 - reinterpret_cast<uintptr_t>(a.storage.data()) % 64) % 64;
-    if (!bytes.empty()) std::memcpy(base, bytes.data(), bytes.size());
-    a.data = base;
-    a.size = bytes.size();
-    return a;
-}
 
 // "q0.1": a level as the header names it (shortest form that reads back as the same float).
 std::string level_name(float q) {
@@ -88,9 +72,9 @@ bool is_chronos_bolt_model(const std::string& path) {
     } catch (const tools::ToolError&) {
         return false;  // the caller's own path reports it
     }
-    const AlignedBytes a = aligned_copy(bytes);
+    const tools::AlignedBuffer a(bytes);
     ModelFile f;
-    return ModelFile::open(a.data, a.size, Checksum::skip, &f) && is_chronos_bolt(f);
+    return ModelFile::open(a.data(), a.size(), Checksum::skip, &f) && is_chronos_bolt(f);
 }
 
 int convert_chronos_bolt(const Args& args) {
@@ -118,7 +102,7 @@ int forecast_chronos_bolt(const Args& args) {
             throw UsageError{std::string("--") + other + " is not available for a Chronos-Bolt model yet"};
     // The weights: a converted file, or the published directory read directly.
     std::unique_ptr<tools::ChronosBoltHost> directory;
-    AlignedBytes file_bytes;
+    tools::AlignedBuffer file_bytes;
     ModelFile file;
     ChronosBoltModel opened;
     const ChronosBoltWeights* weights = nullptr;
@@ -126,8 +110,8 @@ int forecast_chronos_bolt(const Args& args) {
         directory = std::make_unique<tools::ChronosBoltHost>(tools::read_chronos_bolt(path));
         weights = &directory->weights();
     } else {
-        file_bytes = aligned_copy(tools::read_file_bytes(path));
-        Status s = ModelFile::open(file_bytes.data, file_bytes.size, Checksum::verify, &file);
+        file_bytes = tools::AlignedBuffer(tools::read_file_bytes(path));
+        Status s = ModelFile::open(file_bytes.data(), file_bytes.size(), Checksum::verify, &file);
         if (s) s = chronos_bolt_open(file, &opened);
         if (!s) throw tools::ToolError(path + ": " + s.message());
         weights = &opened.weights;

@@ -4,6 +4,7 @@
 
 #include "models/forecaster/chronos_bolt_file.h"
 #include "runtime/model_file.h"
+#include "tools/common/aligned_buffer.h"
 #include "tools/common/tool_error.h"
 #include "tools/convert/quantize.h"
 #include "tools/import/import_common.h"
@@ -126,11 +127,9 @@ std::vector<uint8_t> convert_chronos_bolt(const std::string& directory, format::
     store_weights_as(model, dtype);
     std::vector<uint8_t> bytes = serialize_axm(model);
     // The validating reopen: the runtime reads back every record and tensor the writer stored.
-    std::vector<uint8_t> aligned(bytes.size() + 64);
-    uint8_t* base = aligned.data() + (64 - reinterpret_cast<uintptr_t>(aligned.data()) % 64) % 64;
-    std::memcpy(base, bytes.data(), bytes.size());
+    const AlignedBuffer aligned(bytes);
     ModelFile file;
-    Status s = ModelFile::open(base, bytes.size(), Checksum::verify, &file);
+    Status s = ModelFile::open(aligned.data(), aligned.size(), Checksum::verify, &file);
     ChronosBoltModel opened;
     if (s) s = chronos_bolt_open(file, &opened);
     if (!s)
