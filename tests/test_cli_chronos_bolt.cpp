@@ -93,6 +93,22 @@ TEST_CASE("cli chronos-bolt: --quantiles picks levels, the directory forecasts d
     const std::string axm = (ax::test::scratch_dir() / "cb_inspect.axm").string();
     REQUIRE(ax::test::auspex("convert " + dir + " -o " + axm).exit_code == 0);
     ax::test::check_error(ax::test::auspex("inspect " + axm), 1, "is a Chronos-Bolt model: `auspex forecast` runs it");
+    // --truth scores the median and the quantile loss; --plot draws the median and the band.
+    std::string truth_text = "value\n";
+    for (size_t t = 0; t < 10; ++t) truth_text += std::to_string(c.want[4][t] + 0.5) + "\n";
+    const std::string truth = ax::test::write_file("cb_truth.csv", truth_text);
+    const std::string plot = (ax::test::scratch_dir() / "cb.svg").string();
+    const std::string out = (ax::test::scratch_dir() / "cb_truth_out.csv").string();
+    const auto scored = ax::test::auspex("forecast " + dir + " --input " + csv + " --horizon 10 --truth " + truth +
+                                         " --plot " + plot + " -o " + out);
+    REQUIRE_MESSAGE(scored.exit_code == 0, scored.output);
+    const size_t at = scored.output.find("truth: 10 of 10 steps; q0.5 mean absolute error ");
+    REQUIRE_MESSAGE(at != std::string::npos, scored.output);
+    // The truth is the reference median + 0.5 (written with 6 decimals).
+    CHECK(std::stod(scored.output.substr(at + 48)) == doctest::Approx(0.5).epsilon(1e-4));
+    CHECK(scored.output.find("quantile loss") != std::string::npos);
+    CHECK(ax::test::read_file(plot).find("q0.5 (median)") != std::string::npos);
+    CHECK(ax::test::read_file(plot).find("q0.9 (band)") != std::string::npos);
     const std::string two = ax::test::write_file("cb_two.csv", "a,b\n1,2\n3,4\n");
     ax::test::check_error(ax::test::auspex("forecast " + dir + " --input " + two), 1, "forecasts one series");
 }

@@ -17,6 +17,8 @@
 #include "tools/convert/quantize.h"
 #include "tools/host/chronos_bolt_host.h"
 #include "tools/import/chronos_bolt_import.h"
+#include "tools/host/forecast_report.h"
+#include "tools/text/svg_plot.h"
 
 namespace ax::cli {
 namespace {
@@ -62,6 +64,43 @@ std::vector<size_t> chosen_levels(const Args& args, const float* levels, size_t 
     return rows;
 }
 
+// History, the median and the band between the lowest and highest levels asked for, and the truth.
+void write_band_plot(const Args& args, const tools::Table& history, const tools::Table& out, size_t mid, bool timed,
+                     const tools::Table& truth, const std::vector<size_t>& truth_at) {
+    const size_t start = history.rows - 1;  // the forecast's lines start from the last observed value
+    tools::PlotPanel p;
+    p.title = history.header.empty() ? "series" : history.header[0];
+    p.series.push_back({"history", "#1f77b4", false, 0, history.values});
+    const auto column = [&](size_t c) {
+        std::vector<float> v{history.values.back()};
+        for (size_t t = 0; t < out.rows; ++t) v.push_back(out.at(t, c));
+        return v;
+    };
+    if (out.cols > 1) {
+        p.series.push_back({out.header.front() + " (band)", "#ff7f0e", true, start, column(0)});
+        p.series.push_back({out.header.back() + " (band)", "#ff7f0e", true, start, column(out.cols - 1)});
+    }
+    p.series.push_back({out.header[mid] + " (median)", "#d62728", false, start, column(mid)});
+    if (!truth_at.empty() && truth_at.front() == 0 && truth_at.back() + 1 == truth_at.size()) {
+        std::vector<float> v{history.values.back()};
+        for (size_t i = 0; i < truth.rows; ++i) v.push_back(truth.at(i, 0));
+        p.series.push_back({"truth", "#2ca02c", true, start, v});
+    }
+    tools::PlotAxis axis;
+    if (timed) {
+        axis.labels = history.times;
+        axis.labels.insert(axis.labels.end(), out.times.begin(), out.times.end());
+        axis.caption = history.time_name.empty() ? "time" : history.time_name;
+        axis.date_order = history.date_order;
+    }
+    axis.marker = static_cast<double>(start);
+    axis.marker_label = "forecast starts";
+    tools::write_svg(args.get("plot"),
+                     tools::render_svg("Chronos-Bolt: " + std::to_string(out.rows) + "-step quantile forecast from " +
+                                           std::to_string(history.rows) + " values",
+                                       {p}, axis));
+}
+
 }  // namespace
 
 bool is_chronos_bolt_model(const std::string& path) {
@@ -97,7 +136,7 @@ int convert_chronos_bolt(const Args& args) {
 
 int forecast_chronos_bolt(const Args& args) {
     const std::string path = args.positionals()[0];
-    for (const char* other : {"window", "future", "plot", "truth", "recompute"})
+    for (const char* other : {"window", "future", "recompute"})
         if (args.has(other))
             throw UsageError{std::string("--") + other + " is not available for a Chronos-Bolt model yet"};
     // The weights: a converted file, or the published directory read directly.
@@ -140,7 +179,52 @@ int forecast_chronos_bolt(const Args& args) {
     forecast_times(history, args.get("input"), out);
     for (size_t t = 0; t < horizon; ++t)
         for (size_t r : rows) out.values.push_back(q[r * horizon + t]);
-    write_output(args, out);
+    const bool timed = !out.times.empty();
+    // The median (or the level nearest it) is what --truth scores and the plot's line.
+    size_t mid = 0;
+    for (size_t i = 0; i < rows.size(); ++i)
+        if (std::fabs(weights->quantile_levels[rows[i]] - 0.5f) < std::fabs(weights->quantile_levels[rows[mid]] - 0.5f))
+            mid = i;
+    tools::Table median = out;
+    median.cols = 1;
+    median.header = {out.header[mid]};
+    median.values.clear();
+    for (size_t t = 0; t < horizon; ++t) median.values.push_back(out.at(t, mid));
+    std::string report;
+    tools::Table truth_steps;
+    std::vector<size_t> truth_at;
+    if (args.has("truth")) {  // read and aligned before anything is written
+        tools::CsvOptions to = csv_options(args);
+        tools::Table truth = tools::read_csv(args.get("truth"), to);
+        if (truth.cols != 1)
+            throw tools::ToolError(args.get("truth") + " has " + std::to_string(truth.cols) +
+                                   " value columns: the truth of this forecast is one series (pick it with --columns)");
+        truth.header = median.header;
+        const tools::AlignedTruth a = tools::align_truth(median, timed, truth, args.get("truth"));
+        double abs_sum = 0.0, loss = 0.0;
+        for (size_t i = 0; i < a.steps.size(); ++i) {
+            const size_t t = a.steps[i];
+            const double y = a.truth.at(i, 0);
+            abs_sum += std::fabs(y - out.at(t, mid));
+            for (size_t j = 0; j < rows.size(); ++j) {
+                const double q = out.at(t, j), level = weights->quantile_levels[rows[j]];
+                loss += 2.0 * std::fabs((y - q) * ((y <= q ? 1.0 : 0.0) - level));
+            }
+        }
+        const double n = static_cast<double>(a.steps.size());
+        char text[256];
+        std::snprintf(text, sizeof text,
+                      "truth: %zu of %zu steps; %s mean absolute error %.6g; quantile loss %.6g (mean over steps and "
+                      "the %zu levels of 2|(y - q)(1[y <= q] - level)|)\n",
+                      a.steps.size(), horizon, median.header[0].c_str(), abs_sum / n, loss / (n * rows.size()),
+                      rows.size());
+        report = text;
+        truth_steps = a.truth;
+        truth_at = a.steps;
+    }
+    const bool to_file = write_output(args, out);
+    if (!report.empty()) std::fputs(report.c_str(), to_file ? stdout : stderr);
+    if (args.has("plot")) write_band_plot(args, history, out, mid, timed, truth_steps, truth_at);
     return 0;
 }
 
