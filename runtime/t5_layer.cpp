@@ -24,8 +24,8 @@ size_t quant_floats(const T5StackOptions& o, size_t max_in) {
 size_t t5_scratch_floats(const T5StackOptions& o, size_t rows, size_t keys, size_t max_in) {
     const size_t inner = o.inner();
     const size_t span = relative_bias_span(0, rows, rows).span;
-    return rows * o.d_model + rows * inner + 2 * keys * inner + rows * inner + rows * o.d_ff + keys + o.nhead * span +
-           kT5QuantRows + quant_floats(o, max_in);
+    return rows * o.d_model + rows * inner + 2 * keys * inner + rows * inner + kT5TileRows * (o.d_ff + o.d_model) +
+           keys + o.nhead * span + kT5QuantRows + quant_floats(o, max_in);
 }
 
 T5Scratch t5_scratch(const T5StackOptions& o, size_t rows, size_t keys, float* floats, size_t max_in) {
@@ -42,7 +42,8 @@ T5Scratch t5_scratch(const T5StackOptions& o, size_t rows, size_t keys, float* f
     s.k = take(keys * inner);
     s.v = take(keys * inner);
     s.att = take(rows * inner);
-    s.ff = take(rows * o.d_ff);
+    s.ff = take(kT5TileRows * o.d_ff);
+    s.tile = take(kT5TileRows * o.d_model);
     s.scores = take(keys);
     s.bias = take(o.nhead * relative_bias_span(0, rows, rows).span);
     s.quant.scales = take(kT5QuantRows);
@@ -112,9 +113,13 @@ void attention_sublayer(const Kernels& k, const T5StackOptions& o, const T5Atten
 void feed_forward_sublayer(const Kernels& k, const T5StackOptions& o, const float* norm, const Linear& wi,
                            const Linear& wo, float* x, size_t rows, T5Scratch& s) {
     rms_norm_rows(x, rows, o.d_model, norm, o.eps, s.h);
-    linear_forward(k, wi, s.h, rows, s.ff, s.quant, nullptr, &o.activation);
-    linear_forward(k, wo, s.ff, rows, s.h, s.quant);
-    k.add_f32(x, s.h, rows * o.d_model);
+    // A tile of rows at a time: no [rows, d_ff] buffer (each row's result depends on that row alone).
+    for (size_t r = 0; r < rows; r += kT5TileRows) {
+        const size_t n = rows - r < kT5TileRows ? rows - r : kT5TileRows;
+        linear_forward(k, wi, s.h + r * o.d_model, n, s.ff, s.quant, nullptr, &o.activation);
+        linear_forward(k, wo, s.ff, n, s.tile, s.quant);
+        k.add_f32(x + r * o.d_model, s.tile, n * o.d_model);
+    }
 }
 
 }  // namespace

@@ -55,13 +55,15 @@ struct T5Scratch {
     float* k = nullptr;       // [keys, inner]
     float* v = nullptr;       // [keys, inner]
     float* att = nullptr;     // [rows, inner]
-    float* ff = nullptr;      // [rows, d_ff]
+    float* ff = nullptr;      // [kT5TileRows, d_ff]: the feed-forward runs that many rows at a time
+    float* tile = nullptr;    // [kT5TileRows, d_model]: a tile's feed-forward output
     float* scores = nullptr;  // [keys]
     float* bias = nullptr;    // [nhead, relative_bias_span(0, rows, rows).span]
     // Int8 layers: kT5QuantRows rows of max(d_model, d_ff, inner, max_in) values quantized at a time.
     QuantScratch quant;
 };
 constexpr size_t kT5QuantRows = 8;
+constexpr size_t kT5TileRows = 8;
 // Floats of all of T5Scratch's buffers for that many rows and keys (keys >= rows); max_in: the widest input
 // of other int8 layers that share the scratch (0: none).
 size_t t5_scratch_floats(const T5StackOptions& o, size_t rows, size_t keys, size_t max_in = 0);

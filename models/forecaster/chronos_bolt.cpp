@@ -21,8 +21,8 @@ struct ForwardBuffers {
     float* normed;   // [context_length]
     float* rows;     // [patches, 2 * patch_size]
     float* x;        // [encoder_rows, d_model]
-    float* hidden;   // [max(patches, 1), d_ff]
-    float* tmp;      // [max(patches * d_model, quantiles * prediction_length)]
+    float* hidden;   // [kT5TileRows, d_ff]: the MLPs' hidden rows, a tile at a time
+    float* tmp;      // [max(kT5TileRows * d_model, quantiles * prediction_length)]
     float* y;        // [d_model]
     uint8_t* valid;  // [encoder_rows]
     float* t5;       // t5_scratch_floats
@@ -40,8 +40,8 @@ ForwardBuffers carve(const ChronosBoltShape& s, float* work) {
     b.normed = take(s.context_length);
     b.rows = take(p * 2 * s.patch_size);
     b.x = take(n * d);
-    b.hidden = take(max_of(p, 1) * s.stack.d_ff);
-    b.tmp = take(max_of(p * d, s.quantiles * s.prediction_length));
+    b.hidden = take(kT5TileRows * s.stack.d_ff);
+    b.tmp = take(max_of(kT5TileRows * d, s.quantiles * s.prediction_length));
     b.y = take(d);
     b.valid = reinterpret_cast<uint8_t*>(take(flag_floats(n)));
     b.t5 = take(t5_scratch_floats(s.stack, n, n, 2 * s.patch_size));
@@ -64,8 +64,8 @@ void sort_floats(float* v, size_t n) {  // insertion sort: 81 values per step
 
 size_t chronos_bolt_forward_floats(const ChronosBoltShape& s) {
     const size_t p = s.patches(), n = s.encoder_rows(), d = s.stack.d_model;
-    return s.context_length + p * 2 * s.patch_size + n * d + max_of(p, 1) * s.stack.d_ff +
-           max_of(p * d, s.quantiles * s.prediction_length) + d + flag_floats(n) +
+    return s.context_length + p * 2 * s.patch_size + n * d + kT5TileRows * s.stack.d_ff +
+           max_of(kT5TileRows * d, s.quantiles * s.prediction_length) + d + flag_floats(n) +
            t5_scratch_floats(s.stack, n, n, 2 * s.patch_size);
 }
 
@@ -104,7 +104,9 @@ void chronos_bolt_forward(const Kernels& k, const ChronosBoltWeights& w, const f
     patch_rows(b.normed, length, s.patch_size, b.rows, b.valid);
     // One scratch for the whole call, laid out for the most rows: its int8 rows serve the MLPs too.
     T5Scratch t5 = t5_scratch(s.stack, s.encoder_rows(), s.encoder_rows(), b.t5, 2 * s.patch_size);
-    residual_mlp_forward(k, w.input, b.rows, p, b.x, b.hidden, b.tmp, t5.quant);
+    for (size_t r = 0; r < p; r += kT5TileRows)
+        residual_mlp_forward(k, w.input, b.rows + r * 2 * s.patch_size, p - r < kT5TileRows ? p - r : kT5TileRows,
+                             b.x + r * d, b.hidden, b.tmp, t5.quant);
     size_t n = p;
     if (s.reg_token) {
         std::memcpy(b.x + n * d, w.shared + s.reg_token_id * d, d * sizeof(float));
