@@ -67,6 +67,7 @@ void t5_attend(const Kernels& k, const float* q, const float* keys, const float*
         for (size_t h = 0; h < nhead; ++h) {
             float* o = out + i * inner + h * d_kv;
             std::memset(o, 0, d_kv * sizeof(float));
+            if (n_k == 0) continue;  // no key at all: a zero row
             if (valid == 0) {
                 // Every score is float32's lowest after T5's mask: softmax spreads evenly over all keys.
                 for (size_t j = 0; j < n_k; ++j) scores[j] = 1.0f / static_cast<float>(n_k);
