@@ -352,6 +352,12 @@ chronos-bolt-tiny: cli
 			|| exit 1; done; \
 		echo "chronos-bolt-tiny $$m: $$(( ($$(date +%s%N) - t0) / 20000000 )) ms per 64-step forecast (process included)"; \
 	done
+	@awk -F, 'NR > 1 { n++; s += $$1; ss += $$1 * $$1 } END { printf "%.9g\n", sqrt(ss / n - (s / n) ^ 2) }' \
+		$(CB_DIR)/series.csv > $(CB_DIR)/std.txt
+	@paste -d, $(CB_DIR)/f32.csv $(CB_DIR)/int8.csv | awk -F, -v sd=$$(cat $(CB_DIR)/std.txt) \
+		'NR > 1 { m += ($$5 > $$14 ? $$5 - $$14 : $$14 - $$5); n++; \
+			for (i = 1; i <= 9; i++) { d = $$i - $$(i + 9); d = d < 0 ? -d : d; if (d > w) w = d; a = $$i < 0 ? -$$i : $$i; if (a > top) top = a } } \
+		END { printf "int8 against float32: median mean |difference| %.3g x the series std, largest difference %.3g x max |float32|\n", m / n / sd, w / top }'
 
 demo:
 	@AUSPEX_DEPS=build bash .ci/install-deps.sh
