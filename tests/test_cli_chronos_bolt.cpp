@@ -92,7 +92,11 @@ TEST_CASE("cli chronos-bolt: --quantiles picks levels, the directory forecasts d
     ax::test::check_error(ax::test::auspex("convert " + dir + " -o x.axm --dtype f16"), 1, "converts to f32 or int8");
     const std::string axm = (ax::test::scratch_dir() / "cb_inspect.axm").string();
     REQUIRE(ax::test::auspex("convert " + dir + " -o " + axm).exit_code == 0);
-    ax::test::check_error(ax::test::auspex("inspect " + axm), 1, "is a Chronos-Bolt model: `auspex forecast` runs it");
+    const auto inspected = ax::test::auspex("inspect " + axm);
+    REQUIRE_MESSAGE(inspected.exit_code == 0, inspected.output);
+    CHECK(inspected.output.find("d_model 8, 4 heads of 4, d_ff 8 (relu), 4+4 layers") != std::string::npos);
+    CHECK(inspected.output.find("bytes of working memory for a 64-step forecast") != std::string::npos);
+    ax::test::check_error(ax::test::auspex("bench " + axm), 1, "is a Chronos-Bolt model: `auspex forecast` runs it");
     // --truth scores the median and the quantile loss; --plot draws the median and the band.
     std::string truth_text = "value\n";
     for (size_t t = 0; t < 10; ++t) truth_text += std::to_string(c.want[4][t] + 0.5) + "\n";

@@ -64,6 +64,30 @@ std::vector<size_t> chosen_levels(const Args& args, const float* levels, size_t 
     return rows;
 }
 
+// The weights of a converted file, or of the published directory read directly.
+class LoadedBolt {
+public:
+    explicit LoadedBolt(const std::string& path) {
+        if (tools::is_chronos_bolt_directory(path)) {
+            directory_ = std::make_unique<tools::ChronosBoltHost>(tools::read_chronos_bolt(path));
+            return;
+        }
+        bytes_ = tools::AlignedBuffer(tools::read_file_bytes(path));
+        Status s = ModelFile::open(bytes_.data(), bytes_.size(), Checksum::verify, &file_);
+        if (s) s = chronos_bolt_open(file_, &opened_);
+        if (!s) throw tools::ToolError(path + ": " + s.message());
+    }
+    const ChronosBoltWeights& weights() const { return directory_ ? directory_->weights() : opened_.weights; }
+    bool is_file() const { return directory_ == nullptr; }
+    const ModelFile& file() const { return file_; }
+
+private:
+    std::unique_ptr<tools::ChronosBoltHost> directory_;
+    tools::AlignedBuffer bytes_;
+    ModelFile file_;
+    ChronosBoltModel opened_;
+};
+
 // History, the median and the band between the lowest and highest levels asked for, and the truth.
 void write_band_plot(const Args& args, const tools::Table& history, const tools::Table& out, size_t mid, bool timed,
                      const tools::Table& truth, const std::vector<size_t>& truth_at) {
@@ -134,27 +158,46 @@ int convert_chronos_bolt(const Args& args) {
     return 0;
 }
 
+int inspect_chronos_bolt(const Args& args) {
+    for (const char* other : {"window", "board", "flash", "ram"})
+        if (args.has(other))
+            throw UsageError{std::string("--") + other + " is not available for a Chronos-Bolt model yet"};
+    const std::string path = args.positionals()[0];
+    const LoadedBolt loaded(path);
+    const ChronosBoltWeights& w = loaded.weights();
+    const ChronosBoltShape& s = w.shape;
+    const size_t horizon = args.get_size("horizon", s.prediction_length, 1, 1u << 16);
+    std::printf("model:    %s (Chronos-Bolt%s)\n", path.c_str(), loaded.is_file() ? "" : ", published directory");
+    if (loaded.is_file()) {
+        size_t i8 = 0, f32 = 0;
+        for (uint32_t i = 0; i < loaded.file().tensor_count(); ++i) {
+            const TensorView t = loaded.file().tensor(i);
+            (t.dtype == format::DType::i8 ? i8 : f32) += t.numel;
+        }
+        std::printf("file:     %llu bytes; %zu int8 and %zu float32 values\n",
+                    static_cast<unsigned long long>(loaded.file().file_size()), i8, f32);
+    }
+    std::printf(
+        "t5:       d_model %zu, %zu heads of %zu, d_ff %zu (%s), %zu+%zu layers, %zu relative buckets up to %zu\n",
+        s.stack.d_model, s.stack.nhead, s.stack.d_kv, s.stack.d_ff, format::enum_name(s.stack.activation),
+        s.encoder_layers, s.decoder_layers, s.stack.num_buckets, s.stack.max_distance);
+    std::string levels;
+    for (size_t i = 0; i < s.quantiles; ++i) levels += (i ? "," : "") + level_name(w.quantile_levels[i]).substr(1);
+    std::printf("forecast: the last %zu values in patches of %zu%s; %zu steps per call, quantiles %s\n",
+                s.context_length, s.patch_size, s.reg_token ? " and a [REG] token" : "", s.prediction_length,
+                levels.c_str());
+    std::printf("memory:   %zu bytes of working memory for a %zu-step forecast (any context length)\n",
+                chronos_bolt_forecast_floats(s, horizon) * sizeof(float), horizon);
+    return 0;
+}
+
 int forecast_chronos_bolt(const Args& args) {
     const std::string path = args.positionals()[0];
     for (const char* other : {"window", "future", "recompute"})
         if (args.has(other))
             throw UsageError{std::string("--") + other + " is not available for a Chronos-Bolt model yet"};
-    // The weights: a converted file, or the published directory read directly.
-    std::unique_ptr<tools::ChronosBoltHost> directory;
-    tools::AlignedBuffer file_bytes;
-    ModelFile file;
-    ChronosBoltModel opened;
-    const ChronosBoltWeights* weights = nullptr;
-    if (tools::is_chronos_bolt_directory(path)) {
-        directory = std::make_unique<tools::ChronosBoltHost>(tools::read_chronos_bolt(path));
-        weights = &directory->weights();
-    } else {
-        file_bytes = tools::AlignedBuffer(tools::read_file_bytes(path));
-        Status s = ModelFile::open(file_bytes.data(), file_bytes.size(), Checksum::verify, &file);
-        if (s) s = chronos_bolt_open(file, &opened);
-        if (!s) throw tools::ToolError(path + ": " + s.message());
-        weights = &opened.weights;
-    }
+    const LoadedBolt loaded(path);
+    const ChronosBoltWeights* weights = &loaded.weights();
     const ChronosBoltShape& shape = weights->shape;
     const size_t horizon = args.get_size("horizon", shape.prediction_length, 1, 1u << 16);
     if (!args.has("input")) throw UsageError{"forecast needs --input series.csv (one column: the context)"};

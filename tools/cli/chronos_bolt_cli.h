@@ -17,4 +17,7 @@ int convert_chronos_bolt(const Args& args);
 // as missing; --truth scores the median and the quantile loss; the plot draws the median and the band.
 int forecast_chronos_bolt(const Args& args);
 
+// inspect MODEL [--horizon N]: the model's shapes, storage and the working memory of one forecast.
+int inspect_chronos_bolt(const Args& args);
+
 }  // namespace ax::cli
