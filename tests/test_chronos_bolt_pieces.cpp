@@ -161,6 +161,8 @@ TEST_CASE("chronos-bolt pieces: T5 attention with the relative bias and a masked
     const auto att_want = read_floats(in, n * d);
     const auto mem_want = read_floats(in, n * d);
     const auto dec_want = read_floats(in, d);
+    const auto y3 = read_floats(in, 3 * d);
+    const auto dec3_want = read_floats(in, 3 * d);
     std::vector<uint8_t> valid(n);
     for (size_t i = 0; i < n; ++i) valid[i] = static_cast<uint8_t>(valid_f[i]);
     const ax::ChronosBoltWeights& bolt = small_model().weights();
@@ -189,5 +191,10 @@ TEST_CASE("chronos-bolt pieces: T5 attention with the relative bias and a masked
         ax::t5_decode(*k, o, bolt.decoder, bolt.shape.decoder_layers, bolt.decoder_bias, bolt.decoder_norm, y.data(), 1,
                       mem_want.data(), n, valid.data(), s);
         ax::test::check_close(y, dec_want, 1e-5, "t5 decoder step, " + port);
+        // Three decoder rows at once: causal self-attention with the decoder's relative bias between them.
+        std::vector<float> y3_out = y3;
+        ax::t5_decode(*k, o, bolt.decoder, bolt.shape.decoder_layers, bolt.decoder_bias, bolt.decoder_norm,
+                      y3_out.data(), 3, mem_want.data(), n, valid.data(), s);
+        ax::test::check_close(y3_out, dec3_want, 1e-5, "t5 decoder, 3 rows, " + port);
     }
 }
