@@ -315,7 +315,7 @@ FUZZ_BUILD ?= $(BUILD)-fuzz
 # target:max_len:dictionary (tests/fuzz/<dictionary>.dict)
 FUZZ_TARGETS ?= fuzz_model_file:262144:axm fuzz_model_run:65536:axm fuzz_torch_checkpoint:262144:torch_checkpoint \
 	fuzz_safetensors:262144:safetensors fuzz_config_json:65536:json fuzz_csv:65536:csv fuzz_rename_map:65536:rename_map \
-	fuzz_model_signature:65536:axm
+	fuzz_model_signature:65536:axm fuzz_onnx:262144:onnx fuzz_vocabulary:262144:vocabulary
 
 fuzz:
 	@cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ -DAUSPEX_FUZZ=ON \

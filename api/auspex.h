@@ -189,6 +189,47 @@ int auspex_scrub_step(auspex_scrub* s, size_t max_bytes);
 /* "ok", "in progress", or what the last call found. Never null. */
 const char* auspex_scrub_message(const auspex_scrub* s);
 
+/* ---- Text: words in, words out, with the vocabulary stored in the model (docs/text.md) ----
+ * A translator (seq2seq) or classifier converted with --vocab keeps its vocabularies in the model; these
+ * turn text into token ids and ids into text with them, in place, without heap. Scratch memory is the
+ * caller's: auspex_text_scratch_bytes gives the exact size for the longest text it will pass.
+ *
+ *   static auspex_text src;
+ *   static unsigned char scratch[SCRATCH] __attribute__((aligned(8)));
+ *   int32_t ids[64]; size_t n;
+ *   if (auspex_text_open(&src, model, MODEL_SIZE, AUSPEX_SOURCE_VOCABULARY) != AUSPEX_OK ||
+ *       auspex_text_encode(&src, "ein hund .", 10, scratch, sizeof scratch, ids, 64, &n) != AUSPEX_OK)
+ *       report(auspex_text_message(&src));
+ */
+#define AUSPEX_TEXT_BYTES (sizeof(void*) > 4 ? 384u : 320u)
+
+typedef struct auspex_text {
+    union {
+        unsigned char bytes[AUSPEX_TEXT_BYTES];
+        unsigned long long align_u64;
+        void* align_ptr;
+    } opaque;
+} auspex_text;
+
+/* Which vocabulary: the source side's (a classifier's only one) or a translator's target side. */
+#define AUSPEX_SOURCE_VOCABULARY 0
+#define AUSPEX_TARGET_VOCABULARY 1
+
+/* Opens the model's vocabulary of `side` (the model's checksum and structure are checked; the model bytes
+ * must stay alive). AUSPEX_INVALID_ARGUMENT when the model stores no such vocabulary. */
+int auspex_text_open(auspex_text* t, const void* model, size_t size, int side);
+/* Exact scratch bytes auspex_text_encode needs for texts up to max_text_bytes, and the most ids it gives. */
+size_t auspex_text_scratch_bytes(const auspex_text* t, size_t max_text_bytes);
+size_t auspex_text_max_ids(const auspex_text* t, size_t max_text_bytes);
+/* UTF-8 text (not zero-terminated) to ids[0..*count). */
+int auspex_text_encode(auspex_text* t, const char* text, size_t length, void* scratch, size_t scratch_bytes,
+                       int32_t* ids, size_t capacity, size_t* count);
+/* ids to text in out[0..*length) (no terminating zero; *length is the full length even when it exceeds
+ * capacity, then AUSPEX_INVALID_ARGUMENT). Special ids (<bos>, <eos>, <pad>) are left out. */
+int auspex_text_decode(auspex_text* t, const int32_t* ids, size_t count, char* out, size_t capacity, size_t* length);
+/* "ok" or what the last call on this handle found. Never null. */
+const char* auspex_text_message(const auspex_text* t);
+
 #ifdef __cplusplus
 }
 #endif

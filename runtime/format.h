@@ -142,11 +142,13 @@ inline uint32_t dtype_bytes(DType t) { return t == DType::f32 || t == DType::i32
     X(decoder_mask, 59)     /* forecaster with a decoder, optional (absent 0): DecoderMask */                          \
     X(trained_horizon, 60)  /* forecaster feeding predictions back, optional (absent 0 = not stated): the steps its    \
                                loop was trained to forecast; a longer forecast is noted, not refused */                \
-    X(architecture, 61)     /* forecaster, optional (absent 0): Architecture */                                        \
-    X(head_dim, 62)         /* chronos_bolt: attention columns per head (T5's d_kv; nhead * head_dim need not be d) */ \
-    X(relative_buckets, 63) /* chronos_bolt: T5 relative position buckets */                                           \
-    X(relative_max_distance, 64) /* chronos_bolt: T5 relative position max distance */                                 \
-    X(reg_token, 65)             /* chronos_bolt: row of the token embedding appended to the encoder's, or kNoToken */
+    X(subtract_last, 61)    /* forecaster with RevIN, optional (absent 0): 1 = the window's last value is subtracted   \
+                               instead of its mean (the std is still the window's) and added back */                   \
+    X(architecture, 62)     /* forecaster, optional (absent 0): Architecture */                                        \
+    X(head_dim, 63)         /* chronos_bolt: attention columns per head (T5's d_kv; nhead * head_dim need not be d) */ \
+    X(relative_buckets, 64) /* chronos_bolt: T5 relative position buckets */                                           \
+    X(relative_max_distance, 65) /* chronos_bolt: T5 relative position max distance */                                 \
+    X(reg_token, 66)             /* chronos_bolt: row of the token embedding appended to the encoder's, or kNoToken */
 
 enum class ConfigKey : uint32_t {
 #define AX_CONFIG_KEY_ENUM(name, number) name = number,
@@ -319,6 +321,17 @@ bool parse_enum(const char* text, E* out) {
     return false;
 }
 
+// How a stored vocabulary turns text into ids (runtime/tokenizer.h). words: split on whitespace, each word
+// looked up as it is; basic_english: torchtext's get_tokenizer("basic_english") rules, then looked up;
+// unigram, bpe: SentencePiece's encoders over its normalized text.
+enum class Tokenizer : uint32_t { words = 0, basic_english = 1, unigram = 2, bpe = 3 };
+inline constexpr EnumName<Tokenizer> kTokenizerNames[] = {{Tokenizer::words, "whitespace"},
+                                                          {Tokenizer::basic_english, "basic_english"},
+                                                          {Tokenizer::unigram, "sentencepiece_unigram"},
+                                                          {Tokenizer::bpe, "sentencepiece_bpe"},
+                                                          {Tokenizer::words, "words"}};
+constexpr EnumNames<Tokenizer> names_of(Tokenizer) { return names_table(kTokenizerNames); }
+
 // A token-id config value meaning "no such token".
 constexpr uint32_t kNoToken = 0xFFFFFFFFu;
 
@@ -439,7 +452,10 @@ constexpr uint16_t kNoLayer = 0xFFFF;
     X(dec_norm2_weight, 78, "decoder.layers.{}.norm2.weight")                                                          \
     X(dec_norm2_bias, 79, "decoder.layers.{}.norm2.bias")                                                              \
     X(dec_norm3_weight, 80, "decoder.layers.{}.norm3.weight")                                                          \
-    X(dec_norm3_bias, 81, "decoder.layers.{}.norm3.bias")
+    X(dec_norm3_bias, 81, "decoder.layers.{}.norm3.bias")                                                              \
+    /* Vocabularies (docs/FORMAT.md, "Vocabularies"; runtime/vocabulary.h): int32 [words], not per layer. */           \
+    X(src_vocabulary, 128, "src_vocabulary") /* the source side's (a classifier's input) */                            \
+    X(tgt_vocabulary, 129, "tgt_vocabulary") /* a translator's target side */
 
 enum class Role : uint16_t {
 #define AX_ROLE_ENUM(name, number, text) name = number,
@@ -448,10 +464,13 @@ enum class Role : uint16_t {
 };
 ;
 constexpr uint16_t kFirstLayerRole = 32;
+constexpr uint16_t kFirstLateModelRole = 128;  // roles from here on are again one per model (no layer)
 
 // Canonical PyTorch-style name of a role, for inspect and error messages (nullptr when unknown), e.g.
 // "encoder.layers.{}.self_attn.in_proj_weight" where {} stands for the layer index.
 const char* role_name(Role role);
-inline bool role_is_per_layer(Role role) { return static_cast<uint16_t>(role) >= kFirstLayerRole; }
+inline bool role_is_per_layer(Role role) {
+    return static_cast<uint16_t>(role) >= kFirstLayerRole && static_cast<uint16_t>(role) < kFirstLateModelRole;
+}
 
 }  // namespace ax::format

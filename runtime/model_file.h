@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "runtime/config_records.h"
 #include "runtime/format.h"
 #include "runtime/status.h"
 
@@ -25,7 +26,8 @@ struct TensorView {
 
 enum class Checksum { verify, skip };
 
-class ModelFile {
+// A model file read in place: its config records (the ConfigRecords it is) and its tensors.
+class ModelFile : public ConfigRecords {
 public:
     // `data` must stay valid while the model is used and be 16-byte aligned. `size` may exceed the file
     // (a flash partition); the header's file_size says where the model ends. Checksum::skip is for firmware
@@ -39,17 +41,10 @@ public:
     // False when the model has no tensor with this role and layer.
     bool find(format::Role role, uint16_t layer, TensorView* out) const;
 
-    uint32_t config_count() const { return config_count_; }
-    void config_record(uint32_t index, uint32_t* key, uint32_t* value) const;
-    // False when the key is absent.
-    bool config(format::ConfigKey key, uint32_t* value) const;
-
 private:
     const uint8_t* data_ = nullptr;
     uint64_t file_size_ = 0;
     format::Family family_{};
-    const uint8_t* config_ = nullptr;
-    uint32_t config_count_ = 0;
     const uint8_t* tensors_ = nullptr;
     uint32_t tensor_count_ = 0;
 };

@@ -59,6 +59,12 @@ Status TensorBinder::words(Role role, uint16_t layer, const int32_t** result, si
     return Status::ok();
 }
 
+Status TensorBinder::vocabulary(Role role, size_t size, Vocabulary* result) {
+    AX_RETURN_IF_ERROR(Vocabulary::open(file_, role, size, result));
+    if (result->present()) ++bound_;
+    return Status::ok();
+}
+
 bool TensorBinder::has_int8_matrices() {
     if (int8_matrices_ < 0) {
         int8_matrices_ = 0;

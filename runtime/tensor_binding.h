@@ -9,6 +9,7 @@
 #include "runtime/model_file.h"
 #include "runtime/status.h"
 #include "runtime/transformer_layer.h"
+#include "runtime/vocabulary.h"
 
 namespace ax {
 
@@ -31,6 +32,9 @@ public:
 
     // An int32 vector (the integer-only mode's parameters): its words and their count.
     Status words(format::Role role, uint16_t layer, const int32_t** result, size_t* count);
+
+    // A stored vocabulary for an embedding of `size` tokens (runtime/vocabulary.h); absent, an empty one.
+    Status vocabulary(format::Role role, size_t size, Vocabulary* result);
 
     // After binding everything the family uses: refuses a file holding tensors nobody asked for.
     Status check_all_used() const;

@@ -1,6 +1,7 @@
 #include "runtime/text_records.h"
 
 #include "runtime/format.h"
+#include "runtime/utf8_sequence.h"
 
 namespace ax {
 
@@ -40,25 +41,6 @@ private:
     mutable uint32_t value_ = 0;
 };
 
-// Length of the UTF-8 sequence at the lead byte s[0] with continuation bytes in s (shortest form, no
-// surrogates, at most U+10FFFF), or 0.
-size_t utf8_length(const uint8_t* s, size_t left) {
-    const uint8_t c = s[0];
-    size_t n = c < 0x80                   ? 1
-               : (c >= 0xC2 && c <= 0xDF) ? 2
-               : (c >= 0xE0 && c <= 0xEF) ? 3
-               : (c >= 0xF0 && c <= 0xF4) ? 4
-                                          : 0;
-    if (n == 0 || n > left) return 0;
-    for (size_t k = 1; k < n; ++k)
-        if ((s[k] & 0xC0) != 0x80) return 0;
-    if (c == 0xE0 && s[1] < 0xA0) return 0;  // overlong
-    if (c == 0xED && s[1] > 0x9F) return 0;  // surrogate
-    if (c == 0xF0 && s[1] < 0x90) return 0;  // overlong
-    if (c == 0xF4 && s[1] > 0x8F) return 0;  // beyond U+10FFFF
-    return n;
-}
-
 template <typename Bytes>
 Status check_bytes(const Bytes& text, size_t length, const TextRules& rules, TextShape* shape) {
     if (length > rules.max_bytes)
@@ -80,7 +62,7 @@ Status check_bytes(const Bytes& text, size_t length, const TextRules& rules, Tex
         uint8_t sequence[4] = {};
         const size_t left = length - i < 4 ? length - i : 4;
         for (size_t k = 0; k < left; ++k) sequence[k] = text[i + k];
-        const size_t n = utf8_length(sequence, left);
+        const size_t n = utf8_sequence_length(sequence, left);
         if (n == 0) return bad(rules, "the text is not well-formed UTF-8");
         if (c == 0xC2 && sequence[1] < 0xA0) return bad(rules, "a control character (U+0080..U+009F) inside the text");
         i += n;

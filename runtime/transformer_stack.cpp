@@ -37,7 +37,7 @@ Status bind_decoder_layer(TensorBinder& b, const LayerOptions& o, size_t index, 
 
 }  // namespace
 
-Status read_stack_config(const ModelFile& f, size_t min_decoder_layers, StackConfig* out) {
+Status read_stack_records(const ConfigRecords& f, size_t min_decoder_layers, StackConfig* out) {
     StackConfig c;
     LayerOptions& l = c.layer;
     AX_RETURN_IF_ERROR(read_config_size(f, ConfigKey::d_model, 1, kMaxModelWidth, &l.d_model));
@@ -67,14 +67,23 @@ Status read_stack_config(const ModelFile& f, size_t min_decoder_layers, StackCon
         if (c.decoder_layers == 0 && c.kv_cache != CacheType::f32)
             return Status::error(StatusCode::bad_model, "an int8 kv_cache without decoder layers");
     }
-    // Sizes the encoder's all-rows int8 scratch (LayerScratch::x_q); binding checks the tensors later.
-    for (size_t i = 0; i < c.encoder_layers; ++i) {
-        TensorView t;
-        if (f.find(Role::enc_attn_in_weight, static_cast<uint16_t>(i), &t) && t.dtype == format::DType::i8)
-            l.int8_encoder_attention = true;
-    }
     *out = c;
     return Status::ok();
+}
+
+Status read_stack_config(const ModelFile& f, size_t min_decoder_layers, StackConfig* out) {
+    AX_RETURN_IF_ERROR(read_stack_records(f, min_decoder_layers, out));
+    note_stack_tensors(f, out);
+    return Status::ok();
+}
+
+void note_stack_tensors(const ModelFile& f, StackConfig* c) {
+    // Sizes the encoder's all-rows int8 scratch (LayerScratch::x_q); binding checks the tensors later.
+    for (size_t i = 0; i < c->encoder_layers; ++i) {
+        TensorView t;
+        if (f.find(Role::enc_attn_in_weight, static_cast<uint16_t>(i), &t) && t.dtype == format::DType::i8)
+            c->layer.int8_encoder_attention = true;
+    }
 }
 
 Status bind_stack(TensorBinder& b, const StackConfig& c, LayerNormWeights* encoder_norm,

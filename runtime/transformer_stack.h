@@ -29,6 +29,9 @@ struct StackConfig {
 // final-norm flags, and the optional kv_cache key (absent: float32). min_decoder_layers is 0 for a family whose decoder
 // is optional.
 Status read_stack_config(const ModelFile& f, size_t min_decoder_layers, StackConfig* out);
+// The same in two steps: the records alone, then what the tensors' dtypes tell (int8 encoder attention).
+Status read_stack_records(const ConfigRecords& f, size_t min_decoder_layers, StackConfig* out);
+void note_stack_tensors(const ModelFile& f, StackConfig* c);
 
 // Binds the final norms (when present) and every layer once, so that a session's later binding cannot fail.
 Status bind_stack(TensorBinder& b, const StackConfig& c, LayerNormWeights* encoder_norm,

@@ -1,5 +1,5 @@
-// Helpers of the token and latent family suites (seq2seq, classifier, tvae): fixture cases, conversion,
-// error measures.
+// Helpers of the token and latent family suites (seq2seq, classifier, tvae): fixture cases and their
+// conversion (the error measures are test_support.h's, the forecaster cases fixture_case.h's).
 #pragma once
 #include <cmath>
 #include <string>
@@ -35,29 +35,6 @@ inline std::vector<uint8_t> convert_case(const std::string& dir, format::DType d
 inline std::vector<uint8_t> convert_case(const std::string& dir, format::DType dtype = format::DType::f32,
                                          const std::string& checkpoint = "model.pt", const std::string& map = "") {
     return convert_case(dir, dtype, format::CacheType::f32, checkpoint, map);
-}
-
-inline double rms(const std::vector<float>& v) {
-    double s = 0;
-    for (float x : v) s += static_cast<double>(x) * x;
-    return v.empty() ? 0.0 : std::sqrt(s / static_cast<double>(v.size()));
-}
-
-// Infinite when the sizes differ, so a result with rows lost or added never passes.
-inline double max_abs_error(const std::vector<float>& a, const std::vector<float>& b) {
-    if (a.size() != b.size()) return INFINITY;
-    double worst = 0;
-    for (size_t i = 0; i < a.size(); ++i) {
-        const double e = std::fabs(static_cast<double>(a[i]) - b[i]);
-        if (!(e <= worst)) worst = e;
-    }
-    return worst;
-}
-
-inline bool all_finite(const std::vector<float>& v) {
-    for (float x : v)
-        if (!std::isfinite(x)) return false;
-    return true;
 }
 
 // Defined by the family suites, shared with the rename-map suite: check every output of a fixture case in

@@ -13,7 +13,7 @@
 #include "tests/cli_support.h"
 #include "tests/test_support.h"
 #include "tests/tolerances.h"
-#include "tools/convert/axm_writer.h"
+#include "tools/axm/axm_writer.h"
 #include "tools/text/csv.h"
 
 namespace {

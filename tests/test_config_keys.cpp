@@ -10,6 +10,7 @@
 #include "tools/common/tool_error.h"
 #include "tools/family/family_descriptor.h"
 #include "tools/import/assumed_defaults.h"
+#include "tools/convert/config_search.h"
 #include "tools/import/config_keys.h"
 #include "tools/import/config_scope.h"
 #include "tools/import/convert_config.h"
@@ -135,11 +136,13 @@ TEST_CASE("a config built in code is held to the same families") {
 
 TEST_CASE("docs/config-keys.md is the table") {
     const std::string path = std::string(AUSPEX_SOURCE_DIR) + "/docs/config-keys.md";
-    const std::string want = tools::config_keys_markdown();
+    const std::string want = tools::config_keys_markdown(tools::searched_config_keys());
     const std::string have = read_text(path);
     const bool same = have == want;
-    // To regenerate: copy the file this writes over docs/config-keys.md.
-    if (!same) std::ofstream("config-keys.md", std::ios::binary) << want;
-    CHECK_MESSAGE(same,
-                  "docs/config-keys.md differs from the config-key table: the current text is in ./config-keys.md");
+    // The current text goes into the build tree, never the source tree: copy it over docs/config-keys.md to
+    // regenerate.
+    const std::string written = std::string(AUSPEX_BINARY_DIR) + "/config-keys.md";
+    if (!same) std::ofstream(written, std::ios::binary) << want;
+    CHECK_MESSAGE(same, "docs/config-keys.md differs from the config-key table: the current text is in "
+                            << written << "; copy it over docs/config-keys.md");
 }

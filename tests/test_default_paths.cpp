@@ -20,7 +20,7 @@
 #include "tools/checkpoint/checkpoint.h"
 #include "tools/common/aligned_buffer.h"
 #include "tools/common/tool_error.h"
-#include "tools/convert/axm_writer.h"
+#include "tools/axm/axm_writer.h"
 #include "tools/convert/quantize.h"
 #include "tools/host/family_sessions.h"
 #include "tools/host/host_session.h"

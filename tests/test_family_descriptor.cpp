@@ -1,5 +1,6 @@
-// The family descriptors (tools/family): one complete row per format::Family, which opens that family's
-// files into its alternative of the model variant and names its lengths as the commands take them.
+// The family descriptors (the type in tools/family, the rows in tools/families): one complete row per
+// format::Family, which opens that family's files into its alternative of the model variant and names its lengths as
+// the commands take them.
 #include <doctest/doctest.h>
 
 #include <set>

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "tests/family_support.h"
-#include "tools/convert/axm_writer.h"
+#include "tools/axm/axm_writer.h"
 #include "tools/host/family_sessions.h"
 #include "tools/import/forecaster_import.h"
 #include "tools/host/host_session.h"

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <unistd.h>
 
+#include "tests/fixture_case.h"
 #include "tests/test_support.h"
 #include "tools/checkpoint/checkpoint.h"
 #include "tools/common/tool_error.h"
@@ -20,8 +21,7 @@ namespace {
 
 using namespace ax;
 
-const char* const kCases[] = {"post_relu_tril", "pre_gelu_none_final", "odd_sizes", "multi_out",        "pre_relu_tril",
-                              "norm_global",    "norm_last_value",     "window48",  "seed_stray_layers"};
+const std::string kKind = "forecaster";  // every case folder of it runs
 
 constexpr double kTolerance = test::tolerance::forecaster;
 
@@ -35,7 +35,7 @@ struct Case {
 
 Case load_case(const std::string& name) {
     Case c;
-    c.dir = test::fixture_path("forecaster/" + name);
+    c.dir = test::fixture_path(kKind + "/" + name);
     const tools::JsonValue meta = tools::parse_json_file(c.dir + "/case.json");
     c.horizon = static_cast<size_t>(meta.find("horizon")->as_int("horizon", 1, 1000));
     c.has_safetensors = meta.find("has_safetensors")->as_bool("has_safetensors");
@@ -78,7 +78,7 @@ void check_model(const Case& c, const std::vector<uint8_t>& bytes, const std::st
 }  // namespace
 
 TEST_CASE("forecaster matches PyTorch on every fixture, from .pt and .safetensors") {
-    for (const char* name : kCases) {
+    for (const std::string& name : test::fixture_cases(kKind)) {
         INFO("case " << std::string(name));
         const Case c = load_case(name);
         tools::ConvertOptions options;

@@ -70,7 +70,7 @@ TEST_CASE("loops: a pe buffer whose first row is zero (the padding row) runs as 
     const std::string model = converted("pe_zero_row");
     const auto m = ax::tools::open_model(model);
     const ax::ForecasterConfig& c = m->as<ax::Forecaster>().config();
-    CHECK(c.positional_encoding == ax::format::PositionalEncoding::learned);
+    CHECK(c.positions.encoder == ax::format::PositionalEncoding::learned);
     CHECK(c.max_positions == 64);
     // The table holds the zero row as the checkpoint does: position 0 adds nothing.
     bool found = false;

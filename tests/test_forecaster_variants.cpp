@@ -10,6 +10,7 @@
 #include <fstream>
 #include <unistd.h>
 
+#include "tests/fixture_case.h"
 #include "tests/test_support.h"
 #include "tests/tolerances.h"
 #include "tools/common/aligned_buffer.h"
@@ -27,53 +28,27 @@ namespace {
 
 using namespace ax;
 
-const char* const kCases[] = {"transam",        "flatten_covariates", "last_row_causal", "mean_mlp",
-                              "informer_zeros", "patchtst_revin",     "raw_features",    "mvts_batchnorm"};
+const std::string kKind = "forecaster_onepass";  // every case folder of it runs
 
-struct Case {
-    std::string dir;
-    size_t window = 0, horizon = 0;
-    tools::Table history, forecast;
-};
+using test::ForecastCase;
 
-Case load_case(const std::string& name) {
-    Case c;
-    c.dir = test::fixture_path("forecaster_onepass/" + name);
-    const tools::JsonValue meta = tools::parse_json_file(c.dir + "/case.json");
-    c.window = static_cast<size_t>(meta.find("window")->as_int("window", 1, 1000));
-    c.horizon = static_cast<size_t>(meta.find("horizon")->as_int("horizon", 1, 1000));
-    c.history = tools::read_csv(c.dir + "/history.csv");
-    c.forecast = tools::read_csv(c.dir + "/forecast.csv");
-    REQUIRE(c.history.rows == c.window);
-    REQUIRE(c.forecast.rows == c.horizon);
-    return c;
+ForecastCase onepass(const std::string& name) { return test::load_forecast_case(kKind, name); }
+
+std::vector<uint8_t> convert(const ForecastCase& c, format::DType dtype = format::DType::f32) {
+    test::CaseConversion how;
+    how.dtype = dtype;
+    return test::convert_forecast_case(c, how);
 }
 
-std::vector<uint8_t> convert(const Case& c, format::DType dtype = format::DType::f32, const std::string& config = "") {
-    tools::ConvertOptions o;
-    o.checkpoint_path = c.dir + "/model.pt";
-    o.config_path = config.empty() ? c.dir + "/config.json" : config;
-    o.dtype = dtype;
-    return tools::convert_model(o);
-}
-
-double rms(const std::vector<float>& v) {
-    double s = 0;
-    for (float x : v) s += double{x} * x;
-    return std::sqrt(s / static_cast<double>(v.size()));
-}
-
-std::string error_of(const Case& c, const std::string& config_text) {
-    const std::filesystem::path path =
-        std::filesystem::temp_directory_path() / ("auspex_variant_" + std::to_string(::getpid()) + ".json");
-    std::ofstream(path) << config_text;
+std::string error_of(const ForecastCase& c, const std::string& config_text) {
+    test::CaseConversion how;
+    how.config_text = config_text;
     std::string message;
     try {
-        convert(c, format::DType::f32, path.string());
+        test::convert_forecast_case(c, how);
     } catch (const tools::ToolError& e) {
         message = e.what();
     }
-    std::filesystem::remove(path);
     INFO(message);
     CHECK(!message.empty());
     return message;
@@ -82,9 +57,9 @@ std::string error_of(const Case& c, const std::string& config_text) {
 }  // namespace
 
 TEST_CASE("forecaster variants reproduce their author's PyTorch forecast on every port") {
-    for (const char* name : kCases) {
+    for (const std::string& name : test::fixture_cases(kKind)) {
         INFO("case " << std::string(name));
-        const Case c = load_case(name);
+        const ForecastCase c = onepass(name);
         const auto model = tools::load_model_bytes(convert(c), name);
         const ForecasterConfig& config = model->as<Forecaster>().config();
         CHECK(config.n_outputs == c.forecast.cols);
@@ -106,48 +81,48 @@ TEST_CASE("forecaster variants reproduce their author's PyTorch forecast on ever
 
 TEST_CASE("forecaster variants: the weights tell the variant, the config only what they cannot") {
     const auto config_of = [](const char* name) {
-        return tools::load_model_bytes(convert(load_case(name)), name)->as<Forecaster>().config();
+        return tools::load_model_bytes(convert(onepass(name)), name)->as<Forecaster>().config();
     };
     const ForecasterConfig transam = config_of("transam");
     CHECK(transam.encoder_only());
-    CHECK(transam.head == format::ForecastHead::generator);
-    CHECK(transam.input_embedding == format::InputEmbedding::broadcast);
+    CHECK(transam.head.kind == format::ForecastHead::generator);
+    CHECK(transam.input.kind == format::InputEmbedding::broadcast);
     CHECK(transam.stack.encoder_causal);
     const ForecasterConfig flat = config_of("flatten_covariates");
-    CHECK(flat.head == format::ForecastHead::flatten);  // [12, 24 x 16]: the flattened window
+    CHECK(flat.head.kind == format::ForecastHead::flatten);  // [12, 24 x 16]: the flattened window
     CHECK(flat.window == 24);
     CHECK(flat.horizon == 12);
     CHECK(flat.n_features == 3);
     CHECK(flat.n_outputs == 1);
-    CHECK(flat.positional_encoding == format::PositionalEncoding::learned);
+    CHECK(flat.positions.encoder == format::PositionalEncoding::learned);
     CHECK(flat.max_positions == 24);
-    CHECK(flat.embed_scale == doctest::Approx(4.0));
+    CHECK(flat.input.scale == doctest::Approx(4.0));
     const ForecasterConfig mean = config_of("mean_mlp");
-    CHECK(mean.head == format::ForecastHead::mean);
-    CHECK(mean.head_hidden == 32);
+    CHECK(mean.head.kind == format::ForecastHead::mean);
+    CHECK(mean.head.hidden == 32);
     CHECK(mean.n_outputs == 2);
     CHECK(mean.horizon == 6);
     const ForecasterConfig informer = config_of("informer_zeros");
-    CHECK(informer.decoding == format::Decoding::one_pass);
-    CHECK(informer.label_len == 6);
+    CHECK(informer.decoding.mode == format::Decoding::one_pass);
+    CHECK(informer.decoding.label_len == 6);
     CHECK(informer.stack.decoder_layers == 1);
     const ForecasterConfig patched = config_of("patchtst_revin");
-    CHECK(patched.patch_len == 8);
-    CHECK(patched.patch_stride == 4);
-    CHECK(patched.patch_pad);
+    CHECK(patched.input.patch_len == 8);
+    CHECK(patched.input.patch_stride == 4);
+    CHECK(patched.input.patch_pad);
     CHECK(patched.encoder_rows(32) == 8);  // (32 + 4 - 8) / 4 + 1 patches
-    CHECK(patched.revin == format::Revin::affine);
-    CHECK(patched.head == format::ForecastHead::flatten);
+    CHECK(patched.normalizer.revin == format::Revin::affine);
+    CHECK(patched.head.kind == format::ForecastHead::flatten);
     CHECK(patched.n_outputs == 3);
     const ForecasterConfig raw = config_of("raw_features");
-    CHECK(raw.input_embedding == format::InputEmbedding::none);  // no input Linear: d_model = n_features
+    CHECK(raw.input.kind == format::InputEmbedding::none);  // no input Linear: d_model = n_features
     CHECK(raw.n_features == 4);
 }
 
 TEST_CASE("forecaster variants run in exactly the arena they report, and a teacher-forced run is the forward") {
-    for (const char* name : kCases) {
+    for (const std::string& name : test::fixture_cases(kKind)) {
         INFO("case " << std::string(name));
-        const Case c = load_case(name);
+        const ForecastCase c = onepass(name);
         const auto model = tools::load_model_bytes(convert(c), name);
         const size_t bytes = model->as<Forecaster>().arena_bytes(c.window, c.horizon);
         REQUIRE(bytes > 0);
@@ -163,7 +138,7 @@ TEST_CASE("forecaster variants run in exactly the arena they report, and a teach
         test::check_close(out, c.forecast.values, test::tolerance::forecaster, "forecast inside the exact arena");
         for (size_t i = bytes; i < bytes + 64; ++i) CHECK(arena.data()[i] == 0xA5);
         const ForecasterConfig& config = model->as<Forecaster>().config();
-        if (config.encoder_only() && config.head != format::ForecastHead::generator) {
+        if (config.encoder_only() && config.head.kind != format::ForecastHead::generator) {
             // The model's forward(x) is the forecast.
             std::vector<float> run(config.run_rows(c.window, 0) * config.n_outputs);
             REQUIRE(s.run(c.history.values.data(), c.window, nullptr, 0, InputSpace::model, run.data()).is_ok());
@@ -174,10 +149,10 @@ TEST_CASE("forecaster variants run in exactly the arena they report, and a teach
 
 // Their int8 bits on the generic port are held by tests/test_int8_goldens.cpp.
 TEST_CASE("forecaster variants quantized: f16 and int8 stay close to PyTorch on every port") {
-    for (const char* name : kCases) {
+    for (const std::string& name : test::fixture_cases(kKind)) {
         INFO("case " << std::string(name));
-        const Case c = load_case(name);
-        const double scale = rms(c.forecast.values);
+        const ForecastCase c = onepass(name);
+        const double scale = test::rms(c.forecast.values);
         for (const auto& dtype_bound : {std::pair{format::DType::f16, 2e-3}, std::pair{format::DType::i8, 6e-2}}) {
             // Named copies: clang refuses structured bindings inside doctest's INFO capture.
             const format::DType dtype = dtype_bound.first;
@@ -199,11 +174,11 @@ TEST_CASE("forecaster variants quantized: f16 and int8 stay close to PyTorch on 
 }
 
 TEST_CASE("forecaster variants: what the weights cannot tell is asked for, what contradicts them is refused") {
-    const Case transam = load_case("transam");
+    const ForecastCase transam = onepass("transam");
     std::string e = error_of(transam, R"({"arch": "forecaster", "nhead": 4, "encoder_mask": "causal"})");
     CHECK(e.find("state \"head\"") != std::string::npos);
     CHECK(e.find("\"generator\"") != std::string::npos);
-    const Case flat = load_case("flatten_covariates");
+    const ForecastCase flat = onepass("flatten_covariates");
     e = error_of(flat, R"({"arch": "forecaster", "nhead": 2, "positional_encoding": "sinusoidal", "horizon": 12})");
     CHECK(e.find("contradicts the checkpoint's learned position table pos_embedding") != std::string::npos);
     e = error_of(flat, R"({"arch": "forecaster", "nhead": 2, "head": "last_row", "horizon": 12})");
@@ -212,7 +187,7 @@ TEST_CASE("forecaster variants: what the weights cannot tell is asked for, what 
     CHECK(e.find("state \"horizon\"") != std::string::npos);
     e = error_of(flat, R"({"arch": "forecaster", "nhead": 2, "horizon": 5})");
     CHECK(e.find("\"horizon\"") != std::string::npos);
-    const Case informer = load_case("informer_zeros");
+    const ForecastCase informer = onepass("informer_zeros");
     e = error_of(informer, R"({"arch": "forecaster", "nhead": 2, "decoding": "one_pass", "horizon": 10})");
     CHECK(e.find("\"label_len\"") != std::string::npos);
     e = error_of(informer, R"({"arch": "forecaster", "nhead": 2, "head": "mean"})");
@@ -220,7 +195,7 @@ TEST_CASE("forecaster variants: what the weights cannot tell is asked for, what 
 }
 
 TEST_CASE("a one-pass model refuses a horizon past the one it was trained on") {
-    const Case c = load_case("last_row_causal");
+    const ForecastCase c = onepass("last_row_causal");
     const auto model = tools::load_model_bytes(convert(c), "last_row_causal");
     tools::AlignedBuffer arena(1 << 20);
     ForecastSession s;
@@ -236,12 +211,7 @@ TEST_CASE("a one-pass model refuses a horizon past the one it was trained on") {
 TEST_CASE("covariate forecasters: the decoder reads the outputs, positions per side, as the author's loop") {
     for (const char* name : {"tutorial", "both_positions", "target_last"}) {
         INFO("case " << std::string(name));
-        Case c;
-        c.dir = test::fixture_path(std::string("forecaster_covariates/") + name);
-        c.history = tools::read_csv(c.dir + "/history.csv");
-        c.forecast = tools::read_csv(c.dir + "/forecast.csv");
-        c.window = c.history.rows;
-        c.horizon = c.forecast.rows;
+        const ForecastCase c = test::load_forecast_case("forecaster_covariates", name);
         const auto model = tools::load_model_bytes(convert(c), name);
         const ForecasterConfig& config = model->as<Forecaster>().config();
         CHECK(config.n_features == 3);
@@ -265,24 +235,22 @@ TEST_CASE("covariate forecasters: the decoder reads the outputs, positions per s
     }
     // Positions on the decoder cannot be read off the weights: the tutorial's decoder has none, and a config
     // that leaves that out converts into a model a check pair refuses.
-    Case c;
-    c.dir = test::fixture_path("forecaster_covariates/tutorial");
+    const ForecastCase c = test::load_forecast_case("forecaster_covariates", "tutorial");
     const std::string e = error_of(
         c, R"({"arch": "forecaster", "nhead": 4, "memory_mask": "tril", "features": ["load", "temperature", "humidity"],
               "outputs": ["wind"]})");
     CHECK(e.find("\"wind\", which is not one of \"features\"") != std::string::npos);
-    const std::filesystem::path path =
-        std::filesystem::temp_directory_path() / ("auspex_decpos_" + std::to_string(::getpid()) + ".json");
-    std::ofstream(path) << R"({"arch": "forecaster", "nhead": 4, "memory_mask": "tril",
+    test::CaseConversion no_decoder_positions;
+    no_decoder_positions.config_text = R"({"arch": "forecaster", "nhead": 4, "memory_mask": "tril",
                                "features": ["load", "temperature", "humidity"], "outputs": ["load"]})";
     tools::CheckFiles files;
     files.input = c.dir + "/check_src.csv";
     files.target = c.dir + "/check_tgt.csv";
     files.output = c.dir + "/check_out.csv";
     const tools::CheckPair pair = tools::read_check_pair(files, format::Family::forecaster);
-    const tools::CheckResult wrong = tools::check_model_bytes(convert(c, format::DType::f32, path.string()), pair);
+    const tools::CheckResult wrong =
+        tools::check_model_bytes(test::convert_forecast_case(c, no_decoder_positions), pair);
     const tools::CheckResult right = tools::check_model_bytes(convert(c), pair);
-    std::filesystem::remove(path);
     CHECK(!wrong.passed);
     CHECK(wrong.max_diff > 0.1);
     CHECK(right.passed);
@@ -321,7 +289,8 @@ TEST_CASE(
         const tools::ConfigSearch s = tools::search_config(tools::read_checkpoint(dir + "/model.pt"), config, files);
         std::filesystem::remove(config);
         REQUIRE(s.found);
-        CHECK(s.config.encoder_mask == format::EncoderMask::causal);
+        CHECK(s.config.described.at(format::ConfigKey::encoder_mask) ==
+              static_cast<uint32_t>(format::EncoderMask::causal));
         CHECK(s.config.nhead == 3);
         CHECK(s.config.activation == format::Activation::gelu);
         CHECK(s.config.norm_first);
@@ -329,12 +298,7 @@ TEST_CASE(
 }
 
 TEST_CASE("one input Linear shared by the encoder and the decoder, as the author's greedy loop forecasts") {
-    Case c;
-    c.dir = test::fixture_path("forecaster_covariates/shared_embedding");
-    c.history = tools::read_csv(c.dir + "/history.csv");
-    c.forecast = tools::read_csv(c.dir + "/forecast.csv");
-    c.window = c.history.rows;
-    c.horizon = c.forecast.rows;
+    const ForecastCase c = test::load_forecast_case("forecaster_covariates", "shared_embedding");
     std::vector<std::string> notes;
     tools::ConvertOptions o;
     o.checkpoint_path = c.dir + "/model.pt";
@@ -352,7 +316,7 @@ TEST_CASE("one input Linear shared by the encoder and the decoder, as the author
 }
 
 TEST_CASE("layers that mix BatchNorm and LayerNorm, or a BatchNorm outside the layers, are refused naming it") {
-    const Case c = load_case("last_row_causal");
+    const ForecastCase c = onepass("last_row_causal");
     const tools::TensorMap tensors = tools::read_checkpoint(c.dir + "/model.pt");
     const tools::ConvertConfig config = tools::read_convert_config(c.dir + "/config.json");
     // BatchNorm1d(d) keeps weight and bias like LayerNorm, plus its running statistics.
@@ -385,7 +349,7 @@ TEST_CASE("--find-config reads one-pass decoding off a check pair whose output i
     // Informer's forward(x_enc, x_dec) returns its last horizon rows; x_dec is label_len observed rows and
     // zero placeholders. From {"arch"} and that pair the search finds decoding, horizon, label_len,
     // placeholder and nhead.
-    const Case c = load_case("informer_zeros");
+    const ForecastCase c = onepass("informer_zeros");
     const auto temp = [](const char* what) {
         return std::filesystem::temp_directory_path() / ("auspex_onepass_" + std::to_string(::getpid()) + "_" + what);
     };

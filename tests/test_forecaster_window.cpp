@@ -16,7 +16,7 @@
 #include "tests/test_support.h"
 #include "tools/common/aligned_buffer.h"
 #include "tools/common/tool_error.h"
-#include "tools/convert/axm_writer.h"
+#include "tools/axm/axm_writer.h"
 #include "tools/convert/converter.h"
 #include "tools/host/host_session.h"
 #include "tools/text/csv.h"

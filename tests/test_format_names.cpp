@@ -79,7 +79,7 @@ TEST_CASE("every tensor role has its own name and number, and the numbers are th
     CHECK(static_cast<uint32_t>(format::Role::name) == static_cast<uint32_t>(number));
     AX_ROLES(AX_CHECK_ROLE)
 #undef AX_CHECK_ROLE
-    CHECK(roles == 69);
+    CHECK(roles == 71);
     // Numbers written in files: a few of them, as docs/FORMAT.md states them.
     CHECK(static_cast<uint32_t>(format::Role::src_embed_weight) == 1);
     CHECK(static_cast<uint32_t>(format::Role::src_token_embed) == 13);
@@ -87,6 +87,9 @@ TEST_CASE("every tensor role has its own name and number, and the numbers are th
     CHECK(static_cast<uint32_t>(format::Role::dec_attn_in_weight) == 64);
     CHECK(static_cast<uint32_t>(format::Role::mlp_hidden_weight) == 44);
     CHECK(static_cast<uint32_t>(format::Role::quantile_levels) == 51);
+    CHECK(static_cast<uint32_t>(format::Role::src_vocabulary) == 128);
+    CHECK(!format::role_is_per_layer(format::Role::src_vocabulary));
+    CHECK(format::role_is_per_layer(format::Role::dec_norm3_bias));
     CHECK(format::role_name(static_cast<format::Role>(0)) == nullptr);
 }
 

@@ -11,7 +11,7 @@
 #include "runtime/bytes.h"
 #include "tests/family_support.h"
 #include "tests/test_support.h"
-#include "tools/convert/axm_writer.h"
+#include "tools/axm/axm_writer.h"
 #include "tools/convert/converter.h"
 #include "tools/import/convert_config.h"
 #include "tools/text/csv.h"

@@ -10,7 +10,7 @@
 #include "runtime/bytes.h"
 #include "tests/test_support.h"
 #include "tools/common/aligned_buffer.h"
-#include "tools/convert/axm_writer.h"
+#include "tools/axm/axm_writer.h"
 #include "tools/convert/converter.h"
 
 namespace {

@@ -19,7 +19,7 @@
 #include "tools/common/tool_error.h"
 #include "tools/convert/converter.h"
 #include "tools/convert/model_stamp.h"
-#include "tools/convert/text_record_store.h"
+#include "tools/axm/text_record_store.h"
 #include "tools/host/model_loader.h"
 #include "tools/import/convert_config.h"
 

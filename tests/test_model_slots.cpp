@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "models/example/firmware/ram_flash.h"
-#include "models/example/firmware/update_image.h"
+#include "apps/firmware/ram_flash.h"
+#include "apps/firmware/update_image.h"
 #include "models/forecaster/forecaster.h"
 #include "models/forecaster/slot_check.h"
 #include "ports/ports.h"
@@ -18,7 +18,7 @@
 #include "runtime/model_slots.h"
 #include "tests/test_support.h"
 #include "tools/common/aligned_buffer.h"
-#include "tools/convert/axm_writer.h"
+#include "tools/axm/axm_writer.h"
 #include "tools/convert/converter.h"
 #include "tools/text/csv.h"
 

@@ -10,6 +10,7 @@
 
 #include "tests/cli_support.h"
 #include "tests/family_support.h"
+#include "tests/fixture_case.h"
 #include "tests/test_support.h"
 #include "tests/tolerances.h"
 #include "ports/ports.h"
@@ -30,49 +31,47 @@ const std::string kCase = "forecaster_patchtst/official";
 
 std::string map_path() { return std::string(AUSPEX_SOURCE_DIR) + "/tools/import/maps/patchtst.map"; }
 
-std::vector<float> forecast_with(const std::string& dir, const std::string& config_text, const Kernels& k,
+test::ForecastCase official() { return test::load_forecast_case("forecaster_patchtst", "official"); }
+
+std::vector<float> forecast_with(const test::ForecastCase& c, const std::string& config_text, const Kernels& k,
                                  format::DType dtype = format::DType::f32) {
-    tools::ConvertOptions o;
-    o.checkpoint_path = dir + "/model.pt";
-    o.config_path = config_text.empty() ? dir + "/config.json" : test::write_file("patchtst_config.json", config_text);
-    o.map_path = map_path();
-    o.dtype = dtype;
-    const auto model = tools::load_model_bytes(tools::convert_model(o), "patchtst");
-    const tools::Table history = tools::read_csv(dir + "/history.csv");
-    tools::HostSession s(*model, k, history.rows, 8);
-    return s.forecast(history.values.data(), history.rows, 8);
+    test::CaseConversion how;
+    how.dtype = dtype;
+    how.config_text = config_text;
+    how.map_path = map_path();
+    return test::forecast_case(c, k, how);
 }
 
 }  // namespace
 
 TEST_CASE("official PatchTST: residual attention, BatchNorm, its head's order and RevIN, as its forward") {
-    const std::string dir = test::fixture_path(kCase);
-    const tools::Table forecast = tools::read_csv(dir + "/forecast.csv");
+    const test::ForecastCase c = official();
+    const tools::Table& forecast = c.forecast;
     for (const Kernels* k : test::available_ports()) {
         INFO("port " << std::string(k->name));
-        test::check_close(forecast_with(dir, "", *k), forecast.values, test::tolerance::forecaster, "forecast");
+        test::check_close(forecast_with(c, "", *k), forecast.values, test::tolerance::forecaster, "forecast");
     }
     // What the weights cannot tell changes the forecast: without residual attention, or with the head read
     // in rows order, it is another model.
-    std::string config = test::read_file(dir + "/config.json");
+    std::string config = test::read_file(c.dir + "/config.json");
     std::string plain = config;
     plain.replace(plain.find("\"res_attention\": true"), 21, "\"res_attention\": false");
-    CHECK(test::max_mixed_error(forecast_with(dir, plain, generic_kernels()), forecast.values) > 1e-2);
+    CHECK(test::max_mixed_error(forecast_with(c, plain, generic_kernels()), forecast.values) > 1e-2);
     std::string rows = config;
     rows.replace(rows.find("\"d_model_first\""), 15, "\"rows\"");
-    CHECK(test::max_mixed_error(forecast_with(dir, rows, generic_kernels()), forecast.values) > 1e-2);
+    CHECK(test::max_mixed_error(forecast_with(c, rows, generic_kernels()), forecast.values) > 1e-2);
 }
 
 TEST_CASE("official PatchTST quantized: f16 and int8 stay close to its forward on every port") {
-    const std::string dir = test::fixture_path(kCase);
-    const tools::Table forecast = tools::read_csv(dir + "/forecast.csv");
-    const tools::Table history = tools::read_csv(dir + "/history.csv");
+    const test::ForecastCase official_case = official();
+    const tools::Table& forecast = official_case.forecast;
+    const tools::Table& history = official_case.history;
     for (const auto& dtype_bound : {std::pair{format::DType::f16, 2e-3}, std::pair{format::DType::i8, 6e-2}}) {
         const format::DType dtype = dtype_bound.first;
         const double bound = dtype_bound.second;
         for (const Kernels* k : test::available_ports()) {
             INFO("dtype " << static_cast<int>(dtype) << " port " << std::string(k->name));
-            const std::vector<float> got = forecast_with(dir, "", *k, dtype);
+            const std::vector<float> got = forecast_with(official_case, "", *k, dtype);
             // Per column: RevIN puts each column back at its own scale.
             for (size_t c = 0; c < forecast.cols; ++c) {
                 double scale = 0, worst = 0;
@@ -126,4 +125,28 @@ TEST_CASE("official PatchTST: --find-config finds residual attention, the head's
     CHECK(text.find("\"res_attention\": true") != std::string::npos);
     CHECK(text.find("\"head_flatten\": \"d_model_first\"") != std::string::npos);
     CHECK(text.find("\"nhead\": 4") != std::string::npos);
+}
+
+TEST_CASE("official PatchTST with RevIN(subtract_last=True): the window's last value out and back, as its forward") {
+    const test::ForecastCase c = test::load_forecast_case("forecaster_patchtst", "subtract_last");
+    for (const Kernels* k : test::available_ports()) {
+        INFO("port " << std::string(k->name));
+        test::check_close(forecast_with(c, "", *k), c.forecast.values, test::tolerance::forecaster, "forecast");
+    }
+    // The weights cannot tell: without the key RevIN takes the mean out, and the forecast is another one.
+    std::string config = test::read_file(c.dir + "/config.json");
+    const std::string key = ",\n  \"subtract_last\": true";
+    REQUIRE(config.find(key) != std::string::npos);
+    config.erase(config.find(key), key.size());
+    CHECK(test::max_mixed_error(forecast_with(c, config, generic_kernels()), c.forecast.values) > 1e-2);
+}
+
+TEST_CASE("subtract_last on a model without RevIN is refused with the normalizer block's message") {
+    const std::string dir = test::fixture_path("forecaster_onepass/last_row_causal");
+    std::string config = test::read_file(dir + "/config.json");
+    config.insert(config.find('{') + 1, "\"subtract_last\": true, ");
+    const test::Result r =
+        test::auspex("convert " + dir + "/model.pt --config " + test::write_file("last_refused.json", config) + " -o " +
+                     (test::scratch_dir() / "last_refused.axm").string());
+    test::check_error(r, 1, "subtract_last is RevIN's option: the model has no RevIN");
 }

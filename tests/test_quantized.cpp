@@ -24,12 +24,6 @@ std::vector<float> dequantize(const std::vector<int8_t>& q, const std::vector<fl
     return out;
 }
 
-double rms(const std::vector<float>& v) {
-    double s = 0;
-    for (float x : v) s += static_cast<double>(x) * x;
-    return std::sqrt(s / static_cast<double>(v.size()));
-}
-
 }  // namespace
 
 TEST_CASE("int8 per-row quantization round trips awkward rows within half a step") {
@@ -122,7 +116,7 @@ TEST_CASE("int8 and f16 forecasters stay close to their float32 originals") {
         const std::string dir = test::fixture_path(std::string("forecaster/") + name);
         const tools::Table src = tools::read_csv(dir + "/src.csv"), tgt = tools::read_csv(dir + "/tgt.csv");
         const tools::Table want = tools::read_csv(dir + "/run_out.csv");
-        const double scale = rms(want.values);
+        const double scale = test::rms(want.values);
         for (const auto& dtype_bound : {std::pair{format::DType::f16, 2e-3}, std::pair{format::DType::i8, 5e-2}}) {
             const format::DType dtype = dtype_bound.first;
             const double bound = dtype_bound.second;

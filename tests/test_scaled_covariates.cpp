@@ -44,7 +44,7 @@ TEST_CASE("normalization per column: a z-scored covariate model forecasts the us
     const ScaledCase c = test::load_scaled_case(kZscored);
     const auto model = tools::load_model_bytes(test::convert_case(c.dir), "zscored");
     const ForecasterConfig& cfg = model->as<Forecaster>().config();
-    REQUIRE(cfg.normalization == format::Normalization::global);
+    REQUIRE(cfg.normalizer.kind == format::Normalization::global);
     CHECK(cfg.n_outputs == 1);
     CHECK(cfg.n_features == 5);
     CHECK(cfg.known_inputs == 3);

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "api/auspex.h"
-#include "models/example/firmware/ram_flash.h"
+#include "apps/firmware/ram_flash.h"
 #include "runtime/bytes.h"
 #include "runtime/model_signature.h"
 #include "runtime/model_slots.h"

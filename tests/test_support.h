@@ -1,5 +1,6 @@
-// Shared helpers of the doctest suites: fixture paths, tolerant comparison, the ports to test.
+// Shared helpers of the doctest suites: fixture paths, tolerant comparison, error measures, the ports to test.
 #pragma once
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,29 @@ double max_mixed_error(const std::vector<float>& got, const std::vector<float>& 
 // worst element.
 void check_close(const std::vector<float>& got, const std::vector<float>& want, double tolerance,
                  const std::string& what);
+
+inline double rms(const std::vector<float>& v) {
+    double s = 0;
+    for (float x : v) s += static_cast<double>(x) * x;
+    return v.empty() ? 0.0 : std::sqrt(s / static_cast<double>(v.size()));
+}
+
+// Infinite when the sizes differ, so a result with rows lost or added never passes.
+inline double max_abs_error(const std::vector<float>& a, const std::vector<float>& b) {
+    if (a.size() != b.size()) return INFINITY;
+    double worst = 0;
+    for (size_t i = 0; i < a.size(); ++i) {
+        const double e = std::fabs(static_cast<double>(a[i]) - b[i]);
+        if (!(e <= worst)) worst = e;
+    }
+    return worst;
+}
+
+inline bool all_finite(const std::vector<float>& v) {
+    for (float x : v)
+        if (!std::isfinite(x)) return false;
+    return true;
+}
 
 // Every kernel port this build and CPU can run, generic first.
 std::vector<const Kernels*> available_ports();

@@ -62,7 +62,7 @@ std::vector<float> outputs(const tools::LoadedModel& m, const Kernels& k) {
                 add(fc.forecast(history.data(), window, horizon));
             }
             if (!c.encoder_only()) {
-                const size_t tgt_rows = horizon + c.label_len;
+                const size_t tgt_rows = horizon + c.decoding.label_len;
                 const std::vector<float> tgt = values(tgt_rows * c.n_features, 0.7f);
                 tools::HostSession run(m, k, window, c.run_horizon(tgt_rows));
                 add(run.run(history.data(), window, tgt.data(), tgt_rows, InputSpace::model));

@@ -71,7 +71,7 @@ TEST_CASE("TSLib Transformer: token_conv, time features known ahead, one pass, a
     const TslibCase c = load();
     const auto model = tools::load_model_bytes(convert(c.dir), "tslib");
     const ForecasterConfig& cfg = model->as<Forecaster>().config();
-    CHECK(cfg.token_conv());
+    CHECK(cfg.input.token_conv());
     CHECK(cfg.time_marks == 4);
     CHECK(cfg.known_inputs == 4);
     CHECK(model->as<Forecaster>().future_rows(c.forecast.rows) == c.forecast.rows);

@@ -66,6 +66,7 @@ Status Classifier::open(const ModelFile& file, Classifier* out) {
             b.embedding(Role::tgt_pos_embed, none, c.decoder_position_rows, d, &m.decoder_input_.positions));
     AX_RETURN_IF_ERROR(b.linear(Role::head_weight, Role::head_bias, none, c.n_labels, d, &m.head_));
     AX_RETURN_IF_ERROR(bind_stack(b, c.stack, &m.encoder_norm_, &m.decoder_norm_));
+    AX_RETURN_IF_ERROR(b.vocabulary(Role::src_vocabulary, c.vocab, &m.vocabulary_));
     AX_RETURN_IF_ERROR(b.check_all_used());
     *out = m;
     return Status::ok();

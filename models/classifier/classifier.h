@@ -16,6 +16,7 @@
 #include "runtime/model_file.h"
 #include "runtime/status.h"
 #include "runtime/transformer_stack.h"
+#include "runtime/vocabulary.h"
 
 namespace ax {
 
@@ -48,6 +49,8 @@ public:
 
     const ClassifierConfig& config() const { return config_; }
     const ModelFile& file() const { return *file_; }
+    // The vocabulary stored with the model (present() false when the file has none).
+    const Vocabulary& vocabulary() const { return vocabulary_; }
 
     // Exact bytes a session needs for inputs up to max_len tokens; 0 when max_len is 0 or too large.
     // workers: the most tasks the session's parallel-for hook runs at once (runtime/parallel.h); 1 without one.
@@ -59,6 +62,7 @@ private:
     const ModelFile* file_ = nullptr;
     ClassifierConfig config_;
     TokenInput input_, decoder_input_;
+    Vocabulary vocabulary_;
     Linear head_;
     LayerNormWeights encoder_norm_, decoder_norm_;
 };

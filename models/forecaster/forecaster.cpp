@@ -27,46 +27,15 @@ Status Forecaster::open(const ModelFile& file, Forecaster* out) {
     m.file_ = &file;
     AX_RETURN_IF_ERROR(read_forecaster_config(file, &m.config_));
     const ForecasterConfig& c = m.config_;
-    const size_t d = c.stack.layer.d_model;
     TensorBinder b(file);
-    const uint16_t none = format::kNoLayer;
-    if (c.input_embedding == format::InputEmbedding::linear || c.token_conv())
-        AX_RETURN_IF_ERROR(b.linear(Role::src_embed_weight, Role::src_embed_bias, none, d,
-                                    c.patched() ? c.patch_len : c.embed_width(c.n_features), &m.src_embed_));
-    if (!c.encoder_only())
-        AX_RETURN_IF_ERROR(b.linear(Role::tgt_embed_weight, Role::tgt_embed_bias, none, d,
-                                    c.embed_width(c.decoder_features), &m.tgt_embed_));
-    if (c.positional_encoding == format::PositionalEncoding::learned)
-        AX_RETURN_IF_ERROR(b.embedding(Role::src_pos_embed, none, c.max_positions, d, &m.src_positions_));
-    if (!c.encoder_only() && c.decoder_positions == format::PositionalEncoding::learned)
-        AX_RETURN_IF_ERROR(b.embedding(Role::tgt_pos_embed, none, c.max_positions, d, &m.tgt_positions_));
-    // A pooled head reads one row: the window flattened, the last row or the mean; a hidden Linear may come
-    // first. Its last Linear gives every horizon step's outputs at once.
-    const bool pooled = c.head != format::ForecastHead::generator;
-    size_t head_in = c.head == format::ForecastHead::flatten ? c.encoder_rows(c.window) * d : d;
-    if (c.head_hidden != 0) {
-        AX_RETURN_IF_ERROR(b.linear(Role::head_weight, Role::head_bias, none, c.head_hidden, head_in, &m.head_hidden_));
-        head_in = c.head_hidden;
-    }
-    // Patched: the head gives one column's horizon at a time.
-    const size_t head_out = pooled ? c.horizon * (c.patched() ? 1 : c.n_outputs) : c.n_outputs;
-    AX_RETURN_IF_ERROR(b.linear(Role::generator_weight, Role::generator_bias, none, head_out, head_in, &m.generator_));
-    if (c.revin == format::Revin::affine) {
-        AX_RETURN_IF_ERROR(b.vector(Role::revin_weight, none, c.n_features, &m.revin_weight_));
-        AX_RETURN_IF_ERROR(b.vector(Role::revin_bias, none, c.n_features, &m.revin_bias_));
-    }
-    if (c.normalization == format::Normalization::global)
-        AX_RETURN_IF_ERROR(b.vector(Role::input_mean, none, c.n_features, &m.input_mean_));
-    if (c.normalization != format::Normalization::none) {
-        AX_RETURN_IF_ERROR(b.vector(Role::input_scale, none, c.n_features, &m.input_scale_));
-        for (size_t i = 0; i < c.n_features; ++i)
-            if (!(m.input_scale_[i] != 0.0f) || !std::isfinite(m.input_scale_[i]))
-                return bad_model_config("normalization scale must be finite and non-zero");
-    }
+    AX_RETURN_IF_ERROR(m.input_.bind(b, c));
+    AX_RETURN_IF_ERROR(m.positions_.bind(b, c));
+    AX_RETURN_IF_ERROR(m.head_.bind(b, c));
+    AX_RETURN_IF_ERROR(m.normalizer_.bind(b, c));
     AX_RETURN_IF_ERROR(bind_stack(b, c.stack, &m.encoder_norm_, &m.decoder_norm_));
     uint32_t integer_only = 0;
     if (file.config(ConfigKey::integer_only, &integer_only) && integer_only != 0)
-        AX_RETURN_IF_ERROR(b.words(Role::integer_plan, none, &m.integer_plan_, &m.integer_plan_words_));
+        AX_RETURN_IF_ERROR(b.words(Role::integer_plan, format::kNoLayer, &m.integer_plan_, &m.integer_plan_words_));
     AX_RETURN_IF_ERROR(b.check_all_used());
     *out = m;
     return Status::ok();
@@ -77,61 +46,46 @@ Status Forecaster::open(const ModelFile& file, Forecaster* out) {
 void ForecastLayout::allocate(MemoryPlan& plan, const ForecasterConfig& c, size_t max_window, size_t max_horizon) {
     const size_t d = c.stack.layer.d_model;
     const size_t n = c.n_features;
-    const bool tril = c.memory_mask == format::MemoryMask::tril;
     const size_t dec_rows = c.decoder_rows(max_horizon);
     const size_t enc_rows = c.encoder_rows(max_window);
-    stack.allocate(plan, c.stack, dec_rows, enc_rows, tril);
+    stack.allocate(plan, c.stack, dec_rows, enc_rows, c.stacks.tril());
     // A patched model runs encode and decode once per column: what every column reads lives throughout.
-    if (c.patched())
+    if (c.loop == ForecastLoop::patched)
         src_z = plan.alloc_session<float>("normalized window", uint64_t{max_window} * n);
     else
         src_z = plan.alloc<float>("normalized window", uint64_t{max_window} * n, Phase::encode, Phase::encode);
-    reference = plan.alloc_session<float>("last observed row", n);
-    if (c.revin != format::Revin::none) revin_stats = plan.alloc_session<float>("RevIN mean and std", 2 * n);
+    normalizer.allocate(plan, c);
     // int8 input embeddings read rows of n_features values (patched: patch_len; token_conv: its neighbours).
-    encoder_scratch.allocate(plan, c.stack.layer, enc_rows, enc_rows, c.patched() ? c.patch_len : c.embed_width(n),
-                             Phase::encode, Phase::encode);
-    if (c.token_conv())
-        conv_src = plan.alloc<float>("token_conv: the window's neighbours", uint64_t{max_window} * c.embed_width(n),
-                                     Phase::encode, Phase::encode);
-    if (c.encoder_residual)
-        stack_in = plan.alloc<float>("residual around the encoder: its input rows", uint64_t{enc_rows} * d,
-                                     Phase::encode, Phase::encode);
-    if (c.patched()) {
-        series = plan.alloc<float>("one column's window", uint64_t{max_window} + c.patch_stride, Phase::encode,
-                                   Phase::encode);
-        patches =
-            plan.alloc<float>("one column's patches", uint64_t{enc_rows} * c.patch_len, Phase::encode, Phase::encode);
-    }
-    if (c.encoder_only()) {
-        // The encoder output is the head's input.
-        memory = plan.alloc<float>("encoder rows", uint64_t{enc_rows} * d, Phase::encode, Phase::decode);
-        if (c.head == format::ForecastHead::generator) {
+    encoder_scratch.allocate(plan, c.stack.layer, enc_rows, enc_rows,
+                             c.input.patched() ? c.input.patch_len : c.embed_width(n), Phase::encode, Phase::encode);
+    input.allocate_encoder(plan, c, max_window);
+    residuals.allocate_encoder(plan, c, enc_rows);
+    switch (c.loop) {
+        case ForecastLoop::sliding:
+            // The encoder output is the head's input.
+            memory = plan.alloc<float>("encoder rows", uint64_t{enc_rows} * d, Phase::encode, Phase::decode);
             // The window slides over the history and every prediction, each step a whole encoder pass.
             tgt_z = plan.alloc_session<float>("window and predictions", (uint64_t{max_window} + max_horizon) * n);
             // Known inputs beside the predictions: each step's outputs before its row is composed.
             if (c.known_inputs != 0)
                 outputs = plan.alloc_session<float>("predictions", uint64_t{max_horizon} * c.n_outputs);
-            head_quant.rows = 1;
-            head_quant.q = plan.alloc<int8_t>("head: int8 input", d, Phase::decode, Phase::decode);
-            head_quant.scales = plan.alloc<float>("head: input scale", 1, Phase::decode, Phase::decode);
+            head.allocate_quant(plan, c);
             return;
-        }
-        const size_t head_in = c.head == format::ForecastHead::flatten ? c.encoder_rows(c.window) * d : d;
-        const size_t widest = head_in > c.head_hidden ? head_in : c.head_hidden;
-        // Patched: the pooled row, the hidden one and one column's horizon.
-        head_x = plan.alloc<float>("head: pooled and hidden rows",
-                                   uint64_t{d} + c.head_hidden + (c.patched() ? c.horizon : 0), Phase::decode,
-                                   Phase::decode);
-        if (c.patched())
-            outputs = plan.alloc_session<float>("head: outputs", uint64_t{c.horizon} * c.n_outputs);
-        else
-            outputs =
-                plan.alloc<float>("head: outputs", uint64_t{c.horizon} * c.n_outputs, Phase::decode, Phase::decode);
-        head_quant.rows = 1;
-        head_quant.q = plan.alloc<int8_t>("head: int8 input", widest, Phase::decode, Phase::decode);
-        head_quant.scales = plan.alloc<float>("head: input scale", 1, Phase::decode, Phase::decode);
-        return;
+        case ForecastLoop::pooled:
+        case ForecastLoop::patched:
+            memory = plan.alloc<float>("encoder rows", uint64_t{enc_rows} * d, Phase::encode, Phase::decode);
+            head.allocate_rows(plan, c);
+            // Patched: every column's horizon is gathered over the columns' passes.
+            if (c.loop == ForecastLoop::patched)
+                outputs = plan.alloc_session<float>("head: outputs", uint64_t{c.horizon} * c.n_outputs);
+            else
+                outputs =
+                    plan.alloc<float>("head: outputs", uint64_t{c.horizon} * c.n_outputs, Phase::decode, Phase::decode);
+            head.allocate_quant(plan, c);
+            return;
+        case ForecastLoop::autoregressive:
+        case ForecastLoop::one_pass_decoder:
+            break;
     }
     // The encoder output lives until every decoder layer has its cross-attention keys and values.
     memory = plan.alloc<float>("encoder rows / memory", uint64_t{max_window} * d, Phase::encode, Phase::prepare);
@@ -142,16 +96,12 @@ void ForecastLayout::allocate(MemoryPlan& plan, const ForecasterConfig& c, size_
     // Written before encoding, read by the decoder.
     tgt_z = plan.alloc_session<float>("decoder inputs", (uint64_t{dec_rows} + 1) * n);
     // One-pass: every decoder row's outputs; known inputs: each step's prediction before its row is composed.
-    if (c.one_pass() || c.known_inputs != 0)
+    if (c.loop == ForecastLoop::one_pass_decoder || c.known_inputs != 0)
         outputs = plan.alloc<float>("decoder outputs", uint64_t{dec_rows} * c.n_outputs, Phase::decode, Phase::decode);
     const size_t keys = dec_rows > max_window ? dec_rows : max_window;
     decoder_scratch.allocate(plan, c.stack.layer, 0, keys, c.embed_width(n), Phase::prepare, Phase::decode, tile);
-    if (c.decoder_residual)
-        dec_in = plan.alloc<float>("residual around the decoder: a tile's input rows", uint64_t{tile} * d,
-                                   Phase::decode, Phase::decode);
-    if (c.token_conv())
-        conv_dec = plan.alloc<float>("token_conv: a decoder tile's neighbours",
-                                     uint64_t{tile} * c.embed_width(c.decoder_features), Phase::decode, Phase::decode);
+    residuals.allocate_decoder(plan, c, tile);
+    input.allocate_decoder(plan, c, tile);
 }
 
 bool plan_forecaster_arena(const ForecasterConfig& config, size_t max_window, size_t max_horizon, MemoryPlan* plan) {
@@ -172,7 +122,7 @@ size_t Forecaster::decoder_column(size_t j) const {
 bool Forecaster::known_decoder_column(size_t j) const {
     const ForecasterConfig& c = config_;
     if (c.known_inputs == 0) return false;
-    if (c.decoding == format::Decoding::one_pass) return j + c.time_marks >= c.decoder_features;
+    if (c.decoding.mode == format::Decoding::one_pass) return j + c.time_marks >= c.decoder_features;
     const size_t column = decoder_column(j);
     for (size_t i = 0; i < c.n_outputs; ++i)
         if (output_column(i) == column) return false;
@@ -181,7 +131,7 @@ bool Forecaster::known_decoder_column(size_t j) const {
 
 size_t Forecaster::future_rows(size_t horizon) const {
     if (config_.known_inputs == 0) return 0;
-    return config_.decoding == format::Decoding::one_pass ? horizon : horizon - 1;
+    return config_.decoding.mode == format::Decoding::one_pass ? horizon : horizon - 1;
 }
 
 size_t Forecaster::arena_bytes(size_t max_window, size_t max_horizon, size_t workers) const {
@@ -199,12 +149,13 @@ Status too_long(const char* what, size_t rows, const char* unit, size_t limit, c
 Status check_session_lengths(const ForecasterConfig& c, size_t max_window, size_t max_horizon) {
     const size_t limit = c.max_positions;
     if (limit != 0 && c.encoder_rows(max_window) > limit)
-        return too_long("window of ", max_window, " rows is longer than the model's ", limit,
-                        c.patched() ? " positions (max_positions, counted in patches)" : " positions (max_positions)");
+        return too_long(
+            "window of ", max_window, " rows is longer than the model's ", limit,
+            c.input.patched() ? " positions (max_positions, counted in patches)" : " positions (max_positions)");
     if (c.one_pass() && max_horizon > c.horizon)
         return too_long("horizon ", max_horizon, " is longer than the ", c.horizon,
                         " steps this model predicts at once (its trained horizon)");
-    if (c.head == format::ForecastHead::flatten && max_window < c.window)
+    if (c.head.kind == format::ForecastHead::flatten && max_window < c.window)
         return too_long("window of ", max_window, " rows is shorter than the ", c.window,
                         " rows the model's flatten head reads");
     // The decoder's rows get positions 0.. too, as in PyTorch's forward(src, tgt).
@@ -241,7 +192,7 @@ Status ForecastSession::check_lengths(size_t src_rows, size_t tgt_rows) const {
     const ForecasterConfig& c = model_->config_;
     // The model's positions were checked against both declared lengths by init().
     AX_RETURN_IF_ERROR(check_session_length(src_rows, max_window_, 0, "window of ", " rows"));
-    if (c.head == format::ForecastHead::flatten && src_rows != c.window)
+    if (c.head.kind == format::ForecastHead::flatten && src_rows != c.window)
         return Status::error(StatusCode::invalid_argument, "the model's flatten head reads exactly ")
             .add(c.window)
             .add(" window rows, got ")
@@ -250,109 +201,42 @@ Status ForecastSession::check_lengths(size_t src_rows, size_t tgt_rows) const {
     return check_session_length(tgt_rows, max_decoder_, 0, "decoder length ", "");
 }
 
-// Normalization is per input column: an output and a decoder column take the mean (or last observed value)
-// and scale of the input column they are (output_column, decoder_column), so a model that predicts some of
-// its features is scaled as its author's loop scales them.
-float ForecastSession::to_model_units(float v, size_t column) const {
+float ForecastSession::known_input(float v, size_t column) const {
+    return model_->config_.normalizer.stored() ? to_model_units(*model_, layout_.normalizer, v, column) : v;
+}
+
+void ForecastSession::embed(Side side, const float* in, size_t rows, size_t first, float* x,
+                            const LayerScratch& scratch) const {
     const ForecasterConfig& c = model_->config_;
-    const float* offset = c.normalization == format::Normalization::global ? model_->input_mean_ : layout_.reference;
-    return (v - offset[column]) / model_->input_scale_[column];
-}
-
-void ForecastSession::normalize(const float* x, size_t rows, float* z) const {
-    const size_t n = model_->config_.n_features;
-    for (size_t r = 0; r < rows; ++r)
-        for (size_t i = 0; i < n; ++i) z[r * n + i] = to_model_units(x[r * n + i], i);
-}
-
-void ForecastSession::normalize_decoder_rows(const float* x, size_t rows, float* z) const {
-    const size_t m = model_->config_.decoder_features;
-    for (size_t j = 0; j < m; ++j) {
-        const size_t column = model_->decoder_column(j);
-        for (size_t r = 0; r < rows; ++r) z[r * m + j] = to_model_units(x[r * m + j], column);
-    }
-}
-
-void ForecastSession::denormalize(float* y, size_t rows) const {
-    const ForecasterConfig& c = model_->config_;
-    const size_t o = c.n_outputs;
-    const float* offset = c.normalization == format::Normalization::global ? model_->input_mean_ : layout_.reference;
-    for (size_t i = 0; i < o; ++i) {
-        const size_t column = model_->output_column(i);
-        for (size_t r = 0; r < rows; ++r) y[r * o + i] = y[r * o + i] * model_->input_scale_[column] + offset[column];
-    }
-}
-
-// Input rows to d_model-wide rows at positions [first, first + rows): the embedding (the encoder's may be
-// none or a broadcast), the model's input scale, then the positions.
-void ForecastSession::embed(const Linear& linear, const EmbeddingTable& positions,
-                            format::PositionalEncoding kind_of_positions, const float* in, size_t rows, size_t first,
-                            float* x, const QuantScratch& quant, const ParallelFor* parallel) const {
-    const ForecasterConfig& c = model_->config_;
-    const Kernels& k = *k_;
     const size_t d = c.stack.layer.d_model;
-    const format::InputEmbedding kind = linear.weight != nullptr ? format::InputEmbedding::linear : c.input_embedding;
-    if (kind == format::InputEmbedding::linear) {
-        linear_forward(k, linear, in, rows, x, quant);
-    } else if (kind == format::InputEmbedding::none) {
-        std::memcpy(x, in, rows * d * sizeof(float));
-    } else {
-        for (size_t r = 0; r < rows; ++r)
-            for (size_t j = 0; j < d; ++j) x[r * d + j] = in[r];
-    }
-    if (c.embed_scale != 1.0f)
-        for (size_t i = 0; i < rows * d; ++i) x[i] *= c.embed_scale;
-    if (kind_of_positions == format::PositionalEncoding::sinusoidal) {
-        add_sinusoidal_split(k, x, rows, d, first, parallel);
-    } else if (kind_of_positions == format::PositionalEncoding::learned) {
-        for (size_t r = 0; r < rows; ++r) embedding_add_row(positions, first + r, x + r * d);
-    }
-}
-
-// Rows [first, first + n) of a sequence of seq_rows rows of `columns` values as token_conv reads them: the
-// values of the row before (wrapping around, as circular padding does), the row and the row after, then the
-// row's time marks.
-void ForecastSession::conv_rows(const float* seq, size_t seq_rows, size_t columns, size_t first, size_t n,
-                                float* out) const {
-    const size_t marks = model_->config_.time_marks;
-    const size_t values = columns - marks;
-    const size_t width = 3 * values + marks;
-    for (size_t r = 0; r < n; ++r) {
-        const size_t t = first + r;
-        const size_t neighbours[3] = {(t + seq_rows - 1) % seq_rows, t, (t + 1) % seq_rows};
-        float* row = out + r * width;
-        for (size_t k = 0; k < 3; ++k)
-            std::memcpy(row + k * values, seq + neighbours[k] * columns, values * sizeof(float));
-        std::memcpy(row + 3 * values, seq + t * columns + values, marks * sizeof(float));
-    }
+    const Linear& linear = side == Side::encoder ? model_->input_.src : model_->input_.tgt;
+    embed_input(*k_, c.input, linear, in, rows, d, x, scratch.quant);
+    add_positions(*k_, c.positions, model_->positions_, side, x, rows, first, d, &scratch.split.parallel);
 }
 
 void ForecastSession::encode(const float* src, size_t rows) {
     const ForecasterConfig& c = model_->config_;
-    const Kernels& k = *k_;
-    if (c.token_conv()) {
-        conv_rows(src, rows, c.n_features, 0, rows, layout_.conv_src);
-        src = layout_.conv_src;
+    if (c.input.token_conv()) {
+        conv_rows(c.time_marks, src, rows, c.n_features, 0, rows, layout_.input.conv_src);
+        src = layout_.input.conv_src;
     }
-    embed(model_->src_embed_, model_->src_positions_, c.positional_encoding, src, rows, 0, layout_.memory,
-          layout_.encoder_scratch.quant, &layout_.encoder_scratch.split.parallel);
+    embed(Side::encoder, src, rows, 0, layout_.memory, layout_.encoder_scratch);
     encode_stack(layout_.memory, rows);
-    layout_.stack.prepare_memory(k, c.stack, layout_.memory, rows, layout_.decoder_scratch);
+    layout_.stack.prepare_memory(*k_, c.stack, layout_.memory, rows, layout_.decoder_scratch);
     mem_rows_ = rows;
 }
 
 void ForecastSession::encode_stack(float* x, size_t rows) {
     const ForecasterConfig& c = model_->config_;
     const size_t n = rows * c.stack.layer.d_model;
-    if (c.encoder_residual) std::memcpy(layout_.stack_in, x, n * sizeof(float));
+    if (c.stacks.encoder_residual) std::memcpy(layout_.residuals.encoder_in, x, n * sizeof(float));
     layout_.stack.encode(*k_, c.stack, model_->encoder_norm_, x, rows, nullptr, layout_.encoder_scratch);
-    if (c.encoder_residual) k_->add_f32(x, layout_.stack_in, n);
+    if (c.stacks.encoder_residual) k_->add_f32(x, layout_.residuals.encoder_in, n);
 }
 
 void ForecastSession::decode(const float* tgt, size_t rows, size_t first, float* out) {
     const ForecasterConfig& c = model_->config_;
     const Kernels& k = *k_;
-    const bool tril = c.memory_mask == format::MemoryMask::tril;
     // A tile of rows at a time through embedding, every layer and the generator: causal self-attention needs
     // only the cached keys of earlier rows, so no [rows, d] buffer is needed.
     const size_t tile = layout_.decoder_scratch.tile;
@@ -360,45 +244,19 @@ void ForecastSession::decode(const float* tgt, size_t rows, size_t first, float*
         const size_t n = rows - r < tile ? rows - r : tile;
         // token_conv runs only one-pass (first == 0, every row at once): its neighbours wrap around all rows.
         const float* in = tgt + r * c.decoder_features;
-        if (c.token_conv()) {
-            conv_rows(tgt, rows, c.decoder_features, r, n, layout_.conv_dec);
-            in = layout_.conv_dec;
+        if (c.input.token_conv()) {
+            conv_rows(c.time_marks, tgt, rows, c.decoder_features, r, n, layout_.input.conv_dec);
+            in = layout_.input.conv_dec;
         }
-        embed(model_->tgt_embed_, model_->tgt_positions_, c.decoder_positions, in, n, first + r, layout_.dec_x,
-              layout_.decoder_scratch.quant, &layout_.decoder_scratch.split.parallel);
+        embed(Side::decoder, in, n, first + r, layout_.dec_x, layout_.decoder_scratch);
         const size_t values = n * c.stack.layer.d_model;
-        if (c.decoder_residual) std::memcpy(layout_.dec_in, layout_.dec_x, values * sizeof(float));
+        if (c.stacks.decoder_residual) std::memcpy(layout_.residuals.decoder_in, layout_.dec_x, values * sizeof(float));
         layout_.stack.decode(k, c.stack, model_->decoder_norm_, layout_.dec_x, n, first + r, mem_rows_, nullptr,
-                             nullptr, layout_.decoder_scratch, tril);
-        if (c.decoder_residual) k.add_f32(layout_.dec_x, layout_.dec_in, values);
-        linear_forward(k, model_->generator_, layout_.dec_x, n, out + r * c.n_outputs, layout_.decoder_scratch.quant);
+                             nullptr, layout_.decoder_scratch, c.stacks.tril());
+        if (c.stacks.decoder_residual) k.add_f32(layout_.dec_x, layout_.residuals.decoder_in, values);
+        linear_forward(k, model_->head_.generator, layout_.dec_x, n, out + r * c.n_outputs,
+                       layout_.decoder_scratch.quant);
     }
-}
-
-void ForecastSession::pooled_head(size_t rows, float* out) {
-    const ForecasterConfig& c = model_->config_;
-    const Kernels& k = *k_;
-    const size_t d = c.stack.layer.d_model;
-    // An activation on the encoder's output before the head (mvts_transformer's act(output)), in place.
-    if (c.encoder_output_act) activate(k, c.encoder_output_activation, layout_.memory, rows * d);
-    const float* in = layout_.memory;  // flatten: the rows back to back are the [rows x d] vector
-    if (c.head == format::ForecastHead::last_row) {
-        in = layout_.memory + (rows - 1) * d;
-    } else if (c.head == format::ForecastHead::mean) {
-        float* mean = layout_.head_x;
-        for (size_t j = 0; j < d; ++j) mean[j] = 0.0f;
-        for (size_t r = 0; r < rows; ++r) k.add_f32(mean, layout_.memory + r * d, d);
-        const float inv = 1.0f / static_cast<float>(rows);
-        for (size_t j = 0; j < d; ++j) mean[j] *= inv;
-        in = mean;
-    }
-    if (c.head_hidden != 0) {
-        float* hidden = layout_.head_x + d;
-        linear_forward(k, model_->head_hidden_, in, 1, hidden, layout_.head_quant);
-        activate(k, c.head_activation, hidden, c.head_hidden);
-        in = hidden;
-    }
-    linear_forward(k, model_->generator_, in, 1, out, layout_.head_quant);
 }
 
 Status ForecastSession::run(const float* src, size_t src_rows, const float* tgt, size_t tgt_rows, InputSpace space,
@@ -409,37 +267,42 @@ Status ForecastSession::run(const float* src, size_t src_rows, const float* tgt,
     AX_RETURN_IF_ERROR(check_finite_input(src, src_rows * c.n_features, "source input"));
     if (tgt_rows != 0) AX_RETURN_IF_ERROR(check_finite_input(tgt, tgt_rows * c.decoder_features, "target input"));
     if (out == nullptr) return Status::error(StatusCode::invalid_argument, "output buffer is null");
-    const bool normalized = space == InputSpace::raw && c.normalization != format::Normalization::none;
+    NormalizerState& state = layout_.normalizer;
+    const bool normalized = space == InputSpace::raw && c.normalizer.stored();
     if (normalized) {
-        std::memcpy(layout_.reference, src + (src_rows - 1) * c.n_features, c.n_features * sizeof(float));
-        normalize(src, src_rows, layout_.src_z);
-        if (tgt_rows != 0) normalize_decoder_rows(tgt, tgt_rows, layout_.tgt_z);
+        std::memcpy(state.reference, src + (src_rows - 1) * c.n_features, c.n_features * sizeof(float));
+        normalize_rows(*model_, state, src, src_rows, layout_.src_z);
+        if (tgt_rows != 0) normalize_decoder_rows(*model_, state, tgt, tgt_rows, layout_.tgt_z);
         src = layout_.src_z;
         tgt = layout_.tgt_z;
     }
-    if (c.revin != format::Revin::none) {  // part of the model's forward, in either input space
-        revin_normalize(src, src_rows, layout_.src_z);
+    if (c.normalizer.revin_on()) {  // part of the model's forward, in either input space
+        revin_normalize(*model_, state, src, src_rows, layout_.src_z);
         src = layout_.src_z;
     }
     const size_t out_rows = c.run_rows(src_rows, tgt_rows);
-    if (c.patched()) {
-        patched_forward(src, src_rows, out);
-    } else {
-        encode(src, src_rows);
-        if (c.decoding == format::Decoding::one_pass) {
+    switch (c.loop) {
+        case ForecastLoop::patched:
+        case ForecastLoop::pooled:
+            forecast_pooled(src, src_rows, out);
+            break;
+        case ForecastLoop::sliding:  // the forward: one generator row per encoder row
+            encode(src, src_rows);
+            linear_forward(*k_, model_->head_.generator, layout_.memory, src_rows, out, layout_.encoder_scratch.quant);
+            break;
+        case ForecastLoop::one_pass_decoder:  // the forward returns the decoder's last horizon rows
+            encode(src, src_rows);
             decode(tgt, tgt_rows, 0, layout_.outputs);
             std::memcpy(out, layout_.outputs + (tgt_rows - out_rows) * c.n_outputs,
                         out_rows * c.n_outputs * sizeof(float));
-        } else if (!c.encoder_only()) {
+            break;
+        case ForecastLoop::autoregressive:
+            encode(src, src_rows);
             decode(tgt, tgt_rows, 0, out);
-        } else if (c.head != format::ForecastHead::generator) {
-            pooled_head(src_rows, out);
-        } else {
-            linear_forward(*k_, model_->generator_, layout_.memory, src_rows, out, layout_.encoder_scratch.quant);
-        }
+            break;
     }
-    if (normalized) denormalize(out, out_rows);
-    if (c.revin != format::Revin::none) revin_denormalize(out, out_rows);
+    if (normalized) denormalize_outputs(*model_, state, out, out_rows);
+    if (c.normalizer.revin_on()) revin_denormalize(*model_, state, out, out_rows);
     return Status::ok();
 }
 
@@ -491,60 +354,32 @@ Status Forecaster::check_future(const float* future, size_t rows, size_t horizon
     return Status::ok();
 }
 
-// RevIN over the window, column by column, as PyTorch's mean and var(unbiased=False) in float32.
-void ForecastSession::revin_normalize(const float* x, size_t rows, float* z) {
-    const ForecasterConfig& c = model_->config_;
-    const size_t n = c.n_features;
-    for (size_t i = 0; i < n; ++i) {
-        float sum = 0.0f;
-        for (size_t r = 0; r < rows; ++r) sum += x[r * n + i];
-        const float mean = sum / static_cast<float>(rows);
-        float squares = 0.0f;
-        for (size_t r = 0; r < rows; ++r) squares += (x[r * n + i] - mean) * (x[r * n + i] - mean);
-        const float stdev = std::sqrt(squares / static_cast<float>(rows) + c.revin_eps);
-        layout_.revin_stats[i] = mean;
-        layout_.revin_stats[n + i] = stdev;
-        for (size_t r = 0; r < rows; ++r) {
-            float v = (x[r * n + i] - mean) / stdev;
-            if (c.revin == format::Revin::affine) v = v * model_->revin_weight_[i] + model_->revin_bias_[i];
-            z[r * n + i] = v;
-        }
-    }
-}
-
-void ForecastSession::revin_denormalize(float* y, size_t rows) const {
-    const ForecasterConfig& c = model_->config_;
-    const size_t n = c.n_features;
-    for (size_t r = 0; r < rows; ++r)
-        for (size_t i = 0; i < n; ++i) {
-            float v = y[r * n + i];
-            if (c.revin == format::Revin::affine)
-                v = (v - model_->revin_bias_[i]) / (model_->revin_weight_[i] + c.revin_eps * c.revin_eps);
-            y[r * n + i] = v * layout_.revin_stats[n + i] + layout_.revin_stats[i];
-        }
-}
-
 // Each column on its own, as a channel-independent model reshapes [B, C, N, P] to [B x C, N, P]: its window
 // (and padding) cut into patches, the patches through the input Linear, positions, the encoder and the
 // head, its horizon into column i of out.
 void ForecastSession::patched_forward(const float* src, size_t rows, float* out) {
     const ForecasterConfig& c = model_->config_;
     const size_t n = c.n_features;
-    const size_t p = c.patch_len;
+    const size_t d = c.stack.layer.d_model;
     const size_t tokens = c.encoder_rows(rows);
-    float* column_out = layout_.head_x + c.stack.layer.d_model + c.head_hidden;
+    float* column_out = layout_.head.x + d + c.head.hidden;
     for (size_t i = 0; i < n; ++i) {
-        for (size_t r = 0; r < rows; ++r) layout_.series[r] = src[r * n + i];
-        const size_t padded = rows + (c.patch_pad ? c.patch_stride : 0);
-        for (size_t r = rows; r < padded; ++r) layout_.series[r] = src[(rows - 1) * n + i];
-        for (size_t t = 0; t < tokens; ++t)
-            std::memcpy(layout_.patches + t * p, layout_.series + t * c.patch_stride, p * sizeof(float));
-        embed(model_->src_embed_, model_->src_positions_, c.positional_encoding, layout_.patches, tokens, 0,
-              layout_.memory, layout_.encoder_scratch.quant, &layout_.encoder_scratch.split.parallel);
+        cut_patches(c.input, src, rows, n, i, layout_.input.series, layout_.input.patches);
+        embed(Side::encoder, layout_.input.patches, tokens, 0, layout_.memory, layout_.encoder_scratch);
         encode_stack(layout_.memory, tokens);
-        pooled_head(tokens, column_out);
+        pooled_head(*k_, c.head, model_->head_, layout_.memory, tokens, d, layout_.head, column_out);
         for (size_t h = 0; h < c.horizon; ++h) out[h * n + i] = column_out[h];
     }
+}
+
+void ForecastSession::forecast_pooled(const float* src, size_t rows, float* out) {
+    const ForecasterConfig& c = model_->config_;
+    if (c.loop == ForecastLoop::patched) {
+        patched_forward(src, rows, out);
+        return;
+    }
+    encode(src, rows);
+    pooled_head(*k_, c.head, model_->head_, layout_.memory, rows, c.stack.layer.d_model, layout_.head, out);
 }
 
 // The encoder-only generator, as the author's loop runs it: the last `rows` rows of the history and the
@@ -557,17 +392,18 @@ Status ForecastSession::forecast_sliding(const float* src, size_t rows, size_t h
     const size_t n = c.n_features;
     const size_t o = c.n_outputs;
     const size_t d = c.stack.layer.d_model;
+    const Linear& generator = model_->head_.generator;
     float* rows_so_far = layout_.tgt_z;
     std::memmove(rows_so_far, src, rows * n * sizeof(float));
     for (size_t t = 0; t < horizon; ++t) {
         encode(rows_so_far + t * n, rows);
         float* next = rows_so_far + (rows + t) * n;
         if (c.known_inputs == 0) {
-            linear_forward(*k_, model_->generator_, layout_.memory + (rows - 1) * d, 1, next, layout_.head_quant);
+            linear_forward(*k_, generator, layout_.memory + (rows - 1) * d, 1, next, layout_.head.quant);
             continue;
         }
         float* prediction = layout_.outputs + t * o;
-        linear_forward(*k_, model_->generator_, layout_.memory + (rows - 1) * d, 1, prediction, layout_.head_quant);
+        linear_forward(*k_, generator, layout_.memory + (rows - 1) * d, 1, prediction, layout_.head.quant);
         if (t + 1 < horizon) next_decoder_row(prediction, future + t * n, next);
     }
     if (c.known_inputs == 0)
@@ -577,25 +413,14 @@ Status ForecastSession::forecast_sliding(const float* src, size_t rows, size_t h
     return Status::ok();
 }
 
-// One pass: a pooled head over the encoded window, or the decoder over label_len observed rows and the
-// placeholders. Causal self-attention makes the first `horizon` placeholders' outputs independent of the
-// later ones, so a shorter forecast runs fewer decoder rows and gets the same values.
+// One pass through the decoder over label_len observed rows and the placeholders. Causal self-attention makes
+// the first `horizon` placeholders' outputs independent of the later ones, so a shorter forecast runs fewer
+// decoder rows and gets the same values.
 Status ForecastSession::forecast_one_pass(const float* src, size_t rows, size_t horizon, float* out,
                                           const float* future) {
     const ForecasterConfig& c = model_->config_;
     const size_t n = c.n_features;
     const size_t o = c.n_outputs;
-    if (c.patched()) {
-        patched_forward(src, rows, layout_.outputs);
-        std::memcpy(out, layout_.outputs, horizon * o * sizeof(float));
-        return Status::ok();
-    }
-    if (c.encoder_only()) {
-        encode(src, rows);
-        pooled_head(rows, layout_.outputs);
-        std::memcpy(out, layout_.outputs, horizon * o * sizeof(float));
-        return Status::ok();
-    }
     // Without a causal mask every placeholder's output depends on every other: the trained count only.
     if (!c.stack.decoder_causal && horizon != c.horizon)
         return Status::error(StatusCode::invalid_argument,
@@ -604,12 +429,12 @@ Status ForecastSession::forecast_one_pass(const float* src, size_t rows, size_t 
             .add(" steps only (each placeholder attends to every other), not ")
             .add(horizon);
     // The token convolution's neighbours wrap around every decoder row: fewer placeholders change them all.
-    if (c.token_conv() && horizon != c.horizon)
+    if (c.input.token_conv() && horizon != c.horizon)
         return Status::error(StatusCode::invalid_argument, "a token_conv decoder runs its trained horizon of ")
             .add(c.horizon)
             .add(" steps only (its neighbours wrap around the decoder's rows), not ")
             .add(horizon);
-    const size_t known = c.label_len;
+    const size_t known = c.decoding.label_len;
     if (rows < known)
         return Status::error(StatusCode::invalid_argument, "the decoder reads the last ")
             .add(known)
@@ -620,7 +445,7 @@ Status ForecastSession::forecast_one_pass(const float* src, size_t rows, size_t 
     for (size_t t = 0; t < known; ++t) decoder_row(src + (rows - known + t) * n, layout_.tgt_z + t * m);
     for (size_t t = 0; t < horizon; ++t) {
         float* row = layout_.tgt_z + (known + t) * m;
-        if (c.placeholder == format::Placeholder::last_value)
+        if (c.decoding.placeholder == format::Placeholder::last_value)
             decoder_row(src + (rows - 1) * n, row);
         else
             std::memset(row, 0, m * sizeof(float));
@@ -634,6 +459,36 @@ Status ForecastSession::forecast_one_pass(const float* src, size_t rows, size_t 
     return Status::ok();
 }
 
+// Step by step: tgt_z holds the decoder inputs, the last observed row (its decoder columns), then each
+// prediction (model space), with the known inputs of its time beside it when the decoder reads any. The row is
+// copied before encoding: src_z shares its bytes with buffers of the later phases.
+Status ForecastSession::forecast_autoregressive(const float* src, size_t rows, size_t horizon, float* out, bool cached,
+                                                const float* future) {
+    const ForecasterConfig& c = model_->config_;
+    const size_t n = c.n_features;
+    const size_t m = c.decoder_features;
+    const size_t o = c.n_outputs;
+    decoder_row(src + (rows - 1) * n, layout_.tgt_z);
+    encode(src, rows);
+    for (size_t t = 0; t < horizon; ++t) {
+        // Without known inputs the prediction is the next decoder row as it is (m == o, same columns).
+        float* prediction = c.known_inputs != 0 ? layout_.outputs + t * o : layout_.tgt_z + (t + 1) * m;
+        // A decoder without a causal mask cannot reuse cached rows: an appended row changes the earlier
+        // ones, as the author's loop reruns the whole decoder each step.
+        if (cached && c.stack.decoder_causal) {
+            decode(layout_.tgt_z + t * m, 1, t, prediction);
+        } else {
+            // out doubles as the generator's buffer for all t + 1 rows; only the last one is kept.
+            decode(layout_.tgt_z, t + 1, 0, out);
+            std::memcpy(prediction, out + t * o, o * sizeof(float));
+        }
+        if (c.known_inputs != 0 && t + 1 < horizon)
+            next_decoder_row(prediction, future + t * n, layout_.tgt_z + (t + 1) * m);
+    }
+    std::memcpy(out, c.known_inputs != 0 ? layout_.outputs : layout_.tgt_z + m, horizon * o * sizeof(float));
+    return Status::ok();
+}
+
 Status ForecastSession::forecast_impl(const float* history, size_t rows, size_t horizon, float* out, bool cached,
                                       const float* future, size_t future_rows) {
     if (model_ == nullptr) return Status::error(StatusCode::invalid_argument, "session not initialised");
@@ -641,13 +496,13 @@ Status ForecastSession::forecast_impl(const float* history, size_t rows, size_t 
     AX_RETURN_IF_ERROR(check_lengths(rows, c.decoder_rows(horizon)));
     AX_RETURN_IF_ERROR(check_session_length(horizon, max_horizon_, 0, "horizon ", ""));
     const size_t n = c.n_features;
-    if (!c.one_pass() && c.encoder_only() && c.n_outputs > n)
+    if (c.loop == ForecastLoop::sliding && c.n_outputs > n)
         return Status::error(StatusCode::unsupported, "forecast feeds outputs back as inputs: the model has ")
             .add(c.n_outputs)
             .add(" outputs but its encoder reads ")
             .add(n)
             .add(" features");
-    if (!c.one_pass() && !c.encoder_only() && c.n_outputs > ForecasterConfig::kMaxOutputFeatures)
+    if (c.loop == ForecastLoop::autoregressive && c.n_outputs > ForecasterConfig::kMaxOutputFeatures)
         return Status::error(StatusCode::unsupported, "forecast feeds outputs back as inputs: the model's ")
             .add(c.n_outputs)
             .add(" outputs are not input columns");
@@ -655,48 +510,36 @@ Status ForecastSession::forecast_impl(const float* history, size_t rows, size_t 
     AX_RETURN_IF_ERROR(check_finite_input(history, rows * n, "history"));
     if (out == nullptr) return Status::error(StatusCode::invalid_argument, "output buffer is null");
 
-    std::memcpy(layout_.reference, history + (rows - 1) * n, n * sizeof(float));
+    NormalizerState& state = layout_.normalizer;
+    std::memcpy(state.reference, history + (rows - 1) * n, n * sizeof(float));
     const float* src = history;
-    if (c.normalization != format::Normalization::none) {
-        normalize(history, rows, layout_.src_z);
+    if (c.normalizer.stored()) {
+        normalize_rows(*model_, state, history, rows, layout_.src_z);
         src = layout_.src_z;
     }
-    if (c.revin != format::Revin::none) {
-        revin_normalize(history, rows, layout_.src_z);
+    if (c.normalizer.revin_on()) {
+        revin_normalize(*model_, state, history, rows, layout_.src_z);
         src = layout_.src_z;
     }
-    if (c.one_pass()) {
-        AX_RETURN_IF_ERROR(forecast_one_pass(src, rows, horizon, out, future));
-    } else if (c.encoder_only()) {
-        AX_RETURN_IF_ERROR(forecast_sliding(src, rows, horizon, out, future));
-    } else {
-        // tgt_z holds the decoder inputs: the last observed row (its decoder columns), then each prediction
-        // (model space), with the known inputs of its time beside it when the decoder reads any. The row is
-        // copied before encoding: src_z shares its bytes with buffers of the later phases.
-        const size_t m = c.decoder_features;
-        const size_t o = c.n_outputs;
-        decoder_row(src + (rows - 1) * n, layout_.tgt_z);
-        encode(src, rows);
-        for (size_t t = 0; t < horizon; ++t) {
-            // Without known inputs the prediction is the next decoder row as it is (m == o, same columns).
-            float* prediction = c.known_inputs != 0 ? layout_.outputs + t * o : layout_.tgt_z + (t + 1) * m;
-            // A decoder without a causal mask cannot reuse cached rows: an appended row changes the earlier
-            // ones, as the author's loop reruns the whole decoder each step.
-            if (cached && c.stack.decoder_causal) {
-                decode(layout_.tgt_z + t * m, 1, t, prediction);
-            } else {
-                // out doubles as the generator's buffer for all t + 1 rows; only the last one is kept.
-                decode(layout_.tgt_z, t + 1, 0, out);
-                std::memcpy(prediction, out + t * o, o * sizeof(float));
-            }
-            if (c.known_inputs != 0 && t + 1 < horizon)
-                next_decoder_row(prediction, future + t * n, layout_.tgt_z + (t + 1) * m);
-        }
-        std::memcpy(out, c.known_inputs != 0 ? layout_.outputs : layout_.tgt_z + m, horizon * o * sizeof(float));
+    switch (c.loop) {
+        case ForecastLoop::autoregressive:
+            AX_RETURN_IF_ERROR(forecast_autoregressive(src, rows, horizon, out, cached, future));
+            break;
+        case ForecastLoop::one_pass_decoder:
+            AX_RETURN_IF_ERROR(forecast_one_pass(src, rows, horizon, out, future));
+            break;
+        case ForecastLoop::sliding:
+            AX_RETURN_IF_ERROR(forecast_sliding(src, rows, horizon, out, future));
+            break;
+        case ForecastLoop::pooled:
+        case ForecastLoop::patched:
+            forecast_pooled(src, rows, layout_.outputs);
+            std::memcpy(out, layout_.outputs, horizon * c.n_outputs * sizeof(float));
+            break;
     }
-    // RevIN needs n_outputs == n_features (read_forecaster_config); normalization takes each output's column.
-    if (c.normalization != format::Normalization::none) denormalize(out, horizon);
-    if (c.revin != format::Revin::none) revin_denormalize(out, horizon);
+    // RevIN needs n_outputs == n_features (its block's check); normalization takes each output's column.
+    if (c.normalizer.stored()) denormalize_outputs(*model_, state, out, horizon);
+    if (c.normalizer.revin_on()) revin_denormalize(*model_, state, out, horizon);
     if (!all_finite(out, horizon * c.n_outputs))
         return Status::error(StatusCode::bad_input, "the forecast overflowed to NaN or Inf");
     return Status::ok();

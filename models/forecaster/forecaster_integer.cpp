@@ -203,20 +203,20 @@ const char* integer_mode_unsupported(const ForecasterConfig& c) {
     if (c.encoder_only()) return "the integer-only mode runs encoder-decoder forecasters only";
     if (c.one_pass()) return "the integer-only mode runs step-by-step decoding with a per-row generator only";
     if (c.stack.layer.norm_first) return "the integer-only mode runs post-norm layers only (norm_first false)";
-    if (c.patched() || c.revin != format::Revin::none)
+    if (c.input.patched() || c.normalizer.revin != format::Revin::none)
         return "the integer-only mode runs unpatched models without RevIN";
-    if (c.input_embedding != format::InputEmbedding::linear)
-        return "the integer-only mode needs a Linear input embedding";
-    if (!sinusoidal_or_none(c.positional_encoding) || !sinusoidal_or_none(c.decoder_positions))
+    if (c.input.kind != format::InputEmbedding::linear) return "the integer-only mode needs a Linear input embedding";
+    if (!sinusoidal_or_none(c.positions.encoder) || !sinusoidal_or_none(c.positions.decoder))
         return "the integer-only mode takes sinusoidal positions or none";
     // Each prediction is fed back as the decoder columns it predicts (forecast_q): every output is an input.
     if (c.n_outputs > c.n_features)
         return "the integer-only mode feeds predictions back as decoder inputs: a model with more outputs than "
                "input columns runs in the int8 mode (convert with --dtype int8, without --integer-only)";
-    if (c.embed_scale != 1.0f) return "the integer-only mode needs embed_scale 1";
+    if (c.input.scale != 1.0f) return "the integer-only mode needs embed_scale 1";
     if (c.stack.layer.batch_norm) return "the integer-only mode runs LayerNorm layers, not BatchNorm";
     if (c.time_marks != 0) return "the integer-only mode takes no time-mark columns";
-    if (c.encoder_residual || c.decoder_residual) return "the integer-only mode runs no residual around a whole stack";
+    if (c.stacks.encoder_residual || c.stacks.decoder_residual)
+        return "the integer-only mode runs no residual around a whole stack";
     if (!c.stack.decoder_causal)
         return "the integer-only mode reuses each step's cached decoder rows: it needs a causal decoder (decoder_mask "
                "causal)";
@@ -243,8 +243,8 @@ Status IntegerForecaster::open(const Forecaster& model, IntegerForecaster* out) 
     const int32_t positions = r.word();
     r.check(positions >= 0 && static_cast<size_t>(positions) <= kMaxSequenceLength);
     m.positions_ = r.ok() ? static_cast<size_t>(positions) : 0;
-    const bool any_positions = c.positional_encoding != format::PositionalEncoding::none ||
-                               c.decoder_positions != format::PositionalEncoding::none;
+    const bool any_positions = c.positions.encoder != format::PositionalEncoding::none ||
+                               c.positions.decoder != format::PositionalEncoding::none;
     r.check(any_positions == (m.positions_ != 0));
     m.src_embed_ = r.at();
     r.linear(r.weight(f, Role::src_embed_weight, format::kNoLayer, d, c.n_features), c.n_features, d, -128, 127);
@@ -286,7 +286,7 @@ void IntegerForecastLayout::allocate(MemoryPlan& plan, const ForecasterConfig& c
     const size_t n = c.n_features;
     const size_t layers = c.stack.decoder_layers;
     const size_t cross_rows =
-        c.memory_mask == format::MemoryMask::tril && max_horizon < max_window ? max_horizon : max_window;
+        c.stacks.memory_mask == format::MemoryMask::tril && max_horizon < max_window ? max_horizon : max_window;
     const LayerShapeQ shape = shape_of(c);
     src_z = plan.alloc<int16_t>("integer: model-space window", uint64_t{max_window} * n, Phase::encode, Phase::encode);
     const size_t m = c.decoder_features;
@@ -352,7 +352,7 @@ void IntegerForecastSession::embed(size_t section, const int16_t* z, size_t rows
     const LinearQ l = r.linear(r.weight(m.model().file(), role, format::kNoLayer, d, in), in, d, -128, 127);
     const AddQ add = r.add();
     k_->linear_q16_to_q8(z, rows, l.in, l.weight, l.bias, l.m, l.out, l.zero, l.lo, l.hi, x);
-    const format::PositionalEncoding kind = section == m.src_embed_ ? c.positional_encoding : c.decoder_positions;
+    const format::PositionalEncoding kind = section == m.src_embed_ ? c.positions.encoder : c.positions.decoder;
     if (kind == format::PositionalEncoding::none) return;
     PlanReader t = run_reader(m, m.position_table_, nullptr);
     const int8_t* table = t.bytes(m.positions_ * d);
@@ -393,7 +393,7 @@ void IntegerForecastSession::decode(const int16_t* tgt, size_t rows, size_t firs
     const size_t d = o.d_model;
     const size_t in = c.decoder_features;
     const size_t n = c.n_outputs;
-    const bool tril = c.memory_mask == format::MemoryMask::tril;
+    const bool tril = c.stacks.memory_mask == format::MemoryMask::tril;
     for (size_t r = 0; r < rows; r += kRowTileQ) {
         const size_t count = rows - r < kRowTileQ ? rows - r : kRowTileQ;
         embed(m.tgt_embed_, tgt + r * in, count, first + r, layout_.dec_x);
@@ -480,7 +480,7 @@ int16_t IntegerForecastSession::to_z(float v, size_t column, bool normalize) con
     const Forecaster& f = model_->model();
     float z_scale = 0.0f;
     std::memcpy(&z_scale, &model_->z_scale_bits_, sizeof z_scale);
-    const float* offset = c.normalization == format::Normalization::global ? f.input_mean() : layout_.reference;
+    const float* offset = c.normalizer.kind == format::Normalization::global ? f.input_mean() : layout_.reference;
     if (normalize) v = (v - offset[column]) / f.input_scale()[column];
     const float q = std::nearbyint(v / z_scale);
     return static_cast<int16_t>(q > 32767.0f ? 32767.0f : q < -32767.0f ? -32767.0f : q);
@@ -500,7 +500,7 @@ void IntegerForecastSession::from_model(const int16_t* z, size_t rows, bool norm
     float z_scale = 0.0f;
     std::memcpy(&z_scale, &model_->z_scale_bits_, sizeof z_scale);
     const size_t n = c.n_outputs;
-    const float* offset = c.normalization == format::Normalization::global ? f.input_mean() : layout_.reference;
+    const float* offset = c.normalizer.kind == format::Normalization::global ? f.input_mean() : layout_.reference;
     for (size_t i = 0; i < n; ++i) {
         const size_t column = f.output_column(i);
         for (size_t r = 0; r < rows; ++r) {
@@ -523,7 +523,7 @@ Status IntegerForecastSession::forecast(const float* history, size_t rows, size_
     if (out == nullptr) return Status::error(StatusCode::invalid_argument, "output buffer is null");
     AX_RETURN_IF_ERROR(f.check_future(future, future_rows, horizon));
     const size_t needed = f.future_rows(horizon);
-    const bool normalize = c.normalization != format::Normalization::none;
+    const bool normalize = c.normalizer.kind != format::Normalization::none;
     std::memcpy(layout_.reference, history + (rows - 1) * n, n * sizeof(float));
     to_model(history, rows, Columns::inputs, normalize, layout_.src_z);
     // The steps' known inputs as decoder rows in model space (the predicted columns are filled in later).
@@ -559,7 +559,7 @@ Status IntegerForecastSession::run(const float* src, size_t src_rows, const floa
     AX_RETURN_IF_ERROR(check_finite_input(src, src_rows * n, "source input"));
     AX_RETURN_IF_ERROR(check_finite_input(tgt, tgt_rows * c.decoder_features, "target input"));
     if (out == nullptr) return Status::error(StatusCode::invalid_argument, "output buffer is null");
-    const bool normalize = space == InputSpace::raw && c.normalization != format::Normalization::none;
+    const bool normalize = space == InputSpace::raw && c.normalizer.kind != format::Normalization::none;
     std::memcpy(layout_.reference, src + (src_rows - 1) * n, n * sizeof(float));
     to_model(src, src_rows, Columns::inputs, normalize, layout_.src_z);
     // The decoder inputs go to tgt_z's first rows, the outputs after them: tgt_rows <= max_horizon.

@@ -60,6 +60,8 @@ Status Seq2Seq::open(const ModelFile& file, Seq2Seq* out) {
     }
     AX_RETURN_IF_ERROR(b.linear(Role::generator_weight, Role::generator_bias, none, c.tgt_vocab, d, &m.generator_));
     AX_RETURN_IF_ERROR(bind_stack(b, c.stack, &m.encoder_norm_, &m.decoder_norm_));
+    AX_RETURN_IF_ERROR(b.vocabulary(Role::src_vocabulary, c.src_vocab, &m.src_vocabulary_));
+    AX_RETURN_IF_ERROR(b.vocabulary(Role::tgt_vocabulary, c.tgt_vocab, &m.tgt_vocabulary_));
     AX_RETURN_IF_ERROR(b.check_all_used());
     *out = m;
     return Status::ok();

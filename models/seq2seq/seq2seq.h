@@ -15,6 +15,7 @@
 #include "runtime/model_file.h"
 #include "runtime/status.h"
 #include "runtime/transformer_stack.h"
+#include "runtime/vocabulary.h"
 
 namespace ax {
 
@@ -47,6 +48,9 @@ public:
 
     const Seq2SeqConfig& config() const { return config_; }
     const ModelFile& file() const { return *file_; }
+    // The vocabularies stored with the model (present() false when the file has none).
+    const Vocabulary& src_vocabulary() const { return src_vocabulary_; }
+    const Vocabulary& tgt_vocabulary() const { return tgt_vocabulary_; }
 
     // Exact bytes a session needs for sources up to max_src tokens and decoder lengths (teacher-forced
     // target tokens, or translate's max_len) up to max_tgt. 0 when a length is 0 or above the limits.
@@ -59,6 +63,7 @@ private:
     const ModelFile* file_ = nullptr;
     Seq2SeqConfig config_;
     TokenInput src_input_, tgt_input_;
+    Vocabulary src_vocabulary_, tgt_vocabulary_;
     Linear generator_;
     LayerNormWeights encoder_norm_, decoder_norm_;
 };

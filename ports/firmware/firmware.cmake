@@ -1,6 +1,6 @@
 # Bare-metal Cortex-M images, included by the top-level CMakeLists.txt when AUSPEX_BUILD_FIRMWARE is ON in a
 # build tree configured with ports/toolchains/arm-none-eabi.cmake (one tree per board; `make firmware`):
-#   forecast.elf            the bundled example forecaster, int8, C++ API (models/example/firmware/)
+#   forecast.elf            the bundled example forecaster, int8, C++ API (apps/firmware/)
 #   forecast_c.elf          the same through the C API
 #   forecast_slots.elf      the same with A/B model slots, driven through good and bad updates (boards with
 #                           board_slot_test ON)
@@ -84,7 +84,8 @@ target_compile_options(auspex_board PRIVATE ${fw_stack_flags})
 function(auspex_firmware target image_ld)
   add_executable(${target} ${ARGN} $<TARGET_OBJECTS:auspex_board>)
   target_link_libraries(${target} PRIVATE auspex_runtime)
-  target_include_directories(${target} PRIVATE ${fw_gen})
+  # apps/ (the mains and their helpers) is on no library layer's include path, only on the images'.
+  target_include_directories(${target} PRIVATE ${fw_gen} ${AUSPEX_LAYER_ROOT_apps})
   target_link_options(${target} PRIVATE --specs=rdimon.specs -nostartfiles -Wl,--gc-sections
     -L${board_dir} -L${fw_port} -T${image_ld} -Wl,--defsym=STACK_SIZE=${fw_stack_size}
     -Wl,-Map=${CMAKE_BINARY_DIR}/${target}.map -Wl,--cref)
@@ -134,7 +135,7 @@ message(STATUS "firmware: example ${example_pt}, history ${example}/history.csv,
 # ORIGIN: convert_example.sh), `auspex header` writing GEN/example_model.h, example_history.h and
 # example_future.h (the known inputs of the forecast's steps, plan and calendar; no rows for a model
 # reading none), the host's forecast of the same history and plan (NAME.expected), and NAME.elf and
-# NAME_c.elf (models/example/firmware/forecast_main.cpp and .c, the C++ and C API), each of whose outputs
+# NAME_c.elf (apps/firmware/forecast_main.cpp and .c, the C++ and C API), each of whose outputs
 # must equal it (CTests NAME_matches_host, NAME_c_matches_host). LENGTHS: --window/--horizon, or empty.
 function(auspex_example_route name gen model_pt dir origin convert lengths)
   set(axm ${gen}/example.axm)
@@ -165,7 +166,7 @@ function(auspex_example_route name gen model_pt dir origin convert lengths)
     if(image STREQUAL "${name}_c")
       set(main forecast_main.c)
     endif()
-    auspex_firmware(${image} image_code.ld ${CMAKE_CURRENT_SOURCE_DIR}/models/example/firmware/${main})
+    auspex_firmware(${image} image_code.ld ${CMAKE_CURRENT_SOURCE_DIR}/apps/firmware/${main})
     target_include_directories(${image} BEFORE PRIVATE ${gen})
     add_dependencies(${image} ${name}_data)
     # The board must print the host's text exactly: the runtime computes exp, erf, sin and cos itself
@@ -178,6 +179,30 @@ endfunction()
 auspex_example_route(forecast ${fw_gen} ${example_pt} ${example} ${fw_convert_origin} "${fw_example_convert}"
   "${example_lengths}")
 set(example_axm ${fw_gen}/example.axm)
+
+# ---- a translator, text in and text out (apps/firmware/translate_main.cpp): the translation
+# tutorial's fixture model with a word vocabulary in the model file; the board must print what
+# `auspex translate --text` prints on the host for the same sentence (CTest translate_matches_host).
+set(tr_fixtures ${CMAKE_CURRENT_SOURCE_DIR}/tests/fixtures)
+set(tr_sentence "w11 w04 unknown w16 w08 w12")
+file(WRITE ${CMAKE_BINARY_DIR}/translate_sentence.txt "${tr_sentence}\n")
+add_custom_command(OUTPUT ${fw_gen}/translator_model.h ${CMAKE_BINARY_DIR}/translate.expected
+  COMMAND ${host} convert ${tr_fixtures}/seq2seq/tutorial/model.pt --config ${tr_fixtures}/seq2seq/tutorial/config.json
+          --vocab ${tr_fixtures}/text/translator_vocab.txt --tokenizer whitespace -o ${fw_gen}/translator.axm
+  COMMAND ${host} header ${fw_gen}/translator.axm -o ${fw_gen}/translator_model.h --name translator_model
+          --src-len 16 --tgt-len 20
+  COMMAND ${host} translate ${fw_gen}/translator.axm --text-file ${CMAKE_BINARY_DIR}/translate_sentence.txt
+          -o ${CMAKE_BINARY_DIR}/translate.expected
+  DEPENDS ${tr_fixtures}/seq2seq/tutorial/model.pt ${tr_fixtures}/text/translator_vocab.txt ${host} VERBATIM)
+add_custom_target(translate_data DEPENDS ${fw_gen}/translator_model.h ${CMAKE_BINARY_DIR}/translate.expected)
+auspex_firmware(translate image_code.ld ${CMAKE_CURRENT_SOURCE_DIR}/apps/firmware/translate_main.cpp)
+target_compile_definitions(translate PRIVATE "TRANSLATE_SENTENCE=\"${tr_sentence}\"")
+add_dependencies(translate translate_data)
+add_test(NAME translate_matches_host COMMAND ${fw_port}/qemu_run.sh ${board_qemu_machine} $<TARGET_FILE:translate>
+  ${CMAKE_BINARY_DIR}/translate.expected)
+add_test(NAME translate_heap_free COMMAND sh -c "${fw_port}/check_heap_free.sh ${CMAKE_NM} $<TARGET_FILE:auspex_runtime> \
+$<TARGET_FILE:translate> ${CMAKE_BINARY_DIR}/translate.map arena \
+$(sed -n 's/^#define TRANSLATOR_MODEL_ARENA_BYTES \\([0-9]*\\).*/\\1/p' ${fw_gen}/translator_model.h)")
 # The route on models unlike the bundled one, on one board (board_route_tests; the route is the same code on
 # every board): a decoder reading a plan and a calendar column (tests/fixtures/forecaster_known), and an
 # encoder-only flatten head over covariates predicting one of three features (tests/fixtures/forecaster_onepass),
@@ -199,7 +224,7 @@ ${CMAKE_BINARY_DIR}/convert_named.axm FIRMWARE_CONVERT --dtype int8 --kv-cache i
   set_tests_properties(firmware_convert_named PROPERTIES
     PASS_REGULAR_EXPRESSION "no decoder.*FIRMWARE_CONVERT=\"--dtype int8 --kv-cache int8\" \\(cmake: AUSPEX_EXAMPLE_CONVERT\\) does not fit")
 endif()
-# The example with A/B model slots (models/example/firmware/forecast_slots_main.cpp): two slots of the
+# The example with A/B model slots (apps/firmware/forecast_slots_main.cpp): two slots of the
 # example's size in RAM standing in for flash, so only boards whose RAM holds them build it (board_slot_test).
 if(board_slot_test)
   # The example model converted with version 1; the firmware patches the version's value for each update.
@@ -212,10 +237,10 @@ if(board_slot_test)
             ${fw_port}/convert_example.sh VERBATIM)
   auspex_embed_csv(${CMAKE_BINARY_DIR}/forecast.expected example_expected)
   add_custom_target(example_expected DEPENDS ${fw_gen}/example_expected.h ${fw_gen}/example_model_v.h)
-  auspex_firmware(forecast_slots image_code.ld ${CMAKE_CURRENT_SOURCE_DIR}/models/example/firmware/forecast_slots_main.cpp)
+  auspex_firmware(forecast_slots image_code.ld ${CMAKE_CURRENT_SOURCE_DIR}/apps/firmware/forecast_slots_main.cpp)
   add_dependencies(example_expected forecast_data)  # forecast.expected is made there
   add_dependencies(forecast_slots forecast_data example_expected)
-  # Signed updates (models/example/firmware/forecast_signed_main.cpp): an owner key made at build time, the
+  # Signed updates (apps/firmware/forecast_signed_main.cpp): an owner key made at build time, the
   # example signed with it as versions 1 and 2, the public key as the firmware's trusted key.
   set(signed_headers ${fw_gen}/owner_key.h ${fw_gen}/example_signed_v1.h ${fw_gen}/example_signed_v2.h)
   set(signed_steps COMMAND ${CMAKE_COMMAND} -E rm -f ${fw_gen}/owner.key ${fw_gen}/owner.pub
@@ -234,7 +259,7 @@ if(board_slot_test)
             VERBATIM)
   add_custom_target(example_signed DEPENDS ${signed_headers})
   auspex_firmware(forecast_signed image_code.ld
-    ${CMAKE_CURRENT_SOURCE_DIR}/models/example/firmware/forecast_signed_main.cpp)
+    ${CMAKE_CURRENT_SOURCE_DIR}/apps/firmware/forecast_signed_main.cpp)
   add_dependencies(forecast_signed forecast_data example_expected example_signed)
 endif()
 # The integer-only example (docs/integer-only.md): the bundled model converted with --integer-only
@@ -257,7 +282,7 @@ if(NOT AUSPEX_EXAMPLE_DIR AND EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/models/example/
   add_custom_target(example_integer_data ALL DEPENDS ${fw_gen}/example_integer_model.h
     ${CMAKE_BINARY_DIR}/forecast_integer.expected)
   auspex_firmware(forecast_integer image_code.ld
-    ${CMAKE_CURRENT_SOURCE_DIR}/models/example/firmware/forecast_integer_main.cpp)
+    ${CMAKE_CURRENT_SOURCE_DIR}/apps/firmware/forecast_integer_main.cpp)
   add_dependencies(forecast_integer forecast_data example_integer_data)
   find_package(Python3 REQUIRED COMPONENTS Interpreter)
   add_test(NAME forecast_integer_matches_host COMMAND ${fw_port}/qemu_run.sh ${board_qemu_machine}
@@ -273,7 +298,7 @@ if(NOT AUSPEX_EXAMPLE_DIR AND EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/models/example/
          ${CMAKE_CURRENT_SOURCE_DIR}/models/forecaster/*.cpp ${CMAKE_CURRENT_SOURCE_DIR}/ports/generic/*.cpp
          ${CMAKE_CURRENT_SOURCE_DIR}/ports/mcu/*integer*.cpp ${CMAKE_CURRENT_SOURCE_DIR}/ports/mcu/*_q8_*.cpp)
     add_executable(forecast_integer_m0plus ${m0plus_sources} ${fw_port}/startup.c ${fw_port}/syscalls.c
-      ${CMAKE_CURRENT_SOURCE_DIR}/models/example/firmware/forecast_integer_main.cpp)
+      ${CMAKE_CURRENT_SOURCE_DIR}/apps/firmware/forecast_integer_main.cpp)
     target_compile_options(forecast_integer_m0plus PRIVATE -mcpu=cortex-m0plus
       $<$<COMPILE_LANGUAGE:CXX>:-fno-exceptions -fno-rtti>)
     target_include_directories(forecast_integer_m0plus PRIVATE ${CMAKE_CURRENT_SOURCE_DIR} ${fw_gen})
@@ -304,7 +329,7 @@ if(board_slot_test)
   add_test(NAME forecast_signed_updates COMMAND ${qemu_run} ${board_qemu_machine} $<TARGET_FILE:forecast_signed>
     ${CMAKE_BINARY_DIR}/forecast.expected)
 endif()
-# The "your own firmware" project (ports/firmware/your-firmware), copied out of the tree and built as a user
+# The "your own firmware" project (apps/your-firmware), copied out of the tree and built as a user
 # would, on a timestamped log (tests/firmware/your_firmware_project.sh).
 # On the route board, the same project then forecasts a model that reads a plan (model_future.h).
 set(your_firmware_known "")

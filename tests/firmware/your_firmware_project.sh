@@ -1,5 +1,5 @@
 #!/bin/sh
-# CTest "your_firmware_project": the documented "your own firmware" project (ports/firmware/your-firmware)
+# CTest "your_firmware_project": the documented "your own firmware" project (apps/your-firmware)
 # as a user runs it. Copied out of the tree, with a sensor log as loggers write it (a timestamp column, a
 # header, 526 hourly rows): convert, `auspex header --history` (the model's stored window, the horizon set
 # here), configure with the Cortex-M toolchain file, build, run both images under qemu; each must print the
@@ -16,7 +16,7 @@ if [ $# -ne 5 ] && [ $# -ne 7 ]; then
 fi
 src=$1 auspex=$2 board=$3 machine=$4 work=$5 known=${6:-} known_horizon=${7:-}
 rm -rf "$work" && mkdir -p "$work"
-cp -r "$src/ports/firmware/your-firmware" "$work/project"
+cp -r "$src/apps/your-firmware" "$work/project"
 
 # The log: the example's series with an hourly timestamp per row.
 awk 'NR == 1 { print "time,co2"; next }

@@ -1,5 +1,5 @@
 // The converter's path after a checkpoint reader (tools/import/*_import.cpp, tools/import/import_common.cpp,
-// tools/convert/quantize.cpp, tools/convert/axm_writer.cpp, tools/host/model_loader.cpp), shared by the two checkpoint
+// tools/convert/quantize.cpp, tools/axm/axm_writer.cpp, tools/host/model_loader.cpp), shared by the two checkpoint
 // fuzz targets: whatever tensors a reader returns are mapped to each model family in turn, and what imports is stored
 // as f32/f16/int8, serialized and opened again.
 #pragma once
@@ -8,7 +8,7 @@
 #include <cstdlib>
 
 #include "fuzz_support.h"
-#include "tools/convert/axm_writer.h"
+#include "tools/axm/axm_writer.h"
 #include "tools/checkpoint/checkpoint.h"
 #include "tools/import/classifier_import.h"
 #include "tools/import/convert_config.h"

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "tools/convert/axm_writer.h"
+#include "tools/axm/axm_writer.h"
 #include "tools/checkpoint/checkpoint.h"
 #include "tools/import/convert_config.h"
 #include "tools/convert/converter.h"

@@ -83,6 +83,7 @@ public:
 
     Ref run();
     PickledStateDict select_state_dict(Ref root, StateDictChoice* choice) const;
+    PickledVocab torchtext_vocab() const;
 
 private:
     static constexpr Ref kNone = 0, kFalse = 1, kTrue = 2;
@@ -226,7 +227,7 @@ private:
     Ref persistent_load(Ref pid);
     void set_items(Ref target, const std::vector<Ref>& items);
     void append(Ref target, const std::vector<Ref>& items);
-    void build(Ref target);
+    void build(Ref target, Ref state);
     [[noreturn]] void unsupported_opcode(uint8_t op) const;
 
     bool holds_tensors(Ref dict) const;
@@ -410,10 +411,12 @@ void Machine::append(Ref target, const std::vector<Ref>& items) {
     }
 }
 
-// Python state set by BUILD (an OrderedDict's _metadata, an object's __dict__) plays no part in the weights.
-void Machine::build(Ref target) {
+// Python state set by BUILD (an OrderedDict's _metadata, an object's __dict__) plays no part in the weights;
+// an object keeps its first state only for torchtext_vocab() to read.
+void Machine::build(Ref target, Ref state) {
     const Kind k = nodes_[target].kind;
     if (k != Kind::Dict && k != Kind::Object) fail("BUILD on " + describe(target));
+    if (k == Kind::Object && nodes_[target].items.empty()) nodes_[target].items.push_back(state);
 }
 
 Ref Machine::run() {
@@ -479,10 +482,11 @@ Ref Machine::run() {
                 push(make_text(Kind::Object, nodes_[cls].kind == Kind::Global ? nodes_[cls].text : "instance"));
                 break;
             }
-            case 'b':
-                pop();
-                build(top());
+            case 'b': {
+                const Ref state = pop();
+                build(top(), state);
                 break;
+            }
             // Sets (protocol 4 pickles them natively, e.g. inside a whole nn.Module) are never weights.
             case 0x8f:
                 push(make_text(Kind::Object, "set"));
@@ -699,7 +703,33 @@ PickledStateDict Machine::select_state_dict(Ref root, StateDictChoice* choice) c
     return out;
 }
 
+// torchtext's Vocab pickles its C++ VocabPybind as a torchtext._torchtext.Vocab built from the state tuple
+// (version, [default index] or [], itos, []).
+PickledVocab Machine::torchtext_vocab() const {
+    for (const Node& n : nodes_) {
+        if (n.kind != Kind::Object || n.text != "torchtext._torchtext.Vocab") continue;
+        if (n.items.empty() || nodes_[n.items[0]].kind != Kind::Tuple)
+            throw ToolError("torchtext Vocab without its state tuple");
+        const std::vector<Ref>& state = nodes_[n.items[0]].items;
+        if (state.size() < 3 || nodes_[state[1]].kind != Kind::List || nodes_[state[2]].kind != Kind::List)
+            throw ToolError("torchtext Vocab state is not (version, [default index], [tokens], ...)");
+        PickledVocab v;
+        const std::vector<Ref>& index = nodes_[state[1]].items;
+        if (index.size() > 1) throw ToolError("torchtext Vocab state holds several default indexes");
+        if (index.size() == 1) v.default_index = int_value(index[0], "torchtext Vocab default index");
+        for (const Ref token : nodes_[state[2]].items) v.itos.push_back(string_value(token, "torchtext Vocab token"));
+        return v;
+    }
+    throw ToolError("the file holds no torchtext Vocab (torchtext.vocab.Vocab saved with torch.save)");
+}
+
 }  // namespace
+
+PickledVocab parse_torchtext_vocab(const uint8_t* data, size_t size) {
+    Machine machine(data, size);
+    machine.run();
+    return machine.torchtext_vocab();
+}
 
 PickledStateDict parse_torch_pickle(const uint8_t* data, size_t size, StateDictChoice* choice) {
     Machine machine(data, size);

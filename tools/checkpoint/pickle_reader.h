@@ -39,4 +39,13 @@ struct PickledStateDict {
 // "model_state_dict". Throws ToolError for anything else, saying what to save instead.
 PickledStateDict parse_torch_pickle(const uint8_t* data, size_t size, StateDictChoice* choice = nullptr);
 
+// A torchtext.vocab.Vocab as torch.save pickles it: its tokens in id order (get_itos()) and the index
+// set_default_index gave unknown words (-1: none, lookups of unknown words fail in torchtext).
+struct PickledVocab {
+    std::vector<std::string> itos;
+    int64_t default_index = -1;
+};
+// Interprets a data.pkl holding a torchtext Vocab; throws ToolError for anything else.
+PickledVocab parse_torchtext_vocab(const uint8_t* data, size_t size);
+
 }  // namespace ax::tools

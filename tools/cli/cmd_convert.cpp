@@ -96,13 +96,19 @@ void print_notes(const std::vector<std::string>& notes) {
 }  // namespace
 
 int cmd_convert(const Argv& argv) {
-    const Args args(argv,
-                    with_csv_options({"config", "output", "dtype", "kv-cache", "map", "calib", "calib-window",
-                                      "calib-horizon", "state-dict-key", "check-input", "check-target", "check-output",
-                                      "find-config", "model-name", "model-version"}),
-                    {"integer-only"});
+    const Args args(
+        argv,
+        with_csv_options({"config", "output", "dtype", "kv-cache", "map", "calib", "calib-window", "calib-horizon",
+                          "state-dict-key", "check-input", "check-target", "check-output", "find-config", "model-name",
+                          "model-version", "vocab", "src-vocab", "tgt-vocab", "tokenizer"}),
+        {"integer-only"});
     args.expect_positionals(1, "one checkpoint (.pt or .safetensors) or a Chronos-Bolt directory");
     if (tools::is_chronos_bolt_directory(args.positionals()[0])) return convert_chronos_bolt(args);
+    if (is_onnx_command(args.positionals()))
+        throw tools::ToolError(args.positionals()[0] +
+                               ": converting ONNX graphs to .axm is not available yet; convert the PyTorch checkpoint "
+                               "with its config (docs/importing-models.md). auspex inspect and auspex run read the "
+                               "graph on the host (docs/onnx.md)");
     tools::ConvertOptions options;
     options.checkpoint_path = args.positionals()[0];
     const std::string found_path = args.get("find-config");
@@ -121,6 +127,20 @@ int cmd_convert(const Argv& argv) {
         (args.has("delimiter") || args.has("columns") || args.has("fill") || args.has("time-format")))
         throw tools::ToolError("--delimiter, --columns, --fill and --time-format go with --calib data.csv");
     options.state_dict_key = args.get("state-dict-key");
+    if (args.has("vocab") && (args.has("src-vocab") || args.has("tgt-vocab")))
+        throw UsageError{
+            "--vocab (a classifier's, or both sides of a translator) or --src-vocab/--tgt-vocab, not both"};
+    options.vocab.src = args.has("vocab") ? args.get("vocab") : args.get("src-vocab");
+    options.vocab.tgt = args.get("tgt-vocab");
+    options.vocab.shared = args.has("vocab");
+    if (args.has("tokenizer")) {
+        if (!format::parse_enum(args.get("tokenizer").c_str(), &options.vocab.words) ||
+            (options.vocab.words != format::Tokenizer::words &&
+             options.vocab.words != format::Tokenizer::basic_english))
+            throw UsageError{"--tokenizer is basic_english or whitespace (a SentencePiece .model brings its own)"};
+        if (options.vocab.src.empty() && options.vocab.tgt.empty())
+            throw UsageError{"--tokenizer goes with --vocab, --src-vocab or --tgt-vocab"};
+    }
     if (args.has("model-name")) {
         options.model_name = args.get("model-name");
         tools::check_model_name(options.model_name);
@@ -162,11 +182,10 @@ int cmd_convert(const Argv& argv) {
     const tools::CheckPair pair = tools::read_check_pair(check, model.family);
     const tools::CheckResult result = tools::check_model(model, pair);
     if (!result.passed)
-        throw tools::ToolError("the converted model does not reproduce PyTorch's output " + check.output + ": " +
-                               tools::describe_difference(result) +
-                               "; the config does not describe the trained module (nhead, activation, norm_first, "
-                               "layer_norm_eps, positional_encoding, memory_mask, ...): --find-config FILE searches "
-                               "for one that does; nothing written");
+        throw tools::ToolError(
+            "the converted model does not reproduce PyTorch's output " + check.output + ": " +
+            tools::describe_difference(result) + "; the config does not describe the trained module (" +
+            tools::searched_keys_text(model) + "): --find-config FILE searches for one that does; nothing written");
     options.proof = tools::ConversionProof{true, result.max_diff, result.tolerance, check.output};
     options.check_input = &pair.src;
     const std::vector<uint8_t> bytes = tools::finish_model(std::move(model), options);

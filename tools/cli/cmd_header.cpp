@@ -17,7 +17,7 @@
 #include "tools/cli/future_header.h"
 #include "tools/cli/history_header.h"
 #include "tools/cli/session_lengths.h"
-#include "tools/family/family_common.h"
+#include "tools/families/family_common.h"
 #include "tools/host/model_loader.h"
 #include "tools/convert/quantize.h"
 #include "tools/common/file_io.h"

@@ -18,7 +18,7 @@
 #include "runtime/model_identity.h"
 #include "tools/cli/signatures.h"
 #include "tools/convert/quantize.h"
-#include "tools/convert/text_record_store.h"
+#include "tools/axm/text_record_store.h"
 
 namespace ax::cli {
 
@@ -92,6 +92,7 @@ void print_stack(const StackConfig& s, bool integer) {
 }  // namespace
 
 int cmd_inspect(const Argv& argv) {
+    if (is_onnx_command(argv)) return cmd_inspect_onnx(argv);
     std::set<std::string> options = length_options();
     options.insert({"flash", "ram", "board"});
     const Args args(argv, options, {});

@@ -36,6 +36,7 @@ int run_seq2seq(const Args& args, const tools::LoadedModel& m) {
 }  // namespace
 
 int cmd_run(const Argv& argv) {
+    if (is_onnx_command(argv)) return cmd_run_onnx(argv);
     const Args args(argv,
                     with_csv_options({"src", "tgt", "output", "port", "threads", "src-tokens", "tgt-tokens", "pad"}),
                     {"model-space"});

@@ -33,16 +33,29 @@ const CommandOptions kOptions[] = {
      "PyTorch's forward returned; nothing is written when it differs\n"
      "  --find-config FOUND.json   with a check pair: search the configs the checkpoint allows for one that "
      "reproduces PyTorch\n"
-     "  --model-name NAME, --model-version N   stored in the model (inspect, the device API)\n"},
+     "  --model-name NAME, --model-version N   stored in the model (inspect, the device API)\n"
+     "  --vocab FILE               a classifier's vocabulary, or both sides of a translator's: a token list "
+     "(get_itos order), a torch.save'd torchtext Vocab or a SentencePiece .model (docs/text.md)\n"
+     "  --src-vocab FILE --tgt-vocab FILE   a translator's vocabulary per side\n"
+     "  --tokenizer basic_english|whitespace   how a word vocabulary splits text (default basic_english)\n"},
     {"inspect", AX_LENGTH_OPTIONS
      "  --board NAME               will it fit this board's flash and RAM (an unknown name lists the boards)\n"
-     "  --flash SIZE --ram SIZE    will it fit these sizes (e.g. 1M, 128K)\n"},
+     "  --flash SIZE --ram SIZE    will it fit these sizes (e.g. 1M, 128K)\n"
+     "  MODEL.onnx: opsets, inputs and outputs, the op types left after constant and shape folding, and the nodes "
+     "the host reference evaluator cannot compute\n"
+     "  --dim NAME=N               (ONNX) fold for this size of a dynamic dimension (default 1 for a first axis, "
+     "else 8)\n"},
     {"run",
      "  --src SRC.csv --tgt TGT.csv   forecaster: encoder and decoder inputs, raw units unless --model-space\n"
      "  --model-space              the inputs are in the model's (normalized) units, as PyTorch's forward sees\n"
      "  --src-tokens \"...\" --tgt-tokens \"...\"   seq2seq: token ids\n"
      "  --pad ID|none              seq2seq: the padding id masked in attention (default the model's)\n"
-     "  -o, --output OUT.csv       write the outputs there (default stdout)\n"},
+     "  -o, --output OUT.csv       write the outputs there (default stdout)\n"
+     "  --input NAME=FILE.csv      (ONNX) feed a graph input by name, one column per value of its last dimension; "
+     "repeat for each input\n"
+     "  --output-name NAME         (ONNX) the graph output to write (default the first)\n"
+     "  MODEL.onnx runs on the host reference evaluator (float32, op by op, for comparing with PyTorch), not the "
+     "device path: convert does not take ONNX graphs yet\n"},
     {"forecast",
      "  --input HISTORY.csv        the history; its last rows are the encoder window\n"
      "  --horizon H                steps to forecast (default the model's: 24 for an autoregressive one)\n"
@@ -72,11 +85,16 @@ const CommandOptions kOptions[] = {
      "                             the fastest core's), and where the most threads' pass loses time\n"},
     {"translate",
      "  --tokens \"5 17 9 2\"        the source token ids\n"
+     "  --text \"SENTENCE\"          a sentence, with the model's vocabularies: prints its translation\n"
+     "  --text-file LINES.txt      one sentence per line, one translation per line\n"
+     "  -o, --output OUT.txt       write the output lines there (default stdout)\n"
      "  --bos ID, --eos ID|none    decoding's start and stop ids (default the model's)\n"
      "  --pad ID|none              the padding id (default the model's)\n"
      "  --max-len N                ids to generate at most (default the source's length + 4)\n"},
     {"classify",
      "  --tokens \"5 17 9 2\"        the token ids of one input\n"
+     "  --text \"SENTENCE\"          a sentence, encoded with the model's vocabulary\n"
+     "  --text-file LINES.txt      one input per line, one row of probabilities per line\n"
      "  --pad ID|none              the padding id (default the model's)\n"
      "  -o, --output PROBS.csv     write the probabilities there (default stdout)\n"},
     {"reconstruct",

@@ -26,6 +26,11 @@ int cmd_header(const Argv& argv);
 int cmd_keygen(const Argv& argv);
 int cmd_sign(const Argv& argv);
 
+// inspect and run of an ONNX graph (tools/cli/cmd_onnx.cpp): taken when an argument names an .onnx file.
+bool is_onnx_command(const Argv& argv);
+int cmd_inspect_onnx(const Argv& argv);
+int cmd_run_onnx(const Argv& argv);
+
 // The kernel port from --port or AUSPEX_PORT, else the best this CPU runs.
 const Kernels& choose_kernels(const Args& args);
 // --threads N (or AUSPEX_THREADS): the threads the sessions opened afterwards split their work over; 1 by default.

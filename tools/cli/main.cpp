@@ -27,19 +27,23 @@ const Command kCommands[] = {
      "convert CHECKPOINT(.pt|.safetensors) --config CONFIG.json -o MODEL.axm [--dtype f32|f16|int8] [--kv-cache "
      "f32|int8] [--map RENAME.map] [--state-dict-key KEY] [--calib DATA.csv [--calib-window S] [--calib-horizon H]] "
      "[--check-input IN --check-output PYTORCH_OUT.csv [--check-target TGT] [--find-config FOUND.json]] "
-     "[--model-name NAME] [--model-version N]",
+     "[--model-name NAME] [--model-version N] [--vocab FILE | --src-vocab FILE --tgt-vocab FILE] "
+     "[--tokenizer basic_english|whitespace]",
      "turn a PyTorch checkpoint and its config into an .axm model (optionally quantized), proved against PyTorch with "
      "a check pair",
      true},
     {"inspect", ax::cli::cmd_inspect,
      "inspect MODEL.axm [--window S --horizon H | --src-len S --tgt-len T | --max-len L] "
-     "[--board NAME | --flash SIZE --ram SIZE]",
+     "[--board NAME | --flash SIZE --ram SIZE]  |  inspect MODEL.onnx [--dim NAME=N ...]",
      "print a model's family, config, tensors, identity and the arena its sessions need (and whether it fits a board)",
      false},
     {"run", ax::cli::cmd_run,
      "run MODEL.axm --src SRC.csv --tgt TGT.csv [-o OUT.csv] [--model-space] [--port P] [--threads N]  |  "
-     "run SEQ2SEQ.axm --src-tokens \"...\" --tgt-tokens \"...\" [--pad ID|none] [-o LOGITS.csv]",
-     "one teacher-forced forward pass, as PyTorch's forward(src, tgt)", true},
+     "run SEQ2SEQ.axm --src-tokens \"...\" --tgt-tokens \"...\" [--pad ID|none] [-o LOGITS.csv]  |  "
+     "run MODEL.onnx --input NAME=FILE.csv [--input ...] [--output-name NAME] [-o OUT.csv]",
+     "one teacher-forced forward pass, as PyTorch's forward(src, tgt); for an .onnx graph, its outputs from the host "
+     "reference evaluator",
+     true},
     {"forecast", ax::cli::cmd_forecast,
      "forecast MODEL.axm --input HISTORY.csv [--horizon H] [--window S] [-o OUT.csv] [--truth T.csv] [--plot FC.svg] "
      "[--future F.csv] [--recompute] [--port P] [--threads N]",
@@ -58,11 +62,14 @@ const Command kCommands[] = {
      "[--port P] [--threads N|N,M,...]  |  bench --kernels [--json]",
      "time a model's passes (or every kernel of each port) on this machine", false},
     {"translate", ax::cli::cmd_translate,
-     "translate SEQ2SEQ.axm --tokens \"5 17 9 2\" [--bos ID] [--eos ID|none] [--pad ID|none] [--max-len N] [--port P]",
-     "greedy-decode a token sequence with a seq2seq model", false},
+     "translate SEQ2SEQ.axm --tokens \"5 17 9 2\" | --text \"SENTENCE\" | --text-file LINES.txt [-o OUT.txt] [--bos "
+     "ID] "
+     "[--eos ID|none] [--pad ID|none] [--max-len N] [--port P]",
+     "greedy-decode a token sequence, or translate sentences with the model's vocabularies", false},
     {"classify", ax::cli::cmd_classify,
-     "classify CLASSIFIER.axm --tokens \"5 17 9 2\" [--pad ID|none] [-o PROBS.csv] [--port P]",
-     "class probabilities for token sequences with a classifier model", false},
+     "classify CLASSIFIER.axm --tokens \"5 17 9 2\" | --text \"SENTENCE\" | --text-file LINES.txt [--pad ID|none] "
+     "[-o PROBS.csv] [--port P]",
+     "class probabilities for a token sequence or for each line of text with a classifier model", false},
     {"reconstruct", ax::cli::cmd_reconstruct,
      "reconstruct TVAE.axm --input SEQ.csv [-o OUT.csv] [--latent Z.csv] [--sample [--seed N]] [--port P]",
      "reconstruct a sequence with a Transformer-VAE and score it (anomaly detection)", true},

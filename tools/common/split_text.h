@@ -19,4 +19,14 @@ inline std::vector<std::string> split_text(const std::string& text, char separat
     }
 }
 
+// The lines of a text file: '\n'-separated, a final newline ending the last line (not starting another), a
+// CR before a newline dropped.
+inline std::vector<std::string> split_lines(const std::string& text) {
+    std::vector<std::string> lines = split_text(text, '\n');
+    if (!lines.empty() && lines.back().empty()) lines.pop_back();
+    for (std::string& line : lines)
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+    return lines;
+}
+
 }  // namespace ax::tools

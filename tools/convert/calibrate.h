@@ -7,7 +7,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "tools/convert/axm_writer.h"
+#include "tools/axm/axm_writer.h"
 #include "tools/host/forecast_window.h"
 #include "tools/text/csv.h"
 

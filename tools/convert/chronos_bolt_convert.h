@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "tools/convert/axm_writer.h"
+#include "tools/axm/axm_writer.h"
 #include "tools/import/chronos_bolt_import.h"
 
 namespace ax::tools {

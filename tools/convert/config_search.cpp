@@ -9,6 +9,8 @@
 #include "tools/convert/converter.h"
 #include "tools/import/config_keys.h"
 #include "tools/import/import_common.h"
+#include "tools/family/family_descriptor.h"
+#include <functional>
 
 namespace ax::tools {
 
@@ -16,139 +18,132 @@ namespace {
 
 using format::ConfigKey;
 
-// The keys a search varies; everything else comes from the user's config unchanged.
-struct Candidate {
-    int64_t nhead = 1;
-    format::Activation activation = format::Activation::relu;
-    bool norm_first = false;
-    double layer_norm_eps = 1e-5;
-    format::PositionalEncoding positional_encoding = format::PositionalEncoding::none;
-    std::optional<format::MemoryMask> memory_mask;  // forecasters only
-    // Forecasters: the encoder's mask, and the decoder's positions (nullopt: the encoder's, not stated).
-    std::optional<format::EncoderMask> encoder_mask;
-    std::optional<format::PositionalEncoding> decoder_positional_encoding;
-    // Patched forecasters (PatchTST as its authors wrote it): residual attention, the head's flatten order.
-    std::optional<bool> res_attention;
-    std::optional<std::string> head_flatten;
-    // Forecasters with a decoder: its self-attention mask (a forward called without tgt_mask has none).
-    std::optional<format::DecoderMask> decoder_mask;
-};
+// A candidate: one value index per axis (SearchAxis::values).
+using Candidate = std::vector<size_t>;
 
-std::string eps_text(double eps) {
+bool same_value(const JsonValue& a, const JsonValue& b) {
+    if (a.type() != b.type()) return false;
+    if (a.is_bool()) return a.as_bool("") == b.as_bool("");
+    if (a.is_number()) return a.as_number("") == b.as_number("");
+    if (a.is_string()) return a.as_string("") == b.as_string("");
+    return false;
+}
+
+bool same_value(const std::optional<JsonValue>& a, const std::optional<JsonValue>& b) {
+    if (!a || !b) return !a && !b;
+    return same_value(*a, *b);
+}
+
+std::string value_text(const JsonValue& v) {
+    if (v.is_bool()) return v.as_bool("") ? "true" : "false";
+    if (v.is_string()) return v.as_string("");
+    uint64_t exact = 0;
+    if (v.exact_u64(&exact)) return std::to_string(exact);
     char text[32];
-    std::snprintf(text, sizeof text, "%g", eps);
+    std::snprintf(text, sizeof text, "%g", v.as_number(""));
     return text;
 }
 
-std::string describe(const Candidate& c) {
-    std::string s = "nhead " + std::to_string(c.nhead) + ", activation " + enum_text(c.activation) + ", norm_first " +
-                    (c.norm_first ? "true" : "false") + ", layer_norm_eps " + eps_text(c.layer_norm_eps) +
-                    ", positional_encoding " + enum_text(c.positional_encoding);
-    if (c.memory_mask) s += ", memory_mask " + enum_text(*c.memory_mask);
-    if (c.encoder_mask) s += ", encoder_mask " + enum_text(*c.encoder_mask);
-    if (c.decoder_positional_encoding)
-        s += ", decoder_positional_encoding " + enum_text(*c.decoder_positional_encoding);
-    if (c.res_attention) s += std::string(", res_attention ") + (*c.res_attention ? "true" : "false");
-    if (c.head_flatten) s += ", head_flatten " + *c.head_flatten;
-    if (c.decoder_mask) s += ", decoder_mask " + enum_text(*c.decoder_mask);
+// The search's axes with the user's stated values first, and which ones the user stated.
+struct Axes {
+    std::vector<SearchAxis> list;
+    std::vector<bool> stated;
+
+    size_t find(const std::string& key) const {
+        for (size_t i = 0; i < list.size(); ++i)
+            if (list[i].key == key) return i;
+        return list.size();
+    }
+    const std::optional<JsonValue>& value(const Candidate& c, size_t axis) const { return list[axis].values[c[axis]]; }
+};
+
+Axes order_axes(std::vector<SearchAxis> list, const JsonValue& user) {
+    Axes axes;
+    for (SearchAxis& a : list) {
+        const JsonValue* stated = user.is_object() ? user.find(a.key) : nullptr;
+        axes.stated.push_back(stated != nullptr);
+        if (stated) {
+            auto at = std::find_if(a.values.begin(), a.values.end(),
+                                   [&](const std::optional<JsonValue>& v) { return v && same_value(*v, *stated); });
+            if (at != a.values.end())
+                std::rotate(a.values.begin(), at, at + 1);
+            else if (a.user_value_always)
+                a.values.insert(a.values.begin(), *stated);
+        }
+        axes.list.push_back(std::move(a));
+    }
+    return axes;
+}
+
+std::string describe(const Axes& axes, const Candidate& c) {
+    std::string s;
+    for (size_t i = 0; i < axes.list.size(); ++i)
+        if (const std::optional<JsonValue>& v = axes.value(c, i))
+            s += (s.empty() ? "" : ", ") + axes.list[i].key + " " + value_text(*v);
     return s;
 }
 
-ConvertConfig apply(ConvertConfig config, const Candidate& c) {
-    config.nhead = c.nhead;
-    config.activation = c.activation;
-    config.norm_first = c.norm_first;
-    config.layer_norm_eps = c.layer_norm_eps;
-    config.positional_encoding = c.positional_encoding;
-    if (c.memory_mask) config.memory_mask = *c.memory_mask;
-    if (c.encoder_mask) config.encoder_mask = *c.encoder_mask;
-    config.decoder_positional_encoding = c.decoder_positional_encoding;
-    if (c.res_attention) config.res_attention = *c.res_attention;
-    if (c.head_flatten) config.head_flatten = *c.head_flatten;
-    if (c.decoder_mask) config.decoder_mask = *c.decoder_mask;
-    return config;
-}
-
-// The user's JSON object with the tried keys replaced (in place, keeping the key order) or appended.
-JsonValue candidate_json(const JsonValue& user, const Candidate& c) {
+// The user's JSON object with the candidate's values set (in place, keeping the key order, or appended) and
+// the keys it leaves out removed.
+JsonValue candidate_json(const JsonValue& user, const Axes& axes, const Candidate& c) {
     std::vector<std::pair<std::string, JsonValue>> members = user.as_object("config");
-    auto set = [&members](const std::string& key, JsonValue value) {
-        for (auto& m : members)
-            if (m.first == key) {
-                m.second = std::move(value);
-                return;
-            }
-        members.emplace_back(key, std::move(value));
-    };
-    set(config_key_name(ConfigKey::nhead), JsonValue::make_integer(static_cast<uint64_t>(c.nhead)));
-    set(config_key_name(ConfigKey::activation), JsonValue::make_string(enum_text(c.activation)));
-    set(config_key_name(ConfigKey::norm_first), JsonValue::make_bool(c.norm_first));
-    set(config_key_name(ConfigKey::layer_norm_eps), JsonValue::make_number(c.layer_norm_eps));
-    set(config_key_name(ConfigKey::positional_encoding), JsonValue::make_string(enum_text(c.positional_encoding)));
-    if (c.memory_mask) set(config_key_name(ConfigKey::memory_mask), JsonValue::make_string(enum_text(*c.memory_mask)));
-    if (c.encoder_mask)
-        set(config_key_name(ConfigKey::encoder_mask), JsonValue::make_string(enum_text(*c.encoder_mask)));
-    const std::string dec_pe = config_key_name(ConfigKey::decoder_positional_encoding);
-    if (c.decoder_positional_encoding)
-        set(dec_pe, JsonValue::make_string(enum_text(*c.decoder_positional_encoding)));
-    else
-        members.erase(std::remove_if(members.begin(), members.end(), [&](const auto& m) { return m.first == dec_pe; }),
-                      members.end());
-    if (c.res_attention) set("res_attention", JsonValue::make_bool(*c.res_attention));
-    if (c.head_flatten) set("head_flatten", JsonValue::make_string(*c.head_flatten));
-    if (c.decoder_mask)
-        set(config_key_name(ConfigKey::decoder_mask), JsonValue::make_string(enum_text(*c.decoder_mask)));
+    for (size_t i = 0; i < axes.list.size(); ++i) {
+        const std::string& key = axes.list[i].key;
+        const std::optional<JsonValue>& v = axes.value(c, i);
+        auto at = std::find_if(members.begin(), members.end(), [&](const auto& m) { return m.first == key; });
+        if (!v) {
+            if (at != members.end()) members.erase(at);
+        } else if (at != members.end()) {
+            at->second = *v;
+        } else {
+            members.emplace_back(key, *v);
+        }
+    }
     return JsonValue::make_object(std::move(members));
 }
 
-// `first` (the user's value), then the others in their fixed order, without repeats.
-template <typename T>
-std::vector<T> user_first(const T& first, const std::vector<T>& all) {
-    std::vector<T> out{first};
-    for (const T& v : all)
-        if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
-    return out;
+std::optional<uint32_t> find_record(const AxmModel& m, format::ConfigKey key) {
+    for (const auto& [k, v] : m.config)
+        if (k == key) return v;
+    return std::nullopt;
 }
 
 uint32_t config_record(const AxmModel& m, format::ConfigKey key) {
-    for (const auto& [k, v] : m.config)
-        if (k == key) return v;
+    if (const std::optional<uint32_t> v = find_record(m, key)) return *v;
     throw ToolError("internal error: imported model lacks a config record");
 }
 
-// A record the forecaster importer writes only when it is not the default: set, or removed.
-void set_optional_record(AxmModel& m, format::ConfigKey key, std::optional<uint32_t> value) {
-    m.config.erase(std::remove_if(m.config.begin(), m.config.end(), [&](const auto& r) { return r.first == key; }),
-                   m.config.end());
-    if (value) m.config.emplace_back(key, *value);
+// Rewrites the records of the axes that do not change the tensors, as an import of the candidate writes
+// them: each key's row says which record its value lands in and when an import leaves it out.
+void set_records(AxmModel& m, const Axes& axes, const Candidate& c) {
+    for (size_t i = 0; i < axes.list.size(); ++i) {
+        if (axes.list[i].imports) continue;
+        const ConfigKeySpec* row = find_config_key(axes.list[i].key);
+        if (row == nullptr || !row->record || !row->record_value)
+            throw ToolError("internal error: the searched key " + axes.list[i].key + " lands in no record");
+        const std::optional<JsonValue>& v = axes.value(c, i);
+        set_key_record(m, *row, v.has_value(), v ? row->record_value(*v, axes.list[i].key) : 0);
+    }
 }
 
-// Rewrites the records of the keys a search varies, encoded as the importers encode them.
-void set_records(AxmModel& m, const ConvertConfig& config) {
-    AxmModel encoded;
-    add_stack_config(encoded, StackShape{}, config);
-    encoded.config.emplace_back(format::ConfigKey::memory_mask, static_cast<uint32_t>(config.memory_mask));
-    for (auto& [key, value] : m.config)
-        for (const auto& [k, v] : encoded.config)
-            if (k == key && (k == format::ConfigKey::nhead || k == format::ConfigKey::activation ||
-                             k == format::ConfigKey::norm_first || k == format::ConfigKey::layer_norm_eps ||
-                             k == format::ConfigKey::memory_mask))
-                value = v;
-    if (m.family != format::Family::forecaster) return;
-    const bool causal = config.encoder_mask == format::EncoderMask::causal;
-    set_optional_record(
-        m, ConfigKey::encoder_mask,
-        causal ? std::optional<uint32_t>(static_cast<uint32_t>(format::EncoderMask::causal)) : std::nullopt);
-    set_optional_record(m, ConfigKey::decoder_positional_encoding,
-                        config.decoder_positional_encoding
-                            ? std::optional<uint32_t>(static_cast<uint32_t>(*config.decoder_positional_encoding))
-                            : std::nullopt);
-    set_optional_record(m, ConfigKey::residual_attention,
-                        config.res_attention.value_or(false) ? std::optional<uint32_t>(1u) : std::nullopt);
-    const bool unmasked = config.decoder_mask == format::DecoderMask::none;
-    set_optional_record(
-        m, ConfigKey::decoder_mask,
-        unmasked ? std::optional<uint32_t>(static_cast<uint32_t>(format::DecoderMask::none)) : std::nullopt);
+// How many keys the user stated (or left at a default that is a statement) that the candidate changes.
+int changes(const Axes& axes, const Candidate& c) {
+    int n = 0;
+    for (size_t i = 0; i < axes.list.size(); ++i)
+        n += c[i] != 0 && (axes.stated[i] || axes.list[i].counts_when_unstated);
+    return n;
+}
+
+// The keys in which the matching candidates differ.
+std::string varying_keys(const Axes& axes, const std::vector<Candidate>& m) {
+    std::string keys;
+    for (size_t i = 0; i < axes.list.size(); ++i)
+        for (const Candidate& c : m)
+            if (!same_value(axes.value(c, i), axes.value(m[0], i))) {
+                keys += (keys.empty() ? "" : ", ") + axes.list[i].key;
+                break;
+            }
+    return keys;
 }
 
 // The user's config, or a bare one naming the family when none was given: a forecaster or tvae needs
@@ -180,49 +175,6 @@ ConvertConfig parse_base(const JsonValue& user, const std::string& source) {
         return parse_convert_config(JsonValue::make_object(std::move(members)), source);
     }
     return parse_convert_config(user, source);
-}
-
-// How many keys the user stated (or left at a default) that the candidate changes.
-int changes(const ConvertConfig& base, bool nhead_stated, const Candidate& c) {
-    int n = 0;
-    n += nhead_stated && c.nhead != base.nhead;
-    n += c.activation != base.activation;
-    n += c.norm_first != base.norm_first;
-    n += c.layer_norm_eps != base.layer_norm_eps;
-    n += base.positional_encoding && c.positional_encoding != *base.positional_encoding;
-    n += c.memory_mask && *c.memory_mask != base.memory_mask;
-    n += c.encoder_mask && *c.encoder_mask != base.encoder_mask.value_or(format::EncoderMask::none);
-    n += c.decoder_positional_encoding != base.decoder_positional_encoding;
-    n += c.res_attention && *c.res_attention != base.res_attention.value_or(false);
-    n += c.head_flatten && *c.head_flatten != base.head_flatten.value_or("rows");
-    n += c.decoder_mask && *c.decoder_mask != base.decoder_mask.value_or(format::DecoderMask::causal);
-    return n;
-}
-
-// The keys in which the matching candidates differ.
-std::string varying_keys(const std::vector<Candidate>& m) {
-    std::string keys;
-    auto add = [&](const std::string& key, bool differs) {
-        if (differs) keys += (keys.empty() ? "" : ", ") + key;
-    };
-    auto any = [&](auto field) {
-        for (const Candidate& c : m)
-            if (field(c) != field(m[0])) return true;
-        return false;
-    };
-    add(config_key_name(ConfigKey::nhead), any([](const Candidate& c) { return c.nhead; }));
-    add(config_key_name(ConfigKey::activation), any([](const Candidate& c) { return c.activation; }));
-    add(config_key_name(ConfigKey::norm_first), any([](const Candidate& c) { return c.norm_first; }));
-    add(config_key_name(ConfigKey::layer_norm_eps), any([](const Candidate& c) { return c.layer_norm_eps; }));
-    add(config_key_name(ConfigKey::positional_encoding), any([](const Candidate& c) { return c.positional_encoding; }));
-    add(config_key_name(ConfigKey::memory_mask), any([](const Candidate& c) { return c.memory_mask; }));
-    add(config_key_name(ConfigKey::encoder_mask), any([](const Candidate& c) { return c.encoder_mask; }));
-    add(config_key_name(ConfigKey::decoder_positional_encoding),
-        any([](const Candidate& c) { return c.decoder_positional_encoding; }));
-    add("res_attention", any([](const Candidate& c) { return c.res_attention; }));
-    add("head_flatten", any([](const Candidate& c) { return c.head_flatten; }));
-    add(config_key_name(ConfigKey::decoder_mask), any([](const Candidate& c) { return c.decoder_mask; }));
-    return keys;
 }
 
 // The import that tells d_model and the family. Its positional encoding is inferred from the tensors (the
@@ -278,7 +230,6 @@ JsonValue with_one_pass_decoding(const JsonValue& user, const CheckPair& pair) {
 ConfigSearch search_config(const TensorMap& tensors, const std::string& config_path, const CheckFiles& files) {
     const std::string source = config_path.empty() ? "config" : config_path;
     JsonValue user = base_json(tensors, config_path);
-    const bool nhead_stated = user.is_object() && user.find(config_key_name(ConfigKey::nhead));
     ConvertConfig base = parse_base(user, source);
 
     // The base import tells d_model and the family (and reports a checkpoint no candidate can fix).
@@ -299,47 +250,18 @@ ConfigSearch search_config(const TensorMap& tensors, const std::string& config_p
         probe.placeholder = base.placeholder;
     }
 
-    std::vector<int64_t> heads;
-    for (int64_t h = 1; h <= d; ++h)
-        if (d % h == 0 && (!scale_heads || h == *scale_heads)) heads.push_back(h);
-    const bool forecaster = probe_model.family == format::Family::forecaster;
-    const bool token_family =
-        probe_model.family == format::Family::seq2seq || probe_model.family == format::Family::classifier;
-    using PE = format::PositionalEncoding;
-    using Mask = std::optional<format::MemoryMask>;
-    const std::vector<PE> pe_all = token_family
-                                       ? std::vector<PE>{PE::learned, PE::sinusoidal, PE::sinusoidal_pad0, PE::none}
-                                       : std::vector<PE>{PE::sinusoidal, PE::none};
-    // A forecaster's learned position table is read off the tensors: nothing to try.
-    const bool learned_table = forecaster && config_record(probe_model, format::ConfigKey::positional_encoding) ==
-                                                 static_cast<uint32_t>(PE::learned);
-    const std::vector<PE> pes =
-        learned_table ? std::vector<PE>{PE::learned} : user_first(base.positional_encoding.value_or(pe_all[0]), pe_all);
-    // Forecasters: the memory mask (with a decoder), the encoder's mask, and whether the decoder's rows get
-    // the encoder's sinusoidal positions (records only: a learned table's presence is read off the tensors).
-    bool decoder = false;
-    for (const auto& [key, value] : probe_model.config)
-        decoder = decoder || (key == format::ConfigKey::decoder_layers && value > 0);
-    const std::vector<Mask> masks =
-        forecaster && decoder ? user_first<Mask>(base.memory_mask, {format::MemoryMask::none, format::MemoryMask::tril})
-        : forecaster          ? std::vector<Mask>{format::MemoryMask::none}
-                              : std::vector<Mask>{std::nullopt};
-    using EncMask = std::optional<format::EncoderMask>;
-    const std::vector<EncMask> enc_masks =
-        forecaster ? user_first<EncMask>(base.encoder_mask.value_or(format::EncoderMask::none),
-                                         {format::EncoderMask::none, format::EncoderMask::causal})
-                   : std::vector<EncMask>{std::nullopt};
-    using DecMask = std::optional<format::DecoderMask>;
-    const std::vector<DecMask> dec_masks =
-        forecaster && decoder ? user_first<DecMask>(base.decoder_mask.value_or(format::DecoderMask::causal),
-                                                    {format::DecoderMask::causal, format::DecoderMask::none})
-                              : std::vector<DecMask>{std::nullopt};
-    using DecPE = std::optional<PE>;
-    auto dec_pes = [&](PE pe) {
-        if (!forecaster || !decoder || pe != PE::sinusoidal)
-            return std::vector<DecPE>{base.decoder_positional_encoding};
-        return user_first<DecPE>(base.decoder_positional_encoding, {std::nullopt, PE::none});
-    };
+    // The family's axes, from what the probe shows.
+    const format::Family family = probe_model.family;
+    SearchFacts facts;
+    facts.family = family;
+    facts.d_model = d;
+    facts.decoder = config_record(probe_model, format::ConfigKey::decoder_layers) > 0;
+    facts.learned_table =
+        family == format::Family::forecaster && config_record(probe_model, format::ConfigKey::positional_encoding) ==
+                                                    static_cast<uint32_t>(format::PositionalEncoding::learned);
+    facts.patched = family == format::Family::forecaster && !facts.decoder && base.patch_len.has_value();
+    facts.scale_heads = scale_heads;
+    const Axes axes = order_axes(family_descriptor(family).search_axes(facts), user);
 
     ConfigSearch out;
     out.config_stated_eps = user.is_object() && user.find(config_key_name(ConfigKey::layer_norm_eps));
@@ -349,43 +271,52 @@ ConfigSearch search_config(const TensorMap& tensors, const std::string& config_p
     Candidate closest;
     CheckResult closest_result;
     std::string first_refusal;
-    // One import per positional encoding and, for a patched model, head flatten order (the tried keys that
-    // change the tensors a model holds); the other keys are config records, rewritten in place, so a
-    // candidate costs a run, not an import.
-    using Flatten = std::optional<std::string>;
-    const bool patched = forecaster && !decoder && base.patch_len.has_value();
-    const std::vector<Flatten> flattens =
-        patched ? user_first<Flatten>(base.head_flatten.value_or("rows"), {"rows", "d_model_first"})
-                : std::vector<Flatten>{base.head_flatten};
-    using Res = std::optional<bool>;
-    const std::vector<Res> res_all = patched ? user_first<Res>(base.res_attention.value_or(false), {false, true})
-                                             : std::vector<Res>{base.res_attention};
+
+    // One import per combination of the axes that change the tensors a model holds (positions, a patched
+    // head's flatten order); the other keys are config records, rewritten in place, so a candidate costs a
+    // run, not an import.
     struct Template {
-        PE pe;
-        Flatten flatten;
+        Candidate imports;  // the import axes' indices (the others 0)
         AxmModel model;
     };
     std::vector<Template> templates;
-    for (const PE pe : pes)
-        for (const Flatten& flatten : flattens) {
-            try {
-                const Candidate c{probe.nhead,  base.activation, base.norm_first, base.layer_norm_eps,
-                                  pe,           std::nullopt,    std::nullopt,    base.decoder_positional_encoding,
-                                  std::nullopt, flatten,         std::nullopt};
-                templates.push_back({pe, flatten, import_model(tensors, apply(probe, c))});
-            } catch (const ToolError& e) {
-                // A positional encoding the tensors rule out ("none" beside a `pe` buffer, ...), a flatten order
-                // for a head that reads one row.
-                if (first_refusal.empty()) first_refusal = e.what();
-                ++out.refused;
+    // Steps `c` to the next combination of the axes `vary` allows within their ranges; false after the last.
+    auto next = [&](Candidate& c, const std::function<std::pair<size_t, size_t>(size_t, const Candidate&)>& range) {
+        for (size_t i = axes.list.size(); i-- > 0;) {
+            const auto [lo, hi] = range(i, c);
+            if (c[i] + 1 < hi) {
+                ++c[i];
+                for (size_t j = i + 1; j < axes.list.size(); ++j) c[j] = range(j, c).first;
+                return true;
             }
+            c[i] = lo;
         }
+        return false;
+    };
+    auto import_range = [&](size_t i, const Candidate&) {
+        return std::pair<size_t, size_t>{0, axes.list[i].imports ? axes.list[i].values.size() : 1};
+    };
+    Candidate t(axes.list.size(), 0);
+    do {
+        try {
+            // Every axis stated (the others' first values, rewritten per candidate), as in the config it finds.
+            JsonValue json = candidate_json(user, axes, t);
+            ConvertConfig config = parse_base(json, source);
+            config.nhead = probe.nhead;  // any head count imports; the records say the tried one
+            templates.push_back({t, import_model(tensors, config)});
+        } catch (const ToolError& e) {
+            // A positional encoding the tensors rule out ("none" beside a `pe` buffer, ...), a flatten order
+            // for a head that reads one row.
+            if (first_refusal.empty()) first_refusal = e.what();
+            ++out.refused;
+        }
+    } while (next(t, import_range));
     if (templates.empty()) throw ToolError("no candidate config imports: " + first_refusal);
     // A check pair that does not fit the model's shapes fails every candidate alike: said here, plainly.
     check_model(templates.front().model, pair);
-    const std::vector<int64_t> head_order = d % base.nhead == 0 ? user_first(base.nhead, heads) : heads;
+
     auto try_candidate = [&](AxmModel& model, const Candidate& c) {
-        set_records(model, apply(base, c));
+        set_records(model, axes, c);
         CheckResult r;
         try {
             r = check_model(model, pair);
@@ -406,77 +337,133 @@ ConfigSearch search_config(const TensorMap& tensors, const std::string& config_p
             closest_result = r;
         }
     };
-    auto grid = [&](const std::vector<double>& eps_values) {
-        for (Template& t : templates)
-            for (int64_t h : head_order)
-                for (const format::Activation act :
-                     user_first(base.activation, {format::Activation::relu, format::Activation::gelu}))
-                    for (bool nf : user_first(base.norm_first, {false, true}))
-                        for (const Mask& mask : masks)
-                            for (const EncMask& enc : enc_masks)
-                                for (const DecPE& dec : dec_pes(t.pe))
-                                    for (const Res& res : res_all)
-                                        for (const DecMask& dec_mask : dec_masks)
-                                            for (double eps : eps_values)
-                                                try_candidate(t.model, Candidate{h, act, nf, eps, t.pe, mask, enc, dec,
-                                                                                 res, t.flatten, dec_mask});
+    // The other axes over one template: an axis tried later takes [later_lo, later_hi); an axis bound to
+    // another's value (with_key) varies only while that one holds it.
+    auto grid = [&](size_t later_lo, size_t later_hi) {
+        for (Template& tpl : templates) {
+            auto range = [&](size_t i, const Candidate& c) -> std::pair<size_t, size_t> {
+                const SearchAxis& a = axes.list[i];
+                if (a.imports) return {tpl.imports[i], tpl.imports[i] + 1};
+                if (a.later) return {later_lo, std::min(later_hi, a.values.size())};
+                if (!a.with_key.empty()) {
+                    const size_t w = axes.find(a.with_key);
+                    if (w < i && !same_value(axes.value(c, w), a.with_value)) return {0, 1};
+                }
+                return {0, a.values.size()};
+            };
+            Candidate c(axes.list.size(), 0);
+            bool empty = false;
+            for (size_t i = 0; i < axes.list.size(); ++i) {
+                const auto [lo, hi] = range(i, c);
+                c[i] = lo;
+                empty = empty || lo >= hi;
+            }
+            if (empty) continue;
+            do try_candidate(tpl.model, c);
+            while (next(c, range));
+        }
     };
     // layer_norm_eps rarely shows at the tolerance (1e-5 vs 1e-6 moves unit-scale outputs by ~1e-5 of
     // them), so the grid runs with the user's eps first and the others only when nothing matched; after a
     // match they are tried on the pick alone, to say whether this check pair tells them apart.
-    const std::vector<double> eps_all = user_first(base.layer_norm_eps, {1e-5, 1e-6});
-    const std::vector<double> eps_rest(eps_all.begin() + 1, eps_all.end());
-    grid({eps_all[0]});
-    if (matched.empty()) grid(eps_rest);
+    grid(0, 1);
+    if (matched.empty()) grid(1, SIZE_MAX);
     if (out.tried == 0) throw ToolError("no candidate config runs: " + first_refusal);
+    auto template_of = [&](const Candidate& c) -> Template& {
+        for (Template& tpl : templates) {
+            bool same = true;
+            for (size_t i = 0; i < axes.list.size(); ++i)
+                same = same && (!axes.list[i].imports || tpl.imports[i] == c[i]);
+            if (same) return tpl;
+        }
+        throw ToolError("internal error: no import for the searched candidate");
+    };
     if (matched.empty()) {
         out.result = closest_result;
-        out.config = apply(base, closest);
-        out.json = candidate_json(user, closest);
-        out.description = describe(closest);
+        out.json = candidate_json(user, axes, closest);
+        out.config = parse_base(out.json, source);
+        out.description = describe(axes, closest);
         return out;
     }
     // Several can match when a key makes no difference at the tolerance: keep the user's config as far as
     // possible, then the search order (the user's values first).
     size_t best = 0;
     for (size_t i = 1; i < matched.size(); ++i)
-        if (changes(base, nhead_stated, matched[i]) < changes(base, nhead_stated, matched[best])) best = i;
+        if (changes(axes, matched[i]) < changes(axes, matched[best])) best = i;
     const Candidate pick = matched[best];
     out.found = true;
     out.result = matched_results[best];
-    for (double eps : eps_rest)
-        if (eps != pick.layer_norm_eps)
-            for (Template& t : templates)
-                if (t.pe == pick.positional_encoding && t.flatten == pick.head_flatten)
-                    try_candidate(t.model,
-                                  Candidate{pick.nhead, pick.activation, pick.norm_first, eps, t.pe, pick.memory_mask,
-                                            pick.encoder_mask, pick.decoder_positional_encoding, pick.res_attention,
-                                            t.flatten, pick.decoder_mask});
-    out.matches.push_back(describe(pick));
-    out.matched_eps.push_back(pick.layer_norm_eps);
+    for (size_t i = 0; i < axes.list.size(); ++i)
+        if (axes.list[i].later)
+            for (size_t v = 0; v < axes.list[i].values.size(); ++v)
+                if (v != pick[i]) {
+                    Candidate other = pick;
+                    other[i] = v;
+                    try_candidate(template_of(other).model, other);
+                }
+    const size_t eps_axis = axes.find(config_key_name(ConfigKey::layer_norm_eps));
+    auto eps_of = [&](const Candidate& c) {
+        return eps_axis < axes.list.size() && axes.value(c, eps_axis) ? axes.value(c, eps_axis)->as_number("")
+                                                                      : base.layer_norm_eps;
+    };
+    out.matches.push_back(describe(axes, pick));
+    out.matched_eps.push_back(eps_of(pick));
     for (size_t i = 0; i < matched.size(); ++i)
         if (i != best) {
-            out.matches.push_back(describe(matched[i]));
-            out.matched_eps.push_back(matched[i].layer_norm_eps);
+            out.matches.push_back(describe(axes, matched[i]));
+            out.matched_eps.push_back(eps_of(matched[i]));
         }
-    out.varying = varying_keys(matched);
-    out.config = apply(base, pick);
+    out.varying = varying_keys(axes, matched);
+    out.json = candidate_json(user, axes, pick);
+    out.config = parse_base(out.json, source);
     // The rewritten records must be what an import of the picked config writes.
-    for (Template& t : templates)
-        if (t.pe == pick.positional_encoding && t.flatten == pick.head_flatten) {
-            AxmModel& model = t.model;
-            set_records(model, out.config);
-            // Records are looked up by key: compared in key order.
-            auto sorted = [](std::vector<std::pair<format::ConfigKey, uint32_t>> r) {
-                std::sort(r.begin(), r.end());
-                return r;
-            };
-            if (sorted(import_model(tensors, out.config).config) != sorted(model.config))
-                throw ToolError("internal error: the searched model's config records differ from an import's");
-        }
-    out.json = candidate_json(user, pick);
-    out.description = describe(pick);
+    AxmModel& model = template_of(pick).model;
+    set_records(model, axes, pick);
+    // Records are looked up by key: compared in key order.
+    auto sorted = [](std::vector<std::pair<format::ConfigKey, uint32_t>> r) {
+        std::sort(r.begin(), r.end());
+        return r;
+    };
+    const auto imported = sorted(import_model(tensors, out.config).config), searched = sorted(model.config);
+    if (imported != searched) {
+        std::string diff;
+        for (const auto& r : imported)
+            if (std::find(searched.begin(), searched.end(), r) == searched.end())
+                diff += " import " + std::to_string(static_cast<uint32_t>(r.first)) + "=" + std::to_string(r.second);
+        for (const auto& r : searched)
+            if (std::find(imported.begin(), imported.end(), r) == imported.end())
+                diff += " search " + std::to_string(static_cast<uint32_t>(r.first)) + "=" + std::to_string(r.second);
+        throw ToolError("internal error: the searched model's config records differ from an import's:" + diff);
+    }
+    out.description = describe(axes, pick);
     return out;
+}
+
+std::string searched_keys_text(const AxmModel& m) {
+    SearchFacts facts;
+    facts.family = m.family;
+    facts.d_model = find_record(m, ConfigKey::d_model).value_or(0);
+    facts.decoder = find_record(m, ConfigKey::decoder_layers).value_or(0) > 0;
+    facts.patched = find_record(m, ConfigKey::patch_len).value_or(0) > 0;
+    std::string text;
+    for (const SearchAxis& a : family_descriptor(m.family).search_axes(facts))
+        text += (text.empty() ? "" : ", ") + a.key;
+    return text;
+}
+
+std::set<std::string> searched_config_keys() {
+    std::set<std::string> keys;
+    for (const FamilyDescriptor* d : family_descriptors())
+        for (const bool decoder : {false, true})
+            for (const bool patched : {false, true}) {
+                SearchFacts facts;
+                facts.family = d->family;
+                facts.d_model = 1;
+                facts.decoder = decoder;
+                facts.patched = patched;
+                for (const SearchAxis& a : d->search_axes(facts)) keys.insert(a.key);
+            }
+    return keys;
 }
 
 }  // namespace ax::tools

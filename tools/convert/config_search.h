@@ -3,6 +3,7 @@
 // tensors admit, layer_norm_eps 1e-5/1e-6 besides the user's) against a check pair from PyTorch, and picks
 // the one that reproduces PyTorch's output. Candidates are imported and run in memory.
 #pragma once
+#include <set>
 #include <string>
 #include <vector>
 
@@ -32,5 +33,11 @@ struct ConfigSearch {
 // their token ids from a config). The user's config may leave out "nhead". Throws when no candidate imports
 // or the check pair does not fit the model's shapes.
 ConfigSearch search_config(const TensorMap& tensors, const std::string& config_path, const CheckFiles& files);
+
+// The keys --find-config varies for a model like `m` ("nhead, activation, ..."): its family's axes.
+std::string searched_keys_text(const AxmModel& m);
+
+// Every key --find-config varies for some model of some family (the key table's "searched" column).
+std::set<std::string> searched_config_keys();
 
 }  // namespace ax::tools

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "runtime/format.h"
-#include "tools/convert/axm_writer.h"
+#include "tools/axm/axm_writer.h"
 #include "tools/host/model_loader.h"
 #include "tools/text/csv.h"
 
@@ -43,7 +43,7 @@ CheckPair read_check_pair(const CheckFiles& files, format::Family family);
 // The inputs alone (want stays empty): what `verify --against` runs two models on.
 CheckPair read_check_inputs(const CheckFiles& files, format::Family family);
 
-// For the families' readers and runners (tools/family): token sequences, one per non-blank line of a file
+// For the families' readers and runners (tools/families): token sequences, one per non-blank line of a file
 // (a value that names no file but reads as a token list, "5 17 9 3", is that one sequence); the check
 // output's shape against what the model gives (nothing to compare when the pair holds inputs only); a
 // one-input family's refusal of --check-target.

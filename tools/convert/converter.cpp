@@ -1,6 +1,6 @@
 #include "tools/convert/converter.h"
 
-#include "tools/convert/axm_writer.h"
+#include "tools/axm/axm_writer.h"
 #include "tools/import/assumed_defaults.h"
 #include "tools/convert/calibrate.h"
 #include "tools/convert/input_magnitudes.h"
@@ -135,6 +135,7 @@ std::vector<uint8_t> finish_model(AxmModel model, const ConvertOptions& options)
     store_weights_as(model, options.dtype, options.integer_only, options.notes, raw_inputs);
     if (options.integer_only) add_integer_plan(model, ranges, options.notes);
     set_kv_cache(model, options.kv_cache);
+    add_vocabularies(model, options.vocab, options.notes);
     stamp_model(model, options.model_name, options.model_version, options.proof);
     std::vector<uint8_t> bytes = serialize_axm(model);
     // The converter's own output must open cleanly; anything else is our bug, reported as such.

@@ -7,8 +7,9 @@
 
 #include "runtime/format.h"
 #include "tools/checkpoint/checkpoint.h"
-#include "tools/convert/axm_writer.h"
+#include "tools/axm/axm_writer.h"
 #include "tools/convert/model_stamp.h"
+#include "tools/convert/vocabulary_store.h"
 #include "tools/import/convert_config.h"
 #include "tools/host/forecast_window.h"
 #include "tools/text/csv.h"
@@ -34,6 +35,7 @@ struct ConvertOptions {
     // The check pair's input (model units, as forward saw it), when the CLI has one: with --calib's data, what
     // tells int8 whether the model reads raw columns of very different magnitudes (store_weights_as).
     const Table* check_input = nullptr;
+    VocabularyOptions vocab;  // --vocab, --src-vocab, --tgt-vocab (tools/convert/vocabulary_store.h)
 };
 
 // *notes (when given) gets one line per thing the importer assumed or left out, for the user to read. A

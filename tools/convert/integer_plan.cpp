@@ -191,8 +191,8 @@ void add_integer_plan(AxmModel& model, const ActivationRanges& ranges, std::vect
     }
     uint32_t z_bits = 0;
     std::memcpy(&z_bits, &z_scale, sizeof z_bits);
-    const bool src_positions = c.positional_encoding == format::PositionalEncoding::sinusoidal;
-    const bool tgt_positions = c.decoder_positions == format::PositionalEncoding::sinusoidal;
+    const bool src_positions = c.positions.encoder == format::PositionalEncoding::sinusoidal;
+    const bool tgt_positions = c.positions.decoder == format::PositionalEncoding::sinusoidal;
     const size_t positions = src_positions || tgt_positions ? (c.max_positions != 0 ? c.max_positions : 512) : 0;
     w.push(kIntegerPlanMagic);
     w.push(kIntegerPlanVersion);

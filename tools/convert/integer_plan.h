@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "tools/convert/axm_writer.h"
+#include "tools/axm/axm_writer.h"
 #include "tools/convert/calibrate.h"
 
 namespace ax::tools {

@@ -9,7 +9,7 @@
 #include "runtime/model_identity.h"
 #include "runtime/text_records.h"
 #include "tools/common/tool_error.h"
-#include "tools/convert/text_record_store.h"
+#include "tools/axm/text_record_store.h"
 
 #ifndef AUSPEX_VERSION
 #error "AUSPEX_VERSION (the project version) is set by CMakeLists.txt for auspex_tools"

@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "tools/convert/axm_writer.h"
+#include "tools/axm/axm_writer.h"
 
 namespace ax::tools {
 

@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "runtime/format.h"
-#include "tools/convert/axm_writer.h"
+#include "tools/axm/axm_writer.h"
 
 namespace ax::tools {
 

@@ -1,7 +1,10 @@
 // What the host tools know of a model family, written once: one FamilyDescriptor per family (in
-// tools/family/<family>_family.cpp), which the CLI commands, the converter and the conversion check iterate
+// tools/families/<family>_family.cpp), which the CLI commands, the converter and the conversion check iterate
 // instead of switching on format::Family. A new family is its models/<family>/, its importer, one
 // descriptor file, its line in families.cpp and its alternative in family_model.h.
+// This header is the contract, low in tools/ (it includes no stage): the stages that dispatch on a family
+// (host/ opening a model, convert/ importing and checking one) include it, while the rows that fill it
+// (tools/families/) sit above every stage they call, so no two folders of tools/ include each other.
 #pragma once
 #include <cstddef>
 #include <functional>
@@ -10,6 +13,7 @@
 #include <vector>
 
 #include "runtime/format.h"
+#include "tools/family/search_axes.h"
 #include "runtime/kernels.h"
 #include "runtime/memory_plan.h"
 #include "runtime/status.h"
@@ -107,6 +111,9 @@ struct FamilyDescriptor {
     Table (*second_outputs)(const LoadedModel& m, const CheckPair& pair, const Kernels& k) = nullptr;
     std::string (*compare_line)(const LoadedModel& a, const LoadedModel& b, const CheckPair& pair,
                                 const Kernels& k) = nullptr;
+
+    // convert --find-config: the keys it varies and their values, from what the checkpoint shows.
+    std::vector<SearchAxis> (*search_axes)(const SearchFacts& facts) = nullptr;
 
     size_t length_count() const { return lengths[1].option ? 2 : 1; }
 };

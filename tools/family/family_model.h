@@ -1,5 +1,5 @@
 // The open model of any family, one variant alternative per family: what a host tool holds after opening a
-// .axm file. A new family adds its model class here and its row to tools/family/families.cpp.
+// .axm file. A new family adds its model class here and its row to tools/families/families.cpp.
 #pragma once
 #include <variant>
 

@@ -5,7 +5,7 @@
 
 #include "tools/common/split_text.h"
 #include "tools/common/tool_error.h"
-#include "tools/convert/text_record_store.h"
+#include "tools/axm/text_record_store.h"
 
 namespace ax::tools {
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "runtime/model_file.h"
-#include "tools/convert/axm_writer.h"
+#include "tools/axm/axm_writer.h"
 #include "tools/text/csv.h"
 #include "tools/text/csv_time.h"
 

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "runtime/model_file.h"
-#include "tools/convert/axm_writer.h"
+#include "tools/axm/axm_writer.h"
 
 namespace ax::tools {
 

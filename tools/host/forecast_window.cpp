@@ -28,7 +28,7 @@ std::string window_note(const ForecasterConfig& c, size_t window, const std::str
 }
 
 void check_window_fits(const ForecasterConfig& c, size_t window, const std::string& what) {
-    if (c.head == format::ForecastHead::flatten && window != c.window)
+    if (c.head.kind == format::ForecastHead::flatten && window != c.window)
         throw ToolError(what + ": the model's flatten head reads exactly " + std::to_string(c.window) +
                         " rows (its training window), not " + std::to_string(window));
     if (c.max_positions == 0 || c.encoder_rows(window) <= c.max_positions) return;
@@ -45,12 +45,12 @@ void check_horizon_fits(const ForecasterConfig& c, size_t horizon, const std::st
                         " steps at once (its trained horizon); use --horizon " + std::to_string(c.horizon) +
                         " or less. A longer horizon needs a model trained for it: a one-pass head has no way to "
                         "feed its predictions back");
-    if (c.token_conv() && !c.encoder_only() && horizon != c.horizon)
+    if (c.input.token_conv() && !c.encoder_only() && horizon != c.horizon)
         throw ToolError(what + ": this model's token convolution wraps around the decoder's " +
-                        std::to_string(c.label_len + c.horizon) + " rows, so only its trained horizon (" +
+                        std::to_string(c.decoding.label_len + c.horizon) + " rows, so only its trained horizon (" +
                         std::to_string(c.horizon) + ") is its forward; use --horizon " + std::to_string(c.horizon) +
                         " and keep the steps you need");
-    if (!c.stack.decoder_causal && c.decoding == format::Decoding::one_pass && horizon != c.horizon)
+    if (!c.stack.decoder_causal && c.decoding.mode == format::Decoding::one_pass && horizon != c.horizon)
         throw ToolError(what +
                         ": this model's decoder has no causal mask, so every placeholder row attends to "
                         "every other and only its trained horizon (" +

@@ -1,6 +1,6 @@
 // What a file given where an .axm goes actually is, for the first line a user reads when it does not open:
 // a PyTorch checkpoint (which `auspex convert` turns into a model), or a model of another format version
-// (and which side, the file or auspex, to bring up to date).
+// (and which side, the file or auspex, to bring up to date), or an ONNX graph.
 #pragma once
 #include <cstdint>
 #include <string>

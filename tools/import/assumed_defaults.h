@@ -3,7 +3,7 @@
 // note line for convert's summary, so that a default that differs from the user's model (a forecaster's
 // memory mask, an embedding scale, an eps) is visible where the user looks.
 #pragma once
-#include "tools/convert/axm_writer.h"
+#include "tools/axm/axm_writer.h"
 #include "tools/import/convert_config.h"
 
 namespace ax::tools {

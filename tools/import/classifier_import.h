@@ -1,7 +1,7 @@
 // Maps a sequence classifier checkpoint (token embedding, positions, nn.TransformerEncoder, optional
 // nn.TransformerDecoder, linear head) to the .axm roles by structure, checking every shape.
 #pragma once
-#include "tools/convert/axm_writer.h"
+#include "tools/axm/axm_writer.h"
 #include "tools/checkpoint/checkpoint.h"
 #include "tools/import/convert_config.h"
 

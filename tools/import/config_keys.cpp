@@ -87,6 +87,25 @@ std::string record_text_of(uint32_t v) {
     }
 }
 
+// A value as its record holds it: an enum's number, 0 or 1, a float's bits, an integer.
+template <typename P>
+uint32_t record_value_of(P v) {
+    if constexpr (std::is_same_v<P, bool>)
+        return v ? 1u : 0u;
+    else if constexpr (std::is_enum_v<P>)
+        return static_cast<uint32_t>(v);
+    else if constexpr (std::is_same_v<P, double>)
+        return float_to_bits(static_cast<float>(v));
+    else if constexpr (std::is_integral_v<P>)
+        return static_cast<uint32_t>(v);
+    else
+        return 0;
+}
+
+// The type a described key's value has (Row(key, Described<T>{}, ...)).
+template <typename T>
+struct Described {};
+
 // One row, built field by field: Row(name or record, &ConvertConfig::field, families, default, doc) reads the
 // key by the field's type; the setters add what only some keys have.
 class Row {
@@ -100,8 +119,33 @@ public:
             read_value(v, where, range, &(c->*field));
         };
         s_.record_text = record_text_of<T>;
+        s_.record_value = [range](const JsonValue& v, const std::string& where) {
+            typename Plain<T>::type value{};
+            read_value(v, where, range, &value);
+            return record_value_of(value);
+        };
         if constexpr (!std::is_same_v<T, typename Plain<T>::type>)
             s_.is_set = [field](const ConvertConfig& c) { return (c.*field).has_value(); };
+    }
+    // A key of a model description's option (a block's record): its value, read by type, lands in
+    // ConvertConfig::described as its record holds it, with no field of its own.
+    template <typename P>
+    Row(ConfigKey key, Described<P>, FamilySet families, const char* default_text, const char* doc, Range range = {}) {
+        init(format::enum_name(key), families, default_text, doc);
+        s_.kind = kind_of<P>(range);
+        s_.record = key;
+        s_.record_value = [range](const JsonValue& v, const std::string& where) {
+            P value{};
+            read_value(v, where, range, &value);
+            return record_value_of(value);
+        };
+        s_.read = [key, range](const JsonValue& v, const std::string& where, ConvertConfig* c) {
+            P value{};
+            read_value(v, where, range, &value);
+            c->described[key] = record_value_of(value);
+        };
+        s_.is_set = [key](const ConvertConfig& c) { return c.described.count(key) != 0; };
+        s_.record_text = record_text_of<P>;
     }
     // A key read by its own reader.
     Row(const char* name, const char* kind, FamilySet families, const char* default_text, const char* doc,
@@ -131,6 +175,19 @@ public:
     }
     Row& record_text(std::string (*text)(uint32_t)) {
         s_.record_text = text;
+        return *this;
+    }
+    Row& record_value(uint32_t (*value)(const JsonValue&, const std::string&)) {
+        s_.record_value = value;
+        return *this;
+    }
+    template <typename E>
+    Row& unwritten(E value) {
+        s_.unwritten = static_cast<uint32_t>(value);
+        return *this;
+    }
+    Row& unwritten_same_as(ConfigKey other) {
+        s_.unwritten_same_as = other;
         return *this;
     }
     Row& is_set(bool (*set)(const ConvertConfig&)) {
@@ -287,6 +344,9 @@ std::vector<ConfigKeySpec> make_table() {
         Row(ConfigKey::layer_norm_eps, "a number in (0, 1]", kAllFamilies, "`1e-5`", "the eps of every LayerNorm",
             read_layer_norm_eps)
             .record_text(float_text)
+            .record_value([](const JsonValue& v, const std::string& where) {
+                return float_to_bits(static_cast<float>(v.as_number(where)));
+            })
             .noted_when_assumed(),
         Row(ConfigKey::positional_encoding, &ConvertConfig::positional_encoding, kAllFamilies,
             "from the tensors: a `pe` buffer = `\"sinusoidal\"`, `pos` tables = `\"learned\"`, a zero-row-0 table "
@@ -344,22 +404,26 @@ std::vector<ConfigKeySpec> make_table() {
             "feeding its predictions back: not stated",
             "the steps a one-pass forecaster predicts at once; a model feeding its predictions back: the steps its "
             "loop was trained to forecast (forecast notes a longer --horizon)"),
-        Row(ConfigKey::encoder_mask, &ConvertConfig::encoder_mask, kForecaster, "`\"none\"`",
-            "`\"causal\"` where a square subsequent mask goes to the encoder (not in the tensors)"),
-        Row(ConfigKey::decoder_mask, &ConvertConfig::decoder_mask, kForecaster, "`\"causal\"`",
+        Row(ConfigKey::encoder_mask, Described<format::EncoderMask>{}, kForecaster, "`\"none\"`",
+            "`\"causal\"` where a square subsequent mask goes to the encoder (not in the tensors)")
+            .unwritten(format::EncoderMask::none),
+        Row(ConfigKey::decoder_mask, Described<format::DecoderMask>{}, kForecaster, "`\"causal\"`",
             "the decoder's self-attention: `\"causal\"` (the forward passes tgt_mask) or `\"none\"` (called "
             "without tgt_mask: every decoder row sees every other; forecasts rerun the whole decoder each step); "
             "not in the tensors")
             .neutral([](const ConvertConfig& c) {
-                return c.decoder_mask.value_or(format::DecoderMask::causal) == format::DecoderMask::causal;
-            }),
+                const auto at = c.described.find(ConfigKey::decoder_mask);
+                return at == c.described.end() || at->second == static_cast<uint32_t>(format::DecoderMask::causal);
+            })
+            .unwritten(format::DecoderMask::causal),
         Row(ConfigKey::input_embedding, &ConvertConfig::input_embedding, kForecaster,
             "from the tensors: an input Linear `\"linear\"`, none `\"none\"` (n_features = d_model) or "
             "`\"broadcast\"` (one feature)",
             "how input rows become d_model-wide rows")
             .record(ConfigKey::input_embedding),
         Row(ConfigKey::decoder_positional_encoding, &ConvertConfig::decoder_positional_encoding, kForecaster,
-            "the encoder's positions", "`\"none\"` when only the encoder's rows get positions (not in the tensors)"),
+            "the encoder's positions", "`\"none\"` when only the encoder's rows get positions (not in the tensors)")
+            .unwritten_same_as(ConfigKey::positional_encoding),
         Row(ConfigKey::decoding, &ConvertConfig::decoding, kForecaster, "`\"autoregressive\"`",
             "`\"one_pass\"`: the decoder runs once over label_len observed rows and horizon placeholders"),
         Row(ConfigKey::label_len, &ConvertConfig::label_len, kForecaster, "one-pass decoding: required",
@@ -368,7 +432,7 @@ std::vector<ConfigKeySpec> make_table() {
             "a one-pass decoder's placeholder rows: zeros or the last observed row"),
         Row(ConfigKey::head_activation, &ConvertConfig::head_activation, kForecaster, "`\"relu\"`",
             "the activation between a pooled head's hidden and final Linear"),
-        Row(ConfigKey::encoder_output_activation, &ConvertConfig::encoder_output_activation, kForecaster, "none",
+        Row(ConfigKey::encoder_output_activation, Described<format::Activation>{}, kForecaster, "none",
             "an activation on the encoder's rows before a pooled head (mvts_transformer's `act(output)`)"),
         Row("patch_len", &ConvertConfig::patch_len, kForecaster, "none: one input row, one token",
             "steps per patch of a patched (PatchTST-style) model: each column's window cut into patches, one token "
@@ -381,15 +445,19 @@ std::vector<ConfigKeySpec> make_table() {
             .is_set([](const ConvertConfig& c) { return c.padding_patch.has_value(); })
             .record(ConfigKey::patch_padding)
             .record_text([](uint32_t v) { return std::string(v ? "\"end\"" : "\"none\""); }),
-        Row(ConfigKey::encoder_residual, &ConvertConfig::encoder_residual, kForecaster, "`false`",
+        Row(ConfigKey::subtract_last, Described<bool>{}, kForecaster, "`false`",
+            "RevIN takes the window's last value out (and adds it back) instead of its mean; the std is still the "
+            "window's (PatchTST's argument of the same name; the weights cannot tell)"),
+        Row(ConfigKey::encoder_residual, Described<bool>{}, kForecaster, "`false`",
             "the encoder's output is `x + encoder(x)`, x its embedded rows (a residual around the whole stack; the "
             "weights cannot tell)"),
-        Row(ConfigKey::decoder_residual, &ConvertConfig::decoder_residual, kForecaster, "`false`",
+        Row(ConfigKey::decoder_residual, Described<bool>{}, kForecaster, "`false`",
             "the decoder's output is `y + decoder(y, memory)`, y its embedded rows, before the generator"),
         Row("res_attention", &ConvertConfig::res_attention, kForecaster, "`false`",
             "each encoder layer adds the previous layer's pre-softmax attention scores to its own (PatchTST's "
             "argument of the same name; the weights cannot tell)")
-            .record(ConfigKey::residual_attention),
+            .record(ConfigKey::residual_attention)
+            .unwritten(false),
         Row("head_flatten", "\"rows\" or \"d_model_first\"", kForecaster, "`\"rows\"`",
             "the order a flatten head reads the encoded rows in: `\"rows\"` as `x.reshape(B, -1)` of [rows, "
             "d_model], `\"d_model_first\"` as PatchTST's backbone ([d_model, patches] before its Flatten_Head)",
@@ -476,7 +544,7 @@ const std::string& config_key_name(ConfigKey record) {
                     std::to_string(static_cast<uint32_t>(record)));
 }
 
-std::string config_keys_markdown() {
+std::string config_keys_markdown(const std::set<std::string>& searched) {
     std::string md =
         "<!-- Generated from the converter's key table (tools/import/config_keys.cpp); the tests check that\n"
         "     this file matches it. -->\n"
@@ -484,11 +552,13 @@ std::string config_keys_markdown() {
         "The keys of `convert --config FILE` (a JSON object). A key that does not apply to the config's `arch` "
         "is refused, as an unknown key is; every value taken by default is listed by `convert` "
         "(`note: assumed (not in the config): ...`) and by `inspect` (`assumed:`).\n\n"
-        "| key | takes | families | default | what it says |\n"
-        "|---|---|---|---|---|\n";
+        "`convert --find-config FILE` tries the values of the keys marked *searched* (the ones a model of its "
+        "kind admits) against a check pair from PyTorch and writes the config that reproduces it.\n\n"
+        "| key | takes | families | default | searched | what it says |\n"
+        "|---|---|---|---|---|---|\n";
     for (const ConfigKeySpec& k : config_keys())
         md += "| `" + k.name + "` | " + k.kind + " | " + families_text(k.families) + " | " + k.default_text + " | " +
-              k.doc + " |\n";
+              (searched.count(k.name) ? "searched" : "") + " | " + k.doc + " |\n";
     return md;
 }
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,13 @@ struct ConfigKeySpec {
     std::function<bool(const ConvertConfig& c)> is_set;
     // The record's value as the config file writes it ("\"relu\"", "1e-05", "none").
     std::function<std::string(uint32_t value)> record_text;
+    // The record's value for a JSON value of the key (an enum's number, 0/1, an integer, a float's bits), null
+    // for a key whose value does not land in a record as it is.
+    std::function<uint32_t(const JsonValue& v, const std::string& where)> record_value;
+    // A value the importers leave unwritten, a file without the record reading as it (none: always written).
+    std::optional<uint32_t> unwritten;
+    // A record the importers leave unwritten when it equals this one's (the decoder's positions, the encoder's).
+    std::optional<format::ConfigKey> unwritten_same_as;
 
     bool applies_to(format::Family f) const { return (families & family_bit(f)) != 0; }
     bool ignored() const { return families == 0; }
@@ -55,7 +63,7 @@ const ConfigKeySpec* find_config_key(const std::string& name);
 // for a record no key sets.
 const std::string& config_key_name(format::ConfigKey record);
 
-// docs/config-keys.md: the table as Markdown.
-std::string config_keys_markdown();
+// docs/config-keys.md: the table as Markdown; `searched`: the keys --find-config varies (its column).
+std::string config_keys_markdown(const std::set<std::string>& searched);
 
 }  // namespace ax::tools

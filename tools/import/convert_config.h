@@ -1,6 +1,7 @@
 // The converter's config file: what cannot be read off the checkpoint's tensor shapes.
 #pragma once
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -48,21 +49,16 @@ struct ConvertConfig {
     // step-by-step encoder-decoder's value.
     std::optional<format::ForecastHead> head;
     std::optional<format::PositionalEncoding> decoder_positional_encoding;
-    std::optional<format::EncoderMask> encoder_mask;
-    std::optional<format::DecoderMask> decoder_mask;
     std::optional<format::InputEmbedding> input_embedding;
     std::optional<format::Decoding> decoding;
     std::optional<format::Placeholder> placeholder;
     std::optional<format::Activation> head_activation;
-    std::optional<format::Activation> encoder_output_activation;
     std::optional<int64_t> horizon, label_len;
     // Patches (PatchTST's own argument names): steps per patch, steps between patches, "end" padding.
     std::optional<int64_t> patch_len, stride;
     std::optional<std::string> padding_patch;
     // PatchTST's res_attention: each encoder layer adds the previous one's pre-softmax scores.
     std::optional<bool> res_attention;
-    // A residual around a whole stack: x + encoder(x), y + decoder(y, memory) (the embedded rows).
-    std::optional<bool> encoder_residual, decoder_residual;
     // The order a flatten head reads the encoded rows in: "rows" (x.reshape(B, -1) of [rows, d_model], the
     // default) or "d_model_first" ([d_model, rows], as PatchTST's backbone permutes before Flatten_Head).
     std::optional<std::string> head_flatten;
@@ -72,6 +68,9 @@ struct ConvertConfig {
     std::vector<std::string> decoder_features;  // the decoder's columns, in order, each one of "features"
     // Input columns computed from timestamps: feature name and calendar feature (tools/host/calendar.h).
     std::vector<std::pair<std::string, std::string>> calendar;
+    // The keys of a model description's options stated as they land in its records (the key table's rows
+    // made with Described<>): the family's own reader reads them back, its blocks' checks judge them.
+    std::map<format::ConfigKey, uint32_t> described;
     std::set<std::string> stated;  // every key the config file holds, so conversion can say what it assumed
     // Names of the input features (CSV header names), stored in the model to pick CSV columns by name.
     std::vector<std::string> features;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "models/forecaster/forecaster_config.h"
 #include "runtime/bytes.h"
 #include "tools/import/forecaster_parts.h"
 #include "tools/import/import_common.h"
@@ -345,10 +346,29 @@ format::Revin import_revin(CheckpointTensors& ck, AxmModel& m, const ConvertConf
     return format::Revin::affine;
 }
 
+// The description's records: what the checkpoint and the config's structure tell (fc, written by its blocks),
+// then the options the config states as they are (ConvertConfig::described), read back through the blocks as
+// the runtime will read them and judged by the blocks' one check, so that what the runtime would refuse is
+// refused here with the block's own message, before anything is written.
+void write_description(const ForecasterConfig& fc, const ConvertConfig& config, AxmModel& m) {
+    struct Records : ConfigWriter {
+        AxmModel* model;
+        explicit Records(AxmModel* to) : model(to) {}
+        void put(format::ConfigKey key, uint32_t value) override { model->config.emplace_back(key, value); }
+    } records(&m);
+    write_forecaster_config(fc, records);
+    write_described(config, m);
+    const std::vector<uint8_t> bytes = config_record_bytes(m);
+    ForecasterConfig read;
+    const Status status =
+        read_forecaster_records(ConfigRecords(bytes.data(), static_cast<uint32_t>(m.config.size())), &read);
+    if (!status.is_ok()) throw ToolError(std::string("the model cannot run as described: ") + status.message());
+}
+
 // A patched (PatchTST-style) encoder-only model: the input Linear reads patch_len steps of one column, the
 // head one column's tokens and gives its horizon. The columns' count comes from the config or RevIN.
 void import_patched(CheckpointTensors& ck, AxmModel& m, const ConvertConfig& config, const EncoderOnlyLinears& l,
-                    int64_t d, int64_t revin_columns, Records& variant, int64_t* nf, int64_t* window) {
+                    int64_t d, int64_t revin_columns, ForecasterConfig& fc, int64_t* nf, int64_t* window) {
     if (!config.stride) throw ToolError("config \"patch_len\" needs \"stride\" (steps between patches)");
     if (!config.window)
         throw ToolError(
@@ -393,18 +413,13 @@ void import_patched(CheckpointTensors& ck, AxmModel& m, const ConvertConfig& con
             throw ToolError("config \"head_flatten\" describes a flatten head; this head reads one row");
         reorder_flatten_head(m.tensors[head_first], tokens, d);
     }
-    auto u = [](int64_t v) { return static_cast<uint32_t>(v); };
-    variant.insert(variant.end(),
-                   {{ConfigKey::head, static_cast<uint32_t>(head)},
-                    {ConfigKey::horizon, u(horizon)},
-                    {ConfigKey::patch_len, u(*config.patch_len)},
-                    {ConfigKey::patch_stride, u(*config.stride)},
-                    {ConfigKey::patch_padding, config.padding_patch.value_or("end") == "end" ? 1u : 0u}});
-    if (hidden != 0)
-        variant.insert(variant.end(),
-                       {{ConfigKey::head_hidden, u(hidden)},
-                        {ConfigKey::head_activation,
-                         static_cast<uint32_t>(config.head_activation.value_or(format::Activation::relu))}});
+    fc.head.kind = head;
+    fc.horizon = static_cast<size_t>(horizon);
+    fc.input.patch_len = static_cast<size_t>(*config.patch_len);
+    fc.input.patch_stride = static_cast<size_t>(*config.stride);
+    fc.input.patch_pad = config.padding_patch.value_or("end") == "end";
+    fc.head.hidden = static_cast<size_t>(hidden);
+    if (hidden != 0) fc.head.activation = config.head_activation.value_or(format::Activation::relu);
     *window = *config.window;
 }
 
@@ -442,9 +457,13 @@ AxmModel import_forecaster(const TensorMap& tensors, const ConvertConfig& config
     const Positions pos = decide_forecaster_positions(ck, position_config, d);
     int64_t revin_columns = 0;
     const format::Revin revin = import_revin(ck, m, config, &revin_columns);
-    auto u = [](int64_t v) { return static_cast<uint32_t>(v); };
-    auto e32 = [](auto v) { return static_cast<uint32_t>(v); };
-    std::vector<std::pair<format::ConfigKey, uint32_t>> variant;  // written only when not the default
+    // The model description the checkpoint and the config tell, written by its blocks; the decoder's column
+    // records and the layers' options beside it.
+    ForecasterConfig fc;
+    fc.stack.layer.d_model = static_cast<size_t>(d);
+    fc.stack.encoder_layers = s.encoder_layers;
+    fc.stack.decoder_layers = s.decoder_layers;
+    std::vector<std::pair<format::ConfigKey, uint32_t>> variant;
 
     int64_t nf = 0, no = 0, window = config.window.value_or(0);
     if (conv && (encoder_only || config.decoding != format::Decoding::one_pass))
@@ -453,7 +472,7 @@ AxmModel import_forecaster(const TensorMap& tensors, const ConvertConfig& config
             "encoder-decoder decoded in one pass; state \"decoding\": \"one_pass\" with \"label_len\" and "
             "\"horizon\" (the model's label_len and pred_len)");
     if (encoder_only && config.patch_len) {
-        import_patched(ck, m, config, find_encoder_only_linears(ck, d), d, revin_columns, variant, &nf, &window);
+        import_patched(ck, m, config, find_encoder_only_linears(ck, d), d, revin_columns, fc, &nf, &window);
         no = nf;
     } else if (encoder_only) {
         const EncoderOnlyLinears lin = find_encoder_only_linears(ck, d);
@@ -466,18 +485,14 @@ AxmModel import_forecaster(const TensorMap& tensors, const ConvertConfig& config
         if (!lin.hidden.empty()) add_linear(ck, m, Role::head_weight, lin.hidden, e.hidden, head_in);
         add_linear(ck, m, Role::generator_weight, lin.final,
                    e.head == format::ForecastHead::generator ? no : e.horizon * no, e.hidden != 0 ? e.hidden : head_in);
-        if (e.head != format::ForecastHead::generator) {
-            variant.push_back({ConfigKey::head, e32(e.head)});
-            variant.push_back({ConfigKey::horizon, u(e.horizon)});
-        } else if (config.horizon) {
-            variant.push_back({ConfigKey::trained_horizon, u(*config.horizon)});
-        }
-        if (e.hidden != 0) {
-            variant.push_back({ConfigKey::head_hidden, u(e.hidden)});
-            variant.push_back(
-                {ConfigKey::head_activation, e32(config.head_activation.value_or(format::Activation::relu))});
-        }
-        if (e.input != format::InputEmbedding::linear) variant.push_back({ConfigKey::input_embedding, e32(e.input)});
+        fc.head.kind = e.head;
+        if (e.head != format::ForecastHead::generator)
+            fc.horizon = static_cast<size_t>(e.horizon);
+        else if (config.horizon)
+            fc.trained_horizon = static_cast<size_t>(*config.horizon);
+        fc.head.hidden = static_cast<size_t>(e.hidden);
+        if (e.hidden != 0) fc.head.activation = config.head_activation.value_or(format::Activation::relu);
+        fc.input.kind = e.input;
         // A per-row generator predicting some of the columns it reads: which ones its predictions continue (the
         // others are covariates that forecast takes from the plan as the window slides).
         if (e.head == format::ForecastHead::generator && no < nf)
@@ -499,11 +514,12 @@ AxmModel import_forecaster(const TensorMap& tensors, const ConvertConfig& config
         check_stated(config.n_features, nf, ConfigKey::n_features, lin.src + ".weight", src_shape);
         check_stated(config.n_outputs, no, ConfigKey::n_outputs, lin.generator + ".weight", gen_shape);
         const int64_t dec_in = conv ? tgt_conv.values + tgt_conv.marks : dec_width;
+        fc.decoder_features = static_cast<size_t>(dec_in);
         add_linear(ck, m, Role::src_embed_weight, lin.src, d, src_width);
         add_linear(ck, m, Role::tgt_embed_weight, lin.tgt, d, dec_width);
         if (conv) {
-            variant.push_back({ConfigKey::input_embedding, e32(format::InputEmbedding::token_conv)});
-            if (src_conv.marks != 0) variant.push_back({ConfigKey::time_marks, u(src_conv.marks)});
+            fc.input.kind = format::InputEmbedding::token_conv;
+            fc.time_marks = static_cast<size_t>(src_conv.marks);
         }
         add_linear(ck, m, Role::generator_weight, lin.generator, no, d);
         add_decoder_columns(m, config, lin.tgt, dec_in, nf, no, variant);
@@ -516,7 +532,7 @@ AxmModel import_forecaster(const TensorMap& tensors, const ConvertConfig& config
             if (dp != format::PositionalEncoding::none && dp != pos.kind)
                 throw ToolError("config \"decoder_positional_encoding\" is \"none\" or the encoder's (\"" +
                                 enum_text(pos.kind) + "\")");
-            variant.push_back({ConfigKey::decoder_positional_encoding, e32(dp)});
+            fc.positions.decoder = dp;
         }
         if (config.head && *config.head != format::ForecastHead::generator)
             throw ToolError("config \"head\": \"" + enum_text(*config.head) +
@@ -528,16 +544,16 @@ AxmModel import_forecaster(const TensorMap& tensors, const ConvertConfig& config
                 throw ToolError(
                     "one-pass decoding needs \"horizon\" (the placeholder rows) and \"label_len\" "
                     "(the observed rows before them) in the config");
-            variant.push_back({ConfigKey::decoding, e32(format::Decoding::one_pass)});
-            variant.push_back({ConfigKey::horizon, u(*config.horizon)});
-            variant.push_back({ConfigKey::label_len, u(*config.label_len)});
-            variant.push_back({ConfigKey::placeholder, e32(config.placeholder.value_or(format::Placeholder::zeros))});
+            fc.decoding.mode = format::Decoding::one_pass;
+            fc.horizon = static_cast<size_t>(*config.horizon);
+            fc.decoding.label_len = static_cast<size_t>(*config.label_len);
+            fc.decoding.placeholder = config.placeholder.value_or(format::Placeholder::zeros);
         } else if (config.label_len || config.placeholder) {
             throw ToolError(
                 "\"label_len\" and \"placeholder\" describe one-pass decoding: "
                 "state \"decoding\": \"one_pass\" too, or remove them");
         } else if (config.horizon) {
-            variant.push_back({ConfigKey::trained_horizon, u(*config.horizon)});
+            fc.trained_horizon = static_cast<size_t>(*config.horizon);
         }
     }
     check_stated(config.n_features, nf, ConfigKey::n_features, "the input rows", {nf});
@@ -560,48 +576,20 @@ AxmModel import_forecaster(const TensorMap& tensors, const ConvertConfig& config
         }
     }
     if (config.patch_len && !encoder_only) throw ToolError("patches need an encoder-only model");
-    if (config.decoder_residual.value_or(false) && encoder_only)
-        throw ToolError("config \"decoder_residual\" needs a decoder; this checkpoint has none");
-    if (config.encoder_residual.value_or(false)) variant.push_back({ConfigKey::encoder_residual, 1u});
-    if (config.decoder_residual.value_or(false)) variant.push_back({ConfigKey::decoder_residual, 1u});
     if (config.res_attention.value_or(false)) {
         if (!encoder_only) throw ToolError("config \"res_attention\" is an encoder-only model's (PatchTST's)");
         variant.push_back({ConfigKey::residual_attention, 1u});
     }
     if (config.head_flatten && !config.patch_len)
         throw ToolError("config \"head_flatten\" is read for patched models (PatchTST's head)");
-    if (config.encoder_output_activation)
-        variant.push_back({ConfigKey::encoder_output_activation, e32(*config.encoder_output_activation)});
-    if (revin != format::Revin::none) {
-        variant.push_back({ConfigKey::revin, static_cast<uint32_t>(revin)});
-        if (config.revin_eps) {
-            const float eps = static_cast<float>(*config.revin_eps);
-            uint32_t bits = 0;
-            std::memcpy(&bits, &eps, sizeof bits);
-            variant.push_back({ConfigKey::revin_eps, bits});
-        }
-    }
-    if (config.encoder_mask == format::EncoderMask::causal)
-        variant.push_back({ConfigKey::encoder_mask, e32(format::EncoderMask::causal)});
-    if (config.decoder_mask == format::DecoderMask::none) {
-        if (encoder_only) throw ToolError("config \"decoder_mask\" is a decoder's; this checkpoint has none");
-        variant.push_back({ConfigKey::decoder_mask, e32(format::DecoderMask::none)});
-    }
-    if (config.embed_scale || config.embed_scale_sqrt_d) {
-        const float scale = embed_scale_value(config, d, 1.0f);
-        uint32_t bits = 0;
-        std::memcpy(&bits, &scale, sizeof bits);
-        variant.push_back({ConfigKey::embed_scale, bits});
-    }
+    fc.normalizer.revin = revin;
+    if (revin != format::Revin::none && config.revin_eps)
+        fc.normalizer.revin_eps = static_cast<float>(*config.revin_eps);
+    if (config.embed_scale || config.embed_scale_sqrt_d) fc.input.scale = embed_scale_value(config, d, 1.0f);
 
     const NormalizationSpec& norm = config.normalization;
     const bool global = norm.mode == format::Normalization::global;
     if (norm.mode != format::Normalization::none) {
-        // Outputs are de-normalized with the mean and scale of the input column each one predicts.
-        if (no > nf)
-            throw ToolError("normalization scales each output as the input column it predicts, but the model gives " +
-                            std::to_string(no) + " outputs for " + std::to_string(nf) +
-                            " input columns: normalize in your own code and convert without \"normalization\"");
         if (static_cast<int64_t>(norm.scale.size()) != nf || (global && static_cast<int64_t>(norm.mean.size()) != nf))
             throw ToolError("normalization mean/scale need one value per input column (" + std::to_string(nf) +
                             ", in the order of \"features\": a StandardScaler's mean_ and scale_ fitted on them)");
@@ -610,18 +598,18 @@ AxmModel import_forecaster(const TensorMap& tensors, const ConvertConfig& config
     }
     ck.check_all_used("forecaster");
 
+    fc.n_features = static_cast<size_t>(nf);
+    fc.n_outputs = static_cast<size_t>(no);
+    if (encoder_only) fc.decoder_features = fc.n_features;
+    fc.positions.encoder = pos.kind;
+    if (!config.decoder_positional_encoding) fc.positions.decoder = pos.kind;
+    fc.max_positions = static_cast<size_t>(pos.max_positions);
+    fc.window = static_cast<size_t>(window);
+    fc.stacks.memory_mask = config.memory_mask;
+    fc.normalizer.kind = norm.mode;
     add_stack_config(m, s, config);
-    m.config.insert(m.config.end(), {
-                                        {ConfigKey::n_features, u(nf)},
-                                        {ConfigKey::n_outputs, u(no)},
-                                        {ConfigKey::positional_encoding, e32(pos.kind)},
-                                        {ConfigKey::memory_mask, e32(config.memory_mask)},
-                                        {ConfigKey::normalization, e32(norm.mode)},
-                                    });
-    // Written only when known, so that a model without them reads exactly as files from before the keys.
-    if (pos.max_positions != 0) m.config.push_back({ConfigKey::max_positions, u(pos.max_positions)});
-    if (window != 0) m.config.push_back({ConfigKey::window, u(window)});
     m.config.insert(m.config.end(), variant.begin(), variant.end());
+    write_description(fc, config, m);
     return m;
 }
 

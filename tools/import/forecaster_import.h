@@ -2,7 +2,7 @@
 // `layers.N.self_attn.in_proj_weight` and so on), checks every shape against the others and the config,
 // and builds the float32 model.
 #pragma once
-#include "tools/convert/axm_writer.h"
+#include "tools/axm/axm_writer.h"
 #include "tools/checkpoint/checkpoint.h"
 #include "tools/import/convert_config.h"
 

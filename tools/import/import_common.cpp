@@ -2,7 +2,9 @@
 
 #include <cmath>
 #include <cstring>
+#include <algorithm>
 #include <map>
+#include <optional>
 
 #include "runtime/bytes.h"
 #include "tools/common/enum_text.h"
@@ -632,6 +634,38 @@ int64_t max_positions_of(const ConvertConfig& config, int64_t from_tables, const
         throw ToolError("config \"max_positions\" = " + std::to_string(*config.max_positions) + " contradicts the " +
                         table + "'s " + std::to_string(from_tables) + " positions");
     return from_tables != 0 ? from_tables : *config.max_positions;
+}
+
+void set_key_record(AxmModel& m, const ConfigKeySpec& row, bool stated, uint32_t value) {
+    const format::ConfigKey key = *row.record;
+    bool written = stated && !(row.unwritten && *row.unwritten == value);
+    if (row.unwritten_same_as)
+        for (const auto& [k, v] : m.config) written = written && !(k == *row.unwritten_same_as && v == value);
+    auto at = std::find_if(m.config.begin(), m.config.end(), [&](const auto& r) { return r.first == key; });
+    if (!written) {
+        if (at != m.config.end()) m.config.erase(at);
+    } else if (at != m.config.end()) {
+        at->second = value;
+    } else {
+        m.config.emplace_back(key, value);
+    }
+}
+
+void write_described(const ConvertConfig& config, AxmModel& m) {
+    for (const auto& [key, value] : config.described)
+        set_key_record(m, *find_config_key(config_key_name(key)), true, value);
+}
+
+std::vector<uint8_t> config_record_bytes(const AxmModel& m) {
+    std::vector<uint8_t> bytes;
+    auto put = [&bytes](uint32_t v) {
+        for (int i = 0; i < 4; ++i) bytes.push_back(static_cast<uint8_t>(v >> (8 * i)));
+    };
+    for (const auto& [key, value] : m.config) {
+        put(static_cast<uint32_t>(key));
+        put(value);
+    }
+    return bytes;
 }
 
 }  // namespace ax::tools

@@ -9,11 +9,13 @@
 #include <string>
 #include <vector>
 
-#include "tools/convert/axm_writer.h"
+#include "tools/axm/axm_writer.h"
 #include "tools/checkpoint/checkpoint.h"
 #include "tools/import/convert_config.h"
 
 namespace ax::tools {
+
+struct ConfigKeySpec;
 
 std::string shape_text(const std::vector<int64_t>& shape);
 // "a, b, c", or "none": the candidates an error message lists.
@@ -104,6 +106,18 @@ StackShape import_stacks(CheckpointTensors& ck, AxmModel& m, const ConvertConfig
 // The config records every stack family shares: d_model, nhead, dim_feedforward, layer counts, activation,
 // norm_first, layer_norm_eps, final norms.
 void add_stack_config(AxmModel& m, const StackShape& s, const ConvertConfig& config);
+
+// Sets the record of `row`'s key to `value`, or removes it: when the key is not stated, or the value is one an
+// import leaves unwritten (ConfigKeySpec::unwritten, unwritten_same_as).
+void set_key_record(AxmModel& m, const ConfigKeySpec& row, bool stated, uint32_t value);
+
+// The options a config states for the model's description (ConvertConfig::described), into m's records as
+// they are; a value an import leaves unwritten (the key's row says which) is left out, a record already there
+// replaced.
+void write_described(const ConvertConfig& config, AxmModel& m);
+
+// m's config records laid out as a model file holds them (runtime/config_records.h reads them).
+std::vector<uint8_t> config_record_bytes(const AxmModel& m);
 
 // Top-level nn.Linear modules (X.weight rank 2 plus X.bias) outside the layer stacks.
 std::vector<std::string> find_linear_modules(const CheckpointTensors& ck);

@@ -1,7 +1,7 @@
 // Maps a seq2seq translator checkpoint (the nn.Transformer translation tutorial's layout, or any layout a
 // rename map brought to canonical names) to the .axm roles by structure, checking every shape.
 #pragma once
-#include "tools/convert/axm_writer.h"
+#include "tools/axm/axm_writer.h"
 #include "tools/checkpoint/checkpoint.h"
 #include "tools/import/convert_config.h"
 

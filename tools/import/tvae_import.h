@@ -1,7 +1,7 @@
 // Maps a Transformer-VAE checkpoint (seq_embedding, positions, encoder, z_mean / z_log_var, z_embedding,
 // decoder, r_seq_embedding) to the .axm roles by structure, checking every shape.
 #pragma once
-#include "tools/convert/axm_writer.h"
+#include "tools/axm/axm_writer.h"
 #include "tools/checkpoint/checkpoint.h"
 #include "tools/import/convert_config.h"
 

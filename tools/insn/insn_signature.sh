@@ -1,6 +1,6 @@
 #!/bin/sh
 # Instructions to check a signed model's signature beside one forecast, on a Cortex-M board: runs
-# forecast_signed.elf (models/example/firmware/forecast_signed_main.cpp, whose regions "verify" and
+# forecast_signed.elf (apps/firmware/forecast_signed_main.cpp, whose regions "verify" and
 # "forecast" the plugin counts) and prints a markdown table. QEMU counts executed instructions, not cycles.
 #
 #   insn_signature.sh PLUGIN.so MACHINE LABEL ELF MODEL_BYTES

@@ -1,0 +1,73 @@
+#include "models/forecaster/positions_block.h"
+
+#include "models/forecaster/forecaster_config.h"
+#include "runtime/config_reader.h"
+#include "runtime/session_checks.h"
+#include "runtime/rows_split.h"
+
+namespace ax {
+
+using format::ConfigKey;
+using format::PositionalEncoding;
+
+namespace {
+
+Status bad(const char* what) { return Status::error(StatusCode::bad_model, what); }
+
+}  // namespace
+
+Status PositionsBlock::read(const ConfigRecords& f, size_t d_model, size_t* max_positions) {
+    AX_RETURN_IF_ERROR(read_config_enum(f, ConfigKey::positional_encoding, &encoder));
+    if (encoder == PositionalEncoding::sinusoidal && d_model % 2 != 0)
+        return bad("sinusoidal positions need an even d_model");
+    if (encoder != PositionalEncoding::none && encoder != PositionalEncoding::sinusoidal &&
+        encoder != PositionalEncoding::learned)
+        return bad("a forecaster's positional_encoding is none, sinusoidal or learned");
+    AX_RETURN_IF_ERROR(read_config_optional_size(f, ConfigKey::max_positions, 0, kMaxSequenceLength, 0, max_positions));
+    decoder = encoder;
+    uint32_t v = 0;
+    if (f.config(ConfigKey::decoder_positional_encoding, &v)) {
+        AX_RETURN_IF_ERROR(read_config_enum(f, ConfigKey::decoder_positional_encoding, &decoder));
+        // One learned table per side needs the table's rows (max_positions) from the encoder's.
+        if (decoder != encoder && decoder != PositionalEncoding::none)
+            return bad("decoder_positional_encoding is none or the encoder's positional_encoding");
+    }
+    return Status::ok();
+}
+
+Status PositionsBlock::check(const ForecasterConfig& c) const {
+    // A patched model's positions count patches.
+    if (c.max_positions != 0 && c.encoder_rows(c.window) > c.max_positions)
+        return bad_model_config("config window is longer than max_positions");
+    if (encoder == PositionalEncoding::learned && c.max_positions == 0)
+        return bad("learned positions need max_positions");
+    return Status::ok();
+}
+
+void PositionsBlock::write(ConfigWriter& out) const {
+    out.put_enum(ConfigKey::positional_encoding, encoder);
+    if (decoder != encoder) out.put_enum(ConfigKey::decoder_positional_encoding, decoder);
+}
+
+Status PositionsWeights::bind(TensorBinder& b, const ForecasterConfig& c) {
+    const PositionsBlock& block = c.positions;
+    const size_t d = c.stack.layer.d_model;
+    if (block.encoder == PositionalEncoding::learned)
+        AX_RETURN_IF_ERROR(b.embedding(format::Role::src_pos_embed, format::kNoLayer, c.max_positions, d, &src));
+    if (!c.encoder_only() && block.decoder == PositionalEncoding::learned)
+        AX_RETURN_IF_ERROR(b.embedding(format::Role::tgt_pos_embed, format::kNoLayer, c.max_positions, d, &tgt));
+    return Status::ok();
+}
+
+void add_positions(const Kernels& k, const PositionsBlock& block, const PositionsWeights& w, Side side, float* x,
+                   size_t rows, size_t first, size_t d, const ParallelFor* parallel) {
+    const PositionalEncoding kind = side == Side::encoder ? block.encoder : block.decoder;
+    if (kind == PositionalEncoding::sinusoidal) {
+        add_sinusoidal_split(k, x, rows, d, first, parallel);
+    } else if (kind == PositionalEncoding::learned) {
+        const EmbeddingTable& table = side == Side::encoder ? w.src : w.tgt;
+        for (size_t r = 0; r < rows; ++r) embedding_add_row(table, first + r, x + r * d);
+    }
+}
+
+}  // namespace ax
