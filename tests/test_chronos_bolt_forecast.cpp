@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "models/forecaster/chronos_bolt_file.h"
+#include "models/forecaster/forecaster.h"
 #include "runtime/instance_norm.h"
 #include "tests/test_support.h"
 #include "tools/common/aligned_buffer.h"
@@ -86,6 +87,11 @@ TEST_CASE("chronos-bolt convert: the .axm opens with the runtime and forecasts t
         ax::ModelFile file;
         REQUIRE(ax::ModelFile::open(buffer.data(), buffer.size(), ax::Checksum::verify, &file));
         CHECK(ax::is_chronos_bolt(file));
+        // The blocks' forecaster session (and the C API on it) says what the file is instead of a missing key.
+        ax::Forecaster as_blocks;
+        const ax::Status refused = ax::Forecaster::open(file, &as_blocks);
+        CHECK(refused.code() == ax::StatusCode::unsupported);
+        CHECK(std::string(refused.message()).find("Chronos-Bolt") != std::string::npos);
         ax::ChronosBoltModel opened;
         const ax::Status s = ax::chronos_bolt_open(file, &opened);
         REQUIRE_MESSAGE(s, s.message());
