@@ -77,6 +77,14 @@ bool TensorBinder::has_int8_matrices() {
 }
 
 Status TensorBinder::linear(Role weight, Role bias, uint16_t layer, size_t out, size_t in, Linear* result) {
+    Linear l;
+    AX_RETURN_IF_ERROR(linear_no_bias(weight, layer, out, in, &l));
+    AX_RETURN_IF_ERROR(vector(bias, layer, out, &l.bias));
+    *result = l;
+    return Status::ok();
+}
+
+Status TensorBinder::linear_no_bias(Role weight, uint16_t layer, size_t out, size_t in, Linear* result) {
     TensorView v;
     AX_RETURN_IF_ERROR(matrix(weight, layer, out, in, &v));
     Linear l;
@@ -86,8 +94,16 @@ Status TensorBinder::linear(Role weight, Role bias, uint16_t layer, size_t out, 
     l.in = in;
     l.out = out;
     l.fixed_order = v.dtype == DType::f32 && has_int8_matrices();
-    AX_RETURN_IF_ERROR(vector(bias, layer, out, &l.bias));
     *result = l;
+    return Status::ok();
+}
+
+Status TensorBinder::table_f32(Role role, uint16_t layer, size_t rows, size_t cols, const float** result) {
+    TensorView v;
+    AX_RETURN_IF_ERROR(matrix(role, layer, rows, cols, &v));
+    if (v.dtype != DType::f32)
+        return describe(Status::error(StatusCode::bad_model, "tensor "), role, layer).add(" must be float32");
+    *result = static_cast<const float*>(v.data);
     return Status::ok();
 }
 

@@ -19,6 +19,10 @@ public:
 
     // A weight [out, in] of any stored dtype plus its float32 bias [out].
     Status linear(format::Role weight, format::Role bias, uint16_t layer, size_t out, size_t in, Linear* result);
+    // A weight [out, in] of any stored dtype without a bias (T5's projections).
+    Status linear_no_bias(format::Role weight, uint16_t layer, size_t out, size_t in, Linear* result);
+    // A float32 [rows, cols] table read as it is (T5's relative position bias, a small token embedding).
+    Status table_f32(format::Role role, uint16_t layer, size_t rows, size_t cols, const float** result);
     // A float32 vector of n values.
     Status vector(format::Role role, uint16_t layer, size_t n, const float** result);
     Status layer_norm(format::Role gamma, format::Role beta, uint16_t layer, size_t n, LayerNormWeights* result);

@@ -524,3 +524,19 @@ TEST_CASE("csv: keep_last_rows keeps the matching timestamps") {
     CHECK(t.values == std::vector<float>{2, 3});
     CHECK(t.times == std::vector<std::string>{"2024-01-02", "2024-01-03"});
 }
+
+TEST_CASE("csv: missing_as_nan reads missing cells as NaN; without it they are refused; fill takes precedence") {
+    const std::string text = "t,v\n2024-01-01,1\n2024-01-02,\n2024-01-03,NA\n2024-01-04,4\n";
+    ax::tools::CsvOptions o;
+    o.missing_as_nan = true;
+    const ax::tools::Table t = ax::tools::parse_csv(text, "gaps.csv", o);
+    REQUIRE(t.rows == 4);
+    CHECK(t.values[0] == 1.0f);
+    CHECK(std::isnan(t.values[1]));
+    CHECK(std::isnan(t.values[2]));
+    CHECK(t.values[3] == 4.0f);
+    CHECK_THROWS_AS(ax::tools::parse_csv(text, "gaps.csv"), ax::tools::ToolError);
+    o.fill = ax::tools::Fill::linear;
+    const ax::tools::Table filled = ax::tools::parse_csv(text, "gaps.csv", o);
+    CHECK(filled.values[1] == doctest::Approx(2.0f));
+}

@@ -57,12 +57,13 @@ TEST_CASE("every format enum value has one name, which parses back to it") {
     check_table<format::Decoding>(0, 2);
     check_table<format::Placeholder>(0, 2);
     check_table<format::Revin>(0, 3);
+    check_table<format::Architecture>(0, 2);
     // Config keys: every number from 1 to the last named (the list is AX_CONFIG_KEYS, declared once).
     uint32_t last_key = 0;
 #define AX_COUNT_KEY(name, number) last_key = number > last_key ? number : last_key;
     AX_CONFIG_KEYS(AX_COUNT_KEY)
 #undef AX_COUNT_KEY
-    CHECK(last_key == static_cast<uint32_t>(format::ConfigKey::subtract_last));
+    CHECK(last_key == static_cast<uint32_t>(format::ConfigKey::reg_token));
     check_table<format::ConfigKey>(1, last_key);
 }
 
@@ -78,12 +79,14 @@ TEST_CASE("every tensor role has its own name and number, and the numbers are th
     CHECK(static_cast<uint32_t>(format::Role::name) == static_cast<uint32_t>(number));
     AX_ROLES(AX_CHECK_ROLE)
 #undef AX_CHECK_ROLE
-    CHECK(roles == 63);
+    CHECK(roles == 71);
     // Numbers written in files: a few of them, as docs/FORMAT.md states them.
     CHECK(static_cast<uint32_t>(format::Role::src_embed_weight) == 1);
     CHECK(static_cast<uint32_t>(format::Role::src_token_embed) == 13);
     CHECK(static_cast<uint32_t>(format::Role::enc_attn_in_weight) == 32);
     CHECK(static_cast<uint32_t>(format::Role::dec_attn_in_weight) == 64);
+    CHECK(static_cast<uint32_t>(format::Role::mlp_hidden_weight) == 44);
+    CHECK(static_cast<uint32_t>(format::Role::quantile_levels) == 51);
     CHECK(static_cast<uint32_t>(format::Role::src_vocabulary) == 128);
     CHECK(!format::role_is_per_layer(format::Role::src_vocabulary));
     CHECK(format::role_is_per_layer(format::Role::dec_norm3_bias));

@@ -123,6 +123,11 @@ Status check_forecaster_config(const ForecasterConfig& c) {
 
 Status read_forecaster_config(const ModelFile& f, ForecasterConfig* out) {
     if (f.family() != format::Family::forecaster) return bad_model_config("not a forecaster model");
+    uint32_t architecture = 0;
+    if (f.config(ConfigKey::architecture, &architecture) && architecture != 0)
+        return Status::error(StatusCode::unsupported, "a Chronos-Bolt model (architecture ")
+            .add(architecture)
+            .add("): models/forecaster/chronos_bolt_file.h opens it; this session does not run it yet");
     AX_RETURN_IF_ERROR(read_forecaster_records(f, out));
     note_stack_tensors(f, &out->stack);
     return Status::ok();

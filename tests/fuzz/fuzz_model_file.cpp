@@ -1,5 +1,6 @@
 // Fuzzes the .axm opener (runtime/model_file.cpp) and the families' validation on top of it: the
-// forecaster's config, tensor binding and arena planning (models/forecaster/forecaster.cpp), and every
+// forecaster's config, tensor binding and arena planning (models/forecaster/forecaster.cpp), a Chronos-Bolt
+// model's open and one forecast (models/forecaster/chronos_bolt_file.cpp), and every
 // family's open through the host loader (tools/host/model_loader.cpp). A model file is untrusted: any input must
 // give a Status (or, in the host loader, a ToolError), never a read outside the buffer.
 //
@@ -11,6 +12,8 @@
 #include <vector>
 
 #include "fuzz_support.h"
+#include "models/forecaster/chronos_bolt_file.h"
+#include "ports/ports.h"
 #include "runtime/bytes.h"
 #include "runtime/checksum.h"
 #include "tools/host/model_loader.h"
@@ -51,6 +54,21 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         static const size_t kLengths[] = {0, 1, 7, 64, 4096, kMaxSequenceLength, kMaxSequenceLength + 1, SIZE_MAX};
         for (size_t w : kLengths)
             for (size_t h : kLengths) fuzz::consume(model.arena_bytes(w, h));
+    }
+
+    // A Chronos-Bolt model that opens runs one forecast past its horizon, with missing values in the context
+    // (its shapes are bounded by the file that holds its weights).
+    static ChronosBoltModel bolt;
+    if (chronos_bolt_open(file, &bolt).is_ok()) {
+        const ChronosBoltShape& shape = bolt.weights.shape;
+        const size_t horizon = shape.prediction_length + 1;
+        const size_t floats = chronos_bolt_forecast_floats(shape, horizon);
+        if (floats < (size_t{1} << 22) && shape.quantiles * horizon < (size_t{1} << 20)) {
+            std::vector<float> work(floats), out(shape.quantiles * horizon), context(40, 1.5f);
+            context[3] = __builtin_nanf("");
+            chronos_bolt_forecast(generic_kernels(), bolt.weights, context.data(), context.size(), horizon, out.data(),
+                                  work.data());
+        }
     }
 
     std::vector<uint8_t> sealed;

@@ -1,6 +1,7 @@
 #include <cstdio>
 
 #include "runtime/config_reader.h"
+#include "tools/cli/chronos_bolt_cli.h"
 #include "tools/cli/commands.h"
 #include "tools/cli/data_csv.h"
 #include "tools/cli/unchecked_notes.h"
@@ -12,6 +13,7 @@
 #include "tools/common/file_io.h"
 #include "tools/common/tool_error.h"
 #include "tools/host/model_loader.h"
+#include "tools/import/chronos_bolt_import.h"
 #include "tools/import/config_keys.h"
 #include "tools/text/json_writer.h"
 
@@ -100,7 +102,8 @@ int cmd_convert(const Argv& argv) {
                           "state-dict-key", "check-input", "check-target", "check-output", "find-config", "model-name",
                           "model-version", "vocab", "src-vocab", "tgt-vocab", "tokenizer"}),
         {"integer-only"});
-    args.expect_positionals(1, "one checkpoint (.pt or .safetensors)");
+    args.expect_positionals(1, "one checkpoint (.pt or .safetensors) or a Chronos-Bolt directory");
+    if (tools::is_chronos_bolt_directory(args.positionals()[0])) return convert_chronos_bolt(args);
     if (is_onnx_command(args.positionals()))
         throw tools::ToolError(args.positionals()[0] +
                                ": converting ONNX graphs to .axm is not available yet; convert the PyTorch checkpoint "

@@ -2,6 +2,7 @@
 #include <cstdio>
 
 #include "runtime/model_identity.h"
+#include "tools/cli/chronos_bolt_cli.h"
 #include "tools/cli/commands.h"
 #include "tools/cli/data_csv.h"
 #include "tools/cli/history_header.h"
@@ -130,10 +131,13 @@ tools::Table read_truth(const Args& args, const ForecasterConfig& c, const std::
 }  // namespace
 
 int cmd_forecast(const Argv& argv) {
-    const Args args(
-        argv, with_csv_options({"input", "horizon", "window", "output", "plot", "truth", "port", "future", "threads"}),
-        {"recompute"});
+    const Args args(argv,
+                    with_csv_options({"input", "horizon", "window", "output", "plot", "truth", "port", "future",
+                                      "threads", "quantiles"}),
+                    {"recompute"});
     args.expect_positionals(1, "one model (.axm)");
+    if (is_chronos_bolt_model(args.positionals()[0])) return forecast_chronos_bolt(args);
+    if (args.has("quantiles")) throw UsageError{"--quantiles is for models with quantile outputs (Chronos-Bolt)"};
     choose_threads(args);
     const auto m = tools::load_model(args.positionals()[0]);
     const ForecasterConfig& c = m->as<Forecaster>().config();

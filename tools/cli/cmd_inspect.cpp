@@ -5,6 +5,7 @@
 #include <string>
 
 #include "models/forecaster/forecaster_integer.h"
+#include "tools/cli/chronos_bolt_cli.h"
 #include "tools/cli/commands.h"
 #include "tools/cli/fit_report.h"
 #include "tools/cli/unchecked_notes.h"
@@ -96,6 +97,7 @@ int cmd_inspect(const Argv& argv) {
     options.insert({"flash", "ram", "board"});
     const Args args(argv, options, {});
     args.expect_positionals(1, "one model (.axm)");
+    if (is_chronos_bolt_model(args.positionals()[0])) return inspect_chronos_bolt(args);
     MemoryBudget budget;
     const bool fit = read_memory_budget(args, &budget);  // before opening, so a malformed size fails first
     const auto m = tools::open_model(args.positionals()[0]);

@@ -40,6 +40,12 @@ uint32_t config_value(const AxmModel& model, format::ConfigKey key, uint32_t fal
 bool keeps_float32(const AxmModel& model, const AxmTensor& t, bool raw_inputs) {
     using format::Role;
     if (model.family != format::Family::forecaster) return false;
+    // Chronos-Bolt's lookup tables (its relative position bias and its two token rows) are read as float32:
+    // a few hundred values.
+    if (config_value(model, format::ConfigKey::architecture, 0) ==
+            static_cast<uint32_t>(format::Architecture::chronos_bolt) &&
+        (t.role == Role::relative_bias || t.role == Role::src_token_embed))
+        return true;
     if (t.role == Role::src_embed_weight || t.role == Role::tgt_embed_weight) return true;
     const bool first_in_proj =
         t.layer == 0 && (t.role == Role::enc_attn_in_weight || t.role == Role::dec_attn_in_weight);

@@ -31,6 +31,12 @@ std::unique_ptr<LoadedModel> open_model_bytes(const std::vector<uint8_t>& bytes,
     m->bytes = AlignedBuffer(bytes);
     check_status(ModelFile::open(m->bytes.data(), m->bytes.size(), Checksum::verify, &m->file), name);
     m->family = m->file.family();
+    uint32_t architecture = 0;
+    if (m->file.config(format::ConfigKey::architecture, &architecture) &&
+        architecture == static_cast<uint32_t>(format::Architecture::chronos_bolt))
+        throw ToolError(name +
+                        " is a Chronos-Bolt model: `auspex forecast` runs it (docs/chronos-bolt.md); this "
+                        "command does not take it yet");
     check_status(family_descriptor(m->family).open(m->file, &m->model), name);
     return m;
 }

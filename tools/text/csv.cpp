@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <system_error>
 
 #include "tools/common/file_io.h"
@@ -256,6 +257,7 @@ Table parse_csv(const std::string& text, const std::string& source_name, const C
         for (size_t c : picked) table.header.push_back(names[c]);
     table.cols = picked.size();
 
+    const bool as_nan = options.missing_as_nan && options.fill == Fill::none;
     std::vector<bool> missing;
     std::vector<size_t> lines;
     for (size_t i = first_data; i < records.size(); ++i) {
@@ -272,13 +274,14 @@ Table parse_csv(const std::string& text, const std::string& source_name, const C
         for (size_t c : picked) {
             const std::string& field = r.fields[c + skip];
             const bool empty = field.empty() || is_missing_marker(field);
-            if (empty && options.fill == Fill::none)
+            if (empty && options.fill == Fill::none && !as_nan)
                 fail_at(source_name, r.line, c + skip + 1,
                         (field.empty() ? std::string("empty field") : show(field) + " marks a missing value") +
                             " (--fill previous or --fill linear fills gaps)");
             missing.push_back(empty);
             table.values.push_back(
-                empty ? 0.0f : parse_value(field, comma_ok, table.decimal_comma, source_name, r.line, c + skip + 1));
+                empty ? (as_nan ? std::numeric_limits<float>::quiet_NaN() : 0.0f)
+                      : parse_value(field, comma_ok, table.decimal_comma, source_name, r.line, c + skip + 1));
         }
         lines.push_back(r.line);
         ++table.rows;
@@ -289,7 +292,7 @@ Table parse_csv(const std::string& text, const std::string& source_name, const C
         if (!date_order(table.times, options.date_order, table.date_order, why))
             throw ToolError(source_name + ": " + why);
     }
-    if (std::find(missing.begin(), missing.end(), true) != missing.end()) {
+    if (!as_nan && std::find(missing.begin(), missing.end(), true) != missing.end()) {
         std::vector<size_t> file_columns;
         for (size_t c : picked) file_columns.push_back(c + skip + 1);
         fill_gaps(table, missing, lines, file_columns, options.fill, source_name);

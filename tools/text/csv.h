@@ -37,6 +37,9 @@ struct CsvOptions {
     // in Table::ignored).
     std::vector<std::string> features;
     Fill fill = Fill::none;  // empty cells: an error, the previous row's value, or linear in rows
+    // Without fill: missing cells are read as NaN instead of refused (for models that take missing values,
+    // such as Chronos-Bolt; every other model refuses them).
+    bool missing_as_nan = false;
     // Read only the last `last_rows` data rows (0: all): the rows above them are neither read nor validated
     // (a forecast's window is the end of a long log). With `fill`, a gap in the first of them is filled
     // from above: the rows back to one without a gap are read too.
