@@ -277,4 +277,21 @@ TEST_CASE("onnx: operator edge cases the exporters rely on") {
         CHECK_THROWS_WITH_AS(onnx::evaluate_node(node("Add"), {&a, &c}, 13), doctest::Contains("do not broadcast"),
                              tools::ToolError);
     }
+    // Found by fuzz_onnx: shape arithmetic past int64 (a hostile graph) was undefined behaviour; refused now.
+    SUBCASE("integer arithmetic past int64 is refused, not wrapped") {
+        const onnx::Tensor big = make_int({1}, {648518346341351424}), sixteen = make_int({1}, {16});
+        const onnx::Tensor low = make_int({1}, {INT64_MIN}), top = make_int({1}, {INT64_MAX}),
+                           minus = make_int({1}, {-1});
+        auto refused = [&](const char* op, const onnx::Tensor& a, const onnx::Tensor& b) {
+            CHECK_THROWS_WITH_AS(onnx::evaluate_node(node(op), {&a, &b}, 13), doctest::Contains("integer overflow"),
+                                 tools::ToolError);
+        };
+        refused("Mul", big, sixteen);
+        refused("Add", top, sixteen);
+        refused("Sub", low, sixteen);
+        refused("Div", low, minus);
+        refused("Pow", sixteen, sixteen);
+        CHECK(onnx::evaluate_node(node("Pow"), {&minus, &big}, 13)[0].i == std::vector<int64_t>{1});
+        CHECK(onnx::evaluate_node(node("Mul"), {&sixteen, &minus}, 13)[0].i == std::vector<int64_t>{-16});
+    }
 }

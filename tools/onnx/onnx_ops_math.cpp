@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <limits>
 #include <map>
 
 #include "tools/common/tool_error.h"
@@ -52,26 +53,42 @@ Tensor unary_float(const Tensor& x, FloatOp op) {
     return out;
 }
 
+// Integer arithmetic is shape arithmetic in exported graphs: a result past int64 is a broken or hostile graph,
+// refused rather than wrapped.
+int64_t checked_add(int64_t a, int64_t b) {
+    int64_t r = 0;
+    if (__builtin_add_overflow(a, b, &r)) throw ToolError("integer overflow");
+    return r;
+}
+int64_t checked_sub(int64_t a, int64_t b) {
+    int64_t r = 0;
+    if (__builtin_sub_overflow(a, b, &r)) throw ToolError("integer overflow");
+    return r;
+}
+int64_t checked_mul(int64_t a, int64_t b) {
+    int64_t r = 0;
+    if (__builtin_mul_overflow(a, b, &r)) throw ToolError("integer overflow");
+    return r;
+}
+
 Outputs op_add(const Node&, const Inputs& x, int64_t) {
     return {binary(
-        in(x, 0, "A"), in(x, 1, "B"), [](float a, float b) { return a + b; },
-        [](int64_t a, int64_t b) { return a + b; })};
+        in(x, 0, "A"), in(x, 1, "B"), [](float a, float b) { return a + b; }, checked_add)};
 }
 Outputs op_sub(const Node&, const Inputs& x, int64_t) {
     return {binary(
-        in(x, 0, "A"), in(x, 1, "B"), [](float a, float b) { return a - b; },
-        [](int64_t a, int64_t b) { return a - b; })};
+        in(x, 0, "A"), in(x, 1, "B"), [](float a, float b) { return a - b; }, checked_sub)};
 }
 Outputs op_mul(const Node&, const Inputs& x, int64_t) {
     return {binary(
-        in(x, 0, "A"), in(x, 1, "B"), [](float a, float b) { return a * b; },
-        [](int64_t a, int64_t b) { return a * b; })};
+        in(x, 0, "A"), in(x, 1, "B"), [](float a, float b) { return a * b; }, checked_mul)};
 }
 Outputs op_div(const Node&, const Inputs& x, int64_t) {
     return {binary(
         in(x, 0, "A"), in(x, 1, "B"), [](float a, float b) { return a / b; },
         [](int64_t a, int64_t b) {
             if (b == 0) throw ToolError("integer division by zero");
+            if (a == std::numeric_limits<int64_t>::min() && b == -1) throw ToolError("integer overflow");
             return a / b;
         })};
 }
@@ -86,8 +103,12 @@ Outputs op_pow(const Node&, const Inputs& x, int64_t) {
     return {binary(
         base, e, [](float a, float b) { return b == 2.0f ? a * a : std::pow(a, b); },
         [](int64_t a, int64_t b) {
+            if (b < 0) throw ToolError("an integer power with a negative exponent");
+            // 0, 1 and -1 stay small for any exponent; any other base overflows within 64 steps.
+            if (a == 0 || a == 1) return b == 0 ? int64_t{1} : a;
+            if (a == -1) return b % 2 == 0 ? int64_t{1} : int64_t{-1};
             int64_t r = 1;
-            for (int64_t k = 0; k < b; ++k) r *= a;
+            for (int64_t k = 0; k < b; ++k) r = checked_mul(r, a);
             return r;
         })};
 }

@@ -368,8 +368,9 @@ Outputs op_range(const Node&, const Inputs& x, int64_t) {
     for (size_t k = 0; k < out.size(); ++k) {
         if (out.is_float())
             out.f[k] = static_cast<float>(s + static_cast<double>(k) * d);
-        else
-            out.i[k] = start.i[0] + static_cast<int64_t>(k) * delta.i[0];
+        else if (__builtin_mul_overflow(static_cast<int64_t>(k), delta.i[0], &out.i[k]) ||
+                 __builtin_add_overflow(out.i[k], start.i[0], &out.i[k]))
+            throw ToolError("Range past the integers of its type");
     }
     return {out};
 }
