@@ -127,7 +127,7 @@ Status read_forecaster_config(const ModelFile& f, ForecasterConfig* out) {
     if (f.config(ConfigKey::architecture, &architecture) && architecture != 0)
         return Status::error(StatusCode::unsupported, "a Chronos-Bolt model (architecture ")
             .add(architecture)
-            .add("): models/forecaster/chronos_bolt_file.h opens it; this session does not run it yet");
+            .add("): the host's auspex forecast runs it; the forecaster session and the C API do not yet");
     AX_RETURN_IF_ERROR(read_forecaster_records(f, out));
     note_stack_tensors(f, &out->stack);
     return Status::ok();
