@@ -331,7 +331,9 @@ Outputs op_tile(const Node&, const Inputs& x, int64_t) {
     const std::vector<int64_t> reps = int_values(in(x, 1, "repeats"), "Tile's repeats");
     if (reps.size() != t.shape.size()) throw ToolError("repeats " + shape_text(reps) + " for " + shape_text(t.shape));
     std::vector<int64_t> shape = t.shape;
-    for (size_t k = 0; k < shape.size(); ++k) shape[k] *= reps[k];
+    for (size_t k = 0; k < shape.size(); ++k)
+        if (reps[k] < 0 || __builtin_mul_overflow(shape[k], reps[k], &shape[k]))
+            throw ToolError("Tile's repeats " + shape_text(reps) + " for " + shape_text(t.shape));
     Tensor out = empty_like_type(t.type, shape);
     const std::vector<size_t> st = strides_of(t.shape);
     std::vector<int64_t> counter(shape.size(), 0);
