@@ -291,6 +291,9 @@ TEST_CASE("onnx: operator edge cases the exporters rely on") {
         refused("Sub", low, sixteen);
         refused("Div", low, minus);
         refused("Pow", sixteen, sixteen);
+        const onnx::Tensor pair = make_float({2}, {1, 2}), huge = make_int({1}, {7061644215716937729});
+        CHECK_THROWS_WITH_AS(onnx::evaluate_node(node("Tile"), {&pair, &huge}, 13), doctest::Contains("Tile's repeats"),
+                             tools::ToolError);
         CHECK(onnx::evaluate_node(node("Pow"), {&minus, &big}, 13)[0].i == std::vector<int64_t>{1});
         CHECK(onnx::evaluate_node(node("Mul"), {&sixteen, &minus}, 13)[0].i == std::vector<int64_t>{-16});
     }
