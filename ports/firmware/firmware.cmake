@@ -425,6 +425,14 @@ ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR} ${CMAKE_BINARY_DIR} ${board} $
 | ${doc_tool_line} stack")
   add_test(NAME docs_size_table COMMAND sh -c "sh ${fw_port}/size_report.sh ${CMAKE_BINARY_DIR}/.. ${board} \
 | sed -n 3p | ${doc_tool_line} size")
+  # Chronos-Bolt's rows (ports/firmware/chronos_bolt_rows.sh), on the boards with external flash.
+  if(board_external_flash)
+    add_test(NAME docs_chronos_bolt_size COMMAND sh -c "sh ${fw_port}/chronos_bolt_rows.sh size ${CMAKE_BINARY_DIR} \
+${board} ${fw_core} | ${doc_tool_line} chronos-bolt-size")
+    add_test(NAME docs_chronos_bolt_stack COMMAND sh -c "sh ${fw_port}/chronos_bolt_rows.sh stack ${CMAKE_BINARY_DIR} \
+${board} ${fw_core} ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR} ${stack_tool_prefix} | ${doc_tool_line} chronos-bolt-stack")
+    set_tests_properties(docs_chronos_bolt_stack PROPERTIES FIXTURES_REQUIRED chronos_bolt_tiny_run)
+  endif()
 endif()
 
 # ---- the on-board test image: doctest, the PyTorch fixtures embedded at build time ----
