@@ -36,10 +36,11 @@ int main() {
     const ax::ChronosBoltShape& shape = model.weights.shape;
     const size_t need = ax::chronos_bolt_forecast_floats(shape, CHRONOS_BOLT_HORIZON);
     if (need > CHRONOS_BOLT_WORK_FLOATS || shape.quantiles > CHRONOS_BOLT_MAX_QUANTILES) {
-        std::fprintf(stderr, "the model needs %lu working floats and %lu quantile rows, the image has %lu and %lu\n",
-                     static_cast<unsigned long>(need), static_cast<unsigned long>(shape.quantiles),
-                     static_cast<unsigned long>(CHRONOS_BOLT_WORK_FLOATS),
-                     static_cast<unsigned long>(CHRONOS_BOLT_MAX_QUANTILES));
+        std::fprintf(stderr,
+                     "the model needs %lu bytes of working memory and %lu quantile rows, this image has %lu and %lu: "
+                     "build the image for this model (chronos_bolt_work.h)\n",
+                     static_cast<unsigned long>(need * sizeof(float)), static_cast<unsigned long>(shape.quantiles),
+                     static_cast<unsigned long>(sizeof work), static_cast<unsigned long>(CHRONOS_BOLT_MAX_QUANTILES));
         return 1;
     }
     ax::chronos_bolt_forecast(ax::best_kernels(), model.weights, chronos_bolt_context, CHRONOS_BOLT_CONTEXT_ROWS,

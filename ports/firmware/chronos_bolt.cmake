@@ -61,3 +61,14 @@ $(sed -n 's/^#define CHRONOS_BOLT_WORK_BYTES \\([0-9]*\\).*/\\1/p' ${cb_dir}/chr
   file(WRITE ${CMAKE_BINARY_DIR}/chronos_bolt_insn_${cb_shape}.qemu
        "-device loader,file=${cb_axm},addr=${board_external_flash_origin}\n")
 endforeach()
+# The image reads the region, nothing linked: with no model written there it says so and fails, and the
+# scaled-down image refuses the tiny model, whose working memory exceeds the array it was built with.
+add_test(NAME chronos_bolt_flash_empty COMMAND ${fw_port}/qemu_run.sh ${board_qemu_machine}
+  $<TARGET_FILE:chronos_bolt_small>)
+set_tests_properties(chronos_bolt_flash_empty PROPERTIES
+  PASS_REGULAR_EXPRESSION "no Chronos-Bolt model in external flash at 0x60000000: .*exited with status 1")
+add_test(NAME chronos_bolt_small_refuses_tiny COMMAND ${fw_port}/qemu_run.sh ${board_qemu_machine}
+  $<TARGET_FILE:chronos_bolt_small> ${CMAKE_BINARY_DIR}/chronos_bolt/small/expected.txt
+  -device loader,file=${CMAKE_BINARY_DIR}/chronos_bolt/tiny/int8.axm,addr=${board_external_flash_origin})
+set_tests_properties(chronos_bolt_small_refuses_tiny PROPERTIES
+  PASS_REGULAR_EXPRESSION "the model needs [0-9]+ bytes of working memory and 9 quantile rows, this image has [0-9]+ and 9: build the image.*exited with status 1")
