@@ -11,17 +11,10 @@
 #include "chronos_bolt_work.h"
 #include "models/forecaster/chronos_bolt_file.h"
 #include "ports/ports.h"
+#include "insn_markers.h"  // same folder
 
 extern "C" const uint8_t __model_flash_start__[];
 extern "C" const uint8_t __model_flash_size__[];
-
-// The markers: distinct bodies (a write to a volatile), so that no identical-code folding merges them.
-volatile uint32_t auspex_insn_marker;
-extern "C" {
-__attribute__((noinline, used)) void auspex_insn_begin_generic() { auspex_insn_marker = 1; }
-__attribute__((noinline, used)) void auspex_insn_begin_best() { auspex_insn_marker = 2; }
-__attribute__((noinline, used)) void auspex_insn_end() { auspex_insn_marker = 0; }
-}
 
 alignas(16) static float work[CHRONOS_BOLT_WORK_FLOATS];
 static float forecast[CHRONOS_BOLT_MAX_QUANTILES * CHRONOS_BOLT_HORIZON];
