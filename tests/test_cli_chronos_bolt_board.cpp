@@ -78,6 +78,11 @@ TEST_CASE("cli chronos-bolt: inspect --board reads the weights from external fla
     CHECK(number_after(longer.output, "  work:   ") > work);
     ax::test::check_error(auspex("inspect " + axm + " --ram 12Q"), 2, "--ram \"12Q\" is not a memory size");
     ax::test::check_error(auspex("inspect " + axm + " --board nosuch"), 2, "unknown board \"nosuch\"");
+    // The published directory has no file size yet: convert it first.
+    ax::test::check_error(auspex("inspect " + ax::test::fixture_path("chronos_bolt/dummy") + " --board mps2-an500"), 2,
+                          "check a converted model: convert the directory first");
+    ax::test::check_error(auspex("inspect " + axm + " --board mps2-an500 --window 100"), 2,
+                          "--window does not apply to a Chronos-Bolt model");
 }
 
 TEST_CASE("cli chronos-bolt: bench times a forecast and names the port and the CPU") {
