@@ -170,6 +170,10 @@ int inspect_chronos_bolt(const Args& args) {
     const bool fit = read_memory_budget(args, &budget);  // before opening, so a malformed size fails first
     const std::string path = args.positionals()[0];
     const LoadedBolt loaded(path);
+    if (fit && !loaded.is_file())  // refused before anything is printed
+        throw UsageError{
+            "--board, --flash and --ram check a converted model: convert the directory first "
+            "(auspex convert DIR -o model.axm --dtype int8)"};
     const ChronosBoltWeights& w = loaded.weights();
     const ChronosBoltShape& s = w.shape;
     const size_t horizon = args.get_size("horizon", s.prediction_length, 1, 1u << 16);
@@ -194,15 +198,9 @@ int inspect_chronos_bolt(const Args& args) {
                 levels.c_str());
     const size_t work = chronos_bolt_forecast_floats(s, horizon) * sizeof(float);
     std::printf("memory:   %zu bytes of working memory for a %zu-step forecast (any context length)\n", work, horizon);
-    if (fit) {
-        const uint64_t model_bytes = loaded.is_file() ? loaded.file().file_size() : 0;
-        if (model_bytes == 0)
-            throw UsageError{
-                "--board, --flash and --ram check a converted model: convert the directory first "
-                "(auspex convert DIR -o model.axm --dtype int8)"};
-        print_chronos_bolt_fit(budget, model_bytes, work,
+    if (fit)
+        print_chronos_bolt_fit(budget, loaded.file().file_size(), work,
                                "context " + std::to_string(s.context_length) + ", horizon " + std::to_string(horizon));
-    }
     return 0;
 }
 
