@@ -1,0 +1,32 @@
+// Lowers a folded ONNX graph of a Transformer forecaster onto the forecaster's blocks: the tensors under the
+// module names a checkpoint of nn.Transformer has (so the checkpoint importer, tools/import/forecaster_import.h,
+// reads them as it reads a state_dict) and the config facts the graph shows (heads, norm placement, activation,
+// LayerNorm eps, masks, positions, embedding scale, head). A node no block explains is refused by name.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "tools/checkpoint/checkpoint.h"
+#include "tools/import/convert_config.h"
+#include "tools/onnx/onnx_fold.h"
+
+namespace ax::onnx_import {
+
+struct LoweredForecaster {
+    tools::TensorMap tensors;
+    // What the graph shows, as config statements; the user's config adds what it cannot show.
+    tools::ConvertConfig facts;
+    std::vector<std::string> stated;  // the keys of `facts` the graph set
+    std::string src_input, tgt_input;  // the graph's inputs (tgt empty for an encoder-only model)
+    std::string output;
+    // The position table the graph holds is only the rows the export ran (a fixed-axes export folds the slice of
+    // a longer table): its row count is no limit the model had, and a config may state a longer one.
+    bool positions_cut = false;
+    std::vector<std::string> notes;
+    // The ONNX values where each block ends, for telling which block differs: ("encoder layer 0", value).
+    std::vector<std::pair<std::string, std::string>> block_outputs;
+};
+
+LoweredForecaster lower_forecaster(const onnx::Model& original, const onnx::FoldedGraph& folded);
+
+}  // namespace ax::onnx_import

@@ -1,0 +1,188 @@
+#include "tools/onnx_import/onnx_convert.h"
+
+#include <cstdio>
+
+#include "tools/common/tool_error.h"
+#include "tools/convert/conversion_check.h"
+#include "tools/import/convert_config.h"
+#include "tools/onnx/onnx_eval.h"
+#include "tools/onnx/onnx_fold.h"
+#include "tools/onnx/onnx_reader.h"
+#include "tools/onnx_import/forecaster_lowering.h"
+#include "tools/text/json.h"
+
+namespace ax::onnx_import {
+
+using tools::ConvertConfig;
+using tools::ToolError;
+
+namespace {
+
+// The rows the proof feeds a dynamic sequence axis when the config states no window (and the decoder's).
+constexpr int64_t kProofRows = 8;
+constexpr int64_t kProofTargetRows = 5;
+
+// The user's config with "arch" and "nhead" filled from the graph when it leaves them out (the graph shows them).
+ConvertConfig read_user_config(const std::string& path, int64_t heads) {
+    std::vector<std::pair<std::string, tools::JsonValue>> members;
+    if (!path.empty()) members = tools::parse_json_file(path).as_object(path);
+    bool arch = false, nhead = false;
+    for (const auto& [key, value] : members) {
+        arch = arch || key == "arch";
+        nhead = nhead || key == "nhead";
+    }
+    ConvertConfig c = tools::parse_convert_config(
+        [&] {
+            auto all = members;
+            if (!arch) all.emplace_back("arch", tools::JsonValue::make_string("forecaster"));
+            if (!nhead) all.emplace_back("nhead", tools::JsonValue::make_number(static_cast<double>(heads)));
+            return tools::JsonValue::make_object(all);
+        }(),
+        path.empty() ? std::string("the ONNX conversion's config") : path);
+    if (!arch) c.stated.erase("arch");
+    if (!nhead) c.stated.erase("nhead");
+    if (c.arch != format::Family::forecaster)
+        throw ToolError(path + ": \"arch\" is \"" + std::string(format::enum_name(c.arch)) +
+                        "\"; converting an ONNX graph lowers forecasters");
+    return c;
+}
+
+template <typename T>
+void take_fact(ConvertConfig& c, const char* key, T ConvertConfig::*field, const ConvertConfig& facts,
+               const std::string& config_path) {
+    if (c.stated.count(key) && !(c.*field == facts.*field))
+        throw ToolError(config_path + ": \"" + key +
+                        "\" contradicts the graph, which shows another value; remove the key (the graph tells it)");
+    c.*field = facts.*field;
+    c.stated.insert(key);
+}
+
+ConvertConfig merge(ConvertConfig c, const LoweredForecaster& low, const std::string& path,
+                    std::vector<std::string>* notes) {
+    const ConvertConfig& f = low.facts;
+    for (const std::string& key : low.stated) {
+        if (key == "nhead") take_fact(c, "nhead", &ConvertConfig::nhead, f, path);
+        if (key == "norm_first") take_fact(c, "norm_first", &ConvertConfig::norm_first, f, path);
+        if (key == "activation") take_fact(c, "activation", &ConvertConfig::activation, f, path);
+        if (key == "layer_norm_eps") {
+            if (c.stated.count(key) && static_cast<float>(c.layer_norm_eps) != static_cast<float>(f.layer_norm_eps))
+                throw ToolError(path + ": \"layer_norm_eps\" contradicts the graph's LayerNorm eps");
+            c.layer_norm_eps = f.layer_norm_eps;
+            c.stated.insert(key);
+        }
+        if (key == "positional_encoding")
+            take_fact(c, "positional_encoding", &ConvertConfig::positional_encoding, f, path);
+        if (key == "decoder_positional_encoding")
+            take_fact(c, "decoder_positional_encoding", &ConvertConfig::decoder_positional_encoding, f, path);
+        if (key == "head") take_fact(c, "head", &ConvertConfig::head, f, path);
+        if (key == "head_activation") take_fact(c, "head_activation", &ConvertConfig::head_activation, f, path);
+        if (key == "window") take_fact(c, "window", &ConvertConfig::window, f, path);
+        if (key == "n_outputs") take_fact(c, "n_outputs", &ConvertConfig::n_outputs, f, path);
+        if (key == "max_positions") {
+            if (c.max_positions && *c.max_positions != *f.max_positions &&
+                !(low.positions_cut && *c.max_positions > *f.max_positions))
+                throw ToolError(path + ": \"max_positions\" = " + std::to_string(*c.max_positions) +
+                                " contradicts the graph's position table of " + std::to_string(*f.max_positions) +
+                                " rows");
+            if (!c.max_positions) {
+                c.max_positions = f.max_positions;
+                if (low.positions_cut)
+                    notes->push_back("the graph holds the position table's first " +
+                                     std::to_string(*f.max_positions) +
+                                     " rows only (the export folded its slice): sequences are limited to them; state "
+                                     "\"max_positions\" (the table's rows in PyTorch) in the config to allow more");
+            }
+            c.stated.insert(key);
+        }
+        if (key == "embed_scale") take_fact(c, "embed_scale", &ConvertConfig::embed_scale, f, path);
+    }
+    for (const auto& [k, v] : f.described) {
+        const auto at = c.described.find(k);
+        if (at != c.described.end() && at->second != v)
+            throw ToolError(path + ": a mask statement contradicts the graph's attention masks");
+        c.described[k] = v;
+    }
+    // Layer counts and sizes come from the tensors as for a checkpoint; a statement is checked there.
+    return c;
+}
+
+tools::Table table_of(const onnx::Tensor& t) {
+    tools::Table table;
+    table.cols = static_cast<size_t>(t.shape.back());
+    table.rows = t.size() / table.cols;
+    table.values = t.f;
+    return table;
+}
+
+}  // namespace
+
+OnnxImport import_onnx(const tools::ConvertOptions& options) {
+    if (!options.map_path.empty())
+        throw ToolError("--map renames a checkpoint's tensors; an ONNX graph is lowered by its structure: drop --map");
+    const onnx::Model m = onnx::read_onnx_file(options.checkpoint_path);
+    // Fold for the window the config states (dynamic axes), else for the sizes the export declares.
+    std::map<std::string, int64_t> dims;
+    std::optional<int64_t> window, horizon;
+    if (!options.config_path.empty()) {
+        const tools::JsonValue root = tools::parse_json_file(options.config_path);
+        if (const tools::JsonValue* w = root.find("window")) window = w->as_int("window", 1, 1 << 20);
+        if (const tools::JsonValue* h = root.find("horizon")) horizon = h->as_int("horizon", 1, 1 << 20);
+    }
+    const std::vector<const onnx::ValueInfo*> fed = m.fed_inputs();
+    for (size_t i = 0; i < fed.size() && i < 2; ++i)
+        if (fed[i]->dims.size() == 3 && fed[i]->dims[1].value < 0 && !fed[i]->dims[1].param.empty())
+            dims[fed[i]->dims[1].param] = i == 0 ? window.value_or(kProofRows) : horizon.value_or(kProofTargetRows);
+    for (size_t i = 0; i < fed.size(); ++i)
+        if (!fed[i]->dims.empty() && fed[i]->dims[0].value < 0 && !fed[i]->dims[0].param.empty())
+            dims[fed[i]->dims[0].param] = 1;
+    const onnx::Shapes shapes = onnx::input_shapes(m, dims, kProofRows);
+    const onnx::FoldedGraph folded = onnx::fold_graph(m, shapes);
+    const LoweredForecaster low = lower_forecaster(m, folded);
+    std::vector<std::string> notes = low.notes;
+    ConvertConfig config =
+        merge(read_user_config(options.config_path, low.facts.nhead), low, options.config_path, &notes);
+
+    OnnxImport out;
+    out.model = tools::import_model(low.tensors, config);
+    out.model.notes.insert(out.model.notes.begin(), notes.begin(), notes.end());
+    // The proof's inputs: deterministic values of the folded shapes, the graph's output for them.
+    onnx::Values values;
+    for (const onnx::ValueInfo* v : fed) values[v->name] = onnx::probe_tensor(*v, shapes.at(v->name));
+    const onnx::Values result = onnx::run_graph(m, values);
+    out.src = table_of(values.at(low.src_input));
+    if (!low.tgt_input.empty()) out.tgt = table_of(values.at(low.tgt_input));
+    const onnx::Tensor& y = result.at(low.output);
+    out.want.cols = config.n_outputs.value_or(y.shape.back());
+    if (y.shape.size() == 3) out.want.cols = static_cast<size_t>(y.shape.back());
+    out.want.rows = y.size() / out.want.cols;
+    out.want.values = y.f;
+    return out;
+}
+
+tools::ConversionProof prove_against_graph(const OnnxImport& imported, const std::string& model_path) {
+    tools::CheckPair pair;
+    pair.family = format::Family::forecaster;
+    pair.src = imported.src;
+    pair.tgt = imported.tgt;
+    pair.want = imported.want;
+    pair.want_name = model_path + " (the graph, evaluated by the host reference)";
+    const tools::CheckResult r = tools::check_model(imported.model, pair);
+    if (!r.passed)
+        throw ToolError("the lowered model does not reproduce the ONNX graph " + model_path + " on the proof's " +
+                        std::to_string(imported.src.rows) + "-row input: " + tools::describe_difference(r) +
+                        "; the graph computes something the forecaster's blocks do not (report the model); nothing "
+                        "written");
+    return tools::ConversionProof{true, r.max_diff, r.tolerance, model_path};
+}
+
+std::vector<uint8_t> convert_onnx(tools::ConvertOptions options, tools::ConversionProof* proof) {
+    OnnxImport imported = import_onnx(options);
+    if (options.notes)
+        options.notes->insert(options.notes->end(), imported.model.notes.begin(), imported.model.notes.end());
+    if (!options.proof.proven) options.proof = prove_against_graph(imported, options.checkpoint_path);
+    if (proof) *proof = options.proof;
+    options.check_input = nullptr;
+    return tools::finish_model(std::move(imported.model), options);
+}
+
+}  // namespace ax::onnx_import
