@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "ports/ports.h"
+#include "tests/cli_support.h"
 #include "tests/test_support.h"
 #include "tools/common/tool_error.h"
 #include "tools/convert/conversion_check.h"
@@ -61,7 +62,8 @@ TEST_CASE("onnx convert: an exported forecaster and its state_dict convert to th
             tools::import_model(tools::read_model_tensors(from_pt), tools::read_convert_config(from_pt.config_path));
         tools::ConvertOptions from_onnx;
         from_onnx.checkpoint_path = path_of(c.name, ".onnx");
-        if (std::filesystem::exists(path_of(c.name, ".onnx.json"))) from_onnx.config_path = path_of(c.name, ".onnx.json");
+        if (std::filesystem::exists(path_of(c.name, ".onnx.json")))
+            from_onnx.config_path = path_of(c.name, ".onnx.json");
         const onnx_import::OnnxImport ox = onnx_import::import_onnx(from_onnx);
 
         // The same tensors (role, layer, shape, bytes) in the same order, and the same records but for the
@@ -107,4 +109,79 @@ TEST_CASE("onnx convert: an exported forecaster and its state_dict convert to th
         CHECK(proof.proven);
         CHECK(proof.max_diff < 2e-6);
     }
+}
+
+TEST_CASE("onnx convert: the proof refuses a lowered model that does not reproduce the graph") {
+    tools::ConvertOptions options;
+    options.checkpoint_path = path_of("encoder_flatten", ".onnx");
+    options.config_path = path_of("encoder_flatten", ".onnx.json");
+    onnx_import::OnnxImport ox = onnx_import::import_onnx(options);
+    // A lowering that read one weight wrong: the generator's first value off by 0.05.
+    bool changed = false;
+    for (tools::AxmTensor& t : ox.model.tensors) {
+        if (t.role != format::Role::generator_weight) continue;
+        float w = 0;
+        std::memcpy(&w, t.data.data(), sizeof w);
+        w += 0.05f;
+        std::memcpy(t.data.data(), &w, sizeof w);
+        changed = true;
+    }
+    REQUIRE(changed);
+    CHECK_THROWS_WITH_AS(onnx_import::prove_against_graph(ox, options.checkpoint_path),
+                         doctest::Contains("the lowered model does not reproduce the ONNX graph"), tools::ToolError);
+}
+
+TEST_CASE("cli: auspex convert MODEL.onnx proves the conversion against the graph, and against PyTorch when asked") {
+    const std::string dir = test::scratch_dir().string();
+    const std::string model = path_of("post_relu_sin", ".onnx");
+    const std::string out = dir + "/onnx_post_relu_sin.axm";
+    test::Result r =
+        test::auspex("convert " + model + " --config " + path_of("post_relu_sin", ".onnx.json") + " -o " + out);
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    CHECK(r.output.find("proof: the lowered model reproduces the ONNX graph (host reference evaluator, 6-row input)") !=
+          std::string::npos);
+    r = test::auspex("inspect " + out);
+    CHECK(r.output.find("proof:    proven: the float32 model reproduced the ONNX graph post_relu_sin.onnx") !=
+          std::string::npos);
+    CHECK(r.output.find("layers:   post-norm, activation relu, layer_norm_eps 1e-05") != std::string::npos);
+    CHECK(r.output.find("positional_encoding sinusoidal, max_positions 64, memory_mask none") != std::string::npos);
+
+    // With a check pair from PyTorch, that is what the file records.
+    r = test::auspex("convert " + model + " --config " + path_of("post_relu_sin", ".onnx.json") + " -o " + out +
+                     " --check-input " + path_of("post_relu_sin", ".src.csv") + " --check-target " +
+                     path_of("post_relu_sin", ".tgt.csv") + " --check-output " + path_of("post_relu_sin", ".out.csv"));
+    CHECK(r.exit_code == 0);
+    CHECK(r.output.find("check: the conversion matches PyTorch on") != std::string::npos);
+    r = test::auspex("inspect " + out);
+    CHECK(r.output.find("reproduced PyTorch's output post_relu_sin.out.csv") != std::string::npos);
+    // A check output that is not this model's is refused, though the graph reproduces itself.
+    test::check_error(test::auspex("convert " + model + " --config " + path_of("post_relu_sin", ".onnx.json") + " -o " +
+                                   out + " --check-input " + path_of("pre_gelu_learned", ".src.csv") +
+                                   " --check-target " + path_of("pre_gelu_learned", ".tgt.csv") + " --check-output " +
+                                   path_of("pre_gelu_learned", ".out.csv")),
+                      1, "the graph reproduces itself, so the export differs from the PyTorch module");
+
+    // Without the config, the limit of positions is the rows the fixed-axes export ran, with a note.
+    r = test::auspex("convert " + model + " -o " + out);
+    CHECK(r.exit_code == 0);
+    CHECK(r.output.find("the graph holds the position table's first 6 rows only") != std::string::npos);
+}
+
+TEST_CASE("cli: auspex convert MODEL.onnx refuses what no block explains, and configs that contradict the graph") {
+    const std::string dir = test::scratch_dir().string() + "/onnx_refused";
+    std::filesystem::create_directories(dir);
+    test::check_error(test::auspex("convert " + test::fixture_path("onnx/conv_embed.onnx") + " -o " + dir + "/m.axm"),
+                      1, "graph input x is read by Transpose node /Transpose (inputs x), which no block explains");
+    test::check_error(test::auspex("convert " + test::fixture_path("onnx/misc_ops.onnx") + " -o " + dir + "/m.axm"), 1,
+                      "Softmax node /Softmax (inputs /Where_output_0) is no attention this converter knows");
+    std::string config = test::write_file("onnx_nhead.json", "{\"nhead\": 4}");
+    test::check_error(test::auspex("convert " + path_of("pre_gelu_learned", ".onnx") + " --config " + config + " -o " +
+                                   dir + "/m.axm"),
+                      1, "\"nhead\" contradicts the graph");
+    config = test::write_file("onnx_arch.json", "{\"arch\": \"seq2seq\"}");
+    test::check_error(test::auspex("convert " + path_of("pre_gelu_learned", ".onnx") + " --config " + config + " -o " +
+                                   dir + "/m.axm"),
+                      1, "converting an ONNX graph lowers forecasters");
+    CHECK(!std::filesystem::exists(dir + "/m.axm"));
 }

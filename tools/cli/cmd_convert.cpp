@@ -101,10 +101,12 @@ int convert_onnx_graph(tools::ConvertOptions options, const tools::CheckFiles& c
     onnx_import::OnnxImport imported = onnx_import::import_onnx(options);
     notes.insert(notes.end(), imported.model.notes.begin(), imported.model.notes.end());
     const tools::ConversionProof graph = onnx_import::prove_against_graph(imported, options.checkpoint_path);
-    std::printf(
-        "proof: the lowered model reproduces the ONNX graph (host reference evaluator, %zu-row input): max "
-        "difference %.3g (tolerance %.3g)\n",
-        imported.src.rows, graph.max_diff, graph.tolerance);
+    char proof_line[200];
+    std::snprintf(proof_line, sizeof proof_line,
+                  "proof: the lowered model reproduces the ONNX graph (host reference evaluator, %zu-row input): max "
+                  "difference %.3g (tolerance %.3g)",
+                  imported.src.rows, graph.max_diff, graph.tolerance);
+    std::string check_line;
     options.proof = graph;
     tools::CheckPair pair;
     if (check.given()) {
@@ -116,12 +118,16 @@ int convert_onnx_graph(tools::ConvertOptions options, const tools::CheckFiles& c
                                    "; the graph reproduces itself, so the export differs from the PyTorch module "
                                    "(an exporter bug: see docs/onnx.md) or the check pair is from another model; "
                                    "nothing written");
-        std::printf("check: the conversion matches PyTorch on %s: max difference %.3g (tolerance %.3g)\n",
-                    check.output.c_str(), result.max_diff, result.tolerance);
+        char numbers[96];
+        std::snprintf(numbers, sizeof numbers, ": max difference %.3g (tolerance %.3g)", result.max_diff,
+                      result.tolerance);
+        check_line = "check: the conversion matches PyTorch on " + check.output + numbers;
         options.proof = tools::ConversionProof{true, result.max_diff, result.tolerance, check.output};
         options.check_input = &pair.src;
     }
     const std::vector<uint8_t> bytes = tools::finish_model(std::move(imported.model), options);
+    std::printf("%s\n", proof_line);
+    if (!check_line.empty()) std::printf("%s\n", check_line.c_str());
     tools::write_file_atomic(output, bytes.data(), bytes.size());
     std::printf("wrote %s: %zu bytes, weights %s%s%s\n", output.c_str(), bytes.size(), tools::dtype_name(options.dtype),
                 options.kv_cache == format::CacheType::i8 ? ", int8 kv cache" : "",

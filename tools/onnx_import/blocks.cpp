@@ -31,7 +31,8 @@ HostTensor transposed(const onnx::Tensor& t) {  // [in, out] -> [out, in]
     h.shape = {out, in};
     h.data.resize(static_cast<size_t>(in * out));
     for (int64_t i = 0; i < in; ++i)
-        for (int64_t o = 0; o < out; ++o) h.data[static_cast<size_t>(o * in + i)] = static_cast<float>(t.real(i * out + o));
+        for (int64_t o = 0; o < out; ++o)
+            h.data[static_cast<size_t>(o * in + i)] = static_cast<float>(t.real(i * out + o));
     h.source_dtype = "float32";
     return h;
 }
@@ -338,8 +339,7 @@ HostTensor rows_of(const HostTensor& t, int64_t begin, int64_t end) {
 }
 
 // q, k or v: [layout ops, scalars] [Slice of the last axis] [Add bias] MatMul/Gemm [layout ops] source.
-std::optional<Projection> projection_back(GraphView& g, std::string value, double* scale,
-                                          std::vector<size_t>* nodes) {
+std::optional<Projection> projection_back(GraphView& g, std::string value, double* scale, std::vector<size_t>* nodes) {
     value = back_over_layout(g, value, scale, nodes);
     int64_t begin = 0, end = -1;
     int p = g.producer(value);
@@ -384,6 +384,7 @@ std::optional<Projection> projection_back(GraphView& g, std::string value, doubl
         l->bias.shape = {out};
         l->bias.data.assign(static_cast<size_t>(out), 0.0f);
     }
+    if (end > out) return std::nullopt;  // a slice past the projection's columns
     if (end < 0) end = out;
     Projection proj;
     proj.weight = rows_of(l->weight, begin, end);
@@ -430,7 +431,8 @@ Attention attention_at(GraphView& g, size_t softmax) {
     a.nodes.push_back(softmax);
     const int64_t axis = int_attribute(sm, "axis", -1);
     const std::vector<int64_t> sshape = g.shape(sm.outputs[0]);
-    if (sshape.size() < 2 || (axis != -1 && axis != static_cast<int64_t>(sshape.size()) - 1))
+    if (sshape.size() < 2 || sshape[sshape.size() - 2] < 1 || sshape.back() < 1 ||
+        (axis != -1 && axis != static_cast<int64_t>(sshape.size()) - 1))
         not_attention(g, softmax, "the softmax is not over the last axis of [..., queries, keys]");
     const int64_t lq = sshape[sshape.size() - 2], lk = sshape.back();
     double scale = 1.0;
@@ -484,8 +486,10 @@ Attention attention_at(GraphView& g, size_t softmax) {
     // Keys come transposed for a MatMul: back_over_layout walks over that Transpose like any layout op.
     std::optional<Projection> q = projection_back(g, qk.inputs[0], &scale, &a.nodes);
     std::optional<Projection> k = projection_back(g, qk.inputs[1], &scale, &a.nodes);
-    if (!q || !k) not_attention(g, softmax, std::string("its ") + (q ? "keys" : "queries") +
-                                                 " come from no Linear (MatMul by a constant matrix, or Gemm)");
+    if (!q || !k)
+        not_attention(g, softmax,
+                      std::string("its ") + (q ? "keys" : "queries") +
+                          " come from no Linear (MatMul by a constant matrix, or Gemm)");
     // softmax(scores) @ v
     int pv = -1;
     for (size_t r : g.consumers(sm.outputs[0])) {

@@ -56,8 +56,8 @@ struct Attention {
     Linear out;
     int64_t head_dim = 0;
     MaskKind mask = MaskKind::none;
-    std::string output;     // the attention's result in the model's layout
-    std::string softmax;    // the Softmax node's name, for messages
+    std::string output;         // the attention's result in the model's layout
+    std::string softmax;        // the Softmax node's name, for messages
     std::vector<size_t> nodes;  // what it explains, marked when a layer takes it
 };
 // ToolError naming the Softmax node when the nodes around it are no attention this lowering knows.

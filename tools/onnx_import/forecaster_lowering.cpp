@@ -82,8 +82,15 @@ struct Lowering {
 
     void agree(bool norm_first, const Norm& n, format::Activation act, int64_t heads, const std::string& where) {
         if (!facts.seen) {
-            facts = StackFacts{true, norm_first, act, n.eps, heads, facts.encoder_mask, facts.decoder_mask,
-                               facts.memory_mask, facts.decoder_seen};
+            facts = StackFacts{true,
+                               norm_first,
+                               act,
+                               n.eps,
+                               heads,
+                               facts.encoder_mask,
+                               facts.decoder_mask,
+                               facts.memory_mask,
+                               facts.decoder_seen};
             return;
         }
         std::string what;
@@ -284,7 +291,9 @@ struct Lowering {
         t.data = folded.f;
         t.source_dtype = "float32";
         for (const onnx::Node& n : original.graph.nodes) {
-            if (n.outputs.empty() || n.outputs[0] != name || (n.op_type != "Slice" && n.op_type != "Gather")) continue;
+            if (n.outputs.empty() || n.outputs[0] != name || n.inputs.empty() ||
+                (n.op_type != "Slice" && n.op_type != "Gather"))
+                continue;
             for (const onnx::Tensor& init : original.graph.initializers) {
                 if (init.name != n.inputs[0] || !init.is_float() || init.shape.empty() || init.shape.back() != d ||
                     init.size() < folded.size())
@@ -312,15 +321,19 @@ struct Lowering {
         InputSide s;
         std::optional<Linear> l = linear_from(g, input);
         if (!l)
-            throw ToolError("found no input Linear reading graph input " + input +
-                            " (a MatMul by a constant [n_features, d_model] or a Gemm): the input block of a "
-                            "forecaster this converter lowers starts with one");
+            throw ToolError(
+                "graph input " + input + " is read by " +
+                (g.consumers(input).empty() ? std::string("nothing") : g.node(g.consumers(input)[0]).describe()) +
+                ", which no block explains: the input block of a forecaster this converter lowers starts "
+                "with a Linear (a MatMul by a constant [n_features, d_model], or a Gemm); nothing was "
+                "converted");
         s.embed = *l;
         s.value = l->output;
         const int64_t d = l->weight.shape[0];
         const std::vector<size_t>* readers = &g.consumers(s.value);
         double c = 0;
-        if (readers->size() == 1 && !g.explained((*readers)[0]) && g.node((*readers)[0]).op_type == "Mul") {
+        if (readers->size() == 1 && !g.explained((*readers)[0]) && g.node((*readers)[0]).op_type == "Mul" &&
+            g.node((*readers)[0]).inputs.size() == 2) {
             const onnx::Node& m = g.node((*readers)[0]);
             if (g.scalar(m.inputs[1], &c) || g.scalar(m.inputs[0], &c)) {
                 s.scale = c;
@@ -329,7 +342,8 @@ struct Lowering {
                 readers = &g.consumers(s.value);
             }
         }
-        if (readers->size() == 1 && !g.explained((*readers)[0]) && g.node((*readers)[0]).op_type == "Add") {
+        if (readers->size() == 1 && !g.explained((*readers)[0]) && g.node((*readers)[0]).op_type == "Add" &&
+            g.node((*readers)[0]).inputs.size() == 2) {
             const onnx::Node& a = g.node((*readers)[0]);
             const std::string other = a.inputs[0] == s.value ? a.inputs[1] : a.inputs[0];
             const onnx::Tensor* t = g.constant(other);
@@ -364,14 +378,20 @@ LoweredForecaster lower_forecaster(const onnx::Model& original, const onnx::Fold
     for (const onnx::ValueInfo& v : inputs)
         if (!g.constant(v.name)) fed.push_back(&v);
     if (fed.empty() || fed.size() > 2 || folded.model.graph.outputs.size() != 1)
-        throw ToolError("a forecaster's graph has one input (encoder-only) or two (src, tgt: encoder-decoder) and one "
-                        "output; this one has " +
-                        std::to_string(fed.size()) + " inputs and " +
-                        std::to_string(folded.model.graph.outputs.size()) + " outputs");
+        throw ToolError(
+            "a forecaster's graph has one input (encoder-only) or two (src, tgt: encoder-decoder) and one "
+            "output; this one has " +
+            std::to_string(fed.size()) + " inputs and " + std::to_string(folded.model.graph.outputs.size()) +
+            " outputs");
     for (const onnx::ValueInfo* v : fed)
         if (g.shape(v->name).size() != 3)
             throw ToolError("input " + v->name + " is " + onnx::shape_text(g.shape(v->name)) +
                             ": a forecaster reads [batch, rows, features]");
+    // Every remaining node computes something from something: one that reads or writes nothing is no block's.
+    for (const onnx::Node& n : g.graph().nodes)
+        if (n.inputs.empty() || n.inputs[0].empty() || n.outputs.empty() || n.outputs[0].empty())
+            throw ToolError(n.describe() +
+                            " reads or writes nothing a forecaster's block would: nothing was converted");
     for (size_t i = 0; i < g.graph().nodes.size(); ++i)
         if (g.node(i).op_type == "Softmax") low.attentions.push_back(attention_at(g, i));
     low.taken.assign(low.attentions.size(), false);
@@ -385,11 +405,11 @@ LoweredForecaster lower_forecaster(const onnx::Model& original, const onnx::Fold
     size_t enc_layers = 0, dec_layers = 0;
     const std::string memory = low.stack(src.value, enc_root, nullptr, &enc_layers);
     if (enc_layers == 0)
-        throw ToolError("found no encoder layer after the input block (its output " + src.value + " goes to " +
-                        (g.consumers(src.value).empty() ? std::string("nothing")
-                                                        : g.node(g.consumers(src.value)[0]).describe()) +
-                        "): lowered are Transformer encoder layers of self-attention, residual adds, LayerNorms "
-                        "and a feed-forward pair, post- or pre-norm");
+        throw ToolError(
+            "found no encoder layer after the input block (its output " + src.value + " goes to " +
+            (g.consumers(src.value).empty() ? std::string("nothing") : g.node(g.consumers(src.value)[0]).describe()) +
+            "): lowered are Transformer encoder layers of self-attention, residual adds, LayerNorms "
+            "and a feed-forward pair, post- or pre-norm");
     tools::ConvertConfig& f = out.facts;
     auto state = [&](const char* key) { out.stated.push_back(key); };
     std::string last = memory;
@@ -422,6 +442,8 @@ LoweredForecaster lower_forecaster(const onnx::Model& original, const onnx::Fold
                 low.put("pos_embedding", *src.table);
             }
         }
+        f.memory_mask = format::MemoryMask::none;  // a masked memory is refused above
+        state("memory_mask");
         if (low.facts.decoder_mask == MaskKind::none) {
             f.described[format::ConfigKey::decoder_mask] = static_cast<uint32_t>(format::DecoderMask::none);
             state("decoder_mask");
@@ -438,7 +460,7 @@ LoweredForecaster lower_forecaster(const onnx::Model& original, const onnx::Fold
         out.positions_cut = src.cut;
         state("max_positions");
     }
-    f.positional_encoding = !src.table        ? format::PositionalEncoding::none
+    f.positional_encoding = !src.table       ? format::PositionalEncoding::none
                             : src.sinusoidal ? format::PositionalEncoding::sinusoidal
                                              : format::PositionalEncoding::learned;
     state("positional_encoding");
@@ -462,8 +484,8 @@ LoweredForecaster lower_forecaster(const onnx::Model& original, const onnx::Fold
             const std::vector<int64_t> s = g.shape(n.outputs[0]);
             if ((n.op_type == "Flatten" || n.op_type == "Reshape") && s.size() == 2 && s[1] == src_rows * d) {
                 head = format::ForecastHead::flatten;
-            } else if (n.op_type == "Gather" && int_attribute(n, "axis", 0) == 1 && g.constant(n.inputs[1]) &&
-                       g.constant(n.inputs[1])->size() == 1 &&
+            } else if (n.op_type == "Gather" && n.inputs.size() == 2 && int_attribute(n, "axis", 0) == 1 &&
+                       g.constant(n.inputs[1]) && g.constant(n.inputs[1])->size() == 1 &&
                        (g.constant(n.inputs[1])->integer(0) == -1 ||
                         g.constant(n.inputs[1])->integer(0) == src_rows - 1)) {
                 head = format::ForecastHead::last_row;

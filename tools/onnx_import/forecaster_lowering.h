@@ -16,7 +16,7 @@ struct LoweredForecaster {
     tools::TensorMap tensors;
     // What the graph shows, as config statements; the user's config adds what it cannot show.
     tools::ConvertConfig facts;
-    std::vector<std::string> stated;  // the keys of `facts` the graph set
+    std::vector<std::string> stated;   // the keys of `facts` the graph set
     std::string src_input, tgt_input;  // the graph's inputs (tgt empty for an encoder-only model)
     std::string output;
     // The position table the graph holds is only the rows the export ran (a fixed-axes export folds the slice of

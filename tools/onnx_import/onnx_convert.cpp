@@ -74,6 +74,7 @@ ConvertConfig merge(ConvertConfig c, const LoweredForecaster& low, const std::st
             take_fact(c, "positional_encoding", &ConvertConfig::positional_encoding, f, path);
         if (key == "decoder_positional_encoding")
             take_fact(c, "decoder_positional_encoding", &ConvertConfig::decoder_positional_encoding, f, path);
+        if (key == "memory_mask") take_fact(c, "memory_mask", &ConvertConfig::memory_mask, f, path);
         if (key == "head") take_fact(c, "head", &ConvertConfig::head, f, path);
         if (key == "head_activation") take_fact(c, "head_activation", &ConvertConfig::head_activation, f, path);
         if (key == "window") take_fact(c, "window", &ConvertConfig::window, f, path);
@@ -87,8 +88,7 @@ ConvertConfig merge(ConvertConfig c, const LoweredForecaster& low, const std::st
             if (!c.max_positions) {
                 c.max_positions = f.max_positions;
                 if (low.positions_cut)
-                    notes->push_back("the graph holds the position table's first " +
-                                     std::to_string(*f.max_positions) +
+                    notes->push_back("the graph holds the position table's first " + std::to_string(*f.max_positions) +
                                      " rows only (the export folded its slice): sequences are limited to them; state "
                                      "\"max_positions\" (the table's rows in PyTorch) in the config to allow more");
             }
