@@ -185,3 +185,44 @@ TEST_CASE("cli: auspex convert MODEL.onnx refuses what no block explains, and co
                       1, "converting an ONNX graph lowers forecasters");
     CHECK(!std::filesystem::exists(dir + "/m.axm"));
 }
+
+namespace {
+
+std::string quirk(const std::string& c, const std::string& f) {
+    return test::fixture_path("onnx_quirks/" + c + "/" + f);
+}
+
+}  // namespace
+
+TEST_CASE(
+    "onnx convert: quirks of public code the graph shows convert, match PyTorch and forecast as the author's loop") {
+    // decoder_unmasked: a decoder called without tgt_mask; batch_pe: a position table indexed by the batch (every
+    // row gets PE(0)); einsum_encoder: hand-written q/k/v Linears with einsum scores, a per-row head, a sliding loop.
+    for (const char* name : {"decoder_unmasked", "batch_pe", "einsum_encoder"}) {
+        const std::string c = name;
+        CAPTURE(c);
+        const bool target = c != "einsum_encoder";
+        const std::string model = (test::scratch_dir() / ("onnx_quirk_" + c + ".axm")).string();
+        test::Result r = test::auspex("convert " + quirk(c, "model.onnx") + " --config " + quirk(c, "config.json") +
+                                      " --check-input " + quirk(c, "src.csv") +
+                                      (target ? " --check-target " + quirk(c, "tgt.csv") : "") + " --check-output " +
+                                      quirk(c, "run_out.csv") + " -o " + model);
+        INFO(r.output);
+        REQUIRE(r.exit_code == 0);
+        CHECK(r.output.find("proof: the lowered model reproduces the ONNX graph") != std::string::npos);
+        CHECK(r.output.find("check: the conversion matches PyTorch") != std::string::npos);
+        if (c == "batch_pe") CHECK(r.output.find("adds one constant row to every row") != std::string::npos);
+        const std::string out = (test::scratch_dir() / ("onnx_quirk_" + c + "_forecast.csv")).string();
+        r = test::auspex("forecast " + model + " --input " + quirk(c, "history.csv") + " --horizon 6 -o " + out);
+        REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+        const tools::Table got = tools::read_csv(out), want = tools::read_csv(quirk(c, "forecast.csv"));
+        CHECK(got.header == want.header);
+        const double diff = test::max_abs_error(got.values, want.values);
+        MESSAGE(c << ": forecast vs the author's loop in PyTorch, max difference " << diff);
+        CHECK(diff < 1e-5);
+    }
+    // The decoder without tgt_mask is recorded as such (it reruns the whole decoder each step).
+    const test::Result r =
+        test::auspex("inspect " + (test::scratch_dir() / "onnx_quirk_decoder_unmasked.axm").string());
+    CHECK(r.output.find("decoder_mask none: every decoder row attends to every other") != std::string::npos);
+}

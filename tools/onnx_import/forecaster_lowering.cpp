@@ -69,10 +69,9 @@ struct Lowering {
     // The attention whose queries read `q` and keys/values `kv`, not taken yet; marks its nodes.
     const Attention* take_attention(const std::string& q, const std::string& kv) {
         for (size_t i = 0; i < attentions.size(); ++i) {
+            // Nodes may be shared with an attention taken before (the exporter writes the memory's transpose
+            // once for every decoder layer).
             if (taken[i] || attentions[i].q.source != q || attentions[i].k.source != kv) continue;
-            bool free = true;
-            for (size_t n : attentions[i].nodes) free = free && !g.explained(n);
-            if (!free) continue;
             taken[i] = true;
             for (size_t n : attentions[i].nodes) g.explain(n);
             return &attentions[i];
@@ -290,18 +289,29 @@ struct Lowering {
         t.shape = folded.shape;
         t.data = folded.f;
         t.source_dtype = "float32";
-        for (const onnx::Node& n : original.graph.nodes) {
-            if (n.outputs.empty() || n.outputs[0] != name || n.inputs.empty() ||
-                (n.op_type != "Slice" && n.op_type != "Gather"))
+        // Back over ops that keep the values' order (a Transpose of a size-1 axis, a Reshape) to a Slice or
+        // Gather of an initializer.
+        std::string value = name;
+        for (int hops = 0; hops < 8; ++hops) {
+            const onnx::Node* producer = nullptr;
+            for (const onnx::Node& n : original.graph.nodes)
+                if (!n.outputs.empty() && n.outputs[0] == value && !n.inputs.empty()) producer = &n;
+            if (!producer) break;
+            if (producer->op_type == "Transpose" || producer->op_type == "Reshape" || producer->op_type == "Squeeze" ||
+                producer->op_type == "Unsqueeze") {
+                value = producer->inputs[0];
                 continue;
+            }
+            if (producer->op_type != "Slice" && producer->op_type != "Gather") break;
             for (const onnx::Tensor& init : original.graph.initializers) {
-                if (init.name != n.inputs[0] || !init.is_float() || init.shape.empty() || init.shape.back() != d ||
-                    init.size() < folded.size())
+                if (init.name != producer->inputs[0] || !init.is_float() || init.shape.empty() ||
+                    init.shape.back() != d || init.size() < folded.size())
                     continue;
                 if (!std::equal(folded.f.begin(), folded.f.end(), init.f.begin())) continue;
                 t.shape = init.shape;
                 t.data = init.f;
             }
+            break;
         }
         return t;
     }
@@ -354,6 +364,22 @@ struct Lowering {
                 s.sinusoidal = tools::is_sinusoidal_table(table, d, &row0_zero, &s.table_rows) && !row0_zero;
                 s.cut = table.data.size() == t->size();
                 s.table = table;
+                g.explain((*readers)[0]);
+                s.value = a.outputs[0];
+            } else if (t && t->is_float() && !t->shape.empty() && t->shape.back() == d &&
+                       static_cast<int64_t>(t->size()) == d && rows > 1 && s.scale == 1.0) {
+                // One row added to every row (a position table indexed by the batch, so every row of a series
+                // gets PE(0); a learned offset): the input Linear's bias plus that row.
+                if (s.embed.bias.shape.empty()) {
+                    s.embed.bias.shape = {d};
+                    s.embed.bias.data.assign(static_cast<size_t>(d), 0.0f);
+                }
+                for (int64_t j = 0; j < d; ++j)
+                    s.embed.bias.data[static_cast<size_t>(j)] += t->f[static_cast<size_t>(j)];
+                out.notes.push_back(a.describe() +
+                                    " adds one constant row to every row (a position table indexed by the batch gives "
+                                    "every row PE(0)): added to the input Linear's bias " +
+                                    s.embed.node);
                 g.explain((*readers)[0]);
                 s.value = a.outputs[0];
             }
@@ -532,8 +558,10 @@ LoweredForecaster lower_forecaster(const onnx::Model& original, const onnx::Fold
                         " before the graph's output " + out.output);
     if (encoder_only && f.head != format::ForecastHead::generator) {
         const std::vector<int64_t> os = g.shape(out.output);
-        const int64_t no = os.size() == 3 ? os[2] : 1;
-        f.n_outputs = no;
+        // [batch, horizon, outputs] shows both; [batch, values] does not: one output unless the config says
+        // otherwise ("horizon", "n_outputs" or "outputs").
+        f.n_outputs = os.size() == 3 ? os[2] : 1;
+        out.outputs_shown = os.size() == 3;
         state("n_outputs");
     }
     const int bad = g.first_unexplained();

@@ -22,6 +22,8 @@ struct LoweredForecaster {
     // The position table the graph holds is only the rows the export ran (a fixed-axes export folds the slice of
     // a longer table): its row count is no limit the model had, and a config may state a longer one.
     bool positions_cut = false;
+    // A one-pass head's output shows its outputs per step ([batch, horizon, outputs]); [batch, values] does not.
+    bool outputs_shown = true;
     std::vector<std::string> notes;
     // The ONNX values where each block ends, for telling which block differs: ("encoder layer 0", value).
     std::vector<std::pair<std::string, std::string>> block_outputs;

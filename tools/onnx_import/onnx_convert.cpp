@@ -78,7 +78,17 @@ ConvertConfig merge(ConvertConfig c, const LoweredForecaster& low, const std::st
         if (key == "head") take_fact(c, "head", &ConvertConfig::head, f, path);
         if (key == "head_activation") take_fact(c, "head_activation", &ConvertConfig::head_activation, f, path);
         if (key == "window") take_fact(c, "window", &ConvertConfig::window, f, path);
-        if (key == "n_outputs") take_fact(c, "n_outputs", &ConvertConfig::n_outputs, f, path);
+        if (key == "n_outputs" && !low.outputs_shown) {
+            // [batch, values]: horizon x outputs, which the config may split ("horizon", "n_outputs", "outputs").
+            if (!c.n_outputs && !c.horizon && c.outputs.empty()) {
+                c.n_outputs = 1;
+                notes->push_back("the graph's output " + low.output +
+                                 " is [batch, values]: read as one output over the horizon; state \"horizon\" "
+                                 "(or \"n_outputs\", \"outputs\") in the config when it is several outputs per step");
+            }
+        } else if (key == "n_outputs") {
+            take_fact(c, "n_outputs", &ConvertConfig::n_outputs, f, path);
+        }
         if (key == "max_positions") {
             if (c.max_positions && *c.max_positions != *f.max_positions &&
                 !(low.positions_cut && *c.max_positions > *f.max_positions))
