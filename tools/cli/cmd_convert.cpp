@@ -94,6 +94,18 @@ void print_notes(const std::vector<std::string>& notes) {
     for (const std::string& note : notes) std::fprintf(stderr, "note: %s\n", note.c_str());
 }
 
+// Writes the model and says what was written; the notes (with --calib's) follow on stderr.
+int write_converted(const std::string& output, const std::vector<uint8_t>& bytes, const tools::ConvertOptions& options,
+                    std::vector<std::string>& notes) {
+    tools::write_file_atomic(output, bytes.data(), bytes.size());
+    std::printf("wrote %s: %zu bytes, weights %s%s%s\n", output.c_str(), bytes.size(), tools::dtype_name(options.dtype),
+                options.kv_cache == format::CacheType::i8 ? ", int8 kv cache" : "",
+                options.calib_path.empty() ? "" : ", calibrated input ranges");
+    if (!options.calib_path.empty()) notes.push_back(options.integer_only ? kIntegerNote : kCalibNote);
+    print_notes(notes);
+    return 0;
+}
+
 // An ONNX graph: lowered, proven against the graph by the host reference evaluator and, when a check pair is
 // given, against PyTorch too (exporters have bugs a graph alone cannot show).
 int convert_onnx_graph(tools::ConvertOptions options, const tools::CheckFiles& check, const std::string& output,
@@ -128,13 +140,7 @@ int convert_onnx_graph(tools::ConvertOptions options, const tools::CheckFiles& c
     const std::vector<uint8_t> bytes = tools::finish_model(std::move(imported.model), options);
     std::printf("%s\n", proof_line);
     if (!check_line.empty()) std::printf("%s\n", check_line.c_str());
-    tools::write_file_atomic(output, bytes.data(), bytes.size());
-    std::printf("wrote %s: %zu bytes, weights %s%s%s\n", output.c_str(), bytes.size(), tools::dtype_name(options.dtype),
-                options.kv_cache == format::CacheType::i8 ? ", int8 kv cache" : "",
-                options.calib_path.empty() ? "" : ", calibrated input ranges");
-    if (!options.calib_path.empty()) notes.push_back(options.integer_only ? kIntegerNote : kCalibNote);
-    print_notes(notes);
-    return 0;
+    return write_converted(output, bytes, options, notes);
 }
 
 }  // namespace
@@ -244,13 +250,7 @@ int cmd_convert(const Argv& argv) {
                 check.output.c_str(), result.max_diff, result.tolerance,
                 options.dtype == format::DType::f32 ? "" : ", float32 model checked before quantizing",
                 quantized.c_str());
-    tools::write_file_atomic(output, bytes.data(), bytes.size());
-    std::printf("wrote %s: %zu bytes, weights %s%s%s\n", output.c_str(), bytes.size(), tools::dtype_name(options.dtype),
-                options.kv_cache == format::CacheType::i8 ? ", int8 kv cache" : "",
-                options.calib_path.empty() ? "" : ", calibrated input ranges");
-    if (!options.calib_path.empty()) notes.push_back(options.integer_only ? kIntegerNote : kCalibNote);
-    print_notes(notes);
-    return 0;
+    return write_converted(output, bytes, options, notes);
 }
 
 }  // namespace ax::cli

@@ -125,55 +125,67 @@ struct Lowering {
 
     int64_t heads_of(const Attention& a) const { return a.q.weight.shape[0] / a.head_dim; }
 
-    // One encoder layer reading x: post-norm (attention first) or pre-norm (a LayerNorm first).
-    std::optional<std::string> encoder_layer(const std::string& x, const std::string& prefix, const std::string& name) {
-        const std::vector<bool> saved = g.mark();
-        const std::vector<bool> saved_taken = taken;
-        auto fail = [&]() -> std::optional<std::string> {
-            g.restore(saved);
-            taken = saved_taken;
-            return std::nullopt;
-        };
-        if (const Attention* a = take_attention(x, x)) {
-            const std::optional<std::string> r = add(x, a->output);
-            if (!r) return fail();
-            const std::optional<Norm> n1 = layer_norm_from(g, *r);
-            if (!n1) return fail();
-            const std::optional<Ffn> f = ffn(n1->output);
-            if (!f) return fail();
-            const std::optional<std::string> r2 = add(n1->output, f->l2.output);
-            if (!r2) return fail();
-            const std::optional<Norm> n2 = layer_norm_from(g, *r2);
-            if (!n2) return fail();
-            agree(false, *n1, f->act, heads_of(*a), name);
-            record_encoder_mask(*a, name);
-            put_attention(prefix + "self_attn", *a);
+    // One residual sublayer around `body` reading x: post-norm LN(x + body(x)) or pre-norm x + body(LN(x)). Its
+    // LayerNorm goes to *norm.
+    template <typename Body>
+    std::optional<std::string> sublayer(const std::string& x, bool pre, Body body, std::optional<Norm>* norm) {
+        if (pre) {
+            *norm = layer_norm_from(g, x);
+            if (!*norm) return std::nullopt;
+            const std::optional<std::string> y = body((*norm)->output);
+            return y ? add(x, *y) : std::nullopt;
+        }
+        const std::optional<std::string> y = body(x);
+        const std::optional<std::string> r = y ? add(x, *y) : std::nullopt;
+        if (!r) return std::nullopt;
+        *norm = layer_norm_from(g, *r);
+        return *norm ? std::optional<std::string>((*norm)->output) : std::nullopt;
+    }
+
+    // One encoder layer (memory null) or decoder layer reading x, post-norm or pre-norm: self-attention,
+    // attention over the memory (a decoder's), the feed-forward pair, each a residual sublayer with its norm.
+    std::optional<std::string> layer(const std::string& x, const std::string* memory, const std::string& prefix,
+                                     const std::string& name) {
+        for (const bool pre : {false, true}) {
+            const std::vector<bool> saved = g.mark();
+            const std::vector<bool> saved_taken = taken;
+            const Attention *self = nullptr, *cross = nullptr;
+            std::optional<Ffn> ffn_found;
+            std::optional<Norm> n1, n2, n3;
+            auto attend = [&](const Attention** into, const std::string* kv) {
+                return [&, into, kv](const std::string& in) -> std::optional<std::string> {
+                    *into = take_attention(in, kv ? *kv : in);
+                    return *into ? std::optional<std::string>((*into)->output) : std::nullopt;
+                };
+            };
+            auto feed_forward = [&](const std::string& in) -> std::optional<std::string> {
+                ffn_found = ffn(in);
+                return ffn_found ? std::optional<std::string>(ffn_found->l2.output) : std::nullopt;
+            };
+            std::optional<std::string> h = sublayer(x, pre, attend(&self, nullptr), &n1);
+            if (h && memory) h = sublayer(*h, pre, attend(&cross, memory), &n2);
+            if (h) h = sublayer(*h, pre, feed_forward, memory ? &n3 : &n2);
+            if (!h) {
+                g.restore(saved);
+                taken = saved_taken;
+                continue;
+            }
+            agree(pre, *n1, ffn_found->act, heads_of(*self), name);
+            if (memory) {
+                record_decoder_masks(*self, *cross, name);
+                put_attention(prefix + "multihead_attn", *cross);
+                put_norm(prefix + "norm3", *n3);
+            } else {
+                record_encoder_mask(*self, name);
+            }
+            put_attention(prefix + "self_attn", *self);
             put_norm(prefix + "norm1", *n1);
             put_norm(prefix + "norm2", *n2);
-            put_linear(prefix + "linear1", f->l1);
-            put_linear(prefix + "linear2", f->l2);
-            return n2->output;
+            put_linear(prefix + "linear1", ffn_found->l1);
+            put_linear(prefix + "linear2", ffn_found->l2);
+            return h;
         }
-        const std::optional<Norm> n1 = layer_norm_from(g, x);
-        if (!n1) return fail();
-        const Attention* a = take_attention(n1->output, n1->output);
-        if (!a) return fail();
-        const std::optional<std::string> r = add(x, a->output);
-        if (!r) return fail();
-        const std::optional<Norm> n2 = layer_norm_from(g, *r);
-        if (!n2) return fail();
-        const std::optional<Ffn> f = ffn(n2->output);
-        if (!f) return fail();
-        const std::optional<std::string> r2 = add(*r, f->l2.output);
-        if (!r2) return fail();
-        agree(true, *n1, f->act, heads_of(*a), name);
-        record_encoder_mask(*a, name);
-        put_attention(prefix + "self_attn", *a);
-        put_norm(prefix + "norm1", *n1);
-        put_norm(prefix + "norm2", *n2);
-        put_linear(prefix + "linear1", f->l1);
-        put_linear(prefix + "linear2", f->l2);
-        return r2;
+        return std::nullopt;
     }
 
     void record_encoder_mask(const Attention& a, const std::string& name) {
@@ -195,79 +207,12 @@ struct Lowering {
         facts.decoder_seen = true;
     }
 
-    std::optional<std::string> decoder_layer(const std::string& y, const std::string& mem, const std::string& prefix,
-                                             const std::string& name) {
-        const std::vector<bool> saved = g.mark();
-        const std::vector<bool> saved_taken = taken;
-        auto fail = [&]() -> std::optional<std::string> {
-            g.restore(saved);
-            taken = saved_taken;
-            return std::nullopt;
-        };
-        if (const Attention* sa = take_attention(y, y)) {
-            const std::optional<std::string> r1 = add(y, sa->output);
-            if (!r1) return fail();
-            const std::optional<Norm> n1 = layer_norm_from(g, *r1);
-            if (!n1) return fail();
-            const Attention* ca = take_attention(n1->output, mem);
-            if (!ca) return fail();
-            const std::optional<std::string> r2 = add(n1->output, ca->output);
-            if (!r2) return fail();
-            const std::optional<Norm> n2 = layer_norm_from(g, *r2);
-            if (!n2) return fail();
-            const std::optional<Ffn> f = ffn(n2->output);
-            if (!f) return fail();
-            const std::optional<std::string> r3 = add(n2->output, f->l2.output);
-            if (!r3) return fail();
-            const std::optional<Norm> n3 = layer_norm_from(g, *r3);
-            if (!n3) return fail();
-            agree(false, *n1, f->act, heads_of(*sa), name);
-            record_decoder_masks(*sa, *ca, name);
-            put_decoder(prefix, *sa, *ca, *n1, *n2, *n3, *f);
-            return n3->output;
-        }
-        const std::optional<Norm> n1 = layer_norm_from(g, y);
-        if (!n1) return fail();
-        const Attention* sa = take_attention(n1->output, n1->output);
-        if (!sa) return fail();
-        const std::optional<std::string> r1 = add(y, sa->output);
-        if (!r1) return fail();
-        const std::optional<Norm> n2 = layer_norm_from(g, *r1);
-        if (!n2) return fail();
-        const Attention* ca = take_attention(n2->output, mem);
-        if (!ca) return fail();
-        const std::optional<std::string> r2 = add(*r1, ca->output);
-        if (!r2) return fail();
-        const std::optional<Norm> n3 = layer_norm_from(g, *r2);
-        if (!n3) return fail();
-        const std::optional<Ffn> f = ffn(n3->output);
-        if (!f) return fail();
-        const std::optional<std::string> r3 = add(*r2, f->l2.output);
-        if (!r3) return fail();
-        agree(true, *n1, f->act, heads_of(*sa), name);
-        record_decoder_masks(*sa, *ca, name);
-        put_decoder(prefix, *sa, *ca, *n1, *n2, *n3, *f);
-        return r3;
-    }
-
-    void put_decoder(const std::string& prefix, const Attention& sa, const Attention& ca, const Norm& n1,
-                     const Norm& n2, const Norm& n3, const Ffn& f) {
-        put_attention(prefix + "self_attn", sa);
-        put_attention(prefix + "multihead_attn", ca);
-        put_norm(prefix + "norm1", n1);
-        put_norm(prefix + "norm2", n2);
-        put_norm(prefix + "norm3", n3);
-        put_linear(prefix + "linear1", f.l1);
-        put_linear(prefix + "linear2", f.l2);
-    }
-
     // The layers of one stack from x, then its final LayerNorm if the graph has one.
     std::string stack(std::string x, const std::string& root, const std::string* memory, size_t* count) {
         for (size_t i = 0;; ++i) {
             const std::string prefix = root + "layers." + std::to_string(i) + ".";
             const std::string name = std::string(memory ? "decoder" : "encoder") + " layer " + std::to_string(i);
-            const std::optional<std::string> next =
-                memory ? decoder_layer(x, *memory, prefix, name) : encoder_layer(x, prefix, name);
+            const std::optional<std::string> next = layer(x, memory, prefix, name);
             if (!next) break;
             x = *next;
             out.block_outputs.emplace_back(name, x);
