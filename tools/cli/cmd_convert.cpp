@@ -152,7 +152,8 @@ int cmd_convert(const Argv& argv) {
                           "state-dict-key", "check-input", "check-target", "check-output", "find-config", "model-name",
                           "model-version", "vocab", "src-vocab", "tgt-vocab", "tokenizer"}),
         {"integer-only"});
-    args.expect_positionals(1, "one checkpoint (.pt or .safetensors) or a Chronos-Bolt directory");
+    args.expect_positionals(
+        1, "one checkpoint (.pt or .safetensors), an exported ONNX graph (.onnx) or a Chronos-Bolt directory");
     if (tools::is_chronos_bolt_directory(args.positionals()[0])) return convert_chronos_bolt(args);
     tools::ConvertOptions options;
     options.checkpoint_path = args.positionals()[0];
