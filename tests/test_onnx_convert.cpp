@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "models/forecaster/forecaster.h"
 #include "ports/ports.h"
 #include "tests/cli_support.h"
 #include "tests/test_support.h"
@@ -197,11 +198,12 @@ std::string quirk(const std::string& c, const std::string& f) {
 TEST_CASE(
     "onnx convert: quirks of public code the graph shows convert, match PyTorch and forecast as the author's loop") {
     // decoder_unmasked: a decoder called without tgt_mask; batch_pe: a position table indexed by the batch (every
-    // row gets PE(0)); einsum_encoder: hand-written q/k/v Linears with einsum scores, a per-row head, a sliding loop.
-    for (const char* name : {"decoder_unmasked", "batch_pe", "einsum_encoder"}) {
+    // row gets PE(0)); einsum_encoder: hand-written q/k/v Linears with einsum scores, a per-row head, a sliding loop;
+    // stack_residual: the embedded rows added to the encoder's output, a causal encoder mask.
+    for (const char* name : {"decoder_unmasked", "batch_pe", "einsum_encoder", "stack_residual"}) {
         const std::string c = name;
         CAPTURE(c);
-        const bool target = c != "einsum_encoder";
+        const bool target = c != "einsum_encoder" && c != "stack_residual";
         const std::string model = (test::scratch_dir() / ("onnx_quirk_" + c + ".axm")).string();
         test::Result r = test::auspex("convert " + quirk(c, "model.onnx") + " --config " + quirk(c, "config.json") +
                                       " --check-input " + quirk(c, "src.csv") +
@@ -225,4 +227,7 @@ TEST_CASE(
     const test::Result r =
         test::auspex("inspect " + (test::scratch_dir() / "onnx_quirk_decoder_unmasked.axm").string());
     CHECK(r.output.find("decoder_mask none: every decoder row attends to every other") != std::string::npos);
+    const std::unique_ptr<tools::LoadedModel> residual =
+        tools::open_model((test::scratch_dir() / "onnx_quirk_stack_residual.axm").string());
+    CHECK(residual->as<Forecaster>().config().stacks.encoder_residual);
 }

@@ -227,6 +227,14 @@ struct Lowering {
         return x;
     }
 
+    // A residual around a whole stack: its output plus its input (the embedded rows, positions included), as
+    // the forecaster's encoder_residual/decoder_residual options add them.
+    std::string stack_residual(const std::string& out_value, const std::string& in_value, bool* found) {
+        const std::optional<std::string> sum = out_value == in_value ? std::nullopt : add(out_value, in_value);
+        *found = sum.has_value();
+        return sum.value_or(out_value);
+    }
+
     // The table a folded position constant was sliced from, when the original graph slices an initializer (a
     // learned table or a `pe` buffer longer than the rows this export used); else the constant itself.
     HostTensor full_table(const std::string& name, const onnx::Tensor& folded, int64_t d) {
@@ -374,7 +382,9 @@ LoweredForecaster lower_forecaster(const onnx::Model& original, const onnx::Fold
     const bool encoder_only = fed.size() == 1;
     const std::string enc_root = encoder_only ? "encoder." : "transformer.encoder.";
     size_t enc_layers = 0, dec_layers = 0;
-    const std::string memory = low.stack(src.value, enc_root, nullptr, &enc_layers);
+    bool encoder_residual = false, decoder_residual = false;
+    const std::string memory =
+        low.stack_residual(low.stack(src.value, enc_root, nullptr, &enc_layers), src.value, &encoder_residual);
     if (enc_layers == 0)
         throw ToolError(
             "found no encoder layer after the input block (its output " + src.value + " goes to " +
@@ -389,7 +399,8 @@ LoweredForecaster lower_forecaster(const onnx::Model& original, const onnx::Fold
         out.tgt_input = fed[1]->name;
         Lowering::InputSide tgt = low.input_side(out.tgt_input, g.shape(out.tgt_input)[1]);
         out.block_outputs.emplace_back("decoder input", tgt.value);
-        last = low.stack(tgt.value, "transformer.decoder.", &memory, &dec_layers);
+        last = low.stack_residual(low.stack(tgt.value, "transformer.decoder.", &memory, &dec_layers), tgt.value,
+                                  &decoder_residual);
         if (dec_layers == 0)
             throw ToolError("found no decoder layer reading the decoder's input block (" + tgt.value +
                             ") and the encoder's output (" + memory + ")");
@@ -438,6 +449,14 @@ LoweredForecaster lower_forecaster(const onnx::Model& original, const onnx::Fold
     if (src.scale != 1.0) {
         f.embed_scale = src.scale;
         state("embed_scale");
+    }
+    if (encoder_residual) {
+        f.described[format::ConfigKey::encoder_residual] = 1;
+        state("encoder_residual");
+    }
+    if (decoder_residual) {
+        f.described[format::ConfigKey::decoder_residual] = 1;
+        state("decoder_residual");
     }
     if (low.facts.encoder_mask == MaskKind::causal) {
         f.described[format::ConfigKey::encoder_mask] = static_cast<uint32_t>(format::EncoderMask::causal);
