@@ -176,6 +176,9 @@ TEST_CASE("cli: auspex convert MODEL.onnx refuses what no block explains, and co
                       1, "graph input x is read by Transpose node /Transpose (inputs x), which no block explains");
     test::check_error(test::auspex("convert " + test::fixture_path("onnx/misc_ops.onnx") + " -o " + dir + "/m.axm"), 1,
                       "Softmax node /Softmax (inputs /Where_output_0) is no attention this converter knows");
+    test::check_error(
+        test::auspex("convert " + test::fixture_path("onnx_quirks/per_head_wide/model.onnx") + " -o " + dir + "/m.axm"),
+        1, "per-head value projections wider than d_model / heads do not fit the runtime's attention");
     std::string config = test::write_file("onnx_nhead.json", "{\"nhead\": 4}");
     test::check_error(test::auspex("convert " + path_of("pre_gelu_learned", ".onnx") + " --config " + config + " -o " +
                                    dir + "/m.axm"),
@@ -199,11 +202,12 @@ TEST_CASE(
     "onnx convert: quirks of public code the graph shows convert, match PyTorch and forecast as the author's loop") {
     // decoder_unmasked: a decoder called without tgt_mask; batch_pe: a position table indexed by the batch (every
     // row gets PE(0)); einsum_encoder: hand-written q/k/v Linears with einsum scores, a per-row head, a sliding loop;
-    // stack_residual: the embedded rows added to the encoder's output, a causal encoder mask.
-    for (const char* name : {"decoder_unmasked", "batch_pe", "einsum_encoder", "stack_residual"}) {
+    // stack_residual: the embedded rows added to the encoder's output, a causal encoder mask; per_head: nanoGPT's
+    // attention, one bias-free q/k/v Linear per head, masked_fill with a tril buffer, the heads concatenated.
+    for (const char* name : {"decoder_unmasked", "batch_pe", "einsum_encoder", "stack_residual", "per_head"}) {
         const std::string c = name;
         CAPTURE(c);
-        const bool target = c != "einsum_encoder" && c != "stack_residual";
+        const bool target = c == "decoder_unmasked" || c == "batch_pe";
         const std::string model = (test::scratch_dir() / ("onnx_quirk_" + c + ".axm")).string();
         test::Result r = test::auspex("convert " + quirk(c, "model.onnx") + " --config " + quirk(c, "config.json") +
                                       " --check-input " + quirk(c, "src.csv") +

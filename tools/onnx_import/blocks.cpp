@@ -1,6 +1,7 @@
 #include "tools/onnx_import/blocks.h"
 
 #include <cmath>
+#include <map>
 #include <set>
 
 #include "tools/common/tool_error.h"
@@ -293,6 +294,17 @@ std::string forward_over_layout(GraphView& g, std::string value) {
 
 namespace {
 
+// Walks forward from `value` over single-reader layout ops, collecting them (not marking: an attention is marked
+// when a layer takes it).
+std::string forward_layout_collect(const GraphView& g, std::string value, std::vector<size_t>* nodes) {
+    for (;;) {
+        const std::vector<size_t>& readers = g.consumers(value);
+        if (readers.size() != 1 || !is_layout(g.node(readers[0]).op_type)) return value;
+        nodes->push_back(readers[0]);
+        value = g.node(readers[0]).outputs[0];
+    }
+}
+
 [[noreturn]] void not_attention(const GraphView& g, size_t softmax, const std::string& why) {
     throw ToolError(g.node(softmax).describe() + " is no attention this converter knows: " + why +
                     ". Lowered are nn.MultiheadAttention (packed or separate q/k/v projections) and attention "
@@ -504,35 +516,7 @@ Attention attention_at(GraphView& g, size_t softmax) {
     double vscale = 1.0;
     std::optional<Projection> v = projection_back(g, g.node(static_cast<size_t>(pv)).inputs[1], &vscale, &a.nodes);
     if (!v || vscale != 1.0) not_attention(g, softmax, "its values come from no Linear");
-    // [layout ops] output projection [layout ops]
-    std::string o = g.node(static_cast<size_t>(pv)).outputs[0];
-    for (;;) {
-        const std::vector<size_t>& readers = g.consumers(o);
-        if (readers.size() != 1 || !is_layout(g.node(readers[0]).op_type)) break;
-        a.nodes.push_back(readers[0]);
-        o = g.node(readers[0]).outputs[0];
-    }
-    std::optional<Linear> out;
-    if (g.consumers(o).size() == 1) out = linear_at(g, g.consumers(o)[0], o, &a.nodes);
-    if (!out) not_attention(g, softmax, "its heads are not joined by an output Linear");
-    o = out->output;
-    for (;;) {
-        const std::vector<size_t>& readers = g.consumers(o);
-        if (readers.size() != 1 || !is_layout(g.node(readers[0]).op_type)) break;
-        a.nodes.push_back(readers[0]);
-        o = g.node(readers[0]).outputs[0];
-    }
-    if (out->bias.shape.empty()) {
-        out->bias.shape = {out->weight.shape[0]};
-        out->bias.data.assign(static_cast<size_t>(out->weight.shape[0]), 0.0f);
-    }
-    a.out = *out;
-    a.output = o;
     if (k->source != v->source) not_attention(g, softmax, "its keys and values read different inputs");
-    const int64_t d = q->weight.shape[0];
-    if (a.head_dim < 1 || d % a.head_dim != 0 || k->weight.shape[0] != d || v->weight.shape[0] != d ||
-        q->weight.shape[1] != d || k->weight.shape[1] != d || a.out.weight.shape[0] != d || a.out.weight.shape[1] != d)
-        not_attention(g, softmax, "its projections are not all [d_model, d_model] with heads of one size");
     if (std::fabs(scale * std::sqrt(static_cast<double>(a.head_dim)) - 1.0) > 1e-5)
         not_attention(g, softmax,
                       "its scores are scaled by " + std::to_string(scale) + ", not 1/sqrt(head_dim " +
@@ -545,7 +529,79 @@ Attention attention_at(GraphView& g, size_t softmax) {
     a.q = *q;
     a.k = *k;
     a.v = *v;
+    // [layout ops] then the output projection, or (one head of several written apart) a Concat of the heads.
+    std::string o = forward_layout_collect(g, g.node(static_cast<size_t>(pv)).outputs[0], &a.nodes);
+    const std::vector<size_t>& readers = g.consumers(o);
+    if (readers.size() == 1 && g.node(readers[0]).op_type == "Concat" && q->weight.shape[0] == a.head_dim) {
+        a.concat = static_cast<int>(readers[0]);
+        a.output = o;
+        return a;
+    }
+    finish_attention(g, a, o);
     return a;
+}
+
+void finish_attention(GraphView& g, Attention& a, std::string o) {
+    const std::string where = a.softmax;
+    std::optional<Linear> out;
+    if (g.consumers(o).size() == 1) out = linear_at(g, g.consumers(o)[0], o, &a.nodes);
+    if (!out) throw ToolError(where + ": the attention's heads are not joined by an output Linear");
+    if (out->bias.shape.empty()) {
+        out->bias.shape = {out->weight.shape[0]};
+        out->bias.data.assign(static_cast<size_t>(out->weight.shape[0]), 0.0f);
+    }
+    a.out = *out;
+    a.output = forward_layout_collect(g, out->output, &a.nodes);
+    const int64_t d = a.q.weight.shape[0];
+    if (a.head_dim < 1 || d % a.head_dim != 0 || a.k.weight.shape[0] != d || a.v.weight.shape[0] != d ||
+        a.q.weight.shape[1] != d || a.k.weight.shape[1] != d || a.out.weight.shape[0] != d ||
+        a.out.weight.shape[1] != d)
+        throw ToolError(where + ": the attention's projections are not all [d_model, d_model] with heads of one size " +
+                        "(per-head value projections wider than d_model / heads do not fit the runtime's attention)");
+}
+
+std::vector<Attention> join_heads(GraphView& g, std::vector<Attention> heads) {
+    std::vector<Attention> joined;
+    std::map<int, std::vector<Attention>> by_concat;
+    for (Attention& a : heads) {
+        if (a.concat < 0)
+            joined.push_back(std::move(a));
+        else
+            by_concat[a.concat].push_back(std::move(a));
+    }
+    for (auto& [concat, group] : by_concat) {
+        const onnx::Node& c = g.node(static_cast<size_t>(concat));
+        const int64_t rank = static_cast<int64_t>(g.shape(c.outputs[0]).size());
+        const int64_t axis = int_attribute(c, "axis", 0);
+        if (axis != -1 && axis != rank - 1)
+            throw ToolError(c.describe() + " joins attention heads along another axis than the last");
+        // The heads in the order the Concat reads them: their projections' rows and the output Linear's columns.
+        std::vector<const Attention*> order;
+        for (const std::string& in : c.inputs)
+            for (const Attention& a : group)
+                if (a.output == in) order.push_back(&a);
+        if (order.size() != c.inputs.size() || order.size() != group.size())
+            throw ToolError(c.describe() + " joins other values than the heads of one attention");
+        Attention m = *order[0];
+        for (size_t h = 1; h < order.size(); ++h) {
+            const Attention& a = *order[h];
+            if (a.q.source != m.q.source || a.k.source != m.k.source || a.mask != m.mask || a.head_dim != m.head_dim)
+                throw ToolError(c.describe() + " joins heads that read different inputs, masks or head sizes");
+            for (auto [into, from] :
+                 {std::pair<Projection*, const Projection*>{&m.q, &a.q}, {&m.k, &a.k}, {&m.v, &a.v}}) {
+                into->weight.data.insert(into->weight.data.end(), from->weight.data.begin(), from->weight.data.end());
+                into->weight.shape[0] += from->weight.shape[0];
+                into->bias.data.insert(into->bias.data.end(), from->bias.data.begin(), from->bias.data.end());
+                into->bias.shape[0] += from->bias.shape[0];
+            }
+            m.nodes.insert(m.nodes.end(), a.nodes.begin(), a.nodes.end());
+        }
+        m.nodes.push_back(static_cast<size_t>(concat));
+        m.concat = -1;
+        finish_attention(g, m, c.outputs[0]);
+        joined.push_back(std::move(m));
+    }
+    return joined;
 }
 
 }  // namespace ax::onnx_import

@@ -56,12 +56,18 @@ struct Attention {
     Linear out;
     int64_t head_dim = 0;
     MaskKind mask = MaskKind::none;
-    std::string output;         // the attention's result in the model's layout
+    std::string output;         // the attention's result in the model's layout (one head's, when `concat` is set)
+    int concat = -1;            // one head of several written apart: the Concat joining them (join_heads)
     std::string softmax;        // the Softmax node's name, for messages
     std::vector<size_t> nodes;  // what it explains, marked when a layer takes it
 };
 // ToolError naming the Softmax node when the nodes around it are no attention this lowering knows.
 Attention attention_at(GraphView& g, size_t softmax);
+// Attentions whose heads are written apart (a Linear per head for q, k and v, one Softmax each, the heads joined
+// by a Concat into the output Linear) joined into one: their projections' rows stacked in the Concat's order.
+std::vector<Attention> join_heads(GraphView& g, std::vector<Attention> heads);
+// The output projection after `value` (the heads' joined values) and the layout ops after it.
+void finish_attention(GraphView& g, Attention& a, std::string value);
 
 // The Add of `a` and `b` (in either order) no block explained yet, or -1.
 int add_of(const GraphView& g, const std::string& a, const std::string& b);

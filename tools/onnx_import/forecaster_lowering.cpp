@@ -373,6 +373,7 @@ LoweredForecaster lower_forecaster(const onnx::Model& original, const onnx::Fold
                             " reads or writes nothing a forecaster's block would: nothing was converted");
     for (size_t i = 0; i < g.graph().nodes.size(); ++i)
         if (g.node(i).op_type == "Softmax") low.attentions.push_back(attention_at(g, i));
+    low.attentions = join_heads(g, std::move(low.attentions));
     low.taken.assign(low.attentions.size(), false);
 
     out.src_input = fed[0]->name;
