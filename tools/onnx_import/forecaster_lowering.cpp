@@ -341,6 +341,71 @@ struct Lowering {
     }
 };
 
+// The decoder input of a one-pass model with one graph input: Concat(the input's last label_len rows, constant zero
+// rows), the Informer convention forward(x) writes as torch.cat([x[:, -label_len:], zeros], dim=1).
+struct OnePassInput {
+    std::string decoder_input;
+    int64_t label_len = 0, horizon = 0;
+};
+
+// The Slice of `x`'s rows (axis 1) from `first` to its end, or -1.
+int row_slice(const GraphView& g, size_t node, const std::string& x, int64_t* first) {
+    const onnx::Node& n = g.node(node);
+    if (n.op_type != "Slice" || n.inputs.size() < 3 || n.inputs[0] != x) return -1;
+    const onnx::Tensor* starts = g.constant(n.inputs[1]);
+    const onnx::Tensor* ends = g.constant(n.inputs[2]);
+    const onnx::Tensor* axes = n.inputs.size() > 3 && !n.inputs[3].empty() ? g.constant(n.inputs[3]) : nullptr;
+    const onnx::Tensor* steps = n.inputs.size() > 4 && !n.inputs[4].empty() ? g.constant(n.inputs[4]) : nullptr;
+    const std::vector<int64_t> shape = g.shape(x);
+    if (!starts || !ends || !axes || starts->size() != 1 || ends->size() != 1 || axes->size() != 1 ||
+        shape.size() != 3 || (steps && (steps->size() != 1 || steps->integer(0) != 1)))
+        return -1;
+    const int64_t rows = shape[1];
+    if (axes->integer(0) != 1 && axes->integer(0) != -2) return -1;
+    int64_t begin = starts->integer(0), end = ends->integer(0);
+    if (begin < 0) begin += rows;
+    if (end < 0) end += rows;
+    if (begin < 0 || begin >= rows || end < rows) return -1;
+    *first = begin;
+    return static_cast<int>(node);
+}
+
+std::optional<OnePassInput> one_pass_input(GraphView& g, const std::string& x) {
+    const int64_t rows = g.shape(x).size() == 3 ? g.shape(x)[1] : 0;
+    for (size_t r : g.consumers(x)) {
+        int64_t first = 0;
+        if (row_slice(g, r, x, &first) < 0) continue;
+        const std::string sliced = g.node(r).outputs[0];
+        const std::vector<size_t>& readers = g.consumers(sliced);
+        if (readers.size() != 1) continue;
+        const onnx::Node& cat = g.node(readers[0]);
+        if (cat.op_type != "Concat" || cat.inputs.size() != 2 || cat.inputs[0] != sliced) continue;
+        const int64_t axis = int_attribute(cat, "axis", 0);
+        const onnx::Tensor* zeros = g.constant(cat.inputs[1]);
+        if ((axis != 1 && axis != -2) || !zeros || zeros->shape.size() != 3) continue;
+        bool all_zero = true;
+        for (size_t k = 0; k < zeros->size(); ++k) all_zero = all_zero && zeros->real(k) == 0.0;
+        if (!all_zero) continue;
+        g.explain(r);
+        g.explain(readers[0]);
+        return OnePassInput{cat.outputs[0], rows - first, zeros->shape[1]};
+    }
+    return std::nullopt;
+}
+
+// The Slice keeping the last `horizon` rows of a one-pass decoder's output (what its forward returns).
+std::string last_rows(GraphView& g, const std::string& y, int64_t horizon) {
+    const std::vector<size_t>& readers = g.consumers(y);
+    const std::vector<int64_t> shape = g.shape(y);
+    int64_t first = 0;
+    if (readers.size() != 1 || shape.size() != 3 || row_slice(g, readers[0], y, &first) < 0 ||
+        shape[1] - first != horizon)
+        throw ToolError("a one-pass decoder's output " + y + " is not cut to its last " + std::to_string(horizon) +
+                        " rows (the placeholders') before the graph's output");
+    g.explain(readers[0]);
+    return forward_over_layout(g, g.node(readers[0]).outputs[0]);
+}
+
 std::string describe_value(const GraphView& g, const std::string& v) {
     const int p = g.producer(v);
     return p < 0 ? v : g.node(static_cast<size_t>(p)).describe();
@@ -380,7 +445,9 @@ LoweredForecaster lower_forecaster(const onnx::Model& original, const onnx::Fold
     const int64_t src_rows = g.shape(out.src_input)[1];
     Lowering::InputSide src = low.input_side(out.src_input, src_rows);
     out.block_outputs.emplace_back("encoder input", src.value);
-    const bool encoder_only = fed.size() == 1;
+    // One input feeding a decoder too: its last rows and placeholder rows after them (one-pass decoding).
+    const std::optional<OnePassInput> one_pass = fed.size() == 1 ? one_pass_input(g, out.src_input) : std::nullopt;
+    const bool encoder_only = fed.size() == 1 && !one_pass;
     const std::string enc_root = encoder_only ? "encoder." : "transformer.encoder.";
     size_t enc_layers = 0, dec_layers = 0;
     bool encoder_residual = false, decoder_residual = false;
@@ -397,8 +464,17 @@ LoweredForecaster lower_forecaster(const onnx::Model& original, const onnx::Fold
     std::string last = memory;
     std::string head_module = "generator";
     if (!encoder_only) {
-        out.tgt_input = fed[1]->name;
-        Lowering::InputSide tgt = low.input_side(out.tgt_input, g.shape(out.tgt_input)[1]);
+        out.tgt_input = one_pass ? std::string() : fed[1]->name;
+        const std::string tgt_value = one_pass ? one_pass->decoder_input : out.tgt_input;
+        Lowering::InputSide tgt = low.input_side(tgt_value, g.shape(tgt_value)[1]);
+        if (one_pass) {
+            f.decoding = format::Decoding::one_pass;
+            f.label_len = one_pass->label_len;
+            f.horizon = one_pass->horizon;
+            f.placeholder = format::Placeholder::zeros;
+            out.label_len = one_pass->label_len;
+            for (const char* key : {"decoding", "label_len", "horizon", "placeholder"}) state(key);
+        }
         out.block_outputs.emplace_back("decoder input", tgt.value);
         last = low.stack_residual(low.stack(tgt.value, "transformer.decoder.", &memory, &dec_layers), tgt.value,
                                   &decoder_residual);
@@ -516,6 +592,7 @@ LoweredForecaster lower_forecaster(const onnx::Model& original, const onnx::Fold
     }
     low.put_linear(head_module, *gen);
     y = forward_over_layout(g, y);
+    if (one_pass) y = last_rows(g, y, one_pass->horizon);
     out.output = folded.model.graph.outputs[0].name;
     if (y != out.output)
         throw ToolError("the forecaster's output Linear " + gen->node + " is followed by " +

@@ -18,6 +18,9 @@ struct LoweredForecaster {
     tools::ConvertConfig facts;
     std::vector<std::string> stated;   // the keys of `facts` the graph set
     std::string src_input, tgt_input;  // the graph's inputs (tgt empty for an encoder-only model)
+    // One-pass decoding from one input: the decoder reads the input's last label_len rows and zero rows after
+    // them (the proof builds that decoder input as the graph does).
+    int64_t label_len = 0;
     std::string output;
     // The position table the graph holds is only the rows the export ran (a fixed-axes export folds the slice of
     // a longer table): its row count is no limit the model had, and a config may state a longer one.

@@ -104,6 +104,10 @@ ConvertConfig merge(ConvertConfig c, const LoweredForecaster& low, const std::st
             }
             c.stated.insert(key);
         }
+        if (key == "decoding") take_fact(c, "decoding", &ConvertConfig::decoding, f, path);
+        if (key == "label_len") take_fact(c, "label_len", &ConvertConfig::label_len, f, path);
+        if (key == "horizon") take_fact(c, "horizon", &ConvertConfig::horizon, f, path);
+        if (key == "placeholder") take_fact(c, "placeholder", &ConvertConfig::placeholder, f, path);
         if (key == "embed_scale") take_fact(c, "embed_scale", &ConvertConfig::embed_scale, f, path);
     }
     for (const auto& [k, v] : f.described) {
@@ -161,6 +165,14 @@ OnnxImport import_onnx(const tools::ConvertOptions& options) {
     const onnx::Values result = onnx::run_graph(m, values);
     out.src = table_of(values.at(low.src_input));
     if (!low.tgt_input.empty()) out.tgt = table_of(values.at(low.tgt_input));
+    if (config.decoding == format::Decoding::one_pass && low.tgt_input.empty()) {
+        // The decoder input the graph builds: the last label_len rows, then the horizon's zero rows.
+        out.tgt.cols = out.src.cols;
+        out.tgt.rows = static_cast<size_t>(low.label_len + *config.horizon);
+        out.tgt.values.assign(out.src.values.end() - static_cast<std::ptrdiff_t>(low.label_len * out.src.cols),
+                              out.src.values.end());
+        out.tgt.values.resize(out.tgt.rows * out.tgt.cols, 0.0f);
+    }
     const onnx::Tensor& y = result.at(low.output);
     out.want.cols = config.n_outputs.value_or(y.shape.back());
     if (y.shape.size() == 3) out.want.cols = static_cast<size_t>(y.shape.back());
