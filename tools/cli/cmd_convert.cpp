@@ -117,7 +117,8 @@ int convert_onnx_graph(tools::ConvertOptions options, const tools::CheckFiles& c
     std::snprintf(proof_line, sizeof proof_line,
                   "proof: the lowered model reproduces the ONNX graph (host reference evaluator, %zu-row input): max "
                   "difference %.3g (tolerance %.3g)",
-                  imported.src.rows, graph.max_diff, graph.tolerance);
+                  imported.tokens.empty() ? imported.src.rows : imported.tokens.size(), graph.max_diff,
+                  graph.tolerance);
     std::string check_line;
     options.proof = graph;
     tools::CheckPair pair;

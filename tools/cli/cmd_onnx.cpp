@@ -11,7 +11,7 @@
 #include "tools/onnx/onnx_eval.h"
 #include "tools/onnx/onnx_fold.h"
 #include "tools/onnx/onnx_reader.h"
-#include "tools/onnx_import/forecaster_lowering.h"
+#include "tools/onnx_import/lower_graph.h"
 
 namespace ax::cli {
 
@@ -173,10 +173,11 @@ int cmd_inspect_onnx(const Argv& argv_in) {
     }
     // Whether the graph lowers onto the forecaster's blocks, and if not, the first thing that stops it.
     try {
-        const onnx_import::LoweredForecaster low = onnx_import::lower_forecaster(m, folded);
-        std::printf("convert:  lowers onto the forecaster's blocks (auspex convert %s -o model.axm)\n", path.c_str());
+        const onnx_import::LoweredGraph low = onnx_import::lower_graph(m, folded);
+        std::printf("convert:  lowers onto the %s's blocks (auspex convert %s -o model.axm)\n",
+                    format::enum_name(low.family), path.c_str());
     } catch (const tools::ToolError& e) {
-        std::printf("convert:  does not lower onto the forecaster's blocks: %s\n", e.what());
+        std::printf("convert:  does not lower onto a family's blocks: %s\n", e.what());
     }
     return 0;
 }

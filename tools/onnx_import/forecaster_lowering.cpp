@@ -84,8 +84,8 @@ std::string describe_value(const GraphView& g, const std::string& v) {
 
 }  // namespace
 
-LoweredForecaster lower_forecaster(const onnx::Model& original, const onnx::FoldedGraph& folded) {
-    LoweredForecaster out;
+LoweredGraph lower_forecaster(const onnx::Model& original, const onnx::FoldedGraph& folded) {
+    LoweredGraph out;
     GraphView g(folded);
     StackLowering low{g, original, out.tensors, out.notes, out.block_outputs, {}, {}, {}};
     const std::vector<onnx::ValueInfo>& inputs = folded.model.graph.inputs;

@@ -6,18 +6,22 @@
 #include <string>
 #include <vector>
 
+#include "runtime/format.h"
 #include "tools/checkpoint/checkpoint.h"
 #include "tools/import/convert_config.h"
 #include "tools/onnx/onnx_fold.h"
 
 namespace ax::onnx_import {
 
-struct LoweredForecaster {
+// What a family's lowering gives: the tensors under a checkpoint's module names and the config facts the graph
+// shows, for that family's checkpoint importer.
+struct LoweredGraph {
+    format::Family family = format::Family::forecaster;
     tools::TensorMap tensors;
     // What the graph shows, as config statements; the user's config adds what it cannot show.
     tools::ConvertConfig facts;
     std::vector<std::string> stated;   // the keys of `facts` the graph set
-    std::string src_input, tgt_input;  // the graph's inputs (tgt empty for an encoder-only model)
+    std::string src_input, tgt_input;  // the graph's inputs (tgt empty for an encoder-only model, a classifier)
     // One-pass decoding from one input: the decoder reads the input's last label_len rows and zero rows after
     // them (the proof builds that decoder input as the graph does).
     int64_t label_len = 0;
@@ -32,6 +36,6 @@ struct LoweredForecaster {
     std::vector<std::pair<std::string, std::string>> block_outputs;
 };
 
-LoweredForecaster lower_forecaster(const onnx::Model& original, const onnx::FoldedGraph& folded);
+LoweredGraph lower_forecaster(const onnx::Model& original, const onnx::FoldedGraph& folded);
 
 }  // namespace ax::onnx_import

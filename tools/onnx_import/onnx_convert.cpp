@@ -8,7 +8,8 @@
 #include "tools/onnx/onnx_eval.h"
 #include "tools/onnx/onnx_fold.h"
 #include "tools/onnx/onnx_reader.h"
-#include "tools/onnx_import/forecaster_lowering.h"
+#include "tools/onnx_import/classifier_lowering.h"
+#include "tools/onnx_import/lower_graph.h"
 #include "tools/text/json.h"
 
 namespace ax::onnx_import {
@@ -23,7 +24,7 @@ constexpr int64_t kProofRows = 8;
 constexpr int64_t kProofTargetRows = 5;
 
 // The user's config with "arch" and "nhead" filled from the graph when it leaves them out (the graph shows them).
-ConvertConfig read_user_config(const std::string& path, int64_t heads) {
+ConvertConfig read_user_config(const std::string& path, int64_t heads, format::Family family) {
     std::vector<std::pair<std::string, tools::JsonValue>> members;
     if (!path.empty()) members = tools::parse_json_file(path).as_object(path);
     bool arch = false, nhead = false;
@@ -34,16 +35,16 @@ ConvertConfig read_user_config(const std::string& path, int64_t heads) {
     ConvertConfig c = tools::parse_convert_config(
         [&] {
             auto all = members;
-            if (!arch) all.emplace_back("arch", tools::JsonValue::make_string("forecaster"));
+            if (!arch) all.emplace_back("arch", tools::JsonValue::make_string(format::enum_name(family)));
             if (!nhead) all.emplace_back("nhead", tools::JsonValue::make_number(static_cast<double>(heads)));
             return tools::JsonValue::make_object(all);
         }(),
         path.empty() ? std::string("the ONNX conversion's config") : path);
     if (!arch) c.stated.erase("arch");
     if (!nhead) c.stated.erase("nhead");
-    if (c.arch != format::Family::forecaster)
-        throw ToolError(path + ": \"arch\" is \"" + std::string(format::enum_name(c.arch)) +
-                        "\"; converting an ONNX graph lowers forecasters");
+    if (c.arch != family)
+        throw ToolError(path + ": \"arch\" is \"" + std::string(format::enum_name(c.arch)) + "\", the graph is a " +
+                        format::enum_name(family) + "'s (converting an ONNX graph lowers forecasters and classifiers)");
     return c;
 }
 
@@ -57,7 +58,7 @@ void take_fact(ConvertConfig& c, const char* key, T ConvertConfig::*field, const
     c.stated.insert(key);
 }
 
-ConvertConfig merge(ConvertConfig c, const LoweredForecaster& low, const std::string& path,
+ConvertConfig merge(ConvertConfig c, const LoweredGraph& low, const std::string& path,
                     std::vector<std::string>* notes) {
     const ConvertConfig& f = low.facts;
     for (const std::string& key : low.stated) {
@@ -104,6 +105,15 @@ ConvertConfig merge(ConvertConfig c, const LoweredForecaster& low, const std::st
             }
             c.stated.insert(key);
         }
+        if (key == "pad_id") {
+            if (c.pad_id)
+                throw ToolError(path +
+                                ": \"pad_id\" masks padding ids, and the graph masks none (its attention "
+                                "and pooling read every id): remove the key");
+            c.stated.insert(key);
+        }
+        if (key == "pooling") take_fact(c, "pooling", &ConvertConfig::pooling, f, path);
+        if (key == "output_activation") take_fact(c, "output_activation", &ConvertConfig::output_activation, f, path);
         if (key == "decoding") take_fact(c, "decoding", &ConvertConfig::decoding, f, path);
         if (key == "label_len") take_fact(c, "label_len", &ConvertConfig::label_len, f, path);
         if (key == "horizon") take_fact(c, "horizon", &ConvertConfig::horizon, f, path);
@@ -143,27 +153,37 @@ OnnxImport import_onnx(const tools::ConvertOptions& options) {
         if (const tools::JsonValue* h = root.find("horizon")) horizon = h->as_int("horizon", 1, 1 << 20);
     }
     const std::vector<const onnx::ValueInfo*> fed = m.fed_inputs();
+    const bool tokens = reads_token_ids(m);
     for (size_t i = 0; i < fed.size() && i < 2; ++i)
-        if (fed[i]->dims.size() == 3 && fed[i]->dims[1].value < 0 && !fed[i]->dims[1].param.empty())
+        if (fed[i]->dims.size() == (tokens ? 2u : 3u) && fed[i]->dims[1].value < 0 && !fed[i]->dims[1].param.empty())
             dims[fed[i]->dims[1].param] = i == 0 ? window.value_or(kProofRows) : horizon.value_or(kProofTargetRows);
     for (size_t i = 0; i < fed.size(); ++i)
         if (!fed[i]->dims.empty() && fed[i]->dims[0].value < 0 && !fed[i]->dims[0].param.empty())
             dims[fed[i]->dims[0].param] = 1;
     const onnx::Shapes shapes = onnx::input_shapes(m, dims, kProofRows);
     const onnx::FoldedGraph folded = onnx::fold_graph(m, shapes);
-    const LoweredForecaster low = lower_forecaster(m, folded);
+    const LoweredGraph low = lower_graph(m, folded);
     std::vector<std::string> notes = low.notes;
     ConvertConfig config =
-        merge(read_user_config(options.config_path, low.facts.nhead), low, options.config_path, &notes);
+        merge(read_user_config(options.config_path, low.facts.nhead, low.family), low, options.config_path, &notes);
 
     OnnxImport out;
     out.model = tools::import_model(low.tensors, config);
     out.model.notes.insert(out.model.notes.begin(), notes.begin(), notes.end());
-    // The proof's inputs: deterministic values of the folded shapes, the graph's output for them.
+    // The proof's inputs: deterministic values of the folded shapes (token ids spread over the vocabulary), the
+    // graph's output for them.
     onnx::Values values;
     for (const onnx::ValueInfo* v : fed) values[v->name] = onnx::probe_tensor(*v, shapes.at(v->name));
+    if (tokens) {
+        onnx::Tensor& ids = values.at(low.src_input);
+        const int64_t vocab = low.tensors.at("embedding.weight").shape[0];
+        for (size_t k = 0; k < ids.i.size(); ++k) {
+            ids.i[k] = static_cast<int64_t>((7 * k + 3) % static_cast<size_t>(vocab));
+            out.tokens.push_back(static_cast<int32_t>(ids.i[k]));
+        }
+    }
     const onnx::Values result = onnx::run_graph(m, values);
-    out.src = table_of(values.at(low.src_input));
+    if (!tokens) out.src = table_of(values.at(low.src_input));
     if (!low.tgt_input.empty()) out.tgt = table_of(values.at(low.tgt_input));
     if (config.decoding == format::Decoding::one_pass && low.tgt_input.empty()) {
         // The decoder input the graph builds: the last label_len rows, then the horizon's zero rows.
@@ -174,7 +194,8 @@ OnnxImport import_onnx(const tools::ConvertOptions& options) {
         out.tgt.values.resize(out.tgt.rows * out.tgt.cols, 0.0f);
     }
     const onnx::Tensor& y = result.at(low.output);
-    out.want.cols = config.n_outputs.value_or(y.shape.back());
+    out.want.cols =
+        tokens ? static_cast<size_t>(y.shape.back()) : static_cast<size_t>(config.n_outputs.value_or(y.shape.back()));
     if (y.shape.size() == 3) out.want.cols = static_cast<size_t>(y.shape.back());
     out.want.rows = y.size() / out.want.cols;
     out.want.values = y.f;
@@ -183,7 +204,8 @@ OnnxImport import_onnx(const tools::ConvertOptions& options) {
 
 tools::ConversionProof prove_against_graph(const OnnxImport& imported, const std::string& model_path) {
     tools::CheckPair pair;
-    pair.family = format::Family::forecaster;
+    pair.family = imported.model.family;
+    if (!imported.tokens.empty()) pair.src_tokens = {imported.tokens};
     pair.src = imported.src;
     pair.tgt = imported.tgt;
     pair.want = imported.want;
@@ -191,7 +213,8 @@ tools::ConversionProof prove_against_graph(const OnnxImport& imported, const std
     const tools::CheckResult r = tools::check_model(imported.model, pair);
     if (!r.passed)
         throw ToolError("the lowered model does not reproduce the ONNX graph " + model_path + " on the proof's " +
-                        std::to_string(imported.src.rows) + "-row input: " + tools::describe_difference(r) +
+                        std::to_string(imported.tokens.empty() ? imported.src.rows : imported.tokens.size()) +
+                        "-row input: " + tools::describe_difference(r) +
                         "; the graph computes something the forecaster's blocks do not (report the model); nothing "
                         "written");
     return tools::ConversionProof{true, r.max_diff, r.tolerance, model_path};

@@ -19,6 +19,7 @@ namespace ax::onnx_import {
 struct OnnxImport {
     tools::AxmModel model;
     tools::Table src, tgt, want;  // the proof's inputs and the graph's output for them
+    std::vector<int32_t> tokens;  // a token family's proof input
 };
 OnnxImport import_onnx(const tools::ConvertOptions& options);
 

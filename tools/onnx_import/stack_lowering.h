@@ -282,6 +282,7 @@ struct StackLowering {
     struct InputSide {
         std::string value;
         Linear embed;
+        HostTensor tokens;  // a token family's embedding table [vocab, d_model] (Gather by the ids)
         double scale = 1.0;
         std::optional<HostTensor> table;
         bool sinusoidal = false;
@@ -303,6 +304,31 @@ struct StackLowering {
         s.embed = *l;
         s.value = l->output;
         return after_embedding(s, rows, l->weight.shape[0]);
+    }
+
+    // The input block of a token family: Gather of a constant table [vocab, d_model] by the graph's ids, then
+    // what follows an embedding.
+    InputSide token_side(const std::string& input, int64_t rows) {
+        InputSide s;
+        for (size_t r : g.consumers(input)) {
+            const onnx::Node& n = g.node(r);
+            if (g.explained(r) || n.op_type != "Gather" || n.inputs.size() != 2 || n.inputs[1] != input ||
+                int_attribute(n, "axis", 0) != 0)
+                continue;
+            const onnx::Tensor* table = g.constant(n.inputs[0]);
+            if (!table || !table->is_float() || table->shape.size() != 2) continue;
+            s.tokens.shape = table->shape;
+            s.tokens.data = table->f;
+            s.tokens.source_dtype = "float32";
+            s.value = n.outputs[0];
+            g.explain(r);
+            return after_embedding(s, rows, table->shape[1]);
+        }
+        throw ToolError(
+            "graph input " + input + " (token ids) is read by " +
+            (g.consumers(input).empty() ? std::string("nothing") : g.node(g.consumers(input)[0]).describe()) +
+            ", which no block explains: the input block of a token model this converter lowers starts "
+            "with a Gather of an embedding table [vocab, d_model] by the ids; nothing was converted");
     }
 
     // What follows an embedding: an optional scalar scale, then an optional constant position table (or one
@@ -345,9 +371,9 @@ struct StackLowering {
                 for (int64_t j = 0; j < d; ++j)
                     s.embed.bias.data[static_cast<size_t>(j)] += t->f[static_cast<size_t>(j)];
                 notes.push_back(a.describe() +
-                                    " adds one constant row to every row (a position table indexed by the batch gives "
-                                    "every row PE(0)): added to the input Linear's bias " +
-                                    s.embed.node);
+                                " adds one constant row to every row (a position table indexed by the batch gives "
+                                "every row PE(0)): added to the input Linear's bias " +
+                                s.embed.node);
                 g.explain((*readers)[0]);
                 s.value = a.outputs[0];
             }
