@@ -239,7 +239,8 @@ TEST_CASE(
 }
 
 TEST_CASE("onnx convert: an exported classifier and its state_dict convert to the same tensors and probabilities") {
-    for (const char* name : {"mean_softmax", "first_sigmoid"}) {
+    // first_padded: a key-padding mask the graph makes from the ids (tokens == 0), read as "pad_id": 0.
+    for (const char* name : {"mean_softmax", "first_sigmoid", "first_padded"}) {
         const std::string c = name;
         CAPTURE(c);
         auto path = [&](const std::string& ext) { return test::fixture_path("onnx_classifier/" + c + ext); };
@@ -279,4 +280,12 @@ TEST_CASE("onnx convert: an exported classifier and its state_dict convert to th
         MESSAGE(c << ": lowered vs the graph max difference " << proof.max_diff);
         CHECK(proof.max_diff < 1e-6);
     }
+}
+
+TEST_CASE("onnx convert: the proof refuses a classifier whose mean pools the padding the runtime leaves out") {
+    // The graph masks keys whose id is 0 but averages every row, pads included; the runtime's mean leaves pads out.
+    test::check_error(test::auspex("convert " + test::fixture_path("onnx_classifier/mean_over_pads.onnx") + " -o " +
+                                   (test::scratch_dir() / "mean_over_pads.axm").string()),
+                      1, "the lowered model does not reproduce the ONNX graph");
+    CHECK(!std::filesystem::exists(test::scratch_dir() / "mean_over_pads.axm"));
 }

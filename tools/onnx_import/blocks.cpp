@@ -422,6 +422,66 @@ bool einsum_is(const onnx::Node& n, bool scores) {
     return a[3] == b[2] && o[2] == a[2] && o[3] == b[3] && a[3] != b[3];
 }
 
+// Walks back from a boolean value over layout ops, Expand and Cast to Equal(a graph input, one constant id):
+// which keys are padding. The id into *pad_id, the nodes into *nodes.
+bool pad_condition(const GraphView& g, std::string value, int64_t* pad_id, std::vector<size_t>* nodes) {
+    std::vector<size_t> walked;
+    for (int hops = 0; hops < 16; ++hops) {
+        const int p = g.producer(value);
+        if (p < 0) return false;
+        const onnx::Node& n = g.node(static_cast<size_t>(p));
+        walked.push_back(static_cast<size_t>(p));
+        if (is_layout(n.op_type) || n.op_type == "Expand" || n.op_type == "Cast") {
+            if (n.inputs.empty()) return false;
+            value = n.inputs[0];
+            continue;
+        }
+        double id = 0;
+        if (n.op_type != "Equal" || n.inputs.size() != 2) return false;
+        const bool first_fed = g.producer(n.inputs[0]) < 0 && !g.constant(n.inputs[0]);
+        const bool second_fed = g.producer(n.inputs[1]) < 0 && !g.constant(n.inputs[1]);
+        if (!((first_fed && g.scalar(n.inputs[1], &id)) || (second_fed && g.scalar(n.inputs[0], &id)))) return false;
+        if (id < 0 || id != static_cast<double>(static_cast<int64_t>(id))) return false;
+        *pad_id = static_cast<int64_t>(id);
+        nodes->insert(nodes->end(), walked.begin(), walked.end());
+        return true;
+    }
+    return false;
+}
+
+// An additive key-padding mask: Where(pad keys, -inf or a large negative, 0), through layout ops and Mul by 1
+// (torch's baddbmm), from pad_condition.
+bool padding_mask(const GraphView& g, std::string value, int64_t* pad_id, std::vector<size_t>* nodes) {
+    std::vector<size_t> walked;
+    for (int hops = 0; hops < 8; ++hops) {
+        const int p = g.producer(value);
+        if (p < 0) return false;
+        const onnx::Node& n = g.node(static_cast<size_t>(p));
+        walked.push_back(static_cast<size_t>(p));
+        double k = 0;
+        if ((is_layout(n.op_type) || n.op_type == "Expand") && !n.inputs.empty()) {
+            value = n.inputs[0];
+        } else if (n.op_type == "Mul" && n.inputs.size() == 2 && g.scalar(n.inputs[1], &k) && k == 1.0) {
+            value = n.inputs[0];
+        } else if (n.op_type == "Where" && n.inputs.size() == 3) {
+            // Constants of any shape: every value of the masked branch -inf (or below -1e9), of the other 0.
+            const onnx::Tensor* yes = g.constant(n.inputs[1]);
+            const onnx::Tensor* no = g.constant(n.inputs[2]);
+            if (!yes || !no || yes->size() == 0 || no->size() == 0) return false;
+            for (size_t i = 0; i < yes->size(); ++i)
+                if (!(yes->real(i) <= -1e9)) return false;
+            for (size_t i = 0; i < no->size(); ++i)
+                if (no->real(i) != 0.0) return false;
+            if (!pad_condition(g, n.inputs[0], pad_id, nodes)) return false;
+            nodes->insert(nodes->end(), walked.begin(), walked.end());
+            return true;
+        } else {
+            return false;
+        }
+    }
+    return false;
+}
+
 MaskKind classify_mask(const std::vector<float>& m, int64_t lq, int64_t lk, bool* ok) {
     bool zero = true, causal = true;
     for (int64_t i = 0; i < lq; ++i)
@@ -481,6 +541,23 @@ Attention attention_at(GraphView& g, size_t softmax) {
             for (size_t q = 0; q < mask.size(); ++q)
                 if ((cond->integer(q) != 0) == fill_true) mask[q] = static_cast<float>(fill->real(0));
             s = n.inputs[fill_true ? 2 : 1];
+        } else if (n.op_type == "Add" && n.inputs.size() == 2 && !g.constant(n.inputs[0]) && !g.constant(n.inputs[1]) &&
+                   a.pad_id < 0) {
+            // A key-padding mask made from the ids: -inf (or a large negative) where a key is the pad id.
+            int which = -1;
+            for (int side = 0; side < 2 && which < 0; ++side)
+                if (padding_mask(g, n.inputs[static_cast<size_t>(side)], &a.pad_id, &a.nodes)) which = side;
+            if (which < 0) break;
+            s = n.inputs[static_cast<size_t>(1 - which)];
+        } else if (n.op_type == "Where" && n.inputs.size() == 3 && a.pad_id < 0 &&
+                   (g.constant(n.inputs[1]) != nullptr) != (g.constant(n.inputs[2]) != nullptr)) {
+            // masked_fill(key is pad, -inf) written by hand.
+            const bool fill_true = g.constant(n.inputs[1]) != nullptr;
+            double fill = 0;
+            if (!g.scalar(n.inputs[fill_true ? 1 : 2], &fill) || !fill_true || !(fill <= -1e9) ||
+                !pad_condition(g, n.inputs[0], &a.pad_id, &a.nodes))
+                break;
+            s = n.inputs[2];
         } else {
             break;
         }

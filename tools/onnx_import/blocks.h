@@ -56,6 +56,7 @@ struct Attention {
     Linear out;
     int64_t head_dim = 0;
     MaskKind mask = MaskKind::none;
+    int64_t pad_id = -1;        // keys whose id is this are masked (a key-padding mask made from the ids), or -1
     std::string output;         // the attention's result in the model's layout (one head's, when `concat` is set)
     int concat = -1;            // one head of several written apart: the Concat joining them (join_heads)
     std::string softmax;        // the Softmax node's name, for messages

@@ -18,7 +18,8 @@ LoweredGraph lower_classifier(const onnx::Model& original, const onnx::FoldedGra
         throw ToolError("a classifier's graph reads one input of token ids [batch, length] and gives one output");
     for (const onnx::Node& n : g.graph().nodes)
         if (n.inputs.empty() || n.inputs[0].empty() || n.outputs.empty() || n.outputs[0].empty())
-            throw ToolError(n.describe() + " reads or writes nothing a classifier's block would: nothing was converted");
+            throw ToolError(n.describe() +
+                            " reads or writes nothing a classifier's block would: nothing was converted");
     // Every Softmax but the output activation's is an attention's (its weights multiply values).
     for (size_t i = 0; i < g.graph().nodes.size(); ++i) {
         if (g.node(i).op_type != "Softmax") continue;
@@ -95,7 +96,7 @@ LoweredGraph lower_classifier(const onnx::Model& original, const onnx::FoldedGra
 
     low.put("embedding.weight", src.tokens);
     // Positions: a sinusoidal table is computed by the runtime (its rows are the limit); a learned one is stored.
-    f.positional_encoding = !src.table        ? format::PositionalEncoding::none
+    f.positional_encoding = !src.table       ? format::PositionalEncoding::none
                             : src.sinusoidal ? format::PositionalEncoding::sinusoidal
                                              : format::PositionalEncoding::learned;
     state("positional_encoding");
@@ -111,7 +112,9 @@ LoweredGraph lower_classifier(const onnx::Model& original, const onnx::FoldedGra
     }
     f.embed_scale = src.scale;
     state("embed_scale");
-    state("pad_id");  // no padding mask in the graph: every id is attended to and pooled
+    // The padding mask the graph builds from the ids (none: every id is attended to and pooled).
+    if (low.facts.pad_id >= 0) f.pad_id = low.facts.pad_id;
+    state("pad_id");
     f.nhead = low.facts.heads;
     f.norm_first = low.facts.norm_first;
     f.activation = low.facts.activation;

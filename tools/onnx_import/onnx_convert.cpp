@@ -106,10 +106,12 @@ ConvertConfig merge(ConvertConfig c, const LoweredGraph& low, const std::string&
             c.stated.insert(key);
         }
         if (key == "pad_id") {
-            if (c.pad_id)
-                throw ToolError(path +
-                                ": \"pad_id\" masks padding ids, and the graph masks none (its attention "
-                                "and pooling read every id): remove the key");
+            if (c.pad_id && c.pad_id != f.pad_id)
+                throw ToolError(path + ": \"pad_id\" contradicts the graph, which " +
+                                (f.pad_id ? "masks the keys of id " + std::to_string(*f.pad_id)
+                                          : std::string("masks no padding (its attention reads every id)")) +
+                                ": remove the key");
+            c.pad_id = f.pad_id;
             c.stated.insert(key);
         }
         if (key == "pooling") take_fact(c, "pooling", &ConvertConfig::pooling, f, path);
@@ -179,6 +181,9 @@ OnnxImport import_onnx(const tools::ConvertOptions& options) {
         const int64_t vocab = low.tensors.at("embedding.weight").shape[0];
         for (size_t k = 0; k < ids.i.size(); ++k) {
             ids.i[k] = static_cast<int64_t>((7 * k + 3) % static_cast<size_t>(vocab));
+            // A model that masks padding gets its last two ids as padding (the first stays a real id).
+            if (config.pad_id && k > 0 && k + 2 >= ids.i.size()) ids.i[k] = *config.pad_id;
+            if (config.pad_id && k + 2 < ids.i.size() && ids.i[k] == *config.pad_id) ids.i[k] = (ids.i[k] + 1) % vocab;
             out.tokens.push_back(static_cast<int32_t>(ids.i[k]));
         }
     }
@@ -214,9 +219,9 @@ tools::ConversionProof prove_against_graph(const OnnxImport& imported, const std
     if (!r.passed)
         throw ToolError("the lowered model does not reproduce the ONNX graph " + model_path + " on the proof's " +
                         std::to_string(imported.tokens.empty() ? imported.src.rows : imported.tokens.size()) +
-                        "-row input: " + tools::describe_difference(r) +
-                        "; the graph computes something the forecaster's blocks do not (report the model); nothing "
-                        "written");
+                        "-row input: " + tools::describe_difference(r) + "; the graph computes something the " +
+                        std::string(format::enum_name(imported.model.family)) +
+                        "'s blocks do not (report the model); nothing written");
     return tools::ConversionProof{true, r.max_diff, r.tolerance, model_path};
 }
 

@@ -31,6 +31,7 @@ struct StackFacts {
     int64_t heads = 0;
     MaskKind encoder_mask = MaskKind::none, decoder_mask = MaskKind::causal, memory_mask = MaskKind::none;
     bool decoder_seen = false;
+    int64_t pad_id = -1;  // the encoder's keys are masked where the id is this (-1: no padding mask)
 };
 
 struct StackLowering {
@@ -199,15 +200,18 @@ struct StackLowering {
     }
 
     void record_encoder_mask(const Attention& a, const std::string& name) {
-        if (name != "encoder layer 0" && a.mask != facts.encoder_mask)
+        if (name != "encoder layer 0" && (a.mask != facts.encoder_mask || a.pad_id != facts.pad_id))
             throw ToolError(name + "'s attention mask differs from the first layer's (" + a.softmax + ")");
         facts.encoder_mask = a.mask;
+        facts.pad_id = a.pad_id;
     }
 
     void record_decoder_masks(const Attention& self, const Attention& cross, const std::string& name) {
         if (facts.decoder_seen && (self.mask != facts.decoder_mask || cross.mask != facts.memory_mask))
             throw ToolError(name + "'s attention masks differ from the first decoder layer's (" + self.softmax + ", " +
                             cross.softmax + ")");
+        if (self.pad_id >= 0 || cross.pad_id >= 0)
+            throw ToolError(self.softmax + ": a decoder's padding mask is not lowered");
         if (cross.mask != MaskKind::none)
             throw ToolError(cross.softmax +
                             ": the decoder's attention over the encoder's rows is masked; auspex lowers a memory "
