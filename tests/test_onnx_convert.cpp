@@ -31,7 +31,8 @@ struct Case {
 };
 const Case kCases[] = {{"post_relu_sin", true},         {"pre_gelu_learned", true},  {"post_gelu_nofold", true},
                        {"encoder_flatten", false},      {"encoder_last_row", false}, {"encoder_flatten_op15", false},
-                       {"encoder_last_row_op16", false}};
+                       {"encoder_last_row_op16", false},
+                       {"encoder_last_row_f64", false}};
 
 std::string path_of(const std::string& name, const std::string& ext) {
     return test::fixture_path("onnx_convert/" + name + ext);
