@@ -29,10 +29,10 @@ struct Case {
     const char* name;
     bool decoder;
 };
-const Case kCases[] = {{"post_relu_sin", true},         {"pre_gelu_learned", true},  {"post_gelu_nofold", true},
-                       {"encoder_flatten", false},      {"encoder_last_row", false}, {"encoder_flatten_op15", false},
-                       {"encoder_last_row_op16", false},
-                       {"encoder_last_row_f64", false}};
+const Case kCases[] = {{"post_relu_sin", true},          {"pre_gelu_learned", true},
+                       {"post_gelu_nofold", true},       {"encoder_flatten", false},
+                       {"encoder_last_row", false},      {"encoder_flatten_op15", false},
+                       {"encoder_last_row_op16", false}, {"encoder_last_row_f64", false}};
 
 std::string path_of(const std::string& name, const std::string& ext) {
     return test::fixture_path("onnx_convert/" + name + ext);
@@ -289,4 +289,31 @@ TEST_CASE("onnx convert: the proof refuses a classifier whose mean pools the pad
                                    (test::scratch_dir() / "mean_over_pads.axm").string()),
                       1, "the lowered model does not reproduce the ONNX graph");
     CHECK(!std::filesystem::exists(test::scratch_dir() / "mean_over_pads.axm"));
+}
+
+TEST_CASE("cli: a converted ONNX graph is a model like any other: int8, external data, header") {
+    const std::string dir = test::scratch_dir().string();
+    // Weights in an external data file beside the model.
+    test::Result r =
+        test::auspex("convert " + test::fixture_path("onnx/external/model.onnx") + " -o " + dir + "/onnx_external.axm");
+    INFO(r.output);
+    CHECK(r.exit_code == 0);
+    CHECK(r.output.find("proof: the lowered model reproduces the ONNX graph") != std::string::npos);
+    // int8 weights and caches: the proof runs on the float32 model, the file is int8 and forecasts.
+    const std::string q = dir + "/onnx_int8.axm";
+    r = test::auspex("convert " + quirk("decoder_unmasked", "model.onnx") + " --config " +
+                     quirk("decoder_unmasked", "config.json") + " --dtype int8 --kv-cache int8 -o " + q);
+    CHECK(r.exit_code == 0);
+    CHECK(r.output.find("weights int8, int8 kv cache") != std::string::npos);
+    const std::string forecast = dir + "/onnx_int8_forecast.csv";
+    r = test::auspex("forecast " + q + " --input " + quirk("decoder_unmasked", "history.csv") + " --horizon 6 -o " +
+                     forecast);
+    CHECK(r.exit_code == 0);
+    const tools::Table got = tools::read_csv(forecast),
+                       want = tools::read_csv(quirk("decoder_unmasked", "forecast.csv"));
+    const double diff = test::max_abs_error(got.values, want.values);
+    MESSAGE("int8 forecast of the ONNX-converted decoder_unmasked vs PyTorch's loop: max difference " << diff);
+    CHECK(diff < 0.05);
+    r = test::auspex("header " + q + " -o " + dir + "/onnx_int8.h");
+    CHECK(r.exit_code == 0);
 }
