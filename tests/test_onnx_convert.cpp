@@ -317,3 +317,42 @@ TEST_CASE("cli: a converted ONNX graph is a model like any other: int8, external
     r = test::auspex("header " + q + " -o " + dir + "/onnx_int8.h");
     CHECK(r.exit_code == 0);
 }
+
+TEST_CASE("onnx convert: an exported translator and its state_dict convert to the same tensors and logits") {
+    auto path = [](const std::string& ext) { return test::fixture_path("onnx_classifier/translator" + ext); };
+    tools::ConvertOptions from_pt;
+    from_pt.checkpoint_path = path(".pt");
+    const tools::AxmModel pt =
+        tools::import_model(tools::read_model_tensors(from_pt), tools::read_convert_config(path(".json")));
+    tools::ConvertOptions from_onnx;
+    from_onnx.checkpoint_path = path(".onnx");
+    from_onnx.config_path = path(".onnx.json");
+    const onnx_import::OnnxImport ox = onnx_import::import_onnx(from_onnx);
+    CHECK(ox.model.family == format::Family::seq2seq);
+    REQUIRE(pt.tensors.size() == ox.model.tensors.size());
+    for (size_t i = 0; i < pt.tensors.size(); ++i) {
+        CHECK(pt.tensors[i].role == ox.model.tensors[i].role);
+        CHECK(pt.tensors[i].dims == ox.model.tensors[i].dims);
+        CHECK(pt.tensors[i].data == ox.model.tensors[i].data);
+    }
+    std::vector<std::pair<format::ConfigKey, uint32_t>> a, b;
+    for (const auto& kv : pt.config)
+        if (kv.first != format::ConfigKey::defaults) a.push_back(kv);
+    for (const auto& kv : ox.model.config)
+        if (kv.first != format::ConfigKey::defaults) b.push_back(kv);
+    std::sort(a.begin(), a.end());
+    std::sort(b.begin(), b.end());
+    CHECK(a == b);  // pad_id 1 read off the graph's padding masks
+    const tools::CheckPair pair = tools::read_check_pair(
+        tools::CheckFiles{path(".src.txt"), path(".tgt.txt"), path(".out.csv")}, format::Family::seq2seq);
+    const std::vector<float> from_checkpoint = run(tools::serialize_axm(pt), pair);
+    const std::vector<float> from_graph = run(tools::serialize_axm(ox.model), pair);
+    REQUIRE(from_checkpoint.size() == from_graph.size());
+    CHECK(std::memcmp(from_checkpoint.data(), from_graph.data(), from_graph.size() * sizeof(float)) == 0);
+    const tools::CheckResult r = tools::compare_outputs(from_graph, pair.want);
+    MESSAGE("translator: ONNX-lowered vs PyTorch max difference " << r.max_diff);
+    CHECK(r.max_diff < 1e-6);
+    const tools::ConversionProof proof = onnx_import::prove_against_graph(ox, from_onnx.checkpoint_path);
+    MESSAGE("translator: lowered vs the graph max difference " << proof.max_diff);
+    CHECK(proof.max_diff < 1e-6);
+}

@@ -6,7 +6,9 @@ namespace ax::onnx_import {
 
 bool reads_token_ids(const onnx::Model& m) {
     const std::vector<const onnx::ValueInfo*> fed = m.fed_inputs();
-    return fed.size() == 1 && onnx::is_integer_type(fed[0]->type) && fed[0]->dims.size() == 2;
+    bool ids = !fed.empty() && fed.size() <= 2;
+    for (const onnx::ValueInfo* v : fed) ids = ids && onnx::is_integer_type(v->type) && v->dims.size() == 2;
+    return ids;
 }
 
 LoweredGraph lower_classifier(const onnx::Model& original, const onnx::FoldedGraph& folded) {
@@ -14,7 +16,8 @@ LoweredGraph lower_classifier(const onnx::Model& original, const onnx::FoldedGra
     out.family = format::Family::classifier;
     GraphView g(folded);
     StackLowering low{g, original, out.tensors, out.notes, out.block_outputs, {}, {}, {}};
-    if (!reads_token_ids(folded.model) || folded.model.graph.outputs.size() != 1)
+    if (!reads_token_ids(folded.model) || folded.model.fed_inputs().size() != 1 ||
+        folded.model.graph.outputs.size() != 1)
         throw ToolError("a classifier's graph reads one input of token ids [batch, length] and gives one output");
     for (const onnx::Node& n : g.graph().nodes)
         if (n.inputs.empty() || n.inputs[0].empty() || n.outputs.empty() || n.outputs[0].empty())

@@ -8,7 +8,8 @@
 
 namespace ax::onnx_import {
 
-// True when the graph reads token ids (one integer input of rank 2): a token family's graph.
+// True when the graph reads token ids (one or two integer inputs of rank 2): a token family's graph (a classifier's
+// one input, a translator's two).
 bool reads_token_ids(const onnx::Model& m);
 
 LoweredGraph lower_classifier(const onnx::Model& original, const onnx::FoldedGraph& folded);

@@ -44,7 +44,8 @@ ConvertConfig read_user_config(const std::string& path, int64_t heads, format::F
     if (!nhead) c.stated.erase("nhead");
     if (c.arch != family)
         throw ToolError(path + ": \"arch\" is \"" + std::string(format::enum_name(c.arch)) + "\", the graph is a " +
-                        format::enum_name(family) + "'s (converting an ONNX graph lowers forecasters and classifiers)");
+                        format::enum_name(family) +
+                        "'s (converting an ONNX graph lowers forecasters, classifiers and translators)");
     return c;
 }
 
@@ -177,19 +178,27 @@ OnnxImport import_onnx(const tools::ConvertOptions& options) {
     onnx::Values values;
     for (const onnx::ValueInfo* v : fed) values[v->name] = onnx::probe_tensor(*v, shapes.at(v->name));
     if (tokens) {
-        onnx::Tensor& ids = values.at(low.src_input);
-        const int64_t vocab = low.tensors.at("embedding.weight").shape[0];
-        for (size_t k = 0; k < ids.i.size(); ++k) {
-            ids.i[k] = static_cast<int64_t>((7 * k + 3) % static_cast<size_t>(vocab));
-            // A model that masks padding gets its last two ids as padding (the first stays a real id).
-            if (config.pad_id && k > 0 && k + 2 >= ids.i.size()) ids.i[k] = *config.pad_id;
-            if (config.pad_id && k + 2 < ids.i.size() && ids.i[k] == *config.pad_id) ids.i[k] = (ids.i[k] + 1) % vocab;
-            out.tokens.push_back(static_cast<int32_t>(ids.i[k]));
+        // Ids spread over each side's vocabulary; a model that masks padding gets its last two source ids as
+        // padding (the first stays a real id).
+        for (const bool target : {false, true}) {
+            if (target && low.tgt_input.empty()) break;
+            onnx::Tensor& ids = values.at(target ? low.tgt_input : low.src_input);
+            const std::string table = low.family == format::Family::classifier ? "embedding.weight"
+                                      : target                                 ? "tgt_tok_emb.weight"
+                                                                               : "src_tok_emb.weight";
+            const int64_t vocab = low.tensors.at(table).shape[0];
+            std::vector<int32_t>& kept = target ? out.tgt_tokens : out.tokens;
+            for (size_t k = 0; k < ids.i.size(); ++k) {
+                ids.i[k] = static_cast<int64_t>((7 * k + (target ? 5 : 3)) % static_cast<size_t>(vocab));
+                if (config.pad_id && ids.i[k] == *config.pad_id) ids.i[k] = (ids.i[k] + 1) % vocab;
+                if (config.pad_id && !target && k > 0 && k + 2 >= ids.i.size()) ids.i[k] = *config.pad_id;
+                kept.push_back(static_cast<int32_t>(ids.i[k]));
+            }
         }
     }
     const onnx::Values result = onnx::run_graph(m, values);
     if (!tokens) out.src = table_of(values.at(low.src_input));
-    if (!low.tgt_input.empty()) out.tgt = table_of(values.at(low.tgt_input));
+    if (!tokens && !low.tgt_input.empty()) out.tgt = table_of(values.at(low.tgt_input));
     if (config.decoding == format::Decoding::one_pass && low.tgt_input.empty()) {
         // The decoder input the graph builds: the last label_len rows, then the horizon's zero rows.
         out.tgt.cols = out.src.cols;
@@ -211,6 +220,7 @@ tools::ConversionProof prove_against_graph(const OnnxImport& imported, const std
     tools::CheckPair pair;
     pair.family = imported.model.family;
     if (!imported.tokens.empty()) pair.src_tokens = {imported.tokens};
+    if (!imported.tgt_tokens.empty()) pair.tgt_tokens = {imported.tgt_tokens};
     pair.src = imported.src;
     pair.tgt = imported.tgt;
     pair.want = imported.want;

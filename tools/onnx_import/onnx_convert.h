@@ -18,8 +18,8 @@ namespace ax::onnx_import {
 // the proof's inputs, *pair_src/*pair_tgt those inputs (model units, one row per time step).
 struct OnnxImport {
     tools::AxmModel model;
-    tools::Table src, tgt, want;  // the proof's inputs and the graph's output for them
-    std::vector<int32_t> tokens;  // a token family's proof input
+    tools::Table src, tgt, want;              // the proof's inputs and the graph's output for them
+    std::vector<int32_t> tokens, tgt_tokens;  // a token family's proof inputs (a translator's target ids too)
 };
 OnnxImport import_onnx(const tools::ConvertOptions& options);
 

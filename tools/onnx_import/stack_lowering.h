@@ -210,8 +210,12 @@ struct StackLowering {
         if (facts.decoder_seen && (self.mask != facts.decoder_mask || cross.mask != facts.memory_mask))
             throw ToolError(name + "'s attention masks differ from the first decoder layer's (" + self.softmax + ", " +
                             cross.softmax + ")");
-        if (self.pad_id >= 0 || cross.pad_id >= 0)
-            throw ToolError(self.softmax + ": a decoder's padding mask is not lowered");
+        if (self.pad_id >= 0)
+            throw ToolError(self.softmax + ": a padding mask on the decoder's own rows is not lowered");
+        if (cross.pad_id >= 0 && cross.pad_id != facts.pad_id)
+            throw ToolError(cross.softmax +
+                            ": the decoder masks the encoder's rows by their ids otherwise than the encoder does "
+                            "(auspex masks the source's padding id in both)");
         if (cross.mask != MaskKind::none)
             throw ToolError(cross.softmax +
                             ": the decoder's attention over the encoder's rows is masked; auspex lowers a memory "
