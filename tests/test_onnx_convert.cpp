@@ -49,6 +49,49 @@ std::vector<float> run(const std::vector<uint8_t>& bytes, const tools::CheckPair
     return tools::run_check_inputs(*m, pair, best_kernels()).values;
 }
 
+// The same tensors (role, layer, shape, bytes) in the same order, and the same records but for the "defaults"
+// record (which keys the checkpoint's config left to defaults that the graph states).
+void check_same_model(const tools::AxmModel& pt, const tools::AxmModel& ox) {
+    CHECK(pt.family == ox.family);
+    REQUIRE(pt.tensors.size() == ox.tensors.size());
+    for (size_t i = 0; i < pt.tensors.size(); ++i) {
+        CAPTURE(pt.tensors[i].source_name);
+        CHECK(pt.tensors[i].role == ox.tensors[i].role);
+        CHECK(pt.tensors[i].layer == ox.tensors[i].layer);
+        CHECK(pt.tensors[i].dims == ox.tensors[i].dims);
+        CHECK(pt.tensors[i].data == ox.tensors[i].data);
+    }
+    auto records = [](const tools::AxmModel& m) {
+        std::vector<std::pair<format::ConfigKey, uint32_t>> r;
+        for (const auto& kv : m.config)
+            if (kv.first != format::ConfigKey::defaults) r.push_back(kv);
+        std::sort(r.begin(), r.end());
+        return r;
+    };
+    const auto want = records(pt), got = records(ox);
+    std::string diff;
+    for (const auto& kv : want)
+        if (std::find(got.begin(), got.end(), kv) == got.end())
+            diff += " checkpoint " + std::to_string(static_cast<int>(kv.first)) + "=" + std::to_string(kv.second);
+    for (const auto& kv : got)
+        if (std::find(want.begin(), want.end(), kv) == want.end())
+            diff += " onnx " + std::to_string(static_cast<int>(kv.first)) + "=" + std::to_string(kv.second);
+    CHECK_MESSAGE(want == got, "records differ:" << diff);
+}
+
+// Both models' outputs for the pair: the same bits; the graph's within `bound` of PyTorch's. Returns the latter.
+double check_same_outputs(const tools::AxmModel& pt, const tools::AxmModel& ox, const tools::CheckPair& pair,
+                          double bound) {
+    const std::vector<float> a = run(tools::serialize_axm(pt), pair);
+    const std::vector<float> b = run(tools::serialize_axm(ox), pair);
+    REQUIRE(a.size() == b.size());
+    CHECK(std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
+    const tools::CheckResult r = tools::compare_outputs(b, pair.want);
+    CHECK(r.passed);
+    CHECK(r.max_diff < bound);
+    return r.max_diff;
+}
+
 }  // namespace
 
 TEST_CASE("onnx convert: an exported forecaster and its state_dict convert to the same tensors and forecasts") {
@@ -66,42 +109,10 @@ TEST_CASE("onnx convert: an exported forecaster and its state_dict convert to th
             from_onnx.config_path = path_of(c.name, ".onnx.json");
         const onnx_import::OnnxImport ox = onnx_import::import_onnx(from_onnx);
 
-        // The same tensors (role, layer, shape, bytes) in the same order, and the same records but for the
-        // "defaults" record (which keys the checkpoint's config left to defaults the graph states).
-        REQUIRE(pt.tensors.size() == ox.model.tensors.size());
-        for (size_t i = 0; i < pt.tensors.size(); ++i) {
-            CAPTURE(pt.tensors[i].source_name);
-            CHECK(pt.tensors[i].role == ox.model.tensors[i].role);
-            CHECK(pt.tensors[i].layer == ox.model.tensors[i].layer);
-            CHECK(pt.tensors[i].dims == ox.model.tensors[i].dims);
-            CHECK(pt.tensors[i].data == ox.model.tensors[i].data);
-        }
-        auto records = [](const tools::AxmModel& m) {
-            std::vector<std::pair<format::ConfigKey, uint32_t>> r;
-            for (const auto& kv : m.config)
-                if (kv.first != format::ConfigKey::defaults) r.push_back(kv);
-            return r;
-        };
-        const auto want = records(pt), got = records(ox.model);
-        std::string diff;
-        for (const auto& kv : want)
-            if (std::find(got.begin(), got.end(), kv) == got.end())
-                diff += " checkpoint " + std::to_string(static_cast<int>(kv.first)) + "=" + std::to_string(kv.second);
-        for (const auto& kv : got)
-            if (std::find(want.begin(), want.end(), kv) == want.end())
-                diff += " onnx " + std::to_string(static_cast<int>(kv.first)) + "=" + std::to_string(kv.second);
-        CHECK_MESSAGE(want == got, "records differ:" << diff);
-
+        check_same_model(pt, ox.model);
         // Forecasts: bit for bit the same, and both PyTorch's within the conversion check's tolerance.
-        const tools::CheckPair pair = pytorch_pair(c);
-        const std::vector<float> a = run(tools::serialize_axm(pt), pair);
-        const std::vector<float> b = run(tools::serialize_axm(ox.model), pair);
-        REQUIRE(a.size() == b.size());
-        CHECK(std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
-        const tools::CheckResult r = tools::compare_outputs(b, pair.want);
-        MESSAGE(name << ": ONNX-lowered vs PyTorch max difference " << r.max_diff);
-        CHECK(r.passed);
-        CHECK(r.max_diff < 2e-6);
+        const double diff = check_same_outputs(pt, ox.model, pytorch_pair(c), 2e-6);
+        MESSAGE(name << ": ONNX-lowered vs PyTorch max difference " << diff);
 
         // The converter's own proof against the graph.
         const tools::ConversionProof proof = onnx_import::prove_against_graph(ox, from_onnx.checkpoint_path);
@@ -254,29 +265,11 @@ TEST_CASE("onnx convert: an exported classifier and its state_dict convert to th
         if (std::filesystem::exists(path(".onnx.json"))) from_onnx.config_path = path(".onnx.json");
         const onnx_import::OnnxImport ox = onnx_import::import_onnx(from_onnx);
         CHECK(ox.model.family == format::Family::classifier);
-        REQUIRE(pt.tensors.size() == ox.model.tensors.size());
-        for (size_t i = 0; i < pt.tensors.size(); ++i) {
-            CHECK(pt.tensors[i].role == ox.model.tensors[i].role);
-            CHECK(pt.tensors[i].dims == ox.model.tensors[i].dims);
-            CHECK(pt.tensors[i].data == ox.model.tensors[i].data);
-        }
-        std::vector<std::pair<format::ConfigKey, uint32_t>> a, b;
-        for (const auto& kv : pt.config)
-            if (kv.first != format::ConfigKey::defaults) a.push_back(kv);
-        for (const auto& kv : ox.model.config)
-            if (kv.first != format::ConfigKey::defaults) b.push_back(kv);
-        std::sort(a.begin(), a.end());
-        std::sort(b.begin(), b.end());
-        CHECK(a == b);
+        check_same_model(pt, ox.model);
         const tools::CheckPair pair = tools::read_check_pair(
             tools::CheckFiles{path(".tokens.txt"), "", path(".out.csv")}, format::Family::classifier);
-        const std::vector<float> from_checkpoint = run(tools::serialize_axm(pt), pair);
-        const std::vector<float> from_graph = run(tools::serialize_axm(ox.model), pair);
-        REQUIRE(from_checkpoint.size() == from_graph.size());
-        CHECK(std::memcmp(from_checkpoint.data(), from_graph.data(), from_graph.size() * sizeof(float)) == 0);
-        const tools::CheckResult r = tools::compare_outputs(from_graph, pair.want);
-        MESSAGE(c << ": ONNX-lowered classifier vs PyTorch max difference " << r.max_diff);
-        CHECK(r.max_diff < 1e-6);
+        MESSAGE(c << ": ONNX-lowered classifier vs PyTorch max difference "
+                  << check_same_outputs(pt, ox.model, pair, 1e-6));
         const tools::ConversionProof proof = onnx_import::prove_against_graph(ox, from_onnx.checkpoint_path);
         MESSAGE(c << ": lowered vs the graph max difference " << proof.max_diff);
         CHECK(proof.max_diff < 1e-6);
@@ -329,29 +322,10 @@ TEST_CASE("onnx convert: an exported translator and its state_dict convert to th
     from_onnx.config_path = path(".onnx.json");
     const onnx_import::OnnxImport ox = onnx_import::import_onnx(from_onnx);
     CHECK(ox.model.family == format::Family::seq2seq);
-    REQUIRE(pt.tensors.size() == ox.model.tensors.size());
-    for (size_t i = 0; i < pt.tensors.size(); ++i) {
-        CHECK(pt.tensors[i].role == ox.model.tensors[i].role);
-        CHECK(pt.tensors[i].dims == ox.model.tensors[i].dims);
-        CHECK(pt.tensors[i].data == ox.model.tensors[i].data);
-    }
-    std::vector<std::pair<format::ConfigKey, uint32_t>> a, b;
-    for (const auto& kv : pt.config)
-        if (kv.first != format::ConfigKey::defaults) a.push_back(kv);
-    for (const auto& kv : ox.model.config)
-        if (kv.first != format::ConfigKey::defaults) b.push_back(kv);
-    std::sort(a.begin(), a.end());
-    std::sort(b.begin(), b.end());
-    CHECK(a == b);  // pad_id 1 read off the graph's padding masks
+    check_same_model(pt, ox.model);  // pad_id 1 read off the graph's padding masks
     const tools::CheckPair pair = tools::read_check_pair(
         tools::CheckFiles{path(".src.txt"), path(".tgt.txt"), path(".out.csv")}, format::Family::seq2seq);
-    const std::vector<float> from_checkpoint = run(tools::serialize_axm(pt), pair);
-    const std::vector<float> from_graph = run(tools::serialize_axm(ox.model), pair);
-    REQUIRE(from_checkpoint.size() == from_graph.size());
-    CHECK(std::memcmp(from_checkpoint.data(), from_graph.data(), from_graph.size() * sizeof(float)) == 0);
-    const tools::CheckResult r = tools::compare_outputs(from_graph, pair.want);
-    MESSAGE("translator: ONNX-lowered vs PyTorch max difference " << r.max_diff);
-    CHECK(r.max_diff < 1e-6);
+    MESSAGE("translator: ONNX-lowered vs PyTorch max difference " << check_same_outputs(pt, ox.model, pair, 1e-6));
     const tools::ConversionProof proof = onnx_import::prove_against_graph(ox, from_onnx.checkpoint_path);
     MESSAGE("translator: lowered vs the graph max difference " << proof.max_diff);
     CHECK(proof.max_diff < 1e-6);

@@ -19,20 +19,7 @@ LoweredGraph lower_classifier(const onnx::Model& original, const onnx::FoldedGra
     if (!reads_token_ids(folded.model) || folded.model.fed_inputs().size() != 1 ||
         folded.model.graph.outputs.size() != 1)
         throw ToolError("a classifier's graph reads one input of token ids [batch, length] and gives one output");
-    for (const onnx::Node& n : g.graph().nodes)
-        if (n.inputs.empty() || n.inputs[0].empty() || n.outputs.empty() || n.outputs[0].empty())
-            throw ToolError(n.describe() +
-                            " reads or writes nothing a classifier's block would: nothing was converted");
-    // Every Softmax but the output activation's is an attention's (its weights multiply values).
-    for (size_t i = 0; i < g.graph().nodes.size(); ++i) {
-        if (g.node(i).op_type != "Softmax") continue;
-        bool weights = false;
-        for (size_t r : g.consumers(g.node(i).outputs[0]))
-            weights = weights || g.node(r).op_type == "MatMul" || g.node(r).op_type == "Einsum";
-        if (weights) low.attentions.push_back(attention_at(g, i));
-    }
-    low.attentions = join_heads(g, std::move(low.attentions));
-    low.taken.assign(low.attentions.size(), false);
+    low.find_attentions("classifier");
 
     const onnx::ValueInfo& input = *folded.model.fed_inputs()[0];
     out.src_input = input.name;
@@ -84,18 +71,8 @@ LoweredGraph lower_classifier(const onnx::Model& original, const onnx::FoldedGra
         }
     }
     state("output_activation");
-    y = forward_over_layout(g, y);
-    out.output = folded.model.graph.outputs[0].name;
-    if (y != out.output)
-        throw ToolError("the classifier's head " + head->node + " is followed by " +
-                        (g.consumers(y).empty() ? std::string("nothing") : g.node(g.consumers(y)[0]).describe()) +
-                        " before the graph's output " + out.output);
-    const int bad = g.first_unexplained();
-    if (bad >= 0)
-        throw ToolError(g.node(static_cast<size_t>(bad)).describe() +
-                        " is explained by no block of the classifier (token embedding, positions, encoder layers, "
-                        "pooling, head, output activation): nothing was converted. Convert the PyTorch checkpoint "
-                        "with a config instead (docs/importing-models.md)");
+    out.output = low.finish(y, "head " + head->node, "classifier",
+                            "token embedding, positions, encoder layers, pooling, head, output activation");
 
     low.put("embedding.weight", src.tokens);
     // Positions: a sinusoidal table is computed by the runtime (its rows are the limit); a learned one is stored.

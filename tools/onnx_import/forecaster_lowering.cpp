@@ -102,15 +102,7 @@ LoweredGraph lower_forecaster(const onnx::Model& original, const onnx::FoldedGra
         if (g.shape(v->name).size() != 3)
             throw ToolError("input " + v->name + " is " + onnx::shape_text(g.shape(v->name)) +
                             ": a forecaster reads [batch, rows, features]");
-    // Every remaining node computes something from something: one that reads or writes nothing is no block's.
-    for (const onnx::Node& n : g.graph().nodes)
-        if (n.inputs.empty() || n.inputs[0].empty() || n.outputs.empty() || n.outputs[0].empty())
-            throw ToolError(n.describe() +
-                            " reads or writes nothing a forecaster's block would: nothing was converted");
-    for (size_t i = 0; i < g.graph().nodes.size(); ++i)
-        if (g.node(i).op_type == "Softmax") low.attentions.push_back(attention_at(g, i));
-    low.attentions = join_heads(g, std::move(low.attentions));
-    low.taken.assign(low.attentions.size(), false);
+    low.find_attentions("forecaster");
 
     out.src_input = fed[0]->name;
     const int64_t src_rows = g.shape(out.src_input)[1];
@@ -265,13 +257,10 @@ LoweredGraph lower_forecaster(const onnx::Model& original, const onnx::FoldedGra
         }
     }
     low.put_linear(head_module, *gen);
-    y = forward_over_layout(g, y);
-    if (one_pass) y = last_rows(g, y, one_pass->horizon);
-    out.output = folded.model.graph.outputs[0].name;
-    if (y != out.output)
-        throw ToolError("the forecaster's output Linear " + gen->node + " is followed by " +
-                        (g.consumers(y).empty() ? "nothing" : g.node(g.consumers(y)[0]).describe()) +
-                        " before the graph's output " + out.output);
+    if (one_pass) y = last_rows(g, forward_over_layout(g, y), one_pass->horizon);
+    out.output = low.finish(y, "output Linear " + gen->node, "forecaster",
+                            "input Linear, positions, encoder/decoder layers of attention, LayerNorm, feed-forward and "
+                            "residual adds, output Linear");
     if (encoder_only && f.head != format::ForecastHead::generator) {
         const std::vector<int64_t> os = g.shape(out.output);
         // [batch, horizon, outputs] shows both; [batch, values] does not: one output unless the config says
@@ -280,13 +269,6 @@ LoweredGraph lower_forecaster(const onnx::Model& original, const onnx::FoldedGra
         out.outputs_shown = os.size() == 3;
         state("n_outputs");
     }
-    const int bad = g.first_unexplained();
-    if (bad >= 0)
-        throw ToolError(g.node(static_cast<size_t>(bad)).describe() +
-                        " is explained by no block of the forecaster (input Linear, positions, encoder/decoder layers "
-                        "of attention, LayerNorm, feed-forward and residual adds, output Linear): nothing was "
-                        "converted. Convert the PyTorch checkpoint with a config instead (docs/importing-models.md), "
-                        "or report the model");
     f.nhead = low.facts.heads;
     state("nhead");
     f.norm_first = low.facts.norm_first;

@@ -12,13 +12,7 @@ LoweredGraph lower_seq2seq(const onnx::Model& original, const onnx::FoldedGraph&
     const std::vector<const onnx::ValueInfo*> fed = folded.model.fed_inputs();
     if (fed.size() != 2 || folded.model.graph.outputs.size() != 1)
         throw ToolError("a translator's graph reads source and target ids [batch, length] and gives one output");
-    for (const onnx::Node& n : g.graph().nodes)
-        if (n.inputs.empty() || n.inputs[0].empty() || n.outputs.empty() || n.outputs[0].empty())
-            throw ToolError(n.describe() + " reads or writes nothing a translator's block would: nothing was converted");
-    for (size_t i = 0; i < g.graph().nodes.size(); ++i)
-        if (g.node(i).op_type == "Softmax") low.attentions.push_back(attention_at(g, i));
-    low.attentions = join_heads(g, std::move(low.attentions));
-    low.taken.assign(low.attentions.size(), false);
+    low.find_attentions("translator");
 
     out.src_input = fed[0]->name;
     out.tgt_input = fed[1]->name;
@@ -28,28 +22,20 @@ LoweredGraph lower_seq2seq(const onnx::Model& original, const onnx::FoldedGraph&
     const std::string memory = low.stack(src.value, "transformer.encoder.", nullptr, &enc_layers);
     const std::string last = low.stack(tgt.value, "transformer.decoder.", &memory, &dec_layers);
     if (enc_layers == 0 || dec_layers == 0)
-        throw ToolError(std::string("found no ") + (enc_layers == 0 ? "encoder layer after the source" : "decoder layer after the target") +
+        throw ToolError(std::string("found no ") +
+                        (enc_layers == 0 ? "encoder layer after the source" : "decoder layer after the target") +
                         " embedding: lowered are Transformer layers of attention, residual adds, LayerNorms and a "
                         "feed-forward pair, post- or pre-norm");
     if (low.facts.decoder_mask != MaskKind::causal)
-        throw ToolError("the translator's decoder attends without a causal mask: its decoding feeds one token at a time");
+        throw ToolError(
+            "the translator's decoder attends without a causal mask: its decoding feeds one token at a time");
     if (low.facts.encoder_mask != MaskKind::none)
         throw ToolError("the translator's encoder attends with a causal mask: the seq2seq family has none");
     std::optional<Linear> gen = linear_from(g, last);
     if (!gen) throw ToolError("the decoder's output " + last + " goes to no generator Linear");
     low.put_linear("generator", *gen);
-    const std::string y = forward_over_layout(g, gen->output);
-    out.output = folded.model.graph.outputs[0].name;
-    if (y != out.output)
-        throw ToolError("the translator's generator " + gen->node + " is followed by " +
-                        (g.consumers(y).empty() ? std::string("nothing") : g.node(g.consumers(y)[0]).describe()) +
-                        " before the graph's output " + out.output);
-    const int bad = g.first_unexplained();
-    if (bad >= 0)
-        throw ToolError(g.node(static_cast<size_t>(bad)).describe() +
-                        " is explained by no block of the translator (token embeddings, positions, encoder and "
-                        "decoder layers, generator): nothing was converted. Convert the PyTorch checkpoint with a "
-                        "config instead (docs/importing-models.md)");
+    out.output = low.finish(gen->output, "generator " + gen->node, "translator",
+                            "token embeddings, positions, encoder and decoder layers, generator");
 
     tools::ConvertConfig& f = out.facts;
     auto state = [&](const char* key) { out.stated.push_back(key); };
@@ -61,8 +47,9 @@ LoweredGraph lower_seq2seq(const onnx::Model& original, const onnx::FoldedGraph&
     f.embed_scale = src.scale;
     state("embed_scale");
     if (!src.table != !tgt.table || (src.table && src.sinusoidal != tgt.sinusoidal))
-        throw ToolError("the source and target rows get different kinds of positions: auspex gives both sides one kind");
-    f.positional_encoding = !src.table        ? format::PositionalEncoding::none
+        throw ToolError(
+            "the source and target rows get different kinds of positions: auspex gives both sides one kind");
+    f.positional_encoding = !src.table       ? format::PositionalEncoding::none
                             : src.sinusoidal ? format::PositionalEncoding::sinusoidal
                                              : format::PositionalEncoding::learned;
     state("positional_encoding");

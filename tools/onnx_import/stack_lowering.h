@@ -46,6 +46,45 @@ struct StackLowering {
 
     void put(const std::string& name, HostTensor t) { tensors[name] = std::move(t); }
 
+    // Every remaining node must compute something from something (one that reads or writes nothing is no block's);
+    // every Softmax whose weights multiply values is an attention (attention_at refuses it otherwise, by name).
+    void find_attentions(const std::string& family) {
+        for (const onnx::Node& n : g.graph().nodes)
+            if (n.inputs.empty() || n.inputs[0].empty() || n.outputs.empty() || n.outputs[0].empty())
+                throw ToolError(n.describe() + " reads or writes nothing a " + family +
+                                "'s block would: nothing was converted");
+        for (size_t i = 0; i < g.graph().nodes.size(); ++i) {
+            if (g.node(i).op_type != "Softmax") continue;
+            bool weights = false;
+            for (size_t r : g.consumers(g.node(i).outputs[0]))
+                weights = weights || g.node(r).op_type == "MatMul" || g.node(r).op_type == "Einsum";
+            if (weights) attentions.push_back(attention_at(g, i));
+        }
+        attentions = join_heads(g, std::move(attentions));
+        taken.assign(attentions.size(), false);
+    }
+
+    // The end of a lowering: `y`, what the last block (`last`, a node name) gives, must be the graph's output
+    // (layout ops after it walked over), and no node may be left unexplained: the first is refused by name.
+    // `blocks` lists the family's blocks for that message.
+    std::string finish(const std::string& y, const std::string& last, const std::string& family,
+                       const std::string& blocks) {
+        const std::string end = forward_over_layout(g, y);
+        const std::string output = g.graph().outputs[0].name;
+        if (end != output)
+            throw ToolError(
+                "the " + family + "'s " + last + " is followed by " +
+                (g.consumers(end).empty() ? std::string("nothing") : g.node(g.consumers(end)[0]).describe()) +
+                " before the graph's output " + output);
+        const int bad = g.first_unexplained();
+        if (bad >= 0)
+            throw ToolError(g.node(static_cast<size_t>(bad)).describe() + " is explained by no block of the " + family +
+                            " (" + blocks +
+                            "): nothing was converted. Convert the PyTorch checkpoint with a config instead "
+                            "(docs/importing-models.md), or report the model");
+        return output;
+    }
+
     void put_linear(const std::string& module, const Linear& l) {
         put(module + ".weight", l.weight);
         HostTensor b = l.bias;
