@@ -95,11 +95,7 @@ LoweredGraph lower_classifier(const onnx::Model& original, const onnx::FoldedGra
     // The padding mask the graph builds from the ids (none: every id is attended to and pooled).
     if (low.facts.pad_id >= 0) f.pad_id = low.facts.pad_id;
     state("pad_id");
-    f.nhead = low.facts.heads;
-    f.norm_first = low.facts.norm_first;
-    f.activation = low.facts.activation;
-    f.layer_norm_eps = low.facts.eps;
-    for (const char* key : {"nhead", "norm_first", "activation", "layer_norm_eps"}) state(key);
+    low.state_stack_facts(f, out.stated);
     f.num_encoder_layers = static_cast<int64_t>(layers);
     return out;
 }

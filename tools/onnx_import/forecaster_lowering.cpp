@@ -269,14 +269,7 @@ LoweredGraph lower_forecaster(const onnx::Model& original, const onnx::FoldedGra
         out.outputs_shown = os.size() == 3;
         state("n_outputs");
     }
-    f.nhead = low.facts.heads;
-    state("nhead");
-    f.norm_first = low.facts.norm_first;
-    state("norm_first");
-    f.activation = low.facts.activation;
-    state("activation");
-    f.layer_norm_eps = low.facts.eps;
-    state("layer_norm_eps");
+    low.state_stack_facts(f, out.stated);
     f.num_encoder_layers = static_cast<int64_t>(enc_layers);
     f.num_decoder_layers = static_cast<int64_t>(dec_layers);
     return out;

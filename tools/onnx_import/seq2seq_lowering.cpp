@@ -68,11 +68,7 @@ LoweredGraph lower_seq2seq(const onnx::Model& original, const onnx::FoldedGraph&
     }
     if (low.facts.pad_id >= 0) f.pad_id = low.facts.pad_id;
     state("pad_id");
-    f.nhead = low.facts.heads;
-    f.norm_first = low.facts.norm_first;
-    f.activation = low.facts.activation;
-    f.layer_norm_eps = low.facts.eps;
-    for (const char* key : {"nhead", "norm_first", "activation", "layer_norm_eps"}) state(key);
+    low.state_stack_facts(f, out.stated);
     return out;
 }
 

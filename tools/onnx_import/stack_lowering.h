@@ -12,6 +12,7 @@
 
 #include "tools/checkpoint/checkpoint.h"
 #include "tools/common/tool_error.h"
+#include "tools/import/convert_config.h"
 #include "tools/import/import_common.h"
 #include "tools/onnx/onnx_model.h"
 #include "tools/onnx_import/blocks.h"
@@ -62,6 +63,15 @@ struct StackLowering {
         }
         attentions = join_heads(g, std::move(attentions));
         taken.assign(attentions.size(), false);
+    }
+
+    // The stacks' options as config statements: heads, norm placement, activation, LayerNorm eps.
+    void state_stack_facts(tools::ConvertConfig& f, std::vector<std::string>& stated) const {
+        f.nhead = facts.heads;
+        f.norm_first = facts.norm_first;
+        f.activation = facts.activation;
+        f.layer_norm_eps = facts.eps;
+        for (const char* key : {"nhead", "norm_first", "activation", "layer_norm_eps"}) stated.push_back(key);
     }
 
     // The end of a lowering: `y`, what the last block (`last`, a node name) gives, must be the graph's output
