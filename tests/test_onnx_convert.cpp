@@ -114,6 +114,8 @@ TEST_CASE("onnx convert: an exported forecaster and its state_dict convert to th
         const double diff = check_same_outputs(pt, ox.model, pytorch_pair(c), 2e-6);
         MESSAGE(name << ": ONNX-lowered vs PyTorch max difference " << diff);
 
+        // Every layer recomputed on the host from the lowered tensors matches the graph's value at its end.
+        CHECK(onnx_import::first_block_that_differs(ox).find("every layer recomputed") == 0);
         // The converter's own proof against the graph.
         const tools::ConversionProof proof = onnx_import::prove_against_graph(ox, from_onnx.checkpoint_path);
         MESSAGE(name << ": lowered vs the graph (host reference) max difference " << proof.max_diff);
@@ -140,6 +142,38 @@ TEST_CASE("onnx convert: the proof refuses a lowered model that does not reprodu
     REQUIRE(changed);
     CHECK_THROWS_WITH_AS(onnx_import::prove_against_graph(ox, options.checkpoint_path),
                          doctest::Contains("the lowered model does not reproduce the ONNX graph"), tools::ToolError);
+    // The layers all match: the head is where it differs.
+    CHECK_THROWS_WITH_AS(onnx_import::prove_against_graph(ox, options.checkpoint_path),
+                         doctest::Contains("every layer recomputed from the lowered tensors matches the graph: the "
+                                           "difference is in the input block or the head"),
+                         tools::ToolError);
+}
+
+TEST_CASE("onnx convert: a failed proof names the first block whose output differs from the graph's") {
+    tools::ConvertOptions options;
+    options.checkpoint_path = path_of("pre_gelu_learned", ".onnx");
+    onnx_import::OnnxImport ox = onnx_import::import_onnx(options);
+    // A lowering that read the second encoder layer's feed-forward wrong: its first weight off by 0.5, in the lowered
+    // tensors and in the model alike.
+    const std::string name = "transformer.encoder.layers.1.linear1.weight";
+    ox.lowered.tensors.at(name).data[0] += 0.5f;
+    bool changed = false;
+    for (tools::AxmTensor& t : ox.model.tensors) {
+        if (t.source_name != name) continue;
+        float w = 0;
+        std::memcpy(&w, t.data.data(), sizeof w);
+        w += 0.5f;
+        std::memcpy(t.data.data(), &w, sizeof w);
+        changed = true;
+    }
+    REQUIRE(changed);
+    CHECK_THROWS_WITH_AS(onnx_import::prove_against_graph(ox, options.checkpoint_path),
+                         doctest::Contains("the first block that differs is encoder layer 1 (ending at ONNX value"),
+                         tools::ToolError);
+    // Untouched, every layer recomputed from the lowered tensors matches the graph, decoder included.
+    ox = onnx_import::import_onnx(options);
+    CHECK(onnx_import::first_block_that_differs(ox).find("every layer recomputed from the lowered tensors matches") ==
+          0);
 }
 
 TEST_CASE("cli: auspex convert MODEL.onnx proves the conversion against the graph, and against PyTorch when asked") {
@@ -268,6 +302,7 @@ TEST_CASE("onnx convert: an exported classifier and its state_dict convert to th
         check_same_model(pt, ox.model);
         const tools::CheckPair pair = tools::read_check_pair(
             tools::CheckFiles{path(".tokens.txt"), "", path(".out.csv")}, format::Family::classifier);
+        CHECK(onnx_import::first_block_that_differs(ox).find("every layer recomputed") == 0);
         MESSAGE(c << ": ONNX-lowered classifier vs PyTorch max difference "
                   << check_same_outputs(pt, ox.model, pair, 1e-6));
         const tools::ConversionProof proof = onnx_import::prove_against_graph(ox, from_onnx.checkpoint_path);
@@ -325,6 +360,7 @@ TEST_CASE("onnx convert: an exported translator and its state_dict convert to th
     check_same_model(pt, ox.model);  // pad_id 1 read off the graph's padding masks
     const tools::CheckPair pair = tools::read_check_pair(
         tools::CheckFiles{path(".src.txt"), path(".tgt.txt"), path(".out.csv")}, format::Family::seq2seq);
+    CHECK(onnx_import::first_block_that_differs(ox).find("every layer recomputed") == 0);
     MESSAGE("translator: ONNX-lowered vs PyTorch max difference " << check_same_outputs(pt, ox.model, pair, 1e-6));
     const tools::ConversionProof proof = onnx_import::prove_against_graph(ox, from_onnx.checkpoint_path);
     MESSAGE("translator: lowered vs the graph max difference " << proof.max_diff);

@@ -107,7 +107,6 @@ LoweredGraph lower_forecaster(const onnx::Model& original, const onnx::FoldedGra
     out.src_input = fed[0]->name;
     const int64_t src_rows = g.shape(out.src_input)[1];
     StackLowering::InputSide src = low.input_side(out.src_input, src_rows);
-    out.block_outputs.emplace_back("encoder input", src.value);
     // One input feeding a decoder too: its last rows and placeholder rows after them (one-pass decoding).
     const std::optional<OnePassInput> one_pass = fed.size() == 1 ? one_pass_input(g, out.src_input) : std::nullopt;
     const bool encoder_only = fed.size() == 1 && !one_pass;
@@ -138,7 +137,6 @@ LoweredGraph lower_forecaster(const onnx::Model& original, const onnx::FoldedGra
             out.label_len = one_pass->label_len;
             for (const char* key : {"decoding", "label_len", "horizon", "placeholder"}) state(key);
         }
-        out.block_outputs.emplace_back("decoder input", tgt.value);
         last = low.stack_residual(low.stack(tgt.value, "transformer.decoder.", &memory, &dec_layers), tgt.value,
                                   &decoder_residual);
         if (dec_layers == 0)

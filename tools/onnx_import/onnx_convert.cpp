@@ -1,5 +1,7 @@
 #include "tools/onnx_import/onnx_convert.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "tools/common/tool_error.h"
@@ -8,6 +10,7 @@
 #include "tools/onnx/onnx_eval.h"
 #include "tools/onnx/onnx_fold.h"
 #include "tools/onnx/onnx_reader.h"
+#include "tools/onnx_import/block_reference.h"
 #include "tools/onnx_import/classifier_lowering.h"
 #include "tools/onnx_import/lower_graph.h"
 #include "tools/text/json.h"
@@ -197,6 +200,10 @@ OnnxImport import_onnx(const tools::ConvertOptions& options) {
         }
     }
     const onnx::Values result = onnx::run_graph(m, values);
+    out.graph = m;
+    out.fed = values;
+    out.lowered = low;
+    out.config = config;
     if (!tokens) out.src = table_of(values.at(low.src_input));
     if (!tokens && !low.tgt_input.empty()) out.tgt = table_of(values.at(low.tgt_input));
     if (config.decoding == format::Decoding::one_pass && low.tgt_input.empty()) {
@@ -216,6 +223,60 @@ OnnxImport import_onnx(const tools::ConvertOptions& options) {
     return out;
 }
 
+std::string first_block_that_differs(const OnnxImport& imported) {
+    const std::vector<BlockValue>& blocks = imported.lowered.block_outputs;
+    onnx::Model probe = imported.graph;
+    for (const BlockValue& b : blocks) probe.graph.outputs.push_back(onnx::ValueInfo{b.value, {}, false, {}});
+    const onnx::Values values = onnx::run_graph(probe, imported.fed);
+    const tools::ConvertConfig& c = imported.config;
+    auto described = [&](format::ConfigKey key, uint32_t absent) {
+        const auto at = c.described.find(key);
+        return at == c.described.end() ? absent : at->second;
+    };
+    LayerOptions o{c.norm_first, c.activation, static_cast<float>(c.layer_norm_eps), c.nhead, false, {}};
+    if (c.pad_id)
+        for (int32_t id : imported.tokens) o.padded_source.push_back(id == *c.pad_id);
+    std::string input;  // the graph's value at the current stack's input, then at each layer's end
+    std::string memory;
+    for (const BlockValue& b : blocks) {
+        const onnx::Tensor& value = values.at(b.value);
+        if (b.prefix.empty()) {  // a stack's input
+            input = b.value;
+            continue;
+        }
+        if (b.block.find("final norm") != std::string::npos) {
+            if (b.block.rfind("encoder", 0) == 0) memory = b.value;
+            input = b.value;
+            continue;
+        }
+        const bool decoder = b.block.rfind("decoder", 0) == 0;
+        // A residual around the encoder makes the memory a value no block records: the decoder is not recomputed.
+        if (decoder && described(format::ConfigKey::encoder_residual, 0) != 0) break;
+        o.causal = decoder ? described(format::ConfigKey::decoder_mask, 0) == 0
+                           : described(format::ConfigKey::encoder_mask, 0) != 0;
+        const onnx::Tensor& x = values.at(input);
+        const size_t d = static_cast<size_t>(x.shape.back());
+        const onnx::Tensor* mem = decoder ? &values.at(memory) : nullptr;
+        const std::vector<float> got = reference_layer(imported.lowered.tensors, b.prefix, o, x.f, x.f.size() / d,
+                                                       mem ? &mem->f : nullptr, mem ? mem->f.size() / d : 0);
+        double worst = 0, scale = 1;
+        for (size_t i = 0; i < got.size() && i < value.f.size(); ++i) {
+            worst = std::max(worst, std::fabs(static_cast<double>(got[i]) - value.f[i]));
+            scale = std::max(scale, std::fabs(static_cast<double>(value.f[i])));
+        }
+        if (!(worst <= tools::kCheckTolerance * scale) || got.size() != value.f.size()) {
+            char text[96];
+            std::snprintf(text, sizeof text, "%.3g", worst);
+            return "the first block that differs is " + b.block + " (ending at ONNX value " + b.value +
+                   "): recomputed from the lowered tensors and the graph's own input to it, it is off by " + text;
+        }
+        input = b.value;
+        if (!decoder) memory = b.value;  // the encoder's output: its last layer's, or the final norm's after it
+    }
+    return "every layer recomputed from the lowered tensors matches the graph: the difference is in the input block "
+           "or the head";
+}
+
 tools::ConversionProof prove_against_graph(const OnnxImport& imported, const std::string& model_path) {
     tools::CheckPair pair;
     pair.family = imported.model.family;
@@ -227,7 +288,8 @@ tools::ConversionProof prove_against_graph(const OnnxImport& imported, const std
     pair.want_name = model_path + " (the graph, evaluated by the host reference)";
     const tools::CheckResult r = tools::check_model(imported.model, pair);
     if (!r.passed)
-        throw ToolError("the lowered model does not reproduce the ONNX graph " + model_path + " on the proof's " +
+        throw ToolError("the lowered model does not reproduce the ONNX graph " + model_path + " (" +
+                        first_block_that_differs(imported) + ") on the proof's " +
                         std::to_string(imported.tokens.empty() ? imported.src.rows : imported.tokens.size()) +
                         "-row input: " + tools::describe_difference(r) + "; the graph computes something the " +
                         std::string(format::enum_name(imported.model.family)) +

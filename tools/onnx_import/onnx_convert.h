@@ -10,6 +10,8 @@
 
 #include "tools/axm/axm_writer.h"
 #include "tools/convert/converter.h"
+#include "tools/onnx/onnx_eval.h"
+#include "tools/onnx_import/lowered_graph.h"
 
 namespace ax::onnx_import {
 
@@ -20,7 +22,18 @@ struct OnnxImport {
     tools::AxmModel model;
     tools::Table src, tgt, want;              // the proof's inputs and the graph's output for them
     std::vector<int32_t> tokens, tgt_tokens;  // a token family's proof inputs (a translator's target ids too)
+    // What a failed proof needs to name the first block that differs: the graph, the values fed to it, the
+    // lowering (tensors and block boundaries) and the config it was imported with.
+    onnx::Model graph;
+    onnx::Values fed;
+    LoweredGraph lowered;
+    tools::ConvertConfig config;
 };
+
+// When the proof fails: the first block of the stacks whose output, recomputed on the host from the lowered tensors
+// and the graph's own value at the block's input, differs from the graph's value at its end ("encoder layer 1
+// (ONNX value V): ..."), or what the blocks' agreement leaves (the input block or the head).
+std::string first_block_that_differs(const OnnxImport& imported);
 OnnxImport import_onnx(const tools::ConvertOptions& options);
 
 // The proof: the lowered model against the graph's output on the proof's inputs; ToolError naming the largest

@@ -17,6 +17,7 @@
 #include "tools/onnx/onnx_model.h"
 #include "tools/onnx_import/blocks.h"
 #include "tools/onnx_import/graph_view.h"
+#include "tools/onnx_import/lowered_graph.h"
 
 namespace ax::onnx_import {
 
@@ -40,7 +41,7 @@ struct StackLowering {
     const onnx::Model& original;
     tools::TensorMap& tensors;
     std::vector<std::string>& notes;
-    std::vector<std::pair<std::string, std::string>>& block_outputs;
+    std::vector<BlockValue>& block_outputs;
     std::vector<Attention> attentions;
     std::vector<bool> taken;
     StackFacts facts;
@@ -276,20 +277,22 @@ struct StackLowering {
 
     // The layers of one stack from x, then its final LayerNorm if the graph has one.
     std::string stack(std::string x, const std::string& root, const std::string* memory, size_t* count) {
+        const std::string side = memory ? "decoder" : "encoder";
+        block_outputs.push_back({side + " input", x, ""});
         for (size_t i = 0;; ++i) {
             const std::string prefix = root + "layers." + std::to_string(i) + ".";
             const std::string name = std::string(memory ? "decoder" : "encoder") + " layer " + std::to_string(i);
             const std::optional<std::string> next = layer(x, memory, prefix, name);
             if (!next) break;
             x = *next;
-            block_outputs.emplace_back(name, x);
+            block_outputs.push_back({name, x, prefix});
             *count = i + 1;
         }
         if (*count == 0) return x;
         if (const std::optional<Norm> n = layer_norm_from(g, x)) {
             put_norm(root + "norm", *n);
             x = n->output;
-            block_outputs.emplace_back(std::string(memory ? "decoder" : "encoder") + " final norm", x);
+            block_outputs.push_back({side + " final norm", x, root + "norm"});
         }
         return x;
     }
