@@ -223,6 +223,13 @@ TEST_CASE("cli: auspex convert MODEL.onnx refuses what no block explains, and co
     test::check_error(
         test::auspex("convert " + test::fixture_path("onnx_quirks/per_head_wide/model.onnx") + " -o " + dir + "/m.axm"),
         1, "per-head value projections wider than d_model / heads do not fit the runtime's attention");
+    // A rename map and the config search are a checkpoint's: the graph is read by its structure.
+    test::check_error(
+        test::auspex("convert " + path_of("pre_gelu_learned", ".onnx") + " --map x.map -o " + dir + "/m.axm"), 1,
+        "an ONNX graph is lowered by its structure: drop --map");
+    test::check_error(test::auspex("convert " + path_of("pre_gelu_learned", ".onnx") + " --find-config f.json" +
+                                   " --check-input a.csv --check-output b.csv -o " + dir + "/m.axm"),
+                      2, "--find-config searches a checkpoint's config; an ONNX graph shows its own");
     std::string config = test::write_file("onnx_nhead.json", "{\"nhead\": 4}");
     test::check_error(test::auspex("convert " + path_of("pre_gelu_learned", ".onnx") + " --config " + config + " -o " +
                                    dir + "/m.axm"),

@@ -42,7 +42,8 @@ Rows norm(const tools::TensorMap& t, const std::string& module, const Rows& x, s
         mean /= static_cast<double>(d);
         for (size_t c = 0; c < d; ++c) var += (x[r * d + c] - mean) * (x[r * d + c] - mean);
         var /= static_cast<double>(d);
-        for (size_t c = 0; c < d; ++c) y[r * d + c] = (x[r * d + c] - mean) / std::sqrt(var + eps) * w.data[c] + b.data[c];
+        for (size_t c = 0; c < d; ++c)
+            y[r * d + c] = (x[r * d + c] - mean) / std::sqrt(var + eps) * w.data[c] + b.data[c];
     }
     return y;
 }
@@ -78,7 +79,8 @@ Rows feed_forward(const tools::TensorMap& t, const std::string& prefix, const Ro
                   format::Activation act) {
     const tools::HostTensor& w1 = tensor(t, prefix + "linear1.weight");
     Rows h = linear(x, rows, w1, tensor(t, prefix + "linear1.bias"), 0, static_cast<size_t>(w1.shape[0]));
-    for (double& e : h) e = act == format::Activation::gelu ? 0.5 * e * (1.0 + std::erf(e / std::sqrt(2.0))) : std::max(e, 0.0);
+    for (double& e : h)
+        e = act == format::Activation::gelu ? 0.5 * e * (1.0 + std::erf(e / std::sqrt(2.0))) : std::max(e, 0.0);
     const tools::HostTensor& w2 = tensor(t, prefix + "linear2.weight");
     return linear(h, rows, w2, tensor(t, prefix + "linear2.bias"), 0, static_cast<size_t>(w2.shape[0]));
 }
