@@ -46,7 +46,7 @@ TEST_CASE("cli: auspex inspect MODEL.onnx reports opsets, shapes and the op type
     CHECK(r.output.find("LayerNormalization") != std::string::npos);
     CHECK(r.output.find("Shape ") == std::string::npos);  // folded away
     CHECK(r.output.find("every remaining node is evaluable") != std::string::npos);
-    CHECK(r.output.find("not yet available for ONNX graphs") != std::string::npos);
+    CHECK(r.output.find("convert:  lowers onto the forecaster's blocks") != std::string::npos);
     test::check_error(test::auspex("inspect " + model + " --dim seq=3"), 1,
                       "no input has a dynamic dimension named seq");
     test::check_error(test::auspex("inspect " + model + " --dim seq_src"), 2, "--dim takes NAME=VALUE");
@@ -95,8 +95,7 @@ TEST_CASE("cli: auspex run --help says an .onnx graph runs on the host reference
 
 TEST_CASE("cli: an .onnx file given to convert or to a command that takes an .axm says what it can do with it") {
     const std::string model = test::fixture_path("onnx/encoder_flatten.onnx");
-    test::check_error(test::auspex("convert " + model + " --config c.json -o m.axm"), 1,
-                      "converting ONNX graphs to .axm is not available yet");
-    test::check_error(test::auspex("bench " + model), 1,
-                      "is an ONNX graph, not an auspex model: auspex inspect and auspex run read it on the host");
+    test::check_error(
+        test::auspex("bench " + model), 1,
+        "is an ONNX graph, not an auspex model: convert it first (auspex convert " + model + " -o MODEL.axm)");
 }

@@ -67,7 +67,7 @@ copy fuzz_safetensors "$fixtures"/checkpoints/*.safetensors "$fixtures"/*/*/*.sa
 copy fuzz_config_json "$fixtures"/*/*/*.json "$seeds"/*.json
 copy fuzz_csv "$fixtures"/*/*/*.csv "$root"/models/example/*.csv "$seeds"/*.csv
 copy fuzz_rename_map "$root"/tools/import/maps/*.map "$seeds"/*.map
-copy fuzz_onnx "$fixtures"/onnx/*.onnx
+copy fuzz_onnx "$fixtures"/onnx/*.onnx "$fixtures"/onnx_convert/*.onnx
 copy fuzz_vocabulary "$fixtures"/text/*.model "$fixtures"/text/*.txt
 
 for t in "$corpus"/*/; do

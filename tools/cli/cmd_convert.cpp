@@ -15,6 +15,7 @@
 #include "tools/host/model_loader.h"
 #include "tools/import/chronos_bolt_import.h"
 #include "tools/import/config_keys.h"
+#include "tools/onnx_import/onnx_convert.h"
 #include "tools/text/json_writer.h"
 
 namespace ax::cli {
@@ -93,6 +94,56 @@ void print_notes(const std::vector<std::string>& notes) {
     for (const std::string& note : notes) std::fprintf(stderr, "note: %s\n", note.c_str());
 }
 
+// Writes the model and says what was written; the notes (with --calib's) follow on stderr.
+int write_converted(const std::string& output, const std::vector<uint8_t>& bytes, const tools::ConvertOptions& options,
+                    std::vector<std::string>& notes) {
+    tools::write_file_atomic(output, bytes.data(), bytes.size());
+    std::printf("wrote %s: %zu bytes, weights %s%s%s\n", output.c_str(), bytes.size(), tools::dtype_name(options.dtype),
+                options.kv_cache == format::CacheType::i8 ? ", int8 kv cache" : "",
+                options.calib_path.empty() ? "" : ", calibrated input ranges");
+    if (!options.calib_path.empty()) notes.push_back(options.integer_only ? kIntegerNote : kCalibNote);
+    print_notes(notes);
+    return 0;
+}
+
+// An ONNX graph: lowered, proven against the graph by the host reference evaluator and, when a check pair is
+// given, against PyTorch too (exporters have bugs a graph alone cannot show).
+int convert_onnx_graph(tools::ConvertOptions options, const tools::CheckFiles& check, const std::string& output,
+                       std::vector<std::string>& notes) {
+    onnx_import::OnnxImport imported = onnx_import::import_onnx(options);
+    notes.insert(notes.end(), imported.model.notes.begin(), imported.model.notes.end());
+    const tools::ConversionProof graph = onnx_import::prove_against_graph(imported, options.checkpoint_path);
+    char proof_line[200];
+    std::snprintf(proof_line, sizeof proof_line,
+                  "proof: the lowered model reproduces the ONNX graph (host reference evaluator, %zu-row input): max "
+                  "difference %.3g (tolerance %.3g)",
+                  imported.tokens.empty() ? imported.src.rows : imported.tokens.size(), graph.max_diff,
+                  graph.tolerance);
+    std::string check_line;
+    options.proof = graph;
+    tools::CheckPair pair;
+    if (check.given()) {
+        pair = tools::read_check_pair(check, imported.model.family);
+        const tools::CheckResult result = tools::check_model(imported.model, pair);
+        if (!result.passed)
+            throw tools::ToolError("the model lowered from the ONNX graph does not reproduce PyTorch's output " +
+                                   check.output + ": " + tools::describe_difference(result) +
+                                   "; the graph reproduces itself, so the export differs from the PyTorch module "
+                                   "(an exporter bug: see docs/onnx.md) or the check pair is from another model; "
+                                   "nothing written");
+        char numbers[96];
+        std::snprintf(numbers, sizeof numbers, ": max difference %.3g (tolerance %.3g)", result.max_diff,
+                      result.tolerance);
+        check_line = "check: the conversion matches PyTorch on " + check.output + numbers;
+        options.proof = tools::ConversionProof{true, result.max_diff, result.tolerance, check.output};
+        options.check_input = &pair.src;
+    }
+    const std::vector<uint8_t> bytes = tools::finish_model(std::move(imported.model), options);
+    std::printf("%s\n", proof_line);
+    if (!check_line.empty()) std::printf("%s\n", check_line.c_str());
+    return write_converted(output, bytes, options, notes);
+}
+
 }  // namespace
 
 int cmd_convert(const Argv& argv) {
@@ -102,17 +153,16 @@ int cmd_convert(const Argv& argv) {
                           "state-dict-key", "check-input", "check-target", "check-output", "find-config", "model-name",
                           "model-version", "vocab", "src-vocab", "tgt-vocab", "tokenizer"}),
         {"integer-only"});
-    args.expect_positionals(1, "one checkpoint (.pt or .safetensors) or a Chronos-Bolt directory");
+    args.expect_positionals(
+        1, "one checkpoint (.pt or .safetensors), an exported ONNX graph (.onnx) or a Chronos-Bolt directory");
     if (tools::is_chronos_bolt_directory(args.positionals()[0])) return convert_chronos_bolt(args);
-    if (is_onnx_command(args.positionals()))
-        throw tools::ToolError(args.positionals()[0] +
-                               ": converting ONNX graphs to .axm is not available yet; convert the PyTorch checkpoint "
-                               "with its config (docs/importing-models.md). auspex inspect and auspex run read the "
-                               "graph on the host (docs/onnx.md)");
     tools::ConvertOptions options;
     options.checkpoint_path = args.positionals()[0];
     const std::string found_path = args.get("find-config");
-    options.config_path = found_path.empty() ? args.require("config") : args.get("config");
+    const bool onnx_graph = is_onnx_command(args.positionals());
+    if (onnx_graph && !found_path.empty())
+        throw UsageError{"--find-config searches a checkpoint's config; an ONNX graph shows its own (drop it)"};
+    options.config_path = found_path.empty() && !onnx_graph ? args.require("config") : args.get("config");
     options.dtype = tools::parse_dtype(args.get("dtype", "f32"));
     options.kv_cache = tools::parse_kv_cache(args.get("kv-cache", "f32"));
     options.integer_only = args.has("integer-only");
@@ -159,6 +209,7 @@ int cmd_convert(const Argv& argv) {
             "(and --check-target for a forecaster or seq2seq)"};
     const std::string output = args.require("output");
 
+    if (is_onnx_command(args.positionals())) return convert_onnx_graph(options, check, output, notes);
     if (!check.given()) {
         const std::vector<uint8_t> bytes = tools::convert_model(options);
         tools::write_file_atomic(output, bytes.data(), bytes.size());
@@ -201,13 +252,7 @@ int cmd_convert(const Argv& argv) {
                 check.output.c_str(), result.max_diff, result.tolerance,
                 options.dtype == format::DType::f32 ? "" : ", float32 model checked before quantizing",
                 quantized.c_str());
-    tools::write_file_atomic(output, bytes.data(), bytes.size());
-    std::printf("wrote %s: %zu bytes, weights %s%s%s\n", output.c_str(), bytes.size(), tools::dtype_name(options.dtype),
-                options.kv_cache == format::CacheType::i8 ? ", int8 kv cache" : "",
-                options.calib_path.empty() ? "" : ", calibrated input ranges");
-    if (!options.calib_path.empty()) notes.push_back(options.integer_only ? kIntegerNote : kCalibNote);
-    print_notes(notes);
-    return 0;
+    return write_converted(output, bytes, options, notes);
 }
 
 }  // namespace ax::cli

@@ -1,6 +1,6 @@
 // inspect and run for an ONNX graph (MODEL.onnx in place of an .axm): what the file holds, what remains after
 // constant and shape folding, and the graph's outputs from the host reference evaluator (tools/onnx/). Not the
-// device path: an .onnx file is not converted to .axm yet.
+// device path; `auspex convert MODEL.onnx` makes the .axm (tools/onnx_import/), and inspect says whether it would.
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -11,6 +11,7 @@
 #include "tools/onnx/onnx_eval.h"
 #include "tools/onnx/onnx_fold.h"
 #include "tools/onnx/onnx_reader.h"
+#include "tools/onnx_import/lower_graph.h"
 
 namespace ax::cli {
 
@@ -170,7 +171,14 @@ int cmd_inspect_onnx(const Argv& argv_in) {
         for (const auto& [index, why] : folded.not_evaluable)
             std::printf("  %s: %s\n", folded.model.graph.nodes[index].describe().c_str(), why.c_str());
     }
-    std::printf("convert:  not yet available for ONNX graphs (convert takes a PyTorch checkpoint and its config)\n");
+    // Whether the graph lowers onto the forecaster's blocks, and if not, the first thing that stops it.
+    try {
+        const onnx_import::LoweredGraph low = onnx_import::lower_graph(m, folded);
+        std::printf("convert:  lowers onto the %s's blocks (auspex convert %s -o model.axm)\n",
+                    format::enum_name(low.family), path.c_str());
+    } catch (const tools::ToolError& e) {
+        std::printf("convert:  does not lower onto a family's blocks: %s\n", e.what());
+    }
     return 0;
 }
 

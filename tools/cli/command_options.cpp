@@ -22,7 +22,7 @@ const CommandOptions kOptions[] = {
     {"convert",
      "  -o, --output MODEL.axm     the model to write (written whole or not at all)\n"
      "  --config CONFIG.json       the architecture: nhead, activation, norm_first, window, ... "
-     "(docs/importing-models.md)\n"
+     "(docs/importing-models.md); for MODEL.onnx only what the graph cannot show (docs/onnx.md)\n"
      "  --dtype f32|f16|int8       weight storage (default f32); int8 is per-row symmetric\n"
      "  --kv-cache f32|int8        decoder key/value caches (default f32); int8 shrinks the session arena\n"
      "  --map RENAME.map           rename a hand-written module's tensors to the family's names\n"

@@ -28,9 +28,9 @@ const Command kCommands[] = {
      "f32|int8] [--map RENAME.map] [--state-dict-key KEY] [--calib DATA.csv [--calib-window S] [--calib-horizon H]] "
      "[--check-input IN --check-output PYTORCH_OUT.csv [--check-target TGT] [--find-config FOUND.json]] "
      "[--model-name NAME] [--model-version N] [--vocab FILE | --src-vocab FILE --tgt-vocab FILE] "
-     "[--tokenizer basic_english|whitespace]",
-     "turn a PyTorch checkpoint and its config into an .axm model (optionally quantized), proved against PyTorch with "
-     "a check pair",
+     "[--tokenizer basic_english|whitespace]; or convert MODEL.onnx -o MODEL.axm [--config CONFIG.json] [...]",
+     "turn a PyTorch checkpoint and its config, or a forecaster exported to ONNX, into an .axm model (optionally "
+     "quantized), proved against PyTorch with a check pair (an ONNX graph also against itself)",
      true},
     {"inspect", ax::cli::cmd_inspect,
      "inspect MODEL.axm [--window S --horizon H | --src-len S --tgt-len T | --max-len L] "

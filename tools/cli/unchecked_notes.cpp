@@ -20,8 +20,15 @@ std::string proof_text(const ModelFile& f) {
     if (p.proof == format::Proof::unproven)
         return "unproven (converted without a check pair: nothing compared it with PyTorch)";
     char against[format::kMaxProofAgainstBytes + 1];
-    std::string text = "proven: the float32 model reproduced PyTorch's output";
-    if (proof_against(f, against, sizeof against) > 0) text += " " + std::string(against);
+    const std::string name = proof_against(f, against, sizeof against) > 0 ? std::string(against) : "";
+    // convert MODEL.onnx records the graph it was proven against (the host reference evaluator's output for
+    // deterministic inputs) when no check pair from PyTorch was given.
+    const bool graph = name.size() > 5 && name.compare(name.size() - 5, 5, ".onnx") == 0;
+    std::string text = graph
+                           ? "proven: the float32 model reproduced the ONNX graph " + name +
+                                 " (evaluated by the host reference on deterministic inputs; no check pair from "
+                                 "PyTorch)"
+                           : "proven: the float32 model reproduced PyTorch's output" + (name.empty() ? "" : " " + name);
     if (p.measured) {
         char numbers[96];
         std::snprintf(numbers, sizeof numbers, " (max difference %.3g, tolerance %.3g)",

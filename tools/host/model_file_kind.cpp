@@ -35,10 +35,9 @@ std::string model_file_mistake(const std::vector<uint8_t>& bytes, const std::str
         return path + " is " + kind + ", not an auspex model: run auspex convert first (auspex convert " + path +
                " --config CONFIG.json -o MODEL.axm) and give the .axm it writes";
     if (onnx::looks_like_onnx(bytes.data(), bytes.size()))
-        return path +
-               " is an ONNX graph, not an auspex model: auspex inspect and auspex run read it on the host "
-               "(docs/onnx.md); converting ONNX graphs to .axm is not available yet, so convert the PyTorch "
-               "checkpoint (auspex convert CHECKPOINT --config CONFIG.json -o MODEL.axm)";
+        return path + " is an ONNX graph, not an auspex model: convert it first (auspex convert " + path +
+               " -o MODEL.axm) and give the .axm it writes; auspex inspect and auspex run read the graph on the "
+               "host (docs/onnx.md)";
     if (bytes.size() < 12 || std::memcmp(bytes.data(), format::kMagic, sizeof format::kMagic) != 0) return "";
     uint32_t version = 0;
     for (int i = 11; i >= 8; --i) version = version << 8 | bytes[static_cast<size_t>(i)];

@@ -1,0 +1,80 @@
+// The recognisers of the forecaster's blocks in a folded ONNX graph: each reads the nodes one block of an
+// nn.Transformer-style model exports to (in the forms torch.onnx.export writes them), takes their weights in
+// PyTorch's layout and marks the nodes explained. A recogniser that does not see its block returns nothing and
+// leaves the marks as they were.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runtime/format.h"
+#include "tools/checkpoint/checkpoint.h"
+#include "tools/onnx_import/graph_view.h"
+
+namespace ax::onnx_import {
+
+// An nn.Linear: MatMul by a constant [in, out] (plus an Add of a constant [out]), or Gemm.
+struct Linear {
+    tools::HostTensor weight;  // [out, in], as nn.Linear holds it
+    tools::HostTensor bias;    // [out]; empty shape when the graph adds none
+    std::string output;
+    std::string node;  // the MatMul's or Gemm's name (the module path)
+};
+// The Linear reading `x` (the first such MatMul or Gemm among x's readers that no block explained yet).
+std::optional<Linear> linear_from(GraphView& g, const std::string& x);
+
+// LayerNormalization over the last axis, or its decomposition (ReduceMean, Sub, Pow, ReduceMean, Add eps, Sqrt,
+// Div, Mul, Add) that exporters write below opset 17.
+struct Norm {
+    tools::HostTensor weight, bias;
+    float eps = 1e-5f;
+    std::string output;
+};
+std::optional<Norm> layer_norm_from(GraphView& g, const std::string& x);
+
+// ReLU, or exact GELU (Gelu, or x * 0.5 * (1 + erf(x / sqrt(2))) in the order torch writes it).
+struct Act {
+    format::Activation kind = format::Activation::relu;
+    std::string output;
+};
+std::optional<Act> activation_from(GraphView& g, const std::string& x);
+
+// A linear projection feeding attention: its weight and bias (rows sliced out of a packed in-projection where
+// the graph slices one), and the value it reads (layout ops before it walked over).
+struct Projection {
+    tools::HostTensor weight, bias;
+    std::string source;
+};
+
+// One multi-head attention, found from its Softmax: q/k/v projections, scores (MatMul or Einsum), the scale
+// (every scalar Mul/Div on the way, as a product), an additive mask (a constant, or Where of a constant
+// condition), the value product and the output projection.
+enum class MaskKind { none, causal };
+struct Attention {
+    Projection q, k, v;
+    Linear out;
+    int64_t head_dim = 0;
+    MaskKind mask = MaskKind::none;
+    int64_t pad_id = -1;        // keys whose id is this are masked (a key-padding mask made from the ids), or -1
+    std::string output;         // the attention's result in the model's layout (one head's, when `concat` is set)
+    int concat = -1;            // one head of several written apart: the Concat joining them (join_heads)
+    std::string softmax;        // the Softmax node's name, for messages
+    std::vector<size_t> nodes;  // what it explains, marked when a layer takes it
+};
+// ToolError naming the Softmax node when the nodes around it are no attention this lowering knows.
+Attention attention_at(GraphView& g, size_t softmax);
+// Attentions whose heads are written apart (a Linear per head for q, k and v, one Softmax each, the heads joined
+// by a Concat into the output Linear) joined into one: their projections' rows stacked in the Concat's order.
+std::vector<Attention> join_heads(GraphView& g, std::vector<Attention> heads);
+// The output projection after `value` (the heads' joined values) and the layout ops after it.
+void finish_attention(GraphView& g, Attention& a, std::string value);
+
+// The Add of `a` and `b` (in either order) no block explained yet, or -1.
+int add_of(const GraphView& g, const std::string& a, const std::string& b);
+
+// Walks forward from `value` over single-reader layout ops (Transpose, Reshape, Flatten, Squeeze, Unsqueeze),
+// marking them; the value reached.
+std::string forward_over_layout(GraphView& g, std::string value);
+
+}  // namespace ax::onnx_import

@@ -1,0 +1,276 @@
+#include "tools/onnx_import/forecaster_lowering.h"
+
+#include <optional>
+
+#include "tools/common/tool_error.h"
+#include "tools/import/import_common.h"
+#include "tools/onnx_import/blocks.h"
+#include "tools/onnx_import/graph_view.h"
+#include "tools/onnx_import/stack_lowering.h"
+
+namespace ax::onnx_import {
+
+namespace {
+
+// The decoder input of a one-pass model with one graph input: Concat(the input's last label_len rows, constant zero
+// rows), the Informer convention forward(x) writes as torch.cat([x[:, -label_len:], zeros], dim=1).
+struct OnePassInput {
+    std::string decoder_input;
+    int64_t label_len = 0, horizon = 0;
+};
+
+// The Slice of `x`'s rows (axis 1) from `first` to its end, or -1.
+int row_slice(const GraphView& g, size_t node, const std::string& x, int64_t* first) {
+    const onnx::Node& n = g.node(node);
+    if (n.op_type != "Slice" || n.inputs.size() < 3 || n.inputs[0] != x) return -1;
+    const onnx::Tensor* starts = g.constant(n.inputs[1]);
+    const onnx::Tensor* ends = g.constant(n.inputs[2]);
+    const onnx::Tensor* axes = n.inputs.size() > 3 && !n.inputs[3].empty() ? g.constant(n.inputs[3]) : nullptr;
+    const onnx::Tensor* steps = n.inputs.size() > 4 && !n.inputs[4].empty() ? g.constant(n.inputs[4]) : nullptr;
+    const std::vector<int64_t> shape = g.shape(x);
+    if (!starts || !ends || !axes || starts->size() != 1 || ends->size() != 1 || axes->size() != 1 ||
+        shape.size() != 3 || (steps && (steps->size() != 1 || steps->integer(0) != 1)))
+        return -1;
+    const int64_t rows = shape[1];
+    if (axes->integer(0) != 1 && axes->integer(0) != -2) return -1;
+    int64_t begin = starts->integer(0), end = ends->integer(0);
+    if (begin < 0) begin += rows;
+    if (end < 0) end += rows;
+    if (begin < 0 || begin >= rows || end < rows) return -1;
+    *first = begin;
+    return static_cast<int>(node);
+}
+
+std::optional<OnePassInput> one_pass_input(GraphView& g, const std::string& x) {
+    const int64_t rows = g.shape(x).size() == 3 ? g.shape(x)[1] : 0;
+    for (size_t r : g.consumers(x)) {
+        int64_t first = 0;
+        if (row_slice(g, r, x, &first) < 0) continue;
+        const std::string sliced = g.node(r).outputs[0];
+        const std::vector<size_t>& readers = g.consumers(sliced);
+        if (readers.size() != 1) continue;
+        const onnx::Node& cat = g.node(readers[0]);
+        if (cat.op_type != "Concat" || cat.inputs.size() != 2 || cat.inputs[0] != sliced) continue;
+        const int64_t axis = int_attribute(cat, "axis", 0);
+        const onnx::Tensor* zeros = g.constant(cat.inputs[1]);
+        if ((axis != 1 && axis != -2) || !zeros || zeros->shape.size() != 3) continue;
+        bool all_zero = true;
+        for (size_t k = 0; k < zeros->size(); ++k) all_zero = all_zero && zeros->real(k) == 0.0;
+        if (!all_zero) continue;
+        g.explain(r);
+        g.explain(readers[0]);
+        return OnePassInput{cat.outputs[0], rows - first, zeros->shape[1]};
+    }
+    return std::nullopt;
+}
+
+// The Slice keeping the last `horizon` rows of a one-pass decoder's output (what its forward returns).
+std::string last_rows(GraphView& g, const std::string& y, int64_t horizon) {
+    const std::vector<size_t>& readers = g.consumers(y);
+    const std::vector<int64_t> shape = g.shape(y);
+    int64_t first = 0;
+    if (readers.size() != 1 || shape.size() != 3 || row_slice(g, readers[0], y, &first) < 0 ||
+        shape[1] - first != horizon)
+        throw ToolError("a one-pass decoder's output " + y + " is not cut to its last " + std::to_string(horizon) +
+                        " rows (the placeholders') before the graph's output");
+    g.explain(readers[0]);
+    return forward_over_layout(g, g.node(readers[0]).outputs[0]);
+}
+
+std::string describe_value(const GraphView& g, const std::string& v) {
+    const int p = g.producer(v);
+    return p < 0 ? v : g.node(static_cast<size_t>(p)).describe();
+}
+
+}  // namespace
+
+LoweredGraph lower_forecaster(const onnx::Model& original, const onnx::FoldedGraph& folded) {
+    LoweredGraph out;
+    GraphView g(folded);
+    StackLowering low{g, original, out.tensors, out.notes, out.block_outputs, {}, {}, {}};
+    const std::vector<onnx::ValueInfo>& inputs = folded.model.graph.inputs;
+    std::vector<const onnx::ValueInfo*> fed;
+    for (const onnx::ValueInfo& v : inputs)
+        if (!g.constant(v.name)) fed.push_back(&v);
+    if (fed.empty() || fed.size() > 2 || folded.model.graph.outputs.size() != 1)
+        throw ToolError(
+            "a forecaster's graph has one input (encoder-only) or two (src, tgt: encoder-decoder) and one "
+            "output; this one has " +
+            std::to_string(fed.size()) + " inputs and " + std::to_string(folded.model.graph.outputs.size()) +
+            " outputs");
+    for (const onnx::ValueInfo* v : fed)
+        if (g.shape(v->name).size() != 3)
+            throw ToolError("input " + v->name + " is " + onnx::shape_text(g.shape(v->name)) +
+                            ": a forecaster reads [batch, rows, features]");
+    low.find_attentions("forecaster");
+
+    out.src_input = fed[0]->name;
+    const int64_t src_rows = g.shape(out.src_input)[1];
+    StackLowering::InputSide src = low.input_side(out.src_input, src_rows);
+    // One input feeding a decoder too: its last rows and placeholder rows after them (one-pass decoding).
+    const std::optional<OnePassInput> one_pass = fed.size() == 1 ? one_pass_input(g, out.src_input) : std::nullopt;
+    const bool encoder_only = fed.size() == 1 && !one_pass;
+    const std::string enc_root = encoder_only ? "encoder." : "transformer.encoder.";
+    size_t enc_layers = 0, dec_layers = 0;
+    bool encoder_residual = false, decoder_residual = false;
+    const std::string memory =
+        low.stack_residual(low.stack(src.value, enc_root, nullptr, &enc_layers), src.value, &encoder_residual);
+    if (enc_layers == 0)
+        throw ToolError(
+            "found no encoder layer after the input block (its output " + src.value + " goes to " +
+            (g.consumers(src.value).empty() ? std::string("nothing") : g.node(g.consumers(src.value)[0]).describe()) +
+            "): lowered are Transformer encoder layers of self-attention, residual adds, LayerNorms "
+            "and a feed-forward pair, post- or pre-norm");
+    tools::ConvertConfig& f = out.facts;
+    auto state = [&](const char* key) { out.stated.push_back(key); };
+    std::string last = memory;
+    std::string head_module = "generator";
+    if (!encoder_only) {
+        out.tgt_input = one_pass ? std::string() : fed[1]->name;
+        const std::string tgt_value = one_pass ? one_pass->decoder_input : out.tgt_input;
+        StackLowering::InputSide tgt = low.input_side(tgt_value, g.shape(tgt_value)[1]);
+        if (one_pass) {
+            f.decoding = format::Decoding::one_pass;
+            f.label_len = one_pass->label_len;
+            f.horizon = one_pass->horizon;
+            f.placeholder = format::Placeholder::zeros;
+            out.label_len = one_pass->label_len;
+            for (const char* key : {"decoding", "label_len", "horizon", "placeholder"}) state(key);
+        }
+        last = low.stack_residual(low.stack(tgt.value, "transformer.decoder.", &memory, &dec_layers), tgt.value,
+                                  &decoder_residual);
+        if (dec_layers == 0)
+            throw ToolError("found no decoder layer reading the decoder's input block (" + tgt.value +
+                            ") and the encoder's output (" + memory + ")");
+        low.put_linear("embedding_src", src.embed);
+        low.put_linear("embedding_tgt", tgt.embed);
+        if (tgt.scale != src.scale)
+            throw ToolError("the encoder's inputs are scaled by " + std::to_string(src.scale) + ", the decoder's by " +
+                            std::to_string(tgt.scale) + ": auspex scales both sides alike");
+        if (src.table && tgt.table && src.sinusoidal != tgt.sinusoidal)
+            throw ToolError("one side's positions are sinusoidal, the other's learned");
+        if (tgt.table && !src.table) throw ToolError("positions on the decoder's side only are not lowered");
+        if (src.table && !tgt.table) {
+            f.decoder_positional_encoding = format::PositionalEncoding::none;
+            state("decoder_positional_encoding");
+        }
+        if (src.table && !src.sinusoidal) {
+            if (tgt.table && tgt.table->data != src.table->data) {
+                low.put("src_pos_embedding", *src.table);
+                low.put("tgt_pos_embedding", *tgt.table);
+            } else {
+                low.put("pos_embedding", *src.table);
+            }
+        }
+        f.memory_mask = format::MemoryMask::none;  // a masked memory is refused above
+        state("memory_mask");
+        if (low.facts.decoder_mask == MaskKind::none) {
+            f.described[format::ConfigKey::decoder_mask] = static_cast<uint32_t>(format::DecoderMask::none);
+            state("decoder_mask");
+        }
+    } else {
+        low.put_linear("input_embed", src.embed);
+        if (src.table && !src.sinusoidal) low.put("pos_embedding", *src.table);
+    }
+    // Sinusoidal positions are computed by the runtime: only their limit is stored, the rows of the table the
+    // graph holds (all of a `pe` buffer when the export slices it, else only the rows this export ran). A learned
+    // table's rows are its limit (the importer reads them off the table).
+    if (src.table && src.sinusoidal) {
+        f.max_positions = src.table_rows;
+        out.positions_cut = src.cut;
+        state("max_positions");
+    }
+    f.positional_encoding = !src.table       ? format::PositionalEncoding::none
+                            : src.sinusoidal ? format::PositionalEncoding::sinusoidal
+                                             : format::PositionalEncoding::learned;
+    state("positional_encoding");
+    if (src.scale != 1.0) {
+        f.embed_scale = src.scale;
+        state("embed_scale");
+    }
+    if (low.facts.pad_id >= 0)
+        throw ToolError("the forecaster's attention masks keys by comparing an input with " +
+                        std::to_string(low.facts.pad_id) + " (a padding mask): forecasters have none");
+    if (encoder_residual) {
+        f.described[format::ConfigKey::encoder_residual] = 1;
+        state("encoder_residual");
+    }
+    if (decoder_residual) {
+        f.described[format::ConfigKey::decoder_residual] = 1;
+        state("decoder_residual");
+    }
+    if (low.facts.encoder_mask == MaskKind::causal) {
+        f.described[format::ConfigKey::encoder_mask] = static_cast<uint32_t>(format::EncoderMask::causal);
+        state("encoder_mask");
+    }
+
+    // The head.
+    const int64_t d = src.embed.weight.shape[0];
+    std::string head_in = last;
+    if (encoder_only) {
+        format::ForecastHead head = format::ForecastHead::generator;
+        const std::vector<size_t>& readers = g.consumers(last);
+        if (readers.size() == 1) {
+            const onnx::Node& n = g.node(readers[0]);
+            const std::vector<int64_t> s = g.shape(n.outputs[0]);
+            if ((n.op_type == "Flatten" || n.op_type == "Reshape") && s.size() == 2 && s[1] == src_rows * d) {
+                head = format::ForecastHead::flatten;
+            } else if (n.op_type == "Gather" && n.inputs.size() == 2 && int_attribute(n, "axis", 0) == 1 &&
+                       g.constant(n.inputs[1]) && g.constant(n.inputs[1])->size() == 1 &&
+                       (g.constant(n.inputs[1])->integer(0) == -1 ||
+                        g.constant(n.inputs[1])->integer(0) == src_rows - 1)) {
+                head = format::ForecastHead::last_row;
+            } else if (n.op_type == "ReduceMean" && s.size() == 2) {
+                head = format::ForecastHead::mean;
+            }
+            if (head != format::ForecastHead::generator) {
+                g.explain(readers[0]);
+                head_in = forward_over_layout(g, n.outputs[0]);
+            }
+        }
+        f.head = head;
+        state("head");
+        if (fed[0]->dims[1].value >= 0) {
+            f.window = src_rows;
+            state("window");
+        }
+        head_module = "head";
+    }
+    std::optional<Linear> gen = linear_from(g, head_in);
+    if (!gen)
+        throw ToolError("found no output Linear reading " + describe_value(g, head_in) +
+                        " (the last block's output): the generator or head of a forecaster this converter lowers");
+    std::string y = gen->output;
+    if (encoder_only && f.head != format::ForecastHead::generator) {
+        if (std::optional<Act> a = activation_from(g, y)) {
+            if (std::optional<Linear> second = linear_from(g, a->output)) {
+                low.put_linear("head_hidden", *gen);
+                f.head_activation = a->kind;
+                state("head_activation");
+                gen = second;
+                y = second->output;
+            } else {
+                throw ToolError("the head's activation " + a->output + " is read by no Linear");
+            }
+        }
+    }
+    low.put_linear(head_module, *gen);
+    if (one_pass) y = last_rows(g, forward_over_layout(g, y), one_pass->horizon);
+    out.output = low.finish(y, "output Linear " + gen->node, "forecaster",
+                            "input Linear, positions, encoder/decoder layers of attention, LayerNorm, feed-forward and "
+                            "residual adds, output Linear");
+    if (encoder_only && f.head != format::ForecastHead::generator) {
+        const std::vector<int64_t> os = g.shape(out.output);
+        // [batch, horizon, outputs] shows both; [batch, values] does not: one output unless the config says
+        // otherwise ("horizon", "n_outputs" or "outputs").
+        f.n_outputs = os.size() == 3 ? os[2] : 1;
+        out.outputs_shown = os.size() == 3;
+        state("n_outputs");
+    }
+    low.state_stack_facts(f, out.stated);
+    f.num_encoder_layers = static_cast<int64_t>(enc_layers);
+    f.num_decoder_layers = static_cast<int64_t>(dec_layers);
+    return out;
+}
+
+}  // namespace ax::onnx_import

@@ -1,0 +1,42 @@
+// What a family's lowering of an ONNX graph gives: the tensors under the module names a checkpoint of the family
+// has, the config facts the graph shows, and where the graph's blocks begin and end.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "runtime/format.h"
+#include "tools/checkpoint/checkpoint.h"
+#include "tools/import/convert_config.h"
+
+namespace ax::onnx_import {
+
+// A value of the graph where a block of the stacks ends: "encoder input" (the stack's input), "encoder layer 0"
+// (with its tensors' prefix, "transformer.encoder.layers.0."), "encoder final norm", and the decoder's alike.
+struct BlockValue {
+    std::string block, value, prefix;
+};
+
+// What a family's lowering gives: the tensors under a checkpoint's module names and the config facts the graph
+// shows, for that family's checkpoint importer.
+struct LoweredGraph {
+    format::Family family = format::Family::forecaster;
+    tools::TensorMap tensors;
+    // What the graph shows, as config statements; the user's config adds what it cannot show.
+    tools::ConvertConfig facts;
+    std::vector<std::string> stated;   // the keys of `facts` the graph set
+    std::string src_input, tgt_input;  // the graph's inputs (tgt empty for an encoder-only model, a classifier)
+    // One-pass decoding from one input: the decoder reads the input's last label_len rows and zero rows after
+    // them (the proof builds that decoder input as the graph does).
+    int64_t label_len = 0;
+    std::string output;
+    // The position table the graph holds is only the rows the export ran (a fixed-axes export folds the slice of
+    // a longer table): its row count is no limit the model had, and a config may state a longer one.
+    bool positions_cut = false;
+    // A one-pass head's output shows its outputs per step ([batch, horizon, outputs]); [batch, values] does not.
+    bool outputs_shown = true;
+    std::vector<std::string> notes;
+    // The ONNX values where each block of the stacks begins and ends, in order, for telling which block differs.
+    std::vector<BlockValue> block_outputs;
+};
+
+}  // namespace ax::onnx_import
