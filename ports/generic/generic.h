@@ -13,6 +13,7 @@
     X(linear_f32)             \
     X(linear_f16)             \
     X(linear_i8)              \
+    X(linear_i4)              \
     X(quantize_rows_i8)       \
     X(attention_scores_f32)   \
     X(attention_values_f32)   \
@@ -37,6 +38,25 @@ inline float rescale_i8(int32_t acc, float xscale, float wscale, float bias) {
     const float scale = xscale * wscale;
     const float product = static_cast<float>(acc) * scale;
     return product + bias;
+}
+
+// One step of linear_i4's group sum (see runtime/kernels.h): a multiply and an add, each rounded.
+inline float accumulate_group_i4(float sum, int32_t acc, float wscale) {
+    const float product = static_cast<float>(acc) * wscale;
+    return sum + product;
+}
+
+// linear_i4's last step: the group sum times the row's scale, plus the bias.
+inline float finish_i4(float sum, float xscale, float bias) {
+    const float scaled = sum * xscale;
+    return scaled + bias;
+}
+
+// Nibble j of a row of 4-bit weights (-8..7).
+inline int32_t nibble_i4(const uint8_t* row, size_t j) {
+    const uint32_t b = row[j / 2];
+    const uint32_t n = (j % 2 == 0 ? b : b >> 4) & 0xfu;
+    return static_cast<int32_t>(n ^ 8u) - 8;
 }
 
 // The reference table, every member named.
