@@ -324,6 +324,7 @@ TEST_CASE("chronos-bolt storage: int8 and int4 medians and quantile loss against
     const ax::Kernels& k = *ax::test::available_ports().front();
     const std::vector<Synthetic> series = synthetic_series();
     for (const std::string& dir : dirs) {
+        const bool fixture = &dir - dirs.data() < 2;
         static OpenedModel f32, i8, i4;
         open_converted(dir, ax::format::DType::f32, &f32);
         open_converted(dir, ax::format::DType::i8, &i8);
@@ -349,6 +350,7 @@ TEST_CASE("chronos-bolt storage: int8 and int4 medians and quantile loss against
                     "int8 %.3g, int4 %.3g std\n",
                     s.name, cb.median, cc.median, la, lb, lc);
             INFO(dir << " " << s.name);
+            if (!fixture) continue;  // a directory of the caller's: measured, not held to the fixtures' bounds
             CHECK(cb.median < 0.06);
             CHECK(cc.median < 0.6);
             CHECK(std::fabs(lb - la) <= 1.8 * mean_gap(a, b) / sd + 1e-9);

@@ -46,15 +46,13 @@ std::string hex(const uint8_t* p, size_t n) {
 
 std::string fnv_hex(const void* p, size_t n) {
     char b[17];
-    std::snprintf(b, sizeof b, "%016llx",
-                  static_cast<unsigned long long>(fnv1a64(static_cast<const uint8_t*>(p), n)));
+    std::snprintf(b, sizeof b, "%016llx", static_cast<unsigned long long>(fnv1a64(static_cast<const uint8_t*>(p), n)));
     return b;
 }
 
 // The converted Chronos-Bolt checkpoint as the writer's model, weights stored as `dtype`.
 tools::AxmModel chronos_model(const std::string& name, format::DType dtype) {
-    tools::AxmModel m =
-        tools::chronos_bolt_axm(tools::read_chronos_bolt(test::fixture_path("chronos_bolt/" + name)));
+    tools::AxmModel m = tools::chronos_bolt_axm(tools::read_chronos_bolt(test::fixture_path("chronos_bolt/" + name)));
     tools::store_weights_as(m, dtype);
     return m;
 }
@@ -180,7 +178,8 @@ TEST_CASE("int4 tensors: a truncated or inconsistent one is refused with the rea
             r = table + i * format::kTensorRecordBytes;
     REQUIRE(r != 0);
     const uint64_t data_bytes = load_u64(good.data() + r + rec::data_bytes);
-    CHECK(data_bytes == uint64_t{load_u32(good.data() + r + rec::dims)} * load_u32(good.data() + r + rec::dims + 4) / 2);
+    CHECK(data_bytes ==
+          uint64_t{load_u32(good.data() + r + rec::dims)} * load_u32(good.data() + r + rec::dims + 4) / 2);
     const auto patched = [&](auto change) {
         std::vector<uint8_t> b = good;
         change(b);
@@ -189,14 +188,16 @@ TEST_CASE("int4 tensors: a truncated or inconsistent one is refused with the rea
     };
     CHECK(message_has(patched([&](auto& b) { put_u64(b, r + rec::data_bytes, data_bytes * 2); }),
                       "does not match its shape"));
-    CHECK(message_has(patched([&](auto& b) { put_u64(b, r + rec::scale_bytes, load_u64(b.data() + r + rec::scale_bytes) - 2); }),
-                      "int4 group scales hold"));
+    CHECK(message_has(
+        patched([&](auto& b) { put_u64(b, r + rec::scale_bytes, load_u64(b.data() + r + rec::scale_bytes) - 2); }),
+        "int4 group scales hold"));
     CHECK(message_has(patched([&](auto& b) {
                           put_u64(b, r + rec::scale_offset, 0);
                           put_u64(b, r + rec::scale_bytes, 0);
                       }),
                       "int4 group scales hold 0 bytes"));
-    CHECK(message_has(patched([&](auto& b) { put_u32(b, r + rec::dims + 4, 48); }), "not a multiple of its scale groups"));
+    CHECK(message_has(patched([&](auto& b) { put_u32(b, r + rec::dims + 4, 48); }),
+                      "not a multiple of its scale groups"));
     CHECK(message_has(patched([&](auto& b) {
                           b[r + rec::rank] = 1;
                           put_u32(b, r + rec::dims + 4, 0);
@@ -206,7 +207,8 @@ TEST_CASE("int4 tensors: a truncated or inconsistent one is refused with the rea
     // holding int4 tensors ("unknown dtype 4"), instead of reading half-size data as int8.
     CHECK(message_has(patched([&](auto& b) { b[r + rec::dtype] = 5; }), "unknown dtype 5"));
     // Truncated anywhere in the int4 data or scales: the header's size no longer fits what is there.
-    for (const uint64_t cut : {load_u64(good.data() + r + rec::data_offset) + 1, load_u64(good.data() + r + rec::scale_offset) + 1}) {
+    for (const uint64_t cut :
+         {load_u64(good.data() + r + rec::data_offset) + 1, load_u64(good.data() + r + rec::scale_offset) + 1}) {
         std::vector<uint8_t> b(good.begin(), good.begin() + static_cast<std::ptrdiff_t>(cut));
         const tools::AlignedBuffer buffer(b);
         ModelFile file;

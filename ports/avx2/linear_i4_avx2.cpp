@@ -8,8 +8,8 @@ namespace ax::avx2 {
 namespace {
 
 struct MaddubsDot {
-    __m256i operator()(__m256i u, __m256i s) const {
-        return _mm256_madd_epi16(_mm256_maddubs_epi16(u, s), _mm256_set1_epi16(1));
+    __m256i operator()(__m256i acc, __m256i u, __m256i s) const {
+        return _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(u, s), _mm256_set1_epi16(1)));
     }
 };
 

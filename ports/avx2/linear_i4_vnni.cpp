@@ -9,7 +9,7 @@ namespace ax::avx2 {
 namespace {
 
 struct VnniDot {
-    __m256i operator()(__m256i u, __m256i s) const { return _mm256_dpbusd_avx_epi32(_mm256_setzero_si256(), u, s); }
+    __m256i operator()(__m256i acc, __m256i u, __m256i s) const { return _mm256_dpbusd_avx_epi32(acc, u, s); }
 };
 
 }  // namespace

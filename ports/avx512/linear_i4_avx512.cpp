@@ -9,7 +9,7 @@ namespace ax::avx512 {
 namespace {
 
 struct EvexDot {
-    __m256i operator()(__m256i u, __m256i s) const { return _mm256_dpbusd_epi32(_mm256_setzero_si256(), u, s); }
+    __m256i operator()(__m256i acc, __m256i u, __m256i s) const { return _mm256_dpbusd_epi32(acc, u, s); }
 };
 
 }  // namespace

@@ -52,13 +52,6 @@ inline float finish_i4(float sum, float xscale, float bias) {
     return scaled + bias;
 }
 
-// Nibble j of a row of 4-bit weights (-8..7).
-inline int32_t nibble_i4(const uint8_t* row, size_t j) {
-    const uint32_t b = row[j / 2];
-    const uint32_t n = (j % 2 == 0 ? b : b >> 4) & 0xfu;
-    return static_cast<int32_t>(n ^ 8u) - 8;
-}
-
 // The reference table, every member named.
 constexpr Kernels kernel_table() {
     Kernels k;

@@ -18,7 +18,11 @@ void linear_i4(const int8_t* xq, const float* xscale, size_t rows, size_t in, co
             float sum = 0.0f;
             for (size_t g = 0; g < groups; ++g) {
                 int32_t acc = 0;
-                for (size_t i = g * 32; i < g * 32 + 32; ++i) acc += static_cast<int32_t>(xr[i]) * nibble_i4(wo, i);
+                for (size_t j = g * 16; j < g * 16 + 16; ++j) {  // byte j: columns 2j (low nibble) and 2j + 1
+                    const uint32_t b = wo[j];
+                    acc += static_cast<int32_t>(xr[2 * j]) * (static_cast<int32_t>((b & 0xfu) ^ 8u) - 8) +
+                           static_cast<int32_t>(xr[2 * j + 1]) * (static_cast<int32_t>((b >> 4) ^ 8u) - 8);
+                }
                 sum = accumulate_group_i4(sum, acc, half_to_float(wscale[o * groups + g]));
             }
             y[r * ldy + o] = finish_i4(sum, xscale[r], bias ? bias[o] : 0.0f);

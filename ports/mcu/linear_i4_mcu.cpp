@@ -59,10 +59,10 @@ struct GroupX {
             __builtin_memcpy(&b, x + 8 * k + 4, 4);
             const uint32_t a02 = __sxtb16(a), a13 = __sxtb16(ror8(a));  // {x0, x2}, {x1, x3}
             const uint32_t b02 = __sxtb16(b), b13 = __sxtb16(ror8(b));  // {x4, x6}, {x5, x7}
-            p[4 * k + 0] = (a02 & 0xffffu) | (b02 << 16);                     // {x0, x4}
-            p[4 * k + 1] = (a02 >> 16) | (b02 & 0xffff0000u);                // {x2, x6}
-            p[4 * k + 2] = (a13 & 0xffffu) | (b13 << 16);                     // {x1, x5}
-            p[4 * k + 3] = (a13 >> 16) | (b13 & 0xffff0000u);                // {x3, x7}
+            p[4 * k + 0] = (a02 & 0xffffu) | (b02 << 16);               // {x0, x4}
+            p[4 * k + 1] = (a02 >> 16) | (b02 & 0xffff0000u);           // {x2, x6}
+            p[4 * k + 2] = (a13 & 0xffffu) | (b13 << 16);               // {x1, x5}
+            p[4 * k + 3] = (a13 >> 16) | (b13 & 0xffff0000u);           // {x3, x7}
         }
     }
 };

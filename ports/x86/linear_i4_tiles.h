@@ -1,13 +1,16 @@
 // linear_i4 (runtime/kernels.h) on 256-bit vectors, for the AVX2 port (maddubs) and the VNNI tables
 // (vpdpbusd): eight outputs at a time, bit-identical to generic::linear_i4.
 //
-// A group's 16 weight bytes become 32 unsigned bytes w + 8 (0..15: the nibble xor 8), the low nibbles (even
-// columns) in the low 128-bit lane and the high ones (odd columns) in the high lane; x's 32 values of the group
-// are shuffled to the same order. The unsigned-by-signed byte products then give the exact dot(x, w + 8), from
-// which 8 * sum(x) is taken away: dot(x, w). Nothing saturates: a maddubs pair sum is at most 2 * 15 * 128.
-// The eight outputs' int32 sums are gathered into one vector by horizontal adds, and the float steps are
-// generic's, lane for lane (a multiply, then an add, never fused). Outputs past the last multiple of eight take
-// generic's kernel.
+// Per group of 32 columns and pair of outputs, one 256-bit vector holds both outputs' 16 weight bytes (one per
+// 128-bit lane), xor 0x88 (each nibble plus 8: unsigned 0..15); its low nibbles are the even columns, its high
+// nibbles the odd ones. x's group is shuffled into its even columns and its odd columns, each repeated in both
+// lanes, so two unsigned-by-signed byte products give both outputs' exact dot(x, w + 8) in four int32 lanes
+// each; 8 * sum(x) is taken away after the horizontal adds. Nothing saturates: a maddubs pair sum is at most
+// 2 * 15 * 128. The horizontal adds leave the eight outputs in the order 0 2 4 6 1 3 5 7; the scales are
+// loaded in that order, and the running float sums (generic's operations, lane for lane: a multiply, then an
+// add, never fused) wait in y in that order until the last group, when they are put back in order, scaled by
+// the row's scale and given the bias. The weights of a group are unpacked once for every row of the call.
+// Outputs past the last multiple of eight take generic's kernel.
 #pragma once
 #include <immintrin.h>
 
@@ -20,66 +23,65 @@
 namespace ax::x86_i4 {
 namespace {
 
-// x's group [x0 .. x31] as [x0 x2 .. x30 | x1 x3 .. x31]: the order of the unpacked weights.
-inline __m256i group_x(const int8_t* x) {
-    const __m256i even_odd =
-        _mm256_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15, 0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7,
-                         9, 11, 13, 15);
-    const __m256i v = _mm256_shuffle_epi8(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x)), even_odd);
-    return _mm256_permute4x64_epi64(v, _MM_SHUFFLE(3, 1, 2, 0));
-}
+// Output c of a tile of eight sits in lane kLane[c] of the horizontal adds' result.
+constexpr int kOrder[8] = {0, 2, 4, 6, 1, 3, 5, 7};  // lane -> output
 
-// 16 bytes of a row's weights as 32 unsigned bytes w + 8, in group_x's order.
-inline __m256i group_w(const uint8_t* w) {
-    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(w));
-    const __m128i low4 = _mm_set1_epi8(0x0f);
-    const __m128i lo = _mm_and_si128(b, low4);
-    const __m128i hi = _mm_and_si128(_mm_srli_epi16(b, 4), low4);
-    return _mm256_xor_si256(_mm256_set_m128i(hi, lo), _mm256_set1_epi8(8));
-}
-
-// The lane sums of eight int32 vectors, as one vector {sum v[0], ..., sum v[7]}.
-inline __m256i hsum8_i32(const __m256i (&v)[8]) {
-    const __m256i s01 = _mm256_hadd_epi32(v[0], v[1]);
-    const __m256i s23 = _mm256_hadd_epi32(v[2], v[3]);
-    const __m256i s45 = _mm256_hadd_epi32(v[4], v[5]);
-    const __m256i s67 = _mm256_hadd_epi32(v[6], v[7]);
-    const __m256i t0 = _mm256_hadd_epi32(s01, s23);  // v0..v3: low-lane sums | high-lane sums
-    const __m256i t1 = _mm256_hadd_epi32(s45, s67);
-    return _mm256_add_epi32(_mm256_permute2x128_si256(t0, t1, 0x20), _mm256_permute2x128_si256(t0, t1, 0x31));
-}
-
-// Dot: a functor (u8 x32, s8 x32) -> int32 x8 of exact partial sums of products.
+// Dot: a functor (acc int32 x8, u8 x32, s8 x32) -> acc + exact partial sums of the 32 products, four to a lane.
 template <class Dot>
 void linear_i4_256(const int8_t* xq, const float* xscale, size_t rows, size_t in, const uint8_t* w,
                    const uint16_t* wscale, const float* bias, size_t out, float* y, size_t ldy) {
     const size_t groups = in / 32, row_bytes = in / 2;
     const Dot dot;
+    const __m256i even_odd = _mm256_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15, 0, 2, 4, 6, 8, 10,
+                                              12, 14, 1, 3, 5, 7, 9, 11, 13, 15);
+    const __m256i low4 = _mm256_set1_epi8(0x0f), flip = _mm256_set1_epi8(static_cast<char>(0x88));
     const __m256i eights = _mm256_set1_epi8(8);
+    const __m256i in_order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);  // lanes back to outputs 0..7
     size_t o = 0;
     for (; o + 8 <= out; o += 8) {
         const uint8_t* wt = w + o * row_bytes;
         const uint16_t* st = wscale + o * groups;
+        for (size_t g = 0; g < groups; ++g) {
+            __m256i lo[4], hi[4];
+            AX_AVX2_UNROLL
+            for (size_t p = 0; p < 4; ++p) {
+                const uint8_t* a = wt + 2 * p * row_bytes + 16 * g;
+                const __m256i v =
+                    _mm256_xor_si256(_mm256_inserti128_si256(
+                                         _mm256_castsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(a))),
+                                         _mm_loadu_si128(reinterpret_cast<const __m128i*>(a + row_bytes)), 1),
+                                     flip);
+                lo[p] = _mm256_and_si256(v, low4);
+                hi[p] = _mm256_and_si256(_mm256_srli_epi16(v, 4), low4);
+            }
+            const __m256 scale = _mm256_cvtph_ps(_mm_setr_epi16(
+                static_cast<short>(st[kOrder[0] * groups + g]), static_cast<short>(st[kOrder[1] * groups + g]),
+                static_cast<short>(st[kOrder[2] * groups + g]), static_cast<short>(st[kOrder[3] * groups + g]),
+                static_cast<short>(st[kOrder[4] * groups + g]), static_cast<short>(st[kOrder[5] * groups + g]),
+                static_cast<short>(st[kOrder[6] * groups + g]), static_cast<short>(st[kOrder[7] * groups + g])));
+            for (size_t r = 0; r < rows; ++r) {
+                const __m256i xv = _mm256_shuffle_epi8(
+                    _mm256_loadu_si256(reinterpret_cast<const __m256i*>(xq + r * in + 32 * g)), even_odd);
+                const __m256i xe = _mm256_permute4x64_epi64(xv, _MM_SHUFFLE(2, 0, 2, 0));
+                const __m256i xo = _mm256_permute4x64_epi64(xv, _MM_SHUFFLE(3, 1, 3, 1));
+                const int32_t x8 = avx2::detail::hsum_i32(dot(_mm256_setzero_si256(), eights, xv));  // 8 sum(x)
+                __m256i acc[4];
+                AX_AVX2_UNROLL
+                for (size_t p = 0; p < 4; ++p) acc[p] = dot(dot(_mm256_setzero_si256(), lo[p], xe), hi[p], xo);
+                const __m256i sums =
+                    _mm256_hadd_epi32(_mm256_hadd_epi32(acc[0], acc[1]), _mm256_hadd_epi32(acc[2], acc[3]));
+                const __m256 product =
+                    _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(sums, _mm256_set1_epi32(x8))), scale);
+                float* yr = y + r * ldy + o;
+                const __m256 before = g == 0 ? _mm256_setzero_ps() : _mm256_loadu_ps(yr);
+                _mm256_storeu_ps(yr, _mm256_add_ps(before, product));
+            }
+        }
         const __m256 b = bias ? _mm256_loadu_ps(bias + o) : _mm256_setzero_ps();
         for (size_t r = 0; r < rows; ++r) {
-            const int8_t* xr = xq + r * in;
-            __m256 sum = _mm256_setzero_ps();
-            for (size_t g = 0; g < groups; ++g) {
-                const __m256i xv = group_x(xr + 32 * g);
-                const int32_t x8 = avx2::detail::hsum_i32(dot(eights, xv));  // 8 * sum(x)
-                __m256i acc[8];
-                AX_AVX2_UNROLL
-                for (size_t c = 0; c < 8; ++c) acc[c] = dot(group_w(wt + c * row_bytes + 16 * g), xv);
-                const __m256i sums = _mm256_sub_epi32(hsum8_i32(acc), _mm256_set1_epi32(x8));
-                const __m128i h = _mm_setr_epi16(
-                    static_cast<short>(st[g]), static_cast<short>(st[groups + g]),
-                    static_cast<short>(st[2 * groups + g]), static_cast<short>(st[3 * groups + g]),
-                    static_cast<short>(st[4 * groups + g]), static_cast<short>(st[5 * groups + g]),
-                    static_cast<short>(st[6 * groups + g]), static_cast<short>(st[7 * groups + g]));
-                sum = _mm256_add_ps(sum, _mm256_mul_ps(_mm256_cvtepi32_ps(sums), _mm256_cvtph_ps(h)));
-            }
-            const __m256 scaled = _mm256_mul_ps(sum, _mm256_set1_ps(xscale[r]));
-            _mm256_storeu_ps(y + r * ldy + o, _mm256_add_ps(scaled, b));
+            float* yr = y + r * ldy + o;
+            const __m256 sum = _mm256_permutevar8x32_ps(_mm256_loadu_ps(yr), in_order);
+            _mm256_storeu_ps(yr, _mm256_add_ps(_mm256_mul_ps(sum, _mm256_set1_ps(xscale[r])), b));
         }
     }
     if (o < out)

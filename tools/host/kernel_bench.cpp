@@ -15,6 +15,7 @@
 #include "ports/ports.h"
 #include "runtime/half.h"
 #include "tools/common/aligned_buffer.h"
+#include "tools/convert/quantize.h"
 #include "tools/host/median.h"
 #include "tools/host/thread_pool.h"
 
@@ -446,6 +447,9 @@ void bench_linear(const Kernels& k, const Peak& peak, std::vector<Row>& rows) {
         Array<float> xscale(s.rows), wscale(s.out);
         k.quantize_rows_i8(x.data(), s.rows, s.in, xq.data(), xscale.data());
         k.quantize_rows_i8(w.data(), s.out, s.in, wq.data(), wscale.data());
+        Array<uint8_t> w4(s.out * s.in / 2);  // the shapes' `in` are multiples of int4's groups of 32
+        Array<uint16_t> w4scale(s.out * s.in / format::kI4Group);
+        quantize_matrix_i4(w.data(), s.out, s.in, w4.data(), w4scale.data(), "bench");
         const double ops = 2.0 * static_cast<double>(s.rows) * static_cast<double>(s.in) * static_cast<double>(s.out);
 
         auto add = [&](const Timing& t, const char* unit, bool float_fma) {
@@ -463,6 +467,9 @@ void bench_linear(const Kernels& k, const Peak& peak, std::vector<Row>& rows) {
                                             bias.data(), s.out, y.data(), s.out),
             "GOP/s", false);
         if (peak.valid && std::string(k.name) == "avx2") rows.back().peak_fraction = rows.back().rate / peak.madd_gops;
+        add(time_entry<&Kernels::linear_i4>(k, xq.data(), xscale.data(), s.rows, s.in, w4.data(), w4scale.data(),
+                                            bias.data(), s.out, y.data(), s.out),
+            "GOP/s", false);
     }
 }
 
@@ -602,6 +609,13 @@ std::string to_text(const Peak& peak, const std::vector<Row>& rows, const std::v
     if (!ratios.empty()) {
         t += "\nint8 over f32 (linear_i8 GOP/s / linear_f32 GFLOP/s, same port, same shape, same run):\n";
         for (const Ratio& r : ratios) t += "  " + r.port + " " + r.shape + ": " + fmt("%.2f", r.value) + "x\n";
+        // The 4-bit product against int8's: what half the weight bytes buy (or cost in unpacking) per port.
+        t += "\nint4 over int8 (linear_i4 GOP/s / linear_i8 GOP/s, same port, same shape, same run):\n";
+        for (const Ratio& r : ratios) {
+            const Row* q8 = find(rows, r.port, kernel_name<&Kernels::linear_i8>(), r.shape);
+            const Row* q4 = find(rows, r.port, kernel_name<&Kernels::linear_i4>(), r.shape);
+            if (q8 && q4) t += "  " + r.port + " " + r.shape + ": " + fmt("%.2f", q4->rate / q8->rate) + "x\n";
+        }
     }
     return t;
 }
