@@ -15,7 +15,6 @@
 #include "ports/ports.h"
 #include "runtime/half.h"
 #include "tools/common/aligned_buffer.h"
-#include "tools/convert/quantize.h"
 #include "tools/host/median.h"
 #include "tools/host/thread_pool.h"
 
@@ -447,9 +446,11 @@ void bench_linear(const Kernels& k, const Peak& peak, std::vector<Row>& rows) {
         Array<float> xscale(s.rows), wscale(s.out);
         k.quantize_rows_i8(x.data(), s.rows, s.in, xq.data(), xscale.data());
         k.quantize_rows_i8(w.data(), s.out, s.in, wq.data(), wscale.data());
-        Array<uint8_t> w4(s.out * s.in / 2);  // the shapes' `in` are multiples of int4's groups of 32
-        Array<uint16_t> w4scale(s.out * s.in / format::kI4Group);
-        quantize_matrix_i4(w.data(), s.out, s.in, w4.data(), w4scale.data(), "bench");
+        // 4-bit weights: random nibbles, a half scale per 32 columns (the shapes' `in` are multiples of 32).
+        Array<uint8_t> w4(s.out * s.in / 2);
+        Array<uint16_t> w4scale(s.out * s.in / 32);
+        for (size_t i = 0; i < w4.n; ++i) w4[i] = static_cast<uint8_t>(wq[i] ^ wq[w4.n + i]);
+        for (size_t i = 0; i < w4scale.n; ++i) w4scale[i] = float_to_half(0.01f + 0.001f * static_cast<float>(i % 7));
         const double ops = 2.0 * static_cast<double>(s.rows) * static_cast<double>(s.in) * static_cast<double>(s.out);
 
         auto add = [&](const Timing& t, const char* unit, bool float_fma) {
