@@ -18,6 +18,7 @@
 #include "runtime/bytes.h"
 #include "runtime/checksum.h"
 #include "runtime/model_file.h"
+#include "tests/family_support.h"
 #include "tests/test_support.h"
 #include "tools/axm/axm_writer.h"
 #include "tools/common/aligned_buffer.h"
@@ -25,6 +26,7 @@
 #include "tools/convert/chronos_bolt_convert.h"
 #include "tools/convert/converter.h"
 #include "tools/convert/quantize.h"
+#include "tools/host/family_sessions.h"
 #include "tools/host/host_session.h"
 #include "tools/text/csv.h"
 
@@ -268,4 +270,33 @@ TEST_CASE("int4 forecasters of the blocks: Linear weights of 32-column multiples
             CHECK(worst <= 0.5 * scale);
         }
     }
+}
+
+TEST_CASE("int4 token models: embedding tables stay lookups (int8), the products take int4, logits near float32") {
+    // The seq2seq tutorial model (d_model 32, d_ff 48): its attention and first feed-forward matrices read 32
+    // columns (int4), the second feed-forward reads 48 (int8), the token embeddings are tables (int8). Bound: as
+    // the forecasters of the blocks above, half the logits' RMS (measured with AUSPEX_REPORT_ERRORS=1).
+    const std::string dir = test::fixture_path("seq2seq/tutorial");
+    const auto f32 = tools::open_model_bytes(test::convert_case(dir, format::DType::f32), "tutorial");
+    const auto i4 = tools::open_model_bytes(test::convert_case(dir, format::DType::i4), "tutorial");
+    size_t four = 0;
+    for (uint32_t i = 0; i < i4->file.tensor_count(); ++i) {
+        const TensorView v = i4->file.tensor(i);
+        INFO(format::role_name(v.role));
+        if (v.role == format::Role::src_token_embed || v.role == format::Role::tgt_token_embed)
+            CHECK(v.dtype == format::DType::i8);
+        four += v.dtype == format::DType::i4 ? 1 : 0;
+    }
+    CHECK(four > 4);
+    const std::vector<int32_t> src = {2, 5, 7, 9, 4, 3}, tgt = {2, 6, 8, 5};
+    const Kernels& k = *test::available_ports().front();
+    tools::HostSeq2Seq a(*f32, k, src.size(), tgt.size()), b(*i4, k, src.size(), tgt.size());
+    const std::vector<float> want = a.run(src, tgt), got = b.run(src, tgt);
+    REQUIRE(got.size() == want.size());
+    CHECK(test::all_finite(got));
+    const double err = test::max_abs_error(got, want), scale = test::rms(want);
+    if (std::getenv("AUSPEX_REPORT_ERRORS"))
+        std::printf("int4 seq2seq tutorial: max error %.3g x logits rms\n", err / scale);
+    CHECK(err > 0.0);
+    CHECK(err <= 0.5 * scale);
 }
