@@ -4,7 +4,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: chronos-bolt-tiny all cli build deps format format-check test test-host test-sanitize test-cross test-firmware firmware size stack insn insn-integer insn-bench insn-signature bench-mcu fuzz mutate demo clean
+.PHONY: chronos-bolt-tiny all cli build deps format format-check test test-host test-sanitize test-cross test-firmware firmware size stack insn insn-integer insn-bench insn-signature insn-chronos-bolt bench-mcu fuzz mutate demo clean
 
 # Recursive makes and CMake's own makefiles print no Entering/Leaving directory lines.
 MAKEFLAGS += --no-print-directory
@@ -97,6 +97,7 @@ $(foreach t,$(CROSS_TARGETS),$(eval $(call cross_rules,$(t))))
 #   make size           text/data/bss of the runtime and the example firmware per target
 #   make stack          worst-case stack of the runtime per board (tools/stack/stack_worst_case.py; also in test-firmware)
 #   make insn           instructions per forecast and per kernel, generic port against mcu, under a QEMU plugin
+#                       (Chronos-Bolt's too: make insn-chronos-bolt)
 # Each board is a folder of ports/firmware/boards/ (memory.ld, board.cmake with its core, qemu machine and
 # defaults), read by the firmware build alone (ports/firmware/boards.cmake). These variables override the
 # boards' defaults for every board built; empty means the default:
@@ -171,12 +172,29 @@ stack:
 		done; } > $(FIRMWARE_DIR)/stack.md
 	@cat $(FIRMWARE_DIR)/stack.md
 	$(call write_doc,stack,$(FIRMWARE_DIR)/stack.md)
+	@{ echo "| board (core) | runtime worst case (chronos_bolt_tiny.elf) | \`chronos_bolt_forecast\` | used by the run (painted; startup, main, printf) |"; \
+		echo "|---|---|---|---|"; \
+		for board in $(FIRMWARE_BOARDS); do \
+			[ -f $(FIRMWARE_DIR)/$$board/chronos_bolt_tiny.elf ] || continue; \
+			sh ports/firmware/chronos_bolt_rows.sh stack $(FIRMWARE_DIR)/$$board $$board $$(cut -d" " -f1 $(FIRMWARE_DIR)/$$board/insn_label) \
+				python3 $(CURDIR) arm-none-eabi- || exit 1; \
+		done; } > $(FIRMWARE_DIR)/stack-chronos-bolt.md
+	@cat $(FIRMWARE_DIR)/stack-chronos-bolt.md
+	$(call write_doc,chronos-bolt-stack,$(FIRMWARE_DIR)/stack-chronos-bolt.md)
 
 size:
 	@$(MAKE) --no-print-directory firmware >/dev/null
 	@sh ports/firmware/size_report.sh $(FIRMWARE_DIR) $(FIRMWARE_BOARDS) > $(FIRMWARE_DIR)/size.md
 	@cat $(FIRMWARE_DIR)/size.md
 	$(call write_doc,size,$(FIRMWARE_DIR)/size.md)
+	@{ echo "| board (core) | chronos_bolt_tiny.elf: text / data / bss | int8 model in external flash | working memory (.bss) |"; \
+		echo "|---|---|---|---|"; \
+		for board in $(FIRMWARE_BOARDS); do \
+			[ -f $(FIRMWARE_DIR)/$$board/chronos_bolt_tiny.elf ] || continue; \
+			sh ports/firmware/chronos_bolt_rows.sh size $(FIRMWARE_DIR)/$$board $$board $$(cut -d" " -f1 $(FIRMWARE_DIR)/$$board/insn_label) || exit 1; \
+		done; } > $(FIRMWARE_DIR)/size-chronos-bolt.md
+	@cat $(FIRMWARE_DIR)/size-chronos-bolt.md
+	$(call write_doc,chronos-bolt-size,$(FIRMWARE_DIR)/size-chronos-bolt.md)
 
 # $(call write_doc,NAME,FILE): FILE becomes the generated block NAME of docs/boards.md, which documents the
 # bundled example on every board: only a run with the default boards and example rewrites it.
@@ -219,6 +237,7 @@ insn: build $(INSN_DIR)/insn_plugin.so
 	@$(MAKE) --no-print-directory insn-integer
 	@$(MAKE) --no-print-directory insn-bench
 	@$(MAKE) --no-print-directory insn-signature
+	@$(MAKE) --no-print-directory insn-chronos-bolt
 
 # A signed model's signature check beside one forecast (forecast_signed.elf, on the board whose RAM holds the
 # A/B slots; run by make insn). Report: $(INSN_DIR)/insn-signature.md, and docs/instruction-counts.md.
@@ -265,6 +284,18 @@ insn-bench: build $(INSN_DIR)/insn_plugin.so
 		$(foreach d,$(INSN_BENCH_DTYPES),$(foreach t,$(INSN_LINUX),"$(t) $(d) (qemu-user):$$(cat $(INSN_DIR)/bench-$(t)-$(d)/insn_runner):$(INSN_DIR)/bench-$(t)-$(d)/insn")) \
 		| tee $(INSN_DIR)/insn-bench.md
 	$(call write_insn_doc,insn-bench,$(INSN_DIR)/insn-bench.md)
+
+# Chronos-Bolt at chronos-bolt-tiny's shapes in int8, its weights read in place from external flash (context 512,
+# 64 steps, 9 quantiles): one forecast and each kernel, generic port against the best, on the boards with external
+# flash (chronos_bolt_insn_tiny.elf; run by make insn). Report: $(INSN_DIR)/insn-chronos-bolt.md.
+INSN_CHRONOS_BOLT_BOARDS := mps2-an500 mps3-an547
+insn-chronos-bolt: build $(INSN_DIR)/insn_plugin.so
+	$(call firmware_build,$(INSN_CHRONOS_BOLT_BOARDS),chronos_bolt_insn_tiny)
+	@sh tools/insn/insn_report.sh $(INSN_DIR)/insn_plugin.so \
+		$(foreach b,$(INSN_CHRONOS_BOLT_BOARDS),"$$(cat $(FIRMWARE_DIR)/$(b)/insn_label):$$(cat $(FIRMWARE_DIR)/$(b)/insn_runner):$(FIRMWARE_DIR)/$(b)/chronos_bolt_insn_tiny.elf") \
+		| sed 's/ForecastSession::forecast executes/chronos_bolt_forecast executes (one 64-step forecast from 512 values)/' \
+		| tee $(INSN_DIR)/insn-chronos-bolt.md
+	$(call write_insn_doc,insn-chronos-bolt,$(INSN_DIR)/insn-chronos-bolt.md)
 
 # $(call write_insn_doc,NAME,FILE): FILE becomes the generated block NAME of docs/instruction-counts.md when
 # the run counted the default boards, targets and weight types.

@@ -7,9 +7,13 @@
 #                                      and board_name, board_code_bytes, board_ram_bytes (the LENGTH of
 #                                      memory.ld's CODE and RAM regions) and board_summary (board_description
 #                                      with @CODE@ and @RAM@ replaced by those sizes, e.g. "1 MB", "128 KB")
-#   auspex_write_board_table(OUT)      OUT: one C++ initializer {name, code bytes, RAM bytes, summary, cpu} per
-#                                      board folder, in name order
+#   auspex_write_board_table(OUT)      OUT: one C++ initializer {name, code bytes, RAM bytes, summary, cpu,
+#                                      external flash bytes} per board folder, in name order (external flash:
+#                                      memory.ld's BIGRAM on a board with board_external_flash ON, else 0)
+#   AUSPEX_RUNTIME_STACK_BUDGET        the bytes of stack the runtime's worst case may use below its caller on
+#                                      every board (make stack fails above it; inspect --board reports it)
 set(AUSPEX_BOARDS_DIR ${CMAKE_CURRENT_LIST_DIR}/boards)
+set(AUSPEX_RUNTIME_STACK_BUDGET 3584)
 
 # LENGTH of a region of a linker script's MEMORY block, in bytes and as text ("4 MB", "512 KB").
 function(auspex_ld_region ld region bytes_var text_var)
@@ -35,7 +39,7 @@ endfunction()
 # A macro: board.cmake's set() calls land in the caller's scope.
 macro(auspex_read_board dir)
   foreach(_v cpu qemu_machine firmware_tests test_image stack_size example_window example_horizon
-             example_convert slot_test route_tests description)
+             example_convert slot_test route_tests external_flash description)
     unset(board_${_v})
   endforeach()
   get_filename_component(board_name ${dir} NAME)
@@ -65,7 +69,11 @@ function(auspex_write_board_table out)
   foreach(dir ${dirs})
     if(IS_DIRECTORY ${dir})
       auspex_read_board(${dir})
-      string(APPEND rows "    {\"${board_name}\", ${board_code_bytes}u, ${board_ram_bytes}u, \"${board_summary}\", \"${board_cpu}\"},\n")
+      set(_external 0)
+      if(board_external_flash)
+        auspex_ld_region(${dir}/memory.ld BIGRAM _external _external_text)
+      endif()
+      string(APPEND rows "    {\"${board_name}\", ${board_code_bytes}u, ${board_ram_bytes}u, \"${board_summary}\", \"${board_cpu}\", ${_external}u},\n")
     endif()
   endforeach()
   if(rows STREQUAL "")

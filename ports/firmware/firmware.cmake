@@ -354,7 +354,7 @@ $(sed -n 's/^#define EXAMPLE_MODEL_ARENA_BYTES \\([0-9]*\\).*/\\1/p' ${fw_gen}/e
 # AUSPEX_STACK_BUDGET): ModelFile::open and every session's init build an error message on the stack, a
 # forecast itself needs far less. docs/boards.md has the figures (make stack writes them).
 set(AUSPEX_STACK_BUDGET "" CACHE STRING "Stack bytes the runtime's worst case may use below its caller; empty = 3584")
-set(fw_stack_budget 3584)
+set(fw_stack_budget ${AUSPEX_RUNTIME_STACK_BUDGET})  # ports/firmware/boards.cmake
 if(AUSPEX_STACK_BUDGET)
   set(fw_stack_budget ${AUSPEX_STACK_BUDGET})
 endif()
@@ -408,6 +408,11 @@ separate_arguments(stack_cpu_flags UNIX_COMMAND "${AUSPEX_CPU_FLAGS} -mthumb")
 add_test(NAME stack_refusals COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/tools/stack/check_refusals.sh
   ${CMAKE_C_COMPILER} ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/tools/stack/stack_worst_case.py ${stack_cpu_flags})
 
+# ---- Chronos-Bolt read in place from external flash (ports/firmware/chronos_bolt.cmake) ----
+if(board_external_flash)
+  include(${fw_port}/chronos_bolt.cmake)
+endif()
+
 # ---- docs/boards.md: its stack and size tables are this build's (make stack / make size write them) ----
 # Only for the default example: a firmware of the user's own model is not what the page documents.
 if("${AUSPEX_EXAMPLE_DIR}${AUSPEX_EXAMPLE_WINDOW}${AUSPEX_EXAMPLE_HORIZON}${AUSPEX_EXAMPLE_CONVERT}${AUSPEX_FIRMWARE_STACK_SIZE}"
@@ -420,6 +425,14 @@ ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR} ${CMAKE_BINARY_DIR} ${board} $
 | ${doc_tool_line} stack")
   add_test(NAME docs_size_table COMMAND sh -c "sh ${fw_port}/size_report.sh ${CMAKE_BINARY_DIR}/.. ${board} \
 | sed -n 3p | ${doc_tool_line} size")
+  # Chronos-Bolt's rows (ports/firmware/chronos_bolt_rows.sh), on the boards with external flash.
+  if(board_external_flash)
+    add_test(NAME docs_chronos_bolt_size COMMAND sh -c "sh ${fw_port}/chronos_bolt_rows.sh size ${CMAKE_BINARY_DIR} \
+${board} ${fw_core} | ${doc_tool_line} chronos-bolt-size")
+    add_test(NAME docs_chronos_bolt_stack COMMAND sh -c "sh ${fw_port}/chronos_bolt_rows.sh stack ${CMAKE_BINARY_DIR} \
+${board} ${fw_core} ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR} ${stack_tool_prefix} | ${doc_tool_line} chronos-bolt-stack")
+    set_tests_properties(docs_chronos_bolt_stack PROPERTIES FIXTURES_REQUIRED chronos_bolt_tiny_run)
+  endif()
 endif()
 
 # ---- the on-board test image: doctest, the PyTorch fixtures embedded at build time ----

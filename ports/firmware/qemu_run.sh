@@ -3,8 +3,10 @@
 # main's return value becomes the exit status. With EXPECTED, the output must equal that file byte for
 # byte. A hang fails after AUSPEX_QEMU_TIMEOUT seconds (default 120). With AUSPEX_QEMU_STDERR set, the
 # image's stderr (the startup's stack line among it) is also kept in that file, for the stack test.
+# QEMU_OPTIONS after EXPECTED go to qemu as they are (e.g. -device loader,file=model.axm,addr=0x60000000 to
+# write a model into the board's external flash region).
 #
-#   qemu_run.sh BOARD IMAGE.elf [EXPECTED]
+#   qemu_run.sh BOARD IMAGE.elf [EXPECTED [QEMU_OPTIONS...]]
 set -u
 if [ $# -lt 2 ]; then
     echo "usage: $0 BOARD IMAGE.elf [EXPECTED]" >&2
@@ -13,20 +15,21 @@ fi
 board=$1
 image=$2
 expected=${3:-}
+shift $(($# < 3 ? $# : 3))
 limit=${AUSPEX_QEMU_TIMEOUT:-120}
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 
 run() {
     timeout "$limit" qemu-system-arm -M "$board" -nographic -monitor none \
-        -semihosting-config enable=on,target=native -kernel "$image" </dev/null >"$out"
+        -semihosting-config enable=on,target=native -kernel "$image" "$@" </dev/null >"$out"
 }
 if [ -n "${AUSPEX_QEMU_STDERR:-}" ]; then
-    run 2>"$AUSPEX_QEMU_STDERR"
+    run "$@" 2>"$AUSPEX_QEMU_STDERR"
     status=$?
     cat "$AUSPEX_QEMU_STDERR" >&2
 else
-    run
+    run "$@"
     status=$?
 fi
 cat "$out"

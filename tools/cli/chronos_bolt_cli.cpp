@@ -1,5 +1,6 @@
 #include "tools/cli/chronos_bolt_cli.h"
 
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -10,12 +11,15 @@
 #include "runtime/model_file.h"
 #include "tools/checkpoint/checkpoint.h"
 #include "tools/cli/data_csv.h"
+#include "tools/cli/fit_report.h"
 #include "tools/common/aligned_buffer.h"
 #include "tools/common/file_io.h"
 #include "tools/common/tool_error.h"
 #include "tools/convert/chronos_bolt_convert.h"
 #include "tools/convert/quantize.h"
 #include "tools/host/chronos_bolt_host.h"
+#include "tools/host/cpu_description.h"
+#include "tools/host/median.h"
 #include "tools/import/chronos_bolt_import.h"
 #include "tools/host/forecast_report.h"
 #include "tools/text/svg_plot.h"
@@ -159,11 +163,17 @@ int convert_chronos_bolt(const Args& args) {
 }
 
 int inspect_chronos_bolt(const Args& args) {
-    for (const char* other : {"window", "board", "flash", "ram"})
-        if (args.has(other))
-            throw UsageError{std::string("--") + other + " is not available for a Chronos-Bolt model yet"};
+    if (args.has("window"))
+        throw UsageError{
+            "--window does not apply to a Chronos-Bolt model: it reads any context, cut to its own length"};
+    MemoryBudget budget;
+    const bool fit = read_memory_budget(args, &budget);  // before opening, so a malformed size fails first
     const std::string path = args.positionals()[0];
     const LoadedBolt loaded(path);
+    if (fit && !loaded.is_file())  // refused before anything is printed
+        throw UsageError{
+            "--board, --flash and --ram check a converted model: convert the directory first "
+            "(auspex convert DIR -o model.axm --dtype int8)"};
     const ChronosBoltWeights& w = loaded.weights();
     const ChronosBoltShape& s = w.shape;
     const size_t horizon = args.get_size("horizon", s.prediction_length, 1, 1u << 16);
@@ -187,8 +197,70 @@ int inspect_chronos_bolt(const Args& args) {
     std::printf("forecast: the last %zu values in patches of %zu%s; %zu steps per call, quantiles %s\n",
                 s.context_length, s.patch_size, s.reg_token ? " and a [REG] token" : "", s.prediction_length,
                 levels.c_str());
-    std::printf("memory:   %zu bytes of working memory for a %zu-step forecast (any context length)\n",
-                chronos_bolt_forecast_floats(s, horizon) * sizeof(float), horizon);
+    const size_t work = chronos_bolt_forecast_floats(s, horizon) * sizeof(float);
+    std::printf("memory:   %zu bytes of working memory for a %zu-step forecast (any context length)\n", work, horizon);
+    if (fit)
+        print_chronos_bolt_fit(budget, loaded.file().file_size(), work,
+                               "context " + std::to_string(s.context_length) + ", horizon " + std::to_string(horizon));
+    return 0;
+}
+
+int bench_chronos_bolt(const Args& args) {
+    for (const char* other : {"window", "threads", "stages"})
+        if (args.has(other))
+            throw UsageError{std::string("--") + other +
+                             " is not available for a Chronos-Bolt model: bench times its forecast from a context of "
+                             "the model's own length on one thread (--horizon, --runs, --port, --json apply)"};
+    const std::string path = args.positionals()[0];
+    const LoadedBolt loaded(path);
+    const ChronosBoltWeights& w = loaded.weights();
+    const ChronosBoltShape& s = w.shape;
+    const size_t horizon = args.get_size("horizon", s.prediction_length, 1, 1u << 16);
+    const size_t runs = args.get_size("runs", 20, 1, 100000);
+    const Kernels& k = choose_kernels(args);
+    // A context of the model's own length: a daily cycle of 24 steps with a trend (latency does not depend on
+    // the values, only on the length, which is cut to the model's anyway).
+    std::vector<float> context(s.context_length);
+    for (size_t t = 0; t < context.size(); ++t)
+        context[t] =
+            50.0f + 8.0f * std::sin(6.2831853f * static_cast<float>(t) / 24.0f) + 0.02f * static_cast<float>(t);
+    std::vector<float> work(chronos_bolt_forecast_floats(s, horizon));
+    std::vector<float> out(s.quantiles * horizon);
+    const auto run = [&] {
+        chronos_bolt_forecast(k, w, context.data(), context.size(), horizon, out.data(), work.data());
+    };
+    run();  // warm-up: caches, the pages of the working memory
+    std::vector<double> times;
+    for (size_t i = 0; i < runs; ++i) {
+        const auto t0 = std::chrono::steady_clock::now();
+        run();
+        times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    }
+    const double ms = tools::median(times);
+    size_t i8 = 0;
+    if (loaded.is_file())
+        for (uint32_t i = 0; i < loaded.file().tensor_count(); ++i)
+            i8 += loaded.file().tensor(i).dtype == format::DType::i8 ? 1 : 0;
+    const char* weights = i8 > 0 ? "int8" : "float32";
+    const unsigned long long model_bytes = loaded.is_file() ? loaded.file().file_size() : 0;
+    const size_t work_bytes = work.size() * sizeof(float);
+    const std::string cpu = tools::cpu_description();
+    if (args.has("json")) {
+        std::string cpu_json;
+        for (char c : cpu) cpu_json += c == '"' || c == '\\' ? std::string("\\") + c : std::string(1, c);
+        std::printf(
+            "{\"model\": \"%s\", \"family\": \"chronos_bolt\", \"weights\": \"%s\", \"port\": \"%s\", "
+            "\"cpu\": \"%s\", \"context\": %zu, \"horizon\": %zu, \"quantiles\": %zu, \"runs\": %zu, "
+            "\"forecast_ms\": %.4f, \"model_bytes\": %llu, \"work_bytes\": %zu}\n",
+            path.c_str(), weights, k.name, cpu_json.c_str(), context.size(), horizon, s.quantiles, runs, ms,
+            model_bytes, work_bytes);
+        return 0;
+    }
+    std::printf("model %s (Chronos-Bolt, %s weights), port %s, context %zu, horizon %zu, median of %zu runs\n",
+                path.c_str(), weights, k.name, context.size(), horizon, runs);
+    std::printf("  cpu: %s\n", cpu.c_str());
+    std::printf("  forecast (%zu quantiles x %zu steps, one thread): %9.3f ms\n", s.quantiles, horizon, ms);
+    std::printf("  model bytes: %llu, working memory bytes: %zu\n", model_bytes, work_bytes);
     return 0;
 }
 

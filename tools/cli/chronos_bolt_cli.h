@@ -20,4 +20,8 @@ int forecast_chronos_bolt(const Args& args);
 // inspect MODEL [--horizon N]: the model's shapes, storage and the working memory of one forecast.
 int inspect_chronos_bolt(const Args& args);
 
+// bench MODEL [--horizon N] [--runs R] [--port P] [--json]: the median time of a forecast from a context of the
+// model's own length, with the port and the CPU it ran on (an emulator named as such).
+int bench_chronos_bolt(const Args& args);
+
 }  // namespace ax::cli

@@ -20,6 +20,7 @@
 #include "tools/host/core_times.h"
 #include "tools/host/median.h"
 #include "tools/host/split_breakdown.h"
+#include "tools/cli/chronos_bolt_cli.h"
 #include "tools/cli/commands.h"
 #include "tools/cli/session_lengths.h"
 #include "tools/family/family_descriptor.h"
@@ -372,6 +373,7 @@ int cmd_bench(const Argv& argv) {
         return 0;
     }
     args.expect_positionals(1, "one model (.axm), or --kernels");
+    if (is_chronos_bolt_model(args.positionals()[0])) return bench_chronos_bolt(args);
     const auto model = tools::open_model(args.positionals()[0]);
     const SessionLengths lengths = session_lengths(*model, args);
     const size_t runs = args.get_size("runs", 20, 1, 100000);

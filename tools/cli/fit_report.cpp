@@ -14,7 +14,8 @@ struct Board {
     uint64_t flash;  // the board's code memory: memory.ld's CODE region
     uint64_t ram;    // the RAM the firmware gets: memory.ld's RAM region
     const char* summary;
-    const char* cpu;  // board.cmake's board_cpu: -mcpu's name
+    const char* cpu;          // board.cmake's board_cpu: -mcpu's name
+    uint64_t external_flash;  // memory-mapped external flash (memory.ld's BIGRAM where board.cmake says so), or 0
 };
 
 // One row per folder of ports/firmware/boards/, generated at configure time from its board.cmake and
@@ -133,6 +134,7 @@ bool read_memory_budget(const Args& args, MemoryBudget* out) {
         b.cpu = found->cpu;
         b.flash = found->flash;
         b.ram = found->ram;
+        b.external_flash = found->external_flash;
     }
     if (args.has("flash")) b.flash = parse_memory_size("flash", args.get("flash"));
     if (args.has("ram")) b.ram = parse_memory_size("ram", args.get("ram"));
@@ -194,6 +196,52 @@ bool print_fit_report(const MemoryBudget& budget, const ArenaQuery& q) {
     std::printf("  longest %s in %llu bytes of RAM: %s\n", q.longest.c_str(),
                 static_cast<unsigned long long>(budget.ram), longest.c_str());
     print_arena_by_buffer(*q.plan);
+    return fits;
+}
+
+bool print_chronos_bolt_fit(const MemoryBudget& budget, uint64_t model_bytes, uint64_t work_bytes,
+                            const std::string& lengths) {
+    const auto u = [](uint64_t v) { return static_cast<unsigned long long>(v); };
+    const uint64_t stack = AUSPEX_RUNTIME_STACK_BUDGET;
+    // The weights are read in place: from the code memory when they fit there, else from external flash.
+    const bool in_code = budget.flash != 0 && model_bytes <= budget.flash;
+    const bool in_external = !in_code && budget.external_flash != 0 && model_bytes <= budget.external_flash;
+    const bool flash_ok = budget.flash == 0 || in_code || in_external;
+    const uint64_t ram_need = work_bytes + stack;
+    const bool ram_ok = budget.ram == 0 || ram_need <= budget.ram;
+    const bool fits = flash_ok && ram_ok;
+    std::printf("\nfits:     %s (%s%s%s)\n", fits ? "yes" : "no", budget.board.c_str(),
+                budget.board.empty() ? "" : "; ", lengths.c_str());
+    if (budget.flash == 0)
+        std::printf("  flash:  not checked (give --flash or --board)\n");
+    else if (in_code)
+        std::printf("  flash:  model %llu of %llu bytes of code memory: yes, %llu bytes left for the firmware's code\n",
+                    u(model_bytes), u(budget.flash), u(budget.flash - model_bytes));
+    else if (in_external)
+        std::printf(
+            "  flash:  model %llu bytes, more than the %llu bytes of code memory: read in place from the %llu "
+            "bytes of memory-mapped external flash, yes, %llu bytes left\n",
+            u(model_bytes), u(budget.flash), u(budget.external_flash), u(budget.external_flash - model_bytes));
+    else
+        std::printf("  flash:  model %llu bytes: no, more than the %llu bytes of code memory%s\n", u(model_bytes),
+                    u(budget.flash),
+                    budget.external_flash != 0
+                        ? (" and the " + std::to_string(budget.external_flash) + " bytes of external flash").c_str()
+                        : " (a board with memory-mapped external flash reads it in place from there)");
+    std::printf("  work:   %llu bytes: the whole forecast's working memory, one static array (no heap)\n",
+                u(work_bytes));
+    std::printf(
+        "  stack:  at most %llu bytes below the caller's frame (the runtime's budget, which make stack checks "
+        "the worst case of every board's images against)\n",
+        u(stack));
+    if (budget.ram == 0)
+        std::printf("  RAM:    not checked (give --ram or --board)\n");
+    else if (ram_ok)
+        std::printf("  RAM:    work + stack %llu of %llu bytes: yes, %llu bytes left for the firmware's data\n",
+                    u(ram_need), u(budget.ram), u(budget.ram - ram_need));
+    else
+        std::printf("  RAM:    work + stack %llu of %llu bytes: no, %llu bytes short\n", u(ram_need), u(budget.ram),
+                    u(ram_need - budget.ram));
     return fits;
 }
 

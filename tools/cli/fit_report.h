@@ -12,10 +12,11 @@
 namespace ax::cli {
 
 struct MemoryBudget {
-    std::string board;   // empty: sizes given by hand
-    std::string cpu;     // the board's core (-mcpu's name), for the mode advice; empty: no advice
-    uint64_t flash = 0;  // 0: not checked
-    uint64_t ram = 0;    // 0: not checked
+    std::string board;            // empty: sizes given by hand
+    std::string cpu;              // the board's core (-mcpu's name), for the mode advice; empty: no advice
+    uint64_t flash = 0;           // 0: not checked
+    uint64_t ram = 0;             // 0: not checked
+    uint64_t external_flash = 0;  // memory-mapped external flash a model too big for `flash` is read from; 0: none
 };
 
 // "131072", "128K", "128KB", "1M", "1MiB" (K and M are 1024 and 1024 * 1024); a malformed size is a usage
@@ -47,5 +48,11 @@ struct ArenaQuery {
 // Prints the yes/no answer, the mode advice, the flash and RAM lines, the longest fitting length and the arena by
 // buffer. Returns true when everything checked fits.
 bool print_fit_report(const MemoryBudget& budget, const ArenaQuery& q);
+
+// A Chronos-Bolt model (its weights read in place, all working memory one caller-provided array): the model
+// against the code memory or else the board's external flash, the working memory plus the runtime's stack
+// budget against RAM. Returns true when everything checked fits.
+bool print_chronos_bolt_fit(const MemoryBudget& budget, uint64_t model_bytes, uint64_t work_bytes,
+                            const std::string& lengths);
 
 }  // namespace ax::cli

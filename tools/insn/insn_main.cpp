@@ -21,14 +21,7 @@ static const float example_future[1] = {0.0f};
 #include "example_model.h"
 #include "models/forecaster/forecaster.h"
 #include "ports/ports.h"
-
-// The markers: distinct bodies (a write to a volatile), so that no identical-code folding merges them.
-volatile uint32_t auspex_insn_marker;
-extern "C" {
-__attribute__((noinline, used)) void auspex_insn_begin_generic() { auspex_insn_marker = 1; }
-__attribute__((noinline, used)) void auspex_insn_begin_best() { auspex_insn_marker = 2; }
-__attribute__((noinline, used)) void auspex_insn_end() { auspex_insn_marker = 0; }
-}
+#include "insn_markers.h"  // same folder
 
 alignas(64) static uint8_t arena[EXAMPLE_MODEL_ARENA_BYTES];
 static float forecast[EXAMPLE_MODEL_HORIZON * EXAMPLE_MODEL_N_OUTPUTS];

@@ -6,6 +6,8 @@
 #
 # RUNNER is "system:<qemu -M machine>" for a Cortex-M image (qemu-system-arm with semihosting) or
 # "user:<qemu-user binary>:<cpu>" for a Linux program. QEMU counts executed guest instructions, not cycles.
+# A Cortex-M image X.elf with a file X.qemu beside it gets that file's qemu options too (e.g. -device loader,...
+# writing a model into the board's external flash; paths without spaces).
 set -eu
 if [ $# -lt 2 ]; then
     echo "usage: $0 PLUGIN.so LABEL:RUNNER:PROGRAM..." >&2
@@ -30,9 +32,12 @@ for spec in "$@"; do
     system)
         machine=${rest%%:*}
         prog=${rest#*:}
+        options=""
+        [ -f "${prog%.elf}.qemu" ] && options=$(cat "${prog%.elf}.qemu")
+        # shellcheck disable=SC2086 # $options is a list of options
         timeout 600 qemu-system-arm -M "$machine" -nographic -monitor none \
             -semihosting-config enable=on,target=native -plugin "$plugin" -d plugin -D "$out" \
-            -kernel "$prog" </dev/null >"$tmp/$n.stdout" 2>"$tmp/$n.stderr" || {
+            -kernel "$prog" $options </dev/null >"$tmp/$n.stdout" 2>"$tmp/$n.stderr" || {
             cat "$tmp/$n.stdout" "$tmp/$n.stderr" >&2
             echo "insn: $prog on $machine failed" >&2
             exit 1
