@@ -237,11 +237,13 @@ int bench_chronos_bolt(const Args& args) {
         times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
     }
     const double ms = tools::median(times);
-    size_t i8 = 0;
+    size_t i8 = 0, i4 = 0;
     if (loaded.is_file())
-        for (uint32_t i = 0; i < loaded.file().tensor_count(); ++i)
+        for (uint32_t i = 0; i < loaded.file().tensor_count(); ++i) {
             i8 += loaded.file().tensor(i).dtype == format::DType::i8 ? 1 : 0;
-    const char* weights = i8 > 0 ? "int8" : "float32";
+            i4 += loaded.file().tensor(i).dtype == format::DType::i4 ? 1 : 0;
+        }
+    const char* weights = i4 > 0 ? "int4" : i8 > 0 ? "int8" : "float32";
     const unsigned long long model_bytes = loaded.is_file() ? loaded.file().file_size() : 0;
     const size_t work_bytes = work.size() * sizeof(float);
     const std::string cpu = tools::cpu_description();
