@@ -26,6 +26,7 @@ void embedding_row(const EmbeddingTable& t, size_t row, float scale, float* out)
             return;
         }
         case format::DType::i32:  // never a table (TensorBinder::matrix refuses it)
+        case format::DType::i4:   // never a table (TensorBinder::embedding refuses it)
             return;
     }
 }
@@ -50,6 +51,7 @@ void embedding_add_row(const EmbeddingTable& t, size_t row, float* out) {
             return;
         }
         case format::DType::i32:  // never a table (TensorBinder::matrix refuses it)
+        case format::DType::i4:   // never a table (TensorBinder::embedding refuses it)
             return;
     }
 }

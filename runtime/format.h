@@ -62,13 +62,26 @@ inline constexpr EnumName<Family> kFamilyNames[] = {{Family::forecaster, "foreca
 constexpr EnumNames<Family> names_of(Family) { return names_table(kFamilyNames); }
 
 // i32: integer parameters of the integer-only mode (Role::integer_plan), never a weight matrix.
-enum class DType : uint8_t { f32 = 0, f16 = 1, i8 = 2, i32 = 3 };
+// i4: a Linear weight [out, in] of signed 4-bit values (-8..7, two's complement), two per byte (column 2j in
+// the low nibble of byte j of its row, 2j + 1 in the high one), with one IEEE half scale per group of
+// kI4Group consecutive columns of a row (the scales region: [out, in / kI4Group]); in is a multiple of
+// kI4Group. 4 + 16 / 32 = 4.5 bits per weight.
+enum class DType : uint8_t { f32 = 0, f16 = 1, i8 = 2, i32 = 3, i4 = 4 };
 inline constexpr EnumName<DType> kDTypeNames[] = {{DType::f32, "f32"},     {DType::f16, "f16"},     {DType::i8, "int8"},
                                                   {DType::f32, "float32"}, {DType::f16, "float16"}, {DType::i8, "i8"},
-                                                  {DType::i32, "int32"}};
+                                                  {DType::i32, "int32"},   {DType::i4, "int4"},     {DType::i4, "i4"}};
 constexpr EnumNames<DType> names_of(DType) { return names_table(kDTypeNames); }
 
+constexpr uint32_t kI4Group = 32;  // columns sharing one scale in an i4 matrix
+
+// Bytes of one element; i4 (half a byte) answers 1: use dtype_data_bytes for a tensor's size.
 inline uint32_t dtype_bytes(DType t) { return t == DType::f32 || t == DType::i32 ? 4u : t == DType::f16 ? 2u : 1u; }
+// Bytes of `count` elements (i4: two per byte, count even).
+inline uint64_t dtype_data_bytes(DType t, uint64_t count) {
+    return t == DType::i4 ? count / 2 : count * dtype_bytes(t);
+}
+// Whether a matrix of this dtype multiplies activations quantized per row to int8 (quantize_rows_i8).
+inline bool dtype_takes_int8_rows(DType t) { return t == DType::i8 || t == DType::i4; }
 
 // Config records: u32 key, u32 value. Float values are stored as their IEEE-754 bit pattern.
 // Every config key, once: X(name, number) /* what it holds */. The enum, the names (config keys of the
@@ -369,8 +382,8 @@ constexpr size_t rank = 5;           // u8, 1..kMaxRank
 constexpr size_t reserved = 6;       // u16, must be 0
 constexpr size_t dims = 8;           // u32[4], unused dims are 0
 constexpr size_t data_offset = 24;   // u64, multiple of kAlignment
-constexpr size_t data_bytes = 32;    // u64, product(dims) * dtype_bytes
-constexpr size_t scale_offset = 40;  // u64, int8 only: one f32 scale per row (dims[0]); else 0
+constexpr size_t data_bytes = 32;    // u64, product(dims) * dtype_bytes (i4: product(dims) / 2)
+constexpr size_t scale_offset = 40;  // u64, int8: one f32 scale per row (dims[0]); i4: f16 per group; else 0
 constexpr size_t scale_bytes = 48;   // u64
 constexpr size_t input_absmax = 56;  // u32, float32 bits: calibrated max |input| of a weight matrix, 0 = none
 constexpr size_t reserved2 = 60;     // u32, must be 0

@@ -34,6 +34,13 @@ using linear_f16 = void(const float* x, size_t rows, size_t in, const uint16_t* 
                         float* y, size_t ldy);
 using linear_i8 = void(const int8_t* xq, const float* xscale, size_t rows, size_t in, const int8_t* w,
                        const float* wscale, const float* bias, size_t out, float* y, size_t ldy);
+// 4-bit weights (format::DType::i4): w holds `out` rows of in / 2 bytes, two signed nibbles per byte (column
+// 2j low, 2j + 1 high, -8..7), wscale one IEEE half per group of 32 columns ([out, in / 32]); in is a multiple
+// of 32; x as for linear_i8. Each group's dot product is an exact int32; the groups are then summed in float
+// in one order, each operation rounded on its own (no FMA), so that every port gives the same bits:
+//   s = 0.0f; for g = 0, 1, ...: s = s + float(acc_g) * float(wscale[o][g]);  y = s * xscale[r] + b[o].
+using linear_i4 = void(const int8_t* xq, const float* xscale, size_t rows, size_t in, const uint8_t* w,
+                       const uint16_t* wscale, const float* bias, size_t out, float* y, size_t ldy);
 // Symmetric per-row quantization: scale = max|x| / 127, q = round_half_even(x * (127 / max|x|)), an all-zero
 // row gets scale 0 and q = 0. Exactly these float operations, for bit-identical ports.
 using quantize_rows_i8 = void(const float* x, size_t rows, size_t n, int8_t* q, float* scales);
@@ -91,6 +98,7 @@ using attention_values_i8 = void(const float* p, const int8_t* v, const float* v
     X(linear_f32)           \
     X(linear_f16)           \
     X(linear_i8)            \
+    X(linear_i4)            \
     X(quantize_rows_i8)     \
     X(attention_scores_f32) \
     X(attention_values_f32) \

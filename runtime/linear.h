@@ -16,9 +16,14 @@ struct Linear {
     // (runtime/fixed_order_f32.h), so that the model's products give the same bits on each. (Beside dtype:
     // in its padding.)
     bool fixed_order = false;
-    const void* weight = nullptr;   // [out, in]
-    const float* scales = nullptr;  // int8: per output row
-    const float* bias = nullptr;    // [out] or nullptr
+    const void* weight = nullptr;  // [out, in]
+    // The weight's scales, as its dtype has them (one pointer: the records of a session's layers are planned
+    // into the arena, MemoryPlan::alloc_records, and a second one would grow every layer's).
+    union {
+        const float* scales = nullptr;  // int8: per output row
+        const uint16_t* group_scales;   // int4: IEEE half per group of 32 columns, [out, in / 32]
+    };
+    const float* bias = nullptr;  // [out] or nullptr
     size_t in = 0;
     size_t out = 0;
 
@@ -26,14 +31,14 @@ struct Linear {
     Linear slice(size_t first, size_t count) const;
 };
 
-// Scratch an int8 layer needs to quantize up to `rows` input rows of width up to max_in at a time.
+// Scratch an int8 or int4 layer needs to quantize up to `rows` input rows of width up to max_in at a time.
 struct QuantScratch {
     int8_t* q = nullptr;      // rows * max_in
     float* scales = nullptr;  // rows
     size_t rows = 0;
 };
 
-// y[rows, out] = x[rows, in] W^T + b, then through the activation `then` when given. An int8 layer quantizes
+// y[rows, out] = x[rows, in] W^T + b, then through the activation `then` when given. An int8 or int4 layer quantizes
 // and multiplies scratch.rows rows at a time (each row's result depends on that row only, so the tiling
 // changes no bit). With a split (optional), the output columns go to its workers when the product is large
 // enough, each activating its own: the same bits.
@@ -41,8 +46,8 @@ void linear_forward(const Kernels& k, const Linear& layer, const float* x, size_
                     const QuantScratch& scratch, const LinearSplit* split = nullptr,
                     const format::Activation* then = nullptr);
 
-// An int8 layer (dtype i8) on rows already quantized by quantize_rows_i8: several layers reading the same
-// rows quantize them once.
+// An int8 or int4 layer (format::dtype_takes_int8_rows) on rows already quantized by quantize_rows_i8:
+// several layers reading the same rows quantize them once.
 void linear_forward_i8(const Kernels& k, const Linear& layer, const int8_t* xq, const float* xscale, size_t rows,
                        float* y, const LinearSplit* split = nullptr, const format::Activation* then = nullptr);
 

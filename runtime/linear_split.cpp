@@ -44,6 +44,10 @@ void run_columns(const Kernels& k, const Linear& layer, const float* x, const in
             k.linear_i8(xq, xscale, rows, l.in, static_cast<const int8_t*>(l.weight), l.scales, l.bias, l.out, y,
                         y_stride);
             break;
+        case format::DType::i4:
+            k.linear_i4(xq, xscale, rows, l.in, static_cast<const uint8_t*>(l.weight), l.group_scales, l.bias, l.out, y,
+                        y_stride);
+            break;
         case format::DType::i32:  // integer plans only: the binder refuses i32 matrices
             break;
     }
@@ -113,7 +117,7 @@ bool linear_split_forward(const Kernels& k, const Linear& layer, const float* x,
     if (!split.parallel.threaded() || rows == 0) return false;
     const size_t units = (layer.out + LinearSplit::kColumnUnit - 1) / LinearSplit::kColumnUnit;
     const uint64_t tasks = split_tasks(split, uint64_t{rows} * layer.in * layer.out,
-                                       uint64_t{layer.in} * layer.out * format::dtype_bytes(layer.dtype), units);
+                                       format::dtype_data_bytes(layer.dtype, uint64_t{layer.in} * layer.out), units);
     if (tasks < 2) return false;
     SplitJob job{&k, &layer, x, xq, xscale, rows, y, static_cast<size_t>(tasks), then};
     parallel_run(split.parallel, job.tasks, run_task, &job);
@@ -128,7 +132,7 @@ bool linear_split_forward_all(const Kernels& k, const SplitProduct* products, si
     for (size_t p = 0; p < count; ++p) {
         const Linear& l = products[p].layer;
         macs += uint64_t{rows} * l.in * l.out;
-        weight_bytes += uint64_t{l.in} * l.out * format::dtype_bytes(l.dtype);
+        weight_bytes += format::dtype_data_bytes(l.dtype, uint64_t{l.in} * l.out);
         const size_t u = (l.out + LinearSplit::kColumnUnit - 1) / LinearSplit::kColumnUnit;
         if (u > units) units = u;
     }

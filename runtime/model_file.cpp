@@ -25,7 +25,8 @@ bool known_family(uint32_t f) {
     return f >= static_cast<uint32_t>(format::Family::forecaster) && f <= static_cast<uint32_t>(format::Family::tvae);
 }
 
-bool known_dtype(uint8_t d) { return d <= static_cast<uint8_t>(DType::i32); }
+// A runtime older than a dtype refuses its tensors here ("unknown dtype 4" for i4, before int4 existed).
+bool known_dtype(uint8_t d) { return d <= static_cast<uint8_t>(DType::i4); }
 
 // Checks one region [offset, offset + bytes) lies inside the file, after `*cursor` (regions are stored in
 // table order, without overlap), and on the format's alignment; advances the cursor past it.
@@ -77,6 +78,13 @@ Status check_tensor(const uint8_t* r, uint32_t index, uint64_t file_size, uint64
     uint64_t expected = 0;
     if (mul_overflows(numel, format::dtype_bytes(static_cast<DType>(dtype)), &expected))
         return bad_tensor(index, "byte size overflows");
+    const bool i4 = static_cast<DType>(dtype) == DType::i4;
+    if (i4 && rank != 2) return bad_tensor(index, "int4 data that is no matrix (int4 holds Linear weights only)");
+    if (i4 && load_u32(r + rec::dims + 4) % format::kI4Group != 0)
+        return bad_tensor(index, "int4 matrix of ")
+            .add(load_u32(r + rec::dims + 4))
+            .add(" columns, not a multiple of its scale groups of 32");
+    if (i4) expected = format::dtype_data_bytes(DType::i4, numel);
     const uint64_t data_offset = load_u64(r + rec::data_offset);
     const uint64_t data_bytes = load_u64(r + rec::data_bytes);
     if (data_bytes != expected)
@@ -94,8 +102,16 @@ Status check_tensor(const uint8_t* r, uint32_t index, uint64_t file_size, uint64
         if (scale_bytes != rows * 4)
             return bad_tensor(index, "int8 scales hold ").add(scale_bytes).add(" bytes, expected ").add(rows * 4);
         AX_RETURN_IF_ERROR(check_region(index, "scales", scale_offset, scale_bytes, file_size, cursor));
+    } else if (i4) {
+        const uint64_t groups = numel / format::kI4Group;  // rows x (columns / 32), each one f16 scale
+        if (scale_bytes != groups * 2)
+            return bad_tensor(index, "int4 group scales hold ")
+                .add(scale_bytes)
+                .add(" bytes, expected ")
+                .add(groups * 2);
+        AX_RETURN_IF_ERROR(check_region(index, "scales", scale_offset, scale_bytes, file_size, cursor));
     } else if (scale_offset != 0 || scale_bytes != 0) {
-        return bad_tensor(index, "has scales but is not int8");
+        return bad_tensor(index, "has scales but is not int8 or int4");
     }
     return Status::ok();
 }
@@ -189,6 +205,8 @@ TensorView ModelFile::tensor(uint32_t index) const {
     v.data_bytes = load_u64(r + rec::data_bytes);
     v.input_absmax = bits_to_float(load_u32(r + rec::input_absmax));
     if (v.dtype == DType::i8) v.scales = reinterpret_cast<const float*>(data_ + load_u64(r + rec::scale_offset));
+    if (v.dtype == DType::i4)
+        v.group_scales = reinterpret_cast<const uint16_t*>(data_ + load_u64(r + rec::scale_offset));
     return v;
 }
 

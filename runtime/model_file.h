@@ -19,9 +19,10 @@ struct TensorView {
     uint64_t numel = 0;
     const void* data = nullptr;
     uint64_t data_bytes = 0;
-    const float* scales = nullptr;  // int8: one per row (dims[0]); otherwise nullptr
-    uint64_t data_offset = 0;       // file offset, for inspect
-    float input_absmax = 0.0f;      // calibrated max |input| of a weight matrix; 0 when not calibrated
+    const float* scales = nullptr;           // int8: one per row (dims[0]); otherwise nullptr
+    const uint16_t* group_scales = nullptr;  // int4: IEEE half, [dims[0], dims[1] / 32]; otherwise nullptr
+    uint64_t data_offset = 0;                // file offset, for inspect
+    float input_absmax = 0.0f;               // calibrated max |input| of a weight matrix; 0 when not calibrated
 };
 
 enum class Checksum { verify, skip };

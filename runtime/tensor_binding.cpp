@@ -70,7 +70,7 @@ bool TensorBinder::has_int8_matrices() {
         int8_matrices_ = 0;
         for (uint32_t i = 0; i < file_.tensor_count() && int8_matrices_ == 0; ++i) {
             const TensorView v = file_.tensor(i);
-            if (v.rank == 2 && v.dtype == DType::i8) int8_matrices_ = 1;
+            if (v.rank == 2 && format::dtype_takes_int8_rows(v.dtype)) int8_matrices_ = 1;
         }
     }
     return int8_matrices_ == 1;
@@ -90,7 +90,10 @@ Status TensorBinder::linear_no_bias(Role weight, uint16_t layer, size_t out, siz
     Linear l;
     l.dtype = v.dtype;
     l.weight = v.data;
-    l.scales = v.scales;
+    if (v.dtype == DType::i4)
+        l.group_scales = v.group_scales;
+    else
+        l.scales = v.scales;
     l.in = in;
     l.out = out;
     l.fixed_order = v.dtype == DType::f32 && has_int8_matrices();
@@ -122,6 +125,9 @@ Status TensorBinder::attention(Role in_w, uint16_t layer, size_t d, AttentionWei
 Status TensorBinder::embedding(Role role, uint16_t layer, size_t rows, size_t dim, EmbeddingTable* result) {
     TensorView v;
     AX_RETURN_IF_ERROR(matrix(role, layer, rows, dim, &v));
+    if (v.dtype == DType::i4)
+        return describe(Status::error(StatusCode::bad_model, "tensor "), role, layer)
+            .add(" is a lookup table stored as int4, which holds Linear weights only (f32, f16 or int8 here)");
     EmbeddingTable t;
     t.dtype = v.dtype;
     t.data = v.data;

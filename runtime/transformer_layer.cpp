@@ -77,7 +77,7 @@ void feed_forward_tile(const Kernels& k, const LayerOptions& o, const Linear& ff
     const size_t ff = o.dim_feedforward;
     // An int8 second product reads the activated rows quantized: both in one pass over the rows. Else the
     // first product's tasks activate their own columns.
-    if (ff2.dtype == format::DType::i8 && n <= s.quant.rows) {
+    if (format::dtype_takes_int8_rows(ff2.dtype) && n <= s.quant.rows) {
         linear_forward(k, ff1, in, n, s.ff, s.quant, &s.split);
         ActivateJob job{&k, o.activation, s.ff, ff, s.quant};
         parallel_ranges(&s.split.parallel, n, 1, ff, activate_quantize_range, &job);
@@ -101,7 +101,7 @@ struct RowsIn {
 RowsIn shared_input(const Kernels& k, const Linear& l, const float* x, size_t n, size_t d, LayerScratch& s) {
     RowsIn in;
     in.x = x;
-    if (l.dtype != format::DType::i8) return in;
+    if (!format::dtype_takes_int8_rows(l.dtype)) return in;
     quantize_rows_split(k, x, n, d, s.quant.q, s.quant.scales, &s.split.parallel);
     in.q = s.quant.q;
     in.scales = s.quant.scales;
@@ -251,7 +251,7 @@ size_t decoder_rows_tasks(const LayerOptions& o, const DecoderLayerWeights& w, s
     const Linear* products[] = {
         &w.self_attn.in_proj, &w.self_attn.out_proj, &w.cross_attn.in_proj, &w.cross_attn.out_proj, &w.ff1, &w.ff2};
     for (const Linear* l : products)
-        if (l->dtype != format::DType::i8) return 1;
+        if (!format::dtype_takes_int8_rows(l->dtype)) return 1;
     const size_t tasks = min_of(s.workers, n / kAttentionRowGroup);
     if (tasks < 2) return 1;
     const uint64_t d = o.d_model;
@@ -557,7 +557,7 @@ void encoder_layer_forward(const Kernels& k, const LayerOptions& o, const Encode
     // (s.quant is not otherwise used until the loop ends), and other rows are quantized per product.
     const int8_t* xq = nullptr;
     const float* xscales = nullptr;
-    if (p.dtype == format::DType::i8 && s.x_q != nullptr) {
+    if (format::dtype_takes_int8_rows(p.dtype) && s.x_q != nullptr) {
         if (o.norm_first) {
             for (size_t r = 0; r < rows; r += s.tile) {
                 const size_t n = min_of(s.tile, rows - r);
@@ -569,7 +569,7 @@ void encoder_layer_forward(const Kernels& k, const LayerOptions& o, const Encode
         }
         xq = s.x_q;
         xscales = s.x_q_scales;
-    } else if (p.dtype == format::DType::i8 && !o.norm_first && rows <= s.quant.rows) {
+    } else if (format::dtype_takes_int8_rows(p.dtype) && !o.norm_first && rows <= s.quant.rows) {
         quantize_rows_split(k, x, rows, d, s.quant.q, s.quant.scales, &s.split.parallel);
         xq = s.quant.q;
         xscales = s.quant.scales;
@@ -584,7 +584,7 @@ void encoder_layer_forward(const Kernels& k, const LayerOptions& o, const Encode
     const uint64_t min_head =
         s.split.parallel.min_task_macs > 0 ? s.split.parallel.min_task_macs : 4 * LinearSplit::kMinTaskMacs;
     const bool split_heads = s.worker_heads != nullptr && s.split.parallel.threaded() && o.nhead > 1 &&
-                             (xq != nullptr || p.dtype != format::DType::i8) && head_macs >= min_head;
+                             (xq != nullptr || !format::dtype_takes_int8_rows(p.dtype)) && head_macs >= min_head;
     if (split_heads) {
         parallel_run(s.split.parallel, min_of(s.workers, o.nhead), encoder_heads_task, &job);
     } else {
@@ -598,9 +598,9 @@ void encoder_layer_forward(const Kernels& k, const LayerOptions& o, const Encode
     const uint64_t rows_macs = uint64_t{rows} * d * (d + 2 * o.dim_feedforward);
     const size_t row_tasks = min_of(s.workers, rows);
     const bool split_rows = s.worker_heads != nullptr && s.split.parallel.threaded() && row_tasks > 1 &&
-                            w.self_attn.out_proj.dtype == format::DType::i8 && w.ff1.dtype == format::DType::i8 &&
-                            w.ff2.dtype == format::DType::i8 && s.rows_split_shape() &&
-                            rows_macs / row_tasks >= 2 * min_head;
+                            format::dtype_takes_int8_rows(w.self_attn.out_proj.dtype) &&
+                            format::dtype_takes_int8_rows(w.ff1.dtype) && format::dtype_takes_int8_rows(w.ff2.dtype) &&
+                            s.rows_split_shape() && rows_macs / row_tasks >= 2 * min_head;
     EncoderRows rows_job{&k, &o, &w, x, rows, &s, row_tasks};
     if (split_rows)
         parallel_run(s.split.parallel, row_tasks, encoder_rows_task, &rows_job);

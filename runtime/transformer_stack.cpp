@@ -81,7 +81,7 @@ void note_stack_tensors(const ModelFile& f, StackConfig* c) {
     // Sizes the encoder's all-rows int8 scratch (LayerScratch::x_q); binding checks the tensors later.
     for (size_t i = 0; i < c->encoder_layers; ++i) {
         TensorView t;
-        if (f.find(Role::enc_attn_in_weight, static_cast<uint16_t>(i), &t) && t.dtype == format::DType::i8)
+        if (f.find(Role::enc_attn_in_weight, static_cast<uint16_t>(i), &t) && format::dtype_takes_int8_rows(t.dtype))
             c->layer.int8_encoder_attention = true;
     }
 }

@@ -89,7 +89,8 @@ TEST_CASE("cli chronos-bolt: --quantiles picks levels, the directory forecasts d
                           "levels between them are not interpolated");
     ax::test::check_error(ax::test::auspex("convert " + dir + " -o x.axm --config c.json"), 2,
                           "--config does not apply to a Chronos-Bolt directory");
-    ax::test::check_error(ax::test::auspex("convert " + dir + " -o x.axm --dtype f16"), 1, "converts to f32 or int8");
+    ax::test::check_error(ax::test::auspex("convert " + dir + " -o x.axm --dtype f16"), 1,
+                          "converts to f32, int8 or int4");
     const std::string axm = (ax::test::scratch_dir() / "cb_inspect.axm").string();
     REQUIRE(ax::test::auspex("convert " + dir + " -o " + axm).exit_code == 0);
     const auto inspected = ax::test::auspex("inspect " + axm);

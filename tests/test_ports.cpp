@@ -236,6 +236,7 @@ TEST_CASE("ports: every kernel table is tested here, or reported as skipped") {
 const char* const kKernelsTestedHere[] = {"linear_f32",
                                           "linear_f16",
                                           "linear_i8",
+                                          "linear_i4",
                                           "quantize_rows_i8",
                                           "attention_scores_f32",
                                           "attention_values_f32",
@@ -365,6 +366,128 @@ TEST_CASE("ports: linear_i8 is bit-identical to generic") {
             REQUIRE(std::memcmp(got.data(), want.data(), got.n * sizeof(float)) == 0);
         }
     }
+}
+
+namespace {
+
+// Shapes of 4-bit products: `in` a multiple of the 32-column groups, outputs around every port's tile (4, 8)
+// and its tail, rows of a decoder step (1), of row tiles and beyond.
+std::vector<LinearCase> linear_i4_cases() {
+    std::vector<LinearCase> cases;
+    for (size_t r : {1u, 2u, 3u, 5u, 8u, 13u})
+        for (size_t i : {32u, 64u, 96u, 160u})
+            for (size_t o : {1u, 3u, 4u, 5u, 7u, 8u, 9u, 12u, 16u, 17u, 31u}) cases.push_back({r, i, o});
+    const LinearCase big[] = {{1, 256, 1024}, {33, 256, 256}, {8, 1024, 256}, {1, 1024, 33}, {40, 32, 576}};
+    for (const LinearCase& c : big) cases.push_back(c);
+    return cases;
+}
+
+// Random 4-bit weights over the whole nibble range (-8 included, which a file may hold though the converter
+// never writes it) and half scales: normal ones of a plausible size, and now and then a zero, a subnormal, the
+// largest half or a negative one.
+struct I4Weights {
+    Buf<uint8_t> w;
+    Buf<uint16_t> scales;
+    I4Weights(Rng& rng, size_t out, size_t in, size_t off) : w(out * in / 2, off), scales(out * in / 32, off) {
+        for (size_t i = 0; i < w.n; ++i) w[i] = static_cast<uint8_t>(rng.next() >> 56);
+        for (size_t i = 0; i < scales.n; ++i) {
+            const uint64_t pick = rng.next() >> 58;  // 0..63
+            const float normal = 1e-3f + std::fabs(rng.uniform(0.05f));
+            scales[i] = pick == 0   ? uint16_t{0}
+                        : pick == 1 ? uint16_t{0x0003}  // subnormal
+                        : pick == 2 ? uint16_t{0x7bff}  // 65504
+                        : pick == 3 ? ax::float_to_half(-normal)
+                                    : ax::float_to_half(normal);
+        }
+    }
+};
+
+}  // namespace
+
+TEST_CASE("ports: linear_i4 is bit-identical to generic") {
+    const Kernels& ref = ax::generic_kernels();
+    for (const Kernels* port : ports_to_test()) {
+        Rng rng(41);
+        size_t index = 0;
+        for (const LinearCase& c : linear_i4_cases()) {
+            ++index;
+            const size_t off = index % 2;
+            const bool with_bias = (index / 2) % 2 == 0;
+            const bool x_full_range = index % 3 == 0;
+            INFO("port " << std::string(port->name) << ": rows " << c.rows << " in " << c.in << " out " << c.out
+                         << " offset " << off << (with_bias ? " bias" : " no bias")
+                         << (x_full_range ? " x with -128" : ""));
+            Buf<int8_t> xq(c.rows * c.in, off);
+            for (size_t i = 0; i < xq.n; ++i) {
+                const int8_t v = rng.i8();
+                xq[i] = x_full_range || v != -128 ? v : int8_t(-127);
+            }
+            const I4Weights wt(rng, c.out, c.in, off);
+            Buf<float> xs(c.rows, off);
+            for (size_t i = 0; i < xs.n; ++i) xs[i] = 1e-3f + std::fabs(rng.uniform(0.05f));
+            if (index % 5 == 0) xs[0] = 1e-38f;  // products of subnormal size
+            const Buf<float> bias = random_floats(rng, c.out, off);
+            const float* b = with_bias ? bias.data() : nullptr;
+            Buf<float> want = output(c.rows * c.out, off), got = output(c.rows * c.out, off);
+            ref.linear_i4(xq.data(), xs.data(), c.rows, c.in, wt.w.data(), wt.scales.data(), b, c.out, want.data(),
+                          c.out);
+            port->linear_i4(xq.data(), xs.data(), c.rows, c.in, wt.w.data(), wt.scales.data(), b, c.out, got.data(),
+                            c.out);
+            REQUIRE(canaries_intact(got));
+            REQUIRE(std::memcmp(got.data(), want.data(), got.n * sizeof(float)) == 0);
+            // Columns of a wider y (the threaded split's calls): the same bits, the other columns untouched.
+            const size_t pad = 3, ldy = c.out + 2 * pad;
+            std::vector<float> wide(c.rows * ldy, -7.25f);
+            port->linear_i4(xq.data(), xs.data(), c.rows, c.in, wt.w.data(), wt.scales.data(), b, c.out,
+                            wide.data() + pad, ldy);
+            for (size_t r = 0; r < c.rows; ++r) {
+                REQUIRE(std::memcmp(wide.data() + r * ldy + pad, want.data() + r * c.out, c.out * sizeof(float)) == 0);
+                for (size_t j = 0; j < pad; ++j)
+                    REQUIRE((wide[r * ldy + j] == -7.25f && wide[r * ldy + pad + c.out + j] == -7.25f));
+            }
+        }
+    }
+}
+
+TEST_CASE("ports: generic linear_i4 is the group-wise product its contract states") {
+    // An independent reading of runtime/kernels.h's rule: nibbles decoded by arithmetic on the byte, the sums
+    // in the stated order; and a case whose value is known: every weight -8 or 7 with scale 1, x all 1.
+    Rng rng(7);
+    const size_t rows = 3, in = 96, out = 5, groups = in / 32;
+    std::vector<int8_t> xq(rows * in);
+    for (int8_t& v : xq) v = rng.i8();
+    std::vector<uint8_t> w(out * in / 2);
+    for (uint8_t& v : w) v = static_cast<uint8_t>(rng.next() >> 56);
+    std::vector<uint16_t> ws(out * groups);
+    for (uint16_t& v : ws) v = ax::float_to_half(0.01f + std::fabs(rng.uniform(0.1f)));
+    const std::vector<float> xs = {0.5f, 0.03f, 2.0f}, bias = {0.1f, -0.2f, 0.3f, 0.0f, 1.5f};
+    std::vector<float> y(rows * out);
+    ax::generic_kernels().linear_i4(xq.data(), xs.data(), rows, in, w.data(), ws.data(), bias.data(), out, y.data(),
+                                    out);
+    for (size_t r = 0; r < rows; ++r) {
+        for (size_t o = 0; o < out; ++o) {
+            float sum = 0.0f;
+            for (size_t g = 0; g < groups; ++g) {
+                int32_t acc = 0;
+                for (size_t i = 32 * g; i < 32 * g + 32; ++i) {
+                    const int byte = w[o * in / 2 + i / 2];
+                    const int nibble = i % 2 == 0 ? byte % 16 : byte / 16;
+                    acc += xq[r * in + i] * (nibble >= 8 ? nibble - 16 : nibble);
+                }
+                const volatile float product = static_cast<float>(acc) * ax::half_to_float(ws[o * groups + g]);
+                sum = sum + product;
+            }
+            const volatile float scaled = sum * xs[r];
+            CHECK(bits_of(y[r * out + o]) == bits_of(scaled + bias[o]));
+        }
+    }
+    const std::vector<int8_t> ones(64, 1);
+    std::vector<uint8_t> extremes(64 / 2, 0x78);  // columns 2j: -8, 2j + 1: 7
+    const std::vector<uint16_t> unit(2, ax::float_to_half(1.0f));
+    const float one = 1.0f;
+    float got = 0.0f;
+    ax::generic_kernels().linear_i4(ones.data(), &one, 1, 64, extremes.data(), unit.data(), nullptr, 1, &got, 1);
+    CHECK(got == -32.0f);
 }
 
 TEST_CASE("ports: a product into a wider matrix (ldy > out) writes its columns' bits and nothing else") {

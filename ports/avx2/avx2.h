@@ -13,6 +13,8 @@
 // - linear_i8: exact int32 accumulation (maddubs with |w| unsigned and x carrying w's sign, or int8 widened
 //   to int16 when x holds -128 or rows are short: no saturation for any int8 input), rescaled as
 //   generic::rescale_i8: bit-identical to the generic port. See linear_i8_avx2.cpp.
+// - linear_i4: 4-bit weights unpacked to bytes, exact int32 group sums (maddubs), generic's float steps lane
+//   for lane: bit-identical to generic (ports/x86/linear_i4_tiles.h).
 // - attention_scores_f32, layer_norm_f32: agree with generic to rounding, the sums in another order.
 // - quantize_rows_i8, relu_f32, add_f32, attention_values_f32 (a multiply and an add, never fused):
 //   bit-identical to generic.
@@ -30,6 +32,7 @@ namespace ax::avx2 {
 AX_AVX2_KERNELS(AX_DECLARE_KERNEL)
 // linear_i8 with AVX-VNNI's vpdpbusd (linear_i8_vnni.cpp): only for CPUs that have it (the "avx2-vnni" table).
 kernel::linear_i8 linear_i8_vnni;
+kernel::linear_i4 linear_i4_vnni;  // linear_i4_vnni.cpp, the same table
 // Not in the table: the steps of the attention kernels. axpy is bit-identical to generic's.
 float dot_f32(const float* a, const float* b, size_t n);
 void axpy_f32(size_t n, float a, const float* x, float* y);

@@ -18,6 +18,7 @@ constexpr Kernels kAvx2VnniTable = [] {
     Kernels k = avx2::kernel_table();
     k.name = "avx2-vnni";
     k.linear_i8 = avx2::linear_i8_vnni;
+    k.linear_i4 = avx2::linear_i4_vnni;
     return k;
 }();
 

@@ -17,6 +17,8 @@
 // - linear_f32, linear_f16: float products on ZMM (linear_float_avx512.h); agree with generic to rounding.
 // - linear_i8: int8 products with AVX512-VNNI, bit-identical to generic: packed panels on ZMM for batches,
 //   EVEX dot-product tiles on YMM for few rows. See linear_i8_avx512.cpp.
+// - linear_i4: 4-bit products with EVEX vpdpbusd on YMM, in both tables (ports/x86/linear_i4_tiles.h),
+//   bit-identical to generic.
 // - attention_scores_f32, attention_values_f32: one query against n_keys keys (attention_f32_avx512.cpp): scores
 //   agree with generic to rounding; values are bit-identical to a sequence of avx2::axpy_f32 calls (multiply,
 //   then add), as the interface requires.
@@ -26,6 +28,7 @@
     X(linear_f32)            \
     X(linear_f16)            \
     X(linear_i8)             \
+    X(linear_i4)             \
     X(attention_scores_f32)  \
     X(attention_values_f32)  \
     X(attention_rows_f32)    \

@@ -35,6 +35,7 @@ constexpr Kernels kAvx512_256Table = [] {
     Kernels k = avx2::kernel_table();
     k.name = "avx512-256";
     k.linear_i8 = avx512::linear_i8_256;
+    k.linear_i4 = avx512::linear_i4;
     return k;
 }();
 

@@ -13,6 +13,7 @@
     X(linear_f32)             \
     X(linear_f16)             \
     X(linear_i8)              \
+    X(linear_i4)              \
     X(quantize_rows_i8)       \
     X(attention_scores_f32)   \
     X(attention_values_f32)   \
@@ -37,6 +38,18 @@ inline float rescale_i8(int32_t acc, float xscale, float wscale, float bias) {
     const float scale = xscale * wscale;
     const float product = static_cast<float>(acc) * scale;
     return product + bias;
+}
+
+// One step of linear_i4's group sum (see runtime/kernels.h): a multiply and an add, each rounded.
+inline float accumulate_group_i4(float sum, int32_t acc, float wscale) {
+    const float product = static_cast<float>(acc) * wscale;
+    return sum + product;
+}
+
+// linear_i4's last step: the group sum times the row's scale, plus the bias.
+inline float finish_i4(float sum, float xscale, float bias) {
+    const float scaled = sum * xscale;
+    return scaled + bias;
 }
 
 // The reference table, every member named.

@@ -11,6 +11,8 @@
 // The kernels this port implements, each declared below with the kernel's type; the port's table
 // (mcu_kernels.cpp) puts exactly these in place of generic's, by name.
 // - linear_i8: the int8 products above.
+// - linear_i4: 4-bit weights unpacked in registers, the group sums by SMLAD (DSP) or VMLADAVA (Helium),
+//   generic's float steps in scalar FPU code: bit-identical to generic (linear_i4_mcu.cpp).
 // - quantize_rows_i8: per-row int8 quantization, generic's bits: the FPU's round-to-nearest conversion in
 //   place of libm's nearbyintf (four lanes on Helium).
 // - softmax_f32, gelu_f32: Helium (MVE with float): the reference's exp and erf on four lanes, bit-identical
@@ -22,6 +24,7 @@
 // - layer_norm_f32, relu_f32, add_f32: generic's operations in generic's order, four elements per loop pass.
 #define AX_MCU_KERNELS(X)   \
     X(linear_i8)            \
+    X(linear_i4)            \
     X(quantize_rows_i8)     \
     X(attention_scores_f32) \
     X(attention_values_f32) \

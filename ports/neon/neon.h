@@ -11,6 +11,8 @@
 // - linear_f32, linear_f16, attention_scores_f32: agree with generic to rounding, the sums in another order.
 // - linear_i8: exact int32 accumulation (vdotq_s32 when the target has the dot-product extension, else
 //   vmull_s8 + vpadalq_s16), rescaled with generic::rescale_i8: bit-identical to the generic port.
+// - linear_i4: x deinterleaved by vld2q_s8 against the unpacked nibbles, exact int32 group sums (dot16),
+//   generic's float steps in scalar code: bit-identical to generic (linear_i4_neon.cpp).
 // - quantize_rows_i8, attention_values_f32 (a multiply and an add, never fused), relu_f32, add_f32:
 //   bit-identical to generic.
 // - attention_scores_i8, attention_values_i8: bit-identical to generic (each lane one key's or one column's
@@ -21,6 +23,7 @@
     X(linear_f32)           \
     X(linear_f16)           \
     X(linear_i8)            \
+    X(linear_i4)            \
     X(quantize_rows_i8)     \
     X(attention_scores_f32) \
     X(attention_values_f32) \

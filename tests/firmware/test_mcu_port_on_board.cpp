@@ -1,4 +1,5 @@
-// On the board: the mcu port's int8 product (the DSP and Helium register tiles of one and two rows), its
+// On the board: the mcu port's int8 product (the DSP and Helium register tiles of one and two rows), its 4-bit
+// product, its
 // int8 quantization, its attention (float and int8 caches), layer norm, ReLU and add give generic's bits, on shapes
 // with every tail of the 4-input (DSP) and 16-input (Helium) steps, odd row and output counts, unaligned buffers, and
 // operands that force the Helium paths' scalar fallbacks (tiny or huge scales, subnormal or NaN biases, queries,
@@ -115,6 +116,54 @@ TEST_CASE("the mcu port's linear_i8 on the board is bit-identical to generic on 
         INFO("rows " << rows);
         CHECK(bad == 0);
     }
+}
+
+TEST_CASE("the mcu port's linear_i4 on the board is bit-identical to generic, every tile and tail") {
+    // 4-bit weights over the whole nibble range, half scales of every kind (zero, subnormal, the largest,
+    // negative), rows and outputs around the four-output tile, buffers one byte or float off.
+    const ax::Kernels* mcu = ax::kernels_by_name("mcu");
+    if (!mcu) return;
+    const ax::Kernels& ref = ax::generic_kernels();
+    static uint8_t w4[kMaxOut * 256 / 2 + 4];
+    static uint16_t ws4[kMaxOut * 256 / 32 + 4];
+    BitsRng rng{0x41c64e6du};
+    size_t index = 0, mismatches = 0, cases = 0;
+    for (size_t rows : {1u, 2u, 3u, 5u, 9u}) {
+        for (size_t in : {32u, 64u, 96u, 256u}) {
+            for (size_t out : {1u, 3u, 4u, 5u, 7u, 8u, 9u, 33u}) {
+                ++index;
+                const size_t off = index % 2;
+                int8_t* xq = g_xq + off;
+                uint8_t* w = w4 + off;
+                uint16_t* ws = ws4 + off;
+                float* xs = g_xs + off;
+                float* bias = g_bias + off;
+                for (size_t i = 0; i < rows * in; ++i) xq[i] = rnd_i8(rng);
+                for (size_t i = 0; i < out * in / 2; ++i) w[i] = static_cast<uint8_t>(rng.next() >> 24);
+                for (size_t i = 0; i < out * in / 32; ++i) {
+                    const uint32_t pick = rng.next() >> 26;  // 0..63
+                    const uint16_t normal = static_cast<uint16_t>(0x1c00u + (rng.next() >> 22) % 0x1800u);
+                    ws[i] = pick == 0 ? 0 : pick == 1 ? 3 : pick == 2 ? 0x7bff : pick == 3 ? 0x8000u | normal : normal;
+                }
+                for (size_t r = 0; r < rows; ++r) xs[r] = 1e-3f + 0.05f * std::fabs(rng.uniform(1.0f));
+                if (index % 7 == 0) xs[0] = 1e-38f;  // results of subnormal size
+                for (size_t o = 0; o < out; ++o) bias[o] = rng.uniform(2.0f);
+                const float* b = (index / 2) % 2 == 0 ? bias : nullptr;
+                ref.linear_i4(xq, xs, rows, in, w, ws, b, out, g_want, out);
+                mcu->linear_i4(xq, xs, rows, in, w, ws, b, out, g_got, out);
+                size_t bad = 0;
+                for (size_t i = 0; i < rows * out; ++i) bad += float_bits(g_want[i]) != float_bits(g_got[i]);
+                if (bad) {
+                    INFO("rows " << rows << " in " << in << " out " << out << " offset " << off);
+                    CHECK(bad == 0);
+                }
+                mismatches += bad;
+                ++cases;
+            }
+        }
+    }
+    CHECK(mismatches == 0);
+    CHECK(cases == 5 * 4 * 8);
 }
 
 TEST_CASE("the mcu port's quantize_rows_i8 on the board is bit-identical to generic, edge rows included") {

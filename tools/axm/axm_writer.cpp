@@ -73,6 +73,11 @@ std::vector<uint8_t> serialize_axm(const AxmModel& model) {
             const uint64_t scales_at = append_aligned(b, t.scales.data(), t.scales.size() * sizeof(float));
             put_u64(b, r + rec::scale_offset, scales_at);
             put_u64(b, r + rec::scale_bytes, t.scales.size() * sizeof(float));
+        } else if (t.dtype == format::DType::i4) {
+            const uint64_t scales_at =
+                append_aligned(b, t.group_scales.data(), t.group_scales.size() * sizeof(uint16_t));
+            put_u64(b, r + rec::scale_offset, scales_at);
+            put_u64(b, r + rec::scale_bytes, t.group_scales.size() * sizeof(uint16_t));
         }
     }
     // Pad the end too, so that models concatenated or embedded keep the alignment of the next thing.

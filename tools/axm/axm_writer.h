@@ -14,8 +14,9 @@ struct AxmTensor {
     uint16_t layer = format::kNoLayer;
     format::DType dtype = format::DType::f32;
     std::vector<uint32_t> dims;
-    std::vector<uint8_t> data;  // little-endian element bytes
-    std::vector<float> scales;  // int8 only: one per row
+    std::vector<uint8_t> data;           // little-endian element bytes
+    std::vector<float> scales;           // int8 only: one per row
+    std::vector<uint16_t> group_scales;  // int4 only: one IEEE half per group of 32 columns, [rows, cols / 32]
     float input_absmax = 0.0f;  // calibration (tools/convert/calibrate.h): max |input| seen by this matrix, 0 = none
     std::string source_name;    // checkpoint name, for messages only (not stored)
 };

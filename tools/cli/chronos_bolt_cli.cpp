@@ -179,13 +179,14 @@ int inspect_chronos_bolt(const Args& args) {
     const size_t horizon = args.get_size("horizon", s.prediction_length, 1, 1u << 16);
     std::printf("model:    %s (Chronos-Bolt%s)\n", path.c_str(), loaded.is_file() ? "" : ", published directory");
     if (loaded.is_file()) {
-        size_t i8 = 0, f32 = 0;
+        size_t i4 = 0, i8 = 0, f32 = 0;
         for (uint32_t i = 0; i < loaded.file().tensor_count(); ++i) {
             const TensorView t = loaded.file().tensor(i);
-            (t.dtype == format::DType::i8 ? i8 : f32) += t.numel;
+            (t.dtype == format::DType::i4 ? i4 : t.dtype == format::DType::i8 ? i8 : f32) += t.numel;
         }
-        std::printf("file:     %llu bytes; %zu int8 and %zu float32 values\n",
-                    static_cast<unsigned long long>(loaded.file().file_size()), i8, f32);
+        const std::string four = i4 ? std::to_string(i4) + " int4 (scales per 32), " : std::string();
+        std::printf("file:     %llu bytes; %s%zu int8 and %zu float32 values\n",
+                    static_cast<unsigned long long>(loaded.file().file_size()), four.c_str(), i8, f32);
     }
     std::printf(
         "t5:       d_model %zu, %zu heads of %zu, d_ff %zu (%s), %zu+%zu layers, %zu relative buckets up to %zu\n",
@@ -236,11 +237,13 @@ int bench_chronos_bolt(const Args& args) {
         times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
     }
     const double ms = tools::median(times);
-    size_t i8 = 0;
+    size_t i8 = 0, i4 = 0;
     if (loaded.is_file())
-        for (uint32_t i = 0; i < loaded.file().tensor_count(); ++i)
+        for (uint32_t i = 0; i < loaded.file().tensor_count(); ++i) {
             i8 += loaded.file().tensor(i).dtype == format::DType::i8 ? 1 : 0;
-    const char* weights = i8 > 0 ? "int8" : "float32";
+            i4 += loaded.file().tensor(i).dtype == format::DType::i4 ? 1 : 0;
+        }
+    const char* weights = i4 > 0 ? "int4" : i8 > 0 ? "int8" : "float32";
     const unsigned long long model_bytes = loaded.is_file() ? loaded.file().file_size() : 0;
     const size_t work_bytes = work.size() * sizeof(float);
     const std::string cpu = tools::cpu_description();

@@ -118,6 +118,8 @@ template <>
 constexpr ShapeArgs kShapeArgs<&Kernels::linear_f16>{true, 1, 2, 5};
 template <>
 constexpr ShapeArgs kShapeArgs<&Kernels::linear_i8>{true, 2, 3, 7};
+template <>
+constexpr ShapeArgs kShapeArgs<&Kernels::linear_i4>{true, 2, 3, 7};
 
 // The timed stand-in for one table entry: the chosen port's kernel between two clock reads, its time added to
 // the entry's account under its name in runtime/kernels.h.

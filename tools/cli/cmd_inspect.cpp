@@ -124,7 +124,9 @@ int cmd_inspect(const Argv& argv) {
         const TensorView v = m->file.tensor(i);
         calibrated = calibrated || v.input_absmax > 0.0f;
         params += v.numel;
-        weight_bytes += v.data_bytes + (v.dtype == format::DType::i8 ? v.dims[0] * 4ull : 0);
+        weight_bytes += v.data_bytes + (v.dtype == format::DType::i8   ? v.dims[0] * 4ull
+                                        : v.dtype == format::DType::i4 ? v.numel / format::kI4Group * 2
+                                                                       : 0);
     }
     std::printf("tensors:  %u, %llu parameters, %llu bytes of data\n", m->file.tensor_count(),
                 static_cast<unsigned long long>(params), static_cast<unsigned long long>(weight_bytes));

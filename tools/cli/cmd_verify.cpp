@@ -146,12 +146,13 @@ std::vector<std::string> output_names(const tools::LoadedModel& m, const tools::
     return numbered_names(tools::family_descriptor(m.family).output_prefix, cols);
 }
 
-// "int8" or "f16" when the model's weights are quantized (any tensor stored so), else null.
+// "int8", "int4" or "f16" when the model's weights are quantized (any tensor stored so), else null.
 const char* quantized_weights(const tools::LoadedModel& m) {
     const char* kind = nullptr;
     for (uint32_t i = 0; i < m.file.tensor_count(); ++i) {
         const format::DType d = m.file.tensor(i).dtype;
         if (d == format::DType::i8) return "int8";
+        if (d == format::DType::i4) return "int4";
         if (d == format::DType::f16) kind = "f16";
     }
     return kind;

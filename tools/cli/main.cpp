@@ -24,7 +24,7 @@ struct Command {
 
 const Command kCommands[] = {
     {"convert", ax::cli::cmd_convert,
-     "convert CHECKPOINT(.pt|.safetensors) --config CONFIG.json -o MODEL.axm [--dtype f32|f16|int8] [--kv-cache "
+     "convert CHECKPOINT(.pt|.safetensors) --config CONFIG.json -o MODEL.axm [--dtype f32|f16|int8|int4] [--kv-cache "
      "f32|int8] [--map RENAME.map] [--state-dict-key KEY] [--calib DATA.csv [--calib-window S] [--calib-horizon H]] "
      "[--check-input IN --check-output PYTORCH_OUT.csv [--check-target TGT] [--find-config FOUND.json]] "
      "[--model-name NAME] [--model-version N] [--vocab FILE | --src-vocab FILE --tgt-vocab FILE] "

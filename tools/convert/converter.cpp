@@ -126,10 +126,11 @@ std::vector<uint8_t> finish_model(AxmModel model, const ConvertOptions& options)
                                      ": activations beyond what they reached saturate; "
                                      "calibrate on data covering the range the model will see");
     }
-    if (options.dtype == format::DType::i8 && !options.integer_only && options.notes && options.calib_path.empty() &&
-        options.check_input == nullptr && feeds_raw_rows_to_attention(model))
+    if (format::dtype_takes_int8_rows(options.dtype) && !options.integer_only && options.notes &&
+        options.calib_path.empty() && options.check_input == nullptr && feeds_raw_rows_to_attention(model))
         options.notes->push_back(
-            "int8: the model reads its rows as they come (no \"normalization\"): if its input columns are raw "
+            std::string(dtype_name(options.dtype)) +
+            ": the model reads its rows as they come (no \"normalization\"): if its input columns are raw "
             "units of very different magnitudes (kW beside calendar values), convert with --calib DATA.csv or a "
             "check pair, so that the matrices reading them stay float32 (docs/quantization.md)");
     store_weights_as(model, options.dtype, options.integer_only, options.notes, raw_inputs);

@@ -1,5 +1,7 @@
 #include "tools/convert/quantize.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "ports/generic/generic.h"
@@ -84,7 +86,57 @@ void to_i8(AxmTensor& t) {
     t.dtype = format::DType::i8;
 }
 
+// Lookup tables (rows read by index, never multiplied as a Linear): int4 holds Linear weights only, so with
+// --dtype int4 these take int8.
+bool is_lookup_table(format::Role role) {
+    using format::Role;
+    return role == Role::src_token_embed || role == Role::tgt_token_embed || role == Role::src_pos_embed ||
+           role == Role::tgt_pos_embed || role == Role::relative_bias;
+}
+
+void to_i4(AxmTensor& t) {
+    const std::vector<float> v = as_floats(t);
+    const size_t rows = t.dims[0];
+    const size_t cols = t.dims[1];
+    std::vector<uint8_t> packed(rows * cols / 2);
+    t.group_scales.assign(rows * cols / format::kI4Group, 0);
+    quantize_matrix_i4(v.data(), rows, cols, packed.data(), t.group_scales.data(), t.source_name);
+    t.data = std::move(packed);
+    t.dtype = format::DType::i4;
+}
+
 }  // namespace
+
+void quantize_matrix_i4(const float* w, size_t rows, size_t cols, uint8_t* packed, uint16_t* scales,
+                        const std::string& name) {
+    const size_t groups = cols / format::kI4Group;
+    for (size_t r = 0; r < rows; ++r) {
+        for (size_t g = 0; g < groups; ++g) {
+            const float* wg = w + r * cols + g * format::kI4Group;
+            float top = 0.0f;
+            for (size_t i = 0; i < format::kI4Group; ++i) {
+                if (!std::isfinite(wg[i]))
+                    throw ToolError("tensor " + name + " holds " + std::to_string(wg[i]) + ": not a finite weight");
+                top = std::max(top, std::fabs(wg[i]));
+            }
+            uint16_t h = float_to_half(top / 7.0f);
+            if ((h & 0x7c00u) == 0x7c00u)
+                throw ToolError("tensor " + name + " holds " + std::to_string(top) +
+                                ", whose 4-bit scale is beyond float16's range: keep this model in int8");
+            const float scale = half_to_float(h);
+            uint8_t* out = packed + (r * cols + g * format::kI4Group) / 2;
+            for (size_t i = 0; i < format::kI4Group; i += 2) {
+                int q[2] = {0, 0};
+                for (size_t j = 0; j < 2 && scale > 0.0f; ++j) {
+                    const float n = std::nearbyint(wg[i + j] / scale);  // half to even (the default rounding)
+                    q[j] = static_cast<int>(std::min(7.0f, std::max(-7.0f, n)));
+                }
+                out[i / 2] = static_cast<uint8_t>((q[0] & 0xf) | ((q[1] & 0xf) << 4));
+            }
+            scales[r * groups + g] = h;  // 0: a group of zeros, or of weights too small for a half scale
+        }
+    }
+}
 
 bool feeds_raw_rows_to_attention(const AxmModel& model) {
     using format::ConfigKey;
@@ -100,18 +152,20 @@ void store_weights_as(AxmModel& model, format::DType dtype, bool every_matrix, s
     std::string raw_names;
     for (AxmTensor& t : model.tensors) {
         if (!is_weight_matrix(t) || (!every_matrix && stays_float32(t, dtype))) continue;
-        if (!every_matrix && dtype == format::DType::i8 && keeps_float32(model, t, raw_inputs)) {
+        if (!every_matrix && format::dtype_takes_int8_rows(dtype) && keeps_float32(model, t, raw_inputs)) {
             raw_bytes += t.data.size();
             raw_names += (raw_names.empty() ? "" : ", ") + t.source_name;
             continue;
         }
         if (dtype == format::DType::f16)
             to_f16(t);
+        else if (dtype == format::DType::i4 && t.dims[1] % format::kI4Group == 0 && !is_lookup_table(t.role))
+            to_i4(t);
         else
             to_i8(t);
     }
     if (notes && !raw_names.empty())
-        notes->push_back("int8: kept float32 (" + std::to_string(raw_bytes) +
+        notes->push_back(std::string(dtype_name(dtype)) + ": kept float32 (" + std::to_string(raw_bytes) +
                          " bytes) the matrices that read the input columns as they come, where one int8 scale per "
                          "row would round the columns of smaller magnitude away: " +
                          raw_names);
@@ -121,7 +175,7 @@ format::DType parse_dtype(const std::string& name) {
     format::DType dtype{};
     // int32 holds the integer-only mode's parameters, never weights.
     if (!format::parse_enum(name.c_str(), &dtype) || dtype == format::DType::i32)
-        throw ToolError("unknown dtype \"" + name + "\" (use f32, f16 or int8)");
+        throw ToolError("unknown dtype \"" + name + "\" (use f32, f16, int8 or int4)");
     return dtype;
 }
 

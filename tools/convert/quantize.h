@@ -1,5 +1,7 @@
 // Weight storage types: float32 as read, IEEE half, or int8 symmetric per output row (docs/FORMAT.md).
 #pragma once
+#include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -9,7 +11,9 @@
 namespace ax::tools {
 
 // Converts the weight matrices (rank-2 Linear/attention weights) to `dtype`, except the few small ones
-// docs/FORMAT.md names; biases, LayerNorm parameters and normalization constants stay float32.
+// docs/FORMAT.md names; biases, LayerNorm parameters and normalization constants stay float32. int4 takes the
+// Linear weights whose columns are a multiple of 32 and keeps the matrices int8 would keep float32; the rest
+// (lookup tables, narrower matrices) go to int8.
 // every_matrix: no matrix stays float32 (the integer-only mode multiplies every one in int8). int8 keeps a
 // forecaster's input embeddings float32 (they are tiny); `raw_inputs` (data showed the model's input columns
 // in their own units, of very different magnitudes) also keeps a post-norm model's first attention
@@ -22,7 +26,14 @@ void store_weights_as(AxmModel& model, format::DType dtype, bool every_matrix = 
 // post-norm first layer: int8 costs it accuracy when those rows are raw units of very different magnitudes.
 bool feeds_raw_rows_to_attention(const AxmModel& model);
 
-format::DType parse_dtype(const std::string& name);  // "f32" | "f16" | "int8"
+// The int4 rule (docs/FORMAT.md): per group of 32 columns of a row, scale = half(max |w| / 7) (nearest even),
+// q = clamp(round_half_even(w / float(scale)), -7, 7), two per byte (even column in the low nibble); a group
+// whose scale rounds to 0 stores 0 and zeros. cols is a multiple of 32; throws on a non-finite weight or a
+// scale beyond half's range (`name` says which tensor).
+void quantize_matrix_i4(const float* w, size_t rows, size_t cols, uint8_t* packed, uint16_t* scales,
+                        const std::string& name);
+
+format::DType parse_dtype(const std::string& name);  // "f32" | "f16" | "int8" | "int4"
 const char* dtype_name(format::DType dtype);
 
 format::CacheType parse_kv_cache(const std::string& name);  // "f32" | "int8" (runtime/format.h names)

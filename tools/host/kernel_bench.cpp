@@ -446,6 +446,11 @@ void bench_linear(const Kernels& k, const Peak& peak, std::vector<Row>& rows) {
         Array<float> xscale(s.rows), wscale(s.out);
         k.quantize_rows_i8(x.data(), s.rows, s.in, xq.data(), xscale.data());
         k.quantize_rows_i8(w.data(), s.out, s.in, wq.data(), wscale.data());
+        // 4-bit weights: random nibbles, a half scale per 32 columns (the shapes' `in` are multiples of 32).
+        Array<uint8_t> w4(s.out * s.in / 2);
+        Array<uint16_t> w4scale(s.out * s.in / 32);
+        for (size_t i = 0; i < w4.n; ++i) w4[i] = static_cast<uint8_t>(wq[i] ^ wq[w4.n + i]);
+        for (size_t i = 0; i < w4scale.n; ++i) w4scale[i] = float_to_half(0.01f + 0.001f * static_cast<float>(i % 7));
         const double ops = 2.0 * static_cast<double>(s.rows) * static_cast<double>(s.in) * static_cast<double>(s.out);
 
         auto add = [&](const Timing& t, const char* unit, bool float_fma) {
@@ -463,6 +468,9 @@ void bench_linear(const Kernels& k, const Peak& peak, std::vector<Row>& rows) {
                                             bias.data(), s.out, y.data(), s.out),
             "GOP/s", false);
         if (peak.valid && std::string(k.name) == "avx2") rows.back().peak_fraction = rows.back().rate / peak.madd_gops;
+        add(time_entry<&Kernels::linear_i4>(k, xq.data(), xscale.data(), s.rows, s.in, w4.data(), w4scale.data(),
+                                            bias.data(), s.out, y.data(), s.out),
+            "GOP/s", false);
     }
 }
 
@@ -602,6 +610,13 @@ std::string to_text(const Peak& peak, const std::vector<Row>& rows, const std::v
     if (!ratios.empty()) {
         t += "\nint8 over f32 (linear_i8 GOP/s / linear_f32 GFLOP/s, same port, same shape, same run):\n";
         for (const Ratio& r : ratios) t += "  " + r.port + " " + r.shape + ": " + fmt("%.2f", r.value) + "x\n";
+        // The 4-bit product against int8's: what half the weight bytes buy (or cost in unpacking) per port.
+        t += "\nint4 over int8 (linear_i4 GOP/s / linear_i8 GOP/s, same port, same shape, same run):\n";
+        for (const Ratio& r : ratios) {
+            const Row* q8 = find(rows, r.port, kernel_name<&Kernels::linear_i8>(), r.shape);
+            const Row* q4 = find(rows, r.port, kernel_name<&Kernels::linear_i4>(), r.shape);
+            if (q8 && q4) t += "  " + r.port + " " + r.shape + ": " + fmt("%.2f", q4->rate / q8->rate) + "x\n";
+        }
     }
     return t;
 }

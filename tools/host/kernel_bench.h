@@ -5,7 +5,7 @@
 
 namespace ax::tools {
 
-// Times linear_f32 / linear_f16 (GFLOP/s) and linear_i8 (GOP/s), 2 * rows * in * out operations each,
+// Times linear_f32 / linear_f16 (GFLOP/s) and linear_i8 / linear_i4 (GOP/s), 2 * rows * in * out operations each,
 // on layer shapes of the forecasters (batched rows and single-row GEMV), plus quantize, dot, softmax,
 // layer_norm and gelu throughput, for every available port: the median of repeated runs after a warm-up.
 // On x86 with AVX2 it also measures the single-core AVX2 FMA peak (independent FMAs in registers) and
