@@ -74,81 +74,83 @@ inline uint32_t dtype_bytes(DType t) { return t == DType::f32 || t == DType::i32
 // Every config key, once: X(name, number) /* what it holds */. The enum, the names (config keys of the
 // converter's JSON of the same name spell them from here, tools/import/config_keys.cpp) and the test that
 // every number up to the last has a name (tests/test_format_names.cpp) come from this list.
-#define AX_CONFIG_KEYS(X)                                                                                              \
-    X(d_model, 1)                                                                                                      \
-    X(nhead, 2)                                                                                                        \
-    X(dim_feedforward, 3)                                                                                              \
-    X(encoder_layers, 4)                                                                                               \
-    X(decoder_layers, 5)                                                                                               \
-    X(n_features, 6)                                                                                                   \
-    X(n_outputs, 7)                                                                                                    \
-    X(activation, 8)           /* Activation */                                                                        \
-    X(norm_first, 9)           /* 0 | 1 */                                                                             \
-    X(layer_norm_eps, 10)      /* f32 bits */                                                                          \
-    X(positional_encoding, 11) /* PositionalEncoding */                                                                \
-    X(memory_mask, 12)         /* MemoryMask */                                                                        \
-    X(encoder_final_norm, 13)  /* 0 | 1 */                                                                             \
-    X(decoder_final_norm, 14)  /* 0 | 1 */                                                                             \
-    X(normalization, 15)       /* Normalization */                                                                     \
-    /* Token and latent families (seq2seq, classifier, tvae): */                                                       \
-    X(src_vocab, 16)         /* source (classifier: input) vocabulary size */                                          \
-    X(tgt_vocab, 17)         /* target vocabulary size (seq2seq) */                                                    \
-    X(pad_id, 18)            /* token id, or kNoToken */                                                               \
-    X(bos_id, 19)            /* token id, or kNoToken */                                                               \
-    X(eos_id, 20)            /* token id, or kNoToken */                                                               \
-    X(max_positions, 21)     /* longest sequence the positions allow (learned table rows...), 0 = unlimited */         \
-    X(embed_scale, 22)       /* f32 bits: token embeddings are multiplied by it (sqrt(d_model) in the tutorials) */    \
-    X(pooling, 23)           /* Pooling */                                                                             \
-    X(output_activation, 24) /* OutputActivation */                                                                    \
-    X(latent_size, 25)       /* tvae: size of z */                                                                     \
-    X(start_id, 26)          /* classifier with a decoder: the token fed to it, or kNoToken */                         \
-    X(kv_cache, 27)          /* optional: 0 float32 caches (the default), 1 int8 with a scale per row */               \
-    X(window, 28)            /* forecaster: encoder rows it was trained on (optional; absent or 0 = not stated) */     \
-    X(decode_mask_pads, 29)  /* seq2seq, optional (absent = 0): greedy decoding masks generated pad ids as keys */     \
-    X(defaults, 30)          /* optional, informational: bit k set = key k was taken by default at conversion */       \
-    X(model_version, 31)     /* optional (absent = unversioned): the user's model version, u32, newer is larger */     \
-    X(created_time, 32)      /* optional: conversion time, seconds since 1970-01-01 UTC (u32) */                       \
-    /* Forecaster variants, all optional (absent = the step-by-step encoder-decoder): */                               \
-    X(head, 33)            /* ForecastHead */                                                                          \
-    X(horizon, 34)         /* steps a one-pass forecaster predicts at once (its trained horizon) */                    \
-    X(encoder_mask, 35)    /* EncoderMask */                                                                           \
-    X(input_embedding, 36) /* InputEmbedding (encoder side; the decoder's is always a Linear) */                       \
-    X(decoding, 37)        /* Decoding (encoder-decoders) */                                                           \
-    X(label_len, 38)       /* one-pass decoding: observed rows fed to the decoder before the placeholders */           \
-    X(placeholder, 39)     /* Placeholder (one-pass decoding) */                                                       \
-    X(head_hidden, 40)     /* width of a pooled head's hidden Linear (0 = the head is one Linear) */                   \
-    X(head_activation, 41) /* Activation between a pooled head's two Linears */                                        \
-    X(decoder_positional_encoding, 42) /* PositionalEncoding of the decoder's rows (absent: the encoder's) */          \
-    X(decoder_features, 43) /* columns the decoder reads (absent: n_features); n_outputs: the predicted ones */        \
-    X(patch_len, 44)        /* patched encoder-only: steps per patch (one token); absent or 0: one row, one token */   \
-    X(patch_stride, 45)     /* steps between patches */                                                                \
-    X(patch_padding, 46)    /* 0 none, 1 end: the last value repeated patch_stride times (ReplicationPad1d) */         \
-    X(revin, 47)            /* Revin */                                                                                \
-    X(revin_eps, 48)        /* f32 bits: RevIN's eps (absent: 1e-5) */                                                 \
-    X(layer_norms, 49)      /* optional, any family: 0 LayerNorm, 1 BatchNorm1d folded (see LayerOptions) */           \
-    X(encoder_output_activation, 50) /* forecaster with a pooled head, optional: Activation on the encoder's rows */   \
-    X(time_marks, 51) /* forecaster, optional: trailing input columns that are time features (x_mark), known ahead:    \
-                         token_conv embeds them apart, one-pass placeholders take them from `future` */                \
-    X(residual_attention, 52) /* optional (absent 0): 1 = each encoder layer adds the previous layer's pre-softmax     \
-                                 attention scores to its own (PatchTST's res_attention) */                             \
-    X(integer_only, 53) /* optional (absent = 0): 1 = the model runs in the integer-only mode (Role::integer_plan) */  \
-    X(encoder_residual, 54) /* forecaster, optional (absent 0): 1 = the encoder's output is x + encoder(x), x its      \
-                               embedded rows (a residual around the whole stack) */                                    \
-    X(decoder_residual, 55) /* forecaster, optional (absent 0): 1 = the decoder's output is y + decoder(y, memory) */  \
-    /* What proved the conversion (runtime/model_identity.h), all optional: a file without them does not say. */       \
-    X(proof, 56)            /* Proof */                                                                                \
-    X(proof_max_diff, 57)   /* with proof proven: f32 bits, the check's largest |difference| from PyTorch's output */  \
-    X(proof_tolerance, 58)  /* with proof proven: f32 bits, the tolerance it was held to */                            \
-    X(decoder_mask, 59)     /* forecaster with a decoder, optional (absent 0): DecoderMask */                          \
-    X(trained_horizon, 60)  /* forecaster feeding predictions back, optional (absent 0 = not stated): the steps its    \
-                               loop was trained to forecast; a longer forecast is noted, not refused */                \
-    X(subtract_last, 61)    /* forecaster with RevIN, optional (absent 0): 1 = the window's last value is subtracted   \
-                               instead of its mean (the std is still the window's) and added back */                   \
-    X(architecture, 62)     /* forecaster, optional (absent 0): Architecture */                                        \
-    X(head_dim, 63)         /* chronos_bolt: attention columns per head (T5's d_kv; nhead * head_dim need not be d) */ \
-    X(relative_buckets, 64) /* chronos_bolt: T5 relative position buckets */                                           \
-    X(relative_max_distance, 65) /* chronos_bolt: T5 relative position max distance */                                 \
-    X(reg_token, 66)             /* chronos_bolt: row of the token embedding appended to the encoder's, or kNoToken */
+#define AX_CONFIG_KEYS(X)                                                                                             \
+    X(d_model, 1)                                                                                                     \
+    X(nhead, 2)                                                                                                       \
+    X(dim_feedforward, 3)                                                                                             \
+    X(encoder_layers, 4)                                                                                              \
+    X(decoder_layers, 5)                                                                                              \
+    X(n_features, 6)                                                                                                  \
+    X(n_outputs, 7)                                                                                                   \
+    X(activation, 8)           /* Activation */                                                                       \
+    X(norm_first, 9)           /* 0 | 1 */                                                                            \
+    X(layer_norm_eps, 10)      /* f32 bits */                                                                         \
+    X(positional_encoding, 11) /* PositionalEncoding */                                                               \
+    X(memory_mask, 12)         /* MemoryMask */                                                                       \
+    X(encoder_final_norm, 13)  /* 0 | 1 */                                                                            \
+    X(decoder_final_norm, 14)  /* 0 | 1 */                                                                            \
+    X(normalization, 15)       /* Normalization */                                                                    \
+    /* Token and latent families (seq2seq, classifier, tvae): */                                                      \
+    X(src_vocab, 16)         /* source (classifier: input) vocabulary size */                                         \
+    X(tgt_vocab, 17)         /* target vocabulary size (seq2seq) */                                                   \
+    X(pad_id, 18)            /* token id, or kNoToken */                                                              \
+    X(bos_id, 19)            /* token id, or kNoToken */                                                              \
+    X(eos_id, 20)            /* token id, or kNoToken */                                                              \
+    X(max_positions, 21)     /* longest sequence the positions allow (learned table rows...), 0 = unlimited */        \
+    X(embed_scale, 22)       /* f32 bits: token embeddings are multiplied by it (sqrt(d_model) in the tutorials) */   \
+    X(pooling, 23)           /* Pooling */                                                                            \
+    X(output_activation, 24) /* OutputActivation */                                                                   \
+    X(latent_size, 25)       /* tvae: size of z */                                                                    \
+    X(start_id, 26)          /* classifier with a decoder: the token fed to it, or kNoToken */                        \
+    X(kv_cache, 27)          /* optional: 0 float32 caches (the default), 1 int8 with a scale per row */              \
+    X(window, 28)            /* forecaster: encoder rows it was trained on (optional; absent or 0 = not stated) */    \
+    X(decode_mask_pads, 29)  /* seq2seq, optional (absent = 0): greedy decoding masks generated pad ids as keys */    \
+    X(defaults, 30)          /* optional, informational: bit k set = key k was taken by default at conversion */      \
+    X(model_version, 31)     /* optional (absent = unversioned): the user's model version, u32, newer is larger */    \
+    X(created_time, 32)      /* optional: conversion time, seconds since 1970-01-01 UTC (u32) */                      \
+    /* Forecaster variants, all optional (absent = the step-by-step encoder-decoder): */                              \
+    X(head, 33)            /* ForecastHead */                                                                         \
+    X(horizon, 34)         /* steps a one-pass forecaster predicts at once (its trained horizon) */                   \
+    X(encoder_mask, 35)    /* EncoderMask */                                                                          \
+    X(input_embedding, 36) /* InputEmbedding (encoder side; the decoder's is always a Linear) */                      \
+    X(decoding, 37)        /* Decoding (encoder-decoders) */                                                          \
+    X(label_len, 38)       /* one-pass decoding: observed rows fed to the decoder before the placeholders */          \
+    X(placeholder, 39)     /* Placeholder (one-pass decoding) */                                                      \
+    X(head_hidden, 40)     /* width of a pooled head's hidden Linear (0 = the head is one Linear) */                  \
+    X(head_activation, 41) /* Activation between a pooled head's two Linears */                                       \
+    X(decoder_positional_encoding, 42) /* PositionalEncoding of the decoder's rows (absent: the encoder's) */         \
+    X(decoder_features, 43) /* columns the decoder reads (absent: n_features); n_outputs: the predicted ones */       \
+    X(patch_len, 44)        /* patched encoder-only: steps per patch (one token); absent or 0: one row, one token */  \
+    X(patch_stride, 45)     /* steps between patches */                                                               \
+    X(patch_padding, 46)    /* 0 none, 1 end: the last value repeated patch_stride times (ReplicationPad1d) */        \
+    X(revin, 47)            /* Revin */                                                                               \
+    X(revin_eps, 48)        /* f32 bits: RevIN's eps (absent: 1e-5) */                                                \
+    X(layer_norms, 49)      /* optional, any family: 0 LayerNorm, 1 BatchNorm1d folded (see LayerOptions) */          \
+    X(encoder_output_activation, 50) /* forecaster with a pooled head, optional: Activation on the encoder's rows */  \
+    X(time_marks, 51) /* forecaster, optional: trailing input columns that are time features (x_mark), known ahead:   \
+                         token_conv embeds them apart, one-pass placeholders take them from `future` */               \
+    X(residual_attention, 52) /* optional (absent 0): 1 = each encoder layer adds the previous layer's pre-softmax    \
+                                 attention scores to its own (PatchTST's res_attention) */                            \
+    X(integer_only, 53) /* optional (absent = 0): 1 = the model runs in the integer-only mode (Role::integer_plan) */ \
+    X(encoder_residual, 54) /* forecaster, optional (absent 0): 1 = the encoder's output is x + encoder(x), x its     \
+                               embedded rows (a residual around the whole stack) */                                   \
+    X(decoder_residual, 55) /* forecaster, optional (absent 0): 1 = the decoder's output is y + decoder(y, memory) */ \
+    /* What proved the conversion (runtime/model_identity.h), all optional: a file without them does not say. */      \
+    X(proof, 56)            /* Proof */                                                                               \
+    X(proof_max_diff, 57)   /* with proof proven: f32 bits, the check's largest |difference| from PyTorch's output */ \
+    X(proof_tolerance, 58)  /* with proof proven: f32 bits, the tolerance it was held to */                           \
+    X(decoder_mask, 59)     /* forecaster with a decoder, optional (absent 0): DecoderMask */                         \
+    X(trained_horizon, 60)  /* forecaster feeding predictions back, optional (absent 0 = not stated): the steps its   \
+                               loop was trained to forecast; a longer forecast is noted, not refused */               \
+    X(subtract_last, 61)    /* forecaster with RevIN, optional (absent 0): 1 = the window's last value is subtracted  \
+                               instead of its mean (the std is still the window's) and added back */                  \
+    X(architecture, 62)     /* forecaster, optional (absent 0): Architecture */                                       \
+    X(head_dim, 63)         /* t5 layers: attention columns per head (T5's d_kv; nhead * head_dim need not be d) */   \
+    X(relative_buckets, 64) /* relative positions: T5 relative position buckets */                                    \
+    X(relative_max_distance, 65) /* relative positions: T5 relative position max distance */                          \
+    X(reg_token, 66)             /* patch_mlp input: row of the token table appended to the encoder's, or kNoToken */ \
+    X(layer_kind, 67)            /* forecaster, optional (absent 0): LayerKind of both stacks */                      \
+    X(quantiles, 68)             /* residual_mlp head: quantile levels per step (Role::quantile_levels) */
 
 enum class ConfigKey : uint32_t {
 #define AX_CONFIG_KEY_ENUM(name, number) name = number,
@@ -191,7 +193,8 @@ enum class PositionalEncoding : uint32_t {
     sinusoidal = 1,
     learned = 2,
     sinusoidal_pad0 = 3,
-    sinusoidal_pad_pe0 = 4
+    sinusoidal_pad_pe0 = 4,
+    relative = 5
 };
 inline constexpr EnumName<PositionalEncoding> kPositionalEncodingNames[] = {
     {PositionalEncoding::none, "none"},
@@ -199,6 +202,7 @@ inline constexpr EnumName<PositionalEncoding> kPositionalEncodingNames[] = {
     {PositionalEncoding::learned, "learned"},
     {PositionalEncoding::sinusoidal_pad0, "sinusoidal_pad0"},
     {PositionalEncoding::sinusoidal_pad_pe0, "sinusoidal_pad_pe0"},
+    {PositionalEncoding::relative, "relative"},
 };
 constexpr EnumNames<PositionalEncoding> names_of(PositionalEncoding) { return names_table(kPositionalEncodingNames); }
 // Positions counted from 1 with pads at row 0: the model needs a pad id.
@@ -210,9 +214,13 @@ enum class MemoryMask : uint32_t { none = 0, tril = 1 };
 inline constexpr EnumName<MemoryMask> kMemoryMaskNames[] = {{MemoryMask::none, "none"}, {MemoryMask::tril, "tril"}};
 constexpr EnumNames<MemoryMask> names_of(MemoryMask) { return names_table(kMemoryMaskNames); }
 
-enum class Normalization : uint32_t { none = 0, global = 1, last_value = 2 };
-inline constexpr EnumName<Normalization> kNormalizationNames[] = {
-    {Normalization::none, "none"}, {Normalization::global, "global"}, {Normalization::last_value, "last_value"}};
+// instance: each window's own mean and population std over its present values (NaN = missing, anywhere), the
+// outputs mapped back with them (Chronos-Bolt's InstanceNorm, runtime/instance_norm.h).
+enum class Normalization : uint32_t { none = 0, global = 1, last_value = 2, instance = 3 };
+inline constexpr EnumName<Normalization> kNormalizationNames[] = {{Normalization::none, "none"},
+                                                                  {Normalization::global, "global"},
+                                                                  {Normalization::last_value, "last_value"},
+                                                                  {Normalization::instance, "instance"}};
 constexpr EnumNames<Normalization> names_of(Normalization) { return names_table(kNormalizationNames); }
 
 enum class Pooling : uint32_t { mean = 0, max = 1, first = 2 };
@@ -229,18 +237,22 @@ constexpr EnumNames<OutputActivation> names_of(OutputActivation) { return names_
 // back step by step. The others predict `horizon` steps of n_outputs at once from the encoder output:
 // flatten (all window rows as one [window x d] vector), last_row, mean (over the rows); each through an
 // optional hidden Linear + activation and a final Linear [horizon x n_outputs, ...].
-// What computes a forecaster's forecast: its blocks as the other keys state them, or a published architecture
-// whose computation is fixed (chronos_bolt: Chronos-Bolt, docs/chronos-bolt.md; quantile outputs).
+// Which published architecture a forecaster was converted from. Its blocks and their options say what is
+// computed; chronos_bolt stands for Chronos-Bolt's blocks in files written before those options
+// (models/forecaster/chronos_bolt_alias.h).
 enum class Architecture : uint32_t { blocks = 0, chronos_bolt = 1 };
 inline constexpr EnumName<Architecture> kArchitectureNames[] = {{Architecture::blocks, "blocks"},
                                                                 {Architecture::chronos_bolt, "chronos_bolt"}};
 constexpr EnumNames<Architecture> names_of(Architecture) { return names_table(kArchitectureNames); }
 
-enum class ForecastHead : uint32_t { generator = 0, flatten = 1, last_row = 2, mean = 3 };
+// residual_mlp: the decoder's row through a residual MLP (runtime/residual_mlp.h) to quantiles x horizon values,
+// row q the forecast of quantile level q (Role::quantile_levels).
+enum class ForecastHead : uint32_t { generator = 0, flatten = 1, last_row = 2, mean = 3, residual_mlp = 4 };
 inline constexpr EnumName<ForecastHead> kForecastHeadNames[] = {{ForecastHead::generator, "generator"},
                                                                 {ForecastHead::flatten, "flatten"},
                                                                 {ForecastHead::last_row, "last_row"},
-                                                                {ForecastHead::mean, "mean"}};
+                                                                {ForecastHead::mean, "mean"},
+                                                                {ForecastHead::residual_mlp, "residual_mlp"}};
 constexpr EnumNames<ForecastHead> names_of(ForecastHead) { return names_table(kForecastHeadNames); }
 
 // causal: encoder row i attends to rows <= i (generate_square_subsequent_mask passed to the encoder).
@@ -269,18 +281,30 @@ constexpr EnumNames<Proof> names_of(Proof) { return names_table(kProofNames); }
 // token_conv: the Time-Series-Library's DataEmbedding, a Conv1d(kernel 3, circular padding, no bias) over the
 // value columns plus a bias-free Linear over the trailing time_marks columns, stored as one Linear over
 // [x[t-1], x[t], x[t+1] of the values, the marks of t] (the neighbours wrap around the sequence).
-enum class InputEmbedding : uint32_t { linear = 0, none = 1, broadcast = 2, token_conv = 3 };
+// patch_mlp: the window left-padded with missing values to whole patches of patch_len, each patch's values (0
+// where missing) and its mask through a residual MLP (runtime/patch_rows.h, residual_mlp.h), then the token row
+// reg_token appended (Chronos-Bolt's input).
+enum class InputEmbedding : uint32_t { linear = 0, none = 1, broadcast = 2, token_conv = 3, patch_mlp = 4 };
 inline constexpr EnumName<InputEmbedding> kInputEmbeddingNames[] = {{InputEmbedding::linear, "linear"},
                                                                     {InputEmbedding::none, "none"},
                                                                     {InputEmbedding::broadcast, "broadcast"},
-                                                                    {InputEmbedding::token_conv, "token_conv"}};
+                                                                    {InputEmbedding::token_conv, "token_conv"},
+                                                                    {InputEmbedding::patch_mlp, "patch_mlp"}};
 constexpr EnumNames<InputEmbedding> names_of(InputEmbedding) { return names_table(kInputEmbeddingNames); }
 
 // autoregressive: the decoder is fed its own predictions one step at a time. one_pass: it runs once over
 // label_len observed rows followed by horizon placeholder rows (the Informer convention).
-enum class Decoding : uint32_t { autoregressive = 0, one_pass = 1 };
+// start_token: one decoder step from the token row start_id, the head giving the whole horizon (Chronos-Bolt).
+enum class Decoding : uint32_t { autoregressive = 0, one_pass = 1, start_token = 2 };
 inline constexpr EnumName<Decoding> kDecodingNames[] = {{Decoding::autoregressive, "autoregressive"},
-                                                        {Decoding::one_pass, "one_pass"}};
+                                                        {Decoding::one_pass, "one_pass"},
+                                                        {Decoding::start_token, "start_token"}};
+
+// The layers of both stacks: torch (nn.TransformerEncoderLayer / DecoderLayer) or t5 (runtime/t5_layer.h: RMS
+// norms, attention without the 1/sqrt(d) scale and without biases, head_dim columns per head).
+enum class LayerKind : uint32_t { torch = 0, t5 = 1 };
+inline constexpr EnumName<LayerKind> kLayerKindNames[] = {{LayerKind::torch, "torch"}, {LayerKind::t5, "t5"}};
+constexpr EnumNames<LayerKind> names_of(LayerKind) { return names_table(kLayerKindNames); }
 constexpr EnumNames<Decoding> names_of(Decoding) { return names_table(kDecodingNames); }
 
 // One-pass decoding's placeholder rows: zeros, or the last observed row repeated (model space).

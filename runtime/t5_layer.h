@@ -20,7 +20,9 @@ struct T5AttentionWeights {
     Linear o;        // [d_model, inner]
 };
 
+// kArenaRecordBytes: a session's layer tables in its arena (MemoryPlan::alloc_records; the 64-bit sizes).
 struct T5EncoderLayerWeights {
+    static constexpr size_t kArenaRecordBytes = 304;
     const float* attention_norm = nullptr;  // [d_model]
     T5AttentionWeights self_attn;
     const float* ff_norm = nullptr;
@@ -28,6 +30,7 @@ struct T5EncoderLayerWeights {
 };
 
 struct T5DecoderLayerWeights {
+    static constexpr size_t kArenaRecordBytes = 504;
     const float* self_norm = nullptr;
     T5AttentionWeights self_attn;
     const float* cross_norm = nullptr;

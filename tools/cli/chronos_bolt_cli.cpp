@@ -80,6 +80,27 @@ public:
     const ChronosBoltWeights& weights() const { return directory_ ? directory_->weights() : opened_.weights; }
     bool is_file() const { return directory_ == nullptr; }
     const ModelFile& file() const { return file_; }
+    // A converted file runs in the forecaster's session, in an arena of exactly the size its blocks plan for
+    // this context and horizon; the directory on heap buffers.
+    size_t arena_bytes(size_t context, size_t horizon) const {
+        if (!is_file()) return chronos_bolt_forecast_floats(weights().shape, horizon) * sizeof(float);
+        const size_t window = opened_.model.config().window;
+        return opened_.model.arena_bytes(context == 0 || context > window ? window : context, horizon);
+    }
+    // [quantiles, horizon].
+    std::vector<float> forecast(const Kernels& k, const std::vector<float>& context, size_t horizon) const {
+        if (!is_file()) return tools::chronos_bolt_forecast_host(k, weights(), context, horizon);
+        const size_t window = opened_.model.config().window;
+        const size_t rows = context.size() > window ? window : context.size();
+        if (rows == 0) throw tools::ToolError("the input has no values to forecast from");
+        tools::AlignedBuffer arena(arena_bytes(rows, horizon));
+        ForecastSession session;
+        Status s = session.init(opened_.model, k, arena.data(), arena.size(), rows, horizon);
+        std::vector<float> out(opened_.model.config().output_values(horizon));
+        if (s) s = session.forecast(context.data(), context.size(), horizon, out.data());
+        if (!s) throw tools::ToolError(s.message());
+        return out;
+    }
 
 private:
     std::unique_ptr<tools::ChronosBoltHost> directory_;
@@ -186,8 +207,9 @@ int inspect_chronos_bolt(const Args& args) {
     std::printf("forecast: the last %zu values in patches of %zu%s; %zu steps per call, quantiles %s\n",
                 s.context_length, s.patch_size, s.reg_token ? " and a [REG] token" : "", s.prediction_length,
                 levels.c_str());
-    std::printf("memory:   %zu bytes of working memory for a %zu-step forecast (any context length)\n",
-                chronos_bolt_forecast_floats(s, horizon) * sizeof(float), horizon);
+    std::printf("memory:   %zu bytes of working memory for a %zu-step forecast from %zu values%s\n",
+                loaded.arena_bytes(s.context_length, horizon), horizon, s.context_length,
+                loaded.is_file() ? " (the session's arena, planned by its blocks)" : "");
     return 0;
 }
 
@@ -213,8 +235,7 @@ int forecast_chronos_bolt(const Args& args) {
                      "quantile paths of its own forecast, as the authors' pipeline extends it (quality may degrade)\n",
                      horizon, shape.prediction_length);
     const std::vector<size_t> rows = chosen_levels(args, weights->quantile_levels, shape.quantiles);
-    const std::vector<float> q =
-        tools::chronos_bolt_forecast_host(choose_kernels(args), *weights, history.values, horizon);
+    const std::vector<float> q = loaded.forecast(choose_kernels(args), history.values, horizon);
     tools::Table out;
     out.rows = horizon;
     out.cols = rows.size();

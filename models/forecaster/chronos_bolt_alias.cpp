@@ -1,0 +1,63 @@
+#include "models/forecaster/chronos_bolt_alias.h"
+
+namespace ax {
+
+using format::ConfigKey;
+
+void ChronosBoltAliasRecords::put(ConfigKey key, uint32_t value) {
+    uint32_t present = 0;
+    if (records().config(key, &present)) return;
+    if (count_ == kMaxRecords) {
+        full_ = true;
+        return;
+    }
+    uint8_t* at = bytes_ + count_ * format::kConfigRecordBytes;
+    const uint32_t words[2] = {static_cast<uint32_t>(key), value};
+    for (size_t w = 0; w < 2; ++w)
+        for (size_t i = 0; i < 4; ++i) at[4 * w + i] = static_cast<uint8_t>(words[w] >> (8 * i));
+    ++count_;
+}
+
+Status ChronosBoltAliasRecords::fill(const ModelFile& f) {
+    count_ = 0;
+    full_ = false;
+    uint32_t architecture = 0;
+    const bool alias = f.config(ConfigKey::architecture, &architecture) &&
+                       architecture == static_cast<uint32_t>(format::Architecture::chronos_bolt);
+    if (f.config(ConfigKey::architecture, &architecture) && architecture > format::enum_max<format::Architecture>())
+        return Status::error(StatusCode::bad_model, "unknown forecaster architecture ")
+            .add(architecture)
+            .add(": the file is newer than this runtime");
+    if (alias && f.config_count() + 16 > kMaxRecords)
+        return Status::error(StatusCode::bad_model, "a chronos_bolt file with too many config records");
+    // Every record of the file, as it is (repeated keys included: the first one counts, as in the file).
+    for (uint32_t i = 0; i < f.config_count() && count_ < kMaxRecords; ++i) {
+        uint32_t key = 0, value = 0;
+        f.config_record(i, &key, &value);
+        uint8_t* at = bytes_ + count_ * format::kConfigRecordBytes;
+        const uint32_t words[2] = {key, value};
+        for (size_t w = 0; w < 2; ++w)
+            for (size_t b = 0; b < 4; ++b) at[4 * w + b] = static_cast<uint8_t>(words[w] >> (8 * b));
+        ++count_;
+    }
+    if (!alias) return Status::ok();
+    put_size(ConfigKey::n_features, 1);
+    put_size(ConfigKey::n_outputs, 1);
+    put(ConfigKey::norm_first, 1);
+    put(ConfigKey::encoder_final_norm, 1);
+    put(ConfigKey::decoder_final_norm, 1);
+    put_enum(ConfigKey::normalization, format::Normalization::instance);
+    put_enum(ConfigKey::positional_encoding, format::PositionalEncoding::relative);
+    put_enum(ConfigKey::memory_mask, format::MemoryMask::none);
+    put_enum(ConfigKey::layer_kind, format::LayerKind::t5);
+    put_enum(ConfigKey::input_embedding, format::InputEmbedding::patch_mlp);
+    put_enum(ConfigKey::decoding, format::Decoding::start_token);
+    put_enum(ConfigKey::head, format::ForecastHead::residual_mlp);
+    TensorView levels;
+    if (f.find(format::Role::quantile_levels, 0, &levels) && levels.rank == 1)
+        put_size(ConfigKey::quantiles, levels.dims[0]);
+    if (full_) return Status::error(StatusCode::bad_model, "a chronos_bolt file with too many config records");
+    return Status::ok();
+}
+
+}  // namespace ax

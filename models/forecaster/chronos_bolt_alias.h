@@ -1,0 +1,34 @@
+// Chronos-Bolt files converted before its blocks had options of their own state architecture chronos_bolt and
+// the T5 sizes, and leave the blocks' options implied. Read through these records, such a file gives the same
+// description a file converted today states (normalization instance, input_embedding patch_mlp, positional
+// encoding relative, t5 layers, decoding start_token, head residual_mlp).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "runtime/config_reader.h"
+#include "runtime/config_records.h"
+#include "runtime/format.h"
+#include "runtime/model_file.h"
+#include "runtime/status.h"
+
+namespace ax {
+
+class ChronosBoltAliasRecords : public ConfigWriter {
+public:
+    static constexpr size_t kMaxRecords = 128;
+
+    // The file's records and, when its architecture is chronos_bolt, the implied ones it lacks (the quantile
+    // count from its quantile_levels tensor).
+    Status fill(const ModelFile& f);
+    ConfigRecords records() const { return ConfigRecords(bytes_, count_); }
+    // Appends a record unless the key is already there.
+    void put(format::ConfigKey key, uint32_t value) override;
+
+private:
+    uint8_t bytes_[kMaxRecords * format::kConfigRecordBytes] = {};
+    uint32_t count_ = 0;
+    bool full_ = false;
+};
+
+}  // namespace ax
