@@ -45,25 +45,26 @@ TEST_CASE("every format enum value has one name, which parses back to it") {
     check_table<format::Family>(1, 4);
     check_table<format::DType>(0, 4);
     check_table<format::Activation>(0, 3);
-    check_table<format::PositionalEncoding>(0, 5);
+    check_table<format::PositionalEncoding>(0, 6);
     check_table<format::CacheType>(0, 2);
     check_table<format::MemoryMask>(0, 2);
-    check_table<format::Normalization>(0, 3);
+    check_table<format::Normalization>(0, 4);
     check_table<format::Pooling>(0, 3);
     check_table<format::OutputActivation>(0, 3);
-    check_table<format::ForecastHead>(0, 4);
+    check_table<format::ForecastHead>(0, 5);
     check_table<format::EncoderMask>(0, 2);
-    check_table<format::InputEmbedding>(0, 4);
-    check_table<format::Decoding>(0, 2);
+    check_table<format::InputEmbedding>(0, 5);
+    check_table<format::Decoding>(0, 3);
     check_table<format::Placeholder>(0, 2);
     check_table<format::Revin>(0, 3);
     check_table<format::Architecture>(0, 2);
+    check_table<format::LayerKind>(0, 2);
     // Config keys: every number from 1 to the last named (the list is AX_CONFIG_KEYS, declared once).
     uint32_t last_key = 0;
 #define AX_COUNT_KEY(name, number) last_key = number > last_key ? number : last_key;
     AX_CONFIG_KEYS(AX_COUNT_KEY)
 #undef AX_COUNT_KEY
-    CHECK(last_key == static_cast<uint32_t>(format::ConfigKey::reg_token));
+    CHECK(last_key == static_cast<uint32_t>(format::ConfigKey::quantiles));
     check_table<format::ConfigKey>(1, last_key);
 }
 

@@ -1,6 +1,7 @@
 #include "models/forecaster/chronos_bolt.h"
 
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 
 #include "runtime/instance_norm.h"
@@ -26,54 +27,76 @@ void sort_floats(float* v, size_t n) {  // insertion sort: 81 values per step
     }
 }
 
+// The flat entry points' memory: each buffer after the last, 16-byte aligned, nothing shared (base nullptr:
+// counting only).
+class FlatCarver {
+public:
+    explicit FlatCarver(uint8_t* base) : base_(base) {}
+    template <typename T>
+    T* alloc(const char*, uint64_t count, Phase, Phase) {
+        used_ = (used_ + 15) / 16 * 16;
+        T* at = base_ != nullptr ? reinterpret_cast<T*>(base_ + used_) : nullptr;
+        used_ += count * sizeof(T);
+        return at;
+    }
+    template <typename T>
+    T* alloc_session(const char* name, uint64_t count) {
+        return alloc<T>(name, count, Phase::encode, Phase::decode);
+    }
+    uint64_t bytes() const { return used_; }
+
+private:
+    uint8_t* base_;
+    uint64_t used_ = 0;
+};
+
 }  // namespace
 
-void ChronosBoltBuffers::allocate(MemoryPlan& plan, const ChronosBoltShape& s, size_t max_context, bool extension) {
+template <class Plan>
+void ChronosBoltBuffers::allocate(Plan& plan, const ChronosBoltShape& s, size_t max_context, bool extension) {
     context = max_context;
     const size_t p = patch_count(context, s.patch_size);
     rows = p + (s.reg_token ? 1 : 0);
     const size_t d = s.stack.d_model, q = s.quantiles, h = s.prediction_length;
     // Each model call encodes (the context to encoder rows), then decodes (one row to quantiles): a call's
     // normalized context and patches are dead once its rows are embedded.
-    normed = plan.alloc<float>("normalizer: normalized context", context, Phase::encode, Phase::encode);
-    patches =
-        plan.alloc<float>("input: patches and masks", uint64_t{p} * 2 * s.patch_size, Phase::encode, Phase::encode);
-    valid = plan.alloc<uint8_t>("input: observed patches", rows, Phase::encode, Phase::decode);
-    x = plan.alloc<float>("encoder rows / memory", uint64_t{rows} * d, Phase::encode, Phase::decode);
-    hidden = plan.alloc<float>("residual MLPs: hidden rows", uint64_t{kT5TileRows} * s.stack.d_ff, Phase::encode,
-                               Phase::decode);
-    tmp =
-        plan.alloc<float>("residual MLPs: residual rows", max_of(kT5TileRows * d, q * h), Phase::encode, Phase::decode);
-    y = plan.alloc<float>("decoder row", d, Phase::decode, Phase::decode);
-    t5 = plan.alloc<float>("t5 layers: scratch", t5_scratch_floats(s.stack, rows, rows, 2 * s.patch_size),
-                           Phase::encode, Phase::decode);
-    last = plan.alloc_session<float>("quantile rows", uint64_t{q} * h);
+    normed = plan.template alloc<float>("normalizer: normalized context", context, Phase::encode, Phase::encode);
+    patches = plan.template alloc<float>("input: patches and masks", uint64_t{p} * 2 * s.patch_size, Phase::encode,
+                                         Phase::encode);
+    valid = plan.template alloc<uint8_t>("input: observed patches", rows, Phase::encode, Phase::decode);
+    x = plan.template alloc<float>("encoder rows / memory", uint64_t{rows} * d, Phase::encode, Phase::decode);
+    hidden = plan.template alloc<float>("residual MLPs: hidden rows", uint64_t{kT5TileRows} * s.stack.d_ff,
+                                        Phase::encode, Phase::decode);
+    tmp = plan.template alloc<float>("residual MLPs: residual rows", max_of(kT5TileRows * d, q * h), Phase::encode,
+                                     Phase::decode);
+    y = plan.template alloc<float>("decoder row", d, Phase::decode, Phase::decode);
+    t5 = plan.template alloc<float>("t5 layers: scratch", t5_scratch_floats(s.stack, rows, rows, 2 * s.patch_size),
+                                    Phase::encode, Phase::decode);
+    last = plan.template alloc_session<float>("quantile rows", uint64_t{q} * h);
     if (!extension) return;
-    contexts = plan.alloc_session<float>("quantile paths: contexts", uint64_t{q} * s.context_length);
-    paths = plan.alloc_session<float>("quantile paths: next call", uint64_t{q} * q * h);
-    column = plan.alloc_session<float>("quantile paths: one step sorted", uint64_t{q} * q);
+    contexts = plan.template alloc_session<float>("quantile paths: contexts", uint64_t{q} * s.context_length);
+    paths = plan.template alloc_session<float>("quantile paths: next call", uint64_t{q} * q * h);
+    column = plan.template alloc_session<float>("quantile paths: one step sorted", uint64_t{q} * q);
 }
 
+template void ChronosBoltBuffers::allocate(MemoryPlan&, const ChronosBoltShape&, size_t, bool);
+
 size_t chronos_bolt_forecast_floats(const ChronosBoltShape& s, size_t horizon) {
-    MemoryPlan plan;
+    FlatCarver count(nullptr);
     ChronosBoltBuffers b;
-    b.allocate(plan, s, s.context_length, horizon > s.prediction_length);
-    if (!plan.solve()) return 0;
-    constexpr size_t kAlign = 16 / sizeof(float);  // the plan's base is 16-byte aligned
-    return plan.total_bytes() / sizeof(float) + kAlign;
+    b.allocate(count, s, s.context_length, horizon > s.prediction_length);
+    constexpr uint64_t kAlign = 16 / sizeof(float);  // room to align the caller's floats to 16 bytes
+    const uint64_t floats = (count.bytes() + sizeof(float) - 1) / sizeof(float) + kAlign;
+    return floats > SIZE_MAX ? 0 : static_cast<size_t>(floats);
 }
 
 void chronos_bolt_forecast(const Kernels& k, const ChronosBoltWeights& w, const float* context, size_t length,
                            size_t horizon, float* out, float* work) {
     const ChronosBoltShape& s = w.shape;
-    MemoryPlan plan;
-    ChronosBoltBuffers b;
-    b.allocate(plan, s, s.context_length, horizon > s.prediction_length);
-    if (!plan.solve()) return;
     const uintptr_t at = reinterpret_cast<uintptr_t>(work);
-    uint8_t* base = reinterpret_cast<uint8_t*>(work) + ((16 - at % 16) % 16);
-    MemoryPlan placed(plan, base, plan.total_bytes());
-    b.allocate(placed, s, s.context_length, horizon > s.prediction_length);
+    FlatCarver carve(reinterpret_cast<uint8_t*>(work) + ((16 - at % 16) % 16));
+    ChronosBoltBuffers b;
+    b.allocate(carve, s, s.context_length, horizon > s.prediction_length);
     chronos_bolt_forecast(k, w, b, context, length, horizon, out);
 }
 

@@ -70,8 +70,10 @@ struct ChronosBoltBuffers {
     float* column = nullptr;    // extension: one step's paths sorted, [quantiles^2]
 
     // Plans (or places) them; extension: room for forecasts past prediction_length (the context then grows to
-    // context_length whatever its first length).
-    void allocate(MemoryPlan& plan, const ChronosBoltShape& s, size_t context, bool extension);
+    // context_length whatever its first length). Plan: a MemoryPlan (lifetimes shared), or the flat entry
+    // points' carver below (one after another, no planner on the stack).
+    template <class Plan>
+    void allocate(Plan& plan, const ChronosBoltShape& s, size_t context, bool extension);
 };
 
 // One model call: out [quantiles, prediction_length] from the context's last context_length values (at most

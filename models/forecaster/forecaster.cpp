@@ -110,7 +110,6 @@ void ForecastLayout::allocate(MemoryPlan& plan, const ForecasterConfig& c, size_
         // A context longer than the model's window is cut to it; a forecast past one call's horizon grows each
         // quantile's context to the whole window.
         const size_t context = max_horizon > c.horizon || max_window > c.window ? c.window : max_window;
-        normalizer.allocate(plan, c);
         t5_encoder = plan.alloc_records<T5EncoderLayerWeights>("t5 encoder layer tables", c.stack.encoder_layers);
         t5_decoder = plan.alloc_records<T5DecoderLayerWeights>("t5 decoder layer tables", c.stack.decoder_layers);
         quantile_weights = plan.alloc_records<ChronosBoltWeights>("quantile loop: weights", 1);
