@@ -18,10 +18,13 @@
 #include "models/forecaster/forecaster.h"
 #include "runtime/config_records.h"
 #include "tests/chronos_bolt_cases.h"
+#include "tests/cli_support.h"
 #include "tests/test_support.h"
 #include "tools/common/aligned_buffer.h"
-#include "tools/common/file_io.h"
+#include "tools/checkpoint/checkpoint.h"
+#include "tools/common/tool_error.h"
 #include "tools/convert/chronos_bolt_convert.h"
+#include "tools/convert/converter.h"
 #include "tools/import/chronos_bolt_import.h"
 
 namespace {
@@ -214,4 +217,32 @@ TEST_CASE("chronos-bolt blocks: combinations the blocks cannot run are refused, 
     CHECK(with(format::ConfigKey::n_features, 2).find("one column") != std::string::npos);
     CHECK(with(format::ConfigKey::quantiles, 8).find("quantiles.{} (layer 0) has shape [9]") != std::string::npos);
     CHECK(with(format::ConfigKey::architecture, 9).find("unknown forecaster architecture 9") != std::string::npos);
+}
+
+TEST_CASE("chronos-bolt blocks: a state_dict's config cannot ask for Chronos-Bolt's options") {
+    // nn.Transformer layers with Chronos-Bolt's options would be neither model: the converter says where they
+    // belong instead of writing a file.
+    const std::string dir = test::fixture_path("forecaster/multi_out");
+    const std::string config = test::read_file(dir + "/config.json");
+    for (const char* option : {"\"decoding\": \"start_token\"", "\"input_embedding\": \"patch_mlp\"",
+                               "\"head\": \"residual_mlp\"", "\"positional_encoding\": \"relative\""}) {
+        std::string text = config;
+        text.insert(text.find('{') + 1, std::string(option) + ", ");
+        // A key stated twice is refused on its own; drop the fixture's own value of the key first.
+        const std::string key = std::string(option).substr(0, std::string(option).find(':'));
+        const size_t again = text.find(key, text.find(key) + 1);
+        if (again != std::string::npos) {
+            const size_t end = text.find_first_of(",}", again);
+            text.erase(again, end - again + (text[end] == ',' ? 1 : 0));
+        }
+        tools::ConvertOptions o;
+        o.checkpoint_path = dir + "/model.pt";
+        o.config_path = test::write_file("cb_state_dict_config.json", text);
+        try {
+            tools::convert_model(o);
+            FAIL("converted with " << option);
+        } catch (const tools::ToolError& e) {
+            CHECK_MESSAGE(std::string(e.what()).find("is Chronos-Bolt's (T5 layers)") != std::string::npos, e.what());
+        }
+    }
 }
