@@ -4,43 +4,36 @@ namespace ax {
 
 using format::ConfigKey;
 
-void ChronosBoltAliasRecords::put(ConfigKey key, uint32_t value) {
-    uint32_t present = 0;
-    if (records().config(key, &present)) return;
+void ChronosBoltAliasRecords::append(uint32_t key, uint32_t value) {
     if (count_ == kMaxRecords) {
         full_ = true;
         return;
     }
     uint8_t* at = bytes_ + count_ * format::kConfigRecordBytes;
-    const uint32_t words[2] = {static_cast<uint32_t>(key), value};
+    const uint32_t words[2] = {key, value};
     for (size_t w = 0; w < 2; ++w)
-        for (size_t i = 0; i < 4; ++i) at[4 * w + i] = static_cast<uint8_t>(words[w] >> (8 * i));
+        for (size_t b = 0; b < 4; ++b) at[4 * w + b] = static_cast<uint8_t>(words[w] >> (8 * b));
     ++count_;
+}
+
+void ChronosBoltAliasRecords::put(ConfigKey key, uint32_t value) {
+    uint32_t present = 0;
+    if (!records().config(key, &present)) append(static_cast<uint32_t>(key), value);
 }
 
 Status ChronosBoltAliasRecords::fill(const ModelFile& f) {
     count_ = 0;
     full_ = false;
     uint32_t architecture = 0;
-    const bool alias = f.config(ConfigKey::architecture, &architecture) &&
-                       architecture == static_cast<uint32_t>(format::Architecture::chronos_bolt);
-    if (f.config(ConfigKey::architecture, &architecture) && architecture > format::enum_max<format::Architecture>())
-        return Status::error(StatusCode::bad_model, "unknown forecaster architecture ")
-            .add(architecture)
-            .add(": the file is newer than this runtime");
-    if (alias && f.config_count() + 16 > kMaxRecords)
-        return Status::error(StatusCode::bad_model, "a chronos_bolt file with too many config records");
-    // Every record of the file, as it is (repeated keys included: the first one counts, as in the file).
-    for (uint32_t i = 0; i < f.config_count() && count_ < kMaxRecords; ++i) {
+    if (!f.config(ConfigKey::architecture, &architecture) ||
+        architecture != static_cast<uint32_t>(format::Architecture::chronos_bolt))
+        return Status::error(StatusCode::invalid_argument, "not a chronos_bolt file (architecture record)");
+    // Every record of the file as it is (a repeated key included: the first one counts, as in the file).
+    for (uint32_t i = 0; i < f.config_count(); ++i) {
         uint32_t key = 0, value = 0;
         f.config_record(i, &key, &value);
-        uint8_t* at = bytes_ + count_ * format::kConfigRecordBytes;
-        const uint32_t words[2] = {key, value};
-        for (size_t w = 0; w < 2; ++w)
-            for (size_t b = 0; b < 4; ++b) at[4 * w + b] = static_cast<uint8_t>(words[w] >> (8 * b));
-        ++count_;
+        append(key, value);
     }
-    if (!alias) return Status::ok();
     put_size(ConfigKey::n_features, 1);
     put_size(ConfigKey::n_outputs, 1);
     put(ConfigKey::norm_first, 1);
@@ -56,7 +49,10 @@ Status ChronosBoltAliasRecords::fill(const ModelFile& f) {
     TensorView levels;
     if (f.find(format::Role::quantile_levels, 0, &levels) && levels.rank == 1)
         put_size(ConfigKey::quantiles, levels.dims[0]);
-    if (full_) return Status::error(StatusCode::bad_model, "a chronos_bolt file with too many config records");
+    if (full_)
+        return Status::error(StatusCode::bad_model, "a chronos_bolt file with more than ")
+            .add(kMaxRecords - 13)
+            .add(" config records");
     return Status::ok();
 }
 

@@ -16,16 +16,18 @@ namespace ax {
 
 class ChronosBoltAliasRecords : public ConfigWriter {
 public:
-    static constexpr size_t kMaxRecords = 128;
+    static constexpr size_t kMaxRecords = 64;  // such files hold 16, the implied ones 12 more
 
-    // The file's records and, when its architecture is chronos_bolt, the implied ones it lacks (the quantile
-    // count from its quantile_levels tensor).
+    // The file's records and the implied ones it lacks (the quantile count from its quantile_levels tensor);
+    // for a file whose architecture is chronos_bolt.
     Status fill(const ModelFile& f);
     ConfigRecords records() const { return ConfigRecords(bytes_, count_); }
     // Appends a record unless the key is already there.
     void put(format::ConfigKey key, uint32_t value) override;
 
 private:
+    void append(uint32_t key, uint32_t value);
+
     uint8_t bytes_[kMaxRecords * format::kConfigRecordBytes] = {};
     uint32_t count_ = 0;
     bool full_ = false;

@@ -127,11 +127,21 @@ Status check_forecaster_config(const ForecasterConfig& c) {
 
 Status read_forecaster_config(const ModelFile& f, ForecasterConfig* out) {
     if (f.family() != format::Family::forecaster) return bad_model_config("not a forecaster model");
-    // A Chronos-Bolt file of before its blocks' options reads as one that states them.
-    static_assert(sizeof(ChronosBoltAliasRecords) < 1200, "the alias records live on the stack while reading");
-    ChronosBoltAliasRecords records;
-    AX_RETURN_IF_ERROR(records.fill(f));
-    AX_RETURN_IF_ERROR(read_forecaster_records(records.records(), out));
+    uint32_t architecture = 0;
+    if (!f.config(ConfigKey::architecture, &architecture)) architecture = 0;  // config() leaves a miss undefined
+    if (architecture > format::enum_max<format::Architecture>())
+        return Status::error(StatusCode::bad_model, "unknown forecaster architecture ")
+            .add(architecture)
+            .add(": the file is newer than this runtime");
+    if (architecture == static_cast<uint32_t>(format::Architecture::chronos_bolt)) {
+        // A Chronos-Bolt file of before its blocks' options reads as one that states them.
+        static_assert(sizeof(ChronosBoltAliasRecords) <= 600, "the alias records live on the stack while reading");
+        ChronosBoltAliasRecords records;
+        AX_RETURN_IF_ERROR(records.fill(f));
+        AX_RETURN_IF_ERROR(read_forecaster_records(records.records(), out));
+    } else {
+        AX_RETURN_IF_ERROR(read_forecaster_records(f, out));
+    }
     note_stack_tensors(f, &out->stack);
     return Status::ok();
 }
