@@ -150,7 +150,8 @@ inline uint32_t dtype_bytes(DType t) { return t == DType::f32 || t == DType::i32
     X(relative_max_distance, 65) /* relative positions: T5 relative position max distance */                          \
     X(reg_token, 66)             /* patch_mlp input: row of the token table appended to the encoder's, or kNoToken */ \
     X(layer_kind, 67)            /* forecaster, optional (absent 0): LayerKind of both stacks */                      \
-    X(quantiles, 68)             /* residual_mlp head: quantile levels per step (Role::quantile_levels) */
+    X(quantiles, 68)             /* residual_mlp head: quantile levels per step (Role::quantile_levels) */            \
+    X(gated_feed_forward, 69)    /* t5 layers, optional (absent 0): 1 = act(x wi_0) * (x wi_1) -> wo (T5 v1.1) */
 
 enum class ConfigKey : uint32_t {
 #define AX_CONFIG_KEY_ENUM(name, number) name = number,
@@ -172,10 +173,13 @@ inline constexpr EnumName<Revin> kRevinNames[] = {
     {Revin::none, "none"}, {Revin::affine, "affine"}, {Revin::plain, "plain"}};
 constexpr EnumNames<Revin> names_of(Revin) { return names_table(kRevinNames); }
 
-// elu: alpha 1 (torch.nn.ELU()), x for x > 0, exp(x) - 1 otherwise.
-enum class Activation : uint32_t { relu = 0, gelu = 1, elu = 2 };
-inline constexpr EnumName<Activation> kActivationNames[] = {
-    {Activation::relu, "relu"}, {Activation::gelu, "gelu"}, {Activation::elu, "elu"}};
+// elu: alpha 1 (torch.nn.ELU()), x for x > 0, exp(x) - 1 otherwise. gelu_tanh: GELU's tanh approximation,
+// 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))) (gelu(approximate="tanh"), Hugging Face's gelu_new).
+enum class Activation : uint32_t { relu = 0, gelu = 1, elu = 2, gelu_tanh = 3 };
+inline constexpr EnumName<Activation> kActivationNames[] = {{Activation::relu, "relu"},
+                                                            {Activation::gelu, "gelu"},
+                                                            {Activation::elu, "elu"},
+                                                            {Activation::gelu_tanh, "gelu_tanh"}};
 constexpr EnumNames<Activation> names_of(Activation) { return names_table(kActivationNames); }
 
 // How the decoder's key/value caches store their rows (config key kv_cache).
@@ -459,6 +463,8 @@ constexpr uint16_t kNoLayer = 0xFFFF;
     X(mlp_residual_bias, 49, "patch_mlp.{}.residual_layer.bias")                                                       \
     X(relative_bias, 50, "relative_attention_bias.{}.weight") /* [buckets, nhead]: layer 0 encoder, 1 decoder */       \
     X(quantile_levels, 51, "quantiles.{}") /* layer 0: [quantiles] levels of the output rows, rising in (0, 1) */      \
+    X(enc_ff_gate_weight, 52, "encoder.layers.{}.linear1_gate.weight") /* gated t5 layers: wi_1 [d_ff, d] */           \
+    X(dec_ff_gate_weight, 53, "decoder.layers.{}.linear1_gate.weight")                                                 \
     X(dec_attn_in_weight, 64, "decoder.layers.{}.self_attn.in_proj_weight")                                            \
     X(dec_attn_in_bias, 65, "decoder.layers.{}.self_attn.in_proj_bias")                                                \
     X(dec_attn_out_weight, 66, "decoder.layers.{}.self_attn.out_proj.weight")                                          \

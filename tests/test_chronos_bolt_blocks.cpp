@@ -25,6 +25,7 @@
 #include "tools/common/tool_error.h"
 #include "tools/convert/chronos_bolt_convert.h"
 #include "tools/convert/converter.h"
+#include "tools/host/chronos_bolt_host.h"
 #include "tools/import/chronos_bolt_import.h"
 
 namespace {
@@ -97,6 +98,36 @@ TEST_CASE("chronos-bolt blocks: the forecaster's session matches the PyTorch ref
             }
         }
     }
+}
+
+TEST_CASE("chronos-bolt blocks: T5 v1.1's gated feed-forward (gated-gelu) matches the PyTorch reference") {
+    // gelu_new(x wi_0) * (x wi_1) -> wo in every layer, gelu_new in the residual MLPs: the published directory
+    // on heap buffers and the converted file in the forecaster's session, on every port.
+    const std::string dir = test::fixture_path("chronos_bolt/gated");
+    const tools::ChronosBoltCheckpoint ck = tools::read_chronos_bolt(dir);
+    CHECK(ck.config.gated);
+    CHECK(ck.config.activation == format::Activation::gelu_tanh);
+    const tools::ChronosBoltHost host(tools::read_chronos_bolt(dir));
+    static OpenedFile f;
+    open_bytes(tools::convert_chronos_bolt(dir), &f);
+    CHECK(f.model.config().stacks.gated);
+    for (const char* name : {"c512", "c37", "c700", "nan", "constant", "h100"}) {
+        const test::ChronosBoltCase rc = test::read_chronos_bolt_case(std::string("gated_") + name);
+        for (const Kernels* k : test::available_ports()) {
+            test::check_chronos_bolt_case(host.forecast(*k, rc.context, rc.horizon), rc,
+                                          std::string("gated directory ") + name + ", " + k->name);
+            test::check_chronos_bolt_case(session_forecast(f.model, *k, rc.context, rc.horizon), rc,
+                                          std::string("gated session ") + name + ", " + k->name);
+        }
+    }
+    // Without its second projection the file is refused, naming the tensor.
+    tools::AxmModel m = tools::chronos_bolt_axm(ck);
+    for (size_t i = 0; i < m.tensors.size(); ++i)
+        if (m.tensors[i].role == format::Role::dec_ff_gate_weight) {
+            m.tensors.erase(m.tensors.begin() + static_cast<std::ptrdiff_t>(i));
+            break;
+        }
+    CHECK(open_message(m).find("linear1_gate") != std::string::npos);
 }
 
 TEST_CASE("chronos-bolt blocks: files converted before the blocks' options open and forecast the same bits") {

@@ -17,8 +17,14 @@ Status StackBlock::read(const ConfigRecords& f, StackConfig* stack) {
     AX_RETURN_IF_ERROR(read_config_enum(f, ConfigKey::memory_mask, &memory_mask));
     uint32_t v = 0;
     if (f.config(ConfigKey::layer_kind, &v)) AX_RETURN_IF_ERROR(read_config_enum(f, ConfigKey::layer_kind, &kind));
-    if (kind == format::LayerKind::t5)
+    if (kind == format::LayerKind::t5) {
         AX_RETURN_IF_ERROR(read_config_size(f, ConfigKey::head_dim, 1, kMaxModelWidth, &head_dim));
+        size_t g = 0;
+        AX_RETURN_IF_ERROR(read_config_optional_size(f, ConfigKey::gated_feed_forward, 0, 1, 0, &g));
+        gated = g != 0;
+    } else if (f.config(ConfigKey::gated_feed_forward, &v)) {
+        return bad("gated_feed_forward is t5 layers' (layer_kind t5)");
+    }
     format::EncoderMask encoder_mask = format::EncoderMask::none;
     if (f.config(ConfigKey::encoder_mask, &v))
         AX_RETURN_IF_ERROR(read_config_enum(f, ConfigKey::encoder_mask, &encoder_mask));
@@ -42,6 +48,7 @@ void StackBlock::write(const StackConfig& stack, ConfigWriter& out) const {
     if (kind == format::LayerKind::t5) {
         out.put_enum(ConfigKey::layer_kind, kind);
         out.put_size(ConfigKey::head_dim, head_dim);
+        if (gated) out.put(ConfigKey::gated_feed_forward, 1u);
     }
     if (stack.encoder_causal) out.put_enum(ConfigKey::encoder_mask, format::EncoderMask::causal);
     if (!stack.decoder_causal) out.put_enum(ConfigKey::decoder_mask, format::DecoderMask::none);
@@ -68,8 +75,7 @@ Status StackBlock::check(const ForecasterConfig& c) const {
         !c.stack.decoder_causal || !l.norm_first || l.batch_norm || l.residual_attention ||
         !c.stack.encoder_final_norm || !c.stack.decoder_final_norm || c.stack.kv_cache != format::CacheType::f32)
         return bad("t5 layers are pre-norm with final norms, without masks, residuals, BatchNorm or int8 caches");
-    if (l.activation != format::Activation::relu && l.activation != format::Activation::gelu)
-        return bad("t5 layers' feed-forward activation is relu or gelu");
+    if (l.activation == format::Activation::elu) return bad("t5 layers' activation is relu, gelu or gelu_tanh");
     if (!(l.eps < 1.0f)) return bad("t5 layers' layer_norm_eps must be below 1");
     return Status::ok();
 }
@@ -84,6 +90,7 @@ T5StackOptions t5_options(const ForecasterConfig& c) {
     o.activation = c.stack.layer.activation;
     o.num_buckets = c.positions.buckets;
     o.max_distance = c.positions.max_distance;
+    o.gated = c.stacks.gated;
     return o;
 }
 
@@ -111,6 +118,7 @@ Status bind_t5_encoder_layer(TensorBinder& b, const T5StackOptions& o, size_t la
         bind_t5_attention(b, Role::enc_attn_in_weight, Role::enc_attn_out_weight, l, d, o.inner(), &e->self_attn));
     AX_RETURN_IF_ERROR(b.vector(Role::enc_norm2_weight, l, d, &e->ff_norm));
     AX_RETURN_IF_ERROR(b.linear_no_bias(Role::enc_ff1_weight, l, o.d_ff, d, &e->wi));
+    if (o.gated) AX_RETURN_IF_ERROR(b.linear_no_bias(Role::enc_ff_gate_weight, l, o.d_ff, d, &e->wi_gate));
     return b.linear_no_bias(Role::enc_ff2_weight, l, d, o.d_ff, &e->wo);
 }
 
@@ -126,6 +134,7 @@ Status bind_t5_decoder_layer(TensorBinder& b, const T5StackOptions& o, size_t la
         bind_t5_attention(b, Role::dec_cross_in_weight, Role::dec_cross_out_weight, l, d, inner, &e->cross_attn));
     AX_RETURN_IF_ERROR(b.vector(Role::dec_norm3_weight, l, d, &e->ff_norm));
     AX_RETURN_IF_ERROR(b.linear_no_bias(Role::dec_ff1_weight, l, o.d_ff, d, &e->wi));
+    if (o.gated) AX_RETURN_IF_ERROR(b.linear_no_bias(Role::dec_ff_gate_weight, l, o.d_ff, d, &e->wi_gate));
     return b.linear_no_bias(Role::dec_ff2_weight, l, d, o.d_ff, &e->wo);
 }
 

@@ -23,6 +23,7 @@ struct ForecasterConfig;
 struct StackBlock {
     format::LayerKind kind = format::LayerKind::torch;
     size_t head_dim = 0;  // t5: attention columns per head
+    bool gated = false;   // t5: the gated feed-forward (gated_feed_forward)
     format::MemoryMask memory_mask = format::MemoryMask::none;
     bool encoder_residual = false;
     bool decoder_residual = false;
@@ -30,7 +31,7 @@ struct StackBlock {
     bool tril() const { return memory_mask == format::MemoryMask::tril; }
 
     // Records: memory_mask, encoder_mask, decoder_mask (into the stack's causal flags), encoder_residual,
-    // decoder_residual; layer_kind and (t5) head_dim.
+    // decoder_residual; layer_kind and (t5) head_dim, gated_feed_forward.
     Status read(const ConfigRecords& f, StackConfig* stack);
     Status check(const ForecasterConfig& c) const;
     void write(const StackConfig& stack, ConfigWriter& out) const;

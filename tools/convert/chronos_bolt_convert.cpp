@@ -68,6 +68,7 @@ ForecasterConfig description(const ChronosBoltConfig& c) {
     fc.positions.max_distance = c.max_distance;
     fc.stacks.kind = format::LayerKind::t5;
     fc.stacks.head_dim = c.d_kv;
+    fc.stacks.gated = c.gated;
     fc.decoding.mode = format::Decoding::start_token;
     fc.decoding.start_id = c.decoder_start_token_id;
     fc.head.kind = format::ForecastHead::residual_mlp;
@@ -127,7 +128,9 @@ AxmModel chronos_bolt_axm(const ChronosBoltCheckpoint& ck) {
         add_attention(m, Role::enc_attn_in_weight, Role::enc_attn_out_weight, l, e.self_attention,
                       p + "0.SelfAttention");
         add(m, Role::enc_norm2_weight, l, e.ff_norm, p + "1.layer_norm.weight");
-        add(m, Role::enc_ff1_weight, l, e.wi, p + "1.DenseReluDense.wi.weight");
+        add(m, Role::enc_ff1_weight, l, e.wi,
+            p + (c.gated ? "1.DenseReluDense.wi_0.weight" : "1.DenseReluDense.wi.weight"));
+        if (c.gated) add(m, Role::enc_ff_gate_weight, l, e.wi_gate, p + "1.DenseReluDense.wi_1.weight");
         add(m, Role::enc_ff2_weight, l, e.wo, p + "1.DenseReluDense.wo.weight");
     }
     for (size_t i = 0; i < t.decoder.size(); ++i) {
@@ -141,7 +144,9 @@ AxmModel chronos_bolt_axm(const ChronosBoltCheckpoint& ck) {
         add_attention(m, Role::dec_cross_in_weight, Role::dec_cross_out_weight, l, e.cross_attention,
                       p + "1.EncDecAttention");
         add(m, Role::dec_norm3_weight, l, e.ff_norm, p + "2.layer_norm.weight");
-        add(m, Role::dec_ff1_weight, l, e.wi, p + "2.DenseReluDense.wi.weight");
+        add(m, Role::dec_ff1_weight, l, e.wi,
+            p + (c.gated ? "2.DenseReluDense.wi_0.weight" : "2.DenseReluDense.wi.weight"));
+        if (c.gated) add(m, Role::dec_ff_gate_weight, l, e.wi_gate, p + "2.DenseReluDense.wi_1.weight");
         add(m, Role::dec_ff2_weight, l, e.wo, p + "2.DenseReluDense.wo.weight");
     }
     add(m, Role::encoder_norm_weight, format::kNoLayer, t.encoder_final_norm, "encoder.final_layer_norm.weight");
