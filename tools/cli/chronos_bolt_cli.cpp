@@ -80,6 +80,7 @@ public:
     const ChronosBoltWeights& weights() const { return directory_ ? directory_->weights() : opened_.weights; }
     bool is_file() const { return directory_ == nullptr; }
     const ModelFile& file() const { return file_; }
+    const ForecasterConfig& config() const { return opened_.model.config(); }  // a file's description
     // A converted file runs in the forecaster's session, in an arena of exactly the size its blocks plan for
     // this context and horizon; the directory on heap buffers.
     size_t arena_bytes(size_t context, size_t horizon) const {
@@ -202,6 +203,17 @@ int inspect_chronos_bolt(const Args& args) {
         "t5:       d_model %zu, %zu heads of %zu, d_ff %zu (%s), %zu+%zu layers, %zu relative buckets up to %zu\n",
         s.stack.d_model, s.stack.nhead, s.stack.d_kv, s.stack.d_ff, format::enum_name(s.stack.activation),
         s.encoder_layers, s.decoder_layers, s.stack.num_buckets, s.stack.max_distance);
+    if (loaded.is_file()) {
+        // The file's description: the forecaster's blocks and their options.
+        const ForecasterConfig& c = loaded.config();
+        std::printf(
+            "blocks:   normalization %s, input_embedding %s, positional_encoding %s, layer_kind %s%s, "
+            "decoding %s, head %s\n",
+            format::enum_name(c.normalizer.kind), format::enum_name(c.input.kind),
+            format::enum_name(c.positions.encoder), format::enum_name(c.stacks.kind),
+            c.stacks.gated ? " (gated feed-forward)" : "", format::enum_name(c.decoding.mode),
+            format::enum_name(c.head.kind));
+    }
     std::string levels;
     for (size_t i = 0; i < s.quantiles; ++i) levels += (i ? "," : "") + level_name(w.quantile_levels[i]).substr(1);
     std::printf("forecast: the last %zu values in patches of %zu%s; %zu steps per call, quantiles %s\n",
