@@ -74,83 +74,83 @@ inline uint32_t dtype_bytes(DType t) { return t == DType::f32 || t == DType::i32
 // Every config key, once: X(name, number) /* what it holds */. The enum, the names (config keys of the
 // converter's JSON of the same name spell them from here, tools/import/config_keys.cpp) and the test that
 // every number up to the last has a name (tests/test_format_names.cpp) come from this list.
-#define AX_CONFIG_KEYS(X)                                                                                             \
-    X(d_model, 1)                                                                                                     \
-    X(nhead, 2)                                                                                                       \
-    X(dim_feedforward, 3)                                                                                             \
-    X(encoder_layers, 4)                                                                                              \
-    X(decoder_layers, 5)                                                                                              \
-    X(n_features, 6)                                                                                                  \
-    X(n_outputs, 7)                                                                                                   \
-    X(activation, 8)           /* Activation */                                                                       \
-    X(norm_first, 9)           /* 0 | 1 */                                                                            \
-    X(layer_norm_eps, 10)      /* f32 bits */                                                                         \
-    X(positional_encoding, 11) /* PositionalEncoding */                                                               \
-    X(memory_mask, 12)         /* MemoryMask */                                                                       \
-    X(encoder_final_norm, 13)  /* 0 | 1 */                                                                            \
-    X(decoder_final_norm, 14)  /* 0 | 1 */                                                                            \
-    X(normalization, 15)       /* Normalization */                                                                    \
-    /* Token and latent families (seq2seq, classifier, tvae): */                                                      \
-    X(src_vocab, 16)         /* source (classifier: input) vocabulary size */                                         \
-    X(tgt_vocab, 17)         /* target vocabulary size (seq2seq) */                                                   \
-    X(pad_id, 18)            /* token id, or kNoToken */                                                              \
-    X(bos_id, 19)            /* token id, or kNoToken */                                                              \
-    X(eos_id, 20)            /* token id, or kNoToken */                                                              \
-    X(max_positions, 21)     /* longest sequence the positions allow (learned table rows...), 0 = unlimited */        \
-    X(embed_scale, 22)       /* f32 bits: token embeddings are multiplied by it (sqrt(d_model) in the tutorials) */   \
-    X(pooling, 23)           /* Pooling */                                                                            \
-    X(output_activation, 24) /* OutputActivation */                                                                   \
-    X(latent_size, 25)       /* tvae: size of z */                                                                    \
-    X(start_id, 26)          /* classifier with a decoder: the token fed to it, or kNoToken */                        \
-    X(kv_cache, 27)          /* optional: 0 float32 caches (the default), 1 int8 with a scale per row */              \
-    X(window, 28)            /* forecaster: encoder rows it was trained on (optional; absent or 0 = not stated) */    \
-    X(decode_mask_pads, 29)  /* seq2seq, optional (absent = 0): greedy decoding masks generated pad ids as keys */    \
-    X(defaults, 30)          /* optional, informational: bit k set = key k was taken by default at conversion */      \
-    X(model_version, 31)     /* optional (absent = unversioned): the user's model version, u32, newer is larger */    \
-    X(created_time, 32)      /* optional: conversion time, seconds since 1970-01-01 UTC (u32) */                      \
-    /* Forecaster variants, all optional (absent = the step-by-step encoder-decoder): */                              \
-    X(head, 33)            /* ForecastHead */                                                                         \
-    X(horizon, 34)         /* steps a one-pass forecaster predicts at once (its trained horizon) */                   \
-    X(encoder_mask, 35)    /* EncoderMask */                                                                          \
-    X(input_embedding, 36) /* InputEmbedding (encoder side; the decoder's is always a Linear) */                      \
-    X(decoding, 37)        /* Decoding (encoder-decoders) */                                                          \
-    X(label_len, 38)       /* one-pass decoding: observed rows fed to the decoder before the placeholders */          \
-    X(placeholder, 39)     /* Placeholder (one-pass decoding) */                                                      \
-    X(head_hidden, 40)     /* width of a pooled head's hidden Linear (0 = the head is one Linear) */                  \
-    X(head_activation, 41) /* Activation between a pooled head's two Linears */                                       \
-    X(decoder_positional_encoding, 42) /* PositionalEncoding of the decoder's rows (absent: the encoder's) */         \
-    X(decoder_features, 43) /* columns the decoder reads (absent: n_features); n_outputs: the predicted ones */       \
-    X(patch_len, 44)        /* patched encoder-only: steps per patch (one token); absent or 0: one row, one token */  \
-    X(patch_stride, 45)     /* steps between patches */                                                               \
-    X(patch_padding, 46)    /* 0 none, 1 end: the last value repeated patch_stride times (ReplicationPad1d) */        \
-    X(revin, 47)            /* Revin */                                                                               \
-    X(revin_eps, 48)        /* f32 bits: RevIN's eps (absent: 1e-5) */                                                \
-    X(layer_norms, 49)      /* optional, any family: 0 LayerNorm, 1 BatchNorm1d folded (see LayerOptions) */          \
-    X(encoder_output_activation, 50) /* forecaster with a pooled head, optional: Activation on the encoder's rows */  \
-    X(time_marks, 51) /* forecaster, optional: trailing input columns that are time features (x_mark), known ahead:   \
-                         token_conv embeds them apart, one-pass placeholders take them from `future` */               \
-    X(residual_attention, 52) /* optional (absent 0): 1 = each encoder layer adds the previous layer's pre-softmax    \
-                                 attention scores to its own (PatchTST's res_attention) */                            \
-    X(integer_only, 53) /* optional (absent = 0): 1 = the model runs in the integer-only mode (Role::integer_plan) */ \
-    X(encoder_residual, 54) /* forecaster, optional (absent 0): 1 = the encoder's output is x + encoder(x), x its     \
-                               embedded rows (a residual around the whole stack) */                                   \
-    X(decoder_residual, 55) /* forecaster, optional (absent 0): 1 = the decoder's output is y + decoder(y, memory) */ \
-    /* What proved the conversion (runtime/model_identity.h), all optional: a file without them does not say. */      \
-    X(proof, 56)            /* Proof */                                                                               \
-    X(proof_max_diff, 57)   /* with proof proven: f32 bits, the check's largest |difference| from PyTorch's output */ \
-    X(proof_tolerance, 58)  /* with proof proven: f32 bits, the tolerance it was held to */                           \
-    X(decoder_mask, 59)     /* forecaster with a decoder, optional (absent 0): DecoderMask */                         \
-    X(trained_horizon, 60)  /* forecaster feeding predictions back, optional (absent 0 = not stated): the steps its   \
-                               loop was trained to forecast; a longer forecast is noted, not refused */               \
-    X(subtract_last, 61)    /* forecaster with RevIN, optional (absent 0): 1 = the window's last value is subtracted  \
-                               instead of its mean (the std is still the window's) and added back */                  \
-    X(architecture, 62)     /* forecaster, optional (absent 0): Architecture */                                       \
-    X(head_dim, 63)         /* t5 layers: attention columns per head (T5's d_kv; nhead * head_dim need not be d) */   \
-    X(relative_buckets, 64) /* relative positions: T5 relative position buckets */                                    \
-    X(relative_max_distance, 65) /* relative positions: T5 relative position max distance */                          \
-    X(reg_token, 66)             /* patch_mlp input: row of the token table appended to the encoder's, or kNoToken */ \
-    X(layer_kind, 67)            /* forecaster, optional (absent 0): LayerKind of both stacks */                      \
-    X(quantiles, 68)             /* residual_mlp head: quantile levels per step (Role::quantile_levels) */            \
+#define AX_CONFIG_KEYS(X)                                                                                              \
+    X(d_model, 1)                                                                                                      \
+    X(nhead, 2)                                                                                                        \
+    X(dim_feedforward, 3)                                                                                              \
+    X(encoder_layers, 4)                                                                                               \
+    X(decoder_layers, 5)                                                                                               \
+    X(n_features, 6)                                                                                                   \
+    X(n_outputs, 7)                                                                                                    \
+    X(activation, 8)           /* Activation */                                                                        \
+    X(norm_first, 9)           /* 0 | 1 */                                                                             \
+    X(layer_norm_eps, 10)      /* f32 bits */                                                                          \
+    X(positional_encoding, 11) /* PositionalEncoding */                                                                \
+    X(memory_mask, 12)         /* MemoryMask */                                                                        \
+    X(encoder_final_norm, 13)  /* 0 | 1 */                                                                             \
+    X(decoder_final_norm, 14)  /* 0 | 1 */                                                                             \
+    X(normalization, 15)       /* Normalization */                                                                     \
+    /* Token and latent families (seq2seq, classifier, tvae): */                                                       \
+    X(src_vocab, 16)         /* source (classifier: input) vocabulary size */                                          \
+    X(tgt_vocab, 17)         /* target vocabulary size (seq2seq) */                                                    \
+    X(pad_id, 18)            /* token id, or kNoToken */                                                               \
+    X(bos_id, 19)            /* token id, or kNoToken */                                                               \
+    X(eos_id, 20)            /* token id, or kNoToken */                                                               \
+    X(max_positions, 21)     /* longest sequence the positions allow (learned table rows...), 0 = unlimited */         \
+    X(embed_scale, 22)       /* f32 bits: token embeddings are multiplied by it (sqrt(d_model) in the tutorials) */    \
+    X(pooling, 23)           /* Pooling */                                                                             \
+    X(output_activation, 24) /* OutputActivation */                                                                    \
+    X(latent_size, 25)       /* tvae: size of z */                                                                     \
+    X(start_id, 26)          /* classifier with a decoder: the token fed to it, or kNoToken */                         \
+    X(kv_cache, 27)          /* optional: 0 float32 caches (the default), 1 int8 with a scale per row */               \
+    X(window, 28)            /* forecaster: encoder rows it was trained on (optional; absent or 0 = not stated) */     \
+    X(decode_mask_pads, 29)  /* seq2seq, optional (absent = 0): greedy decoding masks generated pad ids as keys */     \
+    X(defaults, 30)          /* optional, informational: bit k set = key k was taken by default at conversion */       \
+    X(model_version, 31)     /* optional (absent = unversioned): the user's model version, u32, newer is larger */     \
+    X(created_time, 32)      /* optional: conversion time, seconds since 1970-01-01 UTC (u32) */                       \
+    /* Forecaster variants, all optional (absent = the step-by-step encoder-decoder): */                               \
+    X(head, 33)            /* ForecastHead */                                                                          \
+    X(horizon, 34)         /* steps a one-pass forecaster predicts at once (its trained horizon) */                    \
+    X(encoder_mask, 35)    /* EncoderMask */                                                                           \
+    X(input_embedding, 36) /* InputEmbedding (encoder side; the decoder's is always a Linear) */                       \
+    X(decoding, 37)        /* Decoding (encoder-decoders) */                                                           \
+    X(label_len, 38)       /* one-pass decoding: observed rows fed to the decoder before the placeholders */           \
+    X(placeholder, 39)     /* Placeholder (one-pass decoding) */                                                       \
+    X(head_hidden, 40)     /* width of a pooled head's hidden Linear (0 = the head is one Linear) */                   \
+    X(head_activation, 41) /* Activation between a pooled head's two Linears */                                        \
+    X(decoder_positional_encoding, 42) /* PositionalEncoding of the decoder's rows (absent: the encoder's) */          \
+    X(decoder_features, 43) /* columns the decoder reads (absent: n_features); n_outputs: the predicted ones */        \
+    X(patch_len, 44)        /* patched encoder-only: steps per patch (one token); absent or 0: one row, one token */   \
+    X(patch_stride, 45)     /* steps between patches */                                                                \
+    X(patch_padding, 46)    /* 0 none, 1 end: the last value repeated patch_stride times (ReplicationPad1d) */         \
+    X(revin, 47)            /* Revin */                                                                                \
+    X(revin_eps, 48)        /* f32 bits: RevIN's eps (absent: 1e-5) */                                                 \
+    X(layer_norms, 49)      /* optional, any family: 0 LayerNorm, 1 BatchNorm1d folded (see LayerOptions) */           \
+    X(encoder_output_activation, 50) /* forecaster with a pooled head, optional: Activation on the encoder's rows */   \
+    X(time_marks, 51) /* forecaster, optional: trailing input columns that are time features (x_mark), known ahead:    \
+                         token_conv embeds them apart, one-pass placeholders take them from `future` */                \
+    X(residual_attention, 52) /* optional (absent 0): 1 = each encoder layer adds the previous layer's pre-softmax     \
+                                 attention scores to its own (PatchTST's res_attention) */                             \
+    X(integer_only, 53) /* optional (absent = 0): 1 = the model runs in the integer-only mode (Role::integer_plan) */  \
+    X(encoder_residual, 54) /* forecaster, optional (absent 0): 1 = the encoder's output is x + encoder(x), x its      \
+                               embedded rows (a residual around the whole stack) */                                    \
+    X(decoder_residual, 55) /* forecaster, optional (absent 0): 1 = the decoder's output is y + decoder(y, memory) */  \
+    /* What proved the conversion (runtime/model_identity.h), all optional: a file without them does not say. */       \
+    X(proof, 56)            /* Proof */                                                                                \
+    X(proof_max_diff, 57)   /* with proof proven: f32 bits, the check's largest |difference| from PyTorch's output */  \
+    X(proof_tolerance, 58)  /* with proof proven: f32 bits, the tolerance it was held to */                            \
+    X(decoder_mask, 59)     /* forecaster with a decoder, optional (absent 0): DecoderMask */                          \
+    X(trained_horizon, 60)  /* forecaster feeding predictions back, optional (absent 0 = not stated): the steps its    \
+                               loop was trained to forecast; a longer forecast is noted, not refused */                \
+    X(subtract_last, 61)    /* forecaster with RevIN, optional (absent 0): 1 = the window's last value is subtracted   \
+                               instead of its mean (the std is still the window's) and added back */                   \
+    X(architecture, 62)     /* forecaster, optional (absent 0): Architecture */                                        \
+    X(head_dim, 63)         /* t5 layers: attention columns per head (T5's d_kv; nhead * head_dim need not equal d) */ \
+    X(relative_buckets, 64) /* relative positions: T5 relative position buckets */                                     \
+    X(relative_max_distance, 65) /* relative positions: T5 relative position max distance */                           \
+    X(reg_token, 66)             /* patch_mlp input: row of the token table appended to the encoder's, or kNoToken */  \
+    X(layer_kind, 67)            /* forecaster, optional (absent 0): LayerKind of both stacks */                       \
+    X(quantiles, 68)             /* residual_mlp head: quantile levels per step (Role::quantile_levels) */             \
     X(gated_feed_forward, 69)    /* t5 layers, optional (absent 0): 1 = act(x wi_0) * (x wi_1) -> wo (T5 v1.1) */
 
 enum class ConfigKey : uint32_t {

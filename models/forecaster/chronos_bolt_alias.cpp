@@ -34,21 +34,21 @@ Status ChronosBoltAliasRecords::fill(const ModelFile& f) {
         f.config_record(i, &key, &value);
         append(key, value);
     }
-    put_size(ConfigKey::n_features, 1);
-    put_size(ConfigKey::n_outputs, 1);
+    put(ConfigKey::n_features, 1);
+    put(ConfigKey::n_outputs, 1);
     put(ConfigKey::norm_first, 1);
     put(ConfigKey::encoder_final_norm, 1);
     put(ConfigKey::decoder_final_norm, 1);
-    put_enum(ConfigKey::normalization, format::Normalization::instance);
-    put_enum(ConfigKey::positional_encoding, format::PositionalEncoding::relative);
-    put_enum(ConfigKey::memory_mask, format::MemoryMask::none);
-    put_enum(ConfigKey::layer_kind, format::LayerKind::t5);
-    put_enum(ConfigKey::input_embedding, format::InputEmbedding::patch_mlp);
-    put_enum(ConfigKey::decoding, format::Decoding::start_token);
-    put_enum(ConfigKey::head, format::ForecastHead::residual_mlp);
+    put(ConfigKey::normalization, static_cast<uint32_t>(format::Normalization::instance));
+    put(ConfigKey::positional_encoding, static_cast<uint32_t>(format::PositionalEncoding::relative));
+    put(ConfigKey::memory_mask, static_cast<uint32_t>(format::MemoryMask::none));
+    put(ConfigKey::layer_kind, static_cast<uint32_t>(format::LayerKind::t5));
+    put(ConfigKey::input_embedding, static_cast<uint32_t>(format::InputEmbedding::patch_mlp));
+    put(ConfigKey::decoding, static_cast<uint32_t>(format::Decoding::start_token));
+    put(ConfigKey::head, static_cast<uint32_t>(format::ForecastHead::residual_mlp));
     TensorView levels;
     if (f.find(format::Role::quantile_levels, 0, &levels) && levels.rank == 1)
-        put_size(ConfigKey::quantiles, levels.dims[0]);
+        put(ConfigKey::quantiles, static_cast<uint32_t>(levels.dims[0]));
     if (full_)
         return Status::error(StatusCode::bad_model, "a chronos_bolt file with more than ")
             .add(kMaxRecords - 13)

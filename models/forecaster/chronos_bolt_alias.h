@@ -6,7 +6,6 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "runtime/config_reader.h"
 #include "runtime/config_records.h"
 #include "runtime/format.h"
 #include "runtime/model_file.h"
@@ -14,7 +13,8 @@
 
 namespace ax {
 
-class ChronosBoltAliasRecords : public ConfigWriter {
+// Not a ConfigWriter: no virtual call in the runtime (the firmware's stack bound follows every call).
+class ChronosBoltAliasRecords {
 public:
     static constexpr size_t kMaxRecords = 64;  // such files hold 16, the implied ones 12 more
 
@@ -23,7 +23,7 @@ public:
     Status fill(const ModelFile& f);
     ConfigRecords records() const { return ConfigRecords(bytes_, count_); }
     // Appends a record unless the key is already there.
-    void put(format::ConfigKey key, uint32_t value) override;
+    void put(format::ConfigKey key, uint32_t value);
 
 private:
     void append(uint32_t key, uint32_t value);
