@@ -1,5 +1,7 @@
 #include "models/forecaster/chronos_bolt_alias.h"
 
+#include "models/forecaster/forecaster_config.h"
+
 namespace ax {
 
 using format::ConfigKey;
@@ -19,6 +21,13 @@ void ChronosBoltAliasRecords::append(uint32_t key, uint32_t value) {
 void ChronosBoltAliasRecords::put(ConfigKey key, uint32_t value) {
     uint32_t present = 0;
     if (!records().config(key, &present)) append(static_cast<uint32_t>(key), value);
+}
+
+Status read_chronos_bolt_alias(const ModelFile& f, ForecasterConfig* out) {
+    static_assert(sizeof(ChronosBoltAliasRecords) <= 600, "the alias records live on the stack while reading");
+    ChronosBoltAliasRecords records;
+    AX_RETURN_IF_ERROR(records.fill(f));
+    return read_forecaster_records(records.records(), out);
 }
 
 Status ChronosBoltAliasRecords::fill(const ModelFile& f) {

@@ -13,6 +13,8 @@
 
 namespace ax {
 
+struct ForecasterConfig;
+
 // Not a ConfigWriter: no virtual call in the runtime (the firmware's stack bound follows every call).
 class ChronosBoltAliasRecords {
 public:
@@ -32,5 +34,9 @@ private:
     uint32_t count_ = 0;
     bool full_ = false;
 };
+
+// read_forecaster_records over the file's records and the implied ones (its own function: the records live on
+// the stack of this call only, not of every forecaster's open).
+Status read_chronos_bolt_alias(const ModelFile& f, ForecasterConfig* out);
 
 }  // namespace ax

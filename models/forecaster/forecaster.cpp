@@ -23,41 +23,33 @@ using format::Role;
 }  // namespace
 
 Status Forecaster::open(const ModelFile& file, Forecaster* out) {
-    Forecaster m;
-    m.file_ = &file;
-    AX_RETURN_IF_ERROR(read_forecaster_config(file, &m.config_));
-    const ForecasterConfig& c = m.config_;
+    // Filled in place, without a second Forecaster on the stack (a microcontroller's worst-case stack runs
+    // through this frame); a failed open leaves an unopened Forecaster.
+    new (out) Forecaster();
+    const Status s = out->bind(file);
+    if (!s) new (out) Forecaster();
+    return s;
+}
+
+Status Forecaster::bind(const ModelFile& file) {
+    file_ = &file;
+    AX_RETURN_IF_ERROR(read_forecaster_config(file, &config_));
+    const ForecasterConfig& c = config_;
     TensorBinder b(file);
-    AX_RETURN_IF_ERROR(m.input_.bind(b, c));
-    AX_RETURN_IF_ERROR(m.positions_.bind(b, c));
-    AX_RETURN_IF_ERROR(m.head_.bind(b, c));
-    AX_RETURN_IF_ERROR(m.normalizer_.bind(b, c));
-    if (c.t5()) {
-        // RMS norms: a weight and no bias. Every layer is bound once here, so that a session's binding cannot fail.
-        AX_RETURN_IF_ERROR(
-            b.vector(Role::encoder_norm_weight, format::kNoLayer, c.stack.layer.d_model, &m.encoder_norm_.gamma));
-        AX_RETURN_IF_ERROR(
-            b.vector(Role::decoder_norm_weight, format::kNoLayer, c.stack.layer.d_model, &m.decoder_norm_.gamma));
-        const T5StackOptions o = t5_options(c);
-        for (size_t l = 0; l < c.stack.encoder_layers; ++l) {
-            T5EncoderLayerWeights w;
-            AX_RETURN_IF_ERROR(bind_t5_encoder_layer(b, o, l, &w));
-        }
-        for (size_t l = 0; l < c.stack.decoder_layers; ++l) {
-            T5DecoderLayerWeights w;
-            AX_RETURN_IF_ERROR(bind_t5_decoder_layer(b, o, l, &w));
-        }
-    } else {
-        AX_RETURN_IF_ERROR(bind_stack(b, c.stack, &m.encoder_norm_, &m.decoder_norm_));
-    }
+    AX_RETURN_IF_ERROR(input_.bind(b, c));
+    AX_RETURN_IF_ERROR(positions_.bind(b, c));
+    AX_RETURN_IF_ERROR(head_.bind(b, c));
+    AX_RETURN_IF_ERROR(normalizer_.bind(b, c));
+    if (c.t5())
+        AX_RETURN_IF_ERROR(bind_t5_stacks(b, c, &encoder_norm_, &decoder_norm_));
+    else
+        AX_RETURN_IF_ERROR(bind_stack(b, c.stack, &encoder_norm_, &decoder_norm_));
     uint32_t integer_only = 0;
     if (file.config(ConfigKey::integer_only, &integer_only) && integer_only != 0 && c.t5())
         return bad_model_config("the integer-only mode runs torch layers, not t5 layers");
     if (file.config(ConfigKey::integer_only, &integer_only) && integer_only != 0)
-        AX_RETURN_IF_ERROR(b.words(Role::integer_plan, format::kNoLayer, &m.integer_plan_, &m.integer_plan_words_));
-    AX_RETURN_IF_ERROR(b.check_all_used());
-    *out = m;
-    return Status::ok();
+        AX_RETURN_IF_ERROR(b.words(Role::integer_plan, format::kNoLayer, &integer_plan_, &integer_plan_words_));
+    return b.check_all_used();
 }
 
 ChronosBoltShape quantile_shape(const ForecasterConfig& c) {

@@ -40,7 +40,8 @@ ChronosBoltShape quantile_shape(const ForecasterConfig& c);
 
 class Forecaster {
 public:
-    // Validates the config and every tensor's presence, shape and dtype. `file` must outlive the model.
+    // Validates the config and every tensor's presence, shape and dtype. `file` must outlive the model. A failed
+    // open leaves *out an unopened Forecaster.
     static Status open(const ModelFile& file, Forecaster* out);
 
     const ForecasterConfig& config() const { return config_; }
@@ -74,6 +75,8 @@ public:
 
 private:
     friend class ForecastSession;
+
+    Status bind(const ModelFile& file);  // open's work, in place
 
     const ModelFile* file_ = nullptr;
     ForecasterConfig config_;

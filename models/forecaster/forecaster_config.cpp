@@ -133,15 +133,11 @@ Status read_forecaster_config(const ModelFile& f, ForecasterConfig* out) {
         return Status::error(StatusCode::bad_model, "unknown forecaster architecture ")
             .add(architecture)
             .add(": the file is newer than this runtime");
-    if (architecture == static_cast<uint32_t>(format::Architecture::chronos_bolt)) {
-        // A Chronos-Bolt file of before its blocks' options reads as one that states them.
-        static_assert(sizeof(ChronosBoltAliasRecords) <= 600, "the alias records live on the stack while reading");
-        ChronosBoltAliasRecords records;
-        AX_RETURN_IF_ERROR(records.fill(f));
-        AX_RETURN_IF_ERROR(read_forecaster_records(records.records(), out));
-    } else {
+    // A Chronos-Bolt file of before its blocks' options reads as one that states them.
+    if (architecture == static_cast<uint32_t>(format::Architecture::chronos_bolt))
+        AX_RETURN_IF_ERROR(read_chronos_bolt_alias(f, out));
+    else
         AX_RETURN_IF_ERROR(read_forecaster_records(f, out));
-    }
     note_stack_tensors(f, &out->stack);
     return Status::ok();
 }

@@ -109,6 +109,23 @@ Status bind_t5_attention(TensorBinder& b, format::Role in_w, format::Role out_w,
 
 }  // namespace
 
+Status bind_t5_stacks(TensorBinder& b, const ForecasterConfig& c, LayerNormWeights* encoder_norm,
+                      LayerNormWeights* decoder_norm) {
+    const size_t d = c.stack.layer.d_model;
+    AX_RETURN_IF_ERROR(b.vector(format::Role::encoder_norm_weight, format::kNoLayer, d, &encoder_norm->gamma));
+    AX_RETURN_IF_ERROR(b.vector(format::Role::decoder_norm_weight, format::kNoLayer, d, &decoder_norm->gamma));
+    const T5StackOptions o = t5_options(c);
+    for (size_t l = 0; l < c.stack.encoder_layers; ++l) {
+        T5EncoderLayerWeights w;
+        AX_RETURN_IF_ERROR(bind_t5_encoder_layer(b, o, l, &w));
+    }
+    for (size_t l = 0; l < c.stack.decoder_layers; ++l) {
+        T5DecoderLayerWeights w;
+        AX_RETURN_IF_ERROR(bind_t5_decoder_layer(b, o, l, &w));
+    }
+    return Status::ok();
+}
+
 Status bind_t5_encoder_layer(TensorBinder& b, const T5StackOptions& o, size_t layer, T5EncoderLayerWeights* e) {
     using format::Role;
     const auto l = static_cast<uint16_t>(layer);

@@ -39,6 +39,10 @@ struct StackBlock {
 
 // T5 layers' options from the description (the stack's sizes, the positions' buckets).
 T5StackOptions t5_options(const ForecasterConfig& c);
+// T5 layers' final RMS norms (their weights in the norms' gamma) and every layer bound once, so that a session's
+// binding cannot fail (the layers' tables are the session's, in its arena).
+Status bind_t5_stacks(TensorBinder& b, const ForecasterConfig& c, LayerNormWeights* encoder_norm,
+                      LayerNormWeights* decoder_norm);
 // T5 layer `layer` of the encoder (or the decoder) bound in place; `out` may be a scratch copy (to check).
 Status bind_t5_encoder_layer(TensorBinder& b, const T5StackOptions& o, size_t layer, T5EncoderLayerWeights* out);
 Status bind_t5_decoder_layer(TensorBinder& b, const T5StackOptions& o, size_t layer, T5DecoderLayerWeights* out);
