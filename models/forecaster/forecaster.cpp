@@ -77,12 +77,11 @@ Status Forecaster::bind_quantile_weights(T5EncoderLayerWeights* encoder, T5Decod
         AX_RETURN_IF_ERROR(bind_t5_decoder_layer(b, o, l, decoder + l));
     ChronosBoltWeights w;
     AX_RETURN_IF_ERROR(bind_input_mlp(b, config_, &w.input));
+    AX_RETURN_IF_ERROR(bind_token_rows(b, config_, &w.shared));
+    AX_RETURN_IF_ERROR(bind_relative_bias(b, config_, &w.encoder_bias, &w.decoder_bias));
     AX_RETURN_IF_ERROR(bind_head_mlp(b, config_, &w.head));
+    AX_RETURN_IF_ERROR(bind_quantile_levels(b, config_, &w.quantile_levels));
     w.shape = quantile_shape(config_);
-    w.quantile_levels = head_.levels;
-    w.shared = input_.tokens;
-    w.encoder_bias = positions_.encoder_bias;
-    w.decoder_bias = positions_.decoder_bias;
     w.encoder = encoder;
     w.encoder_norm = encoder_norm_.gamma;
     w.decoder = decoder;
@@ -170,6 +169,12 @@ void ForecastLayout::allocate(MemoryPlan& plan, const ForecasterConfig& c, size_
 
 bool plan_forecaster_arena(const ForecasterConfig& config, size_t max_window, size_t max_horizon, MemoryPlan* plan) {
     return plan_session<ForecastLayout>(config, plan, max_window, max_horizon);
+}
+
+const float* Forecaster::quantile_levels() const {
+    TensorView t;
+    if (!config_.head.quantile() || file_ == nullptr || !file_->find(Role::quantile_levels, 0, &t)) return nullptr;
+    return static_cast<const float*>(t.data);  // checked by open: [quantiles] float32
 }
 
 size_t Forecaster::output_column(size_t i) const {

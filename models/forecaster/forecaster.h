@@ -71,7 +71,7 @@ public:
     Status bind_quantile_weights(T5EncoderLayerWeights* encoder, T5DecoderLayerWeights* decoder,
                                  ChronosBoltWeights* out) const;
     // The quantile levels (config().quantiles() of them; nullptr for a point forecast).
-    const float* quantile_levels() const { return head_.levels; }
+    const float* quantile_levels() const;
 
 private:
     friend class ForecastSession;

@@ -54,10 +54,8 @@ Status HeadWeights::bind(TensorBinder& b, const ForecasterConfig& c) {
     const HeadBlock& block = c.head;
     const uint16_t none = format::kNoLayer;
     if (block.quantile()) {
-        AX_RETURN_IF_ERROR(b.vector(format::Role::quantile_levels, 0, block.quantiles, &levels));
-        for (size_t i = 0; i < block.quantiles; ++i)
-            if (!(levels[i] > 0.0f && levels[i] < 1.0f) || (i > 0 && !(levels[i] > levels[i - 1])))
-                return bad("the quantile levels must rise within (0, 1)");
+        const float* levels = nullptr;
+        AX_RETURN_IF_ERROR(bind_quantile_levels(b, c, &levels));
         ResidualMlpWeights mlp;
         return bind_head_mlp(b, c, &mlp);
     }
@@ -72,6 +70,16 @@ Status HeadWeights::bind(TensorBinder& b, const ForecasterConfig& c) {
     // Patched: the head gives one column's horizon at a time.
     const size_t out = block.pooled() ? c.horizon * (c.input.patched() ? 1 : c.n_outputs) : c.n_outputs;
     return b.linear(format::Role::generator_weight, format::Role::generator_bias, none, out, in, &generator);
+}
+
+Status bind_quantile_levels(TensorBinder& b, const ForecasterConfig& c, const float** out) {
+    const float* levels = nullptr;
+    AX_RETURN_IF_ERROR(b.vector(format::Role::quantile_levels, 0, c.head.quantiles, &levels));
+    for (size_t i = 0; i < c.head.quantiles; ++i)
+        if (!(levels[i] > 0.0f && levels[i] < 1.0f) || (i > 0 && !(levels[i] > levels[i - 1])))
+            return bad("the quantile levels must rise within (0, 1)");
+    *out = levels;
+    return Status::ok();
 }
 
 Status bind_head_mlp(TensorBinder& b, const ForecasterConfig& c, ResidualMlpWeights* out) {

@@ -44,14 +44,15 @@ struct HeadBlock {
 };
 
 struct HeadWeights {
-    Linear hidden;                  // pooled heads with a hidden layer
-    Linear generator;               // the last Linear (per row, or every step's outputs at once)
-    const float* levels = nullptr;  // residual_mlp: [quantiles], rising in (0, 1)
+    Linear hidden;     // pooled heads with a hidden layer
+    Linear generator;  // the last Linear (per row, or every step's outputs at once)
     Status bind(TensorBinder& b, const ForecasterConfig& c);
 };
 
-// residual_mlp's MLP, d_model -> quantiles x horizon (bound by a session into its arena: checked by bind).
+// residual_mlp's MLP, d_model -> quantiles x horizon, and its levels ([quantiles], rising in (0, 1)): bound by
+// a session into its arena, checked by HeadWeights::bind.
 Status bind_head_mlp(TensorBinder& b, const ForecasterConfig& c, ResidualMlpWeights* out);
+Status bind_quantile_levels(TensorBinder& b, const ForecasterConfig& c, const float** out);
 
 // The head's buffers in a session.
 struct HeadBuffers {

@@ -80,10 +80,8 @@ Status InputWeights::bind(TensorBinder& b, const ForecasterConfig& c) {
     const size_t d = c.stack.layer.d_model;
     const uint16_t none = format::kNoLayer;
     if (block.patch_mlp()) {
-        // The token rows: the [REG] row and the decoder's start row (Chronos-Bolt's `shared`).
-        const size_t start = c.decoding.start_id;
-        const size_t rows = 1 + (block.has_reg_token() && block.reg_token > start ? block.reg_token : start);
-        AX_RETURN_IF_ERROR(b.table_f32(format::Role::src_token_embed, none, rows, d, &tokens));
+        const float* tokens = nullptr;
+        AX_RETURN_IF_ERROR(bind_token_rows(b, c, &tokens));
         ResidualMlpWeights mlp;
         return bind_input_mlp(b, c, &mlp);
     }
@@ -94,6 +92,13 @@ Status InputWeights::bind(TensorBinder& b, const ForecasterConfig& c) {
         AX_RETURN_IF_ERROR(b.linear(format::Role::tgt_embed_weight, format::Role::tgt_embed_bias, none, d,
                                     c.embed_width(c.decoder_features), &tgt));
     return Status::ok();
+}
+
+Status bind_token_rows(TensorBinder& b, const ForecasterConfig& c, const float** out) {
+    // The [REG] row and the decoder's start row (Chronos-Bolt's `shared`).
+    const size_t start = c.decoding.start_id;
+    const size_t rows = 1 + (c.input.has_reg_token() && c.input.reg_token > start ? c.input.reg_token : start);
+    return b.table_f32(format::Role::src_token_embed, format::kNoLayer, rows, c.stack.layer.d_model, out);
 }
 
 Status bind_input_mlp(TensorBinder& b, const ForecasterConfig& c, ResidualMlpWeights* out) {

@@ -55,13 +55,14 @@ struct InputBlock {
 };
 
 struct InputWeights {
-    Linear src, tgt;                // the encoder's and the decoder's input Linear (none when the kind has none)
-    const float* tokens = nullptr;  // patch_mlp: the token rows (reg_token, the decoder's start), [rows, d_model]
+    Linear src, tgt;  // the encoder's and the decoder's input Linear (none when the kind has none)
     Status bind(TensorBinder& b, const ForecasterConfig& c);
 };
 
-// patch_mlp's residual MLP, [2 patch_len] -> d_model (bound by a session into its arena: checked by bind).
+// patch_mlp's residual MLP, [2 patch_len] -> d_model, and its token rows (reg_token, the decoder's start),
+// [rows, d_model]: bound by a session into its arena, checked by InputWeights::bind.
 Status bind_input_mlp(TensorBinder& b, const ForecasterConfig& c, ResidualMlpWeights* out);
+Status bind_token_rows(TensorBinder& b, const ForecasterConfig& c, const float** out);
 
 // The block's buffers in a session: token_conv's neighbour rows, patching's column and patches.
 struct InputBuffers {

@@ -66,16 +66,21 @@ Status PositionsWeights::bind(TensorBinder& b, const ForecasterConfig& c) {
     const PositionsBlock& block = c.positions;
     const size_t d = c.stack.layer.d_model;
     if (block.relative()) {
-        // The first layer of each stack holds the table (layer 0: the encoder's, 1: the decoder's).
-        AX_RETURN_IF_ERROR(
-            b.table_f32(format::Role::relative_bias, 0, block.buckets, c.stack.layer.nhead, &encoder_bias));
-        return b.table_f32(format::Role::relative_bias, 1, block.buckets, c.stack.layer.nhead, &decoder_bias);
+        const float* tables[2] = {};
+        return bind_relative_bias(b, c, &tables[0], &tables[1]);
     }
     if (block.encoder == PositionalEncoding::learned)
         AX_RETURN_IF_ERROR(b.embedding(format::Role::src_pos_embed, format::kNoLayer, c.max_positions, d, &src));
     if (!c.encoder_only() && block.decoder == PositionalEncoding::learned)
         AX_RETURN_IF_ERROR(b.embedding(format::Role::tgt_pos_embed, format::kNoLayer, c.max_positions, d, &tgt));
     return Status::ok();
+}
+
+Status bind_relative_bias(TensorBinder& b, const ForecasterConfig& c, const float** encoder, const float** decoder) {
+    // The first layer of each stack holds the table (layer 0: the encoder's, 1: the decoder's).
+    const size_t buckets = c.positions.buckets, heads = c.stack.layer.nhead;
+    AX_RETURN_IF_ERROR(b.table_f32(format::Role::relative_bias, 0, buckets, heads, encoder));
+    return b.table_f32(format::Role::relative_bias, 1, buckets, heads, decoder);
 }
 
 void add_positions(const Kernels& k, const PositionsBlock& block, const PositionsWeights& w, Side side, float* x,

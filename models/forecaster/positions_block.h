@@ -35,11 +35,12 @@ struct PositionsBlock {
 };
 
 struct PositionsWeights {
-    EmbeddingTable src, tgt;              // learned tables
-    const float* encoder_bias = nullptr;  // relative: [buckets, nhead] per stack
-    const float* decoder_bias = nullptr;
+    EmbeddingTable src, tgt;  // learned tables
     Status bind(TensorBinder& b, const ForecasterConfig& c);
 };
+
+// relative: each stack's [buckets, nhead] table (bound by a session into its arena, checked by bind).
+Status bind_relative_bias(TensorBinder& b, const ForecasterConfig& c, const float** encoder, const float** decoder);
 
 enum class Side { encoder, decoder };
 

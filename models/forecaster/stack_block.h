@@ -21,12 +21,12 @@ namespace ax {
 struct ForecasterConfig;
 
 struct StackBlock {
-    format::LayerKind kind = format::LayerKind::torch;
-    size_t head_dim = 0;  // t5: attention columns per head
-    bool gated = false;   // t5: the gated feed-forward (gated_feed_forward)
     format::MemoryMask memory_mask = format::MemoryMask::none;
     bool encoder_residual = false;
     bool decoder_residual = false;
+    bool gated = false;  // t5: the gated feed-forward (gated_feed_forward)
+    format::LayerKind kind = format::LayerKind::torch;
+    size_t head_dim = 0;  // t5: attention columns per head
 
     bool tril() const { return memory_mask == format::MemoryMask::tril; }
 
