@@ -43,7 +43,7 @@ typedef enum auspex_status {
 
 /* Storage of one opened model and its session (the C++ ModelFile, Forecaster and ForecastSession). The
  * size is checked against the C++ objects when the runtime is compiled. */
-#define AUSPEX_FORECASTER_BYTES (sizeof(void*) > 4 ? 1536u : 1024u)
+#define AUSPEX_FORECASTER_BYTES (sizeof(void*) > 4 ? 1792u : 1024u)
 
 typedef struct auspex_forecaster {
     union {
@@ -112,8 +112,21 @@ int auspex_session_init_parallel(auspex_forecaster* f, void* arena, size_t arena
 /* A forecast: history holds `rows` time steps x n_features (raw units, row-major); out gets horizon x
  * n_outputs values in the same units. A step-by-step model feeds its predictions back (its outputs are
  * what its decoder reads); a one-pass model (an encoder-only head, one-pass decoding, patches) predicts
- * up to the horizon it was trained on at once (auspex inspect: "forecast:"). */
+ * up to the horizon it was trained on at once (auspex inspect: "forecast:"). A quantile forecaster
+ * (auspex_quantiles(f) > 0: Chronos-Bolt) reads one column whose missing values are NaN, uses its last
+ * auspex_window(f) values, and writes quantiles x horizon values: row q (out[q * horizon + t]) the forecast of
+ * level q, past its trained horizon extended as the authors' pipeline does. auspex_forecast_values(f, horizon)
+ * gives the count for every model. */
 int auspex_forecast(auspex_forecaster* f, const float* history, size_t rows, size_t horizon, float* out);
+
+/* Quantile levels per step of a quantile forecaster, 0 for a point forecast (and when not opened). */
+size_t auspex_quantiles(const auspex_forecaster* f);
+/* Copies up to `capacity` of the quantile levels (rising in (0, 1), in the order of auspex_forecast's rows) to
+ * out; returns how many the model has. */
+size_t auspex_quantile_levels(const auspex_forecaster* f, float* out, size_t capacity);
+/* Values auspex_forecast writes for `horizon` steps: horizon x n_outputs, or quantiles x horizon for a
+ * quantile forecaster. 0 when not opened. */
+size_t auspex_forecast_values(const auspex_forecaster* f, size_t horizon);
 
 /* A forecast whose decoder also reads inputs known ahead (calendar features, a planned setpoint), or whose
  * encoder-only generator predicts some of the columns it reads (the others planned ahead):
@@ -134,7 +147,8 @@ int auspex_run(auspex_forecaster* f, const float* src, size_t src_rows, const fl
                int model_space, float* out);
 /* The rows auspex_run writes for src_rows and tgt_rows (each n_outputs wide): tgt_rows for a step-by-step
  * encoder-decoder; a one-pass decoder's last min(tgt_rows, horizon); an encoder-only model's horizon, or
- * src_rows through a per-row generator. 0 when not opened. */
+ * src_rows through a per-row generator; a quantile forecaster's trained horizon (auspex_run writes quantiles
+ * x that many values: one call of its forward on src, tgt unused). 0 when not opened. */
 size_t auspex_run_rows(const auspex_forecaster* f, size_t src_rows, size_t tgt_rows);
 
 /* Which model is open (`auspex convert --model-name N --model-version V`; docs/FORMAT.md, "Model

@@ -138,6 +138,23 @@ size_t auspex_n_outputs(const auspex_forecaster* f) {
     return h && h->opened ? h->model.config().n_outputs : 0;
 }
 
+size_t auspex_quantiles(const auspex_forecaster* f) {
+    const Handle* h = handle(f);
+    return h && h->opened && h->model.config().head.quantile() ? h->model.config().quantiles() : 0;
+}
+
+size_t auspex_quantile_levels(const auspex_forecaster* f, float* out, size_t capacity) {
+    const size_t n = auspex_quantiles(f);
+    const float* levels = n != 0 ? handle(f)->model.quantile_levels() : nullptr;
+    for (size_t i = 0; i < n && i < capacity && out != nullptr; ++i) out[i] = levels[i];
+    return n;
+}
+
+size_t auspex_forecast_values(const auspex_forecaster* f, size_t horizon) {
+    const Handle* h = handle(f);
+    return h && h->opened ? h->model.config().output_values(horizon) : 0;
+}
+
 size_t auspex_run_rows(const auspex_forecaster* f, size_t src_rows, size_t tgt_rows) {
     const Handle* h = handle(f);
     return h && h->opened ? h->model.config().run_rows(src_rows, tgt_rows) : 0;

@@ -64,6 +64,7 @@ void embed_tokens(const TokenInput& in, const int32_t* ids, size_t rows, size_t 
         embedding_row(in.tokens, static_cast<size_t>(ids[r]), in.scale, row);
         switch (in.positional_encoding) {
             case format::PositionalEncoding::none:
+            case format::PositionalEncoding::relative:  // refused when read: T5's bias is the attention's
                 break;
             case format::PositionalEncoding::sinusoidal:
                 add_sinusoidal_position(row, d, position);
@@ -120,6 +121,8 @@ Status read_token_input_config(const ModelFile& f, size_t d_model, uint32_t pad_
     using format::PositionalEncoding;
     PositionalEncoding pe = PositionalEncoding::none;
     AX_RETURN_IF_ERROR(read_config_enum(f, ConfigKey::positional_encoding, &pe));
+    if (pe == PositionalEncoding::relative)
+        return Status::error(StatusCode::bad_model, "relative positions are T5 layers' (a forecaster's), not tokens'");
     if (pe != PositionalEncoding::none && pe != PositionalEncoding::learned && d_model % 2 != 0)
         return Status::error(StatusCode::bad_model, "sinusoidal positions need an even d_model");
     AX_RETURN_IF_ERROR(read_config_size(f, ConfigKey::max_positions, 0, kMaxSequenceLength, max_positions));

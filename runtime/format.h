@@ -158,10 +158,13 @@ inline bool dtype_takes_int8_rows(DType t) { return t == DType::i8 || t == DType
     X(subtract_last, 61)    /* forecaster with RevIN, optional (absent 0): 1 = the window's last value is subtracted   \
                                instead of its mean (the std is still the window's) and added back */                   \
     X(architecture, 62)     /* forecaster, optional (absent 0): Architecture */                                        \
-    X(head_dim, 63)         /* chronos_bolt: attention columns per head (T5's d_kv; nhead * head_dim need not be d) */ \
-    X(relative_buckets, 64) /* chronos_bolt: T5 relative position buckets */                                           \
-    X(relative_max_distance, 65) /* chronos_bolt: T5 relative position max distance */                                 \
-    X(reg_token, 66)             /* chronos_bolt: row of the token embedding appended to the encoder's, or kNoToken */
+    X(head_dim, 63)         /* t5 layers: attention columns per head (T5's d_kv; nhead * head_dim need not equal d) */ \
+    X(relative_buckets, 64) /* relative positions: T5 relative position buckets */                                     \
+    X(relative_max_distance, 65) /* relative positions: T5 relative position max distance */                           \
+    X(reg_token, 66)             /* patch_mlp input: row of the token table appended to the encoder's, or kNoToken */  \
+    X(layer_kind, 67)            /* forecaster, optional (absent 0): LayerKind of both stacks */                       \
+    X(quantiles, 68)             /* residual_mlp head: quantile levels per step (Role::quantile_levels) */             \
+    X(gated_feed_forward, 69)    /* t5 layers, optional (absent 0): 1 = act(x wi_0) * (x wi_1) -> wo (T5 v1.1) */
 
 enum class ConfigKey : uint32_t {
 #define AX_CONFIG_KEY_ENUM(name, number) name = number,
@@ -183,10 +186,13 @@ inline constexpr EnumName<Revin> kRevinNames[] = {
     {Revin::none, "none"}, {Revin::affine, "affine"}, {Revin::plain, "plain"}};
 constexpr EnumNames<Revin> names_of(Revin) { return names_table(kRevinNames); }
 
-// elu: alpha 1 (torch.nn.ELU()), x for x > 0, exp(x) - 1 otherwise.
-enum class Activation : uint32_t { relu = 0, gelu = 1, elu = 2 };
-inline constexpr EnumName<Activation> kActivationNames[] = {
-    {Activation::relu, "relu"}, {Activation::gelu, "gelu"}, {Activation::elu, "elu"}};
+// elu: alpha 1 (torch.nn.ELU()), x for x > 0, exp(x) - 1 otherwise. gelu_tanh: GELU's tanh approximation,
+// 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))) (gelu(approximate="tanh"), Hugging Face's gelu_new).
+enum class Activation : uint32_t { relu = 0, gelu = 1, elu = 2, gelu_tanh = 3 };
+inline constexpr EnumName<Activation> kActivationNames[] = {{Activation::relu, "relu"},
+                                                            {Activation::gelu, "gelu"},
+                                                            {Activation::elu, "elu"},
+                                                            {Activation::gelu_tanh, "gelu_tanh"}};
 constexpr EnumNames<Activation> names_of(Activation) { return names_table(kActivationNames); }
 
 // How the decoder's key/value caches store their rows (config key kv_cache).
@@ -204,7 +210,8 @@ enum class PositionalEncoding : uint32_t {
     sinusoidal = 1,
     learned = 2,
     sinusoidal_pad0 = 3,
-    sinusoidal_pad_pe0 = 4
+    sinusoidal_pad_pe0 = 4,
+    relative = 5
 };
 inline constexpr EnumName<PositionalEncoding> kPositionalEncodingNames[] = {
     {PositionalEncoding::none, "none"},
@@ -212,6 +219,7 @@ inline constexpr EnumName<PositionalEncoding> kPositionalEncodingNames[] = {
     {PositionalEncoding::learned, "learned"},
     {PositionalEncoding::sinusoidal_pad0, "sinusoidal_pad0"},
     {PositionalEncoding::sinusoidal_pad_pe0, "sinusoidal_pad_pe0"},
+    {PositionalEncoding::relative, "relative"},
 };
 constexpr EnumNames<PositionalEncoding> names_of(PositionalEncoding) { return names_table(kPositionalEncodingNames); }
 // Positions counted from 1 with pads at row 0: the model needs a pad id.
@@ -223,9 +231,13 @@ enum class MemoryMask : uint32_t { none = 0, tril = 1 };
 inline constexpr EnumName<MemoryMask> kMemoryMaskNames[] = {{MemoryMask::none, "none"}, {MemoryMask::tril, "tril"}};
 constexpr EnumNames<MemoryMask> names_of(MemoryMask) { return names_table(kMemoryMaskNames); }
 
-enum class Normalization : uint32_t { none = 0, global = 1, last_value = 2 };
-inline constexpr EnumName<Normalization> kNormalizationNames[] = {
-    {Normalization::none, "none"}, {Normalization::global, "global"}, {Normalization::last_value, "last_value"}};
+// instance: each window's own mean and population std over its present values (NaN = missing, anywhere), the
+// outputs mapped back with them (Chronos-Bolt's InstanceNorm, runtime/instance_norm.h).
+enum class Normalization : uint32_t { none = 0, global = 1, last_value = 2, instance = 3 };
+inline constexpr EnumName<Normalization> kNormalizationNames[] = {{Normalization::none, "none"},
+                                                                  {Normalization::global, "global"},
+                                                                  {Normalization::last_value, "last_value"},
+                                                                  {Normalization::instance, "instance"}};
 constexpr EnumNames<Normalization> names_of(Normalization) { return names_table(kNormalizationNames); }
 
 enum class Pooling : uint32_t { mean = 0, max = 1, first = 2 };
@@ -242,18 +254,22 @@ constexpr EnumNames<OutputActivation> names_of(OutputActivation) { return names_
 // back step by step. The others predict `horizon` steps of n_outputs at once from the encoder output:
 // flatten (all window rows as one [window x d] vector), last_row, mean (over the rows); each through an
 // optional hidden Linear + activation and a final Linear [horizon x n_outputs, ...].
-// What computes a forecaster's forecast: its blocks as the other keys state them, or a published architecture
-// whose computation is fixed (chronos_bolt: Chronos-Bolt, docs/chronos-bolt.md; quantile outputs).
+// Which published architecture a forecaster was converted from. Its blocks and their options say what is
+// computed; chronos_bolt stands for Chronos-Bolt's blocks in files written before those options
+// (models/forecaster/chronos_bolt_alias.h).
 enum class Architecture : uint32_t { blocks = 0, chronos_bolt = 1 };
 inline constexpr EnumName<Architecture> kArchitectureNames[] = {{Architecture::blocks, "blocks"},
                                                                 {Architecture::chronos_bolt, "chronos_bolt"}};
 constexpr EnumNames<Architecture> names_of(Architecture) { return names_table(kArchitectureNames); }
 
-enum class ForecastHead : uint32_t { generator = 0, flatten = 1, last_row = 2, mean = 3 };
+// residual_mlp: the decoder's row through a residual MLP (runtime/residual_mlp.h) to quantiles x horizon values,
+// row q the forecast of quantile level q (Role::quantile_levels).
+enum class ForecastHead : uint32_t { generator = 0, flatten = 1, last_row = 2, mean = 3, residual_mlp = 4 };
 inline constexpr EnumName<ForecastHead> kForecastHeadNames[] = {{ForecastHead::generator, "generator"},
                                                                 {ForecastHead::flatten, "flatten"},
                                                                 {ForecastHead::last_row, "last_row"},
-                                                                {ForecastHead::mean, "mean"}};
+                                                                {ForecastHead::mean, "mean"},
+                                                                {ForecastHead::residual_mlp, "residual_mlp"}};
 constexpr EnumNames<ForecastHead> names_of(ForecastHead) { return names_table(kForecastHeadNames); }
 
 // causal: encoder row i attends to rows <= i (generate_square_subsequent_mask passed to the encoder).
@@ -282,18 +298,30 @@ constexpr EnumNames<Proof> names_of(Proof) { return names_table(kProofNames); }
 // token_conv: the Time-Series-Library's DataEmbedding, a Conv1d(kernel 3, circular padding, no bias) over the
 // value columns plus a bias-free Linear over the trailing time_marks columns, stored as one Linear over
 // [x[t-1], x[t], x[t+1] of the values, the marks of t] (the neighbours wrap around the sequence).
-enum class InputEmbedding : uint32_t { linear = 0, none = 1, broadcast = 2, token_conv = 3 };
+// patch_mlp: the window left-padded with missing values to whole patches of patch_len, each patch's values (0
+// where missing) and its mask through a residual MLP (runtime/patch_rows.h, residual_mlp.h), then the token row
+// reg_token appended (Chronos-Bolt's input).
+enum class InputEmbedding : uint32_t { linear = 0, none = 1, broadcast = 2, token_conv = 3, patch_mlp = 4 };
 inline constexpr EnumName<InputEmbedding> kInputEmbeddingNames[] = {{InputEmbedding::linear, "linear"},
                                                                     {InputEmbedding::none, "none"},
                                                                     {InputEmbedding::broadcast, "broadcast"},
-                                                                    {InputEmbedding::token_conv, "token_conv"}};
+                                                                    {InputEmbedding::token_conv, "token_conv"},
+                                                                    {InputEmbedding::patch_mlp, "patch_mlp"}};
 constexpr EnumNames<InputEmbedding> names_of(InputEmbedding) { return names_table(kInputEmbeddingNames); }
 
 // autoregressive: the decoder is fed its own predictions one step at a time. one_pass: it runs once over
 // label_len observed rows followed by horizon placeholder rows (the Informer convention).
-enum class Decoding : uint32_t { autoregressive = 0, one_pass = 1 };
+// start_token: one decoder step from the token row start_id, the head giving the whole horizon (Chronos-Bolt).
+enum class Decoding : uint32_t { autoregressive = 0, one_pass = 1, start_token = 2 };
 inline constexpr EnumName<Decoding> kDecodingNames[] = {{Decoding::autoregressive, "autoregressive"},
-                                                        {Decoding::one_pass, "one_pass"}};
+                                                        {Decoding::one_pass, "one_pass"},
+                                                        {Decoding::start_token, "start_token"}};
+
+// The layers of both stacks: torch (nn.TransformerEncoderLayer / DecoderLayer) or t5 (runtime/t5_layer.h: RMS
+// norms, attention without the 1/sqrt(d) scale and without biases, head_dim columns per head).
+enum class LayerKind : uint32_t { torch = 0, t5 = 1 };
+inline constexpr EnumName<LayerKind> kLayerKindNames[] = {{LayerKind::torch, "torch"}, {LayerKind::t5, "t5"}};
+constexpr EnumNames<LayerKind> names_of(LayerKind) { return names_table(kLayerKindNames); }
 constexpr EnumNames<Decoding> names_of(Decoding) { return names_table(kDecodingNames); }
 
 // One-pass decoding's placeholder rows: zeros, or the last observed row repeated (model space).
@@ -448,6 +476,8 @@ constexpr uint16_t kNoLayer = 0xFFFF;
     X(mlp_residual_bias, 49, "patch_mlp.{}.residual_layer.bias")                                                       \
     X(relative_bias, 50, "relative_attention_bias.{}.weight") /* [buckets, nhead]: layer 0 encoder, 1 decoder */       \
     X(quantile_levels, 51, "quantiles.{}") /* layer 0: [quantiles] levels of the output rows, rising in (0, 1) */      \
+    X(enc_ff_gate_weight, 52, "encoder.layers.{}.linear1_gate.weight") /* gated t5 layers: wi_1 [d_ff, d] */           \
+    X(dec_ff_gate_weight, 53, "decoder.layers.{}.linear1_gate.weight")                                                 \
     X(dec_attn_in_weight, 64, "decoder.layers.{}.self_attn.in_proj_weight")                                            \
     X(dec_attn_in_bias, 65, "decoder.layers.{}.self_attn.in_proj_bias")                                                \
     X(dec_attn_out_weight, 66, "decoder.layers.{}.self_attn.out_proj.weight")                                          \

@@ -6,6 +6,8 @@
 #include "runtime/format.h"
 #include "runtime/kernels.h"
 #include "runtime/linear.h"
+#include "runtime/status.h"
+#include "runtime/tensor_binding.h"
 
 namespace ax {
 
@@ -15,6 +17,11 @@ struct ResidualMlpWeights {
     Linear residual;  // [out, in]
     format::Activation activation = format::Activation::relu;
 };
+
+// Binds the block's three Linears of layer `layer` (Role::mlp_*; Chronos-Bolt's input embedding is layer 0, its
+// head layer 1), each with its bias.
+Status bind_residual_mlp(TensorBinder& b, uint16_t layer, size_t in, size_t hidden, size_t out, format::Activation a,
+                         ResidualMlpWeights* w);
 
 // x [rows, in] -> y [rows, out]. hidden: scratch [rows, h]; tmp: scratch [rows, out]. quant: for int8 layers.
 void residual_mlp_forward(const Kernels& k, const ResidualMlpWeights& w, const float* x, size_t rows, float* y,

@@ -25,7 +25,7 @@ size_t t5_scratch_floats(const T5StackOptions& o, size_t rows, size_t keys, size
     const size_t inner = o.inner();
     const size_t span = relative_bias_span(0, rows, rows).span;
     return rows * o.d_model + rows * inner + 2 * keys * inner + rows * inner + kT5TileRows * (o.d_ff + o.d_model) +
-           keys + o.nhead * span + kT5QuantRows + quant_floats(o, max_in);
+           keys + o.nhead * span + kT5QuantRows + quant_floats(o, max_in) + (o.gated ? kT5TileRows * o.d_ff : 0);
 }
 
 T5Scratch t5_scratch(const T5StackOptions& o, size_t rows, size_t keys, float* floats, size_t max_in) {
@@ -49,6 +49,7 @@ T5Scratch t5_scratch(const T5StackOptions& o, size_t rows, size_t keys, float* f
     s.quant.scales = take(kT5QuantRows);
     s.quant.q = reinterpret_cast<int8_t*>(take(quant_floats(o, max_in)));
     s.quant.rows = kT5QuantRows;
+    if (o.gated) s.gate = take(kT5TileRows * o.d_ff);
     return s;
 }
 
@@ -112,12 +113,16 @@ void attention_sublayer(const Kernels& k, const T5StackOptions& o, const T5Atten
 }
 
 void feed_forward_sublayer(const Kernels& k, const T5StackOptions& o, const float* norm, const Linear& wi,
-                           const Linear& wo, float* x, size_t rows, T5Scratch& s) {
+                           const Linear& wi_gate, const Linear& wo, float* x, size_t rows, T5Scratch& s) {
     rms_norm_rows(x, rows, o.d_model, norm, o.eps, s.h);
     // A tile of rows at a time: no [rows, d_ff] buffer (each row's result depends on that row alone).
     for (size_t r = 0; r < rows; r += kT5TileRows) {
         const size_t n = rows - r < kT5TileRows ? rows - r : kT5TileRows;
         linear_forward(k, wi, s.h + r * o.d_model, n, s.ff, s.quant, nullptr, &o.activation);
+        if (o.gated) {
+            linear_forward(k, wi_gate, s.h + r * o.d_model, n, s.gate, s.quant);
+            for (size_t i = 0; i < n * o.d_ff; ++i) s.ff[i] *= s.gate[i];
+        }
         linear_forward(k, wo, s.ff, n, s.tile, s.quant);
         k.add_f32(x + r * o.d_model, s.tile, n * o.d_model);
     }
@@ -129,7 +134,7 @@ void t5_encoder_layer_forward(const Kernels& k, const T5StackOptions& o, const T
                               size_t rows, const uint8_t* valid, const float* bias, RelativeBiasSpan span,
                               T5Scratch& s) {
     attention_sublayer(k, o, w.self_attn, w.attention_norm, x, rows, nullptr, rows, bias, span, false, valid, s);
-    feed_forward_sublayer(k, o, w.ff_norm, w.wi, w.wo, x, rows, s);
+    feed_forward_sublayer(k, o, w.ff_norm, w.wi, w.wi_gate, w.wo, x, rows, s);
 }
 
 void t5_decoder_layer_forward(const Kernels& k, const T5StackOptions& o, const T5DecoderLayerWeights& w, float* y,
@@ -138,7 +143,7 @@ void t5_decoder_layer_forward(const Kernels& k, const T5StackOptions& o, const T
     attention_sublayer(k, o, w.self_attn, w.self_norm, y, rows, nullptr, rows, bias, span, true, nullptr, s);
     attention_sublayer(k, o, w.cross_attn, w.cross_norm, y, rows, memory, mem_rows, nullptr, {}, false, memory_valid,
                        s);
-    feed_forward_sublayer(k, o, w.ff_norm, w.wi, w.wo, y, rows, s);
+    feed_forward_sublayer(k, o, w.ff_norm, w.wi, w.wi_gate, w.wo, y, rows, s);
 }
 
 void t5_encode(const Kernels& k, const T5StackOptions& o, const T5EncoderLayerWeights* layers, size_t n_layers,

@@ -2,7 +2,8 @@
 // pre-norm with RMS norms (runtime/rms_norm.h), attention without the 1/sqrt(d_kv) scale and with an additive
 // per-head relative position bias that the stack's first layer holds and every layer adds
 // (runtime/relative_position.h), no biases in any projection, q/k/v/o of num_heads * d_kv columns (which need
-// not equal d_model), a feed-forward wi -> activation -> wo, and a final RMS norm per stack. The decoder's
+// not equal d_model), a feed-forward wi -> activation -> wo (gated, T5 v1.1's: activation(x wi) * (x wi_gate) ->
+// wo), and a final RMS norm per stack. The decoder's
 // cross-attention has no position bias, only the memory's key mask.
 #pragma once
 #include <cstddef>
@@ -20,20 +21,25 @@ struct T5AttentionWeights {
     Linear o;        // [d_model, inner]
 };
 
+// kArenaRecordBytes: a session's layer tables in its arena (MemoryPlan::alloc_records; the 64-bit sizes).
 struct T5EncoderLayerWeights {
+    static constexpr size_t kArenaRecordBytes = 352;
     const float* attention_norm = nullptr;  // [d_model]
     T5AttentionWeights self_attn;
     const float* ff_norm = nullptr;
-    Linear wi, wo;  // [d_ff, d_model], [d_model, d_ff]
+    Linear wi, wo;   // [d_ff, d_model], [d_model, d_ff]
+    Linear wi_gate;  // gated: [d_ff, d_model]
 };
 
 struct T5DecoderLayerWeights {
+    static constexpr size_t kArenaRecordBytes = 552;
     const float* self_norm = nullptr;
     T5AttentionWeights self_attn;
     const float* cross_norm = nullptr;
     T5AttentionWeights cross_attn;
     const float* ff_norm = nullptr;
     Linear wi, wo;
+    Linear wi_gate;  // gated
 };
 
 struct T5StackOptions {
@@ -45,6 +51,7 @@ struct T5StackOptions {
     format::Activation activation = format::Activation::relu;
     size_t num_buckets = 32;
     size_t max_distance = 128;
+    bool gated = false;  // the feed-forward multiplies its activation by a second projection (wi_gate)
     size_t inner() const { return nhead * d_kv; }
 };
 
@@ -57,6 +64,7 @@ struct T5Scratch {
     float* att = nullptr;     // [rows, inner]
     float* ff = nullptr;      // [kT5TileRows, d_ff]: the feed-forward runs that many rows at a time
     float* tile = nullptr;    // [kT5TileRows, d_model]: a tile's feed-forward output
+    float* gate = nullptr;    // gated: [kT5TileRows, d_ff], the second projection
     float* scores = nullptr;  // [keys]
     float* bias = nullptr;    // [nhead, relative_bias_span(0, rows, rows).span]
     // Int8 layers: kT5QuantRows rows of max(d_model, d_ff, inner, max_in) values quantized at a time.

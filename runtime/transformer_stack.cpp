@@ -42,7 +42,10 @@ Status read_stack_records(const ConfigRecords& f, size_t min_decoder_layers, Sta
     LayerOptions& l = c.layer;
     AX_RETURN_IF_ERROR(read_config_size(f, ConfigKey::d_model, 1, kMaxModelWidth, &l.d_model));
     AX_RETURN_IF_ERROR(read_config_size(f, ConfigKey::nhead, 1, l.d_model, &l.nhead));
-    if (l.d_model % l.nhead != 0) return Status::error(StatusCode::bad_model, "d_model is not a multiple of nhead");
+    // Layers with their own head_dim (T5's) have nhead x head_dim attention columns, whatever d_model is.
+    uint32_t head_dim = 0;
+    if (l.d_model % l.nhead != 0 && !f.config(ConfigKey::head_dim, &head_dim))
+        return Status::error(StatusCode::bad_model, "d_model is not a multiple of nhead");
     AX_RETURN_IF_ERROR(read_config_size(f, ConfigKey::dim_feedforward, 1, kMaxModelWidth, &l.dim_feedforward));
     AX_RETURN_IF_ERROR(read_config_size(f, ConfigKey::encoder_layers, 1, kMaxModelLayers, &c.encoder_layers));
     AX_RETURN_IF_ERROR(

@@ -16,6 +16,7 @@
 
 #include "models/forecaster/chronos_bolt_file.h"
 #include "models/forecaster/forecaster.h"
+#include "tests/chronos_bolt_cases.h"
 #include "runtime/instance_norm.h"
 #include "tests/test_support.h"
 #include "tools/common/aligned_buffer.h"
@@ -24,28 +25,9 @@
 
 namespace {
 
-struct ForecastCase {
-    size_t length = 0, horizon = 0, quantiles = 0;
-    std::vector<float> context, want;
-};
+using ForecastCase = ax::test::ChronosBoltCase;
 
-ForecastCase read_case(const std::string& name) {
-    std::ifstream in(ax::test::fixture_path("chronos_bolt/cases/" + name + ".txt"));
-    REQUIRE_MESSAGE(in.good(), "missing fixture chronos_bolt/cases/" << name << ".txt");
-    ForecastCase c;
-    in >> c.length >> c.horizon >> c.quantiles;
-    const auto read = [&](size_t n, std::vector<float>* to) {
-        for (size_t i = 0; i < n; ++i) {
-            std::string word;
-            in >> word;
-            REQUIRE_MESSAGE(!in.fail(), name << " is shorter than its sizes say");
-            to->push_back(word == "nan" ? std::nanf("") : std::stof(word));
-        }
-    };
-    read(c.length, &c.context);
-    read(c.quantiles * c.horizon, &c.want);
-    return c;
-}
+ForecastCase read_case(const std::string& name) { return ax::test::read_chronos_bolt_case(name); }
 
 }  // namespace
 
@@ -56,16 +38,10 @@ TEST_CASE("chronos-bolt forecast: dummy and scaled-down checkpoints match the Py
         for (const char* name : {"c512", "c37", "c700", "nan", "constant", "h100"}) {
             const ForecastCase c = read_case(std::string(model) + "_" + name);
             REQUIRE(c.quantiles == host.config().quantiles.size());
-            float scale = 1.0f;
-            for (float v : c.want) scale = std::max(scale, std::fabs(v));
             for (const ax::Kernels* k : ax::test::available_ports()) {
                 const std::vector<float> got = host.forecast(*k, c.context, c.horizon);
-                // check_close's mixed error is per value; the bound here is against the output's largest magnitude.
-                std::vector<float> got_scaled(got.size()), want_scaled(c.want.size());
-                for (size_t i = 0; i < got.size(); ++i) got_scaled[i] = got[i] / scale;
-                for (size_t i = 0; i < c.want.size(); ++i) want_scaled[i] = c.want[i] / scale;
-                ax::test::check_close(got_scaled, want_scaled, 1e-5,
-                                      std::string("chronos-bolt ") + model + " " + name + ", " + k->name);
+                ax::test::check_chronos_bolt_case(got, c,
+                                                  std::string("chronos-bolt ") + model + " " + name + ", " + k->name);
             }
         }
     }
@@ -87,11 +63,11 @@ TEST_CASE("chronos-bolt convert: the .axm opens with the runtime and forecasts t
         ax::ModelFile file;
         REQUIRE(ax::ModelFile::open(buffer.data(), buffer.size(), ax::Checksum::verify, &file));
         CHECK(ax::is_chronos_bolt(file));
-        // The blocks' forecaster session (and the C API on it) says what the file is instead of a missing key.
+        // The file is a description of the forecaster's blocks, run by its session (and the C API on it).
         ax::Forecaster as_blocks;
-        const ax::Status refused = ax::Forecaster::open(file, &as_blocks);
-        CHECK(refused.code() == ax::StatusCode::unsupported);
-        CHECK(std::string(refused.message()).find("Chronos-Bolt") != std::string::npos);
+        const ax::Status blocks = ax::Forecaster::open(file, &as_blocks);
+        REQUIRE_MESSAGE(blocks, blocks.message());
+        CHECK(as_blocks.config().loop == ax::ForecastLoop::quantile_paths);
         ax::ChronosBoltModel opened;
         const ax::Status s = ax::chronos_bolt_open(file, &opened);
         REQUIRE_MESSAGE(s, s.message());
@@ -101,6 +77,12 @@ TEST_CASE("chronos-bolt convert: the .axm opens with the runtime and forecasts t
             const ax::Kernels& k = *ax::test::available_ports().front();
             CHECK(ax::tools::chronos_bolt_forecast_host(k, opened.weights, c.context, c.horizon) ==
                   host.forecast(k, c.context, c.horizon));
+            ax::tools::AlignedBuffer arena(as_blocks.arena_bytes(c.length, c.horizon));
+            ax::ForecastSession session;
+            REQUIRE(session.init(as_blocks, k, arena.data(), arena.size(), c.length, c.horizon));
+            std::vector<float> got(as_blocks.config().output_values(c.horizon));
+            REQUIRE(session.forecast(c.context.data(), c.length, c.horizon, got.data()));
+            CHECK(got == host.forecast(k, c.context, c.horizon));
         }
         // A truncated file: refused with a message, never a crash.
         const std::vector<uint8_t> truncated(bytes.begin(), bytes.end() - 64);

@@ -97,6 +97,9 @@ TEST_CASE("cli chronos-bolt: --quantiles picks levels, the directory forecasts d
     REQUIRE_MESSAGE(inspected.exit_code == 0, inspected.output);
     CHECK(inspected.output.find("d_model 8, 4 heads of 4, d_ff 8 (relu), 4+4 layers") != std::string::npos);
     CHECK(inspected.output.find("bytes of working memory for a 64-step forecast") != std::string::npos);
+    CHECK(inspected.output.find("blocks:   normalization instance, input_embedding patch_mlp, positional_encoding "
+                                "relative, layer_kind t5, decoding start_token, head residual_mlp") !=
+          std::string::npos);
     // --truth scores the median and the quantile loss; --plot draws the median and the band.
     std::string truth_text = "value\n";
     for (size_t t = 0; t < 10; ++t) truth_text += std::to_string(c.want[4][t] + 0.5) + "\n";

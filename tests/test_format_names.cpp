@@ -44,26 +44,27 @@ void check_table(uint32_t first, uint32_t count) {
 TEST_CASE("every format enum value has one name, which parses back to it") {
     check_table<format::Family>(1, 4);
     check_table<format::DType>(0, 5);
-    check_table<format::Activation>(0, 3);
-    check_table<format::PositionalEncoding>(0, 5);
+    check_table<format::Activation>(0, 4);
+    check_table<format::PositionalEncoding>(0, 6);
     check_table<format::CacheType>(0, 2);
     check_table<format::MemoryMask>(0, 2);
-    check_table<format::Normalization>(0, 3);
+    check_table<format::Normalization>(0, 4);
     check_table<format::Pooling>(0, 3);
     check_table<format::OutputActivation>(0, 3);
-    check_table<format::ForecastHead>(0, 4);
+    check_table<format::ForecastHead>(0, 5);
     check_table<format::EncoderMask>(0, 2);
-    check_table<format::InputEmbedding>(0, 4);
-    check_table<format::Decoding>(0, 2);
+    check_table<format::InputEmbedding>(0, 5);
+    check_table<format::Decoding>(0, 3);
     check_table<format::Placeholder>(0, 2);
     check_table<format::Revin>(0, 3);
     check_table<format::Architecture>(0, 2);
+    check_table<format::LayerKind>(0, 2);
     // Config keys: every number from 1 to the last named (the list is AX_CONFIG_KEYS, declared once).
     uint32_t last_key = 0;
 #define AX_COUNT_KEY(name, number) last_key = number > last_key ? number : last_key;
     AX_CONFIG_KEYS(AX_COUNT_KEY)
 #undef AX_COUNT_KEY
-    CHECK(last_key == static_cast<uint32_t>(format::ConfigKey::reg_token));
+    CHECK(last_key == static_cast<uint32_t>(format::ConfigKey::gated_feed_forward));
     check_table<format::ConfigKey>(1, last_key);
 }
 
@@ -79,7 +80,7 @@ TEST_CASE("every tensor role has its own name and number, and the numbers are th
     CHECK(static_cast<uint32_t>(format::Role::name) == static_cast<uint32_t>(number));
     AX_ROLES(AX_CHECK_ROLE)
 #undef AX_CHECK_ROLE
-    CHECK(roles == 71);
+    CHECK(roles == 73);
     // Numbers written in files: a few of them, as docs/FORMAT.md states them.
     CHECK(static_cast<uint32_t>(format::Role::src_embed_weight) == 1);
     CHECK(static_cast<uint32_t>(format::Role::src_token_embed) == 13);
@@ -87,6 +88,8 @@ TEST_CASE("every tensor role has its own name and number, and the numbers are th
     CHECK(static_cast<uint32_t>(format::Role::dec_attn_in_weight) == 64);
     CHECK(static_cast<uint32_t>(format::Role::mlp_hidden_weight) == 44);
     CHECK(static_cast<uint32_t>(format::Role::quantile_levels) == 51);
+    CHECK(static_cast<uint32_t>(format::Role::enc_ff_gate_weight) == 52);
+    CHECK(format::role_is_per_layer(format::Role::dec_ff_gate_weight));
     CHECK(static_cast<uint32_t>(format::Role::src_vocabulary) == 128);
     CHECK(!format::role_is_per_layer(format::Role::src_vocabulary));
     CHECK(format::role_is_per_layer(format::Role::dec_norm3_bias));

@@ -1,6 +1,7 @@
 #include "models/forecaster/chronos_bolt.h"
 
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 
 #include "runtime/instance_norm.h"
@@ -14,40 +15,6 @@ constexpr float kScaleEps = 1e-5f;
 
 size_t max_of(size_t a, size_t b) { return a > b ? a : b; }
 
-// The flag bytes of n encoder rows, in whole floats.
-size_t flag_floats(size_t n) { return (n + sizeof(float) - 1) / sizeof(float); }
-
-struct ForwardBuffers {
-    float* normed;   // [context_length]
-    float* rows;     // [patches, 2 * patch_size]
-    float* x;        // [encoder_rows, d_model]
-    float* hidden;   // [kT5TileRows, d_ff]: the MLPs' hidden rows, a tile at a time
-    float* tmp;      // [max(kT5TileRows * d_model, quantiles * prediction_length)]
-    float* y;        // [d_model]
-    uint8_t* valid;  // [encoder_rows]
-    float* t5;       // t5_scratch_floats
-};
-
-ForwardBuffers carve(const ChronosBoltShape& s, float* work) {
-    const size_t p = s.patches(), n = s.encoder_rows(), d = s.stack.d_model;
-    ForwardBuffers b;
-    float* at = work;
-    const auto take = [&](size_t floats) {
-        float* r = at;
-        at += floats;
-        return r;
-    };
-    b.normed = take(s.context_length);
-    b.rows = take(p * 2 * s.patch_size);
-    b.x = take(n * d);
-    b.hidden = take(kT5TileRows * s.stack.d_ff);
-    b.tmp = take(max_of(kT5TileRows * d, s.quantiles * s.prediction_length));
-    b.y = take(d);
-    b.valid = reinterpret_cast<uint8_t*>(take(flag_floats(n)));
-    b.t5 = take(t5_scratch_floats(s.stack, n, n, 2 * s.patch_size));
-    return b;
-}
-
 void sort_floats(float* v, size_t n) {  // insertion sort: 81 values per step
     for (size_t i = 1; i < n; ++i) {
         const float x = v[i];
@@ -60,22 +27,77 @@ void sort_floats(float* v, size_t n) {  // insertion sort: 81 values per step
     }
 }
 
+// The flat entry points' memory: each buffer after the last, 16-byte aligned, nothing shared (base nullptr:
+// counting only).
+class FlatCarver {
+public:
+    explicit FlatCarver(uint8_t* base) : base_(base) {}
+    template <typename T>
+    T* alloc(const char*, uint64_t count, Phase, Phase) {
+        used_ = (used_ + 15) / 16 * 16;
+        T* at = base_ != nullptr ? reinterpret_cast<T*>(base_ + used_) : nullptr;
+        used_ += count * sizeof(T);
+        return at;
+    }
+    template <typename T>
+    T* alloc_session(const char* name, uint64_t count) {
+        return alloc<T>(name, count, Phase::encode, Phase::decode);
+    }
+    uint64_t bytes() const { return used_; }
+
+private:
+    uint8_t* base_;
+    uint64_t used_ = 0;
+};
+
 }  // namespace
 
-size_t chronos_bolt_forward_floats(const ChronosBoltShape& s) {
-    const size_t p = s.patches(), n = s.encoder_rows(), d = s.stack.d_model;
-    return s.context_length + p * 2 * s.patch_size + n * d + kT5TileRows * s.stack.d_ff +
-           max_of(kT5TileRows * d, s.quantiles * s.prediction_length) + d + flag_floats(n) +
-           t5_scratch_floats(s.stack, n, n, 2 * s.patch_size);
+template <class Plan>
+void ChronosBoltBuffers::allocate(Plan& plan, const ChronosBoltShape& s, size_t max_context, bool extension) {
+    context = max_context;
+    const size_t p = patch_count(context, s.patch_size);
+    rows = p + (s.reg_token ? 1 : 0);
+    const size_t d = s.stack.d_model, q = s.quantiles, h = s.prediction_length;
+    // Each model call encodes (the context to encoder rows), then decodes (one row to quantiles): a call's
+    // normalized context and patches are dead once its rows are embedded.
+    normed = plan.template alloc<float>("normalizer: normalized context", context, Phase::encode, Phase::encode);
+    patches = plan.template alloc<float>("input: patches and masks", uint64_t{p} * 2 * s.patch_size, Phase::encode,
+                                         Phase::encode);
+    valid = plan.template alloc<uint8_t>("input: observed patches", rows, Phase::encode, Phase::decode);
+    x = plan.template alloc<float>("encoder rows / memory", uint64_t{rows} * d, Phase::encode, Phase::decode);
+    hidden = plan.template alloc<float>("residual MLPs: hidden rows", uint64_t{kT5TileRows} * s.stack.d_ff,
+                                        Phase::encode, Phase::decode);
+    tmp = plan.template alloc<float>("residual MLPs: residual rows", max_of(kT5TileRows * d, q * h), Phase::encode,
+                                     Phase::decode);
+    y = plan.template alloc<float>("decoder row", d, Phase::decode, Phase::decode);
+    t5 = plan.template alloc<float>("t5 layers: scratch", t5_scratch_floats(s.stack, rows, rows, 2 * s.patch_size),
+                                    Phase::encode, Phase::decode);
+    last = plan.template alloc_session<float>("quantile rows", uint64_t{q} * h);
+    if (!extension) return;
+    contexts = plan.template alloc_session<float>("quantile paths: contexts", uint64_t{q} * s.context_length);
+    paths = plan.template alloc_session<float>("quantile paths: next call", uint64_t{q} * q * h);
+    column = plan.template alloc_session<float>("quantile paths: one step sorted", uint64_t{q} * q);
 }
 
+template void ChronosBoltBuffers::allocate(MemoryPlan&, const ChronosBoltShape&, size_t, bool);
+
 size_t chronos_bolt_forecast_floats(const ChronosBoltShape& s, size_t horizon) {
-    const size_t q = s.quantiles, h = s.prediction_length;
-    // The last block's quantile rows; past one block also each quantile's context, the paths of the next block
-    // and one sorted column.
-    size_t n = chronos_bolt_forward_floats(s) + q * h;
-    if (horizon > h) n += q * s.context_length + q * q * h + q * q;
-    return n;
+    FlatCarver count(nullptr);
+    ChronosBoltBuffers b;
+    b.allocate(count, s, s.context_length, horizon > s.prediction_length);
+    constexpr uint64_t kAlign = 16 / sizeof(float);  // room to align the caller's floats to 16 bytes
+    const uint64_t floats = (count.bytes() + sizeof(float) - 1) / sizeof(float) + kAlign;
+    return floats > SIZE_MAX ? 0 : static_cast<size_t>(floats);
+}
+
+void chronos_bolt_forecast(const Kernels& k, const ChronosBoltWeights& w, const float* context, size_t length,
+                           size_t horizon, float* out, float* work) {
+    const ChronosBoltShape& s = w.shape;
+    const uintptr_t at = reinterpret_cast<uintptr_t>(work);
+    FlatCarver carve(reinterpret_cast<uint8_t*>(work) + ((16 - at % 16) % 16));
+    ChronosBoltBuffers b;
+    b.allocate(carve, s, s.context_length, horizon > s.prediction_length);
+    chronos_bolt_forecast(k, w, b, context, length, horizon, out);
 }
 
 float sorted_quantile(const float* sorted, size_t n, float q) {
@@ -89,23 +111,23 @@ float sorted_quantile(const float* sorted, size_t n, float q) {
     return weight < 0.5f ? a + weight * (b - a) : b - (b - a) * (1.0f - weight);
 }
 
-void chronos_bolt_forward(const Kernels& k, const ChronosBoltWeights& w, const float* context, size_t length,
-                          float* out, float* work) {
+void chronos_bolt_forward(const Kernels& k, const ChronosBoltWeights& w, const ChronosBoltBuffers& b,
+                          const float* context, size_t length, float* out) {
     const ChronosBoltShape& s = w.shape;
-    if (length > s.context_length) {
-        context += length - s.context_length;
-        length = s.context_length;
+    const size_t cap = s.context_length < b.context ? s.context_length : b.context;
+    if (length > cap) {
+        context += length - cap;
+        length = cap;
     }
     const size_t d = s.stack.d_model;
-    ForwardBuffers b = carve(s, work);
     const InstanceScale scale = instance_scale(context, length, kScaleEps);
     instance_normalize(context, length, scale, b.normed);
     const size_t p = patch_count(length, s.patch_size);
-    patch_rows(b.normed, length, s.patch_size, b.rows, b.valid);
+    patch_rows(b.normed, length, s.patch_size, b.patches, b.valid);
     // One scratch for the whole call, laid out for the most rows: its int8 rows serve the MLPs too.
-    T5Scratch t5 = t5_scratch(s.stack, s.encoder_rows(), s.encoder_rows(), b.t5, 2 * s.patch_size);
+    T5Scratch t5 = t5_scratch(s.stack, b.rows, b.rows, b.t5, 2 * s.patch_size);
     for (size_t r = 0; r < p; r += kT5TileRows)
-        residual_mlp_forward(k, w.input, b.rows + r * 2 * s.patch_size, p - r < kT5TileRows ? p - r : kT5TileRows,
+        residual_mlp_forward(k, w.input, b.patches + r * 2 * s.patch_size, p - r < kT5TileRows ? p - r : kT5TileRows,
                              b.x + r * d, b.hidden, b.tmp, t5.quant);
     size_t n = p;
     if (s.reg_token) {
@@ -119,19 +141,19 @@ void chronos_bolt_forward(const Kernels& k, const ChronosBoltWeights& w, const f
     instance_denormalize(out, s.quantiles * s.prediction_length, scale);
 }
 
-void chronos_bolt_forecast(const Kernels& k, const ChronosBoltWeights& w, const float* context, size_t length,
-                           size_t horizon, float* out, float* work) {
+void chronos_bolt_forecast(const Kernels& k, const ChronosBoltWeights& w, const ChronosBoltBuffers& b,
+                           const float* context, size_t length, size_t horizon, float* out) {
     const ChronosBoltShape& s = w.shape;
     const size_t q = s.quantiles, h = s.prediction_length, cap = s.context_length;
     if (length > cap) {
         context += length - cap;
         length = cap;
     }
-    float* last = work + chronos_bolt_forward_floats(s);  // [q, h]: the last block's quantile rows
-    float* contexts = last + q * h;                       // [q, cap]
-    float* paths = contexts + q * cap;                    // [q * q, h]
-    float* column = paths + q * q * h;                    // [q * q]
-    chronos_bolt_forward(k, w, context, length, last, work);
+    float* last = b.last;          // [q, h]: the last block's quantile rows
+    float* contexts = b.contexts;  // [q, cap]
+    float* paths = b.paths;        // [q * q, h]
+    float* column = b.column;      // [q * q]
+    chronos_bolt_forward(k, w, b, context, length, last);
     const size_t first = horizon < h ? horizon : h;
     for (size_t r = 0; r < q; ++r) std::memcpy(out + r * horizon, last + r * h, first * sizeof(float));
     if (horizon <= h) return;
@@ -146,7 +168,7 @@ void chronos_bolt_forecast(const Kernels& k, const ChronosBoltWeights& w, const 
             std::memcpy(c + keep, last + r * h, h * sizeof(float));
         }
         have = keep + h;
-        for (size_t r = 0; r < q; ++r) chronos_bolt_forward(k, w, contexts + r * cap, have, paths + r * q * h, work);
+        for (size_t r = 0; r < q; ++r) chronos_bolt_forward(k, w, b, contexts + r * cap, have, paths + r * q * h);
         for (size_t t = 0; t < h; ++t) {
             for (size_t i = 0; i < q * q; ++i) column[i] = paths[i * h + t];
             sort_floats(column, q * q);

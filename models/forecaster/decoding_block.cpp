@@ -18,10 +18,16 @@ Status DecodingBlock::read(const ConfigRecords& f) {
     if (f.config(ConfigKey::decoding, &v)) AX_RETURN_IF_ERROR(read_config_enum(f, ConfigKey::decoding, &mode));
     if (f.config(ConfigKey::placeholder, &v))
         AX_RETURN_IF_ERROR(read_config_enum(f, ConfigKey::placeholder, &placeholder));
+    if (mode == format::Decoding::start_token)
+        AX_RETURN_IF_ERROR(read_config_size(f, ConfigKey::start_id, 0, 1, &start_id));
     return read_config_optional_size(f, ConfigKey::label_len, 0, kMaxSequenceLength, 0, &label_len);
 }
 
 void DecodingBlock::write(ConfigWriter& out) const {
+    if (mode == format::Decoding::start_token) {
+        out.put_enum(ConfigKey::decoding, mode);
+        out.put_size(ConfigKey::start_id, start_id);
+    }
     if (mode != format::Decoding::one_pass) return;
     out.put_enum(ConfigKey::decoding, mode);
     out.put_size(ConfigKey::label_len, label_len);
@@ -30,6 +36,8 @@ void DecodingBlock::write(ConfigWriter& out) const {
 
 Status DecodingBlock::check(const ForecasterConfig& c) const {
     if (mode == format::Decoding::one_pass && c.encoder_only()) return bad("one-pass decoding needs decoder layers");
+    if (mode == format::Decoding::start_token && c.stacks.kind != format::LayerKind::t5)
+        return bad("start_token decoding is Chronos-Bolt's: it needs t5 layers");
     if (c.one_pass() && c.horizon == 0) return bad("a one-pass forecaster needs its horizon");
     if (!c.one_pass() && (c.horizon != 0 || label_len != 0))
         return bad("horizon and label_len belong to one-pass forecasters");
@@ -39,6 +47,7 @@ Status DecodingBlock::check(const ForecasterConfig& c) const {
 }
 
 ForecastLoop forecast_loop(const ForecasterConfig& c) {
+    if (c.decoding.mode == format::Decoding::start_token) return ForecastLoop::quantile_paths;
     if (c.encoder_only()) {
         if (!c.head.pooled()) return ForecastLoop::sliding;
         return c.input.patched() ? ForecastLoop::patched : ForecastLoop::pooled;

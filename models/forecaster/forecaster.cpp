@@ -23,21 +23,70 @@ using format::Role;
 }  // namespace
 
 Status Forecaster::open(const ModelFile& file, Forecaster* out) {
-    Forecaster m;
-    m.file_ = &file;
-    AX_RETURN_IF_ERROR(read_forecaster_config(file, &m.config_));
-    const ForecasterConfig& c = m.config_;
+    // Filled in place, without a second Forecaster on the stack (a microcontroller's worst-case stack runs
+    // through this frame); a failed open leaves an unopened Forecaster.
+    new (out) Forecaster();
+    const Status s = out->bind(file);
+    if (!s) new (out) Forecaster();
+    return s;
+}
+
+Status Forecaster::bind(const ModelFile& file) {
+    file_ = &file;
+    AX_RETURN_IF_ERROR(read_forecaster_config(file, &config_));
+    const ForecasterConfig& c = config_;
     TensorBinder b(file);
-    AX_RETURN_IF_ERROR(m.input_.bind(b, c));
-    AX_RETURN_IF_ERROR(m.positions_.bind(b, c));
-    AX_RETURN_IF_ERROR(m.head_.bind(b, c));
-    AX_RETURN_IF_ERROR(m.normalizer_.bind(b, c));
-    AX_RETURN_IF_ERROR(bind_stack(b, c.stack, &m.encoder_norm_, &m.decoder_norm_));
+    AX_RETURN_IF_ERROR(input_.bind(b, c));
+    AX_RETURN_IF_ERROR(positions_.bind(b, c));
+    AX_RETURN_IF_ERROR(head_.bind(b, c));
+    AX_RETURN_IF_ERROR(normalizer_.bind(b, c));
+    if (c.t5())
+        AX_RETURN_IF_ERROR(bind_t5_stacks(b, c, &encoder_norm_, &decoder_norm_));
+    else
+        AX_RETURN_IF_ERROR(bind_stack(b, c.stack, &encoder_norm_, &decoder_norm_));
     uint32_t integer_only = 0;
+    if (file.config(ConfigKey::integer_only, &integer_only) && integer_only != 0 && c.t5())
+        return bad_model_config("the integer-only mode runs torch layers, not t5 layers");
     if (file.config(ConfigKey::integer_only, &integer_only) && integer_only != 0)
-        AX_RETURN_IF_ERROR(b.words(Role::integer_plan, format::kNoLayer, &m.integer_plan_, &m.integer_plan_words_));
-    AX_RETURN_IF_ERROR(b.check_all_used());
-    *out = m;
+        AX_RETURN_IF_ERROR(b.words(Role::integer_plan, format::kNoLayer, &integer_plan_, &integer_plan_words_));
+    return b.check_all_used();
+}
+
+ChronosBoltShape quantile_shape(const ForecasterConfig& c) {
+    ChronosBoltShape s;
+    s.stack = t5_options(c);
+    s.encoder_layers = c.stack.encoder_layers;
+    s.decoder_layers = c.stack.decoder_layers;
+    s.context_length = c.window;
+    s.patch_size = c.input.patch_len;
+    s.prediction_length = c.horizon;
+    s.quantiles = c.head.quantiles;
+    s.reg_token = c.input.has_reg_token();
+    s.reg_token_id = s.reg_token ? c.input.reg_token : 0;
+    s.start_token = c.decoding.start_id;
+    return s;
+}
+
+Status Forecaster::bind_quantile_weights(T5EncoderLayerWeights* encoder, T5DecoderLayerWeights* decoder,
+                                         ChronosBoltWeights* out) const {
+    TensorBinder b(*file_);
+    const T5StackOptions o = t5_options(config_);
+    for (size_t l = 0; l < config_.stack.encoder_layers; ++l)
+        AX_RETURN_IF_ERROR(bind_t5_encoder_layer(b, o, l, encoder + l));
+    for (size_t l = 0; l < config_.stack.decoder_layers; ++l)
+        AX_RETURN_IF_ERROR(bind_t5_decoder_layer(b, o, l, decoder + l));
+    ChronosBoltWeights w;
+    AX_RETURN_IF_ERROR(bind_input_mlp(b, config_, &w.input));
+    AX_RETURN_IF_ERROR(bind_token_rows(b, config_, &w.shared));
+    AX_RETURN_IF_ERROR(bind_relative_bias(b, config_, &w.encoder_bias, &w.decoder_bias));
+    AX_RETURN_IF_ERROR(bind_head_mlp(b, config_, &w.head));
+    AX_RETURN_IF_ERROR(bind_quantile_levels(b, config_, &w.quantile_levels));
+    w.shape = quantile_shape(config_);
+    w.encoder = encoder;
+    w.encoder_norm = encoder_norm_.gamma;
+    w.decoder = decoder;
+    w.decoder_norm = decoder_norm_.gamma;
+    *out = w;
     return Status::ok();
 }
 
@@ -48,6 +97,19 @@ void ForecastLayout::allocate(MemoryPlan& plan, const ForecasterConfig& c, size_
     const size_t n = c.n_features;
     const size_t dec_rows = c.decoder_rows(max_horizon);
     const size_t enc_rows = c.encoder_rows(max_window);
+    if (c.loop == ForecastLoop::quantile_paths) {
+        // A context longer than the model's window is cut to it; a forecast past one call's horizon grows each
+        // quantile's context to the whole window.
+        const size_t context = max_horizon > c.horizon || max_window > c.window ? c.window : max_window;
+        t5_encoder = plan.alloc_records<T5EncoderLayerWeights>("t5 encoder layer tables", c.stack.encoder_layers);
+        t5_decoder = plan.alloc_records<T5DecoderLayerWeights>("t5 decoder layer tables", c.stack.decoder_layers);
+        quantile_weights = plan.alloc_records<ChronosBoltWeights>("quantile loop: weights", 1);
+        quantile = plan.alloc_records<ChronosBoltBuffers>("quantile loop: buffer records", 1);
+        ChronosBoltBuffers buffers;
+        buffers.allocate(plan, quantile_shape(c), context, max_horizon > c.horizon);
+        if (quantile != nullptr) *quantile = buffers;  // placing: the record is in the caller's arena
+        return;
+    }
     stack.allocate(plan, c.stack, dec_rows, enc_rows, c.stacks.tril());
     // A patched model runs encode and decode once per column: what every column reads lives throughout.
     if (c.loop == ForecastLoop::patched)
@@ -85,6 +147,7 @@ void ForecastLayout::allocate(MemoryPlan& plan, const ForecasterConfig& c, size_
             return;
         case ForecastLoop::autoregressive:
         case ForecastLoop::one_pass_decoder:
+        case ForecastLoop::quantile_paths:  // planned above
             break;
     }
     // The encoder output lives until every decoder layer has its cross-attention keys and values.
@@ -106,6 +169,12 @@ void ForecastLayout::allocate(MemoryPlan& plan, const ForecasterConfig& c, size_
 
 bool plan_forecaster_arena(const ForecasterConfig& config, size_t max_window, size_t max_horizon, MemoryPlan* plan) {
     return plan_session<ForecastLayout>(config, plan, max_window, max_horizon);
+}
+
+const float* Forecaster::quantile_levels() const {
+    TensorView t;
+    if (!config_.head.quantile() || file_ == nullptr || !file_->find(Role::quantile_levels, 0, &t)) return nullptr;
+    return static_cast<const float*>(t.data);  // checked by open: [quantiles] float32
 }
 
 size_t Forecaster::output_column(size_t i) const {
@@ -152,7 +221,7 @@ Status check_session_lengths(const ForecasterConfig& c, size_t max_window, size_
         return too_long(
             "window of ", max_window, " rows is longer than the model's ", limit,
             c.input.patched() ? " positions (max_positions, counted in patches)" : " positions (max_positions)");
-    if (c.one_pass() && max_horizon > c.horizon)
+    if (c.one_pass() && c.loop != ForecastLoop::quantile_paths && max_horizon > c.horizon)
         return too_long("horizon ", max_horizon, " is longer than the ", c.horizon,
                         " steps this model predicts at once (its trained horizon)");
     if (c.head.kind == format::ForecastHead::flatten && max_window < c.window)
@@ -177,7 +246,10 @@ Status ForecastSession::init(const Forecaster& model, const Kernels& kernels, vo
     s.decoder_scratch.split.parallel = parallel;
 
     // Layer weights were validated by Forecaster::open; binding again cannot fail.
-    AX_RETURN_IF_ERROR(s.stack.bind(model.file(), model.config_.stack));
+    if (model.config_.t5())
+        AX_RETURN_IF_ERROR(model.bind_quantile_weights(s.t5_encoder, s.t5_decoder, s.quantile_weights));
+    else
+        AX_RETURN_IF_ERROR(s.stack.bind(model.file(), model.config_.stack));
     model_ = &model;
     k_ = &kernels;
     max_window_ = max_window;
@@ -261,6 +333,9 @@ void ForecastSession::decode(const float* tgt, size_t rows, size_t first, float*
 
 Status ForecastSession::run(const float* src, size_t src_rows, const float* tgt, size_t tgt_rows, InputSpace space,
                             float* out) {
+    // The quantile model's forward(context): one call, its own normalization inside (either input space).
+    if (model_ != nullptr && model_->config_.loop == ForecastLoop::quantile_paths)
+        return forecast_quantiles(src, src_rows, model_->config_.horizon, out);
     AX_RETURN_IF_ERROR(check_lengths(src_rows, tgt_rows));
     const ForecasterConfig& c = model_->config_;
     if (c.encoder_only()) tgt_rows = 0;  // an encoder-only forward reads no decoder input
@@ -297,6 +372,7 @@ Status ForecastSession::run(const float* src, size_t src_rows, const float* tgt,
                         out_rows * c.n_outputs * sizeof(float));
             break;
         case ForecastLoop::autoregressive:
+        case ForecastLoop::quantile_paths:  // run by forecast_quantiles above
             encode(src, src_rows);
             decode(tgt, tgt_rows, 0, out);
             break;
@@ -489,10 +565,34 @@ Status ForecastSession::forecast_autoregressive(const float* src, size_t rows, s
     return Status::ok();
 }
 
+Status ForecastSession::forecast_quantiles(const float* history, size_t rows, size_t horizon, float* out) {
+    const ForecasterConfig& c = model_->config_;
+    if (history == nullptr || rows == 0) return Status::error(StatusCode::invalid_argument, "the history is empty");
+    if (out == nullptr) return Status::error(StatusCode::invalid_argument, "output buffer is null");
+    // The model reads the last `window` values of a longer history (the authors' context_length).
+    if (rows > c.window) {
+        history += rows - c.window;
+        rows = c.window;
+    }
+    AX_RETURN_IF_ERROR(check_session_length(rows, max_window_, 0, "window of ", " rows"));
+    AX_RETURN_IF_ERROR(check_session_length(horizon, max_horizon_, 0, "horizon ", ""));
+    // NaN is a missing value; an infinite one has no place in the normalization.
+    for (size_t i = 0; i < rows; ++i)
+        if (std::isinf(history[i]))
+            return Status::error(StatusCode::bad_input, "history value ")
+                .add(i)
+                .add(" is infinite (a missing value is NaN, or an empty cell in a CSV)");
+    chronos_bolt_forecast(*k_, *layout_.quantile_weights, *layout_.quantile, history, rows, horizon, out);
+    if (!all_finite(out, c.output_values(horizon)))
+        return Status::error(StatusCode::bad_input, "the forecast overflowed to NaN or Inf");
+    return Status::ok();
+}
+
 Status ForecastSession::forecast_impl(const float* history, size_t rows, size_t horizon, float* out, bool cached,
                                       const float* future, size_t future_rows) {
     if (model_ == nullptr) return Status::error(StatusCode::invalid_argument, "session not initialised");
     const ForecasterConfig& c = model_->config_;
+    if (c.loop == ForecastLoop::quantile_paths) return forecast_quantiles(history, rows, horizon, out);
     AX_RETURN_IF_ERROR(check_lengths(rows, c.decoder_rows(horizon)));
     AX_RETURN_IF_ERROR(check_session_length(horizon, max_horizon_, 0, "horizon ", ""));
     const size_t n = c.n_features;
@@ -535,6 +635,8 @@ Status ForecastSession::forecast_impl(const float* history, size_t rows, size_t 
         case ForecastLoop::patched:
             forecast_pooled(src, rows, layout_.outputs);
             std::memcpy(out, layout_.outputs, horizon * c.n_outputs * sizeof(float));
+            break;
+        case ForecastLoop::quantile_paths:  // run by forecast_quantiles above
             break;
     }
     // RevIN needs n_outputs == n_features (its block's check); normalization takes each output's column.

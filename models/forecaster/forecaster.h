@@ -7,11 +7,15 @@
 // - encoder-only with a per-row generator: the window slides one prediction at a time, the encoder rerun each
 //   step, as the author's loop does;
 // - encoder-only with a pooled head (flatten, last row, mean; an optional hidden Linear): the whole horizon at
-//   once, each column on its own when patched.
+//   once, each column on its own when patched;
+// - T5 layers with a start token (Chronos-Bolt): one decoder step to quantiles x horizon, past the horizon the
+//   quantile paths of models/forecaster/chronos_bolt.h. Its forecasts are [quantiles, horizon] (row q the
+//   forecast of quantile level q, ForecasterConfig::output_values), NaN in the history read as missing.
 #pragma once
 #include <cstddef>
 #include <cstdint>
 
+#include "models/forecaster/chronos_bolt.h"
 #include "models/forecaster/forecaster_config.h"
 #include "runtime/config_reader.h"
 #include "runtime/embedding.h"
@@ -31,9 +35,13 @@ namespace ax {
 // kMaxSequenceLength, or a size overflows. Forecaster::arena_bytes is plan->total_bytes().
 bool plan_forecaster_arena(const ForecasterConfig& config, size_t max_window, size_t max_horizon, MemoryPlan* plan);
 
+// The quantile loop's shape of a description with T5 layers (its sizes from the blocks' options).
+ChronosBoltShape quantile_shape(const ForecasterConfig& c);
+
 class Forecaster {
 public:
-    // Validates the config and every tensor's presence, shape and dtype. `file` must outlive the model.
+    // Validates the config and every tensor's presence, shape and dtype. `file` must outlive the model. A failed
+    // open leaves *out an unopened Forecaster.
     static Status open(const ModelFile& file, Forecaster* out);
 
     const ForecasterConfig& config() const { return config_; }
@@ -58,8 +66,17 @@ public:
     // workers: the most tasks the session's parallel-for hook runs at once (runtime/parallel.h); 1 without one.
     size_t arena_bytes(size_t max_window, size_t max_horizon, size_t workers = 1) const;
 
+    // T5 layers (ForecastLoop::quantile_paths): the blocks' weights as the quantile loop reads them, the layers
+    // bound into the caller's tables (config().stack's layer counts of them). Checked by open: cannot fail then.
+    Status bind_quantile_weights(T5EncoderLayerWeights* encoder, T5DecoderLayerWeights* decoder,
+                                 ChronosBoltWeights* out) const;
+    // The quantile levels (config().quantiles() of them; nullptr for a point forecast).
+    const float* quantile_levels() const;
+
 private:
     friend class ForecastSession;
+
+    Status bind(const ModelFile& file);  // open's work, in place
 
     const ModelFile* file_ = nullptr;
     ForecasterConfig config_;
@@ -97,6 +114,11 @@ struct ForecastLayout {
     LayerScratch decoder_scratch;  // from preparing the cross-attention caches to the outputs
     InputBuffers input;            // token_conv's neighbour rows, patching's column and patches
     StackBuffers residuals;        // the embedded rows a residual around a stack adds back
+    // T5 layers: their tables, the quantile loop's weights and buffers (records in the arena).
+    T5EncoderLayerWeights* t5_encoder = nullptr;
+    T5DecoderLayerWeights* t5_decoder = nullptr;
+    ChronosBoltWeights* quantile_weights = nullptr;
+    ChronosBoltBuffers* quantile = nullptr;
 
     void allocate(MemoryPlan& plan, const ForecasterConfig& c, size_t max_window, size_t max_horizon);
 };
@@ -111,13 +133,14 @@ public:
                 size_t max_horizon, const ParallelFor& parallel = ParallelFor{});
 
     // One teacher-forced pass, as the PyTorch module's forward(src, tgt): out gets
-    // config().run_rows(src_rows, tgt_rows) x n_outputs (an encoder-only model reads no tgt).
+    // config().run_rows(src_rows, tgt_rows) x n_outputs (an encoder-only model reads no tgt); a quantile model's
+    // forward(context) gives config().output_values(horizon): [quantiles, horizon].
     Status run(const float* src, size_t src_rows, const float* tgt, size_t tgt_rows, InputSpace space, float* out);
 
     // A forecast of `horizon` steps from the last `rows` history rows; out gets horizon x n_outputs values
-    // in the user's raw units. Step by step: the decoder starts from the last history row and is fed each
-    // prediction back (the KV cache makes step t cost O(t)). One-pass models predict up to their trained
-    // horizon at once; an encoder-only generator slides the window.
+    // in the user's raw units (a quantile model: [quantiles, horizon], config().output_values(horizon)). Step by step:
+    // the decoder starts from the last history row and is fed each prediction back (the KV cache makes step t cost
+    // O(t)). One-pass models predict up to their trained horizon at once; an encoder-only generator slides the window.
     // A decoder that reads inputs the model does not predict (config().known_inputs) takes their values from
     // `future`: rows laid out like the history's, row t holding the inputs at the time out row t predicts;
     // only those columns are read, and only rows 0..horizon-2 (the last step's prediction is not fed back).
@@ -152,6 +175,8 @@ private:
     // Encoder-only pooled heads: out gets horizon x n_outputs (patched: every column on its own).
     void forecast_pooled(const float* src, size_t rows, float* out);
     void patched_forward(const float* src, size_t rows, float* out);
+    // The quantile loop: out [quantiles, horizon].
+    Status forecast_quantiles(const float* history, size_t rows, size_t horizon, float* out);
     Status forecast_impl(const float* history, size_t rows, size_t horizon, float* out, bool cached,
                          const float* future, size_t future_rows);
 

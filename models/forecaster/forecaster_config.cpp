@@ -3,6 +3,7 @@
 // file may state is either run exactly or refused by the block it concerns, naming the key.
 #include "models/forecaster/forecaster_config.h"
 
+#include "models/forecaster/chronos_bolt_alias.h"
 #include "runtime/config_reader.h"
 #include "runtime/session_checks.h"
 
@@ -77,10 +78,12 @@ Status check_columns(const ForecasterConfig& c) {
 
 size_t ForecasterConfig::decoder_rows(size_t max_horizon) const {
     if (encoder_only()) return 0;
+    if (decoding.mode == format::Decoding::start_token) return 1;
     return decoding.mode == format::Decoding::one_pass ? decoding.label_len + max_horizon : max_horizon;
 }
 
 size_t ForecasterConfig::run_rows(size_t src_rows, size_t tgt_rows) const {
+    if (decoding.mode == format::Decoding::start_token) return horizon;  // one call's steps of every quantile
     // forward(x_enc, x_dec) of a one-pass decoder returns its last horizon rows (the Informer convention).
     if (decoding.mode == format::Decoding::one_pass) return tgt_rows < horizon ? tgt_rows : horizon;
     if (!encoder_only()) return tgt_rows;
@@ -88,6 +91,7 @@ size_t ForecasterConfig::run_rows(size_t src_rows, size_t tgt_rows) const {
 }
 
 size_t ForecasterConfig::run_horizon(size_t tgt_rows) const {
+    if (decoding.mode == format::Decoding::start_token) return horizon;
     if (encoder_only()) return one_pass() ? horizon : 1;
     if (decoding.mode == format::Decoding::one_pass)
         return tgt_rows > decoding.label_len ? tgt_rows - decoding.label_len : 1;
@@ -124,11 +128,16 @@ Status check_forecaster_config(const ForecasterConfig& c) {
 Status read_forecaster_config(const ModelFile& f, ForecasterConfig* out) {
     if (f.family() != format::Family::forecaster) return bad_model_config("not a forecaster model");
     uint32_t architecture = 0;
-    if (f.config(ConfigKey::architecture, &architecture) && architecture != 0)
-        return Status::error(StatusCode::unsupported, "a Chronos-Bolt model (architecture ")
+    if (!f.config(ConfigKey::architecture, &architecture)) architecture = 0;  // config() leaves a miss undefined
+    if (architecture > format::enum_max<format::Architecture>())
+        return Status::error(StatusCode::bad_model, "unknown forecaster architecture ")
             .add(architecture)
-            .add("): the host's auspex forecast runs it; the forecaster session and the C API do not yet");
-    AX_RETURN_IF_ERROR(read_forecaster_records(f, out));
+            .add(": the file is newer than this runtime");
+    // A Chronos-Bolt file of before its blocks' options reads as one that states them.
+    if (architecture == static_cast<uint32_t>(format::Architecture::chronos_bolt))
+        AX_RETURN_IF_ERROR(read_chronos_bolt_alias(f, out));
+    else
+        AX_RETURN_IF_ERROR(read_forecaster_records(f, out));
     note_stack_tensors(f, &out->stack);
     return Status::ok();
 }

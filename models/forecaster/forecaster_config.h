@@ -48,8 +48,14 @@ struct ForecasterConfig {
     size_t embed_width(size_t columns) const { return input.width(columns, time_marks); }
     size_t encoder_rows(size_t rows) const { return input.encoder_rows(rows); }
     bool encoder_only() const { return stack.decoder_layers == 0; }
+    bool t5() const { return stacks.kind == format::LayerKind::t5; }
     // Predicts `horizon` steps in one call rather than feeding predictions back.
-    bool one_pass() const { return head.pooled() || decoding.mode == format::Decoding::one_pass; }
+    bool one_pass() const { return head.pooled() || decoding.mode != format::Decoding::autoregressive; }
+    // Quantile levels per step and output (1: a point forecast). A quantile forecast's values are
+    // [quantiles, steps] per output: row q the forecast of level q.
+    size_t quantiles() const { return head.quantile() ? head.quantiles : 1; }
+    // Values a forecast (or `run`) of `steps` steps writes: steps x n_outputs, or quantiles x steps.
+    size_t output_values(size_t steps) const { return quantiles() * steps * n_outputs; }
     // Decoder rows a forecast of max_horizon steps runs (0 without a decoder).
     size_t decoder_rows(size_t max_horizon) const;
     // Rows `run` returns for src_rows encoder and tgt_rows decoder input rows (each n_outputs wide), as the

@@ -213,6 +213,8 @@ const char* integer_mode_unsupported(const ForecasterConfig& c) {
         return "the integer-only mode feeds predictions back as decoder inputs: a model with more outputs than "
                "input columns runs in the int8 mode (convert with --dtype int8, without --integer-only)";
     if (c.input.scale != 1.0f) return "the integer-only mode needs embed_scale 1";
+    if (c.stack.layer.activation == format::Activation::gelu_tanh)
+        return "the integer-only mode's activations are relu, gelu and elu (not gelu_tanh)";
     if (c.stack.layer.batch_norm) return "the integer-only mode runs LayerNorm layers, not BatchNorm";
     if (c.time_marks != 0) return "the integer-only mode takes no time-mark columns";
     if (c.stacks.encoder_residual || c.stacks.decoder_residual)

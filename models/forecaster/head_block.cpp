@@ -20,6 +20,7 @@ Status HeadBlock::read(const ConfigRecords& f) {
     if (f.config(ConfigKey::head_activation, &v))
         AX_RETURN_IF_ERROR(read_config_enum(f, ConfigKey::head_activation, &activation));
     AX_RETURN_IF_ERROR(read_config_optional_size(f, ConfigKey::head_hidden, 0, kMaxModelWidth, 0, &hidden));
+    if (quantile()) AX_RETURN_IF_ERROR(read_config_size(f, ConfigKey::quantiles, 1, 64, &quantiles));
     if (f.config(ConfigKey::encoder_output_activation, &v)) {
         encoder_act = true;
         AX_RETURN_IF_ERROR(read_config_enum(f, ConfigKey::encoder_output_activation, &encoder_activation));
@@ -31,6 +32,7 @@ Status HeadBlock::check(const ForecasterConfig& c) const {
     if (pooled() && !c.encoder_only())
         return bad("a pooled head (flatten, last_row, mean) needs an encoder-only model (decoder_layers 0)");
     if (!pooled() && hidden != 0) return bad("head_hidden needs a pooled head");
+    if (quantile() && c.stacks.kind != format::LayerKind::t5) return bad("head residual_mlp needs t5 layers");
     if (kind == format::ForecastHead::flatten && c.window == 0)
         return bad("a flatten head needs the window it was trained on");
     if (encoder_act && (!c.encoder_only() || !pooled()))
@@ -39,7 +41,8 @@ Status HeadBlock::check(const ForecasterConfig& c) const {
 }
 
 void HeadBlock::write(ConfigWriter& out) const {
-    if (pooled()) out.put_enum(ConfigKey::head, kind);
+    if (pooled() || quantile()) out.put_enum(ConfigKey::head, kind);
+    if (quantile()) out.put_size(ConfigKey::quantiles, quantiles);
     if (hidden != 0) {
         out.put_size(ConfigKey::head_hidden, hidden);
         out.put_enum(ConfigKey::head_activation, activation);
@@ -50,6 +53,12 @@ void HeadBlock::write(ConfigWriter& out) const {
 Status HeadWeights::bind(TensorBinder& b, const ForecasterConfig& c) {
     const HeadBlock& block = c.head;
     const uint16_t none = format::kNoLayer;
+    if (block.quantile()) {
+        const float* levels = nullptr;
+        AX_RETURN_IF_ERROR(bind_quantile_levels(b, c, &levels));
+        ResidualMlpWeights mlp;
+        return bind_head_mlp(b, c, &mlp);
+    }
     // A pooled head reads one row: the window flattened, the last row or the mean; a hidden Linear may come
     // first. Its last Linear gives every horizon step's outputs at once.
     size_t in = block.input_width(c.encoder_rows(c.window), c.stack.layer.d_model);
@@ -61,6 +70,21 @@ Status HeadWeights::bind(TensorBinder& b, const ForecasterConfig& c) {
     // Patched: the head gives one column's horizon at a time.
     const size_t out = block.pooled() ? c.horizon * (c.input.patched() ? 1 : c.n_outputs) : c.n_outputs;
     return b.linear(format::Role::generator_weight, format::Role::generator_bias, none, out, in, &generator);
+}
+
+Status bind_quantile_levels(TensorBinder& b, const ForecasterConfig& c, const float** out) {
+    const float* levels = nullptr;
+    AX_RETURN_IF_ERROR(b.vector(format::Role::quantile_levels, 0, c.head.quantiles, &levels));
+    for (size_t i = 0; i < c.head.quantiles; ++i)
+        if (!(levels[i] > 0.0f && levels[i] < 1.0f) || (i > 0 && !(levels[i] > levels[i - 1])))
+            return bad("the quantile levels must rise within (0, 1)");
+    *out = levels;
+    return Status::ok();
+}
+
+Status bind_head_mlp(TensorBinder& b, const ForecasterConfig& c, ResidualMlpWeights* out) {
+    return bind_residual_mlp(b, 1, c.stack.layer.d_model, c.stack.layer.dim_feedforward, c.head.quantiles * c.horizon,
+                             c.stack.layer.activation, out);
 }
 
 void HeadBuffers::allocate_rows(MemoryPlan& plan, const ForecasterConfig& c) {

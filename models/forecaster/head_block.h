@@ -2,6 +2,7 @@
 // (the default: one output row per decoder row, or per encoder row of an encoder-only model), or a pooled
 // head over the encoded window: the rows flattened, the last row or their mean, an optional activation on the
 // encoder's rows first, an optional hidden Linear and activation, then a Linear giving every step's outputs.
+// Or residual_mlp (Chronos-Bolt's): the decoder's one row through a residual MLP to quantiles x horizon values.
 #pragma once
 #include <cstddef>
 
@@ -11,6 +12,7 @@
 #include "runtime/linear.h"
 #include "runtime/memory_plan.h"
 #include "runtime/model_file.h"
+#include "runtime/residual_mlp.h"
 #include "runtime/status.h"
 #include "runtime/tensor_binding.h"
 
@@ -24,14 +26,18 @@ struct HeadBlock {
     format::Activation activation = format::Activation::relu;  // after the hidden Linear
     bool encoder_act = false;  // an activation on the encoder's rows before a pooled head
     format::Activation encoder_activation = format::Activation::relu;
+    size_t quantiles = 0;  // residual_mlp: quantile levels per step
 
-    bool pooled() const { return kind != format::ForecastHead::generator; }
+    bool pooled() const {
+        return kind != format::ForecastHead::generator && kind != format::ForecastHead::residual_mlp;
+    }
+    bool quantile() const { return kind == format::ForecastHead::residual_mlp; }
     // What the pooled head reads: the flattened window of encoder_rows rows, else one d-wide row.
     size_t input_width(size_t encoder_rows, size_t d) const {
         return kind == format::ForecastHead::flatten ? encoder_rows * d : d;
     }
 
-    // Records: head, head_hidden, head_activation, encoder_output_activation.
+    // Records: head, head_hidden, head_activation, encoder_output_activation; residual_mlp: quantiles.
     Status read(const ConfigRecords& f);
     Status check(const ForecasterConfig& c) const;
     void write(ConfigWriter& out) const;
@@ -42,6 +48,11 @@ struct HeadWeights {
     Linear generator;  // the last Linear (per row, or every step's outputs at once)
     Status bind(TensorBinder& b, const ForecasterConfig& c);
 };
+
+// residual_mlp's MLP, d_model -> quantiles x horizon, and its levels ([quantiles], rising in (0, 1)): bound by
+// a session into its arena, checked by HeadWeights::bind.
+Status bind_head_mlp(TensorBinder& b, const ForecasterConfig& c, ResidualMlpWeights* out);
+Status bind_quantile_levels(TensorBinder& b, const ForecasterConfig& c, const float** out);
 
 // The head's buffers in a session.
 struct HeadBuffers {

@@ -16,6 +16,7 @@ Status bad(const char* what) { return Status::error(StatusCode::bad_model, what)
 }  // namespace
 
 size_t InputBlock::encoder_rows(size_t rows) const {
+    if (patch_mlp()) return (rows + patch_len - 1) / patch_len + (has_reg_token() ? 1 : 0);
     if (!patched()) return rows;
     const size_t padded = padded_rows(rows);
     return padded < patch_len ? 0 : (padded - patch_len) / patch_stride + 1;
@@ -28,7 +29,13 @@ Status InputBlock::read(const ConfigRecords& f) {
     if (f.config(ConfigKey::embed_scale, &v))
         AX_RETURN_IF_ERROR(read_config_positive_float(f, ConfigKey::embed_scale, &scale));
     AX_RETURN_IF_ERROR(read_config_optional_size(f, ConfigKey::patch_len, 0, kMaxSequenceLength, 0, &patch_len));
-    if (patch_len != 0) {
+    if (patch_mlp()) {
+        if (patch_len == 0) return bad("input_embedding patch_mlp needs patch_len");
+        patch_stride = patch_len;
+        if (f.config(ConfigKey::reg_token, &v) && v != format::kNoToken && v > 1)
+            return bad("patch_mlp's reg_token is token row 1, or none (kNoToken)");
+        reg_token = f.config(ConfigKey::reg_token, &v) ? v : format::kNoToken;
+    } else if (patch_len != 0) {
         AX_RETURN_IF_ERROR(read_config_size(f, ConfigKey::patch_stride, 1, kMaxSequenceLength, &patch_stride));
         AX_RETURN_IF_ERROR(read_config_flag(f, ConfigKey::patch_padding, &patch_pad));
     }
@@ -42,6 +49,8 @@ Status InputBlock::check(const ForecasterConfig& c) const {
         return bad("input_embedding broadcast needs one feature");
     if (token_conv() && (patched() || (!c.encoder_only() && c.decoding.mode != format::Decoding::one_pass)))
         return bad("input_embedding token_conv needs whole sequences: an unpatched encoder, one-pass decoding");
+    if (patch_mlp() && (c.stacks.kind != format::LayerKind::t5 || c.n_features != 1 || scale != 1.0f))
+        return bad("input_embedding patch_mlp is Chronos-Bolt's: one column, t5 layers, no embed_scale");
     if (patched()) {
         if (!c.encoder_only() || !c.head.pooled()) return bad("patches need an encoder-only model with a pooled head");
         if (kind != format::InputEmbedding::linear) return bad("patches need an input Linear");
@@ -55,6 +64,11 @@ Status InputBlock::check(const ForecasterConfig& c) const {
 void InputBlock::write(ConfigWriter& out) const {
     if (kind != format::InputEmbedding::linear) out.put_enum(ConfigKey::input_embedding, kind);
     if (scale != 1.0f) out.put_float(ConfigKey::embed_scale, scale);
+    if (patch_mlp()) {
+        out.put_size(ConfigKey::patch_len, patch_len);
+        out.put(ConfigKey::reg_token, reg_token);
+        return;
+    }
     if (!patched()) return;
     out.put_size(ConfigKey::patch_len, patch_len);
     out.put_size(ConfigKey::patch_stride, patch_stride);
@@ -65,6 +79,12 @@ Status InputWeights::bind(TensorBinder& b, const ForecasterConfig& c) {
     const InputBlock& block = c.input;
     const size_t d = c.stack.layer.d_model;
     const uint16_t none = format::kNoLayer;
+    if (block.patch_mlp()) {
+        const float* tokens = nullptr;
+        AX_RETURN_IF_ERROR(bind_token_rows(b, c, &tokens));
+        ResidualMlpWeights mlp;
+        return bind_input_mlp(b, c, &mlp);
+    }
     if (block.kind == format::InputEmbedding::linear || block.token_conv())
         AX_RETURN_IF_ERROR(b.linear(format::Role::src_embed_weight, format::Role::src_embed_bias, none, d,
                                     block.patched() ? block.patch_len : c.embed_width(c.n_features), &src));
@@ -72,6 +92,18 @@ Status InputWeights::bind(TensorBinder& b, const ForecasterConfig& c) {
         AX_RETURN_IF_ERROR(b.linear(format::Role::tgt_embed_weight, format::Role::tgt_embed_bias, none, d,
                                     c.embed_width(c.decoder_features), &tgt));
     return Status::ok();
+}
+
+Status bind_token_rows(TensorBinder& b, const ForecasterConfig& c, const float** out) {
+    // The [REG] row and the decoder's start row (Chronos-Bolt's `shared`).
+    const size_t start = c.decoding.start_id;
+    const size_t rows = 1 + (c.input.has_reg_token() && c.input.reg_token > start ? c.input.reg_token : start);
+    return b.table_f32(format::Role::src_token_embed, format::kNoLayer, rows, c.stack.layer.d_model, out);
+}
+
+Status bind_input_mlp(TensorBinder& b, const ForecasterConfig& c, ResidualMlpWeights* out) {
+    return bind_residual_mlp(b, 0, 2 * c.input.patch_len, c.stack.layer.dim_feedforward, c.stack.layer.d_model,
+                             c.stack.layer.activation, out);
 }
 
 void InputBuffers::allocate_encoder(MemoryPlan& plan, const ForecasterConfig& c, size_t max_window) {

@@ -2,6 +2,8 @@
 // default), none (the rows are d_model wide already), a broadcast of one value, a token convolution over each
 // row and its neighbours (circular, as Informer's TokenEmbedding), or patches of one column's window
 // (PatchTST: each column through the encoder on its own). A scale may follow (sqrt(d_model) in some models).
+// Or patch_mlp (Chronos-Bolt's): the window left-padded with missing values to whole patches, each patch's
+// values and mask through a residual MLP, then a token row (reg_token) appended.
 #pragma once
 #include <cstddef>
 
@@ -11,6 +13,7 @@
 #include "runtime/memory_plan.h"
 #include "runtime/model_file.h"
 #include "runtime/parallel.h"
+#include "runtime/residual_mlp.h"
 #include "runtime/status.h"
 #include "runtime/tensor_binding.h"
 
@@ -26,20 +29,26 @@ struct InputBlock {
     size_t patch_len = 0;  // 0: not patched
     size_t patch_stride = 0;
     bool patch_pad = false;
+    uint32_t reg_token = format::kNoToken;  // patch_mlp: the token row appended after the patches
 
     bool token_conv() const { return kind == format::InputEmbedding::token_conv; }
-    bool patched() const { return patch_len != 0; }
+    bool patch_mlp() const { return kind == format::InputEmbedding::patch_mlp; }
+    // Each column's window cut into patches through the input Linear (patch_mlp is patched on its own terms).
+    bool patched() const { return patch_len != 0 && !patch_mlp(); }
+    bool has_reg_token() const { return reg_token != format::kNoToken; }
     // Values per row the embedding reads for rows of `columns` inputs (the last time_marks of them marks):
     // token_conv's three neighbours' values and the marks.
     size_t width(size_t columns, size_t time_marks) const {
         return token_conv() ? 3 * (columns - time_marks) + time_marks : columns;
     }
-    // Encoder rows for a window of `rows` input rows: the patches' count when patched (0: too short).
+    // Encoder rows for a window of `rows` input rows: the patches' count when patched (0: too short); patch_mlp:
+    // the left-padded patches and the token row.
     size_t encoder_rows(size_t rows) const;
     // Steps of one column's window once padded for patching.
     size_t padded_rows(size_t rows) const { return rows + (patch_pad ? patch_stride : 0); }
 
-    // Records: input_embedding, embed_scale, patch_len, patch_stride, patch_padding.
+    // Records: input_embedding, embed_scale, patch_len, patch_stride, patch_padding; patch_mlp: patch_len,
+    // reg_token.
     Status read(const ConfigRecords& f);
     Status check(const ForecasterConfig& c) const;
     void write(ConfigWriter& out) const;
@@ -49,6 +58,11 @@ struct InputWeights {
     Linear src, tgt;  // the encoder's and the decoder's input Linear (none when the kind has none)
     Status bind(TensorBinder& b, const ForecasterConfig& c);
 };
+
+// patch_mlp's residual MLP, [2 patch_len] -> d_model, and its token rows (reg_token, the decoder's start),
+// [rows, d_model]: bound by a session into its arena, checked by InputWeights::bind.
+Status bind_input_mlp(TensorBinder& b, const ForecasterConfig& c, ResidualMlpWeights* out);
+Status bind_token_rows(TensorBinder& b, const ForecasterConfig& c, const float** out);
 
 // The block's buffers in a session: token_conv's neighbour rows, patching's column and patches.
 struct InputBuffers {

@@ -31,6 +31,8 @@ Status NormalizerBlock::check(const ForecasterConfig& c) const {
     if (revin_on() && (c.n_outputs != c.n_features || stored() || !c.one_pass()))
         return Status::error(StatusCode::bad_model,
                              "RevIN needs a one-pass model with n_outputs == n_features and no other normalization");
+    if (instance() && (revin_on() || c.stacks.kind != format::LayerKind::t5))
+        return bad_model_config("normalization instance is Chronos-Bolt's: it needs t5 layers and no RevIN");
     if (subtract_last && !revin_on())
         return bad_model_config("subtract_last is RevIN's option: the model has no RevIN");
     return Status::ok();

@@ -1,6 +1,8 @@
 // The normalizer block: how a window's values become the model's units and its outputs come back. Two kinds
 // may stand together: stored per-column statistics (the author's StandardScaler, applied outside the model's
-// forward) and RevIN (inside the forward, per window).
+// forward) and RevIN (inside the forward, per window). Or instance normalization (Chronos-Bolt's: each window's
+// own NaN-aware mean and population std, runtime/instance_norm.h, computed by the quantile loop of
+// models/forecaster/chronos_bolt.h).
 #pragma once
 #include <cstddef>
 
@@ -23,7 +25,8 @@ struct NormalizerBlock {
     float revin_eps = 1e-5f;
     bool subtract_last = false;  // RevIN offsets by the window's last value, not its mean (PatchTST's option)
 
-    bool stored() const { return kind != format::Normalization::none; }
+    bool stored() const { return kind == format::Normalization::global || kind == format::Normalization::last_value; }
+    bool instance() const { return kind == format::Normalization::instance; }
     bool revin_on() const { return revin != format::Revin::none; }
 
     // Records: normalization, revin, revin_eps, subtract_last.

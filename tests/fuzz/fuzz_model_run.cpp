@@ -108,19 +108,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const std::vector<float> src = series(kWindow, c.n_features, 0.0f);
     const std::vector<float> tgt = series(kHorizon, c.n_features, 1.5f);
     // run returns the model's forward: run_rows (an encoder-only model: its horizon, or a row per input row).
-    std::vector<float> out(c.run_rows(kWindow, kHorizon) * c.n_outputs);
+    std::vector<float> out(c.output_values(c.run_rows(kWindow, kHorizon)));
     if (no_heap("run", [&] {
             return session.run(src.data(), kWindow, tgt.data(), kHorizon, InputSpace::raw, out.data());
         }).is_ok())
         read_all(out);
     // Shorter than declared, in model space.
-    std::vector<float> out_short(c.run_rows(3, 2) * c.n_outputs);
+    std::vector<float> out_short(c.output_values(c.run_rows(3, 2)));
     if (no_heap("run", [&] {
             return session.run(src.data() + 5 * c.n_features, 3, tgt.data(), 2, InputSpace::model, out_short.data());
         }).is_ok())
         read_all(out_short);
 
-    std::vector<float> forecast(kHorizon * c.n_outputs);
+    std::vector<float> forecast(c.output_values(kHorizon));
     if (no_heap("forecast", [&] { return session.forecast(src.data(), kWindow, kHorizon, forecast.data()); }).is_ok())
         read_all(forecast);
     if (no_heap("forecast_recompute", [&] {

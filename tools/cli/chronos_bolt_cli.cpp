@@ -84,6 +84,28 @@ public:
     const ChronosBoltWeights& weights() const { return directory_ ? directory_->weights() : opened_.weights; }
     bool is_file() const { return directory_ == nullptr; }
     const ModelFile& file() const { return file_; }
+    const ForecasterConfig& config() const { return opened_.model.config(); }  // a file's description
+    // A converted file runs in the forecaster's session, in an arena of exactly the size its blocks plan for
+    // this context and horizon; the directory on heap buffers.
+    size_t arena_bytes(size_t context, size_t horizon) const {
+        if (!is_file()) return chronos_bolt_forecast_floats(weights().shape, horizon) * sizeof(float);
+        const size_t window = opened_.model.config().window;
+        return opened_.model.arena_bytes(context == 0 || context > window ? window : context, horizon);
+    }
+    // [quantiles, horizon].
+    std::vector<float> forecast(const Kernels& k, const std::vector<float>& context, size_t horizon) const {
+        if (!is_file()) return tools::chronos_bolt_forecast_host(k, weights(), context, horizon);
+        const size_t window = opened_.model.config().window;
+        const size_t rows = context.size() > window ? window : context.size();
+        if (rows == 0) throw tools::ToolError("the input has no values to forecast from");
+        tools::AlignedBuffer arena(arena_bytes(rows, horizon));
+        ForecastSession session;
+        Status s = session.init(opened_.model, k, arena.data(), arena.size(), rows, horizon);
+        std::vector<float> out(opened_.model.config().output_values(horizon));
+        if (s) s = session.forecast(context.data(), context.size(), horizon, out.data());
+        if (!s) throw tools::ToolError(s.message());
+        return out;
+    }
 
 private:
     std::unique_ptr<tools::ChronosBoltHost> directory_;
@@ -192,13 +214,25 @@ int inspect_chronos_bolt(const Args& args) {
         "t5:       d_model %zu, %zu heads of %zu, d_ff %zu (%s), %zu+%zu layers, %zu relative buckets up to %zu\n",
         s.stack.d_model, s.stack.nhead, s.stack.d_kv, s.stack.d_ff, format::enum_name(s.stack.activation),
         s.encoder_layers, s.decoder_layers, s.stack.num_buckets, s.stack.max_distance);
+    if (loaded.is_file()) {
+        // The file's description: the forecaster's blocks and their options.
+        const ForecasterConfig& c = loaded.config();
+        std::printf(
+            "blocks:   normalization %s, input_embedding %s, positional_encoding %s, layer_kind %s%s, "
+            "decoding %s, head %s\n",
+            format::enum_name(c.normalizer.kind), format::enum_name(c.input.kind),
+            format::enum_name(c.positions.encoder), format::enum_name(c.stacks.kind),
+            c.stacks.gated ? " (gated feed-forward)" : "", format::enum_name(c.decoding.mode),
+            format::enum_name(c.head.kind));
+    }
     std::string levels;
     for (size_t i = 0; i < s.quantiles; ++i) levels += (i ? "," : "") + level_name(w.quantile_levels[i]).substr(1);
     std::printf("forecast: the last %zu values in patches of %zu%s; %zu steps per call, quantiles %s\n",
                 s.context_length, s.patch_size, s.reg_token ? " and a [REG] token" : "", s.prediction_length,
                 levels.c_str());
-    const size_t work = chronos_bolt_forecast_floats(s, horizon) * sizeof(float);
-    std::printf("memory:   %zu bytes of working memory for a %zu-step forecast (any context length)\n", work, horizon);
+    const size_t work = loaded.arena_bytes(s.context_length, horizon);
+    std::printf("memory:   %zu bytes of working memory for a %zu-step forecast from %zu values%s\n", work, horizon,
+                s.context_length, loaded.is_file() ? " (the session's arena, planned by its blocks)" : "");
     if (fit)
         print_chronos_bolt_fit(budget, loaded.file().file_size(), work,
                                "context " + std::to_string(s.context_length) + ", horizon " + std::to_string(horizon));
@@ -288,8 +322,7 @@ int forecast_chronos_bolt(const Args& args) {
                      "quantile paths of its own forecast, as the authors' pipeline extends it (quality may degrade)\n",
                      horizon, shape.prediction_length);
     const std::vector<size_t> rows = chosen_levels(args, weights->quantile_levels, shape.quantiles);
-    const std::vector<float> q =
-        tools::chronos_bolt_forecast_host(choose_kernels(args), *weights, history.values, horizon);
+    const std::vector<float> q = loaded.forecast(choose_kernels(args), history.values, horizon);
     tools::Table out;
     out.rows = horizon;
     out.cols = rows.size();

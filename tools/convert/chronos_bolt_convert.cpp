@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "models/forecaster/chronos_bolt_file.h"
+#include "models/forecaster/forecaster_config.h"
 #include "runtime/model_file.h"
 #include "tools/common/aligned_buffer.h"
 #include "tools/common/tool_error.h"
@@ -47,6 +48,34 @@ void add_mlp(AxmModel& m, uint16_t layer, const ResidualMlpTensors& t, const std
     add(m, Role::mlp_residual_bias, layer, t.residual_bias, name + ".residual_layer.bias");
 }
 
+// Chronos-Bolt as the forecaster's blocks: instance normalization, patches with their mask through a residual
+// MLP and a [REG] token, T5 layers with relative positions, one decoder step from the start token, a residual
+// MLP head to quantiles x steps.
+ForecasterConfig description(const ChronosBoltConfig& c) {
+    ForecasterConfig fc;
+    fc.n_features = 1;
+    fc.n_outputs = 1;
+    fc.decoder_features = 1;
+    fc.window = c.context_length;
+    fc.horizon = c.prediction_length;
+    fc.normalizer.kind = format::Normalization::instance;
+    fc.input.kind = format::InputEmbedding::patch_mlp;
+    fc.input.patch_len = c.patch_size;
+    fc.input.patch_stride = c.patch_size;
+    fc.input.reg_token = c.use_reg_token ? static_cast<uint32_t>(c.reg_token_id) : format::kNoToken;
+    fc.positions.encoder = fc.positions.decoder = format::PositionalEncoding::relative;
+    fc.positions.buckets = c.num_buckets;
+    fc.positions.max_distance = c.max_distance;
+    fc.stacks.kind = format::LayerKind::t5;
+    fc.stacks.head_dim = c.d_kv;
+    fc.stacks.gated = c.gated;
+    fc.decoding.mode = format::Decoding::start_token;
+    fc.decoding.start_id = c.decoder_start_token_id;
+    fc.head.kind = format::ForecastHead::residual_mlp;
+    fc.head.quantiles = c.quantiles.size();
+    return fc;
+}
+
 }  // namespace
 
 AxmModel chronos_bolt_axm(const ChronosBoltCheckpoint& ck) {
@@ -59,24 +88,27 @@ AxmModel chronos_bolt_axm(const ChronosBoltCheckpoint& ck) {
     AxmModel m;
     m.family = format::Family::forecaster;
     const auto u = [](size_t v) { return static_cast<uint32_t>(v); };
+    // The stack's sizes (the converter's keys), then the blocks' description as they write it. The architecture
+    // record names where the model came from (the quantizer keeps its lookup tables float32 by it).
     m.config = {
         {ConfigKey::architecture, u(static_cast<uint32_t>(format::Architecture::chronos_bolt))},
         {ConfigKey::d_model, u(c.d_model)},
         {ConfigKey::nhead, u(c.num_heads)},
-        {ConfigKey::head_dim, u(c.d_kv)},
         {ConfigKey::dim_feedforward, u(c.d_ff)},
         {ConfigKey::activation, static_cast<uint32_t>(c.activation)},
         {ConfigKey::layer_norm_eps, float_bits(c.eps)},
-        {ConfigKey::relative_buckets, u(c.num_buckets)},
-        {ConfigKey::relative_max_distance, u(c.max_distance)},
         {ConfigKey::encoder_layers, u(c.encoder_layers)},
         {ConfigKey::decoder_layers, u(c.decoder_layers)},
-        {ConfigKey::window, u(c.context_length)},
-        {ConfigKey::patch_len, u(c.patch_size)},
-        {ConfigKey::horizon, u(c.prediction_length)},
-        {ConfigKey::start_id, u(c.decoder_start_token_id)},
-        {ConfigKey::reg_token, c.use_reg_token ? u(c.reg_token_id) : format::kNoToken},
+        {ConfigKey::norm_first, 1},
+        {ConfigKey::encoder_final_norm, 1},
+        {ConfigKey::decoder_final_norm, 1},
     };
+    struct Records : ConfigWriter {
+        AxmModel* model;
+        explicit Records(AxmModel* to) : model(to) {}
+        void put(format::ConfigKey key, uint32_t value) override { model->config.emplace_back(key, value); }
+    } records(&m);
+    write_forecaster_config(description(c), records);
     HostTensor levels;
     levels.shape = {static_cast<int64_t>(c.quantiles.size())};
     levels.data = c.quantiles;
@@ -96,7 +128,9 @@ AxmModel chronos_bolt_axm(const ChronosBoltCheckpoint& ck) {
         add_attention(m, Role::enc_attn_in_weight, Role::enc_attn_out_weight, l, e.self_attention,
                       p + "0.SelfAttention");
         add(m, Role::enc_norm2_weight, l, e.ff_norm, p + "1.layer_norm.weight");
-        add(m, Role::enc_ff1_weight, l, e.wi, p + "1.DenseReluDense.wi.weight");
+        add(m, Role::enc_ff1_weight, l, e.wi,
+            p + (c.gated ? "1.DenseReluDense.wi_0.weight" : "1.DenseReluDense.wi.weight"));
+        if (c.gated) add(m, Role::enc_ff_gate_weight, l, e.wi_gate, p + "1.DenseReluDense.wi_1.weight");
         add(m, Role::enc_ff2_weight, l, e.wo, p + "1.DenseReluDense.wo.weight");
     }
     for (size_t i = 0; i < t.decoder.size(); ++i) {
@@ -110,7 +144,9 @@ AxmModel chronos_bolt_axm(const ChronosBoltCheckpoint& ck) {
         add_attention(m, Role::dec_cross_in_weight, Role::dec_cross_out_weight, l, e.cross_attention,
                       p + "1.EncDecAttention");
         add(m, Role::dec_norm3_weight, l, e.ff_norm, p + "2.layer_norm.weight");
-        add(m, Role::dec_ff1_weight, l, e.wi, p + "2.DenseReluDense.wi.weight");
+        add(m, Role::dec_ff1_weight, l, e.wi,
+            p + (c.gated ? "2.DenseReluDense.wi_0.weight" : "2.DenseReluDense.wi.weight"));
+        if (c.gated) add(m, Role::dec_ff_gate_weight, l, e.wi_gate, p + "2.DenseReluDense.wi_1.weight");
         add(m, Role::dec_ff2_weight, l, e.wo, p + "2.DenseReluDense.wo.weight");
     }
     add(m, Role::encoder_norm_weight, format::kNoLayer, t.encoder_final_norm, "encoder.final_layer_norm.weight");

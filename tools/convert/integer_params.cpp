@@ -57,6 +57,8 @@ double activation_value(format::Activation activation, double x) {
     switch (activation) {
         case format::Activation::gelu:
             return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)));
+        case format::Activation::gelu_tanh:
+            return 0.5 * x * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x)));
         case format::Activation::elu:
             return x > 0.0 ? x : std::expm1(x);
         case format::Activation::relu:

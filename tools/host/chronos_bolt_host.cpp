@@ -37,6 +37,7 @@ ChronosBoltShape chronos_bolt_shape(const ChronosBoltConfig& c) {
     s.stack.d_ff = c.d_ff;
     s.stack.eps = c.eps;
     s.stack.activation = c.activation;
+    s.stack.gated = c.gated;
     s.stack.num_buckets = c.num_buckets;
     s.stack.max_distance = c.max_distance;
     s.encoder_layers = c.encoder_layers;
@@ -54,12 +55,15 @@ ChronosBoltShape chronos_bolt_shape(const ChronosBoltConfig& c) {
 ChronosBoltHost::ChronosBoltHost(ChronosBoltCheckpoint checkpoint) : checkpoint_(std::move(checkpoint)) {
     const ChronosBoltTensors& t = checkpoint_.tensors;
     const ChronosBoltConfig& c = checkpoint_.config;
+    // The gated feed-forward's second projection, when the checkpoint has one.
+    const auto gate_of = [&](const HostTensor& t) { return c.gated ? linear_of(t) : Linear{}; };
     for (const auto& l : t.encoder)
         encoder_.push_back({l.attention_norm.data.data(), attention_of(l.self_attention), l.ff_norm.data.data(),
-                            linear_of(l.wi), linear_of(l.wo)});
+                            linear_of(l.wi), linear_of(l.wo), gate_of(l.wi_gate)});
     for (const auto& l : t.decoder)
         decoder_.push_back({l.self_norm.data.data(), attention_of(l.self_attention), l.cross_norm.data.data(),
-                            attention_of(l.cross_attention), l.ff_norm.data.data(), linear_of(l.wi), linear_of(l.wo)});
+                            attention_of(l.cross_attention), l.ff_norm.data.data(), linear_of(l.wi), linear_of(l.wo),
+                            gate_of(l.wi_gate)});
     weights_.shape = chronos_bolt_shape(c);
     weights_.quantile_levels = c.quantiles.data();
     weights_.shared = t.shared.data.data();

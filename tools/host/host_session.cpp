@@ -19,7 +19,7 @@ size_t HostSession::arena_bytes() const { return integer_ ? integer_->arena.size
 std::vector<float> HostSession::run(const float* src, size_t src_rows, const float* tgt, size_t tgt_rows,
                                     InputSpace space) {
     const ForecasterConfig& c = model_.as<Forecaster>().config();
-    std::vector<float> out(c.run_rows(src_rows, tgt_rows) * c.n_outputs);
+    std::vector<float> out(c.output_values(c.run_rows(src_rows, tgt_rows)));
     if (integer_)
         check_status(integer_->session.run(src, src_rows, tgt, tgt_rows, space, out.data()), model_.path);
     else
@@ -29,7 +29,7 @@ std::vector<float> HostSession::run(const float* src, size_t src_rows, const flo
 
 std::vector<float> HostSession::forecast(const float* history, size_t rows, size_t horizon, const float* future,
                                          size_t future_rows) {
-    std::vector<float> out(horizon * model_.as<Forecaster>().config().n_outputs);
+    std::vector<float> out(model_.as<Forecaster>().config().output_values(horizon));
     if (integer_)
         check_status(integer_->session.forecast(history, rows, horizon, out.data(), future, future_rows), model_.path);
     else

@@ -1,5 +1,6 @@
 #include "tools/host/model_loader.h"
 
+#include "models/forecaster/chronos_bolt_file.h"
 #include "tools/checkpoint/checkpoint.h"
 #include "tools/common/tool_error.h"
 #include "tools/family/family_descriptor.h"
@@ -31,9 +32,7 @@ std::unique_ptr<LoadedModel> open_model_bytes(const std::vector<uint8_t>& bytes,
     m->bytes = AlignedBuffer(bytes);
     check_status(ModelFile::open(m->bytes.data(), m->bytes.size(), Checksum::verify, &m->file), name);
     m->family = m->file.family();
-    uint32_t architecture = 0;
-    if (m->file.config(format::ConfigKey::architecture, &architecture) &&
-        architecture == static_cast<uint32_t>(format::Architecture::chronos_bolt))
+    if (is_chronos_bolt(m->file))
         throw ToolError(name +
                         " is a Chronos-Bolt model: `auspex forecast` runs it (docs/chronos-bolt.md); this "
                         "command does not take it yet");

@@ -140,17 +140,23 @@ ChronosBoltConfig parse_chronos_bolt_config(const std::string& json_text, const 
     const bool gated = root.find("is_gated_act") && root.find("is_gated_act")->as_bool(source + " \"is_gated_act\"");
     std::string proj = root.find("feed_forward_proj") ? root.find("feed_forward_proj")->as_string("feed_forward_proj")
                                                       : std::string("relu");
-    if (gated || proj.rfind("gated-", 0) == 0)
-        throw ToolError(source + ": a gated feed-forward (feed_forward_proj \"" + proj +
-                        "\") is not implemented: "
-                        "auspex runs Chronos-Bolt's published checkpoints, whose feed-forward is \"relu\"");
-    std::string act = root.find("dense_act_fn") ? root.find("dense_act_fn")->as_string("dense_act_fn") : proj;
+    const bool gated_proj = proj.rfind("gated-", 0) == 0;
+    // Transformers' T5Config: "gated-ACT" sets is_gated_act and dense_act_fn ACT ("gated-gelu": gelu_new).
+    const std::string implied = proj == "gated-gelu" ? "gelu_new" : gated_proj ? proj.substr(6) : proj;
+    std::string act = root.find("dense_act_fn") ? root.find("dense_act_fn")->as_string("dense_act_fn") : implied;
+    if (gated != gated_proj || (gated && act != implied))
+        throw ToolError(source + ": feed_forward_proj \"" + proj + "\", is_gated_act " + (gated ? "true" : "false") +
+                        " and dense_act_fn \"" + act +
+                        "\" disagree: a gated feed-forward states \"gated-ACT\", true and ACT (gated-gelu: gelu_new)");
+    c.gated = gated;
     if (act == "relu")
         c.activation = format::Activation::relu;
     else if (act == "gelu")
         c.activation = format::Activation::gelu;
+    else if (act == "gelu_new" || act == "gelu_pytorch_tanh")
+        c.activation = format::Activation::gelu_tanh;
     else
-        throw ToolError(source + ": dense_act_fn \"" + act + "\" is not one auspex computes (relu, gelu)");
+        throw ToolError(source + ": dense_act_fn \"" + act + "\" is not one auspex computes (relu, gelu, gelu_new)");
     c.d_model = int_key(root, "d_model", source, 1, 1 << 14);
     c.d_ff = int_key(root, "d_ff", source, 1, 1 << 16);
     c.d_kv = int_key(root, "d_kv", source, 1, 1 << 12);
@@ -222,7 +228,12 @@ ChronosBoltCheckpoint chronos_bolt_from(const ChronosBoltConfig& c, const Tensor
         l.attention_norm = t.take(p + "0.layer_norm.weight", {d});
         l.self_attention = take_attention(t, p + "0.SelfAttention", c);
         l.ff_norm = t.take(p + "1.layer_norm.weight", {d});
-        l.wi = t.take(p + "1.DenseReluDense.wi.weight", {ff, d});
+        if (c.gated) {
+            l.wi = t.take(p + "1.DenseReluDense.wi_0.weight", {ff, d});
+            l.wi_gate = t.take(p + "1.DenseReluDense.wi_1.weight", {ff, d});
+        } else {
+            l.wi = t.take(p + "1.DenseReluDense.wi.weight", {ff, d});
+        }
         l.wo = t.take(p + "1.DenseReluDense.wo.weight", {d, ff});
         w.encoder.push_back(std::move(l));
     }
@@ -235,7 +246,12 @@ ChronosBoltCheckpoint chronos_bolt_from(const ChronosBoltConfig& c, const Tensor
         l.cross_norm = t.take(p + "1.layer_norm.weight", {d});
         l.cross_attention = take_attention(t, p + "1.EncDecAttention", c);
         l.ff_norm = t.take(p + "2.layer_norm.weight", {d});
-        l.wi = t.take(p + "2.DenseReluDense.wi.weight", {ff, d});
+        if (c.gated) {
+            l.wi = t.take(p + "2.DenseReluDense.wi_0.weight", {ff, d});
+            l.wi_gate = t.take(p + "2.DenseReluDense.wi_1.weight", {ff, d});
+        } else {
+            l.wi = t.take(p + "2.DenseReluDense.wi.weight", {ff, d});
+        }
         l.wo = t.take(p + "2.DenseReluDense.wo.weight", {d, ff});
         w.decoder.push_back(std::move(l));
     }

@@ -1,8 +1,8 @@
 // Chronos-Bolt as its authors publish it: a Hugging Face directory of config.json (model_type "t5" with a
 // "chronos_config" object) and model.safetensors under Hugging Face's T5 key names. Reads both with no auspex
 // config, checks every value and shape, and hands out the tensors by role. What is not Chronos-Bolt, or is a
-// variant this runtime does not compute (gated feed-forward, overlapping patches), is refused with a message
-// naming the key and what to do.
+// variant this runtime does not compute (overlapping patches), is refused with a message naming the key and what
+// to do. T5 v1.1's gated feed-forward (feed_forward_proj "gated-gelu") is read as well.
 #pragma once
 #include <cstddef>
 #include <string>
@@ -21,10 +21,11 @@ struct ChronosBoltConfig {
     size_t num_heads = 0;
     size_t encoder_layers = 0;
     size_t decoder_layers = 0;
-    size_t num_buckets = 0;   // relative_attention_num_buckets
-    size_t max_distance = 0;  // relative_attention_max_distance
-    float eps = 1e-6f;        // layer_norm_epsilon
-    format::Activation activation = format::Activation::relu;
+    size_t num_buckets = 0;                                    // relative_attention_num_buckets
+    size_t max_distance = 0;                                   // relative_attention_max_distance
+    float eps = 1e-6f;                                         // layer_norm_epsilon
+    format::Activation activation = format::Activation::relu;  // dense_act_fn (gelu_new: gelu_tanh)
+    bool gated = false;  // is_gated_act: the feed-forward is act(x wi_0) * (x wi_1) -> wo
     size_t reg_token_id = 1;
     size_t decoder_start_token_id = 0;
     // chronos_config.
@@ -47,7 +48,8 @@ struct T5EncoderLayerTensors {
     HostTensor attention_norm;  // [d_model], RMS norm weight
     T5AttentionTensors self_attention;
     HostTensor ff_norm;
-    HostTensor wi, wo;  // [d_ff, d_model], [d_model, d_ff]
+    HostTensor wi, wo;   // [d_ff, d_model], [d_model, d_ff] (gated: wi is wi_0)
+    HostTensor wi_gate;  // gated: wi_1, [d_ff, d_model]
 };
 
 struct T5DecoderLayerTensors {
@@ -57,6 +59,7 @@ struct T5DecoderLayerTensors {
     T5AttentionTensors cross_attention;
     HostTensor ff_norm;
     HostTensor wi, wo;
+    HostTensor wi_gate;
 };
 
 // A residual MLP block: act(x W_hidden^T + b) W_output^T + b + (x W_residual^T + b).

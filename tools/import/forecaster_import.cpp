@@ -428,6 +428,18 @@ void import_patched(CheckpointTensors& ck, AxmModel& m, const ConvertConfig& con
 AxmModel import_forecaster(const TensorMap& tensors, const ConvertConfig& config) {
     if (config.arch != format::Family::forecaster)
         throw ToolError("config arch \"" + enum_text(config.arch) + "\" is not \"forecaster\"");
+    // Chronos-Bolt's block options come with its T5 layers, which a state_dict of nn.Transformer layers has not.
+    const auto chronos_only = [](const char* key, const std::string& value) {
+        throw ToolError(std::string("config \"") + key + "\": \"" + value +
+                        "\" is Chronos-Bolt's (T5 layers): convert the published Chronos-Bolt directory itself "
+                        "(auspex convert DIR -o model.axm; docs/chronos-bolt.md)");
+    };
+    if (config.decoding == format::Decoding::start_token) chronos_only("decoding", "start_token");
+    if (config.input_embedding == format::InputEmbedding::patch_mlp) chronos_only("input_embedding", "patch_mlp");
+    if (config.head == format::ForecastHead::residual_mlp) chronos_only("head", "residual_mlp");
+    if (config.positional_encoding == format::PositionalEncoding::relative ||
+        config.decoder_positional_encoding == format::PositionalEncoding::relative)
+        chronos_only("positional_encoding", "relative");
     // The Time-Series-Library's DataEmbedding (named by its map) becomes one Linear per side first.
     TensorMap folded = tensors;
     TokenConv src_conv, tgt_conv;
