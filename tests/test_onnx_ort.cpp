@@ -60,8 +60,8 @@ TEST_CASE("onnx: the reference evaluator agrees with ONNX Runtime on every expor
             INFO(folder << stem << " output " << want.name);
             const auto [worst, largest] = differences(out.at(want.name), want);
             const double bound = 1e-5 * std::max(1.0, largest);
-            MESSAGE(folder << stem << " " << want.name << ": max |evaluator - ONNX Runtime| = " << worst
-                           << " (bound " << bound << ")");
+            MESSAGE(folder << stem << " " << want.name << ": max |evaluator - ONNX Runtime| = " << worst << " (bound "
+                           << bound << ")");
             CHECK(worst <= bound);
             CHECK(largest > 0);
         }

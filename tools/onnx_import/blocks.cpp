@@ -108,6 +108,8 @@ void mark(GraphView& g, const std::vector<size_t>& nodes) {
     for (size_t n : nodes) g.explain(n);
 }
 
+}  // namespace
+
 // The reduction axes of a ReduceMean (attribute below opset 18, input from it on).
 std::vector<int64_t> reduce_axes(const GraphView& g, const onnx::Node& n) {
     if (const onnx::Attribute* a = n.attribute("axes")) return a->ints;
@@ -118,7 +120,7 @@ std::vector<int64_t> reduce_axes(const GraphView& g, const onnx::Node& n) {
     return axes;
 }
 
-bool last_axis_only(const GraphView& g, const onnx::Node& n, const std::string& x) {
+static bool last_axis_only(const GraphView& g, const onnx::Node& n, const std::string& x) {
     const std::vector<int64_t> axes = reduce_axes(g, n);
     const int64_t rank = static_cast<int64_t>(g.shape(x).size());
     return axes.size() == 1 && (axes[0] == -1 || axes[0] == rank - 1) && int_attribute(n, "keepdims", 1) == 1;
@@ -160,8 +162,6 @@ int vector_reader(const GraphView& g, const std::string& value, const std::strin
     out->shape = {d};
     return static_cast<int>(readers[0]);
 }
-
-}  // namespace
 
 std::optional<Linear> linear_from(GraphView& g, const std::string& x) {
     for (size_t r : g.consumers(x)) {

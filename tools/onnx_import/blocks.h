@@ -70,6 +70,19 @@ std::vector<Attention> join_heads(GraphView& g, std::vector<Attention> heads);
 // The output projection after `value` (the heads' joined values) and the layout ops after it.
 void finish_attention(GraphView& g, Attention& a, std::string value);
 
+// Matching helpers the recognisers share.
+// The reduction axes of a ReduceMean (attribute below opset 18, input from it on).
+std::vector<int64_t> reduce_axes(const GraphView& g, const onnx::Node& n);
+// The one unexplained reader of `value` with op `op` whose other input is a scalar constant (after `value` for
+// Div, Sub and Pow); its value in *c. -1 when there is none.
+int scalar_reader(const GraphView& g, const std::string& value, const std::string& op, double* c);
+// The one unexplained reader of `value` with op `op` whose other input is `other` (either order), or -1.
+int pair_reader(const GraphView& g, const std::string& value, const std::string& op, const std::string& other);
+// `value`'s only reader when it is `op` with a constant of d values (any shape of d elements) as its other
+// input; the constant in *out. -1 otherwise.
+int vector_reader(const GraphView& g, const std::string& value, const std::string& op, int64_t d,
+                  tools::HostTensor* out);
+
 // The Add of `a` and `b` (in either order) no block explained yet, or -1.
 int add_of(const GraphView& g, const std::string& a, const std::string& b);
 

@@ -6,6 +6,7 @@
 #include "tools/import/import_common.h"
 #include "tools/onnx_import/blocks.h"
 #include "tools/onnx_import/graph_view.h"
+#include "tools/onnx_import/revin_lowering.h"
 #include "tools/onnx_import/stack_lowering.h"
 
 namespace ax::onnx_import {
@@ -106,9 +107,16 @@ LoweredGraph lower_forecaster(const onnx::Model& original, const onnx::FoldedGra
 
     out.src_input = fed[0]->name;
     const int64_t src_rows = g.shape(out.src_input)[1];
-    StackLowering::InputSide src = low.input_side(out.src_input, src_rows);
+    // RevIN: the window normalized per column before the input block, the forecast restored at the end.
+    const std::optional<Revin> revin = revin_from(g, out.src_input);
+    if (revin && fed.size() != 1)
+        throw ToolError("RevIN (" + revin->node +
+                        ") in a graph of two inputs: auspex runs RevIN in one-pass models (encoder-only, or a decoder "
+                        "fed the window's last rows); convert the checkpoint with its config");
+    const std::string window = revin ? revin->normalized : out.src_input;
+    StackLowering::InputSide src = low.input_side(window, src_rows);
     // One input feeding a decoder too: its last rows and placeholder rows after them (one-pass decoding).
-    const std::optional<OnePassInput> one_pass = fed.size() == 1 ? one_pass_input(g, out.src_input) : std::nullopt;
+    const std::optional<OnePassInput> one_pass = fed.size() == 1 ? one_pass_input(g, window) : std::nullopt;
     const bool encoder_only = fed.size() == 1 && !one_pass;
     const std::string enc_root = encoder_only ? "encoder." : "transformer.encoder.";
     size_t enc_layers = 0, dec_layers = 0;
@@ -256,6 +264,21 @@ LoweredGraph lower_forecaster(const onnx::Model& original, const onnx::FoldedGra
     }
     low.put_linear(head_module, *gen);
     if (one_pass) y = last_rows(g, forward_over_layout(g, y), one_pass->horizon);
+    if (revin) {
+        y = revin_restore(g, *revin, forward_over_layout(g, y));
+        f.revin = true;
+        f.revin_eps = revin->eps;
+        state("revin");
+        state("revin_eps");
+        if (revin->affine) {
+            low.put("revin_layer.affine_weight", revin->weight);
+            low.put("revin_layer.affine_bias", revin->bias);
+        }
+        if (revin->subtract_last) {
+            f.described[format::ConfigKey::subtract_last] = 1;
+            state("subtract_last");
+        }
+    }
     out.output = low.finish(y, "output Linear " + gen->node, "forecaster",
                             "input Linear, positions, encoder/decoder layers of attention, LayerNorm, feed-forward and "
                             "residual adds, output Linear");

@@ -6,6 +6,7 @@
 
 #include "tools/common/tool_error.h"
 #include "tools/convert/conversion_check.h"
+#include "tools/import/config_keys.h"
 #include "tools/import/convert_config.h"
 #include "tools/onnx/onnx_eval.h"
 #include "tools/onnx/onnx_fold.h"
@@ -125,11 +126,19 @@ ConvertConfig merge(ConvertConfig c, const LoweredGraph& low, const std::string&
         if (key == "horizon") take_fact(c, "horizon", &ConvertConfig::horizon, f, path);
         if (key == "placeholder") take_fact(c, "placeholder", &ConvertConfig::placeholder, f, path);
         if (key == "embed_scale") take_fact(c, "embed_scale", &ConvertConfig::embed_scale, f, path);
+        if (key == "revin") take_fact(c, "revin", &ConvertConfig::revin, f, path);
+        if (key == "revin_eps") {
+            if (c.revin_eps && static_cast<float>(*c.revin_eps) != static_cast<float>(*f.revin_eps))
+                throw ToolError(path + ": \"revin_eps\" contradicts the graph's RevIN eps");
+            c.revin_eps = f.revin_eps;
+            c.stated.insert(key);
+        }
     }
     for (const auto& [k, v] : f.described) {
         const auto at = c.described.find(k);
         if (at != c.described.end() && at->second != v)
-            throw ToolError(path + ": a mask statement contradicts the graph's attention masks");
+            throw ToolError(path + ": \"" + tools::config_key_name(k) +
+                            "\" contradicts the graph, which shows another value; remove the key (the graph tells it)");
         c.described[k] = v;
     }
     // Layer counts and sizes come from the tensors as for a checkpoint; a statement is checked there.
