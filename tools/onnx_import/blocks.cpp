@@ -175,10 +175,72 @@ std::optional<Linear> linear_from(GraphView& g, const std::string& x) {
     return std::nullopt;
 }
 
+namespace {
+
+// A Transpose swapping the last two axes of a rank-3 value.
+bool swaps_last_two(const onnx::Node& n) {
+    const onnx::Attribute* perm = n.attribute("perm");
+    return n.op_type == "Transpose" && perm && perm->ints == std::vector<int64_t>{0, 2, 1};
+}
+
+// The unexplained Transpose(0, 2, 1) reading `value`, or -1.
+int swapped_back(const GraphView& g, const std::string& value) {
+    for (size_t r : g.consumers(value))
+        if (!g.explained(r) && swaps_last_two(g.node(r))) return static_cast<int>(r);
+    return -1;
+}
+
+// Transpose(0, 2, 1), BatchNormalization of constant statistics (evaluation mode), Transpose(0, 2, 1).
+std::optional<Norm> batch_norm_from(GraphView& g, const std::string& x, int64_t d) {
+    for (size_t r : g.consumers(x)) {
+        if (g.explained(r) || !swaps_last_two(g.node(r))) continue;
+        const int bn = g.consumer(g.node(r).outputs[0], "BatchNormalization");
+        if (bn < 0) continue;
+        const onnx::Node& n = g.node(static_cast<size_t>(bn));
+        if (n.inputs.size() != 5 || n.outputs.size() != 1 || int_attribute(n, "training_mode", 0) != 0) continue;
+        const onnx::Tensor* t[4];
+        bool constant = true;
+        for (size_t k = 0; k < 4; ++k) {
+            t[k] = g.constant(n.inputs[k + 1]);
+            constant = constant && t[k] && t[k]->is_float() && static_cast<int64_t>(t[k]->size()) == d;
+        }
+        if (!constant) continue;
+        // The Transpose back; the exporter may have fused it with a layout op of another reader (the next
+        // layer's attention reads the channels-first value through one Transpose): see same_rows.
+        const int back = swapped_back(g, n.outputs[0]);
+        if (back < 0) continue;
+        Norm norm;
+        norm.batch = true;
+        HostTensor* into[4] = {&norm.weight, &norm.bias, &norm.mean, &norm.variance};
+        for (size_t k = 0; k < 4; ++k) {
+            *into[k] = host(*t[k]);
+            into[k]->shape = {d};
+        }
+        norm.eps = float_attribute(n, "epsilon", 1e-5f);
+        norm.output = g.node(static_cast<size_t>(back)).outputs[0];
+        mark(g, {r, static_cast<size_t>(bn), static_cast<size_t>(back)});
+        return norm;
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
+bool same_rows(const GraphView& g, const std::string& source, const std::string& x) {
+    if (source == x) return true;
+    const int p = g.producer(source);
+    if (p < 0 || g.node(static_cast<size_t>(p)).op_type != "BatchNormalization") return false;
+    for (size_t r : g.consumers(source))
+        if (swaps_last_two(g.node(r)) && g.node(r).outputs[0] == x) return true;
+    return false;
+}
+
 std::optional<Norm> layer_norm_from(GraphView& g, const std::string& x) {
     const std::vector<int64_t> xs = g.shape(x);
     if (xs.empty()) return std::nullopt;
     const int64_t d = xs.back();
+    if (xs.size() == 3)
+        if (std::optional<Norm> bn = batch_norm_from(g, x, d)) return bn;
     Norm norm;
     const int ln = g.consumer(x, "LayerNormalization");
     if (ln >= 0) {

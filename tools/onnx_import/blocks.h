@@ -25,11 +25,15 @@ struct Linear {
 std::optional<Linear> linear_from(GraphView& g, const std::string& x);
 
 // LayerNormalization over the last axis, or its decomposition (ReduceMean, Sub, Pow, ReduceMean, Add eps, Sqrt,
-// Div, Mul, Add) that exporters write below opset 17.
+// Div, Mul, Add) that exporters write below opset 17; or a BatchNorm1d over the channels in evaluation mode
+// (Transpose to [batch, d_model, rows], BatchNormalization, Transpose back), as PatchTST's and mvts_transformer's
+// layers norm.
 struct Norm {
     tools::HostTensor weight, bias;
     float eps = 1e-5f;
     std::string output;
+    bool batch = false;                // BatchNorm1d: its running statistics below
+    tools::HostTensor mean, variance;  // [d_model]
 };
 std::optional<Norm> layer_norm_from(GraphView& g, const std::string& x);
 
@@ -82,6 +86,10 @@ int pair_reader(const GraphView& g, const std::string& value, const std::string&
 // input; the constant in *out. -1 otherwise.
 int vector_reader(const GraphView& g, const std::string& value, const std::string& op, int64_t d,
                   tools::HostTensor* out);
+
+// Whether `source` (what an attention's projection reads, layout ops walked over) is `x`, or the channels-first
+// value of a BatchNorm whose Transpose back is `x` (the exporter fuses that Transpose with the next layer's).
+bool same_rows(const GraphView& g, const std::string& source, const std::string& x);
 
 // The Add of `a` and `b` (in either order) no block explained yet, or -1.
 int add_of(const GraphView& g, const std::string& a, const std::string& b);

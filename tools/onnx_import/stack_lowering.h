@@ -110,6 +110,10 @@ struct StackLowering {
     void put_norm(const std::string& module, const Norm& n) {
         put(module + ".weight", n.weight);
         put(module + ".bias", n.bias);
+        if (n.batch) {  // the importer folds BatchNorm's statistics as it does a checkpoint's
+            put(module + ".running_mean", n.mean);
+            put(module + ".running_var", n.variance);
+        }
     }
 
     void put_attention(const std::string& module, const Attention& a) {
@@ -132,7 +136,8 @@ struct StackLowering {
         for (size_t i = 0; i < attentions.size(); ++i) {
             // Nodes may be shared with an attention taken before (the exporter writes the memory's transpose
             // once for every decoder layer).
-            if (taken[i] || attentions[i].q.source != q || attentions[i].k.source != kv) continue;
+            if (taken[i] || !same_rows(g, attentions[i].q.source, q) || !same_rows(g, attentions[i].k.source, kv))
+                continue;
             taken[i] = true;
             for (size_t n : attentions[i].nodes) g.explain(n);
             return &attentions[i];
