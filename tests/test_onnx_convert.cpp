@@ -29,12 +29,13 @@ struct Case {
     const char* name;
     bool decoder;
 };
-const Case kCases[] = {
-    {"post_relu_sin", true},          {"pre_gelu_learned", true},      {"post_gelu_nofold", true},
-    {"encoder_flatten", false},       {"encoder_last_row", false},     {"encoder_flatten_op15", false},
-    {"encoder_last_row_op16", false}, {"encoder_last_row_f64", false}, {"revin_affine", false},
-    {"revin_plain", false},           {"revin_subtract_last", false},  {"batchnorm_flatten", false},
-    {"batchnorm_revin", false}};
+const Case kCases[] = {{"post_relu_sin", true},          {"pre_gelu_learned", true},
+                       {"post_gelu_nofold", true},       {"encoder_flatten", false},
+                       {"encoder_last_row", false},      {"encoder_flatten_op15", false},
+                       {"encoder_last_row_op16", false}, {"encoder_last_row_f64", false},
+                       {"revin_affine", false},          {"revin_plain", false},
+                       {"revin_subtract_last", false},   {"batchnorm_flatten", false},
+                       {"batchnorm_revin", false},       {"memory_tril", true}};
 
 std::string path_of(const std::string& name, const std::string& ext) {
     return test::fixture_path("onnx_convert/" + name + ext);

@@ -115,7 +115,8 @@ std::vector<float> reference_layer(const tools::TensorMap& t, const std::string&
             y = attention(t, prefix + "self_attn", in, rows, in, rows, d, o.heads, o.causal,
                           memory ? std::vector<bool>() : o.padded_source);
         else if (s == 1 && memory)
-            y = attention(t, prefix + "multihead_attn", in, rows, mem, memory_rows, d, o.heads, false, o.padded_source);
+            y = attention(t, prefix + "multihead_attn", in, rows, mem, memory_rows, d, o.heads, o.memory_tril,
+                          o.padded_source);
         else
             y = feed_forward(t, prefix, in, rows, o.activation);
         add_to(x, y);

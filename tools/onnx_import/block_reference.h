@@ -16,7 +16,8 @@ struct LayerOptions {
     format::Activation activation = format::Activation::relu;
     float eps = 1e-5f;
     int64_t heads = 1;
-    bool causal = false;  // the layer's self-attention
+    bool causal = false;       // the layer's self-attention
+    bool memory_tril = false;  // a decoder layer's attention over the memory: row i sees memory rows 0..i
     // Source keys that are padding (a padding mask made from the ids): masked in an encoder layer's self-attention
     // and a decoder layer's attention over the memory; empty when none are.
     std::vector<bool> padded_source;

@@ -545,15 +545,18 @@ bool padding_mask(const GraphView& g, std::string value, int64_t* pad_id, std::v
 }
 
 MaskKind classify_mask(const std::vector<float>& m, int64_t lq, int64_t lk, bool* ok) {
-    bool zero = true, causal = true;
+    bool zero = true, causal = true, tril = true;
     for (int64_t i = 0; i < lq; ++i)
         for (int64_t j = 0; j < lk; ++j) {
             const float v = m[static_cast<size_t>(i * lk + j)];
+            const bool masked = (std::isinf(v) && v < 0) || v <= -1e9f;
             zero = zero && v == 0.0f;
-            causal = causal && (j <= i + (lk - lq) ? v == 0.0f : (std::isinf(v) && v < 0) || v <= -1e9f);
+            causal = causal && (j <= i + (lk - lq) ? v == 0.0f : masked);
+            tril = tril && (j <= i ? v == 0.0f : masked);
         }
-    *ok = zero || causal;
-    return zero ? MaskKind::none : MaskKind::causal;
+    *ok = zero || causal || tril;
+    // Square scores: causal and tril are the same mask, called causal.
+    return zero ? MaskKind::none : causal ? MaskKind::causal : MaskKind::tril;
 }
 
 }  // namespace
@@ -663,6 +666,7 @@ Attention attention_at(GraphView& g, size_t softmax) {
     if (!mask.empty()) {
         bool ok = false;
         a.mask = classify_mask(mask, lq, lk, &ok);
+        a.square = lq == lk;
         if (!ok) not_attention(g, softmax, "its mask is neither causal nor empty");
     }
     a.q = *q;

@@ -54,12 +54,15 @@ struct Projection {
 // One multi-head attention, found from its Softmax: q/k/v projections, scores (MatMul or Einsum), the scale
 // (every scalar Mul/Div on the way, as a product), an additive mask (a constant, or Where of a constant
 // condition), the value product and the output projection.
-enum class MaskKind { none, causal };
+// causal: query i sees keys 0..i + (keys - queries) (the last query sees every key); tril: query i sees keys 0..i
+// (a memory mask torch.tril writes for more memory rows than decoder rows). Square scores are called causal.
+enum class MaskKind { none, causal, tril };
 struct Attention {
     Projection q, k, v;
     Linear out;
     int64_t head_dim = 0;
     MaskKind mask = MaskKind::none;
+    bool square = true;         // as many queries as keys (where the mask was classified)
     int64_t pad_id = -1;        // keys whose id is this are masked (a key-padding mask made from the ids), or -1
     std::string output;         // the attention's result in the model's layout (one head's, when `concat` is set)
     int concat = -1;            // one head of several written apart: the Concat joining them (join_heads)

@@ -170,7 +170,7 @@ LoweredGraph lower_forecaster(const onnx::Model& original, const onnx::FoldedGra
                 low.put("pos_embedding", *src.table);
             }
         }
-        f.memory_mask = format::MemoryMask::none;  // a masked memory is refused above
+        f.memory_mask = low.facts.memory_mask == MaskKind::tril ? format::MemoryMask::tril : format::MemoryMask::none;
         state("memory_mask");
         if (low.facts.decoder_mask == MaskKind::none) {
             f.described[format::ConfigKey::decoder_mask] = static_cast<uint32_t>(format::DecoderMask::none);

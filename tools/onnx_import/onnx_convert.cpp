@@ -242,7 +242,8 @@ std::string first_block_that_differs(const OnnxImport& imported) {
         const auto at = c.described.find(key);
         return at == c.described.end() ? absent : at->second;
     };
-    LayerOptions o{c.norm_first, c.activation, static_cast<float>(c.layer_norm_eps), c.nhead, false, {}};
+    LayerOptions o{c.norm_first, c.activation, static_cast<float>(c.layer_norm_eps), c.nhead, false, false, {}};
+    o.memory_tril = c.memory_mask == format::MemoryMask::tril;
     if (c.pad_id)
         for (int32_t id : imported.tokens) o.padded_source.push_back(id == *c.pad_id);
     std::string input;  // the graph's value at the current stack's input, then at each layer's end

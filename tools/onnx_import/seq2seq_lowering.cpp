@@ -31,6 +31,10 @@ LoweredGraph lower_seq2seq(const onnx::Model& original, const onnx::FoldedGraph&
             "the translator's decoder attends without a causal mask: its decoding feeds one token at a time");
     if (low.facts.encoder_mask != MaskKind::none)
         throw ToolError("the translator's encoder attends with a causal mask: the seq2seq family has none");
+    if (low.facts.memory_mask != MaskKind::none)
+        throw ToolError(
+            "the translator's decoder attends to the source through a mask (tril): the seq2seq family "
+            "masks the source's padding only");
     std::optional<Linear> gen = linear_from(g, last);
     if (!gen) throw ToolError("the decoder's output " + last + " goes to no generator Linear");
     low.put_linear("generator", *gen);

@@ -255,6 +255,7 @@ struct StackLowering {
     }
 
     void record_encoder_mask(const Attention& a, const std::string& name) {
+        if (a.mask == MaskKind::tril) throw ToolError(a.softmax + ": an encoder's self-attention mask is not square");
         if (name != "encoder layer 0" && (a.mask != facts.encoder_mask || a.pad_id != facts.pad_id))
             throw ToolError(name + "'s attention mask differs from the first layer's (" + a.softmax + ")");
         facts.encoder_mask = a.mask;
@@ -271,12 +272,17 @@ struct StackLowering {
             throw ToolError(cross.softmax +
                             ": the decoder masks the encoder's rows by their ids otherwise than the encoder does "
                             "(auspex masks the source's padding id in both)");
-        if (cross.mask != MaskKind::none)
+        // The memory mask the runtime has is tril: decoder row i sees memory rows 0..i.
+        const bool tril = cross.mask == MaskKind::tril || (cross.mask == MaskKind::causal && cross.square);
+        if (cross.mask != MaskKind::none && !tril)
             throw ToolError(cross.softmax +
-                            ": the decoder's attention over the encoder's rows is masked; auspex lowers a memory "
-                            "mask only when it is absent (convert the checkpoint with \"memory_mask\" instead)");
+                            ": the decoder's attention over the encoder's rows is masked so that its last row sees "
+                            "every memory row (a mask aligned to the end); auspex lowers no memory mask or tril "
+                            "(decoder row i sees memory rows 0..i)");
+        if (self.mask == MaskKind::tril)
+            throw ToolError(self.softmax + ": the decoder's self-attention mask is not square");
         facts.decoder_mask = self.mask;
-        facts.memory_mask = cross.mask;
+        facts.memory_mask = tril ? MaskKind::tril : MaskKind::none;
         facts.decoder_seen = true;
     }
 
