@@ -29,13 +29,12 @@ struct Case {
     const char* name;
     bool decoder;
 };
-const Case kCases[] = {{"post_relu_sin", true},          {"pre_gelu_learned", true},
-                       {"post_gelu_nofold", true},       {"encoder_flatten", false},
-                       {"encoder_last_row", false},      {"encoder_flatten_op15", false},
-                       {"encoder_last_row_op16", false}, {"encoder_last_row_f64", false},
-                       {"revin_affine", false},          {"revin_plain", false},
-                       {"revin_subtract_last", false},   {"batchnorm_flatten", false},
-                       {"batchnorm_revin", false},       {"memory_tril", true}};
+const Case kCases[] = {
+    {"post_relu_sin", true},          {"pre_gelu_learned", true},      {"post_gelu_nofold", true},
+    {"encoder_flatten", false},       {"encoder_last_row", false},     {"encoder_flatten_op15", false},
+    {"encoder_last_row_op16", false}, {"encoder_last_row_f64", false}, {"revin_affine", false},
+    {"revin_plain", false},           {"revin_subtract_last", false},  {"batchnorm_flatten", false},
+    {"batchnorm_revin", false},       {"memory_tril", true},           {"token_conv", true}};
 
 std::string path_of(const std::string& name, const std::string& ext) {
     return test::fixture_path("onnx_convert/" + name + ext);
@@ -241,6 +240,22 @@ TEST_CASE("cli: auspex convert MODEL.onnx refuses what no block explains, and co
     test::check_error(test::auspex("convert " + path_of("pre_gelu_learned", ".onnx") + " --config " + config + " -o " +
                                    dir + "/m.axm"),
                       1, "converting an ONNX graph lowers forecasters");
+    // Options the graph shows (RevIN's subtract_last, a tril memory mask, RevIN itself) cannot be stated otherwise.
+    config = test::write_file("onnx_subtract_last.json", "{\"subtract_last\": false}");
+    test::check_error(test::auspex("convert " + path_of("revin_subtract_last", ".onnx") + " --config " + config +
+                                   " -o " + dir + "/m.axm"),
+                      1, "\"subtract_last\" contradicts the graph");
+    config = test::write_file("onnx_memory_mask.json", "{\"memory_mask\": \"none\"}");
+    test::check_error(
+        test::auspex("convert " + path_of("memory_tril", ".onnx") + " --config " + config + " -o " + dir + "/m.axm"), 1,
+        "\"memory_mask\" contradicts the graph");
+    config = test::write_file("onnx_revin.json", "{\"revin\": false}");
+    test::check_error(
+        test::auspex("convert " + path_of("revin_plain", ".onnx") + " --config " + config + " -o " + dir + "/m.axm"), 1,
+        "\"revin\" contradicts the graph");
+    // nn.Conv1d(padding_mode="circular") exports its wrap-around one step off: the graph computes another model.
+    test::check_error(test::auspex("convert " + path_of("token_conv_circular_mode", ".onnx") + " -o " + dir + "/m.axm"),
+                      1, "pads the input's channels otherwise than circularly by one step");
     CHECK(!std::filesystem::exists(dir + "/m.axm"));
 }
 

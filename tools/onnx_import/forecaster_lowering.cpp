@@ -150,8 +150,11 @@ LoweredGraph lower_forecaster(const onnx::Model& original, const onnx::FoldedGra
         if (dec_layers == 0)
             throw ToolError("found no decoder layer reading the decoder's input block (" + tgt.value +
                             ") and the encoder's output (" + memory + ")");
-        low.put_linear("embedding_src", src.embed);
-        low.put_linear("embedding_tgt", tgt.embed);
+        if (src.conv.has_value() != tgt.conv.has_value())
+            throw ToolError("a token convolution on one side only (" + (src.conv ? src.conv->node : tgt.conv->node) +
+                            "): auspex embeds both sides the same way");
+        low.put_embedding("embedding_src", "src", src);
+        low.put_embedding("embedding_tgt", "tgt", tgt);
         if (tgt.scale != src.scale)
             throw ToolError("the encoder's inputs are scaled by " + std::to_string(src.scale) + ", the decoder's by " +
                             std::to_string(tgt.scale) + ": auspex scales both sides alike");
@@ -177,7 +180,7 @@ LoweredGraph lower_forecaster(const onnx::Model& original, const onnx::FoldedGra
             state("decoder_mask");
         }
     } else {
-        low.put_linear("input_embed", src.embed);
+        low.put_embedding("input_embed", "src", src);
         if (src.table && !src.sinusoidal) low.put("pos_embedding", *src.table);
     }
     // Sinusoidal positions are computed by the runtime: only their limit is stored, the rows of the table the
@@ -213,7 +216,7 @@ LoweredGraph lower_forecaster(const onnx::Model& original, const onnx::FoldedGra
     }
 
     // The head.
-    const int64_t d = src.embed.weight.shape[0];
+    const int64_t d = src.conv ? src.conv->weight.shape[0] : src.embed.weight.shape[0];
     std::string head_in = last;
     if (encoder_only) {
         format::ForecastHead head = format::ForecastHead::generator;

@@ -16,6 +16,7 @@
 #include "tools/import/import_common.h"
 #include "tools/onnx/onnx_model.h"
 #include "tools/onnx_import/blocks.h"
+#include "tools/onnx_import/conv_lowering.h"
 #include "tools/onnx_import/graph_view.h"
 #include "tools/onnx_import/lowered_graph.h"
 
@@ -353,7 +354,8 @@ struct StackLowering {
     struct InputSide {
         std::string value;
         Linear embed;
-        HostTensor tokens;  // a token family's embedding table [vocab, d_model] (Gather by the ids)
+        std::optional<TokenConv> conv;  // a token convolution in place of the input Linear
+        HostTensor tokens;              // a token family's embedding table [vocab, d_model] (Gather by the ids)
         double scale = 1.0;
         std::optional<HostTensor> table;
         bool sinusoidal = false;
@@ -361,9 +363,23 @@ struct StackLowering {
         bool cut = false;  // the table holds only the rows the export ran (a fixed-axes export folds the slice)
     };
 
+    // The input block's embedding: the Linear, or a token convolution under the name the importer folds
+    // (`side` "src" or "tgt").
+    void put_embedding(const std::string& module, const std::string& side, const InputSide& s) {
+        if (s.conv)
+            put(side + "_token_conv.weight", s.conv->weight);
+        else
+            put_linear(module, s.embed);
+    }
+
     // The input block: input Linear, an optional scalar scale, an optional constant position table.
     InputSide input_side(const std::string& input, int64_t rows) {
         InputSide s;
+        if ((s.conv = token_conv_from(g, input))) {
+            s.value = s.conv->output;
+            s.embed.node = s.conv->node;
+            return after_embedding(s, rows, s.conv->weight.shape[0]);
+        }
         std::optional<Linear> l = linear_from(g, input);
         if (!l)
             throw ToolError(
@@ -432,7 +448,7 @@ struct StackLowering {
                 g.explain((*readers)[0]);
                 s.value = a.outputs[0];
             } else if (t && t->is_float() && !t->shape.empty() && t->shape.back() == d &&
-                       static_cast<int64_t>(t->size()) == d && rows > 1 && s.scale == 1.0) {
+                       static_cast<int64_t>(t->size()) == d && rows > 1 && s.scale == 1.0 && !s.conv) {
                 // One row added to every row (a position table indexed by the batch, so every row of a series
                 // gets PE(0); a learned offset): the input Linear's bias plus that row.
                 if (s.embed.bias.shape.empty()) {
