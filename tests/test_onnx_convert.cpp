@@ -253,6 +253,10 @@ TEST_CASE("cli: auspex convert MODEL.onnx refuses what no block explains, and co
     test::check_error(
         test::auspex("convert " + path_of("revin_plain", ".onnx") + " --config " + config + " -o " + dir + "/m.axm"), 1,
         "\"revin\" contradicts the graph");
+    // GELU's tanh form: the runtime has the exact GELU only.
+    test::check_error(test::auspex("convert " + path_of("gelu_tanh", ".onnx") + " -o " + dir + "/m.axm"), 1,
+                      "computes GELU's tanh approximation (nn.GELU(approximate=\"tanh\")), which the runtime does not "
+                      "have");
     // nn.Conv1d(padding_mode="circular") exports its wrap-around one step off: the graph computes another model.
     test::check_error(test::auspex("convert " + path_of("token_conv_circular_mode", ".onnx") + " -o " + dir + "/m.axm"),
                       1, "pads the input's channels otherwise than circularly by one step");

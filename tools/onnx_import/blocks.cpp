@@ -300,8 +300,35 @@ std::optional<Norm> layer_norm_from(GraphView& g, const std::string& x) {
     return std::nullopt;
 }
 
+namespace {
+
+[[noreturn]] void tanh_gelu(const onnx::Node& n) {
+    throw ToolError(n.describe() +
+                    " computes GELU's tanh approximation (nn.GELU(approximate=\"tanh\")), which the runtime does not "
+                    "have (it computes ReLU, the exact GELU with erf, and ELU; the two GELUs differ by up to 5e-4): "
+                    "nothing was converted. A model trained with the tanh form forecasts differently with the exact "
+                    "one; fine-tune with nn.GELU() and export again");
+}
+
+// GELU's tanh form as torch writes it, 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3))): x times itself
+// (or cubed) and a Tanh within a few single steps after. The Tanh node, or -1.
+int tanh_gelu_at(const GraphView& g, const std::string& x) {
+    double c = 0;
+    int at = pair_reader(g, x, "Mul", x);
+    if (at < 0 && ((at = scalar_reader(g, x, "Pow", &c)) < 0 || c != 3.0)) return -1;
+    for (int steps = 0; steps < 6 && at >= 0; ++steps) {
+        if (g.node(static_cast<size_t>(at)).op_type == "Tanh") return at;
+        const std::vector<size_t>& next = g.consumers(g.node(static_cast<size_t>(at)).outputs[0]);
+        at = next.size() == 1 ? static_cast<int>(next[0]) : -1;
+    }
+    return -1;
+}
+
+}  // namespace
+
 std::optional<Act> activation_from(GraphView& g, const std::string& x) {
     Act a;
+    if (const int t = tanh_gelu_at(g, x); t >= 0) tanh_gelu(g.node(static_cast<size_t>(t)));
     if (const int relu = g.consumer(x, "Relu"); relu >= 0) {
         g.explain(static_cast<size_t>(relu));
         a.output = g.node(static_cast<size_t>(relu)).outputs[0];
@@ -310,6 +337,7 @@ std::optional<Act> activation_from(GraphView& g, const std::string& x) {
     a.kind = format::Activation::gelu;
     if (const int gelu = g.consumer(x, "Gelu"); gelu >= 0) {
         const onnx::Attribute* approx = g.node(static_cast<size_t>(gelu)).attribute("approximate");
+        if (approx && approx->s == "tanh") tanh_gelu(g.node(static_cast<size_t>(gelu)));
         if (approx && approx->s != "none") return std::nullopt;
         g.explain(static_cast<size_t>(gelu));
         a.output = g.node(static_cast<size_t>(gelu)).outputs[0];

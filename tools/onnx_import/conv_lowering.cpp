@@ -50,12 +50,13 @@ std::optional<TokenConv> token_conv_from(GraphView& g, const std::string& x) {
         const int left = g.producer(c.inputs[0]), right = g.producer(c.inputs[2]);
         if (left < 0 || right < 0 || !one_step(g, static_cast<size_t>(left), t, rows, rows - 1) ||
             !one_step(g, static_cast<size_t>(right), t, rows, 0))
-            throw ToolError(c.describe() +
-                            " pads the input's channels otherwise than circularly by one step (the last step before "
-                            "the window, the first after it): the token convolution lowered is the "
-                            "Time-Series-Library's TokenEmbedding, circular padding 1. torch 1.13 exports "
-                            "nn.Conv1d(padding_mode=\"circular\") so, one step off: write the padding out, "
-                            "torch.cat([h[..., -1:], h, h[..., :1]], -1) before a Conv1d of padding 0, and export again");
+            throw ToolError(
+                c.describe() +
+                " pads the input's channels otherwise than circularly by one step (the last step before "
+                "the window, the first after it): the token convolution lowered is the "
+                "Time-Series-Library's TokenEmbedding, circular padding 1. torch 1.13 exports "
+                "nn.Conv1d(padding_mode=\"circular\") so, one step off: write the padding out, "
+                "torch.cat([h[..., -1:], h, h[..., :1]], -1) before a Conv1d of padding 0, and export again");
         const std::vector<size_t>& readers = g.consumers(c.outputs[0]);
         if (readers.size() != 1 || g.node(readers[0]).op_type != "Conv") continue;
         const onnx::Node& conv = g.node(readers[0]);
@@ -85,8 +86,8 @@ std::optional<TokenConv> token_conv_from(GraphView& g, const std::string& x) {
         tc.weight.source_dtype = "float32";
         tc.output = g.node(after[0]).outputs[0];
         tc.node = conv.name;
-        for (size_t n : {r, static_cast<size_t>(cat), static_cast<size_t>(left), static_cast<size_t>(right), readers[0],
-                         after[0]})
+        for (size_t n :
+             {r, static_cast<size_t>(cat), static_cast<size_t>(left), static_cast<size_t>(right), readers[0], after[0]})
             g.explain(n);
         return tc;
     }
