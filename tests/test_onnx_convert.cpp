@@ -313,6 +313,34 @@ TEST_CASE(
     CHECK(residual->as<Forecaster>().config().stacks.encoder_residual);
 }
 
+TEST_CASE("onnx convert: an exported Transformer-VAE and its state_dict convert to the same tensors and outputs") {
+    // The graph's three outputs (reconstruction, z_mean, z_log_var); the decoder attends to z_mean embedded and
+    // repeated over the rows, and reads the sequence shifted right after a zero row.
+    for (const char* name : {"post_relu_pe", "pre_gelu_norms"}) {
+        const std::string c = name;
+        CAPTURE(c);
+        auto path = [&](const std::string& ext) { return test::fixture_path("onnx_tvae/" + c + ext); };
+        tools::ConvertOptions from_pt;
+        from_pt.checkpoint_path = path(".pt");
+        const tools::AxmModel pt =
+            tools::import_model(tools::read_model_tensors(from_pt), tools::read_convert_config(path(".json")));
+        tools::ConvertOptions from_onnx;
+        from_onnx.checkpoint_path = path(".onnx");
+        const onnx_import::OnnxImport ox = onnx_import::import_onnx(from_onnx);
+        CHECK(ox.model.family == format::Family::tvae);
+        check_same_model(pt, ox.model);
+        const tools::CheckPair pair =
+            tools::read_check_pair(tools::CheckFiles{path(".src.csv"), "", path(".out.csv")}, format::Family::tvae);
+        CHECK(onnx_import::first_block_that_differs(ox).find("every layer recomputed") == 0);
+        MESSAGE(c << ": ONNX-lowered Transformer-VAE vs PyTorch max difference "
+                  << check_same_outputs(pt, ox.model, pair, 1e-6));
+        const tools::ConversionProof proof = onnx_import::prove_against_graph(ox, from_onnx.checkpoint_path);
+        MESSAGE(c << ": lowered vs the graph max difference " << proof.max_diff);
+        CHECK(proof.proven);
+        CHECK(proof.max_diff < 1e-6);
+    }
+}
+
 TEST_CASE("onnx convert: an exported classifier and its state_dict convert to the same tensors and probabilities") {
     // first_padded: a key-padding mask the graph makes from the ids (tokens == 0), read as "pad_id": 0.
     for (const char* name : {"mean_softmax", "first_sigmoid", "first_padded"}) {

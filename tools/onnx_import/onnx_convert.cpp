@@ -236,6 +236,8 @@ std::string first_block_that_differs(const OnnxImport& imported) {
     const std::vector<BlockValue>& blocks = imported.lowered.block_outputs;
     onnx::Model probe = imported.graph;
     for (const BlockValue& b : blocks) probe.graph.outputs.push_back(onnx::ValueInfo{b.value, {}, false, {}});
+    if (!imported.lowered.memory.empty())
+        probe.graph.outputs.push_back(onnx::ValueInfo{imported.lowered.memory, {}, false, {}});
     const onnx::Values values = onnx::run_graph(probe, imported.fed);
     const tools::ConvertConfig& c = imported.config;
     auto described = [&](format::ConfigKey key, uint32_t absent) {
@@ -247,7 +249,7 @@ std::string first_block_that_differs(const OnnxImport& imported) {
     if (c.pad_id)
         for (int32_t id : imported.tokens) o.padded_source.push_back(id == *c.pad_id);
     std::string input;  // the graph's value at the current stack's input, then at each layer's end
-    std::string memory;
+    std::string memory = imported.lowered.memory;
     for (const BlockValue& b : blocks) {
         const onnx::Tensor& value = values.at(b.value);
         if (b.prefix.empty()) {  // a stack's input
@@ -255,7 +257,7 @@ std::string first_block_that_differs(const OnnxImport& imported) {
             continue;
         }
         if (b.block.find("final norm") != std::string::npos) {
-            if (b.block.rfind("encoder", 0) == 0) memory = b.value;
+            if (b.block.rfind("encoder", 0) == 0 && imported.lowered.memory.empty()) memory = b.value;
             input = b.value;
             continue;
         }
@@ -281,7 +283,9 @@ std::string first_block_that_differs(const OnnxImport& imported) {
                    "): recomputed from the lowered tensors and the graph's own input to it, it is off by " + text;
         }
         input = b.value;
-        if (!decoder) memory = b.value;  // the encoder's output: its last layer's, or the final norm's after it
+        // The encoder's output (its last layer's, or the final norm's after it), unless the decoder attends to
+        // another value (a Transformer-VAE's repeated latent).
+        if (!decoder && imported.lowered.memory.empty()) memory = b.value;
     }
     return "every layer recomputed from the lowered tensors matches the graph: the difference is in the input block "
            "or the head";
