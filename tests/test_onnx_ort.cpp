@@ -82,25 +82,31 @@ TEST_CASE("onnx: ONNX Runtime confirms torch 1.13's circular padding and unfold(
 }
 
 TEST_CASE("onnx: the graphs the converter lowers: auspex run agrees with ONNX Runtime and PyTorch") {
-    // NAME.ort.csv (gen_onnx_ort_outputs.js) beside every fixture of onnx_convert/ with a NAME.src.csv.
-    const std::string folder = test::fixture_path("onnx_convert/");
-    std::vector<std::string> stems;
-    for (const auto& e : std::filesystem::directory_iterator(folder)) {
-        const std::string file = e.path().filename().string();
-        const std::string tail = ".ort.csv";
-        if (file.size() > tail.size() && file.compare(file.size() - tail.size(), tail.size(), tail) == 0)
-            stems.push_back(file.substr(0, file.size() - tail.size()));
+    // NAME.ort.csv (gen_onnx_ort_outputs.js) beside every fixture of onnx_convert/ and onnx_tvae/ with a
+    // NAME.src.csv.
+    std::vector<std::pair<std::string, std::string>> cases;  // folder, stem
+    for (const char* dir : {"onnx_convert/", "onnx_tvae/"}) {
+        const std::string folder = test::fixture_path(dir);
+        for (const auto& e : std::filesystem::directory_iterator(folder)) {
+            const std::string file = e.path().filename().string();
+            const std::string tail = ".ort.csv";
+            if (file.size() > tail.size() && file.compare(file.size() - tail.size(), tail.size(), tail) == 0)
+                cases.push_back({folder, file.substr(0, file.size() - tail.size())});
+        }
     }
-    std::sort(stems.begin(), stems.end());
-    CHECK(stems.size() >= 16);
-    for (const std::string& stem : stems) {
+    std::sort(cases.begin(), cases.end());
+    CHECK(cases.size() >= 18);
+    for (const auto& [folder, stem] : cases) {
         CAPTURE(stem);
         const onnx::Model m = onnx::read_onnx_file(folder + stem + ".onnx");
         const std::vector<const onnx::ValueInfo*> fed = m.fed_inputs();
         std::string inputs;
         for (size_t k = 0; k < fed.size(); ++k)
             inputs += " --input " + fed[k]->name + "=" + folder + stem + (k == 0 ? ".src.csv" : ".tgt.csv");
-        const std::string out = (test::scratch_dir() / ("onnx_ort_" + stem + ".csv")).string();
+        const std::string out =
+            (test::scratch_dir() /
+             ("onnx_ort_" + std::filesystem::path(folder).parent_path().filename().string() + "_" + stem + ".csv"))
+                .string();
         const test::Result r = test::auspex("run " + folder + stem + ".onnx" + inputs + " -o " + out);
         REQUIRE_MESSAGE(r.exit_code == 0, r.output);
         const tools::Table got = tools::read_csv(out), ort = tools::read_csv(folder + stem + ".ort.csv"),

@@ -84,7 +84,8 @@ LoweredGraph lower_tvae(const onnx::Model& original, const onnx::FoldedGraph& fo
 
     // The mean over the rows into z_mean and z_log_var; z_mean's Linear is the one whose output is embedded.
     const int mean = g.consumer(encoded, "ReduceMean");
-    const std::vector<int64_t> axes = mean < 0 ? std::vector<int64_t>() : reduce_axes(g, g.node(static_cast<size_t>(mean)));
+    const std::vector<int64_t> axes =
+        mean < 0 ? std::vector<int64_t>() : reduce_axes(g, g.node(static_cast<size_t>(mean)));
     if (mean < 0 || axes.size() != 1 || (axes[0] != 1 && axes[0] != -2) ||
         int_attribute(g.node(static_cast<size_t>(mean)), "keepdims", 1) != 0)
         throw ToolError("the encoder's output " + encoded +
@@ -108,23 +109,25 @@ LoweredGraph lower_tvae(const onnx::Model& original, const onnx::FoldedGraph& fo
 
     const std::string tgt_value = shifted_right(g, x);
     if (tgt_value.empty())
-        throw ToolError("found no decoder input made of the sequence shifted right after a zero row "
-                        "(torch.cat([zeros_like(x[:, :1]), x[:, :-1]], 1)), the Transformer-VAE's teacher forcing");
+        throw ToolError(
+            "found no decoder input made of the sequence shifted right after a zero row "
+            "(torch.cat([zeros_like(x[:, :1]), x[:, :-1]], 1)), the Transformer-VAE's teacher forcing");
     StackLowering::InputSide tgt = low.input_side(tgt_value, rows);
     if (tgt.embed.weight.data != src.embed.weight.data || tgt.embed.bias.data != src.embed.bias.data ||
         tgt.scale != src.scale || tgt.table.has_value() != src.table.has_value())
         throw ToolError("the decoder's input block (" + tgt.embed.node + ") differs from the encoder's (" +
                         src.embed.node + "): a Transformer-VAE embeds both with the same Linear and positions");
-    if (src.scale != 1.0) throw ToolError("a Transformer-VAE's input rows are not scaled; these are by " +
-                                          std::to_string(src.scale));
+    if (src.scale != 1.0)
+        throw ToolError("a Transformer-VAE's input rows are not scaled; these are by " + std::to_string(src.scale));
     const std::string decoded = low.stack(tgt.value, "decoder.", &memory, &dec_layers);
     if (dec_layers == 0)
         throw ToolError("found no decoder layer reading the shifted sequence (" + tgt.value + ") and the latent (" +
                         memory + ")");
     if (low.facts.encoder_mask != MaskKind::none || low.facts.decoder_mask != MaskKind::causal ||
         low.facts.memory_mask != MaskKind::none || low.facts.pad_id >= 0)
-        throw ToolError("a Transformer-VAE's encoder attends unmasked and its decoder causally; this graph masks "
-                        "them otherwise");
+        throw ToolError(
+            "a Transformer-VAE's encoder attends unmasked and its decoder causally; this graph masks "
+            "them otherwise");
     const std::optional<Linear> r = linear_from(g, decoded);
     if (!r) throw ToolError("the decoder's output " + decoded + " goes to no output Linear");
 
