@@ -52,7 +52,10 @@ std::vector<std::pair<std::string, std::string>> ort_cases() {
 TEST_CASE("onnx: the reference evaluator agrees with ONNX Runtime on every exported fixture") {
     const auto cases = ort_cases();
     CHECK(cases.size() >= 17);
-    for (const auto& [folder, stem] : cases) {
+    for (const auto& c : cases) {
+        // Named copies, not structured bindings: doctest's INFO/CAPTURE capture them in a lambda (clang refuses
+        // bindings there in C++17).
+        const std::string folder = c.first, stem = c.second;
         const std::string model_stem = stem.substr(0, stem.find('.'));
         const onnx::Model m = onnx::read_onnx_file(test::fixture_path("onnx/" + folder + model_stem + ".onnx"));
         const test::OnnxCase pytorch = test::read_onnx_case(folder + stem + ".txt");
@@ -96,7 +99,10 @@ TEST_CASE("onnx: the graphs the converter lowers: auspex run agrees with ONNX Ru
     }
     std::sort(cases.begin(), cases.end());
     CHECK(cases.size() >= 18);
-    for (const auto& [folder, stem] : cases) {
+    for (const auto& c : cases) {
+        // Named copies, not structured bindings: doctest's INFO/CAPTURE capture them in a lambda (clang refuses
+        // bindings there in C++17).
+        const std::string folder = c.first, stem = c.second;
         CAPTURE(stem);
         const onnx::Model m = onnx::read_onnx_file(folder + stem + ".onnx");
         const std::vector<const onnx::ValueInfo*> fed = m.fed_inputs();
