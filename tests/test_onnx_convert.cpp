@@ -404,22 +404,28 @@ TEST_CASE("cli: a converted ONNX graph is a model like any other: int8, external
 }
 
 TEST_CASE("onnx convert: an exported translator and its state_dict convert to the same tensors and logits") {
-    auto path = [](const std::string& ext) { return test::fixture_path("onnx_classifier/translator" + ext); };
-    tools::ConvertOptions from_pt;
-    from_pt.checkpoint_path = path(".pt");
-    const tools::AxmModel pt =
-        tools::import_model(tools::read_model_tensors(from_pt), tools::read_convert_config(path(".json")));
-    tools::ConvertOptions from_onnx;
-    from_onnx.checkpoint_path = path(".onnx");
-    from_onnx.config_path = path(".onnx.json");
-    const onnx_import::OnnxImport ox = onnx_import::import_onnx(from_onnx);
-    CHECK(ox.model.family == format::Family::seq2seq);
-    check_same_model(pt, ox.model);  // pad_id 1 read off the graph's padding masks
-    const tools::CheckPair pair = tools::read_check_pair(
-        tools::CheckFiles{path(".src.txt"), path(".tgt.txt"), path(".out.csv")}, format::Family::seq2seq);
-    CHECK(onnx_import::first_block_that_differs(ox).find("every layer recomputed") == 0);
-    MESSAGE("translator: ONNX-lowered vs PyTorch max difference " << check_same_outputs(pt, ox.model, pair, 1e-6));
-    const tools::ConversionProof proof = onnx_import::prove_against_graph(ox, from_onnx.checkpoint_path);
-    MESSAGE("translator: lowered vs the graph max difference " << proof.max_diff);
-    CHECK(proof.max_diff < 1e-6);
+    // translator_tgt_pad: the target's own padding masked too (tgt_key_padding_mask of the same pad id).
+    for (const char* name : {"translator", "translator_tgt_pad"}) {
+        const std::string c = name;
+        CAPTURE(c);
+        auto path = [&](const std::string& ext) { return test::fixture_path("onnx_classifier/" + c + ext); };
+        tools::ConvertOptions from_pt;
+        from_pt.checkpoint_path = path(".pt");
+        const tools::AxmModel pt =
+            tools::import_model(tools::read_model_tensors(from_pt), tools::read_convert_config(path(".json")));
+        tools::ConvertOptions from_onnx;
+        from_onnx.checkpoint_path = path(".onnx");
+        from_onnx.config_path = path(".onnx.json");
+        const onnx_import::OnnxImport ox = onnx_import::import_onnx(from_onnx);
+        CHECK(ox.model.family == format::Family::seq2seq);
+        check_same_model(pt, ox.model);  // pad_id 1 read off the graph's padding masks
+        const tools::CheckPair pair = tools::read_check_pair(
+            tools::CheckFiles{path(".src.txt"), path(".tgt.txt"), path(".out.csv")}, format::Family::seq2seq);
+        CHECK(onnx_import::first_block_that_differs(ox).find("every layer recomputed") == 0);
+        MESSAGE(c << ": ONNX-lowered vs PyTorch max difference " << check_same_outputs(pt, ox.model, pair, 1e-6));
+        const tools::ConversionProof proof = onnx_import::prove_against_graph(ox, from_onnx.checkpoint_path);
+        MESSAGE(c << ": lowered vs the graph max difference " << proof.max_diff);
+        CHECK(proof.max_diff < 1e-6);
+        CHECK(ox.lowered.target_pad == (c == "translator_tgt_pad"));
+    }
 }

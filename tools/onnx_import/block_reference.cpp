@@ -113,7 +113,7 @@ std::vector<float> reference_layer(const tools::TensorMap& t, const std::string&
         Rows y;
         if (s == 0)
             y = attention(t, prefix + "self_attn", in, rows, in, rows, d, o.heads, o.causal,
-                          memory ? std::vector<bool>() : o.padded_source);
+                          memory ? o.padded_target : o.padded_source);
         else if (s == 1 && memory)
             y = attention(t, prefix + "multihead_attn", in, rows, mem, memory_rows, d, o.heads, o.memory_tril,
                           o.padded_source);

@@ -21,6 +21,8 @@ struct LayerOptions {
     // Source keys that are padding (a padding mask made from the ids): masked in an encoder layer's self-attention
     // and a decoder layer's attention over the memory; empty when none are.
     std::vector<bool> padded_source;
+    // Target keys that are padding: masked in a decoder layer's self-attention (a translator's tgt_key_padding_mask).
+    std::vector<bool> padded_target;
 };
 
 // One encoder layer (memory null) or decoder layer under `prefix` ("transformer.encoder.layers.0.") on x

@@ -540,8 +540,10 @@ bool pad_condition(const GraphView& g, std::string value, int64_t* pad_id, std::
 }
 
 // An additive key-padding mask: Where(pad keys, -inf or a large negative, 0), through layout ops and Mul by 1
-// (torch's baddbmm), from pad_condition.
-bool padding_mask(const GraphView& g, std::string value, int64_t* pad_id, std::vector<size_t>* nodes) {
+// (torch's baddbmm), from pad_condition. nn.MultiheadAttention given both a float attn_mask and a key_padding_mask
+// writes Where(pad keys, -inf, attn_mask): that constant mask goes to *merged (left empty otherwise).
+bool padding_mask(const GraphView& g, std::string value, int64_t* pad_id, std::vector<size_t>* nodes,
+                  const onnx::Tensor** merged) {
     std::vector<size_t> walked;
     for (int hops = 0; hops < 8; ++hops) {
         const int p = g.producer(value);
@@ -560,9 +562,11 @@ bool padding_mask(const GraphView& g, std::string value, int64_t* pad_id, std::v
             if (!yes || !no || yes->size() == 0 || no->size() == 0) return false;
             for (size_t i = 0; i < yes->size(); ++i)
                 if (!(yes->real(i) <= -1e9)) return false;
-            for (size_t i = 0; i < no->size(); ++i)
-                if (no->real(i) != 0.0) return false;
+            bool zero = true;
+            for (size_t i = 0; i < no->size(); ++i) zero = zero && no->real(i) == 0.0;
+            if (!zero && !no->is_float()) return false;
             if (!pad_condition(g, n.inputs[0], pad_id, nodes)) return false;
+            *merged = zero ? nullptr : no;
             nodes->insert(nodes->end(), walked.begin(), walked.end());
             return true;
         } else {
@@ -638,9 +642,20 @@ Attention attention_at(GraphView& g, size_t softmax) {
                    a.pad_id < 0) {
             // A key-padding mask made from the ids: -inf (or a large negative) where a key is the pad id.
             int which = -1;
+            const onnx::Tensor* merged = nullptr;
             for (int side = 0; side < 2 && which < 0; ++side)
-                if (padding_mask(g, n.inputs[static_cast<size_t>(side)], &a.pad_id, &a.nodes)) which = side;
+                if (padding_mask(g, n.inputs[static_cast<size_t>(side)], &a.pad_id, &a.nodes, &merged)) which = side;
             if (which < 0) break;
+            if (merged) {  // the attn_mask the padding was merged into
+                if (!mask.empty() || merged->size() == 0 || (merged->size() % static_cast<size_t>(lq * lk)) != 0)
+                    not_attention(g, softmax,
+                                  "a mask merged with the padding that is not one constant of [queries, keys]");
+                mask.assign(merged->f.end() - lq * lk, merged->f.end());
+                for (size_t q = 0; q + static_cast<size_t>(lq * lk) <= merged->size();
+                     q += static_cast<size_t>(lq * lk))
+                    if (!std::equal(mask.begin(), mask.end(), merged->f.begin() + static_cast<std::ptrdiff_t>(q)))
+                        not_attention(g, softmax, "a mask that differs between heads or batch rows");
+            }
             s = n.inputs[static_cast<size_t>(1 - which)];
         } else if (n.op_type == "Where" && n.inputs.size() == 3 && a.pad_id < 0 &&
                    (g.constant(n.inputs[1]) != nullptr) != (g.constant(n.inputs[2]) != nullptr)) {

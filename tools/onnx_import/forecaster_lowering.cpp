@@ -1,5 +1,6 @@
 #include "tools/onnx_import/forecaster_lowering.h"
 
+#include <algorithm>
 #include <optional>
 
 #include "tools/common/tool_error.h"
@@ -199,9 +200,10 @@ LoweredGraph lower_forecaster(const onnx::Model& original, const onnx::FoldedGra
         f.embed_scale = src.scale;
         state("embed_scale");
     }
-    if (low.facts.pad_id >= 0)
+    if (low.facts.pad_id >= 0 || low.facts.target_pad_id >= 0)
         throw ToolError("the forecaster's attention masks keys by comparing an input with " +
-                        std::to_string(low.facts.pad_id) + " (a padding mask): forecasters have none");
+                        std::to_string(std::max(low.facts.pad_id, low.facts.target_pad_id)) +
+                        " (a padding mask): forecasters have none");
     if (encoder_residual) {
         f.described[format::ConfigKey::encoder_residual] = 1;
         state("encoder_residual");

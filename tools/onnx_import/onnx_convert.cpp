@@ -204,6 +204,8 @@ OnnxImport import_onnx(const tools::ConvertOptions& options) {
                 ids.i[k] = static_cast<int64_t>((7 * k + (target ? 5 : 3)) % static_cast<size_t>(vocab));
                 if (config.pad_id && ids.i[k] == *config.pad_id) ids.i[k] = (ids.i[k] + 1) % vocab;
                 if (config.pad_id && !target && k > 0 && k + 2 >= ids.i.size()) ids.i[k] = *config.pad_id;
+                if (config.pad_id && target && low.target_pad && k > 0 && k + 1 == ids.i.size())
+                    ids.i[k] = *config.pad_id;
                 kept.push_back(static_cast<int32_t>(ids.i[k]));
             }
         }
@@ -244,10 +246,12 @@ std::string first_block_that_differs(const OnnxImport& imported) {
         const auto at = c.described.find(key);
         return at == c.described.end() ? absent : at->second;
     };
-    LayerOptions o{c.norm_first, c.activation, static_cast<float>(c.layer_norm_eps), c.nhead, false, false, {}};
+    LayerOptions o{c.norm_first, c.activation, static_cast<float>(c.layer_norm_eps), c.nhead, false, false, {}, {}};
     o.memory_tril = c.memory_mask == format::MemoryMask::tril;
     if (c.pad_id)
         for (int32_t id : imported.tokens) o.padded_source.push_back(id == *c.pad_id);
+    if (c.pad_id && imported.lowered.target_pad)
+        for (int32_t id : imported.tgt_tokens) o.padded_target.push_back(id == *c.pad_id);
     std::string input;  // the graph's value at the current stack's input, then at each layer's end
     std::string memory = imported.lowered.memory;
     for (const BlockValue& b : blocks) {

@@ -31,6 +31,16 @@ LoweredGraph lower_seq2seq(const onnx::Model& original, const onnx::FoldedGraph&
             "the translator's decoder attends without a causal mask: its decoding feeds one token at a time");
     if (low.facts.encoder_mask != MaskKind::none)
         throw ToolError("the translator's encoder attends with a causal mask: the seq2seq family has none");
+    // The runtime masks one padding id: the source's keys in the encoder and over the memory, and, teacher-forced,
+    // the target's own keys.
+    if (low.facts.target_pad_id >= 0 && low.facts.target_pad_id != low.facts.pad_id)
+        throw ToolError(
+            "the decoder masks its own keys where the target id is " + std::to_string(low.facts.target_pad_id) +
+            (low.facts.pad_id >= 0 ? ", the encoder the source's of id " + std::to_string(low.facts.pad_id)
+                                   : std::string(", the encoder no source padding")) +
+            ": auspex masks one padding id on both sides (src_key_padding_mask, memory_key_padding_mask and "
+            "tgt_key_padding_mask of the same pad id)");
+    out.target_pad = low.facts.target_pad_id >= 0;
     if (low.facts.memory_mask != MaskKind::none)
         throw ToolError(
             "the translator's decoder attends to the source through a mask (tril): the seq2seq family "

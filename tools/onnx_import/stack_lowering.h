@@ -34,7 +34,8 @@ struct StackFacts {
     int64_t heads = 0;
     MaskKind encoder_mask = MaskKind::none, decoder_mask = MaskKind::causal, memory_mask = MaskKind::none;
     bool decoder_seen = false;
-    int64_t pad_id = -1;  // the encoder's keys are masked where the id is this (-1: no padding mask)
+    int64_t pad_id = -1;         // the encoder's keys are masked where the id is this (-1: no padding mask)
+    int64_t target_pad_id = -1;  // the decoder's own keys are masked where the target id is this (-1: not)
 };
 
 struct StackLowering {
@@ -156,7 +157,9 @@ struct StackLowering {
                                facts.encoder_mask,
                                facts.decoder_mask,
                                facts.memory_mask,
-                               facts.decoder_seen};
+                               facts.decoder_seen,
+                               facts.pad_id,
+                               facts.target_pad_id};
             return;
         }
         std::string what;
@@ -267,8 +270,8 @@ struct StackLowering {
         if (facts.decoder_seen && (self.mask != facts.decoder_mask || cross.mask != facts.memory_mask))
             throw ToolError(name + "'s attention masks differ from the first decoder layer's (" + self.softmax + ", " +
                             cross.softmax + ")");
-        if (self.pad_id >= 0)
-            throw ToolError(self.softmax + ": a padding mask on the decoder's own rows is not lowered");
+        if (facts.decoder_seen && self.pad_id != facts.target_pad_id)
+            throw ToolError(self.softmax + ": the decoder's padding mask differs from the first decoder layer's");
         if (cross.pad_id >= 0 && cross.pad_id != facts.pad_id)
             throw ToolError(cross.softmax +
                             ": the decoder masks the encoder's rows by their ids otherwise than the encoder does "
@@ -284,6 +287,7 @@ struct StackLowering {
             throw ToolError(self.softmax + ": the decoder's self-attention mask is not square");
         facts.decoder_mask = self.mask;
         facts.memory_mask = tril ? MaskKind::tril : MaskKind::none;
+        facts.target_pad_id = self.pad_id;
         facts.decoder_seen = true;
     }
 
