@@ -343,7 +343,8 @@ TEST_CASE("onnx convert: an exported Transformer-VAE and its state_dict convert 
 
 TEST_CASE("onnx convert: an exported classifier and its state_dict convert to the same tensors and probabilities") {
     // first_padded: a key-padding mask the graph makes from the ids (tokens == 0), read as "pad_id": 0.
-    for (const char* name : {"mean_softmax", "first_sigmoid", "first_padded"}) {
+    // seqfirst_mean: ids [length, batch] (batch_first=False, dynamic axes), the mean over dim 0.
+    for (const char* name : {"mean_softmax", "first_sigmoid", "first_padded", "seqfirst_mean"}) {
         const std::string c = name;
         CAPTURE(c);
         auto path = [&](const std::string& ext) { return test::fixture_path("onnx_classifier/" + c + ext); };
@@ -405,7 +406,8 @@ TEST_CASE("cli: a converted ONNX graph is a model like any other: int8, external
 
 TEST_CASE("onnx convert: an exported translator and its state_dict convert to the same tensors and logits") {
     // translator_tgt_pad: the target's own padding masked too (tgt_key_padding_mask of the same pad id).
-    for (const char* name : {"translator", "translator_tgt_pad"}) {
+    // translator_seqfirst: the translation tutorial's layout, ids [length, batch] (batch_first=False).
+    for (const char* name : {"translator", "translator_tgt_pad", "translator_seqfirst"}) {
         const std::string c = name;
         CAPTURE(c);
         auto path = [&](const std::string& ext) { return test::fixture_path("onnx_classifier/" + c + ext); };
@@ -426,6 +428,6 @@ TEST_CASE("onnx convert: an exported translator and its state_dict convert to th
         const tools::ConversionProof proof = onnx_import::prove_against_graph(ox, from_onnx.checkpoint_path);
         MESSAGE(c << ": lowered vs the graph max difference " << proof.max_diff);
         CHECK(proof.max_diff < 1e-6);
-        CHECK(ox.lowered.target_pad == (c == "translator_tgt_pad"));
+        CHECK(ox.lowered.target_pad == (c != "translator"));
     }
 }

@@ -169,12 +169,18 @@ OnnxImport import_onnx(const tools::ConvertOptions& options) {
     }
     const std::vector<const onnx::ValueInfo*> fed = m.fed_inputs();
     const bool tokens = reads_token_ids(m);
-    for (size_t i = 0; i < fed.size() && i < 2; ++i)
-        if (fed[i]->dims.size() == (tokens ? 2u : 3u) && fed[i]->dims[1].value < 0 && !fed[i]->dims[1].param.empty())
-            dims[fed[i]->dims[1].param] = i == 0 ? window.value_or(kProofRows) : horizon.value_or(kProofTargetRows);
-    for (size_t i = 0; i < fed.size(); ++i)
-        if (!fed[i]->dims.empty() && fed[i]->dims[0].value < 0 && !fed[i]->dims[0].param.empty())
-            dims[fed[i]->dims[0].param] = 1;
+    // Ids laid out sequence first [length, batch] have their rows on the first axis and the batch on the second.
+    for (size_t i = 0; i < fed.size(); ++i) {
+        const bool seq_first = tokens && sequence_first(*fed[i]);
+        const size_t row_axis = seq_first ? 0 : 1, batch_axis = seq_first ? 1 : 0;
+        if (i < 2 && fed[i]->dims.size() == (tokens ? 2u : 3u) && fed[i]->dims[row_axis].value < 0 &&
+            !fed[i]->dims[row_axis].param.empty())
+            dims[fed[i]->dims[row_axis].param] =
+                i == 0 ? window.value_or(kProofRows) : horizon.value_or(kProofTargetRows);
+        if (fed[i]->dims.size() > batch_axis && fed[i]->dims[batch_axis].value < 0 &&
+            !fed[i]->dims[batch_axis].param.empty())
+            dims[fed[i]->dims[batch_axis].param] = 1;
+    }
     const onnx::Shapes shapes = onnx::input_shapes(m, dims, kProofRows);
     const onnx::FoldedGraph folded = onnx::fold_graph(m, shapes);
     const LoweredGraph low = lower_graph(m, folded);

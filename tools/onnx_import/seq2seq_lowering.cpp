@@ -1,5 +1,6 @@
 #include "tools/onnx_import/seq2seq_lowering.h"
 
+#include "tools/onnx_import/classifier_lowering.h"
 #include "tools/onnx_import/stack_lowering.h"
 
 namespace ax::onnx_import {
@@ -16,8 +17,14 @@ LoweredGraph lower_seq2seq(const onnx::Model& original, const onnx::FoldedGraph&
 
     out.src_input = fed[0]->name;
     out.tgt_input = fed[1]->name;
-    const StackLowering::InputSide src = low.token_side(out.src_input, g.shape(out.src_input)[1]);
-    const StackLowering::InputSide tgt = low.token_side(out.tgt_input, g.shape(out.tgt_input)[1]);
+    // Batch first [batch, length], or sequence first [length, batch] (the translation tutorial's layout).
+    const bool seq_first = sequence_first(*fed[0]);
+    if (seq_first != sequence_first(*fed[1]))
+        throw ToolError("the source ids are laid out " + std::string(seq_first ? "sequence" : "batch") +
+                        " first, the target's otherwise");
+    const size_t row_axis = seq_first ? 0 : 1;
+    const StackLowering::InputSide src = low.token_side(out.src_input, g.shape(out.src_input)[row_axis]);
+    const StackLowering::InputSide tgt = low.token_side(out.tgt_input, g.shape(out.tgt_input)[row_axis]);
     size_t enc_layers = 0, dec_layers = 0;
     const std::string memory = low.stack(src.value, "transformer.encoder.", nullptr, &enc_layers);
     const std::string last = low.stack(tgt.value, "transformer.decoder.", &memory, &dec_layers);
