@@ -34,6 +34,7 @@ LoweredGraph lower_classifier(const onnx::Model& original, const onnx::FoldedGra
     const onnx::ValueInfo& input = *folded.model.fed_inputs()[0];
     out.src_input = input.name;
     const bool seq_first = sequence_first(input);
+    out.sequence_first = seq_first;
     const int64_t rows = g.shape(input.name).size() == 2 ? g.shape(input.name)[seq_first ? 0 : 1] : 0;
     const StackLowering::InputSide src = low.token_side(input.name, rows);
     const int64_t d = src.tokens.shape[1];

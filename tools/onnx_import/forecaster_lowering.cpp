@@ -7,6 +7,7 @@
 #include "tools/import/import_common.h"
 #include "tools/onnx_import/blocks.h"
 #include "tools/onnx_import/graph_view.h"
+#include "tools/onnx_import/patch_lowering.h"
 #include "tools/onnx_import/revin_lowering.h"
 #include "tools/onnx_import/stack_lowering.h"
 
@@ -115,7 +116,19 @@ LoweredGraph lower_forecaster(const onnx::Model& original, const onnx::FoldedGra
                         ") in a graph of two inputs: auspex runs RevIN in one-pass models (encoder-only, or a decoder "
                         "fed the window's last rows); convert the checkpoint with its config");
     const std::string window = revin ? revin->normalized : out.src_input;
-    StackLowering::InputSide src = low.input_side(window, src_rows);
+    // Patches (PatchTST): each column cut into patches, one token each, through the patch Linear; the columns go
+    // through the encoder as a batch of their own ([batch x columns, patches, d_model]).
+    const std::optional<Patches> patches = fed.size() == 1 ? patches_from(g, folded, window) : std::nullopt;
+    StackLowering::InputSide src;
+    if (patches) {
+        std::optional<Linear> embed = linear_from(g, patches->value);
+        if (!embed) throw ToolError("the patches " + patches->value + " go through no patch Linear");
+        src.embed = *embed;
+        src.value = forward_over_layout(g, embed->output);
+        src = low.after_embedding(src, patches->count, embed->weight.shape[0]);
+    } else {
+        src = low.input_side(window, src_rows);
+    }
     // One input feeding a decoder too: its last rows and placeholder rows after them (one-pass decoding).
     const std::optional<OnePassInput> one_pass = fed.size() == 1 ? one_pass_input(g, window) : std::nullopt;
     const bool encoder_only = fed.size() == 1 && !one_pass;
@@ -220,7 +233,42 @@ LoweredGraph lower_forecaster(const onnx::Model& original, const onnx::FoldedGra
     // The head.
     const int64_t d = src.conv ? src.conv->weight.shape[0] : src.embed.weight.shape[0];
     std::string head_in = last;
-    if (encoder_only) {
+    if (encoder_only && patches) {
+        // [batch x columns, patches, d_model] back to [batch, columns, patches, d_model], optionally [.., d_model,
+        // patches] (PatchTST's backbone), flattened per column into the head.
+        bool d_model_first = false;
+        std::string v = last;
+        for (int hops = 0; hops < 4; ++hops) {
+            const std::vector<size_t>& readers = g.consumers(v);
+            if (readers.size() != 1 || g.explained(readers[0])) break;
+            const onnx::Node& n = g.node(readers[0]);
+            if (n.op_type == "Transpose") {
+                const onnx::Attribute* perm = n.attribute("perm");
+                if (!perm || perm->ints != std::vector<int64_t>{0, 1, 3, 2}) break;
+                d_model_first = true;
+            } else if (n.op_type != "Reshape" && n.op_type != "Flatten") {
+                break;
+            }
+            g.explain(readers[0]);
+            v = n.outputs[0];
+        }
+        const std::vector<int64_t> vs = g.shape(v);
+        if (vs.size() != 3 || vs[1] != patches->columns || vs[2] != patches->count * d)
+            throw ToolError("the patched encoder's output " + last + " is not flattened per column into [batch, " +
+                            std::to_string(patches->columns) + ", " + std::to_string(patches->count * d) +
+                            "] before the head (" + describe_value(g, v) + ")");
+        head_in = v;
+        f.head = format::ForecastHead::flatten;
+        f.head_flatten = d_model_first ? "d_model_first" : "rows";
+        f.patch_len = patches->patch_len;
+        f.stride = patches->stride;
+        f.padding_patch = patches->pad_end ? "end" : "none";
+        f.window = patches->window;
+        f.n_features = patches->columns;
+        for (const char* key : {"head", "head_flatten", "patch_len", "stride", "padding_patch", "window", "n_features"})
+            state(key);
+        head_module = "head";
+    } else if (encoder_only) {
         format::ForecastHead head = format::ForecastHead::generator;
         const std::vector<size_t>& readers = g.consumers(last);
         if (readers.size() == 1) {
@@ -254,7 +302,7 @@ LoweredGraph lower_forecaster(const onnx::Model& original, const onnx::FoldedGra
         throw ToolError("found no output Linear reading " + describe_value(g, head_in) +
                         " (the last block's output): the generator or head of a forecaster this converter lowers");
     std::string y = gen->output;
-    if (encoder_only && f.head != format::ForecastHead::generator) {
+    if (encoder_only && f.head != format::ForecastHead::generator && !patches) {
         if (std::optional<Act> a = activation_from(g, y)) {
             if (std::optional<Linear> second = linear_from(g, a->output)) {
                 low.put_linear("head_hidden", *gen);

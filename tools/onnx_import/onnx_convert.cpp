@@ -127,6 +127,11 @@ ConvertConfig merge(ConvertConfig c, const LoweredGraph& low, const std::string&
         if (key == "placeholder") take_fact(c, "placeholder", &ConvertConfig::placeholder, f, path);
         if (key == "embed_scale") take_fact(c, "embed_scale", &ConvertConfig::embed_scale, f, path);
         if (key == "revin") take_fact(c, "revin", &ConvertConfig::revin, f, path);
+        if (key == "patch_len") take_fact(c, "patch_len", &ConvertConfig::patch_len, f, path);
+        if (key == "stride") take_fact(c, "stride", &ConvertConfig::stride, f, path);
+        if (key == "padding_patch") take_fact(c, "padding_patch", &ConvertConfig::padding_patch, f, path);
+        if (key == "head_flatten") take_fact(c, "head_flatten", &ConvertConfig::head_flatten, f, path);
+        if (key == "n_features") take_fact(c, "n_features", &ConvertConfig::n_features, f, path);
         if (key == "revin_eps") {
             if (c.revin_eps && static_cast<float>(*c.revin_eps) != static_cast<float>(*f.revin_eps))
                 throw ToolError(path + ": \"revin_eps\" contradicts the graph's RevIN eps");
@@ -279,8 +284,23 @@ std::string first_block_that_differs(const OnnxImport& imported) {
         const onnx::Tensor& x = values.at(input);
         const size_t d = static_cast<size_t>(x.shape.back());
         const onnx::Tensor* mem = decoder ? &values.at(memory) : nullptr;
-        const std::vector<float> got = reference_layer(imported.lowered.tensors, b.prefix, o, x.f, x.f.size() / d,
-                                                       mem ? &mem->f : nullptr, mem ? mem->f.size() / d : 0);
+        // One sequence per batch row ([batch, rows, d]; a patched model's columns are rows of the batch). The proof
+        // runs one batch row: rows laid out sequence first ([rows, 1, d]) are one sequence.
+        const size_t batches =
+            x.shape.size() == 3 && !imported.lowered.sequence_first ? static_cast<size_t>(x.shape[0]) : 1;
+        const size_t per = x.f.size() / batches, mem_per = mem ? mem->f.size() / batches : 0;
+        std::vector<float> got;
+        for (size_t k = 0; k < batches; ++k) {
+            const std::vector<float> xs(x.f.begin() + static_cast<std::ptrdiff_t>(k * per),
+                                        x.f.begin() + static_cast<std::ptrdiff_t>((k + 1) * per));
+            std::vector<float> ms;
+            if (mem)
+                ms.assign(mem->f.begin() + static_cast<std::ptrdiff_t>(k * mem_per),
+                          mem->f.begin() + static_cast<std::ptrdiff_t>((k + 1) * mem_per));
+            const std::vector<float> one =
+                reference_layer(imported.lowered.tensors, b.prefix, o, xs, per / d, mem ? &ms : nullptr, mem_per / d);
+            got.insert(got.end(), one.begin(), one.end());
+        }
         double worst = 0, scale = 1;
         for (size_t i = 0; i < got.size() && i < value.f.size(); ++i) {
             worst = std::max(worst, std::fabs(static_cast<double>(got[i]) - value.f[i]));

@@ -23,6 +23,7 @@ LoweredGraph lower_seq2seq(const onnx::Model& original, const onnx::FoldedGraph&
         throw ToolError("the source ids are laid out " + std::string(seq_first ? "sequence" : "batch") +
                         " first, the target's otherwise");
     const size_t row_axis = seq_first ? 0 : 1;
+    out.sequence_first = seq_first;
     const StackLowering::InputSide src = low.token_side(out.src_input, g.shape(out.src_input)[row_axis]);
     const StackLowering::InputSide tgt = low.token_side(out.tgt_input, g.shape(out.tgt_input)[row_axis]);
     size_t enc_layers = 0, dec_layers = 0;
