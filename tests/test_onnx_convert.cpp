@@ -317,31 +317,43 @@ TEST_CASE(
     CHECK(residual->as<Forecaster>().config().stacks.encoder_residual);
 }
 
+namespace {
+
+// A family fixture `folder`/`c` (.pt with .json, .onnx with an optional .onnx.json, a check pair): both files convert
+// to the same tensors, records and outputs; the graph's layers recompute; the proof holds within 1e-6. Returns the
+// ONNX import for further checks.
+onnx_import::OnnxImport check_family_case(const std::string& folder, const std::string& c, format::Family family,
+                                          const std::string& input_ext, const std::string& target_ext) {
+    auto path = [&](const std::string& ext) { return test::fixture_path(folder + c + ext); };
+    tools::ConvertOptions from_pt;
+    from_pt.checkpoint_path = path(".pt");
+    const tools::AxmModel pt =
+        tools::import_model(tools::read_model_tensors(from_pt), tools::read_convert_config(path(".json")));
+    tools::ConvertOptions from_onnx;
+    from_onnx.checkpoint_path = path(".onnx");
+    if (std::filesystem::exists(path(".onnx.json"))) from_onnx.config_path = path(".onnx.json");
+    onnx_import::OnnxImport ox = onnx_import::import_onnx(from_onnx);
+    CHECK(ox.model.family == family);
+    check_same_model(pt, ox.model);
+    const tools::CheckPair pair = tools::read_check_pair(
+        tools::CheckFiles{path(input_ext), target_ext.empty() ? "" : path(target_ext), path(".out.csv")}, family);
+    CHECK(onnx_import::first_block_that_differs(ox).find("every layer recomputed") == 0);
+    MESSAGE(c << ": ONNX-lowered vs PyTorch max difference " << check_same_outputs(pt, ox.model, pair, 1e-6));
+    const tools::ConversionProof proof = onnx_import::prove_against_graph(ox, from_onnx.checkpoint_path);
+    MESSAGE(c << ": lowered vs the graph max difference " << proof.max_diff);
+    CHECK(proof.proven);
+    CHECK(proof.max_diff < 1e-6);
+    return ox;
+}
+
+}  // namespace
+
 TEST_CASE("onnx convert: an exported Transformer-VAE and its state_dict convert to the same tensors and outputs") {
     // The graph's three outputs (reconstruction, z_mean, z_log_var); the decoder attends to z_mean embedded and
     // repeated over the rows, and reads the sequence shifted right after a zero row.
     for (const char* name : {"post_relu_pe", "pre_gelu_norms"}) {
-        const std::string c = name;
-        CAPTURE(c);
-        auto path = [&](const std::string& ext) { return test::fixture_path("onnx_tvae/" + c + ext); };
-        tools::ConvertOptions from_pt;
-        from_pt.checkpoint_path = path(".pt");
-        const tools::AxmModel pt =
-            tools::import_model(tools::read_model_tensors(from_pt), tools::read_convert_config(path(".json")));
-        tools::ConvertOptions from_onnx;
-        from_onnx.checkpoint_path = path(".onnx");
-        const onnx_import::OnnxImport ox = onnx_import::import_onnx(from_onnx);
-        CHECK(ox.model.family == format::Family::tvae);
-        check_same_model(pt, ox.model);
-        const tools::CheckPair pair =
-            tools::read_check_pair(tools::CheckFiles{path(".src.csv"), "", path(".out.csv")}, format::Family::tvae);
-        CHECK(onnx_import::first_block_that_differs(ox).find("every layer recomputed") == 0);
-        MESSAGE(c << ": ONNX-lowered Transformer-VAE vs PyTorch max difference "
-                  << check_same_outputs(pt, ox.model, pair, 1e-6));
-        const tools::ConversionProof proof = onnx_import::prove_against_graph(ox, from_onnx.checkpoint_path);
-        MESSAGE(c << ": lowered vs the graph max difference " << proof.max_diff);
-        CHECK(proof.proven);
-        CHECK(proof.max_diff < 1e-6);
+        CAPTURE(name);
+        check_family_case("onnx_tvae/", name, format::Family::tvae, ".src.csv", "");
     }
 }
 
@@ -349,27 +361,8 @@ TEST_CASE("onnx convert: an exported classifier and its state_dict convert to th
     // first_padded: a key-padding mask the graph makes from the ids (tokens == 0), read as "pad_id": 0.
     // seqfirst_mean: ids [length, batch] (batch_first=False, dynamic axes), the mean over dim 0.
     for (const char* name : {"mean_softmax", "first_sigmoid", "first_padded", "seqfirst_mean"}) {
-        const std::string c = name;
-        CAPTURE(c);
-        auto path = [&](const std::string& ext) { return test::fixture_path("onnx_classifier/" + c + ext); };
-        tools::ConvertOptions from_pt;
-        from_pt.checkpoint_path = path(".pt");
-        const tools::AxmModel pt =
-            tools::import_model(tools::read_model_tensors(from_pt), tools::read_convert_config(path(".json")));
-        tools::ConvertOptions from_onnx;
-        from_onnx.checkpoint_path = path(".onnx");
-        if (std::filesystem::exists(path(".onnx.json"))) from_onnx.config_path = path(".onnx.json");
-        const onnx_import::OnnxImport ox = onnx_import::import_onnx(from_onnx);
-        CHECK(ox.model.family == format::Family::classifier);
-        check_same_model(pt, ox.model);
-        const tools::CheckPair pair = tools::read_check_pair(
-            tools::CheckFiles{path(".tokens.txt"), "", path(".out.csv")}, format::Family::classifier);
-        CHECK(onnx_import::first_block_that_differs(ox).find("every layer recomputed") == 0);
-        MESSAGE(c << ": ONNX-lowered classifier vs PyTorch max difference "
-                  << check_same_outputs(pt, ox.model, pair, 1e-6));
-        const tools::ConversionProof proof = onnx_import::prove_against_graph(ox, from_onnx.checkpoint_path);
-        MESSAGE(c << ": lowered vs the graph max difference " << proof.max_diff);
-        CHECK(proof.max_diff < 1e-6);
+        CAPTURE(name);
+        check_family_case("onnx_classifier/", name, format::Family::classifier, ".tokens.txt", "");
     }
 }
 
@@ -414,24 +407,9 @@ TEST_CASE("onnx convert: an exported translator and its state_dict convert to th
     for (const char* name : {"translator", "translator_tgt_pad", "translator_seqfirst"}) {
         const std::string c = name;
         CAPTURE(c);
-        auto path = [&](const std::string& ext) { return test::fixture_path("onnx_classifier/" + c + ext); };
-        tools::ConvertOptions from_pt;
-        from_pt.checkpoint_path = path(".pt");
-        const tools::AxmModel pt =
-            tools::import_model(tools::read_model_tensors(from_pt), tools::read_convert_config(path(".json")));
-        tools::ConvertOptions from_onnx;
-        from_onnx.checkpoint_path = path(".onnx");
-        from_onnx.config_path = path(".onnx.json");
-        const onnx_import::OnnxImport ox = onnx_import::import_onnx(from_onnx);
-        CHECK(ox.model.family == format::Family::seq2seq);
-        check_same_model(pt, ox.model);  // pad_id 1 read off the graph's padding masks
-        const tools::CheckPair pair = tools::read_check_pair(
-            tools::CheckFiles{path(".src.txt"), path(".tgt.txt"), path(".out.csv")}, format::Family::seq2seq);
-        CHECK(onnx_import::first_block_that_differs(ox).find("every layer recomputed") == 0);
-        MESSAGE(c << ": ONNX-lowered vs PyTorch max difference " << check_same_outputs(pt, ox.model, pair, 1e-6));
-        const tools::ConversionProof proof = onnx_import::prove_against_graph(ox, from_onnx.checkpoint_path);
-        MESSAGE(c << ": lowered vs the graph max difference " << proof.max_diff);
-        CHECK(proof.max_diff < 1e-6);
+        // pad_id 1 read off the graph's padding masks
+        const onnx_import::OnnxImport ox =
+            check_family_case("onnx_classifier/", c, format::Family::seq2seq, ".src.txt", ".tgt.txt");
         CHECK(ox.lowered.target_pad == (c != "translator"));
     }
 }

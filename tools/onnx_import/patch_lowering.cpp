@@ -14,8 +14,8 @@ namespace {
 
 bool moves_data(const std::string& op) {
     return op == "Transpose" || op == "Slice" || op == "Concat" || op == "Unsqueeze" || op == "Squeeze" ||
-           op == "Reshape" || op == "Expand" || op == "Gather" || op == "Tile" || op == "Identity" ||
-           op == "Flatten" || op == "Pad";
+           op == "Reshape" || op == "Expand" || op == "Gather" || op == "Tile" || op == "Identity" || op == "Flatten" ||
+           op == "Pad";
 }
 
 // The MatMul reading a rank-4 value reached from x through data-moving nodes only, and those nodes (x's
@@ -111,9 +111,9 @@ std::optional<Patches> patches_from(GraphView& g, const onnx::FoldedGraph& folde
             return p;
         }
     }
-    throw ToolError(g.node(static_cast<size_t>(mm)).describe() + " reads [batch, columns, " +
-                    std::to_string(p.count) + ", " + std::to_string(p.patch_len) + "] values moved from " + x +
-                    " otherwise than as patches of " + std::to_string(p.patch_len) +
+    throw ToolError(g.node(static_cast<size_t>(mm)).describe() + " reads [batch, columns, " + std::to_string(p.count) +
+                    ", " + std::to_string(p.patch_len) + "] values moved from " + x + " otherwise than as patches of " +
+                    std::to_string(p.patch_len) +
                     " steps of each column (every stride, the last step repeated stride times or not): the patching "
                     "lowered is PatchTST's");
 }
