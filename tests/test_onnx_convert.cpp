@@ -29,10 +29,13 @@ struct Case {
     const char* name;
     bool decoder;
 };
-const Case kCases[] = {{"post_relu_sin", true},          {"pre_gelu_learned", true},
-                       {"post_gelu_nofold", true},       {"encoder_flatten", false},
-                       {"encoder_last_row", false},      {"encoder_flatten_op15", false},
-                       {"encoder_last_row_op16", false}, {"encoder_last_row_f64", false}};
+const Case kCases[] = {
+    {"post_relu_sin", true},          {"pre_gelu_learned", true},      {"post_gelu_nofold", true},
+    {"encoder_flatten", false},       {"encoder_last_row", false},     {"encoder_flatten_op15", false},
+    {"encoder_last_row_op16", false}, {"encoder_last_row_f64", false}, {"revin_affine", false},
+    {"revin_plain", false},           {"revin_subtract_last", false},  {"batchnorm_flatten", false},
+    {"batchnorm_revin", false},       {"memory_tril", true},           {"token_conv", true},
+    {"patch_revin", false},           {"patch_nopad", false}};
 
 std::string path_of(const std::string& name, const std::string& ext) {
     return test::fixture_path("onnx_convert/" + name + ext);
@@ -238,6 +241,29 @@ TEST_CASE("cli: auspex convert MODEL.onnx refuses what no block explains, and co
     test::check_error(test::auspex("convert " + path_of("pre_gelu_learned", ".onnx") + " --config " + config + " -o " +
                                    dir + "/m.axm"),
                       1, "converting an ONNX graph lowers forecasters");
+    // Options the graph shows (RevIN's subtract_last, a tril memory mask, RevIN itself) cannot be stated otherwise.
+    config = test::write_file("onnx_subtract_last.json", "{\"subtract_last\": false}");
+    test::check_error(test::auspex("convert " + path_of("revin_subtract_last", ".onnx") + " --config " + config +
+                                   " -o " + dir + "/m.axm"),
+                      1, "\"subtract_last\" contradicts the graph");
+    config = test::write_file("onnx_memory_mask.json", "{\"memory_mask\": \"none\"}");
+    test::check_error(
+        test::auspex("convert " + path_of("memory_tril", ".onnx") + " --config " + config + " -o " + dir + "/m.axm"), 1,
+        "\"memory_mask\" contradicts the graph");
+    config = test::write_file("onnx_revin.json", "{\"revin\": false}");
+    test::check_error(
+        test::auspex("convert " + path_of("revin_plain", ".onnx") + " --config " + config + " -o " + dir + "/m.axm"), 1,
+        "\"revin\" contradicts the graph");
+    // x.unfold(-1, ...) exports its windows on another axis with torch 1.13: the graph is no patched model.
+    test::check_error(test::auspex("convert " + path_of("patch_unfold_last", ".onnx") + " -o " + dir + "/m.axm"), 1,
+                      "is no attention this converter knows");
+    // GELU's tanh form: the runtime has the exact GELU only.
+    test::check_error(test::auspex("convert " + path_of("gelu_tanh", ".onnx") + " -o " + dir + "/m.axm"), 1,
+                      "computes GELU's tanh approximation (nn.GELU(approximate=\"tanh\")), which the runtime does not "
+                      "have");
+    // nn.Conv1d(padding_mode="circular") exports its wrap-around one step off: the graph computes another model.
+    test::check_error(test::auspex("convert " + path_of("token_conv_circular_mode", ".onnx") + " -o " + dir + "/m.axm"),
+                      1, "pads the input's channels otherwise than circularly by one step");
     CHECK(!std::filesystem::exists(dir + "/m.axm"));
 }
 
@@ -291,30 +317,52 @@ TEST_CASE(
     CHECK(residual->as<Forecaster>().config().stacks.encoder_residual);
 }
 
+namespace {
+
+// A family fixture `folder`/`c` (.pt with .json, .onnx with an optional .onnx.json, a check pair): both files convert
+// to the same tensors, records and outputs; the graph's layers recompute; the proof holds within 1e-6. Returns the
+// ONNX import for further checks.
+onnx_import::OnnxImport check_family_case(const std::string& folder, const std::string& c, format::Family family,
+                                          const std::string& input_ext, const std::string& target_ext) {
+    auto path = [&](const std::string& ext) { return test::fixture_path(folder + c + ext); };
+    tools::ConvertOptions from_pt;
+    from_pt.checkpoint_path = path(".pt");
+    const tools::AxmModel pt =
+        tools::import_model(tools::read_model_tensors(from_pt), tools::read_convert_config(path(".json")));
+    tools::ConvertOptions from_onnx;
+    from_onnx.checkpoint_path = path(".onnx");
+    if (std::filesystem::exists(path(".onnx.json"))) from_onnx.config_path = path(".onnx.json");
+    onnx_import::OnnxImport ox = onnx_import::import_onnx(from_onnx);
+    CHECK(ox.model.family == family);
+    check_same_model(pt, ox.model);
+    const tools::CheckPair pair = tools::read_check_pair(
+        tools::CheckFiles{path(input_ext), target_ext.empty() ? "" : path(target_ext), path(".out.csv")}, family);
+    CHECK(onnx_import::first_block_that_differs(ox).find("every layer recomputed") == 0);
+    MESSAGE(c << ": ONNX-lowered vs PyTorch max difference " << check_same_outputs(pt, ox.model, pair, 1e-6));
+    const tools::ConversionProof proof = onnx_import::prove_against_graph(ox, from_onnx.checkpoint_path);
+    MESSAGE(c << ": lowered vs the graph max difference " << proof.max_diff);
+    CHECK(proof.proven);
+    CHECK(proof.max_diff < 1e-6);
+    return ox;
+}
+
+}  // namespace
+
+TEST_CASE("onnx convert: an exported Transformer-VAE and its state_dict convert to the same tensors and outputs") {
+    // The graph's three outputs (reconstruction, z_mean, z_log_var); the decoder attends to z_mean embedded and
+    // repeated over the rows, and reads the sequence shifted right after a zero row.
+    for (const char* name : {"post_relu_pe", "pre_gelu_norms"}) {
+        CAPTURE(name);
+        check_family_case("onnx_tvae/", name, format::Family::tvae, ".src.csv", "");
+    }
+}
+
 TEST_CASE("onnx convert: an exported classifier and its state_dict convert to the same tensors and probabilities") {
     // first_padded: a key-padding mask the graph makes from the ids (tokens == 0), read as "pad_id": 0.
-    for (const char* name : {"mean_softmax", "first_sigmoid", "first_padded"}) {
-        const std::string c = name;
-        CAPTURE(c);
-        auto path = [&](const std::string& ext) { return test::fixture_path("onnx_classifier/" + c + ext); };
-        tools::ConvertOptions from_pt;
-        from_pt.checkpoint_path = path(".pt");
-        const tools::AxmModel pt =
-            tools::import_model(tools::read_model_tensors(from_pt), tools::read_convert_config(path(".json")));
-        tools::ConvertOptions from_onnx;
-        from_onnx.checkpoint_path = path(".onnx");
-        if (std::filesystem::exists(path(".onnx.json"))) from_onnx.config_path = path(".onnx.json");
-        const onnx_import::OnnxImport ox = onnx_import::import_onnx(from_onnx);
-        CHECK(ox.model.family == format::Family::classifier);
-        check_same_model(pt, ox.model);
-        const tools::CheckPair pair = tools::read_check_pair(
-            tools::CheckFiles{path(".tokens.txt"), "", path(".out.csv")}, format::Family::classifier);
-        CHECK(onnx_import::first_block_that_differs(ox).find("every layer recomputed") == 0);
-        MESSAGE(c << ": ONNX-lowered classifier vs PyTorch max difference "
-                  << check_same_outputs(pt, ox.model, pair, 1e-6));
-        const tools::ConversionProof proof = onnx_import::prove_against_graph(ox, from_onnx.checkpoint_path);
-        MESSAGE(c << ": lowered vs the graph max difference " << proof.max_diff);
-        CHECK(proof.max_diff < 1e-6);
+    // seqfirst_mean: ids [length, batch] (batch_first=False, dynamic axes), the mean over dim 0.
+    for (const char* name : {"mean_softmax", "first_sigmoid", "first_padded", "seqfirst_mean"}) {
+        CAPTURE(name);
+        check_family_case("onnx_classifier/", name, format::Family::classifier, ".tokens.txt", "");
     }
 }
 
@@ -354,22 +402,14 @@ TEST_CASE("cli: a converted ONNX graph is a model like any other: int8, external
 }
 
 TEST_CASE("onnx convert: an exported translator and its state_dict convert to the same tensors and logits") {
-    auto path = [](const std::string& ext) { return test::fixture_path("onnx_classifier/translator" + ext); };
-    tools::ConvertOptions from_pt;
-    from_pt.checkpoint_path = path(".pt");
-    const tools::AxmModel pt =
-        tools::import_model(tools::read_model_tensors(from_pt), tools::read_convert_config(path(".json")));
-    tools::ConvertOptions from_onnx;
-    from_onnx.checkpoint_path = path(".onnx");
-    from_onnx.config_path = path(".onnx.json");
-    const onnx_import::OnnxImport ox = onnx_import::import_onnx(from_onnx);
-    CHECK(ox.model.family == format::Family::seq2seq);
-    check_same_model(pt, ox.model);  // pad_id 1 read off the graph's padding masks
-    const tools::CheckPair pair = tools::read_check_pair(
-        tools::CheckFiles{path(".src.txt"), path(".tgt.txt"), path(".out.csv")}, format::Family::seq2seq);
-    CHECK(onnx_import::first_block_that_differs(ox).find("every layer recomputed") == 0);
-    MESSAGE("translator: ONNX-lowered vs PyTorch max difference " << check_same_outputs(pt, ox.model, pair, 1e-6));
-    const tools::ConversionProof proof = onnx_import::prove_against_graph(ox, from_onnx.checkpoint_path);
-    MESSAGE("translator: lowered vs the graph max difference " << proof.max_diff);
-    CHECK(proof.max_diff < 1e-6);
+    // translator_tgt_pad: the target's own padding masked too (tgt_key_padding_mask of the same pad id).
+    // translator_seqfirst: the translation tutorial's layout, ids [length, batch] (batch_first=False).
+    for (const char* name : {"translator", "translator_tgt_pad", "translator_seqfirst"}) {
+        const std::string c = name;
+        CAPTURE(c);
+        // pad_id 1 read off the graph's padding masks
+        const onnx_import::OnnxImport ox =
+            check_family_case("onnx_classifier/", c, format::Family::seq2seq, ".src.txt", ".tgt.txt");
+        CHECK(ox.lowered.target_pad == (c != "translator"));
+    }
 }

@@ -370,6 +370,32 @@ Outputs op_layer_norm(const Node& n, const Inputs& x, int64_t) {
     return {out};
 }
 
+// BatchNormalization in inference mode: per channel (axis 1) with the running statistics the node is given.
+Outputs op_batch_norm(const Node& n, const Inputs& x, int64_t) {
+    const Tensor& t = in(x, 0, "X");
+    if (int_attr(n, "training_mode", 0) != 0)
+        throw ToolError("training_mode 1 (batch statistics) is not evaluated: export the model in eval mode");
+    if (t.shape.size() < 2) throw ToolError("X has no channel axis");
+    const size_t channels = static_cast<size_t>(t.shape[1]);
+    const Tensor* p[4];
+    const char* names[4] = {"scale", "B", "input_mean", "input_var"};
+    for (size_t k = 0; k < 4; ++k) {
+        p[k] = &in(x, k + 1, names[k]);
+        if (p[k]->size() != channels)
+            throw ToolError(std::string(names[k]) + " does not have the " + std::to_string(channels) +
+                            " values of X's channels");
+    }
+    const double eps = float_attr(n, "epsilon", 1e-5f);
+    size_t inner = 1;
+    for (size_t k = 2; k < t.shape.size(); ++k) inner *= static_cast<size_t>(t.shape[k]);
+    Tensor out = t;
+    for (size_t i = 0; i < t.size(); ++i) {
+        const size_t c = (i / inner) % channels;
+        out.f[i] = static_cast<float>((t.f[i] - p[2]->f[c]) / std::sqrt(p[3]->f[c] + eps) * p[0]->f[c] + p[1]->f[c]);
+    }
+    return {out};
+}
+
 enum class Reduce { mean, sum, max, min };
 
 Tensor reduce(const Node& n, const Inputs& x, int64_t opset, Reduce kind, int64_t axes_input_from) {
@@ -577,6 +603,7 @@ const Entry kMathOps[] = {
     {"Gemm", op_gemm},
     {"Softmax", op_softmax},
     {"LayerNormalization", op_layer_norm},
+    {"BatchNormalization", op_batch_norm},
     {"ReduceMean", op_reduce_mean},
     {"ReduceSum", op_reduce_sum},
     {"ReduceMax", op_reduce_max},

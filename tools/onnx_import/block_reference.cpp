@@ -36,6 +36,14 @@ Rows norm(const tools::TensorMap& t, const std::string& module, const Rows& x, s
     const tools::HostTensor& w = tensor(t, module + ".weight");
     const tools::HostTensor& b = tensor(t, module + ".bias");
     Rows y(x.size());
+    if (t.count(module + ".running_mean")) {  // BatchNorm1d in evaluation mode: per channel, over no rows
+        const tools::HostTensor& mean = tensor(t, module + ".running_mean");
+        const tools::HostTensor& var = tensor(t, module + ".running_var");
+        for (size_t r = 0; r < rows; ++r)
+            for (size_t c = 0; c < d; ++c)
+                y[r * d + c] = (x[r * d + c] - mean.data[c]) / std::sqrt(var.data[c] + eps) * w.data[c] + b.data[c];
+        return y;
+    }
     for (size_t r = 0; r < rows; ++r) {
         double mean = 0, var = 0;
         for (size_t c = 0; c < d; ++c) mean += x[r * d + c];
@@ -105,9 +113,10 @@ std::vector<float> reference_layer(const tools::TensorMap& t, const std::string&
         Rows y;
         if (s == 0)
             y = attention(t, prefix + "self_attn", in, rows, in, rows, d, o.heads, o.causal,
-                          memory ? std::vector<bool>() : o.padded_source);
+                          memory ? o.padded_target : o.padded_source);
         else if (s == 1 && memory)
-            y = attention(t, prefix + "multihead_attn", in, rows, mem, memory_rows, d, o.heads, false, o.padded_source);
+            y = attention(t, prefix + "multihead_attn", in, rows, mem, memory_rows, d, o.heads, o.memory_tril,
+                          o.padded_source);
         else
             y = feed_forward(t, prefix, in, rows, o.activation);
         add_to(x, y);

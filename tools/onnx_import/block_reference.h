@@ -16,10 +16,13 @@ struct LayerOptions {
     format::Activation activation = format::Activation::relu;
     float eps = 1e-5f;
     int64_t heads = 1;
-    bool causal = false;  // the layer's self-attention
+    bool causal = false;       // the layer's self-attention
+    bool memory_tril = false;  // a decoder layer's attention over the memory: row i sees memory rows 0..i
     // Source keys that are padding (a padding mask made from the ids): masked in an encoder layer's self-attention
     // and a decoder layer's attention over the memory; empty when none are.
     std::vector<bool> padded_source;
+    // Target keys that are padding: masked in a decoder layer's self-attention (a translator's tgt_key_padding_mask).
+    std::vector<bool> padded_target;
 };
 
 // One encoder layer (memory null) or decoder layer under `prefix` ("transformer.encoder.layers.0.") on x

@@ -108,6 +108,8 @@ void mark(GraphView& g, const std::vector<size_t>& nodes) {
     for (size_t n : nodes) g.explain(n);
 }
 
+}  // namespace
+
 // The reduction axes of a ReduceMean (attribute below opset 18, input from it on).
 std::vector<int64_t> reduce_axes(const GraphView& g, const onnx::Node& n) {
     if (const onnx::Attribute* a = n.attribute("axes")) return a->ints;
@@ -118,7 +120,7 @@ std::vector<int64_t> reduce_axes(const GraphView& g, const onnx::Node& n) {
     return axes;
 }
 
-bool last_axis_only(const GraphView& g, const onnx::Node& n, const std::string& x) {
+static bool last_axis_only(const GraphView& g, const onnx::Node& n, const std::string& x) {
     const std::vector<int64_t> axes = reduce_axes(g, n);
     const int64_t rank = static_cast<int64_t>(g.shape(x).size());
     return axes.size() == 1 && (axes[0] == -1 || axes[0] == rank - 1) && int_attribute(n, "keepdims", 1) == 1;
@@ -161,8 +163,6 @@ int vector_reader(const GraphView& g, const std::string& value, const std::strin
     return static_cast<int>(readers[0]);
 }
 
-}  // namespace
-
 std::optional<Linear> linear_from(GraphView& g, const std::string& x) {
     for (size_t r : g.consumers(x)) {
         if (g.explained(r)) continue;
@@ -175,10 +175,72 @@ std::optional<Linear> linear_from(GraphView& g, const std::string& x) {
     return std::nullopt;
 }
 
+namespace {
+
+// A Transpose swapping the last two axes of a rank-3 value.
+bool swaps_last_two(const onnx::Node& n) {
+    const onnx::Attribute* perm = n.attribute("perm");
+    return n.op_type == "Transpose" && perm && perm->ints == std::vector<int64_t>{0, 2, 1};
+}
+
+// The unexplained Transpose(0, 2, 1) reading `value`, or -1.
+int swapped_back(const GraphView& g, const std::string& value) {
+    for (size_t r : g.consumers(value))
+        if (!g.explained(r) && swaps_last_two(g.node(r))) return static_cast<int>(r);
+    return -1;
+}
+
+// Transpose(0, 2, 1), BatchNormalization of constant statistics (evaluation mode), Transpose(0, 2, 1).
+std::optional<Norm> batch_norm_from(GraphView& g, const std::string& x, int64_t d) {
+    for (size_t r : g.consumers(x)) {
+        if (g.explained(r) || !swaps_last_two(g.node(r))) continue;
+        const int bn = g.consumer(g.node(r).outputs[0], "BatchNormalization");
+        if (bn < 0) continue;
+        const onnx::Node& n = g.node(static_cast<size_t>(bn));
+        if (n.inputs.size() != 5 || n.outputs.size() != 1 || int_attribute(n, "training_mode", 0) != 0) continue;
+        const onnx::Tensor* t[4];
+        bool constant = true;
+        for (size_t k = 0; k < 4; ++k) {
+            t[k] = g.constant(n.inputs[k + 1]);
+            constant = constant && t[k] && t[k]->is_float() && static_cast<int64_t>(t[k]->size()) == d;
+        }
+        if (!constant) continue;
+        // The Transpose back; the exporter may have fused it with a layout op of another reader (the next
+        // layer's attention reads the channels-first value through one Transpose): see same_rows.
+        const int back = swapped_back(g, n.outputs[0]);
+        if (back < 0) continue;
+        Norm norm;
+        norm.batch = true;
+        HostTensor* into[4] = {&norm.weight, &norm.bias, &norm.mean, &norm.variance};
+        for (size_t k = 0; k < 4; ++k) {
+            *into[k] = host(*t[k]);
+            into[k]->shape = {d};
+        }
+        norm.eps = float_attribute(n, "epsilon", 1e-5f);
+        norm.output = g.node(static_cast<size_t>(back)).outputs[0];
+        mark(g, {r, static_cast<size_t>(bn), static_cast<size_t>(back)});
+        return norm;
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
+bool same_rows(const GraphView& g, const std::string& source, const std::string& x) {
+    if (source == x) return true;
+    const int p = g.producer(source);
+    if (p < 0 || g.node(static_cast<size_t>(p)).op_type != "BatchNormalization") return false;
+    for (size_t r : g.consumers(source))
+        if (swaps_last_two(g.node(r)) && g.node(r).outputs[0] == x) return true;
+    return false;
+}
+
 std::optional<Norm> layer_norm_from(GraphView& g, const std::string& x) {
     const std::vector<int64_t> xs = g.shape(x);
     if (xs.empty()) return std::nullopt;
     const int64_t d = xs.back();
+    if (xs.size() == 3)
+        if (std::optional<Norm> bn = batch_norm_from(g, x, d)) return bn;
     Norm norm;
     const int ln = g.consumer(x, "LayerNormalization");
     if (ln >= 0) {
@@ -238,8 +300,35 @@ std::optional<Norm> layer_norm_from(GraphView& g, const std::string& x) {
     return std::nullopt;
 }
 
+namespace {
+
+[[noreturn]] void tanh_gelu(const onnx::Node& n) {
+    throw ToolError(n.describe() +
+                    " computes GELU's tanh approximation (nn.GELU(approximate=\"tanh\")), which the runtime does not "
+                    "have (it computes ReLU, the exact GELU with erf, and ELU; the two GELUs differ by up to 5e-4): "
+                    "nothing was converted. A model trained with the tanh form forecasts differently with the exact "
+                    "one; fine-tune with nn.GELU() and export again");
+}
+
+// GELU's tanh form as torch writes it, 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3))): x times itself
+// (or cubed) and a Tanh within a few single steps after. The Tanh node, or -1.
+int tanh_gelu_at(const GraphView& g, const std::string& x) {
+    double c = 0;
+    int at = pair_reader(g, x, "Mul", x);
+    if (at < 0 && ((at = scalar_reader(g, x, "Pow", &c)) < 0 || c != 3.0)) return -1;
+    for (int steps = 0; steps < 6 && at >= 0; ++steps) {
+        if (g.node(static_cast<size_t>(at)).op_type == "Tanh") return at;
+        const std::vector<size_t>& next = g.consumers(g.node(static_cast<size_t>(at)).outputs[0]);
+        at = next.size() == 1 ? static_cast<int>(next[0]) : -1;
+    }
+    return -1;
+}
+
+}  // namespace
+
 std::optional<Act> activation_from(GraphView& g, const std::string& x) {
     Act a;
+    if (const int t = tanh_gelu_at(g, x); t >= 0) tanh_gelu(g.node(static_cast<size_t>(t)));
     if (const int relu = g.consumer(x, "Relu"); relu >= 0) {
         g.explain(static_cast<size_t>(relu));
         a.output = g.node(static_cast<size_t>(relu)).outputs[0];
@@ -248,6 +337,7 @@ std::optional<Act> activation_from(GraphView& g, const std::string& x) {
     a.kind = format::Activation::gelu;
     if (const int gelu = g.consumer(x, "Gelu"); gelu >= 0) {
         const onnx::Attribute* approx = g.node(static_cast<size_t>(gelu)).attribute("approximate");
+        if (approx && approx->s == "tanh") tanh_gelu(g.node(static_cast<size_t>(gelu)));
         if (approx && approx->s != "none") return std::nullopt;
         g.explain(static_cast<size_t>(gelu));
         a.output = g.node(static_cast<size_t>(gelu)).outputs[0];
@@ -450,8 +540,10 @@ bool pad_condition(const GraphView& g, std::string value, int64_t* pad_id, std::
 }
 
 // An additive key-padding mask: Where(pad keys, -inf or a large negative, 0), through layout ops and Mul by 1
-// (torch's baddbmm), from pad_condition.
-bool padding_mask(const GraphView& g, std::string value, int64_t* pad_id, std::vector<size_t>* nodes) {
+// (torch's baddbmm), from pad_condition. nn.MultiheadAttention given both a float attn_mask and a key_padding_mask
+// writes Where(pad keys, -inf, attn_mask): that constant mask goes to *merged (left empty otherwise).
+bool padding_mask(const GraphView& g, std::string value, int64_t* pad_id, std::vector<size_t>* nodes,
+                  const onnx::Tensor** merged) {
     std::vector<size_t> walked;
     for (int hops = 0; hops < 8; ++hops) {
         const int p = g.producer(value);
@@ -470,9 +562,11 @@ bool padding_mask(const GraphView& g, std::string value, int64_t* pad_id, std::v
             if (!yes || !no || yes->size() == 0 || no->size() == 0) return false;
             for (size_t i = 0; i < yes->size(); ++i)
                 if (!(yes->real(i) <= -1e9)) return false;
-            for (size_t i = 0; i < no->size(); ++i)
-                if (no->real(i) != 0.0) return false;
+            bool zero = true;
+            for (size_t i = 0; i < no->size(); ++i) zero = zero && no->real(i) == 0.0;
+            if (!zero && !no->is_float()) return false;
             if (!pad_condition(g, n.inputs[0], pad_id, nodes)) return false;
+            *merged = zero ? nullptr : no;
             nodes->insert(nodes->end(), walked.begin(), walked.end());
             return true;
         } else {
@@ -483,15 +577,18 @@ bool padding_mask(const GraphView& g, std::string value, int64_t* pad_id, std::v
 }
 
 MaskKind classify_mask(const std::vector<float>& m, int64_t lq, int64_t lk, bool* ok) {
-    bool zero = true, causal = true;
+    bool zero = true, causal = true, tril = true;
     for (int64_t i = 0; i < lq; ++i)
         for (int64_t j = 0; j < lk; ++j) {
             const float v = m[static_cast<size_t>(i * lk + j)];
+            const bool masked = (std::isinf(v) && v < 0) || v <= -1e9f;
             zero = zero && v == 0.0f;
-            causal = causal && (j <= i + (lk - lq) ? v == 0.0f : (std::isinf(v) && v < 0) || v <= -1e9f);
+            causal = causal && (j <= i + (lk - lq) ? v == 0.0f : masked);
+            tril = tril && (j <= i ? v == 0.0f : masked);
         }
-    *ok = zero || causal;
-    return zero ? MaskKind::none : MaskKind::causal;
+    *ok = zero || causal || tril;
+    // Square scores: causal and tril are the same mask, called causal.
+    return zero ? MaskKind::none : causal ? MaskKind::causal : MaskKind::tril;
 }
 
 }  // namespace
@@ -545,9 +642,20 @@ Attention attention_at(GraphView& g, size_t softmax) {
                    a.pad_id < 0) {
             // A key-padding mask made from the ids: -inf (or a large negative) where a key is the pad id.
             int which = -1;
+            const onnx::Tensor* merged = nullptr;
             for (int side = 0; side < 2 && which < 0; ++side)
-                if (padding_mask(g, n.inputs[static_cast<size_t>(side)], &a.pad_id, &a.nodes)) which = side;
+                if (padding_mask(g, n.inputs[static_cast<size_t>(side)], &a.pad_id, &a.nodes, &merged)) which = side;
             if (which < 0) break;
+            if (merged) {  // the attn_mask the padding was merged into
+                if (!mask.empty() || merged->size() == 0 || (merged->size() % static_cast<size_t>(lq * lk)) != 0)
+                    not_attention(g, softmax,
+                                  "a mask merged with the padding that is not one constant of [queries, keys]");
+                mask.assign(merged->f.end() - lq * lk, merged->f.end());
+                for (size_t q = 0; q + static_cast<size_t>(lq * lk) <= merged->size();
+                     q += static_cast<size_t>(lq * lk))
+                    if (!std::equal(mask.begin(), mask.end(), merged->f.begin() + static_cast<std::ptrdiff_t>(q)))
+                        not_attention(g, softmax, "a mask that differs between heads or batch rows");
+            }
             s = n.inputs[static_cast<size_t>(1 - which)];
         } else if (n.op_type == "Where" && n.inputs.size() == 3 && a.pad_id < 0 &&
                    (g.constant(n.inputs[1]) != nullptr) != (g.constant(n.inputs[2]) != nullptr)) {
@@ -601,6 +709,7 @@ Attention attention_at(GraphView& g, size_t softmax) {
     if (!mask.empty()) {
         bool ok = false;
         a.mask = classify_mask(mask, lq, lk, &ok);
+        a.square = lq == lk;
         if (!ok) not_attention(g, softmax, "its mask is neither causal nor empty");
     }
     a.q = *q;

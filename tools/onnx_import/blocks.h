@@ -25,11 +25,15 @@ struct Linear {
 std::optional<Linear> linear_from(GraphView& g, const std::string& x);
 
 // LayerNormalization over the last axis, or its decomposition (ReduceMean, Sub, Pow, ReduceMean, Add eps, Sqrt,
-// Div, Mul, Add) that exporters write below opset 17.
+// Div, Mul, Add) that exporters write below opset 17; or a BatchNorm1d over the channels in evaluation mode
+// (Transpose to [batch, d_model, rows], BatchNormalization, Transpose back), as PatchTST's and mvts_transformer's
+// layers norm.
 struct Norm {
     tools::HostTensor weight, bias;
     float eps = 1e-5f;
     std::string output;
+    bool batch = false;                // BatchNorm1d: its running statistics below
+    tools::HostTensor mean, variance;  // [d_model]
 };
 std::optional<Norm> layer_norm_from(GraphView& g, const std::string& x);
 
@@ -50,12 +54,15 @@ struct Projection {
 // One multi-head attention, found from its Softmax: q/k/v projections, scores (MatMul or Einsum), the scale
 // (every scalar Mul/Div on the way, as a product), an additive mask (a constant, or Where of a constant
 // condition), the value product and the output projection.
-enum class MaskKind { none, causal };
+// causal: query i sees keys 0..i + (keys - queries) (the last query sees every key); tril: query i sees keys 0..i
+// (a memory mask torch.tril writes for more memory rows than decoder rows). Square scores are called causal.
+enum class MaskKind { none, causal, tril };
 struct Attention {
     Projection q, k, v;
     Linear out;
     int64_t head_dim = 0;
     MaskKind mask = MaskKind::none;
+    bool square = true;         // as many queries as keys (where the mask was classified)
     int64_t pad_id = -1;        // keys whose id is this are masked (a key-padding mask made from the ids), or -1
     std::string output;         // the attention's result in the model's layout (one head's, when `concat` is set)
     int concat = -1;            // one head of several written apart: the Concat joining them (join_heads)
@@ -69,6 +76,23 @@ Attention attention_at(GraphView& g, size_t softmax);
 std::vector<Attention> join_heads(GraphView& g, std::vector<Attention> heads);
 // The output projection after `value` (the heads' joined values) and the layout ops after it.
 void finish_attention(GraphView& g, Attention& a, std::string value);
+
+// Matching helpers the recognisers share.
+// The reduction axes of a ReduceMean (attribute below opset 18, input from it on).
+std::vector<int64_t> reduce_axes(const GraphView& g, const onnx::Node& n);
+// The one unexplained reader of `value` with op `op` whose other input is a scalar constant (after `value` for
+// Div, Sub and Pow); its value in *c. -1 when there is none.
+int scalar_reader(const GraphView& g, const std::string& value, const std::string& op, double* c);
+// The one unexplained reader of `value` with op `op` whose other input is `other` (either order), or -1.
+int pair_reader(const GraphView& g, const std::string& value, const std::string& op, const std::string& other);
+// `value`'s only reader when it is `op` with a constant of d values (any shape of d elements) as its other
+// input; the constant in *out. -1 otherwise.
+int vector_reader(const GraphView& g, const std::string& value, const std::string& op, int64_t d,
+                  tools::HostTensor* out);
+
+// Whether `source` (what an attention's projection reads, layout ops walked over) is `x`, or the channels-first
+// value of a BatchNorm whose Transpose back is `x` (the exporter fuses that Transpose with the next layer's).
+bool same_rows(const GraphView& g, const std::string& source, const std::string& x);
 
 // The Add of `a` and `b` (in either order) no block explained yet, or -1.
 int add_of(const GraphView& g, const std::string& a, const std::string& b);

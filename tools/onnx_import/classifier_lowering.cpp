@@ -1,5 +1,7 @@
 #include "tools/onnx_import/classifier_lowering.h"
 
+#include <cctype>
+
 #include "tools/onnx_import/stack_lowering.h"
 
 namespace ax::onnx_import {
@@ -9,6 +11,14 @@ bool reads_token_ids(const onnx::Model& m) {
     bool ids = !fed.empty() && fed.size() <= 2;
     for (const onnx::ValueInfo* v : fed) ids = ids && onnx::is_integer_type(v->type) && v->dims.size() == 2;
     return ids;
+}
+
+bool sequence_first(const onnx::ValueInfo& ids) {
+    if (ids.dims.size() != 2) return false;
+    std::string second = ids.dims[1].param;
+    for (char& ch : second) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    if (second.find("batch") != std::string::npos) return true;
+    return ids.dims[1].value == 1 && ids.dims[0].value > 1;
 }
 
 LoweredGraph lower_classifier(const onnx::Model& original, const onnx::FoldedGraph& folded) {
@@ -23,7 +33,9 @@ LoweredGraph lower_classifier(const onnx::Model& original, const onnx::FoldedGra
 
     const onnx::ValueInfo& input = *folded.model.fed_inputs()[0];
     out.src_input = input.name;
-    const int64_t rows = g.shape(input.name).size() == 2 ? g.shape(input.name)[1] : 0;
+    const bool seq_first = sequence_first(input);
+    out.sequence_first = seq_first;
+    const int64_t rows = g.shape(input.name).size() == 2 ? g.shape(input.name)[seq_first ? 0 : 1] : 0;
     const StackLowering::InputSide src = low.token_side(input.name, rows);
     const int64_t d = src.tokens.shape[1];
     size_t layers = 0;
@@ -44,10 +56,13 @@ LoweredGraph lower_classifier(const onnx::Model& original, const onnx::FoldedGra
     if (readers.size() != 1) throw ToolError("the encoder's output " + h + " is read by more than the pooling");
     const onnx::Node& pool = g.node(readers[0]);
     const onnx::Tensor* index = pool.inputs.size() == 2 ? g.constant(pool.inputs[1]) : nullptr;
-    if ((pool.op_type == "ReduceMean" || pool.op_type == "ReduceMax") && g.shape(pool.outputs[0]).size() == 2)
+    const std::vector<int64_t> pooled_axes = reduce_axes(g, pool);
+    const int64_t row_axis = seq_first ? 0 : 1;
+    if ((pool.op_type == "ReduceMean" || pool.op_type == "ReduceMax") && g.shape(pool.outputs[0]).size() == 2 &&
+        pooled_axes.size() == 1 && (pooled_axes[0] == row_axis || pooled_axes[0] == row_axis - 3))
         f.pooling = pool.op_type == "ReduceMean" ? format::Pooling::mean : format::Pooling::max;
-    else if (pool.op_type == "Gather" && int_attribute(pool, "axis", 0) == 1 && index && index->size() == 1 &&
-             index->integer(0) == 0)
+    else if (pool.op_type == "Gather" && int_attribute(pool, "axis", 0) == (seq_first ? 0 : 1) && index &&
+             index->size() == 1 && index->integer(0) == 0)
         f.pooling = format::Pooling::first;
     else
         throw ToolError(pool.describe() +

@@ -1,11 +1,14 @@
 #include "tools/onnx_import/forecaster_lowering.h"
 
+#include <algorithm>
 #include <optional>
 
 #include "tools/common/tool_error.h"
 #include "tools/import/import_common.h"
 #include "tools/onnx_import/blocks.h"
 #include "tools/onnx_import/graph_view.h"
+#include "tools/onnx_import/patch_lowering.h"
+#include "tools/onnx_import/revin_lowering.h"
 #include "tools/onnx_import/stack_lowering.h"
 
 namespace ax::onnx_import {
@@ -106,9 +109,28 @@ LoweredGraph lower_forecaster(const onnx::Model& original, const onnx::FoldedGra
 
     out.src_input = fed[0]->name;
     const int64_t src_rows = g.shape(out.src_input)[1];
-    StackLowering::InputSide src = low.input_side(out.src_input, src_rows);
+    // RevIN: the window normalized per column before the input block, the forecast restored at the end.
+    const std::optional<Revin> revin = revin_from(g, out.src_input);
+    if (revin && fed.size() != 1)
+        throw ToolError("RevIN (" + revin->node +
+                        ") in a graph of two inputs: auspex runs RevIN in one-pass models (encoder-only, or a decoder "
+                        "fed the window's last rows); convert the checkpoint with its config");
+    const std::string window = revin ? revin->normalized : out.src_input;
+    // Patches (PatchTST): each column cut into patches, one token each, through the patch Linear; the columns go
+    // through the encoder as a batch of their own ([batch x columns, patches, d_model]).
+    const std::optional<Patches> patches = fed.size() == 1 ? patches_from(g, folded, window) : std::nullopt;
+    StackLowering::InputSide src;
+    if (patches) {
+        std::optional<Linear> embed = linear_from(g, patches->value);
+        if (!embed) throw ToolError("the patches " + patches->value + " go through no patch Linear");
+        src.embed = *embed;
+        src.value = forward_over_layout(g, embed->output);
+        src = low.after_embedding(src, patches->count, embed->weight.shape[0]);
+    } else {
+        src = low.input_side(window, src_rows);
+    }
     // One input feeding a decoder too: its last rows and placeholder rows after them (one-pass decoding).
-    const std::optional<OnePassInput> one_pass = fed.size() == 1 ? one_pass_input(g, out.src_input) : std::nullopt;
+    const std::optional<OnePassInput> one_pass = fed.size() == 1 ? one_pass_input(g, window) : std::nullopt;
     const bool encoder_only = fed.size() == 1 && !one_pass;
     const std::string enc_root = encoder_only ? "encoder." : "transformer.encoder.";
     size_t enc_layers = 0, dec_layers = 0;
@@ -142,8 +164,11 @@ LoweredGraph lower_forecaster(const onnx::Model& original, const onnx::FoldedGra
         if (dec_layers == 0)
             throw ToolError("found no decoder layer reading the decoder's input block (" + tgt.value +
                             ") and the encoder's output (" + memory + ")");
-        low.put_linear("embedding_src", src.embed);
-        low.put_linear("embedding_tgt", tgt.embed);
+        if (src.conv.has_value() != tgt.conv.has_value())
+            throw ToolError("a token convolution on one side only (" + (src.conv ? src.conv->node : tgt.conv->node) +
+                            "): auspex embeds both sides the same way");
+        low.put_embedding("embedding_src", "src", src);
+        low.put_embedding("embedding_tgt", "tgt", tgt);
         if (tgt.scale != src.scale)
             throw ToolError("the encoder's inputs are scaled by " + std::to_string(src.scale) + ", the decoder's by " +
                             std::to_string(tgt.scale) + ": auspex scales both sides alike");
@@ -162,14 +187,14 @@ LoweredGraph lower_forecaster(const onnx::Model& original, const onnx::FoldedGra
                 low.put("pos_embedding", *src.table);
             }
         }
-        f.memory_mask = format::MemoryMask::none;  // a masked memory is refused above
+        f.memory_mask = low.facts.memory_mask == MaskKind::tril ? format::MemoryMask::tril : format::MemoryMask::none;
         state("memory_mask");
         if (low.facts.decoder_mask == MaskKind::none) {
             f.described[format::ConfigKey::decoder_mask] = static_cast<uint32_t>(format::DecoderMask::none);
             state("decoder_mask");
         }
     } else {
-        low.put_linear("input_embed", src.embed);
+        low.put_embedding("input_embed", "src", src);
         if (src.table && !src.sinusoidal) low.put("pos_embedding", *src.table);
     }
     // Sinusoidal positions are computed by the runtime: only their limit is stored, the rows of the table the
@@ -188,9 +213,10 @@ LoweredGraph lower_forecaster(const onnx::Model& original, const onnx::FoldedGra
         f.embed_scale = src.scale;
         state("embed_scale");
     }
-    if (low.facts.pad_id >= 0)
+    if (low.facts.pad_id >= 0 || low.facts.target_pad_id >= 0)
         throw ToolError("the forecaster's attention masks keys by comparing an input with " +
-                        std::to_string(low.facts.pad_id) + " (a padding mask): forecasters have none");
+                        std::to_string(std::max(low.facts.pad_id, low.facts.target_pad_id)) +
+                        " (a padding mask): forecasters have none");
     if (encoder_residual) {
         f.described[format::ConfigKey::encoder_residual] = 1;
         state("encoder_residual");
@@ -205,9 +231,44 @@ LoweredGraph lower_forecaster(const onnx::Model& original, const onnx::FoldedGra
     }
 
     // The head.
-    const int64_t d = src.embed.weight.shape[0];
+    const int64_t d = src.conv ? src.conv->weight.shape[0] : src.embed.weight.shape[0];
     std::string head_in = last;
-    if (encoder_only) {
+    if (encoder_only && patches) {
+        // [batch x columns, patches, d_model] back to [batch, columns, patches, d_model], optionally [.., d_model,
+        // patches] (PatchTST's backbone), flattened per column into the head.
+        bool d_model_first = false;
+        std::string v = last;
+        for (int hops = 0; hops < 4; ++hops) {
+            const std::vector<size_t>& readers = g.consumers(v);
+            if (readers.size() != 1 || g.explained(readers[0])) break;
+            const onnx::Node& n = g.node(readers[0]);
+            if (n.op_type == "Transpose") {
+                const onnx::Attribute* perm = n.attribute("perm");
+                if (!perm || perm->ints != std::vector<int64_t>{0, 1, 3, 2}) break;
+                d_model_first = true;
+            } else if (n.op_type != "Reshape" && n.op_type != "Flatten") {
+                break;
+            }
+            g.explain(readers[0]);
+            v = n.outputs[0];
+        }
+        const std::vector<int64_t> vs = g.shape(v);
+        if (vs.size() != 3 || vs[1] != patches->columns || vs[2] != patches->count * d)
+            throw ToolError("the patched encoder's output " + last + " is not flattened per column into [batch, " +
+                            std::to_string(patches->columns) + ", " + std::to_string(patches->count * d) +
+                            "] before the head (" + describe_value(g, v) + ")");
+        head_in = v;
+        f.head = format::ForecastHead::flatten;
+        f.head_flatten = d_model_first ? "d_model_first" : "rows";
+        f.patch_len = patches->patch_len;
+        f.stride = patches->stride;
+        f.padding_patch = patches->pad_end ? "end" : "none";
+        f.window = patches->window;
+        f.n_features = patches->columns;
+        for (const char* key : {"head", "head_flatten", "patch_len", "stride", "padding_patch", "window", "n_features"})
+            state(key);
+        head_module = "head";
+    } else if (encoder_only) {
         format::ForecastHead head = format::ForecastHead::generator;
         const std::vector<size_t>& readers = g.consumers(last);
         if (readers.size() == 1) {
@@ -241,7 +302,7 @@ LoweredGraph lower_forecaster(const onnx::Model& original, const onnx::FoldedGra
         throw ToolError("found no output Linear reading " + describe_value(g, head_in) +
                         " (the last block's output): the generator or head of a forecaster this converter lowers");
     std::string y = gen->output;
-    if (encoder_only && f.head != format::ForecastHead::generator) {
+    if (encoder_only && f.head != format::ForecastHead::generator && !patches) {
         if (std::optional<Act> a = activation_from(g, y)) {
             if (std::optional<Linear> second = linear_from(g, a->output)) {
                 low.put_linear("head_hidden", *gen);
@@ -256,6 +317,21 @@ LoweredGraph lower_forecaster(const onnx::Model& original, const onnx::FoldedGra
     }
     low.put_linear(head_module, *gen);
     if (one_pass) y = last_rows(g, forward_over_layout(g, y), one_pass->horizon);
+    if (revin) {
+        y = revin_restore(g, *revin, forward_over_layout(g, y));
+        f.revin = true;
+        f.revin_eps = revin->eps;
+        state("revin");
+        state("revin_eps");
+        if (revin->affine) {
+            low.put("revin_layer.affine_weight", revin->weight);
+            low.put("revin_layer.affine_bias", revin->bias);
+        }
+        if (revin->subtract_last) {
+            f.described[format::ConfigKey::subtract_last] = 1;
+            state("subtract_last");
+        }
+    }
     out.output = low.finish(y, "output Linear " + gen->node, "forecaster",
                             "input Linear, positions, encoder/decoder layers of attention, LayerNorm, feed-forward and "
                             "residual adds, output Linear");

@@ -34,6 +34,13 @@ struct LoweredGraph {
     bool positions_cut = false;
     // A one-pass head's output shows its outputs per step ([batch, horizon, outputs]); [batch, values] does not.
     bool outputs_shown = true;
+    // The value the decoder attends to when it is not the encoder's output (a Transformer-VAE's latent embedded
+    // and repeated over the rows); empty otherwise.
+    std::string memory;
+    // Token ids laid out [length, batch] (batch_first=False): the rows' first axis is the sequence.
+    bool sequence_first = false;
+    // A translator's decoder masks its own padding keys (the proof then pads the target's last id).
+    bool target_pad = false;
     std::vector<std::string> notes;
     // The ONNX values where each block of the stacks begins and ends, in order, for telling which block differs.
     std::vector<BlockValue> block_outputs;

@@ -6,6 +6,7 @@
 
 #include "tools/common/tool_error.h"
 #include "tools/convert/conversion_check.h"
+#include "tools/import/config_keys.h"
 #include "tools/import/convert_config.h"
 #include "tools/onnx/onnx_eval.h"
 #include "tools/onnx/onnx_fold.h"
@@ -125,11 +126,24 @@ ConvertConfig merge(ConvertConfig c, const LoweredGraph& low, const std::string&
         if (key == "horizon") take_fact(c, "horizon", &ConvertConfig::horizon, f, path);
         if (key == "placeholder") take_fact(c, "placeholder", &ConvertConfig::placeholder, f, path);
         if (key == "embed_scale") take_fact(c, "embed_scale", &ConvertConfig::embed_scale, f, path);
+        if (key == "revin") take_fact(c, "revin", &ConvertConfig::revin, f, path);
+        if (key == "patch_len") take_fact(c, "patch_len", &ConvertConfig::patch_len, f, path);
+        if (key == "stride") take_fact(c, "stride", &ConvertConfig::stride, f, path);
+        if (key == "padding_patch") take_fact(c, "padding_patch", &ConvertConfig::padding_patch, f, path);
+        if (key == "head_flatten") take_fact(c, "head_flatten", &ConvertConfig::head_flatten, f, path);
+        if (key == "n_features") take_fact(c, "n_features", &ConvertConfig::n_features, f, path);
+        if (key == "revin_eps") {
+            if (c.revin_eps && static_cast<float>(*c.revin_eps) != static_cast<float>(*f.revin_eps))
+                throw ToolError(path + ": \"revin_eps\" contradicts the graph's RevIN eps");
+            c.revin_eps = f.revin_eps;
+            c.stated.insert(key);
+        }
     }
     for (const auto& [k, v] : f.described) {
         const auto at = c.described.find(k);
         if (at != c.described.end() && at->second != v)
-            throw ToolError(path + ": a mask statement contradicts the graph's attention masks");
+            throw ToolError(path + ": \"" + tools::config_key_name(k) +
+                            "\" contradicts the graph, which shows another value; remove the key (the graph tells it)");
         c.described[k] = v;
     }
     // Layer counts and sizes come from the tensors as for a checkpoint; a statement is checked there.
@@ -160,12 +174,18 @@ OnnxImport import_onnx(const tools::ConvertOptions& options) {
     }
     const std::vector<const onnx::ValueInfo*> fed = m.fed_inputs();
     const bool tokens = reads_token_ids(m);
-    for (size_t i = 0; i < fed.size() && i < 2; ++i)
-        if (fed[i]->dims.size() == (tokens ? 2u : 3u) && fed[i]->dims[1].value < 0 && !fed[i]->dims[1].param.empty())
-            dims[fed[i]->dims[1].param] = i == 0 ? window.value_or(kProofRows) : horizon.value_or(kProofTargetRows);
-    for (size_t i = 0; i < fed.size(); ++i)
-        if (!fed[i]->dims.empty() && fed[i]->dims[0].value < 0 && !fed[i]->dims[0].param.empty())
-            dims[fed[i]->dims[0].param] = 1;
+    // Ids laid out sequence first [length, batch] have their rows on the first axis and the batch on the second.
+    for (size_t i = 0; i < fed.size(); ++i) {
+        const bool seq_first = tokens && sequence_first(*fed[i]);
+        const size_t row_axis = seq_first ? 0 : 1, batch_axis = seq_first ? 1 : 0;
+        if (i < 2 && fed[i]->dims.size() == (tokens ? 2u : 3u) && fed[i]->dims[row_axis].value < 0 &&
+            !fed[i]->dims[row_axis].param.empty())
+            dims[fed[i]->dims[row_axis].param] =
+                i == 0 ? window.value_or(kProofRows) : horizon.value_or(kProofTargetRows);
+        if (fed[i]->dims.size() > batch_axis && fed[i]->dims[batch_axis].value < 0 &&
+            !fed[i]->dims[batch_axis].param.empty())
+            dims[fed[i]->dims[batch_axis].param] = 1;
+    }
     const onnx::Shapes shapes = onnx::input_shapes(m, dims, kProofRows);
     const onnx::FoldedGraph folded = onnx::fold_graph(m, shapes);
     const LoweredGraph low = lower_graph(m, folded);
@@ -195,6 +215,8 @@ OnnxImport import_onnx(const tools::ConvertOptions& options) {
                 ids.i[k] = static_cast<int64_t>((7 * k + (target ? 5 : 3)) % static_cast<size_t>(vocab));
                 if (config.pad_id && ids.i[k] == *config.pad_id) ids.i[k] = (ids.i[k] + 1) % vocab;
                 if (config.pad_id && !target && k > 0 && k + 2 >= ids.i.size()) ids.i[k] = *config.pad_id;
+                if (config.pad_id && target && low.target_pad && k > 0 && k + 1 == ids.i.size())
+                    ids.i[k] = *config.pad_id;
                 kept.push_back(static_cast<int32_t>(ids.i[k]));
             }
         }
@@ -227,17 +249,22 @@ std::string first_block_that_differs(const OnnxImport& imported) {
     const std::vector<BlockValue>& blocks = imported.lowered.block_outputs;
     onnx::Model probe = imported.graph;
     for (const BlockValue& b : blocks) probe.graph.outputs.push_back(onnx::ValueInfo{b.value, {}, false, {}});
+    if (!imported.lowered.memory.empty())
+        probe.graph.outputs.push_back(onnx::ValueInfo{imported.lowered.memory, {}, false, {}});
     const onnx::Values values = onnx::run_graph(probe, imported.fed);
     const tools::ConvertConfig& c = imported.config;
     auto described = [&](format::ConfigKey key, uint32_t absent) {
         const auto at = c.described.find(key);
         return at == c.described.end() ? absent : at->second;
     };
-    LayerOptions o{c.norm_first, c.activation, static_cast<float>(c.layer_norm_eps), c.nhead, false, {}};
+    LayerOptions o{c.norm_first, c.activation, static_cast<float>(c.layer_norm_eps), c.nhead, false, false, {}, {}};
+    o.memory_tril = c.memory_mask == format::MemoryMask::tril;
     if (c.pad_id)
         for (int32_t id : imported.tokens) o.padded_source.push_back(id == *c.pad_id);
+    if (c.pad_id && imported.lowered.target_pad)
+        for (int32_t id : imported.tgt_tokens) o.padded_target.push_back(id == *c.pad_id);
     std::string input;  // the graph's value at the current stack's input, then at each layer's end
-    std::string memory;
+    std::string memory = imported.lowered.memory;
     for (const BlockValue& b : blocks) {
         const onnx::Tensor& value = values.at(b.value);
         if (b.prefix.empty()) {  // a stack's input
@@ -245,7 +272,7 @@ std::string first_block_that_differs(const OnnxImport& imported) {
             continue;
         }
         if (b.block.find("final norm") != std::string::npos) {
-            if (b.block.rfind("encoder", 0) == 0) memory = b.value;
+            if (b.block.rfind("encoder", 0) == 0 && imported.lowered.memory.empty()) memory = b.value;
             input = b.value;
             continue;
         }
@@ -257,8 +284,23 @@ std::string first_block_that_differs(const OnnxImport& imported) {
         const onnx::Tensor& x = values.at(input);
         const size_t d = static_cast<size_t>(x.shape.back());
         const onnx::Tensor* mem = decoder ? &values.at(memory) : nullptr;
-        const std::vector<float> got = reference_layer(imported.lowered.tensors, b.prefix, o, x.f, x.f.size() / d,
-                                                       mem ? &mem->f : nullptr, mem ? mem->f.size() / d : 0);
+        // One sequence per batch row ([batch, rows, d]; a patched model's columns are rows of the batch). The proof
+        // runs one batch row: rows laid out sequence first ([rows, 1, d]) are one sequence.
+        const size_t batches =
+            x.shape.size() == 3 && !imported.lowered.sequence_first ? static_cast<size_t>(x.shape[0]) : 1;
+        const size_t per = x.f.size() / batches, mem_per = mem ? mem->f.size() / batches : 0;
+        std::vector<float> got;
+        for (size_t k = 0; k < batches; ++k) {
+            const std::vector<float> xs(x.f.begin() + static_cast<std::ptrdiff_t>(k * per),
+                                        x.f.begin() + static_cast<std::ptrdiff_t>((k + 1) * per));
+            std::vector<float> ms;
+            if (mem)
+                ms.assign(mem->f.begin() + static_cast<std::ptrdiff_t>(k * mem_per),
+                          mem->f.begin() + static_cast<std::ptrdiff_t>((k + 1) * mem_per));
+            const std::vector<float> one =
+                reference_layer(imported.lowered.tensors, b.prefix, o, xs, per / d, mem ? &ms : nullptr, mem_per / d);
+            got.insert(got.end(), one.begin(), one.end());
+        }
         double worst = 0, scale = 1;
         for (size_t i = 0; i < got.size() && i < value.f.size(); ++i) {
             worst = std::max(worst, std::fabs(static_cast<double>(got[i]) - value.f[i]));
@@ -271,7 +313,9 @@ std::string first_block_that_differs(const OnnxImport& imported) {
                    "): recomputed from the lowered tensors and the graph's own input to it, it is off by " + text;
         }
         input = b.value;
-        if (!decoder) memory = b.value;  // the encoder's output: its last layer's, or the final norm's after it
+        // The encoder's output (its last layer's, or the final norm's after it), unless the decoder attends to
+        // another value (a Transformer-VAE's repeated latent).
+        if (!decoder && imported.lowered.memory.empty()) memory = b.value;
     }
     return "every layer recomputed from the lowered tensors matches the graph: the difference is in the input block "
            "or the head";

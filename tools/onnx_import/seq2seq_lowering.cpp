@@ -1,5 +1,6 @@
 #include "tools/onnx_import/seq2seq_lowering.h"
 
+#include "tools/onnx_import/classifier_lowering.h"
 #include "tools/onnx_import/stack_lowering.h"
 
 namespace ax::onnx_import {
@@ -16,8 +17,15 @@ LoweredGraph lower_seq2seq(const onnx::Model& original, const onnx::FoldedGraph&
 
     out.src_input = fed[0]->name;
     out.tgt_input = fed[1]->name;
-    const StackLowering::InputSide src = low.token_side(out.src_input, g.shape(out.src_input)[1]);
-    const StackLowering::InputSide tgt = low.token_side(out.tgt_input, g.shape(out.tgt_input)[1]);
+    // Batch first [batch, length], or sequence first [length, batch] (the translation tutorial's layout).
+    const bool seq_first = sequence_first(*fed[0]);
+    if (seq_first != sequence_first(*fed[1]))
+        throw ToolError("the source ids are laid out " + std::string(seq_first ? "sequence" : "batch") +
+                        " first, the target's otherwise");
+    const size_t row_axis = seq_first ? 0 : 1;
+    out.sequence_first = seq_first;
+    const StackLowering::InputSide src = low.token_side(out.src_input, g.shape(out.src_input)[row_axis]);
+    const StackLowering::InputSide tgt = low.token_side(out.tgt_input, g.shape(out.tgt_input)[row_axis]);
     size_t enc_layers = 0, dec_layers = 0;
     const std::string memory = low.stack(src.value, "transformer.encoder.", nullptr, &enc_layers);
     const std::string last = low.stack(tgt.value, "transformer.decoder.", &memory, &dec_layers);
@@ -31,6 +39,20 @@ LoweredGraph lower_seq2seq(const onnx::Model& original, const onnx::FoldedGraph&
             "the translator's decoder attends without a causal mask: its decoding feeds one token at a time");
     if (low.facts.encoder_mask != MaskKind::none)
         throw ToolError("the translator's encoder attends with a causal mask: the seq2seq family has none");
+    // The runtime masks one padding id: the source's keys in the encoder and over the memory, and, teacher-forced,
+    // the target's own keys.
+    if (low.facts.target_pad_id >= 0 && low.facts.target_pad_id != low.facts.pad_id)
+        throw ToolError(
+            "the decoder masks its own keys where the target id is " + std::to_string(low.facts.target_pad_id) +
+            (low.facts.pad_id >= 0 ? ", the encoder the source's of id " + std::to_string(low.facts.pad_id)
+                                   : std::string(", the encoder no source padding")) +
+            ": auspex masks one padding id on both sides (src_key_padding_mask, memory_key_padding_mask and "
+            "tgt_key_padding_mask of the same pad id)");
+    out.target_pad = low.facts.target_pad_id >= 0;
+    if (low.facts.memory_mask != MaskKind::none)
+        throw ToolError(
+            "the translator's decoder attends to the source through a mask (tril): the seq2seq family "
+            "masks the source's padding only");
     std::optional<Linear> gen = linear_from(g, last);
     if (!gen) throw ToolError("the decoder's output " + last + " goes to no generator Linear");
     low.put_linear("generator", *gen);

@@ -16,6 +16,7 @@
 #include "tools/import/import_common.h"
 #include "tools/onnx/onnx_model.h"
 #include "tools/onnx_import/blocks.h"
+#include "tools/onnx_import/conv_lowering.h"
 #include "tools/onnx_import/graph_view.h"
 #include "tools/onnx_import/lowered_graph.h"
 
@@ -33,7 +34,8 @@ struct StackFacts {
     int64_t heads = 0;
     MaskKind encoder_mask = MaskKind::none, decoder_mask = MaskKind::causal, memory_mask = MaskKind::none;
     bool decoder_seen = false;
-    int64_t pad_id = -1;  // the encoder's keys are masked where the id is this (-1: no padding mask)
+    int64_t pad_id = -1;         // the encoder's keys are masked where the id is this (-1: no padding mask)
+    int64_t target_pad_id = -1;  // the decoder's own keys are masked where the target id is this (-1: not)
 };
 
 struct StackLowering {
@@ -110,6 +112,10 @@ struct StackLowering {
     void put_norm(const std::string& module, const Norm& n) {
         put(module + ".weight", n.weight);
         put(module + ".bias", n.bias);
+        if (n.batch) {  // the importer folds BatchNorm's statistics as it does a checkpoint's
+            put(module + ".running_mean", n.mean);
+            put(module + ".running_var", n.variance);
+        }
     }
 
     void put_attention(const std::string& module, const Attention& a) {
@@ -132,7 +138,8 @@ struct StackLowering {
         for (size_t i = 0; i < attentions.size(); ++i) {
             // Nodes may be shared with an attention taken before (the exporter writes the memory's transpose
             // once for every decoder layer).
-            if (taken[i] || attentions[i].q.source != q || attentions[i].k.source != kv) continue;
+            if (taken[i] || !same_rows(g, attentions[i].q.source, q) || !same_rows(g, attentions[i].k.source, kv))
+                continue;
             taken[i] = true;
             for (size_t n : attentions[i].nodes) g.explain(n);
             return &attentions[i];
@@ -150,7 +157,9 @@ struct StackLowering {
                                facts.encoder_mask,
                                facts.decoder_mask,
                                facts.memory_mask,
-                               facts.decoder_seen};
+                               facts.decoder_seen,
+                               facts.pad_id,
+                               facts.target_pad_id};
             return;
         }
         std::string what;
@@ -250,6 +259,7 @@ struct StackLowering {
     }
 
     void record_encoder_mask(const Attention& a, const std::string& name) {
+        if (a.mask == MaskKind::tril) throw ToolError(a.softmax + ": an encoder's self-attention mask is not square");
         if (name != "encoder layer 0" && (a.mask != facts.encoder_mask || a.pad_id != facts.pad_id))
             throw ToolError(name + "'s attention mask differs from the first layer's (" + a.softmax + ")");
         facts.encoder_mask = a.mask;
@@ -260,18 +270,24 @@ struct StackLowering {
         if (facts.decoder_seen && (self.mask != facts.decoder_mask || cross.mask != facts.memory_mask))
             throw ToolError(name + "'s attention masks differ from the first decoder layer's (" + self.softmax + ", " +
                             cross.softmax + ")");
-        if (self.pad_id >= 0)
-            throw ToolError(self.softmax + ": a padding mask on the decoder's own rows is not lowered");
+        if (facts.decoder_seen && self.pad_id != facts.target_pad_id)
+            throw ToolError(self.softmax + ": the decoder's padding mask differs from the first decoder layer's");
         if (cross.pad_id >= 0 && cross.pad_id != facts.pad_id)
             throw ToolError(cross.softmax +
                             ": the decoder masks the encoder's rows by their ids otherwise than the encoder does "
                             "(auspex masks the source's padding id in both)");
-        if (cross.mask != MaskKind::none)
+        // The memory mask the runtime has is tril: decoder row i sees memory rows 0..i.
+        const bool tril = cross.mask == MaskKind::tril || (cross.mask == MaskKind::causal && cross.square);
+        if (cross.mask != MaskKind::none && !tril)
             throw ToolError(cross.softmax +
-                            ": the decoder's attention over the encoder's rows is masked; auspex lowers a memory "
-                            "mask only when it is absent (convert the checkpoint with \"memory_mask\" instead)");
+                            ": the decoder's attention over the encoder's rows is masked so that its last row sees "
+                            "every memory row (a mask aligned to the end); auspex lowers no memory mask or tril "
+                            "(decoder row i sees memory rows 0..i)");
+        if (self.mask == MaskKind::tril)
+            throw ToolError(self.softmax + ": the decoder's self-attention mask is not square");
         facts.decoder_mask = self.mask;
-        facts.memory_mask = cross.mask;
+        facts.memory_mask = tril ? MaskKind::tril : MaskKind::none;
+        facts.target_pad_id = self.pad_id;
         facts.decoder_seen = true;
     }
 
@@ -342,7 +358,8 @@ struct StackLowering {
     struct InputSide {
         std::string value;
         Linear embed;
-        HostTensor tokens;  // a token family's embedding table [vocab, d_model] (Gather by the ids)
+        std::optional<TokenConv> conv;  // a token convolution in place of the input Linear
+        HostTensor tokens;              // a token family's embedding table [vocab, d_model] (Gather by the ids)
         double scale = 1.0;
         std::optional<HostTensor> table;
         bool sinusoidal = false;
@@ -350,9 +367,23 @@ struct StackLowering {
         bool cut = false;  // the table holds only the rows the export ran (a fixed-axes export folds the slice)
     };
 
+    // The input block's embedding: the Linear, or a token convolution under the name the importer folds
+    // (`side` "src" or "tgt").
+    void put_embedding(const std::string& module, const std::string& side, const InputSide& s) {
+        if (s.conv)
+            put(side + "_token_conv.weight", s.conv->weight);
+        else
+            put_linear(module, s.embed);
+    }
+
     // The input block: input Linear, an optional scalar scale, an optional constant position table.
     InputSide input_side(const std::string& input, int64_t rows) {
         InputSide s;
+        if ((s.conv = token_conv_from(g, input))) {
+            s.value = s.conv->output;
+            s.embed.node = s.conv->node;
+            return after_embedding(s, rows, s.conv->weight.shape[0]);
+        }
         std::optional<Linear> l = linear_from(g, input);
         if (!l)
             throw ToolError(
@@ -421,7 +452,7 @@ struct StackLowering {
                 g.explain((*readers)[0]);
                 s.value = a.outputs[0];
             } else if (t && t->is_float() && !t->shape.empty() && t->shape.back() == d &&
-                       static_cast<int64_t>(t->size()) == d && rows > 1 && s.scale == 1.0) {
+                       static_cast<int64_t>(t->size()) == d && rows > 1 && s.scale == 1.0 && !s.conv) {
                 // One row added to every row (a position table indexed by the batch, so every row of a series
                 // gets PE(0); a learned offset): the input Linear's bias plus that row.
                 if (s.embed.bias.shape.empty()) {
