@@ -5,6 +5,7 @@
 #   chronos_bolt_tiny.elf   chronos-bolt-tiny's shapes (d_model 256, 4+4 layers, 8.65M parameters, 8.8 MB in
 #                           int8: under a second under qemu, so make test-firmware runs it)
 #   chronos_bolt_small.elf  the same structure scaled down (d_model 64, 2+2 layers, 0.5 MB)
+# each also run on the same checkpoint converted to int4 (4.9 MB at tiny's shapes), bit for bit as well,
 # each with its heap-free proof and its worst-case stack (checked against the painted stack of the run).
 # apps/firmware/chronos_bolt_main.cpp is linked without the model (ports/firmware/image_flash_model.ld); qemu's
 # -device loader writes the .axm at the region's start, where the firmware opens it in place.
@@ -34,8 +35,15 @@ foreach(cb_shape small tiny)
     COMMAND ${fw_port}/host_forecast.sh ${host} ${cb_axm} ${cb_dir}/context.csv ${cb_dir}/expected.txt
             --horizon ${cb_horizon}
     DEPENDS ${cb_axm} ${cb_dir}/context.csv ${host} ${fw_port}/host_forecast.sh VERBATIM)
+  # The same checkpoint with 4-bit weights (4.9 MB at tiny's shapes, for boards with 8 MB of flash): the same image
+  # runs it, and must print the host's int4 forecast bit for bit too.
+  add_custom_command(OUTPUT ${cb_dir}/int4.axm ${cb_dir}/expected_int4.txt
+    COMMAND ${host} convert ${cb_dir}/hf -o ${cb_dir}/int4.axm --dtype int4
+    COMMAND ${fw_port}/host_forecast.sh ${host} ${cb_dir}/int4.axm ${cb_dir}/context.csv ${cb_dir}/expected_int4.txt
+            --horizon ${cb_horizon}
+    DEPENDS ${cb_axm} ${cb_dir}/context.csv ${host} ${fw_port}/host_forecast.sh VERBATIM)
   add_custom_target(${cb_image}_data DEPENDS ${cb_dir}/chronos_bolt_context.h ${cb_dir}/chronos_bolt_work.h
-    ${cb_dir}/expected.txt)
+    ${cb_dir}/expected.txt ${cb_dir}/expected_int4.txt)
   auspex_firmware(${cb_image} image_flash_model.ld ${CMAKE_CURRENT_SOURCE_DIR}/apps/firmware/chronos_bolt_main.cpp)
   target_include_directories(${cb_image} BEFORE PRIVATE ${cb_dir})
   target_compile_options(${cb_image} PRIVATE ${fw_stack_flags})  # main's frame, for the stack figure
@@ -45,6 +53,9 @@ foreach(cb_shape small tiny)
     $<TARGET_FILE:${cb_image}> ${cb_dir}/expected.txt -device loader,file=${cb_axm},addr=${board_external_flash_origin})
   set_tests_properties(${cb_image}_matches_host PROPERTIES FIXTURES_SETUP ${cb_image}_run
     ENVIRONMENT AUSPEX_QEMU_STDERR=${CMAKE_BINARY_DIR}/${cb_image}.stderr)
+  add_test(NAME ${cb_image}_int4_matches_host COMMAND ${fw_port}/qemu_run.sh ${board_qemu_machine}
+    $<TARGET_FILE:${cb_image}> ${cb_dir}/expected_int4.txt
+    -device loader,file=${cb_dir}/int4.axm,addr=${board_external_flash_origin})
   add_test(NAME ${cb_image}_heap_free COMMAND sh -c "${fw_port}/check_heap_free.sh ${CMAKE_NM} \
 $<TARGET_FILE:auspex_runtime> $<TARGET_FILE:${cb_image}> ${CMAKE_BINARY_DIR}/${cb_image}.map work \
 $(sed -n 's/^#define CHRONOS_BOLT_WORK_BYTES \\([0-9]*\\).*/\\1/p' ${cb_dir}/chronos_bolt_work.h)")

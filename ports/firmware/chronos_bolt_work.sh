@@ -24,6 +24,6 @@ cat >"$out.tmp" <<HEADER
 #define CHRONOS_BOLT_HORIZON $horizon
 #define CHRONOS_BOLT_MAX_QUANTILES $levels
 #define CHRONOS_BOLT_WORK_BYTES $bytes
-#define CHRONOS_BOLT_WORK_FLOATS ($bytes / 4)
+#define CHRONOS_BOLT_WORK_FLOATS (($bytes + 3) / 4)
 HEADER
 mv "$out.tmp" "$out"
