@@ -87,8 +87,15 @@ Rows feed_forward(const tools::TensorMap& t, const std::string& prefix, const Ro
                   format::Activation act) {
     const tools::HostTensor& w1 = tensor(t, prefix + "linear1.weight");
     Rows h = linear(x, rows, w1, tensor(t, prefix + "linear1.bias"), 0, static_cast<size_t>(w1.shape[0]));
-    for (double& e : h)
-        e = act == format::Activation::gelu ? 0.5 * e * (1.0 + std::erf(e / std::sqrt(2.0))) : std::max(e, 0.0);
+    const double sqrt_2_over_pi = std::sqrt(2.0 / 3.14159265358979323846);
+    for (double& e : h) {
+        if (act == format::Activation::gelu)
+            e = 0.5 * e * (1.0 + std::erf(e / std::sqrt(2.0)));
+        else if (act == format::Activation::gelu_tanh)
+            e = 0.5 * e * (1.0 + std::tanh(sqrt_2_over_pi * (e + 0.044715 * e * e * e)));
+        else
+            e = std::max(e, 0.0);
+    }
     const tools::HostTensor& w2 = tensor(t, prefix + "linear2.weight");
     return linear(h, rows, w2, tensor(t, prefix + "linear2.bias"), 0, static_cast<size_t>(w2.shape[0]));
 }

@@ -302,16 +302,14 @@ std::optional<Norm> layer_norm_from(GraphView& g, const std::string& x) {
 
 namespace {
 
-[[noreturn]] void tanh_gelu(const onnx::Node& n) {
+[[noreturn]] void unknown_tanh_gelu(const onnx::Node& n) {
     throw ToolError(n.describe() +
-                    " computes GELU's tanh approximation (nn.GELU(approximate=\"tanh\")), which the runtime does not "
-                    "have (it computes ReLU, the exact GELU with erf, and ELU; the two GELUs differ by up to 5e-4): "
-                    "nothing was converted. A model trained with the tanh form forecasts differently with the exact "
-                    "one; fine-tune with nn.GELU() and export again");
+                    " looks like GELU's tanh approximation but not in the form torch writes it (0.5 * x * (1 + "
+                    "tanh(sqrt(2/pi) * (x + 0.044715 * x^3))), with these constants): nothing was converted, since "
+                    "another formula would forecast differently. Export the model with nn.GELU(approximate=\"tanh\")");
 }
 
-// GELU's tanh form as torch writes it, 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3))): x times itself
-// (or cubed) and a Tanh within a few single steps after. The Tanh node, or -1.
+// A Tanh within a few single steps after x times itself (or cubed): where a tanh GELU would be. The Tanh node, or -1.
 int tanh_gelu_at(const GraphView& g, const std::string& x) {
     double c = 0;
     int at = pair_reader(g, x, "Mul", x);
@@ -324,11 +322,45 @@ int tanh_gelu_at(const GraphView& g, const std::string& x) {
     return -1;
 }
 
+// GELU's tanh form as torch writes it (nn.GELU(approximate="tanh")): x * x * x (or Pow 3), Mul 0.044715, Add x,
+// Mul sqrt(2/pi), Tanh, Add 1, Mul x, Mul 0.5. Its nodes in order, or none when any step differs.
+std::vector<size_t> tanh_gelu_nodes(const GraphView& g, const std::string& x) {
+    std::vector<size_t> nodes;
+    double c = 0;
+    const auto last = [&] { return g.node(nodes.back()).outputs[0]; };
+    const auto take = [&](int node) {
+        if (node >= 0) nodes.push_back(static_cast<size_t>(node));
+        return node >= 0;
+    };
+    const auto scalar_step = [&](const char* op, double want) {
+        const int node = scalar_reader(g, last(), op, &c);
+        return node >= 0 && std::fabs(c - want) <= 1e-6 * std::fabs(want) && take(node);
+    };
+    if (take(pair_reader(g, x, "Mul", x))) {
+        if (!take(pair_reader(g, last(), "Mul", x))) return {};
+    } else if (!take(scalar_reader(g, x, "Pow", &c)) || c != 3.0) {
+        return {};
+    }
+    const double sqrt_2_over_pi = std::sqrt(2.0 / 3.14159265358979323846);
+    if (!scalar_step("Mul", 0.044715) || !take(pair_reader(g, last(), "Add", x)) ||
+        !scalar_step("Mul", sqrt_2_over_pi) || !take(g.consumer(last(), "Tanh")) || !scalar_step("Add", 1.0) ||
+        !take(pair_reader(g, last(), "Mul", x)) || !scalar_step("Mul", 0.5))
+        return {};
+    return nodes;
+}
+
 }  // namespace
 
 std::optional<Act> activation_from(GraphView& g, const std::string& x) {
     Act a;
-    if (const int t = tanh_gelu_at(g, x); t >= 0) tanh_gelu(g.node(static_cast<size_t>(t)));
+    if (const int t = tanh_gelu_at(g, x); t >= 0) {
+        const std::vector<size_t> nodes = tanh_gelu_nodes(g, x);
+        if (nodes.empty()) unknown_tanh_gelu(g.node(static_cast<size_t>(t)));
+        mark(g, nodes);
+        a.kind = format::Activation::gelu_tanh;
+        a.output = g.node(nodes.back()).outputs[0];
+        return a;
+    }
     if (const int relu = g.consumer(x, "Relu"); relu >= 0) {
         g.explain(static_cast<size_t>(relu));
         a.output = g.node(static_cast<size_t>(relu)).outputs[0];
@@ -337,8 +369,10 @@ std::optional<Act> activation_from(GraphView& g, const std::string& x) {
     a.kind = format::Activation::gelu;
     if (const int gelu = g.consumer(x, "Gelu"); gelu >= 0) {
         const onnx::Attribute* approx = g.node(static_cast<size_t>(gelu)).attribute("approximate");
-        if (approx && approx->s == "tanh") tanh_gelu(g.node(static_cast<size_t>(gelu)));
-        if (approx && approx->s != "none") return std::nullopt;
+        if (approx && approx->s == "tanh")
+            a.kind = format::Activation::gelu_tanh;
+        else if (approx && approx->s != "none")
+            return std::nullopt;
         g.explain(static_cast<size_t>(gelu));
         a.output = g.node(static_cast<size_t>(gelu)).outputs[0];
         return a;
