@@ -29,13 +29,30 @@ struct Case {
     const char* name;
     bool decoder;
 };
-const Case kCases[] = {
-    {"post_relu_sin", true},          {"pre_gelu_learned", true},      {"post_gelu_nofold", true},
-    {"encoder_flatten", false},       {"encoder_last_row", false},     {"encoder_flatten_op15", false},
-    {"encoder_last_row_op16", false}, {"encoder_last_row_f64", false}, {"revin_affine", false},
-    {"revin_plain", false},           {"revin_subtract_last", false},  {"batchnorm_flatten", false},
-    {"batchnorm_revin", false},       {"memory_tril", true},           {"token_conv", true},
-    {"patch_revin", false},           {"patch_nopad", false},          {"gelu_tanh", false}};
+const Case kCases[] = {{"post_relu_sin", true},
+                       {"pre_gelu_learned", true},
+                       {"post_gelu_nofold", true},
+                       {"encoder_flatten", false},
+                       {"encoder_last_row", false},
+                       {"encoder_flatten_op15", false},
+                       {"encoder_last_row_op16", false},
+                       {"encoder_last_row_f64", false},
+                       {"revin_affine", false},
+                       {"revin_plain", false},
+                       {"revin_subtract_last", false},
+                       {"batchnorm_flatten", false},
+                       {"batchnorm_revin", false},
+                       {"memory_tril", true},
+                       {"token_conv", true},
+                       {"patch_revin", false},
+                       {"patch_nopad", false},
+                       {"gelu_tanh", false},
+                       // Laid out sequence first (batch_first=False): permuted inside forward (fixed axes), or fed
+                       // [rows, batch, features] (dynamic axes).
+                       {"seqfirst_permuted", true},
+                       {"seqfirst_dynamic", true},
+                       {"seqfirst_last_row", false},
+                       {"seqfirst_last_row_dynamic", false}};
 
 std::string path_of(const std::string& name, const std::string& ext) {
     return test::fixture_path("onnx_convert/" + name + ext);
@@ -282,11 +299,12 @@ TEST_CASE(
     // attention, one bias-free q/k/v Linear per head, masked_fill with a tril buffer, the heads concatenated.
     // last_rows_decoder: forward(x) feeds the decoder x's last rows and zero rows (one-pass decoding): PyTorch's
     // forward takes no decoder input, so no check pair; its one call is the forecast compared below.
-    for (const char* name :
-         {"decoder_unmasked", "batch_pe", "einsum_encoder", "stack_residual", "per_head", "last_rows_decoder"}) {
+    // seqfirst_decoder, seqfirst_encoder: batch_first=False stacks, batch-first inputs permuted inside forward.
+    for (const char* name : {"decoder_unmasked", "batch_pe", "einsum_encoder", "stack_residual", "per_head",
+                             "last_rows_decoder", "seqfirst_decoder", "seqfirst_encoder"}) {
         const std::string c = name;
         CAPTURE(c);
-        const bool target = c == "decoder_unmasked" || c == "batch_pe";
+        const bool target = c == "decoder_unmasked" || c == "batch_pe" || c == "seqfirst_decoder";
         const bool pair = c != "last_rows_decoder";
         const std::string model = (test::scratch_dir() / ("onnx_quirk_" + c + ".axm")).string();
         test::Result r = test::auspex("convert " + quirk(c, "model.onnx") + " --config " + quirk(c, "config.json") +

@@ -414,6 +414,16 @@ std::string forward_over_layout(GraphView& g, std::string value) {
     }
 }
 
+std::string over_batch_swap(GraphView& g, const std::string& value, bool* swapped) {
+    const std::vector<size_t>& readers = g.consumers(value);
+    if (readers.size() != 1 || g.explained(readers[0]) || g.node(readers[0]).op_type != "Transpose") return value;
+    const onnx::Attribute* perm = g.node(readers[0]).attribute("perm");
+    if (!perm || perm->ints != std::vector<int64_t>{1, 0, 2}) return value;
+    g.explain(readers[0]);
+    *swapped = !*swapped;
+    return g.node(readers[0]).outputs[0];
+}
+
 // ---- attention ----
 
 namespace {

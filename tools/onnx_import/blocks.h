@@ -101,4 +101,8 @@ int add_of(const GraphView& g, const std::string& a, const std::string& b);
 // marking them; the value reached.
 std::string forward_over_layout(GraphView& g, std::string value);
 
+// `value`'s one unexplained reader when it is a Transpose of perm {1, 0, 2} (rows and batch swapped: the permute
+// batch_first=False code writes around its stacks), marked, and *swapped toggled; else `value` as it is.
+std::string over_batch_swap(GraphView& g, const std::string& value, bool* swapped);
+
 }  // namespace ax::onnx_import

@@ -14,7 +14,7 @@ bool reads_token_ids(const onnx::Model& m) {
 }
 
 bool sequence_first(const onnx::ValueInfo& ids) {
-    if (ids.dims.size() != 2) return false;
+    if (ids.dims.size() != 2 && ids.dims.size() != 3) return false;
     std::string second = ids.dims[1].param;
     for (char& ch : second) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
     if (second.find("batch") != std::string::npos) return true;

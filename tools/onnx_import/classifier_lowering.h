@@ -12,8 +12,9 @@ namespace ax::onnx_import {
 // one input, a translator's two).
 bool reads_token_ids(const onnx::Model& m);
 
-// True when ids [length, batch] are laid out sequence first (batch_first=False, as the translation tutorial writes
-// them): the second axis is named as a batch ("batch" in its name), or, fixed, it is 1 and the first is longer.
+// True when ids [length, batch] (or a forecaster's rows [length, batch, features]) are laid out sequence first
+// (batch_first=False, as the translation tutorial and most time-series code write them): the second axis is named as
+// a batch ("batch" in its name), or, fixed, it is 1 and the first is longer.
 bool sequence_first(const onnx::ValueInfo& ids);
 
 LoweredGraph lower_classifier(const onnx::Model& original, const onnx::FoldedGraph& folded);

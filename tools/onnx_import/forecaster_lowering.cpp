@@ -6,6 +6,7 @@
 #include "tools/common/tool_error.h"
 #include "tools/import/import_common.h"
 #include "tools/onnx_import/blocks.h"
+#include "tools/onnx_import/classifier_lowering.h"
 #include "tools/onnx_import/graph_view.h"
 #include "tools/onnx_import/patch_lowering.h"
 #include "tools/onnx_import/revin_lowering.h"
@@ -108,7 +109,14 @@ LoweredGraph lower_forecaster(const onnx::Model& original, const onnx::FoldedGra
     low.find_attentions("forecaster");
 
     out.src_input = fed[0]->name;
-    const int64_t src_rows = g.shape(out.src_input)[1];
+    // Rows [batch, rows, features], or sequence first [rows, batch, features] (batch_first=False).
+    const bool input_seq_first = sequence_first(*fed[0]);
+    for (const onnx::ValueInfo* v : fed)
+        if (sequence_first(*v) != input_seq_first)
+            throw ToolError("input " + fed[0]->name + " is laid out " + (input_seq_first ? "sequence" : "batch") +
+                            " first, " + v->name + " otherwise: auspex feeds both sides alike");
+    const size_t input_row_axis = input_seq_first ? 0 : 1;
+    const int64_t src_rows = g.shape(out.src_input)[input_row_axis];
     // RevIN: the window normalized per column before the input block, the forecast restored at the end.
     const std::optional<Revin> revin = revin_from(g, out.src_input);
     if (revin && fed.size() != 1)
@@ -129,6 +137,13 @@ LoweredGraph lower_forecaster(const onnx::Model& original, const onnx::FoldedGra
     } else {
         src = low.input_side(window, src_rows);
     }
+    // The stacks run sequence first when the input is, or when a permute swaps rows and batch around them.
+    const bool seq_first = input_seq_first != src.swapped;
+    out.sequence_first = seq_first;
+    if (seq_first && (revin || patches))
+        throw ToolError(std::string(revin ? "RevIN" : "patches") +
+                        " before a stack laid out sequence first (batch_first=False) are not lowered: convert the "
+                        "checkpoint with its config");
     // One input feeding a decoder too: its last rows and placeholder rows after them (one-pass decoding).
     const std::optional<OnePassInput> one_pass = fed.size() == 1 ? one_pass_input(g, window) : std::nullopt;
     const bool encoder_only = fed.size() == 1 && !one_pass;
@@ -150,7 +165,10 @@ LoweredGraph lower_forecaster(const onnx::Model& original, const onnx::FoldedGra
     if (!encoder_only) {
         out.tgt_input = one_pass ? std::string() : fed[1]->name;
         const std::string tgt_value = one_pass ? one_pass->decoder_input : out.tgt_input;
-        StackLowering::InputSide tgt = low.input_side(tgt_value, g.shape(tgt_value)[1]);
+        StackLowering::InputSide tgt = low.input_side(tgt_value, g.shape(tgt_value)[one_pass ? 1 : input_row_axis]);
+        if ((input_seq_first != tgt.swapped) != seq_first)
+            throw ToolError("the encoder's stack is laid out " + std::string(seq_first ? "sequence" : "batch") +
+                            " first, the decoder's otherwise (a permute on one side only)");
         if (one_pass) {
             f.decoding = format::Decoding::one_pass;
             f.label_len = one_pass->label_len;
@@ -232,7 +250,10 @@ LoweredGraph lower_forecaster(const onnx::Model& original, const onnx::FoldedGra
 
     // The head.
     const int64_t d = src.conv ? src.conv->weight.shape[0] : src.embed.weight.shape[0];
-    std::string head_in = last;
+    // Permuted back to batch first before the head (batch_first=False stacks in batch-first code).
+    bool unswapped = false;
+    std::string head_in = seq_first ? over_batch_swap(g, last, &unswapped) : last;
+    const bool head_seq_first = seq_first && !unswapped;
     if (encoder_only && patches) {
         // [batch x columns, patches, d_model] back to [batch, columns, patches, d_model], optionally [.., d_model,
         // patches] (PatchTST's backbone), flattened per column into the head.
@@ -270,18 +291,23 @@ LoweredGraph lower_forecaster(const onnx::Model& original, const onnx::FoldedGra
         head_module = "head";
     } else if (encoder_only) {
         format::ForecastHead head = format::ForecastHead::generator;
-        const std::vector<size_t>& readers = g.consumers(last);
+        const std::vector<size_t>& readers = g.consumers(head_in);
+        // The rows' axis of the stack's output: 0 sequence first, else 1 (negative as ReduceMean may write it).
+        const int64_t row_axis = head_seq_first ? 0 : 1;
         if (readers.size() == 1) {
             const onnx::Node& n = g.node(readers[0]);
             const std::vector<int64_t> s = g.shape(n.outputs[0]);
-            if ((n.op_type == "Flatten" || n.op_type == "Reshape") && s.size() == 2 && s[1] == src_rows * d) {
+            const std::vector<int64_t> pooled = n.op_type == "ReduceMean" ? reduce_axes(g, n) : std::vector<int64_t>{};
+            if ((n.op_type == "Flatten" || n.op_type == "Reshape") && s.size() == 2 && s[1] == src_rows * d &&
+                !head_seq_first) {
                 head = format::ForecastHead::flatten;
-            } else if (n.op_type == "Gather" && n.inputs.size() == 2 && int_attribute(n, "axis", 0) == 1 &&
+            } else if (n.op_type == "Gather" && n.inputs.size() == 2 && int_attribute(n, "axis", 0) == row_axis &&
                        g.constant(n.inputs[1]) && g.constant(n.inputs[1])->size() == 1 &&
                        (g.constant(n.inputs[1])->integer(0) == -1 ||
                         g.constant(n.inputs[1])->integer(0) == src_rows - 1)) {
                 head = format::ForecastHead::last_row;
-            } else if (n.op_type == "ReduceMean" && s.size() == 2) {
+            } else if (n.op_type == "ReduceMean" && s.size() == 2 && pooled.size() == 1 &&
+                       (pooled[0] == row_axis || pooled[0] == row_axis - 3)) {
                 head = format::ForecastHead::mean;
             }
             if (head != format::ForecastHead::generator) {
@@ -291,7 +317,7 @@ LoweredGraph lower_forecaster(const onnx::Model& original, const onnx::FoldedGra
         }
         f.head = head;
         state("head");
-        if (fed[0]->dims[1].value >= 0) {
+        if (fed[0]->dims[input_row_axis].value >= 0) {
             f.window = src_rows;
             state("window");
         }

@@ -37,7 +37,7 @@ struct LoweredGraph {
     // The value the decoder attends to when it is not the encoder's output (a Transformer-VAE's latent embedded
     // and repeated over the rows); empty otherwise.
     std::string memory;
-    // Token ids laid out [length, batch] (batch_first=False): the rows' first axis is the sequence.
+    // The stacks run laid out [length, batch, d_model] (batch_first=False): the rows' first axis is the sequence.
     bool sequence_first = false;
     // A translator's decoder masks its own padding keys (the proof then pads the target's last id).
     bool target_pad = false;

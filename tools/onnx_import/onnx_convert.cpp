@@ -174,9 +174,10 @@ OnnxImport import_onnx(const tools::ConvertOptions& options) {
     }
     const std::vector<const onnx::ValueInfo*> fed = m.fed_inputs();
     const bool tokens = reads_token_ids(m);
-    // Ids laid out sequence first [length, batch] have their rows on the first axis and the batch on the second.
+    // Inputs laid out sequence first ([length, batch] ids, [length, batch, features] rows) have their rows on the
+    // first axis and the batch on the second.
     for (size_t i = 0; i < fed.size(); ++i) {
-        const bool seq_first = tokens && sequence_first(*fed[i]);
+        const bool seq_first = sequence_first(*fed[i]);
         const size_t row_axis = seq_first ? 0 : 1, batch_axis = seq_first ? 1 : 0;
         if (i < 2 && fed[i]->dims.size() == (tokens ? 2u : 3u) && fed[i]->dims[row_axis].value < 0 &&
             !fed[i]->dims[row_axis].param.empty())

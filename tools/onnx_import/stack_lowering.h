@@ -364,7 +364,8 @@ struct StackLowering {
         std::optional<HostTensor> table;
         bool sinusoidal = false;
         int64_t table_rows = 0;
-        bool cut = false;  // the table holds only the rows the export ran (a fixed-axes export folds the slice)
+        bool cut = false;      // the table holds only the rows the export ran (a fixed-axes export folds the slice)
+        bool swapped = false;  // rows and batch swapped by a permute before or after the embedding
     };
 
     // The input block's embedding: the Linear, or a token convolution under the name the importer folds
@@ -379,12 +380,14 @@ struct StackLowering {
     // The input block: input Linear, an optional scalar scale, an optional constant position table.
     InputSide input_side(const std::string& input, int64_t rows) {
         InputSide s;
-        if ((s.conv = token_conv_from(g, input))) {
+        // A batch-first input permuted to sequence first before the Linear (x.permute(1, 0, 2) in forward).
+        const std::string x = over_batch_swap(g, input, &s.swapped);
+        if (x == input && (s.conv = token_conv_from(g, input))) {
             s.value = s.conv->output;
             s.embed.node = s.conv->node;
             return after_embedding(s, rows, s.conv->weight.shape[0]);
         }
-        std::optional<Linear> l = linear_from(g, input);
+        std::optional<Linear> l = linear_from(g, x);
         if (!l)
             throw ToolError(
                 "graph input " + input + " is read by " +
@@ -425,6 +428,8 @@ struct StackLowering {
     // What follows an embedding: an optional scalar scale, then an optional constant position table (or one
     // constant row, folded into the input Linear's bias).
     InputSide after_embedding(InputSide s, int64_t rows, int64_t d) {
+        // The embedding permuted to sequence first before its positions (batch_first=False stacks).
+        s.value = over_batch_swap(g, s.value, &s.swapped);
         const std::vector<size_t>* readers = &g.consumers(s.value);
         double c = 0;
         if (readers->size() == 1 && !g.explained((*readers)[0]) && g.node((*readers)[0]).op_type == "Mul" &&
