@@ -52,7 +52,10 @@ const Case kCases[] = {{"post_relu_sin", true},
                        {"seqfirst_permuted", true},
                        {"seqfirst_dynamic", true},
                        {"seqfirst_last_row", false},
-                       {"seqfirst_last_row_dynamic", false}};
+                       {"seqfirst_last_row_dynamic", false},
+                       // The Time-Series-Library's forward(x_enc, x_mark_enc, x_dec, x_mark_dec): time features beside
+                       // the token convolution, the output cut to pred_len rows (one-pass).
+                       {"time_marks", true}};
 
 std::string path_of(const std::string& name, const std::string& ext) {
     return test::fixture_path("onnx_convert/" + name + ext);

@@ -93,15 +93,19 @@ LoweredGraph lower_forecaster(const onnx::Model& original, const onnx::FoldedGra
     GraphView g(folded);
     StackLowering low{g, original, out.tensors, out.notes, out.block_outputs, {}, {}, {}};
     const std::vector<onnx::ValueInfo>& inputs = folded.model.graph.inputs;
-    std::vector<const onnx::ValueInfo*> fed;
+    std::vector<const onnx::ValueInfo*> fed, marks;
     for (const onnx::ValueInfo& v : inputs)
         if (!g.constant(v.name)) fed.push_back(&v);
-    if (fed.empty() || fed.size() > 2 || folded.model.graph.outputs.size() != 1)
+    if (fed.empty() || fed.size() == 3 || fed.size() > 4 || folded.model.graph.outputs.size() != 1)
         throw ToolError(
-            "a forecaster's graph has one input (encoder-only) or two (src, tgt: encoder-decoder) and one "
-            "output; this one has " +
+            "a forecaster's graph has one input (encoder-only), two (src, tgt: encoder-decoder) or four (the "
+            "Time-Series-Library's x_enc, x_mark_enc, x_dec, x_mark_dec) and one output; this one has " +
             std::to_string(fed.size()) + " inputs and " + std::to_string(folded.model.graph.outputs.size()) +
             " outputs");
+    if (fed.size() == 4) {  // each side's values, then its time features
+        marks = {fed[1], fed[3]};
+        fed = {fed[0], fed[2]};
+    }
     for (const onnx::ValueInfo* v : fed)
         if (g.shape(v->name).size() != 3)
             throw ToolError("input " + v->name + " is " + onnx::shape_text(g.shape(v->name)) +
@@ -137,6 +141,12 @@ LoweredGraph lower_forecaster(const onnx::Model& original, const onnx::FoldedGra
     } else {
         src = low.input_side(window, src_rows);
     }
+    if (!marks.empty() && src.marks_input != marks[0]->name)
+        throw ToolError("graph input " + marks[0]->name +
+                        " (the encoder's time features, the second of four inputs) is not added through a Linear "
+                        "beside a token convolution of " +
+                        fed[0]->name + ": lowered is the Time-Series-Library's DataEmbedding");
+    out.src_marks = src.marks_input;
     // The stacks run sequence first when the input is, or when a permute swaps rows and batch around them.
     const bool seq_first = input_seq_first != src.swapped;
     out.sequence_first = seq_first;
@@ -166,6 +176,14 @@ LoweredGraph lower_forecaster(const onnx::Model& original, const onnx::FoldedGra
         out.tgt_input = one_pass ? std::string() : fed[1]->name;
         const std::string tgt_value = one_pass ? one_pass->decoder_input : out.tgt_input;
         StackLowering::InputSide tgt = low.input_side(tgt_value, g.shape(tgt_value)[one_pass ? 1 : input_row_axis]);
+        if (!marks.empty() && tgt.marks_input != marks[1]->name)
+            throw ToolError("graph input " + marks[1]->name +
+                            " (the decoder's time features, the last of four inputs) is not added through a Linear "
+                            "beside a token convolution of " +
+                            fed[1]->name + ": lowered is the Time-Series-Library's DataEmbedding");
+        if (src.marks.has_value() != tgt.marks.has_value())
+            throw ToolError("time features on one side only: auspex embeds both sides the same way");
+        out.tgt_marks = tgt.marks_input;
         if ((input_seq_first != tgt.swapped) != seq_first)
             throw ToolError("the encoder's stack is laid out " + std::string(seq_first ? "sequence" : "batch") +
                             " first, the decoder's otherwise (a permute on one side only)");
@@ -342,7 +360,24 @@ LoweredGraph lower_forecaster(const onnx::Model& original, const onnx::FoldedGra
         }
     }
     low.put_linear(head_module, *gen);
-    if (one_pass) y = last_rows(g, forward_over_layout(g, y), one_pass->horizon);
+    if (one_pass) {
+        y = last_rows(g, forward_over_layout(g, y), one_pass->horizon);
+    } else if (!encoder_only && !seq_first) {
+        // The decoder input fed from outside and the output cut to its last rows: the Time-Series-Library's
+        // experiment, whose decoder input is the window's last label_len rows and pred_len zero rows.
+        y = forward_over_layout(g, y);
+        const std::vector<size_t>& readers = g.consumers(y);
+        int64_t first = 0;
+        const int64_t rows = g.shape(y).size() == 3 ? g.shape(y)[1] : 0;
+        if (readers.size() == 1 && row_slice(g, readers[0], y, &first) >= 0 && first > 0) {
+            f.decoding = format::Decoding::one_pass;
+            f.label_len = first;
+            f.horizon = rows - first;
+            f.placeholder = format::Placeholder::zeros;
+            for (const char* key : {"decoding", "label_len", "horizon", "placeholder"}) state(key);
+            y = last_rows(g, y, rows - first);
+        }
+    }
     if (revin) {
         y = revin_restore(g, *revin, forward_over_layout(g, y));
         f.revin = true;

@@ -25,6 +25,9 @@ struct LoweredGraph {
     tools::ConvertConfig facts;
     std::vector<std::string> stated;   // the keys of `facts` the graph set
     std::string src_input, tgt_input;  // the graph's inputs (tgt empty for an encoder-only model, a classifier)
+    // Each side's time features when the graph takes them as inputs of their own (the Time-Series-Library's
+    // x_mark_enc, x_mark_dec): auspex reads them as the last columns of that side's rows.
+    std::string src_marks, tgt_marks;
     // One-pass decoding from one input: the decoder reads the input's last label_len rows and zero rows after
     // them (the proof builds that decoder input as the graph does).
     int64_t label_len = 0;

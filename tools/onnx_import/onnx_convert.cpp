@@ -158,6 +158,26 @@ tools::Table table_of(const onnx::Tensor& t) {
     return table;
 }
 
+// A side's rows as auspex reads them: the values, then the time features when the graph takes them apart.
+tools::Table rows_of(const onnx::Values& values, const std::string& input, const std::string& marks) {
+    tools::Table t = table_of(values.at(input));
+    if (marks.empty()) return t;
+    const tools::Table m = table_of(values.at(marks));
+    if (m.rows != t.rows)
+        throw ToolError("graph input " + marks + " has " + std::to_string(m.rows) + " rows of time features for " +
+                        std::to_string(t.rows) + " rows of " + input);
+    tools::Table joined;
+    joined.rows = t.rows;
+    joined.cols = t.cols + m.cols;
+    for (size_t r = 0; r < t.rows; ++r) {
+        joined.values.insert(joined.values.end(), t.values.begin() + static_cast<std::ptrdiff_t>(r * t.cols),
+                             t.values.begin() + static_cast<std::ptrdiff_t>((r + 1) * t.cols));
+        joined.values.insert(joined.values.end(), m.values.begin() + static_cast<std::ptrdiff_t>(r * m.cols),
+                             m.values.begin() + static_cast<std::ptrdiff_t>((r + 1) * m.cols));
+    }
+    return joined;
+}
+
 }  // namespace
 
 OnnxImport import_onnx(const tools::ConvertOptions& options) {
@@ -227,8 +247,8 @@ OnnxImport import_onnx(const tools::ConvertOptions& options) {
     out.fed = values;
     out.lowered = low;
     out.config = config;
-    if (!tokens) out.src = table_of(values.at(low.src_input));
-    if (!tokens && !low.tgt_input.empty()) out.tgt = table_of(values.at(low.tgt_input));
+    if (!tokens) out.src = rows_of(values, low.src_input, low.src_marks);
+    if (!tokens && !low.tgt_input.empty()) out.tgt = rows_of(values, low.tgt_input, low.tgt_marks);
     if (config.decoding == format::Decoding::one_pass && low.tgt_input.empty()) {
         // The decoder input the graph builds: the last label_len rows, then the horizon's zero rows.
         out.tgt.cols = out.src.cols;

@@ -366,15 +366,21 @@ struct StackLowering {
         int64_t table_rows = 0;
         bool cut = false;      // the table holds only the rows the export ran (a fixed-axes export folds the slice)
         bool swapped = false;  // rows and batch swapped by a permute before or after the embedding
+        // The Time-Series-Library's TimeFeatureEmbedding beside a token convolution: a Linear of another graph
+        // input (the time features, x_mark) added to the convolution's rows.
+        std::optional<Linear> marks;
+        std::string marks_input;
     };
 
     // The input block's embedding: the Linear, or a token convolution under the name the importer folds
     // (`side` "src" or "tgt").
     void put_embedding(const std::string& module, const std::string& side, const InputSide& s) {
-        if (s.conv)
-            put(side + "_token_conv.weight", s.conv->weight);
-        else
-            put_linear(module, s.embed);
+        if (s.conv) put(side + "_token_conv.weight", s.conv->weight);
+        if (s.marks) {  // the importer folds them beside the convolution (and refuses a bias, which it has none)
+            put(side + "_time_marks.weight", s.marks->weight);
+            if (!s.marks->bias.shape.empty()) put(side + "_time_marks.bias", s.marks->bias);
+        }
+        if (!s.conv) put_linear(module, s.embed);
     }
 
     // The input block: input Linear, an optional scalar scale, an optional constant position table.
@@ -385,6 +391,7 @@ struct StackLowering {
         if (x == input && (s.conv = token_conv_from(g, input))) {
             s.value = s.conv->output;
             s.embed.node = s.conv->node;
+            time_marks(&s);
             return after_embedding(s, rows, s.conv->weight.shape[0]);
         }
         std::optional<Linear> l = linear_from(g, x);
@@ -398,6 +405,31 @@ struct StackLowering {
         s.embed = *l;
         s.value = l->output;
         return after_embedding(s, rows, l->weight.shape[0]);
+    }
+
+    // A Linear of a graph input (the time features) added to the token convolution's rows, into s->marks.
+    void time_marks(InputSide* s) {
+        const std::vector<size_t>& readers = g.consumers(s->value);
+        if (readers.size() != 1 || g.explained(readers[0]) || g.node(readers[0]).op_type != "Add" ||
+            g.node(readers[0]).inputs.size() != 2)
+            return;
+        const onnx::Node& add = g.node(readers[0]);
+        const std::string other = add.inputs[0] == s->value ? add.inputs[1] : add.inputs[0];
+        const int p = g.producer(other);
+        if (p < 0 || g.node(static_cast<size_t>(p)).inputs.empty()) return;
+        const std::string source = g.node(static_cast<size_t>(p)).inputs[0];
+        bool graph_input = false;
+        for (const onnx::ValueInfo& v : g.graph().inputs) graph_input = graph_input || v.name == source;
+        if (!graph_input || g.constant(source)) return;
+        std::optional<Linear> l = linear_from(g, source);
+        if (!l || l->output != other)
+            throw ToolError(add.describe() + " adds " + other + " to the token convolution " + s->conv->node +
+                            "'s rows, and that is no Linear of graph input " + source +
+                            ": lowered are the time features through one Linear (TimeFeatureEmbedding)");
+        g.explain(readers[0]);
+        s->marks = *l;
+        s->marks_input = source;
+        s->value = add.outputs[0];
     }
 
     // The input block of a token family: Gather of a constant table [vocab, d_model] by the graph's ids, then
