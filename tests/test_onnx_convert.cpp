@@ -337,6 +337,29 @@ TEST_CASE(
     CHECK(residual->as<Forecaster>().config().stacks.encoder_residual);
 }
 
+TEST_CASE(
+    "onnx convert: the Time-Series-Library's four-input graph forecasts with its time features from the timestamps") {
+    // forward(x_enc, x_mark_enc, x_dec, x_mark_dec) exported; the config names the columns and the calendar, and
+    // `forecast` computes the window's and the horizon's time features from history.csv's timestamps.
+    const std::string c = "time_marks_calendar";
+    const std::string model = (test::scratch_dir() / "onnx_time_marks_calendar.axm").string();
+    test::Result r =
+        test::auspex("convert " + quirk(c, "model.onnx") + " --config " + quirk(c, "config.json") + " -o " + model);
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    CHECK(r.output.find("proof: the lowered model reproduces the ONNX graph") != std::string::npos);
+    const std::unique_ptr<tools::LoadedModel> loaded = tools::open_model(model);
+    CHECK(loaded->as<Forecaster>().config().time_marks == 4);
+    const std::string out = (test::scratch_dir() / "onnx_time_marks_calendar_forecast.csv").string();
+    r = test::auspex("forecast " + model + " --input " + quirk(c, "history.csv") + " --horizon 3 -o " + out);
+    REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+    const tools::Table got = tools::read_csv(out), want = tools::read_csv(quirk(c, "forecast.csv"));
+    CHECK(got.header == want.header);
+    const double diff = test::max_abs_error(got.values, want.values);
+    MESSAGE("time_marks_calendar: forecast vs the library's experiment in PyTorch, max difference " << diff);
+    CHECK(diff < 1e-5);
+}
+
 namespace {
 
 // A family fixture `folder`/`c` (.pt with .json, .onnx with an optional .onnx.json, a check pair): both files convert
