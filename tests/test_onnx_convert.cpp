@@ -270,6 +270,14 @@ TEST_CASE("cli: auspex convert MODEL.onnx refuses what no block explains, and co
     test::check_error(
         test::auspex("convert " + path_of("memory_tril", ".onnx") + " --config " + config + " -o " + dir + "/m.axm"), 1,
         "\"memory_mask\" contradicts the graph");
+    // The loop the Time-Series-Library's graph shows (its output cut to pred_len rows after label_len); time
+    // features through a Linear with a bias, which TimeFeatureEmbedding has not.
+    config = test::write_file("onnx_label_len.json", "{\"label_len\": 2, \"max_positions\": 64}");
+    test::check_error(
+        test::auspex("convert " + path_of("time_marks", ".onnx") + " --config " + config + " -o " + dir + "/m.axm"), 1,
+        "\"label_len\" contradicts the graph");
+    test::check_error(test::auspex("convert " + path_of("time_marks_bias", ".onnx") + " -o " + dir + "/m.axm"), 1,
+                      "adds a bias: the Time-Series-Library's TimeFeatureEmbedding has none");
     config = test::write_file("onnx_revin.json", "{\"revin\": false}");
     test::check_error(
         test::auspex("convert " + path_of("revin_plain", ".onnx") + " --config " + config + " -o " + dir + "/m.axm"), 1,

@@ -376,10 +376,7 @@ struct StackLowering {
     // (`side` "src" or "tgt").
     void put_embedding(const std::string& module, const std::string& side, const InputSide& s) {
         if (s.conv) put(side + "_token_conv.weight", s.conv->weight);
-        if (s.marks) {  // the importer folds them beside the convolution (and refuses a bias, which it has none)
-            put(side + "_time_marks.weight", s.marks->weight);
-            if (!s.marks->bias.shape.empty()) put(side + "_time_marks.bias", s.marks->bias);
-        }
+        if (s.marks) put(side + "_time_marks.weight", s.marks->weight);  // folded beside the convolution
         if (!s.conv) put_linear(module, s.embed);
     }
 
@@ -415,7 +412,14 @@ struct StackLowering {
             return;
         const onnx::Node& add = g.node(readers[0]);
         const std::string other = add.inputs[0] == s->value ? add.inputs[1] : add.inputs[0];
-        const int p = g.producer(other);
+        int p = g.producer(other);
+        if (p >= 0 && g.node(static_cast<size_t>(p)).op_type == "Add")  // a bias after the MatMul
+            for (const std::string& in : g.node(static_cast<size_t>(p)).inputs) {
+                const int q = g.producer(in);
+                if (q >= 0 && (g.node(static_cast<size_t>(q)).op_type == "MatMul" ||
+                               g.node(static_cast<size_t>(q)).op_type == "Gemm"))
+                    p = q;
+            }
         if (p < 0 || g.node(static_cast<size_t>(p)).inputs.empty()) return;
         const std::string source = g.node(static_cast<size_t>(p)).inputs[0];
         bool graph_input = false;
@@ -426,6 +430,11 @@ struct StackLowering {
             throw ToolError(add.describe() + " adds " + other + " to the token convolution " + s->conv->node +
                             "'s rows, and that is no Linear of graph input " + source +
                             ": lowered are the time features through one Linear (TimeFeatureEmbedding)");
+        if (!l->bias.shape.empty())
+            throw ToolError("the Linear " + l->node + " of the time features " + source +
+                            " adds a bias: the Time-Series-Library's TimeFeatureEmbedding has none, and auspex folds "
+                            "it bias-free beside the token convolution " +
+                            s->conv->node);
         g.explain(readers[0]);
         s->marks = *l;
         s->marks_input = source;
