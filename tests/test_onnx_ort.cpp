@@ -84,7 +84,38 @@ TEST_CASE("onnx: ONNX Runtime confirms torch 1.13's circular padding and unfold(
     }
 }
 
-TEST_CASE("onnx: the graphs the converter lowers: auspex run agrees with ONNX Runtime and PyTorch") {
+namespace {
+
+// A fixture's CSV rows as a graph input, by the rule gen_onnx_ort_outputs.js feeds ONNX Runtime with: input k reads
+// NAME.src.csv (k = 0, or k < 2 of four inputs) or NAME.tgt.csv; of four inputs (the Time-Series-Library's x_enc,
+// x_mark_enc, x_dec, x_mark_dec) the even ones take the file's first columns and the odd ones the rest; a rank-3
+// input whose second axis is the batch (named so, or 1 beside a longer first) is fed [rows, 1, columns].
+onnx::Tensor fixture_input(const onnx::ValueInfo& v, size_t k, size_t inputs, const std::string& stem_path) {
+    const tools::Table t = tools::read_csv(stem_path + (k == 0 || (inputs == 4 && k < 2) ? ".src.csv" : ".tgt.csv"));
+    size_t first = 0, cols = t.cols;
+    if (inputs == 4) {
+        const int64_t width = v.dims.size() == 3 ? v.dims[2].value : -1;
+        REQUIRE(width > 0);
+        cols = static_cast<size_t>(width);
+        first = k % 2 == 0 ? 0 : t.cols - cols;
+    }
+    onnx::Tensor x;
+    x.name = v.name;
+    for (size_t r = 0; r < t.rows; ++r)
+        for (size_t c = first; c < first + cols; ++c) x.f.push_back(t.values[r * t.cols + c]);
+    const auto rows = static_cast<int64_t>(t.rows), width = static_cast<int64_t>(cols);
+    const bool sequence_first = v.dims.size() == 3 && (v.dims[1].param.find("batch") != std::string::npos ||
+                                                       (v.dims[1].value == 1 && v.dims[0].value > 1));
+    if (v.dims.size() == 2)
+        x.shape = {rows, width};
+    else
+        x.shape = sequence_first ? std::vector<int64_t>{rows, 1, width} : std::vector<int64_t>{1, rows, width};
+    return x;
+}
+
+}  // namespace
+
+TEST_CASE("onnx: the graphs the converter lowers: the evaluator agrees with ONNX Runtime and PyTorch") {
     // NAME.ort.csv (gen_onnx_ort_outputs.js) beside every fixture of onnx_convert/ and onnx_tvae/ with a
     // NAME.src.csv.
     std::vector<std::pair<std::string, std::string>> cases;  // folder, stem
@@ -106,21 +137,17 @@ TEST_CASE("onnx: the graphs the converter lowers: auspex run agrees with ONNX Ru
         CAPTURE(stem);
         const onnx::Model m = onnx::read_onnx_file(folder + stem + ".onnx");
         const std::vector<const onnx::ValueInfo*> fed = m.fed_inputs();
-        std::string inputs;
+        onnx::Values feeds;
         for (size_t k = 0; k < fed.size(); ++k)
-            inputs += " --input " + fed[k]->name + "=" + folder + stem + (k == 0 ? ".src.csv" : ".tgt.csv");
-        const std::string out =
-            (test::scratch_dir() /
-             ("onnx_ort_" + std::filesystem::path(folder).parent_path().filename().string() + "_" + stem + ".csv"))
-                .string();
-        const test::Result r = test::auspex("run " + folder + stem + ".onnx" + inputs + " -o " + out);
-        REQUIRE_MESSAGE(r.exit_code == 0, r.output);
-        const tools::Table got = tools::read_csv(out), ort = tools::read_csv(folder + stem + ".ort.csv"),
+            feeds[fed[k]->name] = fixture_input(*fed[k], k, fed.size(), folder + stem);
+        const onnx::Tensor y = onnx::run_graph(m, feeds).at(m.graph.outputs[0].name);
+        const tools::Table ort = tools::read_csv(folder + stem + ".ort.csv"),
                            pytorch = tools::read_csv(folder + stem + ".out.csv");
+        const std::vector<float>& got = y.f;
         double largest = 0;
         for (float v : ort.values) largest = std::max(largest, std::fabs(double{v}));
         const double bound = 1e-5 * std::max(1.0, largest);
-        const double vs_ort = test::max_abs_error(got.values, ort.values);
+        const double vs_ort = test::max_abs_error(got, ort.values);
         const double ort_vs_pytorch = test::max_abs_error(ort.values, pytorch.values);
         MESSAGE(stem << ": max |evaluator - ONNX Runtime| = " << vs_ort
                      << ", max |ONNX Runtime - PyTorch| = " << ort_vs_pytorch << " (bound " << bound << ")");
