@@ -55,10 +55,18 @@ const Case kCases[] = {{"post_relu_sin", true},
                        {"seqfirst_last_row_dynamic", false},
                        // The Time-Series-Library's forward(x_enc, x_mark_enc, x_dec, x_mark_dec): time features beside
                        // the token convolution, the output cut to pred_len rows (one-pass).
-                       {"time_marks", true}};
+                       {"time_marks", true},
+                       // PatchTST as its authors wrote it: residual attention (each layer adds the previous layer's
+                       // pre-softmax scores), BatchNorm, their module names (converted with their rename map).
+                       {"patchtst_res_attention", false}};
 
 std::string path_of(const std::string& name, const std::string& ext) {
     return test::fixture_path("onnx_convert/" + name + ext);
+}
+
+// The rename map a case's state_dict needs: the authors' PatchTST keeps its own module names.
+std::string map_of(const std::string& name) {
+    return name.rfind("patchtst", 0) == 0 ? std::string(AUSPEX_SOURCE_DIR) + "/tools/import/maps/patchtst.map" : "";
 }
 
 tools::CheckPair pytorch_pair(const Case& c) {
@@ -124,6 +132,7 @@ TEST_CASE("onnx convert: an exported forecaster and its state_dict convert to th
         tools::ConvertOptions from_pt;
         from_pt.checkpoint_path = path_of(c.name, ".pt");
         from_pt.config_path = path_of(c.name, ".json");
+        from_pt.map_path = map_of(name);
         const tools::AxmModel pt =
             tools::import_model(tools::read_model_tensors(from_pt), tools::read_convert_config(from_pt.config_path));
         tools::ConvertOptions from_onnx;

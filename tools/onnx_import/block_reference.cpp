@@ -57,7 +57,8 @@ Rows norm(const tools::TensorMap& t, const std::string& module, const Rows& x, s
 }
 
 Rows attention(const tools::TensorMap& t, const std::string& module, const Rows& q_in, size_t rows, const Rows& kv_in,
-               size_t kv_rows, size_t d, int64_t heads, bool causal, const std::vector<bool>& padded) {
+               size_t kv_rows, size_t d, int64_t heads, bool causal, const std::vector<bool>& padded,
+               std::vector<double>* residual = nullptr) {
     const tools::HostTensor& w = tensor(t, module + ".in_proj_weight");
     const tools::HostTensor& b = tensor(t, module + ".in_proj_bias");
     const Rows q = linear(q_in, rows, w, b, 0, d), k = linear(kv_in, kv_rows, w, b, d, d),
@@ -65,14 +66,21 @@ Rows attention(const tools::TensorMap& t, const std::string& module, const Rows&
     const size_t hd = d / static_cast<size_t>(heads);
     Rows ctx(rows * d, 0.0);
     std::vector<double> p(kv_rows);
+    // Residual attention: the previous layer's scores [heads, rows, kv_rows] added before the softmax (none before
+    // the first layer); this layer's replace them.
+    std::vector<double> scores;
+    const bool add_previous = residual && residual->size() == static_cast<size_t>(heads) * rows * kv_rows;
     for (size_t h = 0; h < static_cast<size_t>(heads); ++h)
         for (size_t i = 0; i < rows; ++i) {
             double top = -std::numeric_limits<double>::infinity();
             for (size_t j = 0; j < kv_rows; ++j) {
                 double s = 0;
                 for (size_t c = 0; c < hd; ++c) s += q[i * d + h * hd + c] * k[j * d + h * hd + c];
+                s /= std::sqrt(double(hd));
+                if (add_previous) s += (*residual)[(h * rows + i) * kv_rows + j];
+                if (residual) scores.push_back(s);
                 const bool masked = (causal && j > i) || (j < padded.size() && padded[j]);
-                p[j] = masked ? -std::numeric_limits<double>::infinity() : s / std::sqrt(double(hd));
+                p[j] = masked ? -std::numeric_limits<double>::infinity() : s;
                 top = std::max(top, p[j]);
             }
             double sum = 0;
@@ -80,6 +88,7 @@ Rows attention(const tools::TensorMap& t, const std::string& module, const Rows&
             for (size_t j = 0; j < kv_rows; ++j)
                 for (size_t c = 0; c < hd; ++c) ctx[i * d + h * hd + c] += p[j] / sum * v[j * d + h * hd + c];
         }
+    if (residual) *residual = std::move(scores);
     return linear(ctx, rows, tensor(t, module + ".out_proj.weight"), tensor(t, module + ".out_proj.bias"), 0, d);
 }
 
@@ -108,7 +117,7 @@ void add_to(Rows& x, const Rows& y) {
 
 std::vector<float> reference_layer(const tools::TensorMap& t, const std::string& prefix, const LayerOptions& o,
                                    const std::vector<float>& x_in, size_t rows, const std::vector<float>* memory,
-                                   size_t memory_rows) {
+                                   size_t memory_rows, std::vector<double>* scores) {
     const size_t d = rows == 0 ? 0 : x_in.size() / rows;
     Rows x(x_in.begin(), x_in.end());
     const Rows mem = memory ? Rows(memory->begin(), memory->end()) : Rows();
@@ -120,7 +129,8 @@ std::vector<float> reference_layer(const tools::TensorMap& t, const std::string&
         Rows y;
         if (s == 0)
             y = attention(t, prefix + "self_attn", in, rows, in, rows, d, o.heads, o.causal,
-                          memory ? o.padded_target : o.padded_source);
+                          memory ? o.padded_target : o.padded_source,
+                          !memory && o.residual_attention ? scores : nullptr);
         else if (s == 1 && memory)
             y = attention(t, prefix + "multihead_attn", in, rows, mem, memory_rows, d, o.heads, o.memory_tril,
                           o.padded_source);

@@ -23,12 +23,15 @@ struct LayerOptions {
     std::vector<bool> padded_source;
     // Target keys that are padding: masked in a decoder layer's self-attention (a translator's tgt_key_padding_mask).
     std::vector<bool> padded_target;
+    // Residual attention (PatchTST's res_attention): an encoder layer adds the previous layer's pre-softmax scores.
+    bool residual_attention = false;
 };
 
 // One encoder layer (memory null) or decoder layer under `prefix` ("transformer.encoder.layers.0.") on x
-// (rows x d, row-major); returns its output. ToolError when a tensor it needs is missing.
+// (rows x d, row-major); returns its output. ToolError when a tensor it needs is missing. With residual attention,
+// *scores holds the previous encoder layer's pre-softmax scores (empty before the first) and gets this layer's.
 std::vector<float> reference_layer(const tools::TensorMap& t, const std::string& prefix, const LayerOptions& o,
                                    const std::vector<float>& x, size_t rows, const std::vector<float>* memory,
-                                   size_t memory_rows);
+                                   size_t memory_rows, std::vector<double>* scores = nullptr);
 
 }  // namespace ax::onnx_import

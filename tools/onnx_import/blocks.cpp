@@ -637,10 +637,19 @@ MaskKind classify_mask(const std::vector<float>& m, int64_t lq, int64_t lk, bool
 
 }  // namespace
 
+// Whether `value` is what another Softmax than `self` reads (another attention's pre-softmax scores).
+static bool softmax_input(const GraphView& g, const std::string& value, size_t self) {
+    if (g.constant(value)) return false;
+    for (size_t r : g.consumers(value))
+        if (r != self && g.node(r).op_type == "Softmax" && g.node(r).inputs[0] == value) return true;
+    return false;
+}
+
 Attention attention_at(GraphView& g, size_t softmax) {
     const onnx::Node& sm = g.node(softmax);
     Attention a;
     a.softmax = sm.name;
+    a.scores = sm.inputs[0];
     a.nodes.push_back(softmax);
     const int64_t axis = int_attribute(sm, "axis", -1);
     const std::vector<int64_t> sshape = g.shape(sm.outputs[0]);
@@ -682,6 +691,12 @@ Attention attention_at(GraphView& g, size_t softmax) {
             for (size_t q = 0; q < mask.size(); ++q)
                 if ((cond->integer(q) != 0) == fill_true) mask[q] = static_cast<float>(fill->real(0));
             s = n.inputs[fill_true ? 2 : 1];
+        } else if (n.op_type == "Add" && n.inputs.size() == 2 && a.residual_scores.empty() &&
+                   (softmax_input(g, n.inputs[0], softmax) || softmax_input(g, n.inputs[1], softmax))) {
+            // Residual attention: the previous layer's pre-softmax scores added to these (the stack checks whose).
+            const bool first = softmax_input(g, n.inputs[0], softmax);
+            a.residual_scores = n.inputs[first ? 0 : 1];
+            s = n.inputs[first ? 1 : 0];
         } else if (n.op_type == "Add" && n.inputs.size() == 2 && !g.constant(n.inputs[0]) && !g.constant(n.inputs[1]) &&
                    a.pad_id < 0) {
             // A key-padding mask made from the ids: -inf (or a large negative) where a key is the pad id.

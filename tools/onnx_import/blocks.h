@@ -62,11 +62,15 @@ struct Attention {
     Linear out;
     int64_t head_dim = 0;
     MaskKind mask = MaskKind::none;
-    bool square = true;         // as many queries as keys (where the mask was classified)
-    int64_t pad_id = -1;        // keys whose id is this are masked (a key-padding mask made from the ids), or -1
-    std::string output;         // the attention's result in the model's layout (one head's, when `concat` is set)
-    int concat = -1;            // one head of several written apart: the Concat joining them (join_heads)
-    std::string softmax;        // the Softmax node's name, for messages
+    bool square = true;   // as many queries as keys (where the mask was classified)
+    int64_t pad_id = -1;  // keys whose id is this are masked (a key-padding mask made from the ids), or -1
+    std::string output;   // the attention's result in the model's layout (one head's, when `concat` is set)
+    int concat = -1;      // one head of several written apart: the Concat joining them (join_heads)
+    std::string softmax;  // the Softmax node's name, for messages
+    std::string scores;   // the Softmax's input: the pre-softmax scores (a next layer may add them to its own)
+    // Residual attention (PatchTST's res_attention): the scores of another attention added to these before the
+    // softmax (that attention's `scores` value), or empty.
+    std::string residual_scores;
     std::vector<size_t> nodes;  // what it explains, marked when a layer takes it
 };
 // ToolError naming the Softmax node when the nodes around it are no attention this lowering knows.

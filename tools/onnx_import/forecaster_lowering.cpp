@@ -404,7 +404,7 @@ LoweredGraph lower_forecaster(const onnx::Model& original, const onnx::FoldedGra
         out.outputs_shown = os.size() == 3;
         state("n_outputs");
     }
-    low.state_stack_facts(f, out.stated);
+    low.state_stack_facts(f, out.stated, true);
     f.num_encoder_layers = static_cast<int64_t>(enc_layers);
     f.num_decoder_layers = static_cast<int64_t>(dec_layers);
     return out;

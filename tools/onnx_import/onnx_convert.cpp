@@ -130,6 +130,7 @@ ConvertConfig merge(ConvertConfig c, const LoweredGraph& low, const std::string&
         if (key == "patch_len") take_fact(c, "patch_len", &ConvertConfig::patch_len, f, path);
         if (key == "stride") take_fact(c, "stride", &ConvertConfig::stride, f, path);
         if (key == "padding_patch") take_fact(c, "padding_patch", &ConvertConfig::padding_patch, f, path);
+        if (key == "res_attention") take_fact(c, "res_attention", &ConvertConfig::res_attention, f, path);
         if (key == "head_flatten") take_fact(c, "head_flatten", &ConvertConfig::head_flatten, f, path);
         if (key == "n_features") take_fact(c, "n_features", &ConvertConfig::n_features, f, path);
         if (key == "revin_eps") {
@@ -278,7 +279,11 @@ std::string first_block_that_differs(const OnnxImport& imported) {
         const auto at = c.described.find(key);
         return at == c.described.end() ? absent : at->second;
     };
-    LayerOptions o{c.norm_first, c.activation, static_cast<float>(c.layer_norm_eps), c.nhead, false, false, {}, {}};
+    LayerOptions o{c.norm_first, c.activation, static_cast<float>(c.layer_norm_eps), c.nhead, false, false, {},
+                   {},           false};
+    o.residual_attention = c.res_attention.value_or(false);
+    // Each batch row's previous encoder layer's scores (residual attention), recomputed from the graph's inputs.
+    std::vector<std::vector<double>> scores;
     o.memory_tril = c.memory_mask == format::MemoryMask::tril;
     if (c.pad_id)
         for (int32_t id : imported.tokens) o.padded_source.push_back(id == *c.pad_id);
@@ -290,6 +295,7 @@ std::string first_block_that_differs(const OnnxImport& imported) {
         const onnx::Tensor& value = values.at(b.value);
         if (b.prefix.empty()) {  // a stack's input
             input = b.value;
+            scores.clear();
             continue;
         }
         if (b.block.find("final norm") != std::string::npos) {
@@ -311,6 +317,7 @@ std::string first_block_that_differs(const OnnxImport& imported) {
             x.shape.size() == 3 && !imported.lowered.sequence_first ? static_cast<size_t>(x.shape[0]) : 1;
         const size_t per = x.f.size() / batches, mem_per = mem ? mem->f.size() / batches : 0;
         std::vector<float> got;
+        scores.resize(batches);
         for (size_t k = 0; k < batches; ++k) {
             const std::vector<float> xs(x.f.begin() + static_cast<std::ptrdiff_t>(k * per),
                                         x.f.begin() + static_cast<std::ptrdiff_t>((k + 1) * per));
@@ -318,8 +325,8 @@ std::string first_block_that_differs(const OnnxImport& imported) {
             if (mem)
                 ms.assign(mem->f.begin() + static_cast<std::ptrdiff_t>(k * mem_per),
                           mem->f.begin() + static_cast<std::ptrdiff_t>((k + 1) * mem_per));
-            const std::vector<float> one =
-                reference_layer(imported.lowered.tensors, b.prefix, o, xs, per / d, mem ? &ms : nullptr, mem_per / d);
+            const std::vector<float> one = reference_layer(imported.lowered.tensors, b.prefix, o, xs, per / d,
+                                                           mem ? &ms : nullptr, mem_per / d, &scores[k]);
             got.insert(got.end(), one.begin(), one.end());
         }
         double worst = 0, scale = 1;

@@ -36,6 +36,10 @@ struct StackFacts {
     bool decoder_seen = false;
     int64_t pad_id = -1;         // the encoder's keys are masked where the id is this (-1: no padding mask)
     int64_t target_pad_id = -1;  // the decoder's own keys are masked where the target id is this (-1: not)
+    // Residual attention (PatchTST's res_attention): every encoder layer after the first adds the previous layer's
+    // pre-softmax scores (last_scores, the previous layer's) to its own.
+    bool residual_attention = false;
+    std::string last_scores;
 };
 
 struct StackLowering {
@@ -69,7 +73,17 @@ struct StackLowering {
     }
 
     // The stacks' options as config statements: heads, norm placement, activation, LayerNorm eps.
-    void state_stack_facts(tools::ConvertConfig& f, std::vector<std::string>& stated) const {
+    // Residual attention is an encoder-only forecaster's (PatchTST's): `residual_allowed` says the family has it.
+    void state_stack_facts(tools::ConvertConfig& f, std::vector<std::string>& stated,
+                           bool residual_allowed = false) const {
+        if (facts.residual_attention && !residual_allowed)
+            throw ToolError(
+                "the encoder's layers add the previous layer's attention scores to their own (residual "
+                "attention, PatchTST's res_attention), which only an encoder-only forecaster has");
+        if (residual_allowed) {
+            f.res_attention = facts.residual_attention;
+            stated.push_back("res_attention");
+        }
         f.nhead = facts.heads;
         f.norm_first = facts.norm_first;
         f.activation = facts.activation;
@@ -159,7 +173,9 @@ struct StackLowering {
                                facts.memory_mask,
                                facts.decoder_seen,
                                facts.pad_id,
-                               facts.target_pad_id};
+                               facts.target_pad_id,
+                               facts.residual_attention,
+                               facts.last_scores};
             return;
         }
         std::string what;
@@ -260,13 +276,35 @@ struct StackLowering {
 
     void record_encoder_mask(const Attention& a, const std::string& name) {
         if (a.mask == MaskKind::tril) throw ToolError(a.softmax + ": an encoder's self-attention mask is not square");
+        record_residual_scores(a, name);
         if (name != "encoder layer 0" && (a.mask != facts.encoder_mask || a.pad_id != facts.pad_id))
             throw ToolError(name + "'s attention mask differs from the first layer's (" + a.softmax + ")");
         facts.encoder_mask = a.mask;
         facts.pad_id = a.pad_id;
     }
 
+    // Residual attention: the first layer adds no earlier scores; the second decides whether every later layer adds
+    // the previous layer's own (scores from any other attention are refused by name).
+    void record_residual_scores(const Attention& a, const std::string& name) {
+        const bool first = name == "encoder layer 0", second = name == "encoder layer 1";
+        if (!a.residual_scores.empty() && (first || a.residual_scores != facts.last_scores))
+            throw ToolError(a.softmax + ": " + name + "'s attention adds the scores " + a.residual_scores +
+                            (first ? " to its own, but it is the first layer"
+                                   : " to its own, which are not the previous layer's (" + facts.last_scores + ")") +
+                            ": residual attention adds the previous encoder layer's pre-softmax scores only");
+        if (second) facts.residual_attention = !a.residual_scores.empty();
+        if (!first && !second && facts.residual_attention != !a.residual_scores.empty())
+            throw ToolError(a.softmax + ": " + name + (a.residual_scores.empty() ? " adds no" : " adds the") +
+                            " previous layer's attention scores, unlike encoder layer 1 (residual attention is every "
+                            "layer's or none's)");
+        facts.last_scores = a.scores;
+    }
+
     void record_decoder_masks(const Attention& self, const Attention& cross, const std::string& name) {
+        if (!self.residual_scores.empty() || !cross.residual_scores.empty())
+            throw ToolError((self.residual_scores.empty() ? cross.softmax : self.softmax) + ": " + name +
+                            " adds another attention's scores to its own (residual attention), which auspex runs in "
+                            "an encoder-only model's layers only");
         if (facts.decoder_seen && (self.mask != facts.decoder_mask || cross.mask != facts.memory_mask))
             throw ToolError(name + "'s attention masks differ from the first decoder layer's (" + self.softmax + ", " +
                             cross.softmax + ")");
