@@ -156,6 +156,16 @@ TEST_CASE("onnx convert: an exported forecaster and its state_dict convert to th
     }
 }
 
+TEST_CASE("onnx convert: residual attention adding other scores than the previous layer's is refused by name") {
+    const std::string dir = test::scratch_dir().string() + "/onnx_skip_scores";
+    std::filesystem::create_directories(dir);
+    test::check_error(
+        test::auspex("convert " + path_of("patchtst_skip_scores", ".onnx") + " -o " + dir + "/m.axm"), 1,
+        "/model/backbone/encoder/layers.2/self_attn/sdp_attn/Softmax: encoder layer 2's attention adds "
+        "the scores /model/backbone/encoder/layers.0/self_attn/sdp_attn/Mul_output_0 to its own, which "
+        "are not the previous layer's (/model/backbone/encoder/layers.1/self_attn/sdp_attn/Add_output_0)");
+}
+
 TEST_CASE("onnx convert: the proof refuses a lowered model that does not reproduce the graph") {
     tools::ConvertOptions options;
     options.checkpoint_path = path_of("encoder_flatten", ".onnx");
