@@ -645,6 +645,12 @@ static bool softmax_input(const GraphView& g, const std::string& value, size_t s
     return false;
 }
 
+// The projection's outputs multiplied by `factor` (its weight rows and bias).
+static void scale_projection(Projection& p, double factor) {
+    for (float& w : p.weight.data) w = static_cast<float>(w * factor);
+    for (float& b : p.bias.data) b = static_cast<float>(b * factor);
+}
+
 Attention attention_at(GraphView& g, size_t softmax) {
     const onnx::Node& sm = g.node(softmax);
     Attention a;
@@ -761,10 +767,13 @@ Attention attention_at(GraphView& g, size_t softmax) {
     std::optional<Projection> v = projection_back(g, g.node(static_cast<size_t>(pv)).inputs[1], &vscale, &a.nodes);
     if (!v || vscale != 1.0) not_attention(g, softmax, "its values come from no Linear");
     if (k->source != v->source) not_attention(g, softmax, "its keys and values read different inputs");
-    if (std::fabs(scale * std::sqrt(static_cast<double>(a.head_dim)) - 1.0) > 1e-5)
-        not_attention(g, softmax,
-                      "its scores are scaled by " + std::to_string(scale) + ", not 1/sqrt(head_dim " +
-                          std::to_string(a.head_dim) + ")");
+    // The runtime's attention scales its scores by 1/sqrt(head_dim). Another scale (1/sqrt(d_model), none, a
+    // learned temperature) is the same attention with queries that much larger: it is folded into the query
+    // projection, which the proof against the graph then checks like any other weight.
+    const double fold = scale * std::sqrt(static_cast<double>(a.head_dim));
+    if (!std::isfinite(fold) || !(std::fabs(fold) > 1e-6) || std::fabs(fold) > 1e6)
+        not_attention(g, softmax, "its scores are scaled by " + std::to_string(scale) + ", which no attention uses");
+    if (std::fabs(fold - 1.0) > 1e-5) scale_projection(*q, fold);
     if (!mask.empty()) {
         bool ok = false;
         a.mask = classify_mask(mask, lq, lk, &ok);

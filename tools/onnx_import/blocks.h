@@ -52,10 +52,11 @@ struct Projection {
 };
 
 // One multi-head attention, found from its Softmax: q/k/v projections, scores (MatMul or Einsum), the scale
-// (every scalar Mul/Div on the way, as a product), an additive mask (a constant, or Where of a constant
-// condition), the value product and the output projection.
-// causal: query i sees keys 0..i + (keys - queries) (the last query sees every key); tril: query i sees keys 0..i
-// (a memory mask torch.tril writes for more memory rows than decoder rows). Square scores are called causal.
+// (every scalar Mul/Div on the way, as a product,
+// folded into the query projection when it is not 1/sqrt(head_dim)), an additive mask (a constant, or Where of a
+// constant condition), the value product and the output projection. causal: query i sees keys 0..i + (keys - queries)
+// (the last query sees every key); tril: query i sees keys 0..i (a memory mask torch.tril writes for more memory rows
+// than decoder rows). Square scores are called causal.
 enum class MaskKind { none, causal, tril };
 struct Attention {
     Projection q, k, v;
