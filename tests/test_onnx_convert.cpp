@@ -53,6 +53,16 @@ const Case kCases[] = {{"post_relu_sin", true},
                        {"seqfirst_dynamic", true},
                        {"seqfirst_last_row", false},
                        {"seqfirst_last_row_dynamic", false},
+                       // RevIN (its statistics over dim 0) and patches around stacks laid out sequence first: fed
+                       // [rows, batch, features] (dynamic axes) or permuted inside forward; a one-pass decoder built
+                       // from the normalized window, sequence first and batch first (its .tgt.csv is the decoder
+                       // input the forward builds).
+                       {"seqfirst_revin", false},
+                       {"seqfirst_revin_flatten", false},
+                       {"seqfirst_patch", false},
+                       {"seqfirst_patch_dynamic", false},
+                       {"seqfirst_revin_decoder", true},
+                       {"revin_decoder", true},
                        // The Time-Series-Library's forward(x_enc, x_mark_enc, x_dec, x_mark_dec): time features beside
                        // the token convolution, the output cut to pred_len rows (one-pass).
                        {"time_marks", true},
