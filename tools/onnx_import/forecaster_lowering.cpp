@@ -317,10 +317,11 @@ LoweredGraph lower_forecaster(const onnx::Model& original, const onnx::FoldedGra
         // patches, d_model], optionally [.., d_model, patches] (PatchTST's backbone), flattened per column into the
         // head.
         if (head_seq_first)
-            throw ToolError("the patched encoder's output " + last +
-                            " is laid out sequence first ([patches, batch x columns, d_model]) and not permuted back "
-                            "(permute(1, 0, 2)) before it is flattened per column into the head (" +
-                            describe_value(g, forward_over_layout(g, last)) + ")");
+            throw ToolError(
+                "the patched encoder's output " + last +
+                " is laid out sequence first ([patches, batch x columns, d_model]) and read by " +
+                (g.consumers(last).empty() ? std::string("nothing") : g.node(g.consumers(last)[0]).describe()) +
+                ", not permuted back (permute(1, 0, 2)) before each column's rows are flattened into the head");
         bool d_model_first = false;
         std::string v = head_in;
         for (int hops = 0; hops < 4; ++hops) {
