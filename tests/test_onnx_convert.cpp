@@ -53,6 +53,16 @@ const Case kCases[] = {{"post_relu_sin", true},
                        {"seqfirst_dynamic", true},
                        {"seqfirst_last_row", false},
                        {"seqfirst_last_row_dynamic", false},
+                       // RevIN (its statistics over dim 0) and patches around stacks laid out sequence first: fed
+                       // [rows, batch, features] (dynamic axes) or permuted inside forward; a one-pass decoder built
+                       // from the normalized window, sequence first and batch first (its .tgt.csv is the decoder
+                       // input the forward builds).
+                       {"seqfirst_revin", false},
+                       {"seqfirst_revin_flatten", false},
+                       {"seqfirst_patch", false},
+                       {"seqfirst_patch_dynamic", false},
+                       {"seqfirst_revin_decoder", true},
+                       {"revin_decoder", true},
                        // The Time-Series-Library's forward(x_enc, x_mark_enc, x_dec, x_mark_dec): time features beside
                        // the token convolution, the output cut to pred_len rows (one-pass).
                        {"time_marks", true},
@@ -382,6 +392,62 @@ TEST_CASE(
     const std::unique_ptr<tools::LoadedModel> residual =
         tools::open_model((test::scratch_dir() / "onnx_quirk_stack_residual.axm").string());
     CHECK(residual->as<Forecaster>().config().stacks.encoder_residual);
+}
+
+TEST_CASE("onnx convert: RevIN and patches around stacks laid out sequence first forecast as their authors do") {
+    // Converted with what the graph cannot show (NAME.loop.json: the columns' names; the window of a dynamic-axes
+    // export or an encoder-decoder) and PyTorch's check pair; `forecast` on a history longer than the window gives
+    // what the author's model called on the history's last window gives in PyTorch (NAME.forecast.csv); int8 weights
+    // too, within the int8 bound of the other converted graphs.
+    for (const char* name : {"seqfirst_revin", "seqfirst_revin_flatten", "seqfirst_patch", "seqfirst_patch_dynamic",
+                             "seqfirst_revin_decoder", "revin_decoder"}) {
+        const std::string c = name;
+        CAPTURE(c);
+        const bool decoder = c.find("decoder") != std::string::npos;
+        for (const bool int8 : {false, true}) {
+            CAPTURE(int8);
+            const std::string model =
+                (test::scratch_dir() / ("onnx_loop_" + c + (int8 ? "_int8" : "") + ".axm")).string();
+            test::Result r = test::auspex(
+                "convert " + path_of(c, ".onnx") + " --config " + path_of(c, ".loop.json") + " --check-input " +
+                path_of(c, ".src.csv") + (decoder ? " --check-target " + path_of(c, ".tgt.csv") : "") +
+                " --check-output " + path_of(c, ".out.csv") +
+                (int8 ? std::string(" --dtype int8") + (decoder ? " --kv-cache int8" : "") : "") + " -o " + model);
+            INFO(r.output);
+            REQUIRE(r.exit_code == 0);
+            CHECK(r.output.find("proof: the lowered model reproduces the ONNX graph") != std::string::npos);
+            CHECK(r.output.find("check: the conversion matches PyTorch") != std::string::npos);
+            CHECK((!int8 || r.output.find("weights int8") != std::string::npos));
+            const std::string out =
+                (test::scratch_dir() / ("onnx_loop_" + c + (int8 ? "_int8" : "") + ".csv")).string();
+            r = test::auspex("forecast " + model + " --input " + path_of(c, ".history.csv") + " -o " + out);
+            REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+            const tools::Table got = tools::read_csv(out), want = tools::read_csv(path_of(c, ".forecast.csv"));
+            CHECK(got.header == want.header);
+            REQUIRE(got.values.size() == want.values.size());
+            const double diff = test::max_abs_error(got.values, want.values);
+            const std::string label = c + (int8 ? " int8" : "");
+            MESSAGE(label << ": forecast vs the author's inference in PyTorch, max difference " << diff);
+            CHECK(diff < (int8 ? 0.05 : 1e-5));
+        }
+    }
+}
+
+TEST_CASE("onnx convert: RevIN's statistics over another axis than the window's rows are refused naming the node") {
+    const std::string dir = test::scratch_dir().string() + "/onnx_revin_axis";
+    std::filesystem::create_directories(dir);
+    // layers/RevIN.py unchanged (dim2reduce = 1) fed [length, batch, features]: its statistics are over the batch.
+    test::check_error(
+        test::auspex("convert " + path_of("seqfirst_revin_batch", ".onnx") + " -o " + dir + "/m.axm"), 1,
+        "ReduceMean node /revin_layer/ReduceMean_1 (inputs x) and the nodes after it normalize x [8, 1, 3] over its "
+        "axis 1 (the batch), where RevIN's statistics are over the window's rows (axis 0 of an input laid out "
+        "sequence first)");
+    test::check_error(
+        test::auspex("convert " + path_of("seqfirst_revin_features", ".onnx") + " -o " + dir + "/m.axm"), 1,
+        "ReduceMean node /revin_layer/ReduceMean_1 (inputs x) and the nodes after it normalize x [8, 1, 3] over its "
+        "axis 2 (the features), where RevIN's statistics are over the window's rows (axis 0 of an input laid out "
+        "sequence first): a normalization over another axis is not lowered");
+    CHECK(!std::filesystem::exists(dir + "/m.axm"));
 }
 
 TEST_CASE(

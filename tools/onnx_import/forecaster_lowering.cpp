@@ -17,14 +17,15 @@ namespace ax::onnx_import {
 namespace {
 
 // The decoder input of a one-pass model with one graph input: Concat(the input's last label_len rows, constant zero
-// rows), the Informer convention forward(x) writes as torch.cat([x[:, -label_len:], zeros], dim=1).
+// rows), the Informer convention forward(x) writes as torch.cat([x[:, -label_len:], zeros], dim=1) (or, laid out
+// sequence first, torch.cat([x[-label_len:], zeros], dim=0)).
 struct OnePassInput {
     std::string decoder_input;
     int64_t label_len = 0, horizon = 0;
 };
 
-// The Slice of `x`'s rows (axis 1) from `first` to its end, or -1.
-int row_slice(const GraphView& g, size_t node, const std::string& x, int64_t* first) {
+// The Slice of `x`'s rows (axis `row_axis`: 1, or 0 laid out sequence first) from `first` to its end, or -1.
+int row_slice(const GraphView& g, size_t node, const std::string& x, int64_t row_axis, int64_t* first) {
     const onnx::Node& n = g.node(node);
     if (n.op_type != "Slice" || n.inputs.size() < 3 || n.inputs[0] != x) return -1;
     const onnx::Tensor* starts = g.constant(n.inputs[1]);
@@ -35,8 +36,8 @@ int row_slice(const GraphView& g, size_t node, const std::string& x, int64_t* fi
     if (!starts || !ends || !axes || starts->size() != 1 || ends->size() != 1 || axes->size() != 1 ||
         shape.size() != 3 || (steps && (steps->size() != 1 || steps->integer(0) != 1)))
         return -1;
-    const int64_t rows = shape[1];
-    if (axes->integer(0) != 1 && axes->integer(0) != -2) return -1;
+    const int64_t rows = shape[static_cast<size_t>(row_axis)];
+    if (axes->integer(0) != row_axis && axes->integer(0) != row_axis - 3) return -1;
     int64_t begin = starts->integer(0), end = ends->integer(0);
     if (begin < 0) begin += rows;
     if (end < 0) end += rows;
@@ -45,11 +46,11 @@ int row_slice(const GraphView& g, size_t node, const std::string& x, int64_t* fi
     return static_cast<int>(node);
 }
 
-std::optional<OnePassInput> one_pass_input(GraphView& g, const std::string& x) {
-    const int64_t rows = g.shape(x).size() == 3 ? g.shape(x)[1] : 0;
+std::optional<OnePassInput> one_pass_input(GraphView& g, const std::string& x, int64_t row_axis) {
+    const int64_t rows = g.shape(x).size() == 3 ? g.shape(x)[static_cast<size_t>(row_axis)] : 0;
     for (size_t r : g.consumers(x)) {
         int64_t first = 0;
-        if (row_slice(g, r, x, &first) < 0) continue;
+        if (row_slice(g, r, x, row_axis, &first) < 0) continue;
         const std::string sliced = g.node(r).outputs[0];
         const std::vector<size_t>& readers = g.consumers(sliced);
         if (readers.size() != 1) continue;
@@ -57,28 +58,46 @@ std::optional<OnePassInput> one_pass_input(GraphView& g, const std::string& x) {
         if (cat.op_type != "Concat" || cat.inputs.size() != 2 || cat.inputs[0] != sliced) continue;
         const int64_t axis = int_attribute(cat, "axis", 0);
         const onnx::Tensor* zeros = g.constant(cat.inputs[1]);
-        if ((axis != 1 && axis != -2) || !zeros || zeros->shape.size() != 3) continue;
+        if ((axis != row_axis && axis != row_axis - 3) || !zeros || zeros->shape.size() != 3) continue;
         bool all_zero = true;
         for (size_t k = 0; k < zeros->size(); ++k) all_zero = all_zero && zeros->real(k) == 0.0;
         if (!all_zero) continue;
         g.explain(r);
         g.explain(readers[0]);
-        return OnePassInput{cat.outputs[0], rows - first, zeros->shape[1]};
+        return OnePassInput{cat.outputs[0], rows - first, zeros->shape[static_cast<size_t>(row_axis)]};
     }
     return std::nullopt;
 }
 
-// The Slice keeping the last `horizon` rows of a one-pass decoder's output (what its forward returns).
-std::string last_rows(GraphView& g, const std::string& y, int64_t horizon) {
+// The Slice keeping the last `horizon` rows (axis `row_axis`) of a one-pass decoder's output (what its forward
+// returns).
+std::string last_rows(GraphView& g, const std::string& y, int64_t horizon, int64_t row_axis) {
     const std::vector<size_t>& readers = g.consumers(y);
     const std::vector<int64_t> shape = g.shape(y);
     int64_t first = 0;
-    if (readers.size() != 1 || shape.size() != 3 || row_slice(g, readers[0], y, &first) < 0 ||
-        shape[1] - first != horizon)
+    if (readers.size() != 1 || shape.size() != 3 || row_slice(g, readers[0], y, row_axis, &first) < 0 ||
+        shape[static_cast<size_t>(row_axis)] - first != horizon)
         throw ToolError("a one-pass decoder's output " + y + " is not cut to its last " + std::to_string(horizon) +
                         " rows (the placeholders') before the graph's output");
     g.explain(readers[0]);
     return forward_over_layout(g, g.node(readers[0]).outputs[0]);
+}
+
+// Forward from `value` over single-reader layout ops up to a permute swapping rows and batch (not over it: the
+// input block reads that as the stack's layout).
+std::string over_layout_to_swap(GraphView& g, std::string value) {
+    for (;;) {
+        const std::vector<size_t>& readers = g.consumers(value);
+        if (readers.size() != 1 || g.explained(readers[0])) return value;
+        const onnx::Node& n = g.node(readers[0]);
+        const onnx::Attribute* perm = n.op_type == "Transpose" ? n.attribute("perm") : nullptr;
+        if ((perm && perm->ints == std::vector<int64_t>{1, 0, 2}) ||
+            (n.op_type != "Transpose" && n.op_type != "Reshape" && n.op_type != "Flatten" && n.op_type != "Squeeze" &&
+             n.op_type != "Unsqueeze"))
+            return value;
+        g.explain(readers[0]);
+        value = n.outputs[0];
+    }
 }
 
 std::string describe_value(const GraphView& g, const std::string& v) {
@@ -121,41 +140,58 @@ LoweredGraph lower_forecaster(const onnx::Model& original, const onnx::FoldedGra
                             " first, " + v->name + " otherwise: auspex feeds both sides alike");
     const size_t input_row_axis = input_seq_first ? 0 : 1;
     const int64_t src_rows = g.shape(out.src_input)[input_row_axis];
-    // RevIN: the window normalized per column before the input block, the forecast restored at the end.
-    const std::optional<Revin> revin = revin_from(g, out.src_input);
+    // RevIN: the window normalized per column before the input block, the forecast restored at the end; over the
+    // input as it is fed, or after a permute swapping its rows and batch.
+    bool window_swapped = false;
+    std::optional<Revin> revin = revin_from(g, out.src_input, static_cast<int64_t>(input_row_axis));
+    if (!revin) {
+        const std::vector<bool> saved = g.mark();
+        const std::string permuted = over_batch_swap(g, out.src_input, &window_swapped);
+        if (window_swapped) revin = revin_from(g, permuted, static_cast<int64_t>(1 - input_row_axis));
+        if (!revin) {
+            g.restore(saved);
+            window_swapped = false;
+        }
+    }
     if (revin && fed.size() != 1)
         throw ToolError("RevIN (" + revin->node +
                         ") in a graph of two inputs: auspex runs RevIN in one-pass models (encoder-only, or a decoder "
                         "fed the window's last rows); convert the checkpoint with its config");
     const std::string window = revin ? revin->normalized : out.src_input;
+    // The window's rows' axis: 0 when it is laid out sequence first.
+    const bool window_seq_first = input_seq_first != window_swapped;
+    const int64_t window_row_axis = window_seq_first ? 0 : 1;
     // Patches (PatchTST): each column cut into patches, one token each, through the patch Linear; the columns go
-    // through the encoder as a batch of their own ([batch x columns, patches, d_model]).
-    const std::optional<Patches> patches = fed.size() == 1 ? patches_from(g, folded, window) : std::nullopt;
+    // through the encoder as a batch of their own ([batch x columns, patches, d_model], or [patches, batch x
+    // columns, d_model] for a stack laid out sequence first).
+    const std::optional<Patches> patches =
+        fed.size() == 1 ? patches_from(g, folded, window, window_row_axis) : std::nullopt;
     StackLowering::InputSide src;
     if (patches) {
         std::optional<Linear> embed = linear_from(g, patches->value);
         if (!embed) throw ToolError("the patches " + patches->value + " go through no patch Linear");
         src.embed = *embed;
-        src.value = forward_over_layout(g, embed->output);
+        src.value = over_layout_to_swap(g, embed->output);
         src = low.after_embedding(src, patches->count, embed->weight.shape[0]);
     } else {
         src = low.input_side(window, src_rows);
     }
+    // Permuted to sequence first after the positions too (PatchTST's [batch x columns, patches, d_model] with its
+    // positions added, then permuted for a stack at batch_first=False).
+    src.value = over_batch_swap(g, src.value, &src.swapped);
     if (!marks.empty() && src.marks_input != marks[0]->name)
         throw ToolError("graph input " + marks[0]->name +
                         " (the encoder's time features, the second of four inputs) is not added through a Linear "
                         "beside a token convolution of " +
                         fed[0]->name + ": lowered is the Time-Series-Library's DataEmbedding");
     out.src_marks = src.marks_input;
-    // The stacks run sequence first when the input is, or when a permute swaps rows and batch around them.
-    const bool seq_first = input_seq_first != src.swapped;
+    // The stacks run sequence first when the window is, or when a permute swaps rows and batch around them; patches
+    // are [batch x columns, patches, d_model] whatever the window's layout (the patching moves the data).
+    const bool seq_first = (!patches && window_seq_first) != src.swapped;
     out.sequence_first = seq_first;
-    if (seq_first && (revin || patches))
-        throw ToolError(std::string(revin ? "RevIN" : "patches") +
-                        " before a stack laid out sequence first (batch_first=False) are not lowered: convert the "
-                        "checkpoint with its config");
     // One input feeding a decoder too: its last rows and placeholder rows after them (one-pass decoding).
-    const std::optional<OnePassInput> one_pass = fed.size() == 1 ? one_pass_input(g, window) : std::nullopt;
+    const std::optional<OnePassInput> one_pass =
+        fed.size() == 1 ? one_pass_input(g, window, window_row_axis) : std::nullopt;
     const bool encoder_only = fed.size() == 1 && !one_pass;
     const std::string enc_root = encoder_only ? "encoder." : "transformer.encoder.";
     size_t enc_layers = 0, dec_layers = 0;
@@ -175,7 +211,11 @@ LoweredGraph lower_forecaster(const onnx::Model& original, const onnx::FoldedGra
     if (!encoder_only) {
         out.tgt_input = one_pass ? std::string() : fed[1]->name;
         const std::string tgt_value = one_pass ? one_pass->decoder_input : out.tgt_input;
-        StackLowering::InputSide tgt = low.input_side(tgt_value, g.shape(tgt_value)[one_pass ? 1 : input_row_axis]);
+        StackLowering::InputSide tgt = low.input_side(
+            tgt_value, g.shape(tgt_value)[static_cast<size_t>(one_pass ? window_row_axis : input_row_axis)]);
+        tgt.value = over_batch_swap(g, tgt.value, &tgt.swapped);
+        // A decoder input built from the window is laid out as the window is.
+        const bool tgt_seq_first = (one_pass ? window_seq_first : input_seq_first) != tgt.swapped;
         if (!marks.empty() && tgt.marks_input != marks[1]->name)
             throw ToolError("graph input " + marks[1]->name +
                             " (the decoder's time features, the last of four inputs) is not added through a Linear "
@@ -184,7 +224,7 @@ LoweredGraph lower_forecaster(const onnx::Model& original, const onnx::FoldedGra
         if (src.marks.has_value() != tgt.marks.has_value())
             throw ToolError("time features on one side only: auspex embeds both sides the same way");
         out.tgt_marks = tgt.marks_input;
-        if ((input_seq_first != tgt.swapped) != seq_first)
+        if (tgt_seq_first != seq_first)
             throw ToolError("the encoder's stack is laid out " + std::string(seq_first ? "sequence" : "batch") +
                             " first, the decoder's otherwise (a permute on one side only)");
         if (one_pass) {
@@ -192,7 +232,7 @@ LoweredGraph lower_forecaster(const onnx::Model& original, const onnx::FoldedGra
             f.label_len = one_pass->label_len;
             f.horizon = one_pass->horizon;
             f.placeholder = format::Placeholder::zeros;
-            out.label_len = one_pass->label_len;
+            out.decoder_input = one_pass->decoder_input;
             for (const char* key : {"decoding", "label_len", "horizon", "placeholder"}) state(key);
         }
         last = low.stack_residual(low.stack(tgt.value, "transformer.decoder.", &memory, &dec_layers), tgt.value,
@@ -273,10 +313,17 @@ LoweredGraph lower_forecaster(const onnx::Model& original, const onnx::FoldedGra
     std::string head_in = seq_first ? over_batch_swap(g, last, &unswapped) : last;
     const bool head_seq_first = seq_first && !unswapped;
     if (encoder_only && patches) {
-        // [batch x columns, patches, d_model] back to [batch, columns, patches, d_model], optionally [.., d_model,
-        // patches] (PatchTST's backbone), flattened per column into the head.
+        // [batch x columns, patches, d_model] (permuted back when the stack ran sequence first) to [batch, columns,
+        // patches, d_model], optionally [.., d_model, patches] (PatchTST's backbone), flattened per column into the
+        // head.
+        if (head_seq_first)
+            throw ToolError(
+                "the patched encoder's output " + last +
+                " is laid out sequence first ([patches, batch x columns, d_model]) and read by " +
+                (g.consumers(last).empty() ? std::string("nothing") : g.node(g.consumers(last)[0]).describe()) +
+                ", not permuted back (permute(1, 0, 2)) before each column's rows are flattened into the head");
         bool d_model_first = false;
-        std::string v = last;
+        std::string v = head_in;
         for (int hops = 0; hops < 4; ++hops) {
             const std::vector<size_t>& readers = g.consumers(v);
             if (readers.size() != 1 || g.explained(readers[0])) break;
@@ -361,7 +408,10 @@ LoweredGraph lower_forecaster(const onnx::Model& original, const onnx::FoldedGra
     }
     low.put_linear(head_module, *gen);
     if (one_pass) {
-        y = last_rows(g, forward_over_layout(g, y), one_pass->horizon);
+        // The generator's rows are laid out as the head reads them, unless permuted after it.
+        bool swapped_after = false;
+        y = over_batch_swap(g, y, &swapped_after);
+        y = last_rows(g, forward_over_layout(g, y), one_pass->horizon, head_seq_first != swapped_after ? 0 : 1);
     } else if (!encoder_only && !seq_first) {
         // The decoder input fed from outside and the output cut to its last rows: the Time-Series-Library's
         // experiment, whose decoder input is the window's last label_len rows and pred_len zero rows.
@@ -369,13 +419,13 @@ LoweredGraph lower_forecaster(const onnx::Model& original, const onnx::FoldedGra
         const std::vector<size_t>& readers = g.consumers(y);
         int64_t first = 0;
         const int64_t rows = g.shape(y).size() == 3 ? g.shape(y)[1] : 0;
-        if (readers.size() == 1 && row_slice(g, readers[0], y, &first) >= 0 && first > 0) {
+        if (readers.size() == 1 && row_slice(g, readers[0], y, 1, &first) >= 0 && first > 0) {
             f.decoding = format::Decoding::one_pass;
             f.label_len = first;
             f.horizon = rows - first;
             f.placeholder = format::Placeholder::zeros;
             for (const char* key : {"decoding", "label_len", "horizon", "placeholder"}) state(key);
-            y = last_rows(g, y, rows - first);
+            y = last_rows(g, y, rows - first, 1);
         }
     }
     if (revin) {

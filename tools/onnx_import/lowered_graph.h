@@ -28,9 +28,10 @@ struct LoweredGraph {
     // Each side's time features when the graph takes them as inputs of their own (the Time-Series-Library's
     // x_mark_enc, x_mark_dec): auspex reads them as the last columns of that side's rows.
     std::string src_marks, tgt_marks;
-    // One-pass decoding from one input: the decoder reads the input's last label_len rows and zero rows after
-    // them (the proof builds that decoder input as the graph does).
-    int64_t label_len = 0;
+    // One-pass decoding from one input: the value the graph builds the decoder's input as (the window's last
+    // label_len rows, RevIN-normalized when the graph normalizes them, and zero rows after them), which the proof
+    // feeds the lowered model's decoder.
+    std::string decoder_input;
     std::string output;
     // The position table the graph holds is only the rows the export ran (a fixed-axes export folds the slice of
     // a longer table): its row count is no limit the model had, and a config may state a longer one.

@@ -179,6 +179,29 @@ tools::Table rows_of(const onnx::Values& values, const std::string& input, const
     return joined;
 }
 
+// Batch row k of `batches` sequences of d-wide rows, laid out [batch, rows, d] or [rows, batch, d] (seq_first).
+std::vector<float> sequence_of(const std::vector<float>& all, size_t batches, size_t k, size_t d, bool seq_first) {
+    const size_t rows = all.size() / batches / d;
+    std::vector<float> one(rows * d);
+    for (size_t r = 0; r < rows; ++r) {
+        const size_t at = seq_first ? (r * batches + k) * d : (k * rows + r) * d;
+        std::copy(all.begin() + static_cast<std::ptrdiff_t>(at), all.begin() + static_cast<std::ptrdiff_t>(at + d),
+                  one.begin() + static_cast<std::ptrdiff_t>(r * d));
+    }
+    return one;
+}
+
+// sequence_of's inverse: `one` (as many rows as each of all's sequences) written back as batch row k of *all.
+void put_sequence(const std::vector<float>& one, size_t batches, size_t k, size_t d, bool seq_first,
+                  std::vector<float>* all) {
+    const size_t rows = one.size() / d;
+    for (size_t r = 0; r < rows; ++r) {
+        const size_t at = seq_first ? (r * batches + k) * d : (k * rows + r) * d;
+        std::copy(one.begin() + static_cast<std::ptrdiff_t>(r * d),
+                  one.begin() + static_cast<std::ptrdiff_t>(r * d + d), all->begin() + static_cast<std::ptrdiff_t>(at));
+    }
+}
+
 }  // namespace
 
 OnnxImport import_onnx(const tools::ConvertOptions& options) {
@@ -243,21 +266,19 @@ OnnxImport import_onnx(const tools::ConvertOptions& options) {
             }
         }
     }
-    const onnx::Values result = onnx::run_graph(m, values);
+    // The decoder input a one-pass graph of one input builds is taken from the graph (RevIN-normalized when the
+    // graph normalizes the window first): the lowered model's decoder is fed it, as its forecast builds it.
+    onnx::Model evaluated = m;
+    if (!low.decoder_input.empty())
+        evaluated.graph.outputs.push_back(onnx::ValueInfo{low.decoder_input, {}, false, {}});
+    const onnx::Values result = onnx::run_graph(evaluated, values);
     out.graph = m;
     out.fed = values;
     out.lowered = low;
     out.config = config;
     if (!tokens) out.src = rows_of(values, low.src_input, low.src_marks);
     if (!tokens && !low.tgt_input.empty()) out.tgt = rows_of(values, low.tgt_input, low.tgt_marks);
-    if (config.decoding == format::Decoding::one_pass && low.tgt_input.empty()) {
-        // The decoder input the graph builds: the last label_len rows, then the horizon's zero rows.
-        out.tgt.cols = out.src.cols;
-        out.tgt.rows = static_cast<size_t>(low.label_len + *config.horizon);
-        out.tgt.values.assign(out.src.values.end() - static_cast<std::ptrdiff_t>(low.label_len * out.src.cols),
-                              out.src.values.end());
-        out.tgt.values.resize(out.tgt.rows * out.tgt.cols, 0.0f);
-    }
+    if (!low.decoder_input.empty()) out.tgt = table_of(result.at(low.decoder_input));
     const onnx::Tensor& y = result.at(low.output);
     out.want.cols =
         tokens ? static_cast<size_t>(y.shape.back()) : static_cast<size_t>(config.n_outputs.value_or(y.shape.back()));
@@ -311,30 +332,31 @@ std::string first_block_that_differs(const OnnxImport& imported) {
         const onnx::Tensor& x = values.at(input);
         const size_t d = static_cast<size_t>(x.shape.back());
         const onnx::Tensor* mem = decoder ? &values.at(memory) : nullptr;
-        // One sequence per batch row ([batch, rows, d]; a patched model's columns are rows of the batch). The proof
-        // runs one batch row: rows laid out sequence first ([rows, 1, d]) are one sequence.
-        const size_t batches =
-            x.shape.size() == 3 && !imported.lowered.sequence_first ? static_cast<size_t>(x.shape[0]) : 1;
+        // One sequence per batch row ([batch, rows, d], or [rows, batch, d] laid out sequence first; a patched
+        // model's columns are rows of the batch). The proof runs one batch row of the graph's input.
+        const bool seq_first = imported.lowered.sequence_first;
+        const size_t batches = x.shape.size() == 3 ? static_cast<size_t>(x.shape[seq_first ? 1 : 0]) : 1;
         const size_t per = x.f.size() / batches, mem_per = mem ? mem->f.size() / batches : 0;
-        std::vector<float> got;
+        std::vector<float> got(x.f.size());
+        bool sizes_match = value.f.size() == got.size();
         scores.resize(batches);
         for (size_t k = 0; k < batches; ++k) {
-            const std::vector<float> xs(x.f.begin() + static_cast<std::ptrdiff_t>(k * per),
-                                        x.f.begin() + static_cast<std::ptrdiff_t>((k + 1) * per));
-            std::vector<float> ms;
-            if (mem)
-                ms.assign(mem->f.begin() + static_cast<std::ptrdiff_t>(k * mem_per),
-                          mem->f.begin() + static_cast<std::ptrdiff_t>((k + 1) * mem_per));
+            const std::vector<float> xs = sequence_of(x.f, batches, k, d, seq_first);
+            const std::vector<float> ms = mem ? sequence_of(mem->f, batches, k, d, seq_first) : std::vector<float>{};
             const std::vector<float> one = reference_layer(imported.lowered.tensors, b.prefix, o, xs, per / d,
                                                            mem ? &ms : nullptr, mem_per / d, &scores[k]);
-            got.insert(got.end(), one.begin(), one.end());
+            if (one.size() != per) {
+                sizes_match = false;
+                break;
+            }
+            put_sequence(one, batches, k, d, seq_first, &got);
         }
         double worst = 0, scale = 1;
         for (size_t i = 0; i < got.size() && i < value.f.size(); ++i) {
             worst = std::max(worst, std::fabs(static_cast<double>(got[i]) - value.f[i]));
             scale = std::max(scale, std::fabs(static_cast<double>(value.f[i])));
         }
-        if (!(worst <= tools::kCheckTolerance * scale) || got.size() != value.f.size()) {
+        if (!(worst <= tools::kCheckTolerance * scale) || !sizes_match) {
             char text[96];
             std::snprintf(text, sizeof text, "%.3g", worst);
             return "the first block that differs is " + b.block + " (ending at ONNX value " + b.value +

@@ -62,15 +62,18 @@ int patch_matmul(const GraphView& g, const std::string& x, std::vector<size_t>* 
 
 }  // namespace
 
-std::optional<Patches> patches_from(GraphView& g, const onnx::FoldedGraph& folded, const std::string& x) {
+std::optional<Patches> patches_from(GraphView& g, const onnx::FoldedGraph& folded, const std::string& x,
+                                    int64_t time_axis) {
     const std::vector<int64_t> xs = g.shape(x);
-    if (xs.size() != 3 || xs[0] != 1) return std::nullopt;
+    // One series (the batch axis 1): its flat index is step * columns + column in either layout.
+    if (xs.size() != 3 || (time_axis != 0 && time_axis != 1) || xs[static_cast<size_t>(1 - time_axis)] != 1)
+        return std::nullopt;
     std::vector<size_t> nodes;
     const int mm = patch_matmul(g, x, &nodes);
     if (mm < 0 || nodes.empty()) return std::nullopt;
     const std::string value = g.node(static_cast<size_t>(mm)).inputs[0];
     const std::vector<int64_t> ps = g.shape(value);
-    const int64_t rows = xs[1], columns = xs[2];
+    const int64_t rows = xs[static_cast<size_t>(time_axis)], columns = xs[2];
     if (ps.size() != 4 || ps[0] != 1 || ps[1] != columns) return std::nullopt;
     // The moving nodes alone, fed x's flat index + 1 at every position.
     onnx::Model sub = folded.model;

@@ -21,8 +21,10 @@ struct Revin {
     std::string node;                // the Sqrt of the variance, for messages
 };
 
-// RevIN's normalizing half reading graph input `x` [batch, rows, columns], or nothing (marks nothing then).
-std::optional<Revin> revin_from(GraphView& g, const std::string& x);
+// RevIN's normalizing half reading `x`, the window [batch, rows, columns] (time_axis 1) or laid out sequence first
+// [rows, batch, columns] (time_axis 0), or nothing (marks nothing then). ToolError naming the first ReduceMean when
+// the same statistics are taken over another axis than time_axis.
+std::optional<Revin> revin_from(GraphView& g, const std::string& x, int64_t time_axis);
 
 // Its undoing half reading the forecast `y`; the value after it. ToolError when the forecast is not restored with
 // the window's statistics as RevIN restores it.

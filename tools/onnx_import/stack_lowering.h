@@ -4,6 +4,7 @@
 // (embedding, scale, positions). Each recognised block's tensors go under the module names nn.Transformer's
 // state_dict has, so a family's checkpoint importer reads them. Shared by the families' lowerings.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -147,13 +148,27 @@ struct StackLowering {
         put_linear(module + ".out_proj", a.out);
     }
 
+    // Whether attention `a`'s projection reading `source` (layout ops walked back over) reads the rows `x`: the same
+    // value, or the value a permute swapping rows and batch made `x` of, read through that permute (the stack's
+    // input permuted to sequence first after its positions: the projections walk back over the permute, the
+    // residual reads its output).
+    bool reads_rows(const Attention& a, const std::string& source, const std::string& x) const {
+        if (same_rows(g, source, x)) return true;
+        const int p = g.producer(x);
+        if (p < 0) return false;
+        const onnx::Node& n = g.node(static_cast<size_t>(p));
+        const onnx::Attribute* perm = n.op_type == "Transpose" ? n.attribute("perm") : nullptr;
+        return perm && perm->ints == std::vector<int64_t>{1, 0, 2} && n.inputs[0] == source &&
+               std::find(a.nodes.begin(), a.nodes.end(), static_cast<size_t>(p)) != a.nodes.end();
+    }
+
     // The attention whose queries read `q` and keys/values `kv`, not taken yet; marks its nodes.
     const Attention* take_attention(const std::string& q, const std::string& kv) {
         for (size_t i = 0; i < attentions.size(); ++i) {
             // Nodes may be shared with an attention taken before (the exporter writes the memory's transpose
             // once for every decoder layer).
-            if (taken[i] || !same_rows(g, attentions[i].q.source, q) || !same_rows(g, attentions[i].k.source, kv))
-                continue;
+            const Attention& a = attentions[i];
+            if (taken[i] || !reads_rows(a, a.q.source, q) || !reads_rows(a, a.k.source, kv)) continue;
             taken[i] = true;
             for (size_t n : attentions[i].nodes) g.explain(n);
             return &attentions[i];
