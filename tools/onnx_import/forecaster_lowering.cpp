@@ -8,6 +8,7 @@
 #include "tools/onnx_import/blocks.h"
 #include "tools/onnx_import/classifier_lowering.h"
 #include "tools/onnx_import/graph_view.h"
+#include "tools/onnx_import/marks_lowering.h"
 #include "tools/onnx_import/patch_lowering.h"
 #include "tools/onnx_import/revin_lowering.h"
 #include "tools/onnx_import/stack_lowering.h"
@@ -81,6 +82,20 @@ std::string last_rows(GraphView& g, const std::string& y, int64_t horizon) {
     return forward_over_layout(g, g.node(readers[0]).outputs[0]);
 }
 
+// The time features a side's input block added (s.marks_input, "" for none) are the graph input `marks` (null: that
+// side takes none apart).
+void check_time_marks(const StackLowering::InputSide& s, const onnx::ValueInfo& values, const onnx::ValueInfo* marks,
+                      const char* side) {
+    if (marks && s.marks_input != marks->name)
+        throw ToolError("graph input " + marks->name + " (the " + side +
+                        "'s time features) is not added through a Linear to the embedded rows of " + values.name +
+                        " (beside its input Linear or token convolution)");
+    if (!marks && s.marks)
+        throw ToolError("the Linear " + s.marks->node + " of graph input " + s.marks_input + " is added to the " +
+                        side + "'s embedded rows of " + values.name +
+                        ": lowered are time features of an input of their own beside their values (x, x_mark)");
+}
+
 std::string describe_value(const GraphView& g, const std::string& v) {
     const int p = g.producer(v);
     return p < 0 ? v : g.node(static_cast<size_t>(p)).describe();
@@ -93,19 +108,20 @@ LoweredGraph lower_forecaster(const onnx::Model& original, const onnx::FoldedGra
     GraphView g(folded);
     StackLowering low{g, original, out.tensors, out.notes, out.block_outputs, {}, {}, {}};
     const std::vector<onnx::ValueInfo>& inputs = folded.model.graph.inputs;
-    std::vector<const onnx::ValueInfo*> fed, marks;
+    std::vector<const onnx::ValueInfo*> fed;
     for (const onnx::ValueInfo& v : inputs)
         if (!g.constant(v.name)) fed.push_back(&v);
     if (fed.empty() || fed.size() == 3 || fed.size() > 4 || folded.model.graph.outputs.size() != 1)
         throw ToolError(
-            "a forecaster's graph has one input (encoder-only), two (src, tgt: encoder-decoder) or four (the "
-            "Time-Series-Library's x_enc, x_mark_enc, x_dec, x_mark_dec) and one output; this one has " +
+            "a forecaster's graph has one input (encoder-only), two (src, tgt: encoder-decoder; or x, x_mark: "
+            "encoder-only with time features) or four (the Time-Series-Library's x_enc, x_mark_enc, x_dec, "
+            "x_mark_dec) and one output; this one has " +
             std::to_string(fed.size()) + " inputs and " + std::to_string(folded.model.graph.outputs.size()) +
             " outputs");
-    if (fed.size() == 4) {  // each side's values, then its time features
-        marks = {fed[1], fed[3]};
-        fed = {fed[0], fed[2]};
-    }
+    // Each side's values, and its time features when the graph takes them apart.
+    const FedInputs split = split_time_features(folded.model.graph, fed);
+    const std::vector<const onnx::ValueInfo*>& marks = split.marks;
+    fed = split.values;
     for (const onnx::ValueInfo* v : fed)
         if (g.shape(v->name).size() != 3)
             throw ToolError("input " + v->name + " is " + onnx::shape_text(g.shape(v->name)) +
@@ -141,11 +157,12 @@ LoweredGraph lower_forecaster(const onnx::Model& original, const onnx::FoldedGra
     } else {
         src = low.input_side(window, src_rows);
     }
-    if (!marks.empty() && src.marks_input != marks[0]->name)
-        throw ToolError("graph input " + marks[0]->name +
-                        " (the encoder's time features, the second of four inputs) is not added through a Linear "
-                        "beside a token convolution of " +
-                        fed[0]->name + ": lowered is the Time-Series-Library's DataEmbedding");
+    check_time_marks(src, *fed[0], marks.empty() ? nullptr : marks[0], "encoder");
+    if (!marks.empty() && (revin || patches))
+        throw ToolError(std::string(revin ? "RevIN" : "patches") + " beside time features (graph input " +
+                        marks[0]->name + ") are not lowered: auspex " +
+                        (revin ? "normalizes every input column" : "cuts every input column into patches") +
+                        ", the time features too");
     out.src_marks = src.marks_input;
     // The stacks run sequence first when the input is, or when a permute swaps rows and batch around them.
     const bool seq_first = input_seq_first != src.swapped;
@@ -176,13 +193,14 @@ LoweredGraph lower_forecaster(const onnx::Model& original, const onnx::FoldedGra
         out.tgt_input = one_pass ? std::string() : fed[1]->name;
         const std::string tgt_value = one_pass ? one_pass->decoder_input : out.tgt_input;
         StackLowering::InputSide tgt = low.input_side(tgt_value, g.shape(tgt_value)[one_pass ? 1 : input_row_axis]);
-        if (!marks.empty() && tgt.marks_input != marks[1]->name)
-            throw ToolError("graph input " + marks[1]->name +
-                            " (the decoder's time features, the last of four inputs) is not added through a Linear "
-                            "beside a token convolution of " +
-                            fed[1]->name + ": lowered is the Time-Series-Library's DataEmbedding");
+        check_time_marks(tgt, one_pass ? *fed[0] : *fed[1], marks.size() > 1 ? marks[1] : nullptr, "decoder");
         if (src.marks.has_value() != tgt.marks.has_value())
             throw ToolError("time features on one side only: auspex embeds both sides the same way");
+        if (src.marks && src.marks->weight.shape[1] != tgt.marks->weight.shape[1])
+            throw ToolError("the encoder's time features are " + std::to_string(src.marks->weight.shape[1]) +
+                            " columns (" + src.marks_input + "), the decoder's " +
+                            std::to_string(tgt.marks->weight.shape[1]) + " (" + tgt.marks_input +
+                            "): auspex reads one set of time features");
         out.tgt_marks = tgt.marks_input;
         if ((input_seq_first != tgt.swapped) != seq_first)
             throw ToolError("the encoder's stack is laid out " + std::string(seq_first ? "sequence" : "batch") +
@@ -232,6 +250,10 @@ LoweredGraph lower_forecaster(const onnx::Model& original, const onnx::FoldedGra
     } else {
         low.put_embedding("input_embed", "src", src);
         if (src.table && !src.sinusoidal) low.put("pos_embedding", *src.table);
+    }
+    if (src.marks) {  // the last columns of each side's rows, known ahead
+        f.time_marks = src.marks->weight.shape[1];
+        state("time_marks");
     }
     // Sinusoidal positions are computed by the runtime: only their limit is stored, the rows of the table the
     // graph holds (all of a `pe` buffer when the export slices it, else only the rows this export ran). A learned
