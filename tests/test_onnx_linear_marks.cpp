@@ -1,13 +1,16 @@
 // convert MODEL.onnx: forecasters whose time features are a graph input of their own (x_mark) through a Linear beside
 // the values' input Linear (value_embedding(x) + time_embedding(x_mark) + positions, with or without a bias on the
 // time features' Linear): encoder-only forward(x, x_mark) with a one-pass or a per-row head, and an nn.Transformer fed
-// the Time-Series-Library's forward(x_enc, x_mark_enc, x_dec, x_mark_dec). The two Linears fold into one over [values,
+// the Time-Series-Library's forward(x_enc, x_mark_enc, x_dec, x_mark_dec), decoded in one pass (its output cut to
+// pred_len rows) or step by step (every row returned). The two Linears fold into one over [values,
 // time features]; the proof feeds the graph's separate inputs from those columns; run matches PyTorch's forward and
 // forecast, computing the time features from the history's timestamps, the author's loop
 // (tests/fixtures/gen_onnx_linear_marks_fixtures.py).
 #include <doctest/doctest.h>
 
+#include <filesystem>
 #include <memory>
+#include <utility>
 #include <string>
 
 #include "models/forecaster/forecaster.h"
@@ -24,13 +27,13 @@ using namespace ax;
 
 namespace {
 
-const char* const kCases[] = {"encoder_last_row", "encoder_sliding", "seq2seq_one_pass"};
+const char* const kCases[] = {"encoder_last_row", "encoder_sliding", "seq2seq_one_pass", "seq2seq_stepwise"};
 
 std::string marks(const std::string& c, const std::string& f) {
     return test::fixture_path("onnx_linear_marks/" + c + "/" + f);
 }
 
-bool has_decoder(const std::string& c) { return c == "seq2seq_one_pass"; }
+bool has_decoder(const std::string& c) { return c.rfind("seq2seq", 0) == 0; }
 
 std::string scratch(const std::string& name) { return (test::scratch_dir() / ("onnx_linear_marks_" + name)).string(); }
 
@@ -55,10 +58,9 @@ TEST_CASE("onnx convert: time features through a Linear beside the input Linear 
         CAPTURE(c);
         const std::string model = scratch(c + ".axm");
         const std::string target = has_decoder(c) ? " --check-target " + marks(c, "tgt.csv") : "";
-        test::Result r =
-            test::auspex("convert " + marks(c, "model.onnx") + " --config " + marks(c, "config.json") +
-                         " --check-input " + marks(c, "src.csv") + target + " --check-output " +
-                         marks(c, "run_out.csv") + " -o " + model);
+        test::Result r = test::auspex("convert " + marks(c, "model.onnx") + " --config " + marks(c, "config.json") +
+                                      " --check-input " + marks(c, "src.csv") + target + " --check-output " +
+                                      marks(c, "run_out.csv") + " -o " + model);
         INFO(r.output);
         REQUIRE(r.exit_code == 0);
         CHECK(r.output.find("proof: the lowered model reproduces the ONNX graph") != std::string::npos);
@@ -140,6 +142,17 @@ TEST_CASE("onnx convert: time features the graph shows cannot be stated otherwis
                               "\"outputs\": [\"OT\", \"HUFL\", \"h\"], \"max_positions\": 64}");
     test::check_error(test::auspex("convert " + marks(c, "model.onnx") + " --config " + config + " -o " + out), 1,
                       "names \"h\", one of the last 4 columns");
+    // What is not lowered says why, naming the node or the input.
+    const std::pair<const char*, const char*> refused[] = {
+        {"mlp", "adds graph input x_mark's rows, computed otherwise than by one Linear of x_mark"},
+        {"revin", "RevIN beside time features (graph input x_mark) are not lowered"},
+        {"marks_first", "graph input x_mark comes before x"}};
+    for (const auto& [name, message] : refused) {
+        CAPTURE(name);
+        test::check_error(test::auspex("convert " + marks("refused", std::string(name) + ".onnx") + " -o " + out), 1,
+                          message);
+    }
+    CHECK(!std::filesystem::exists(out));
 }
 
 TEST_CASE("convert: a checkpoint whose input Linear reads the values then the time features states \"time_marks\"") {
@@ -158,7 +171,8 @@ TEST_CASE("convert: a checkpoint whose input Linear reads the values then the ti
     CHECK(diff < 1e-5);
     // The same forecast, bit for bit, as the model converted from the ONNX graph.
     const std::string onnx_model = scratch("checkpoint_onnx.axm");
-    r = test::auspex("convert " + marks(c, "model.onnx") + " --config " + marks(c, "config.json") + " -o " + onnx_model);
+    r = test::auspex("convert " + marks(c, "model.onnx") + " --config " + marks(c, "config.json") + " -o " +
+                     onnx_model);
     REQUIRE_MESSAGE(r.exit_code == 0, r.output);
     forecast_error(c, onnx_model, "checkpoint_onnx");
     CHECK(tools::read_csv(scratch(c + "_checkpoint_forecast.csv")).values ==

@@ -12,74 +12,75 @@ using tools::ToolError;
 
 namespace {
 
-// Who computes and who reads each value of a graph, and which values are weights.
-struct GraphIndex {
-    std::map<std::string, const onnx::Node*> producer;
-    std::map<std::string, std::vector<const onnx::Node*>> readers;
-    std::set<std::string> constants, inputs;
+using Sources = std::map<std::string, unsigned>;
 
-    explicit GraphIndex(const onnx::Graph& g) {
-        for (const onnx::Tensor& t : g.initializers) constants.insert(t.name);
-        for (const onnx::ValueInfo& v : g.inputs)
-            if (!constants.count(v.name)) inputs.insert(v.name);
-        for (const onnx::Node& n : g.nodes) {
-            for (const std::string& o : n.outputs) producer[o] = &n;
-            for (const std::string& in : n.inputs)
-                if (!in.empty()) readers[in].push_back(&n);
-        }
-    }
+// Which of the two graph inputs `value` is computed from (bit 1: the first, bit 2: the second; 0: weights only).
+unsigned bits_of(const Sources& from, const std::string& value) {
+    const auto at = from.find(value);
+    return at == from.end() ? 0u : at->second;
+}
 
-    // The graph inputs `value` is computed from (weights and Constant nodes contribute none).
-    std::set<std::string> sources(const std::string& value) const {
-        std::set<std::string> found, seen{value};
-        std::vector<std::string> todo{value};
-        while (!todo.empty()) {
-            const std::string v = todo.back();
-            todo.pop_back();
-            if (inputs.count(v)) found.insert(v);
-            const auto p = producer.find(v);
-            if (p == producer.end()) continue;
-            for (const std::string& in : p->second->inputs)
-                if (!in.empty() && seen.insert(in).second) todo.push_back(in);
-        }
-        return found;
-    }
-};
+unsigned bits_of(const Sources& from, const onnx::Node& n) {
+    unsigned bits = 0;
+    for (const std::string& in : n.inputs) bits |= bits_of(from, in);
+    return bits;
+}
 
-}  // namespace
+// Each value's bits, in the nodes' order (ONNX lists them sorted: a node after those computing its inputs).
+Sources sources(const onnx::Graph& g, const std::string& a, const std::string& b) {
+    Sources from{{a, 1u}, {b, 2u}};
+    for (const onnx::Node& n : g.nodes)
+        for (const std::string& o : n.outputs) from[o] = bits_of(from, n);
+    return from;
+}
 
-bool holds_time_features(const onnx::Graph& graph, const std::string& input) {
-    const GraphIndex ix(graph);
-    const onnx::Node* linear = nullptr;
-    const auto readers = ix.readers.find(input);
-    if (readers == ix.readers.end()) return false;
-    for (const onnx::Node* n : readers->second) {
-        if (n->op_type == "Shape") continue;  // a dynamic-axes export may read the input's shape too
-        if (linear || (n->op_type != "MatMul" && n->op_type != "Gemm") || n->inputs.empty() || n->inputs[0] != input ||
-            n->outputs.empty())
-            return false;
-        linear = n;
-    }
-    if (!linear) return false;
-    // Over the Linear's bias (an Add of a value computed from no input) to the Add of another input's rows.
-    std::string v = linear->outputs[0];
+// Whether `value` is a Linear of graph input `input` alone: a MatMul or Gemm reading it, and an optional Add after
+// it of a value computed from no input (its bias).
+bool one_linear_of(const onnx::Graph& g, const Sources& from, const std::string& value, const std::string& input) {
+    std::string v = value;
     for (int hops = 0; hops < 2; ++hops) {
-        const auto r = ix.readers.find(v);
-        if (r == ix.readers.end() || r->second.size() != 1) return false;
-        const onnx::Node& add = *r->second[0];
-        if (add.op_type != "Add" || add.inputs.size() != 2 || add.outputs.empty()) return false;
-        const std::string& other = add.inputs[0] == v ? add.inputs[1] : add.inputs[0];
-        const std::set<std::string> from = ix.sources(other);
-        if (!from.empty()) return !from.count(input);
-        v = add.outputs[0];
+        const onnx::Node* producer = nullptr;
+        for (const onnx::Node& n : g.nodes)
+            if (!n.outputs.empty() && n.outputs[0] == v) producer = &n;
+        if (!producer || producer->inputs.empty()) return false;
+        if (producer->op_type == "MatMul" || producer->op_type == "Gemm") return producer->inputs[0] == input;
+        if (producer->op_type != "Add" || producer->inputs.size() != 2) return false;
+        const bool first_bias = bits_of(from, producer->inputs[0]) == 0,
+                   second_bias = bits_of(from, producer->inputs[1]) == 0;
+        if (first_bias == second_bias) return false;
+        v = producer->inputs[first_bias ? 1 : 0];
     }
     return false;
 }
 
+}  // namespace
+
 FedInputs split_time_features(const onnx::Graph& graph, const std::vector<const onnx::ValueInfo*>& fed) {
     if (fed.size() == 4) return FedInputs{{fed[0], fed[2]}, {fed[1], fed[3]}};
-    if (fed.size() == 2 && holds_time_features(graph, fed[1]->name)) return FedInputs{{fed[0]}, {fed[1]}};
-    if (fed.size() == 2 && holds_time_features(graph, fed[0]->name)) return FedInputs{{fed[1]}, {fed[0]}};
+    if (fed.size() != 2) return FedInputs{fed, {}};
+    // Where the two inputs' rows first meet: an encoder-decoder's attention over the encoder's output, or the Add of
+    // the values' embedding and the time features' (forward(x, x_mark), the values first).
+    const std::string& x = fed[0]->name;
+    const std::string& marks = fed[1]->name;
+    const Sources from = sources(graph, x, marks);
+    for (const onnx::Node& n : graph.nodes) {
+        if (bits_of(from, n) != 3u) continue;
+        if (n.op_type != "Add" || n.inputs.size() != 2 || bits_of(from, n.inputs[0]) == 3u ||
+            bits_of(from, n.inputs[1]) == 3u)
+            return FedInputs{fed, {}};
+        const std::string& time = bits_of(from, n.inputs[0]) == 2u ? n.inputs[0] : n.inputs[1];
+        if (!one_linear_of(graph, from, time, marks))
+            throw ToolError(n.describe() + " adds graph input " + marks +
+                            "'s rows, computed otherwise than by one Linear of " + marks + ", to " + x +
+                            "'s: lowered are time features (the second input, x_mark) through one Linear");
+        // The structure is symmetric: the order tells the values from the time features. An export naming the first
+        // input as the time features is refused rather than read the other way round.
+        if (x.find("mark") != std::string::npos && marks.find("mark") == std::string::npos)
+            throw ToolError("graph input " + x + " comes before " + marks +
+                            ", whose rows are added to it: auspex reads forward(x, x_mark), the values first and then "
+                            "their time features; export with the values first");
+        return FedInputs{{fed[0]}, {fed[1]}};
+    }
     return FedInputs{fed, {}};
 }
 
@@ -94,8 +95,8 @@ std::optional<TimeMarks> time_marks_added(GraphView& g, const std::string& rows,
     if (p >= 0 && g.node(static_cast<size_t>(p)).op_type == "Add")  // a bias after the MatMul
         for (const std::string& in : g.node(static_cast<size_t>(p)).inputs) {
             const int q = g.producer(in);
-            if (q >= 0 &&
-                (g.node(static_cast<size_t>(q)).op_type == "MatMul" || g.node(static_cast<size_t>(q)).op_type == "Gemm"))
+            if (q >= 0 && (g.node(static_cast<size_t>(q)).op_type == "MatMul" ||
+                           g.node(static_cast<size_t>(q)).op_type == "Gemm"))
                 p = q;
         }
     if (p < 0 || g.node(static_cast<size_t>(p)).inputs.empty()) return std::nullopt;
@@ -105,8 +106,9 @@ std::optional<TimeMarks> time_marks_added(GraphView& g, const std::string& rows,
     if (!graph_input || g.constant(source) || source == rows) return std::nullopt;
     std::optional<Linear> l = linear_from(g, source);
     if (!l || l->output != other)
-        throw ToolError(add.describe() + " adds " + other + " to " + beside + "'s rows, and that is no Linear of graph input " +
-                        source + ": lowered are the time features through one Linear (added to the embedded values)");
+        throw ToolError(add.describe() + " adds " + other + " to " + beside +
+                        "'s rows, and that is no Linear of graph input " + source +
+                        ": lowered are the time features through one Linear (added to the embedded values)");
     g.explain(readers[0]);
     return TimeMarks{*l, source, add.outputs[0]};
 }

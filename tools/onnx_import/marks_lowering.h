@@ -13,14 +13,12 @@
 
 namespace ax::onnx_import {
 
-// Whether graph input `input` holds time features: it is read by a MatMul or Gemm (a Linear), whose output, after
-// an Add of a bias, is added to a value computed from other graph inputs only. Reads the graph as exported or
-// folded (dims are chosen by it before folding); marks nothing.
-bool holds_time_features(const onnx::Graph& graph, const std::string& input);
-
 // A forecaster's fed inputs split into values and their time features: of four, the second and the last (the
-// Time-Series-Library's x_enc, x_mark_enc, x_dec, x_mark_dec); of two, the one holding the other's time features
-// (forward(x, x_mark)), if one does; else every input is values. marks[i] (when there) belongs to values[i].
+// Time-Series-Library's x_enc, x_mark_enc, x_dec, x_mark_dec); of two, the second when the two inputs' rows first
+// meet in an Add of a Linear of each (forward(x, x_mark): value_embedding(x) + time_embedding(x_mark)); else every
+// input is values. marks[i] (when there) belongs to values[i]. Reads the graph as exported or folded (the proof's
+// dims are chosen by it before folding); ToolError when the second input's rows reach that Add through more than
+// one Linear.
 struct FedInputs {
     std::vector<const onnx::ValueInfo*> values, marks;
 };
