@@ -82,6 +82,14 @@ std::string last_rows(GraphView& g, const std::string& y, int64_t horizon) {
     return forward_over_layout(g, g.node(readers[0]).outputs[0]);
 }
 
+// Whether the export fixed `input`'s rows: the folded graph's inputs hold the proof's sizes, a dynamic axis among them
+// (no window the model was trained on).
+bool fixed_rows(const onnx::Model& original, const std::string& input, size_t axis) {
+    for (const onnx::ValueInfo& v : original.graph.inputs)
+        if (v.name == input) return axis < v.dims.size() && v.dims[axis].value >= 0;
+    return false;
+}
+
 // The time features a side's input block added (s.marks_input, "" for none) are the graph input `marks` (null: that
 // side takes none apart).
 void check_time_marks(const StackLowering::InputSide& s, const onnx::ValueInfo& values, const onnx::ValueInfo* marks,
@@ -357,7 +365,7 @@ LoweredGraph lower_forecaster(const onnx::Model& original, const onnx::FoldedGra
         }
         f.head = head;
         state("head");
-        if (fed[0]->dims[input_row_axis].value >= 0) {
+        if (fixed_rows(original, fed[0]->name, input_row_axis)) {
             f.window = src_rows;
             state("window");
         }
