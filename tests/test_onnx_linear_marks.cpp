@@ -149,10 +149,10 @@ TEST_CASE("onnx convert: time features the graph shows cannot be stated otherwis
         {"mlp", "adds graph input x_mark's rows, computed otherwise than by one Linear of x_mark"},
         {"revin", "RevIN beside time features (graph input x_mark) are not lowered"},
         {"marks_first", "graph input x_mark comes before x"}};
-    for (const auto& [name, message] : refused) {
+    for (const auto& r : refused) {
+        const std::string name = r.first;
         CAPTURE(name);
-        test::check_error(test::auspex("convert " + marks("refused", std::string(name) + ".onnx") + " -o " + out), 1,
-                          message);
+        test::check_error(test::auspex("convert " + marks("refused", name + ".onnx") + " -o " + out), 1, r.second);
     }
     CHECK(!std::filesystem::exists(out));
 }
