@@ -92,7 +92,7 @@ bool fixed_rows(const onnx::Model& original, const std::string& input, size_t ax
 
 // The time features a side's input block added (s.marks_input, "" for none) are the graph input `marks` (null: that
 // side takes none apart).
-void check_time_marks(const StackLowering::InputSide& s, const onnx::ValueInfo& values, const onnx::ValueInfo* marks,
+void check_side_marks(const StackLowering::InputSide& s, const onnx::ValueInfo& values, const onnx::ValueInfo* marks,
                       const char* side) {
     if (marks && s.marks_input != marks->name)
         throw ToolError("graph input " + marks->name + " (the " + side +
@@ -165,7 +165,7 @@ LoweredGraph lower_forecaster(const onnx::Model& original, const onnx::FoldedGra
     } else {
         src = low.input_side(window, src_rows);
     }
-    check_time_marks(src, *fed[0], marks.empty() ? nullptr : marks[0], "encoder");
+    check_side_marks(src, *fed[0], marks.empty() ? nullptr : marks[0], "encoder");
     if (!marks.empty() && (revin || patches))
         throw ToolError(std::string(revin ? "RevIN" : "patches") + " beside time features (graph input " +
                         marks[0]->name + ") are not lowered: auspex " +
@@ -201,7 +201,7 @@ LoweredGraph lower_forecaster(const onnx::Model& original, const onnx::FoldedGra
         out.tgt_input = one_pass ? std::string() : fed[1]->name;
         const std::string tgt_value = one_pass ? one_pass->decoder_input : out.tgt_input;
         StackLowering::InputSide tgt = low.input_side(tgt_value, g.shape(tgt_value)[one_pass ? 1 : input_row_axis]);
-        check_time_marks(tgt, one_pass ? *fed[0] : *fed[1], marks.size() > 1 ? marks[1] : nullptr, "decoder");
+        check_side_marks(tgt, one_pass ? *fed[0] : *fed[1], marks.size() > 1 ? marks[1] : nullptr, "decoder");
         if (src.marks.has_value() != tgt.marks.has_value())
             throw ToolError("time features on one side only: auspex embeds both sides the same way");
         if (src.marks && src.marks->weight.shape[1] != tgt.marks->weight.shape[1])

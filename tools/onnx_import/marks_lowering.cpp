@@ -103,7 +103,7 @@ std::optional<TimeMarks> time_marks_added(GraphView& g, const std::string& rows,
     const std::string source = g.node(static_cast<size_t>(p)).inputs[0];
     bool graph_input = false;
     for (const onnx::ValueInfo& v : g.graph().inputs) graph_input = graph_input || v.name == source;
-    if (!graph_input || g.constant(source) || source == rows) return std::nullopt;
+    if (!graph_input || g.constant(source)) return std::nullopt;
     std::optional<Linear> l = linear_from(g, source);
     if (!l || l->output != other)
         throw ToolError(add.describe() + " adds " + other + " to " + beside +
