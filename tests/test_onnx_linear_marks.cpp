@@ -66,17 +66,18 @@ TEST_CASE("onnx convert: time features through a Linear beside the input Linear 
         CHECK(r.output.find("proof: the lowered model reproduces the ONNX graph") != std::string::npos);
         CHECK(r.output.find("check: the conversion matches PyTorch") != std::string::npos);
 
-        // One input Linear over the 3 values then the 4 time features, which are known ahead.
+        // One input Linear over the 3 values then the 4 time features: known ahead where a step appends a row (the
+        // sliding window, a step-by-step decoder: inputs the model does not predict) or a placeholder stands for one
+        // (a one-pass decoder's time marks); a one-pass head reads the window's only.
         const std::unique_ptr<tools::LoadedModel> loaded = tools::open_model(model);
         const ForecasterConfig& fc = loaded->as<Forecaster>().config();
-        CHECK(fc.time_marks == 4);
         CHECK(fc.n_features == 7);
         CHECK(fc.n_outputs == 3);
         CHECK(fc.input.kind == format::InputEmbedding::linear);
+        CHECK(fc.time_marks == (c == "seq2seq_one_pass" ? 4u : 0u));
+        CHECK(fc.known_inputs == (c == "encoder_last_row" ? 0u : 4u));
         // Exported with dynamic axes (x and x_mark each naming its rows): the proof's rows are no training window.
         if (c == "encoder_last_row") CHECK(fc.window == 0);
-        r = test::auspex("inspect " + model);
-        CHECK(r.output.find("the last 4 input column(s) are time marks, known ahead") != std::string::npos);
 
         // run: PyTorch's forward on the check pair's rows (each side's values, then its time features).
         const tools::CheckPair pair = tools::read_check_pair(
@@ -102,6 +103,21 @@ TEST_CASE("onnx convert: time features through a Linear beside the input Linear 
         MESSAGE(c << ": int8 forecast vs the author's loop in PyTorch, max difference " << int8_diff);
         CHECK(int8_diff < 0.05);
     }
+}
+
+TEST_CASE("onnx convert: time features of a step-by-step decoder are known inputs the integer-only mode runs") {
+    // No "time_marks" record where no placeholder reads them: the decoder's inputs known ahead, which the integer-only
+    // mode takes (it refuses time marks).
+    const std::string c = "seq2seq_stepwise";
+    const std::string q = scratch("integer.axm");
+    const test::Result r = test::auspex("convert " + marks(c, "model.onnx") + " --config " + marks(c, "config.json") +
+                                        " --integer-only --dtype int8 --calib " + marks(c, "history.csv") +
+                                        " --calib-window 8 --calib-horizon 4 -o " + q);
+    REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+    CHECK(tools::open_model(q)->as<Forecaster>().integer_plan() != nullptr);
+    const double diff = forecast_error(c, q, "integer");
+    MESSAGE("seq2seq_stepwise: integer-only forecast vs the author's loop in PyTorch, max difference " << diff);
+    CHECK(diff < 0.3);
 }
 
 TEST_CASE("onnx convert: the proof feeds a graph's time features from the last columns of each side's rows") {

@@ -259,10 +259,6 @@ LoweredGraph lower_forecaster(const onnx::Model& original, const onnx::FoldedGra
         low.put_embedding("input_embed", "src", src);
         if (src.table && !src.sinusoidal) low.put("pos_embedding", *src.table);
     }
-    if (src.marks) {  // the last columns of each side's rows, known ahead
-        f.time_marks = src.marks->weight.shape[1];
-        state("time_marks");
-    }
     // Sinusoidal positions are computed by the runtime: only their limit is stored, the rows of the table the
     // graph holds (all of a `pe` buffer when the export slices it, else only the rows this export ran). A learned
     // table's rows are its limit (the importer reads them off the table).
@@ -422,6 +418,13 @@ LoweredGraph lower_forecaster(const onnx::Model& original, const onnx::FoldedGra
             f.described[format::ConfigKey::subtract_last] = 1;
             state("subtract_last");
         }
+    }
+    // The time features are the last columns of each side's rows: a one-pass decoder's placeholder rows take them from
+    // the forecast's steps ("time_marks"). Elsewhere they are inputs the model does not predict, known ahead as any
+    // (an encoder-only generator's window and a step-by-step decoder take them for each step they append).
+    if (src.marks && f.decoding == format::Decoding::one_pass) {
+        f.time_marks = src.marks->weight.shape[1];
+        state("time_marks");
     }
     out.output = low.finish(y, "output Linear " + gen->node, "forecaster",
                             "input Linear, positions, encoder/decoder layers of attention, LayerNorm, feed-forward and "
