@@ -428,6 +428,11 @@ std::vector<ConfigKeySpec> make_table() {
             "`\"one_pass\"`: the decoder runs once over label_len observed rows and horizon placeholders"),
         Row(ConfigKey::label_len, &ConvertConfig::label_len, kForecaster, "one-pass decoding: required",
             "observed rows fed to a one-pass decoder before the placeholders", Range{0, kBig}),
+        Row(ConfigKey::time_marks, &ConvertConfig::time_marks, kForecaster,
+            "from the tensors: a token convolution's time-feature Linear (`src_time_marks.weight`), else `0`",
+            "the last input columns are time features known ahead (the Time-Series-Library's `x_mark`): a one-pass "
+            "decoder's placeholder rows take them from the forecast's steps",
+            Range{0, kBig}),
         Row(ConfigKey::placeholder, &ConvertConfig::placeholder, kForecaster, "`\"zeros\"`",
             "a one-pass decoder's placeholder rows: zeros or the last observed row"),
         Row(ConfigKey::head_activation, &ConvertConfig::head_activation, kForecaster, "`\"relu\"`",

@@ -54,6 +54,8 @@ struct ConvertConfig {
     std::optional<format::Placeholder> placeholder;
     std::optional<format::Activation> head_activation;
     std::optional<int64_t> horizon, label_len;
+    // The last input columns that are time features known ahead (x_mark); absent: a token convolution's own, else 0.
+    std::optional<int64_t> time_marks;
     // Patches (PatchTST's own argument names): steps per patch, steps between patches, "end" padding.
     std::optional<int64_t> patch_len, stride;
     std::optional<std::string> padding_patch;

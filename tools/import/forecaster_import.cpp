@@ -229,6 +229,31 @@ void add_decoder_columns(AxmModel& m, const ConvertConfig& config, const std::st
                                column_of(config.decoder_features[j], "decoder_features")});
 }
 
+// The config's "time_marks": the last input columns are time features known ahead. A token convolution's own count
+// (`conv`) must agree; they are no output's column, and RevIN and patches (which take every column alike) have none.
+void check_time_marks(const ConvertConfig& config, std::optional<int64_t> conv, int64_t nf, int64_t no, bool revin,
+                      ForecasterConfig& fc) {
+    const int64_t marks = *config.time_marks;
+    if (conv && *conv != marks)
+        throw ToolError("config \"time_marks\" = " + std::to_string(marks) +
+                        " contradicts the checkpoint's time-feature Linear src_time_marks.weight, which reads " +
+                        std::to_string(*conv) + " columns");
+    if (marks != 0 && (revin || config.patch_len))
+        throw ToolError(std::string("config \"time_marks\" beside ") + (revin ? "RevIN" : "patches") +
+                        ", which take every input column alike, the time features too: not run");
+    if (marks != 0 && no > nf - marks)
+        throw ToolError("config \"time_marks\" = " + std::to_string(marks) + " leaves " + std::to_string(nf - marks) +
+                        " value columns of " + std::to_string(nf) + ", and the model predicts " + std::to_string(no) +
+                        ": time features are read, not predicted");
+    for (const std::string& o : config.outputs) {
+        const auto at = std::find(config.features.begin(), config.features.end(), o);
+        if (at != config.features.end() && at - config.features.begin() >= nf - marks)
+            throw ToolError("config \"outputs\" names \"" + o + "\", one of the last " + std::to_string(marks) +
+                            " columns (\"time_marks\": time features known ahead, read, not predicted)");
+    }
+    fc.time_marks = static_cast<size_t>(marks);
+}
+
 // What an encoder-only model's head and inputs are, from the shapes and the config.
 struct EncoderOnlyShape {
     format::ForecastHead head = format::ForecastHead::generator;
@@ -569,6 +594,9 @@ AxmModel import_forecaster(const TensorMap& tensors, const ConvertConfig& config
         }
     }
     check_stated(config.n_features, nf, ConfigKey::n_features, "the input rows", {nf});
+    if (config.time_marks)
+        check_time_marks(config, conv ? std::optional<int64_t>(src_conv.marks) : std::nullopt, nf, no,
+                         revin != format::Revin::none, fc);
     if (pos.kind == format::PositionalEncoding::learned) {
         const int64_t rows = pos.max_positions;
         const bool decoder_table = !encoder_only && config.decoder_positional_encoding.value_or(pos.kind) == pos.kind;

@@ -8,6 +8,7 @@
 #include "tools/onnx_import/blocks.h"
 #include "tools/onnx_import/classifier_lowering.h"
 #include "tools/onnx_import/graph_view.h"
+#include "tools/onnx_import/marks_lowering.h"
 #include "tools/onnx_import/patch_lowering.h"
 #include "tools/onnx_import/revin_lowering.h"
 #include "tools/onnx_import/stack_lowering.h"
@@ -100,6 +101,28 @@ std::string over_layout_to_swap(GraphView& g, std::string value) {
     }
 }
 
+// Whether the export fixed `input`'s rows: the folded graph's inputs hold the proof's sizes, a dynamic axis among them
+// (no window the model was trained on).
+bool fixed_rows(const onnx::Model& original, const std::string& input, size_t axis) {
+    for (const onnx::ValueInfo& v : original.graph.inputs)
+        if (v.name == input) return axis < v.dims.size() && v.dims[axis].value >= 0;
+    return false;
+}
+
+// The time features a side's input block added (s.marks_input, "" for none) are the graph input `marks` (null: that
+// side takes none apart).
+void check_side_marks(const StackLowering::InputSide& s, const onnx::ValueInfo& values, const onnx::ValueInfo* marks,
+                      const char* side) {
+    if (marks && s.marks_input != marks->name)
+        throw ToolError("graph input " + marks->name + " (the " + side +
+                        "'s time features) is not added through a Linear to the embedded rows of " + values.name +
+                        " (beside its input Linear or token convolution)");
+    if (!marks && s.marks)
+        throw ToolError("the Linear " + s.marks->node + " of graph input " + s.marks_input + " is added to the " +
+                        side + "'s embedded rows of " + values.name +
+                        ": lowered are time features of an input of their own beside their values (x, x_mark)");
+}
+
 std::string describe_value(const GraphView& g, const std::string& v) {
     const int p = g.producer(v);
     return p < 0 ? v : g.node(static_cast<size_t>(p)).describe();
@@ -112,19 +135,20 @@ LoweredGraph lower_forecaster(const onnx::Model& original, const onnx::FoldedGra
     GraphView g(folded);
     StackLowering low{g, original, out.tensors, out.notes, out.block_outputs, {}, {}, {}};
     const std::vector<onnx::ValueInfo>& inputs = folded.model.graph.inputs;
-    std::vector<const onnx::ValueInfo*> fed, marks;
+    std::vector<const onnx::ValueInfo*> fed;
     for (const onnx::ValueInfo& v : inputs)
         if (!g.constant(v.name)) fed.push_back(&v);
     if (fed.empty() || fed.size() == 3 || fed.size() > 4 || folded.model.graph.outputs.size() != 1)
         throw ToolError(
-            "a forecaster's graph has one input (encoder-only), two (src, tgt: encoder-decoder) or four (the "
-            "Time-Series-Library's x_enc, x_mark_enc, x_dec, x_mark_dec) and one output; this one has " +
+            "a forecaster's graph has one input (encoder-only), two (src, tgt: encoder-decoder; or x, x_mark: "
+            "encoder-only with time features) or four (the Time-Series-Library's x_enc, x_mark_enc, x_dec, "
+            "x_mark_dec) and one output; this one has " +
             std::to_string(fed.size()) + " inputs and " + std::to_string(folded.model.graph.outputs.size()) +
             " outputs");
-    if (fed.size() == 4) {  // each side's values, then its time features
-        marks = {fed[1], fed[3]};
-        fed = {fed[0], fed[2]};
-    }
+    // Each side's values, and its time features when the graph takes them apart.
+    const FedInputs split = split_time_features(folded.model.graph, fed);
+    const std::vector<const onnx::ValueInfo*>& marks = split.marks;
+    fed = split.values;
     for (const onnx::ValueInfo* v : fed)
         if (g.shape(v->name).size() != 3)
             throw ToolError("input " + v->name + " is " + onnx::shape_text(g.shape(v->name)) +
@@ -179,11 +203,12 @@ LoweredGraph lower_forecaster(const onnx::Model& original, const onnx::FoldedGra
     // Permuted to sequence first after the positions too (PatchTST's [batch x columns, patches, d_model] with its
     // positions added, then permuted for a stack at batch_first=False).
     src.value = over_batch_swap(g, src.value, &src.swapped);
-    if (!marks.empty() && src.marks_input != marks[0]->name)
-        throw ToolError("graph input " + marks[0]->name +
-                        " (the encoder's time features, the second of four inputs) is not added through a Linear "
-                        "beside a token convolution of " +
-                        fed[0]->name + ": lowered is the Time-Series-Library's DataEmbedding");
+    check_side_marks(src, *fed[0], marks.empty() ? nullptr : marks[0], "encoder");
+    if (!marks.empty() && (revin || patches))
+        throw ToolError(std::string(revin ? "RevIN" : "patches") + " beside time features (graph input " +
+                        marks[0]->name + ") are not lowered: auspex " +
+                        (revin ? "normalizes every input column" : "cuts every input column into patches") +
+                        ", the time features too");
     out.src_marks = src.marks_input;
     // The stacks run sequence first when the window is, or when a permute swaps rows and batch around them; patches
     // are [batch x columns, patches, d_model] whatever the window's layout (the patching moves the data).
@@ -216,13 +241,14 @@ LoweredGraph lower_forecaster(const onnx::Model& original, const onnx::FoldedGra
         tgt.value = over_batch_swap(g, tgt.value, &tgt.swapped);
         // A decoder input built from the window is laid out as the window is.
         const bool tgt_seq_first = (one_pass ? window_seq_first : input_seq_first) != tgt.swapped;
-        if (!marks.empty() && tgt.marks_input != marks[1]->name)
-            throw ToolError("graph input " + marks[1]->name +
-                            " (the decoder's time features, the last of four inputs) is not added through a Linear "
-                            "beside a token convolution of " +
-                            fed[1]->name + ": lowered is the Time-Series-Library's DataEmbedding");
+        check_side_marks(tgt, one_pass ? *fed[0] : *fed[1], marks.size() > 1 ? marks[1] : nullptr, "decoder");
         if (src.marks.has_value() != tgt.marks.has_value())
             throw ToolError("time features on one side only: auspex embeds both sides the same way");
+        if (src.marks && src.marks->weight.shape[1] != tgt.marks->weight.shape[1])
+            throw ToolError("the encoder's time features are " + std::to_string(src.marks->weight.shape[1]) +
+                            " columns (" + src.marks_input + "), the decoder's " +
+                            std::to_string(tgt.marks->weight.shape[1]) + " (" + tgt.marks_input +
+                            "): auspex reads one set of time features");
         out.tgt_marks = tgt.marks_input;
         if (tgt_seq_first != seq_first)
             throw ToolError("the encoder's stack is laid out " + std::string(seq_first ? "sequence" : "batch") +
@@ -382,7 +408,7 @@ LoweredGraph lower_forecaster(const onnx::Model& original, const onnx::FoldedGra
         }
         f.head = head;
         state("head");
-        if (fed[0]->dims[input_row_axis].value >= 0) {
+        if (fixed_rows(original, fed[0]->name, input_row_axis)) {
             f.window = src_rows;
             state("window");
         }
@@ -442,6 +468,13 @@ LoweredGraph lower_forecaster(const onnx::Model& original, const onnx::FoldedGra
             f.described[format::ConfigKey::subtract_last] = 1;
             state("subtract_last");
         }
+    }
+    // The time features are the last columns of each side's rows: a one-pass decoder's placeholder rows take them from
+    // the forecast's steps ("time_marks"). Elsewhere they are inputs the model does not predict, known ahead as any
+    // (an encoder-only generator's window and a step-by-step decoder take them for each step they append).
+    if (src.marks && f.decoding == format::Decoding::one_pass) {
+        f.time_marks = src.marks->weight.shape[1];
+        state("time_marks");
     }
     out.output = low.finish(y, "output Linear " + gen->node, "forecaster",
                             "input Linear, positions, encoder/decoder layers of attention, LayerNorm, feed-forward and "

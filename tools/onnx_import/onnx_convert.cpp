@@ -14,6 +14,7 @@
 #include "tools/onnx_import/block_reference.h"
 #include "tools/onnx_import/classifier_lowering.h"
 #include "tools/onnx_import/lower_graph.h"
+#include "tools/onnx_import/marks_lowering.h"
 #include "tools/text/json.h"
 
 namespace ax::onnx_import {
@@ -123,6 +124,7 @@ ConvertConfig merge(ConvertConfig c, const LoweredGraph& low, const std::string&
         if (key == "output_activation") take_fact(c, "output_activation", &ConvertConfig::output_activation, f, path);
         if (key == "decoding") take_fact(c, "decoding", &ConvertConfig::decoding, f, path);
         if (key == "label_len") take_fact(c, "label_len", &ConvertConfig::label_len, f, path);
+        if (key == "time_marks") take_fact(c, "time_marks", &ConvertConfig::time_marks, f, path);
         if (key == "horizon") take_fact(c, "horizon", &ConvertConfig::horizon, f, path);
         if (key == "placeholder") take_fact(c, "placeholder", &ConvertConfig::placeholder, f, path);
         if (key == "embed_scale") take_fact(c, "embed_scale", &ConvertConfig::embed_scale, f, path);
@@ -218,15 +220,20 @@ OnnxImport import_onnx(const tools::ConvertOptions& options) {
     }
     const std::vector<const onnx::ValueInfo*> fed = m.fed_inputs();
     const bool tokens = reads_token_ids(m);
+    // The encoder's rows (and its time features': as many), then the decoder's.
+    const FedInputs split = tokens ? FedInputs{fed, {}} : split_time_features(m.graph, fed);
+    auto decoder_rows = [&](const onnx::ValueInfo* v) {
+        return split.values.size() > 1 && (v == split.values[1] || (split.marks.size() > 1 && v == split.marks[1]));
+    };
     // Inputs laid out sequence first ([length, batch] ids, [length, batch, features] rows) have their rows on the
     // first axis and the batch on the second.
     for (size_t i = 0; i < fed.size(); ++i) {
         const bool seq_first = sequence_first(*fed[i]);
         const size_t row_axis = seq_first ? 0 : 1, batch_axis = seq_first ? 1 : 0;
-        if (i < 2 && fed[i]->dims.size() == (tokens ? 2u : 3u) && fed[i]->dims[row_axis].value < 0 &&
+        if (fed[i]->dims.size() == (tokens ? 2u : 3u) && fed[i]->dims[row_axis].value < 0 &&
             !fed[i]->dims[row_axis].param.empty())
             dims[fed[i]->dims[row_axis].param] =
-                i == 0 ? window.value_or(kProofRows) : horizon.value_or(kProofTargetRows);
+                decoder_rows(fed[i]) ? horizon.value_or(kProofTargetRows) : window.value_or(kProofRows);
         if (fed[i]->dims.size() > batch_axis && fed[i]->dims[batch_axis].value < 0 &&
             !fed[i]->dims[batch_axis].param.empty())
             dims[fed[i]->dims[batch_axis].param] = 1;

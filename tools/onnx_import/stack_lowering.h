@@ -20,6 +20,7 @@
 #include "tools/onnx_import/conv_lowering.h"
 #include "tools/onnx_import/graph_view.h"
 #include "tools/onnx_import/lowered_graph.h"
+#include "tools/onnx_import/marks_lowering.h"
 
 namespace ax::onnx_import {
 
@@ -421,16 +422,19 @@ struct StackLowering {
         bool swapped = false;  // rows and batch swapped by a permute before or after the embedding
         // The Time-Series-Library's TimeFeatureEmbedding beside a token convolution: a Linear of another graph
         // input (the time features, x_mark) added to the convolution's rows.
+        // Beside an input Linear: the same Linear of another graph input, folded into the input Linear; added after
+        // the embedding's scale when marks_scale is not 1.
         std::optional<Linear> marks;
         std::string marks_input;
+        double marks_scale = 1.0;
     };
 
     // The input block's embedding: the Linear, or a token convolution under the name the importer folds
     // (`side` "src" or "tgt").
     void put_embedding(const std::string& module, const std::string& side, const InputSide& s) {
         if (s.conv) put(side + "_token_conv.weight", s.conv->weight);
-        if (s.marks) put(side + "_time_marks.weight", s.marks->weight);  // folded beside the convolution
-        if (!s.conv) put_linear(module, s.embed);
+        if (s.conv && s.marks) put(side + "_time_marks.weight", s.marks->weight);  // folded beside the convolution
+        if (!s.conv) put_linear(module, s.marks ? join_time_marks(s.embed, *s.marks, s.marks_scale) : s.embed);
     }
 
     // The input block: input Linear, an optional scalar scale, an optional constant position table.
@@ -454,44 +458,46 @@ struct StackLowering {
                 "converted");
         s.embed = *l;
         s.value = l->output;
-        return after_embedding(s, rows, l->weight.shape[0]);
+        // Time features added to the embedded values (the Time-Series-Library's DataEmbedding order), or after the
+        // scale and positions (Informer's): then the positions may still follow.
+        const bool marks_first = linear_time_marks(&s, 1.0);
+        s = after_embedding(s, rows, l->weight.shape[0]);
+        if (!marks_first && linear_time_marks(&s, s.scale) && !s.table) {
+            const double scale = s.scale;
+            s = after_embedding(s, rows, l->weight.shape[0]);
+            if (s.scale != scale)
+                throw ToolError("the input Linear " + s.embed.node +
+                                "'s rows are scaled twice, before and after the "
+                                "time features " +
+                                s.marks_input + " are added: lowered is one scale");
+        }
+        return s;
     }
 
-    // A Linear of a graph input (the time features) added to the token convolution's rows, into s->marks.
+    // Time features added to the token convolution's rows, into s->marks: TimeFeatureEmbedding's Linear, bias-free.
     void time_marks(InputSide* s) {
-        const std::vector<size_t>& readers = g.consumers(s->value);
-        if (readers.size() != 1 || g.explained(readers[0]) || g.node(readers[0]).op_type != "Add" ||
-            g.node(readers[0]).inputs.size() != 2)
-            return;
-        const onnx::Node& add = g.node(readers[0]);
-        const std::string other = add.inputs[0] == s->value ? add.inputs[1] : add.inputs[0];
-        int p = g.producer(other);
-        if (p >= 0 && g.node(static_cast<size_t>(p)).op_type == "Add")  // a bias after the MatMul
-            for (const std::string& in : g.node(static_cast<size_t>(p)).inputs) {
-                const int q = g.producer(in);
-                if (q >= 0 && (g.node(static_cast<size_t>(q)).op_type == "MatMul" ||
-                               g.node(static_cast<size_t>(q)).op_type == "Gemm"))
-                    p = q;
-            }
-        if (p < 0 || g.node(static_cast<size_t>(p)).inputs.empty()) return;
-        const std::string source = g.node(static_cast<size_t>(p)).inputs[0];
-        bool graph_input = false;
-        for (const onnx::ValueInfo& v : g.graph().inputs) graph_input = graph_input || v.name == source;
-        if (!graph_input || g.constant(source)) return;
-        std::optional<Linear> l = linear_from(g, source);
-        if (!l || l->output != other)
-            throw ToolError(add.describe() + " adds " + other + " to the token convolution " + s->conv->node +
-                            "'s rows, and that is no Linear of graph input " + source +
-                            ": lowered are the time features through one Linear (TimeFeatureEmbedding)");
-        if (!l->bias.shape.empty())
-            throw ToolError("the Linear " + l->node + " of the time features " + source +
+        std::optional<TimeMarks> m = time_marks_added(g, s->value, "the token convolution " + s->conv->node);
+        if (!m) return;
+        if (!m->linear.bias.shape.empty())
+            throw ToolError("the Linear " + m->linear.node + " of the time features " + m->input +
                             " adds a bias: the Time-Series-Library's TimeFeatureEmbedding has none, and auspex folds "
                             "it bias-free beside the token convolution " +
                             s->conv->node);
-        g.explain(readers[0]);
-        s->marks = *l;
-        s->marks_input = source;
-        s->value = add.outputs[0];
+        s->marks = m->linear;
+        s->marks_input = m->input;
+        s->value = m->sum;
+    }
+
+    // Time features added to the input Linear's rows (before its scale and positions, or after them: `scale` is the
+    // factor the embedding was multiplied by before they were added), into s->marks. True when found.
+    bool linear_time_marks(InputSide* s, double scale) {
+        std::optional<TimeMarks> m = time_marks_added(g, s->value, "the input Linear " + s->embed.node);
+        if (!m) return false;
+        s->marks = m->linear;
+        s->marks_input = m->input;
+        s->marks_scale = scale;
+        s->value = m->sum;
+        return true;
     }
 
     // The input block of a token family: Gather of a constant table [vocab, d_model] by the graph's ids, then
