@@ -6,16 +6,19 @@
 // check pairs; tests/test_transformer_layer.cpp and test_threads_layer.cpp run the layers alone.)
 #include <doctest/doctest.h>
 
+#include <cstring>
 #include <string>
 #include <vector>
 
 #include "api/auspex.h"
 #include "models/forecaster/forecaster.h"
+#include "models/forecaster/forecaster_config.h"
 #include "ports/ports.h"
 #include "tests/cli_support.h"
 #include "tests/test_support.h"
 #include "tools/axm/axm_writer.h"
 #include "tools/common/tool_error.h"
+#include "tools/convert/chronos_bolt_convert.h"
 #include "tools/convert/converter.h"
 #include "tools/host/host_session.h"
 #include "tools/host/model_loader.h"
@@ -90,6 +93,10 @@ TEST_CASE("value heads: wide value heads are a record of the file, read back as 
     CHECK_MESSAGE(
         r.output.find("decoder.layers.0.self_attn.in_proj_weight            f32   [64, 16]") != std::string::npos,
         r.output);
+    const test::Result h = test::auspex("header " + path + " -o " + path + ".h");
+    REQUIRE_MESSAGE(h.exit_code == 0, h.output);
+    CHECK(test::read_file(path + ".h").find("forecaster: d_model 16, nhead 2, value_dim 16, dim_feedforward 32") !=
+          std::string::npos);
 }
 
 TEST_CASE("value heads: open checks value_dim against its bounds and the projections' shapes") {
@@ -107,6 +114,22 @@ TEST_CASE("value heads: open checks value_dim against its bounds and the project
               .find("has shape [64, 16], the model's config needs [48, 16]") != std::string::npos);
     const uint32_t wide = 16;
     CHECK(open_error(edited(imported.model, format::ConfigKey::value_dim, &wide)).empty());
+    // T5 layers (Chronos-Bolt's) have head_dim columns per head throughout: a value_dim record is refused there.
+    const std::vector<uint8_t> t5 = tools::convert_chronos_bolt(test::fixture_path("chronos_bolt/small"));
+    uint32_t count = 0;
+    uint64_t offset = 0;
+    std::memcpy(&count, &t5[format::header::config_count], sizeof count);
+    std::memcpy(&offset, &t5[format::header::config_offset], sizeof offset);
+    std::vector<uint8_t> records(t5.begin() + static_cast<std::ptrdiff_t>(offset),
+                                 t5.begin() + static_cast<std::ptrdiff_t>(offset + count * format::kConfigRecordBytes));
+    ForecasterConfig c;
+    REQUIRE(read_forecaster_records(ConfigRecords(records.data(), count), &c).is_ok());
+    const uint32_t value_dim[2] = {static_cast<uint32_t>(format::ConfigKey::value_dim), 8};
+    records.resize(records.size() + sizeof value_dim);
+    std::memcpy(records.data() + count * format::kConfigRecordBytes, value_dim, sizeof value_dim);
+    const Status s = read_forecaster_records(ConfigRecords(records.data(), count + 1), &c);
+    CHECK(std::string(s.message()).find("value_dim is torch layers'; t5 layers' heads are head_dim wide throughout") !=
+          std::string::npos);
 }
 
 TEST_CASE("value heads: f16, int8 and int4 weights and int8 caches forecast close to PyTorch on every port") {
