@@ -71,12 +71,12 @@ bool attend_rows_split(const Kernels& k, const AttentionInput& in, size_t nhead,
 
 void attend(const Kernels& k, const AttentionInput& in, size_t nhead, size_t head_dim, float* scores, float* out,
             size_t out_stride, const ParallelFor* parallel) {
-    const size_t d = nhead * head_dim;
+    const size_t d = nhead * in.value_dim;
     const size_t stride = out_stride != 0 ? out_stride : d;
     const float scale = 1.0f / std::sqrt(static_cast<float>(head_dim));
-    // Unpadded float keys: a port may take all query rows of a head at once.
-    if (k.attention_rows_f32 != nullptr && in.k_i8 == nullptr && in.key_valid == nullptr && in.n_kv > 0 &&
-        in.residual_scores == nullptr) {
+    // Unpadded float keys, values as wide as the keys: a port may take all query rows of a head at once.
+    if (k.attention_rows_f32 != nullptr && in.k_scale == nullptr && in.key_valid == nullptr && in.n_kv > 0 &&
+        in.residual_scores == nullptr && in.value_dim == head_dim && in.v_stride == in.kv_stride) {
         if (parallel != nullptr && attend_rows_split(k, in, nhead, head_dim, scale, out, stride, *parallel)) return;
         bool done = true;
         for (size_t h = 0; h < nhead && done; ++h)
@@ -98,7 +98,7 @@ void attend(const Kernels& k, const AttentionInput& in, size_t nhead, size_t hea
         }
         for (size_t h = 0; h < nhead; ++h) {
             const float* q = in.q + i * in.q_stride + h * head_dim;
-            if (in.k_i8 != nullptr)
+            if (in.k_scale != nullptr)
                 k.attention_scores_i8(q, in.k_i8 + h * head_dim, in.k_scale, in.kv_stride, visible, head_dim, scale,
                                       scores);
             else
@@ -118,12 +118,11 @@ void attend(const Kernels& k, const AttentionInput& in, size_t nhead, size_t hea
                 k.softmax_f32(scores, n);
                 for (size_t j = visible; j-- > 0;) scores[j] = in.key_valid[j] ? scores[--n] : 0.0f;
             }
-            if (in.v_i8 != nullptr)
-                k.attention_values_i8(scores, in.v_i8 + h * head_dim, in.v_scale, in.kv_stride, visible, head_dim,
-                                      out_row + h * head_dim);
+            const size_t vd = in.value_dim;
+            if (in.v_scale != nullptr)
+                k.attention_values_i8(scores, in.v_i8 + h * vd, in.v_scale, in.v_stride, visible, vd, out_row + h * vd);
             else
-                k.attention_values_f32(scores, in.v + h * head_dim, in.kv_stride, visible, head_dim,
-                                       out_row + h * head_dim);
+                k.attention_values_f32(scores, in.v + h * vd, in.v_stride, visible, vd, out_row + h * vd);
         }
     }
 }

@@ -164,7 +164,9 @@ inline bool dtype_takes_int8_rows(DType t) { return t == DType::i8 || t == DType
     X(reg_token, 66)             /* patch_mlp input: row of the token table appended to the encoder's, or kNoToken */  \
     X(layer_kind, 67)            /* forecaster, optional (absent 0): LayerKind of both stacks */                       \
     X(quantiles, 68)             /* residual_mlp head: quantile levels per step (Role::quantile_levels) */             \
-    X(gated_feed_forward, 69)    /* t5 layers, optional (absent 0): 1 = act(x wi_0) * (x wi_1) -> wo (T5 v1.1) */
+    X(gated_feed_forward, 69)    /* t5 layers, optional (absent 0): 1 = act(x wi_0) * (x wi_1) -> wo (T5 v1.1) */      \
+    X(value_dim, 70) /* torch layers, optional (absent: d_model / nhead): value columns per head of every attention;   \
+                        in_proj [2 d + nhead value_dim, d], out_proj [d, nhead value_dim] */
 
 enum class ConfigKey : uint32_t {
 #define AX_CONFIG_KEY_ENUM(name, number) name = number,

@@ -115,11 +115,11 @@ Status TensorBinder::layer_norm(Role gamma, Role beta, uint16_t layer, size_t n,
     return vector(beta, layer, n, &result->beta);
 }
 
-Status TensorBinder::attention(Role in_w, uint16_t layer, size_t d, AttentionWeights* result) {
+Status TensorBinder::attention(Role in_w, uint16_t layer, size_t d, size_t values, AttentionWeights* result) {
     // The four roles of one attention are consecutive: in weight, in bias, out weight, out bias.
     const auto r = [in_w](int k) { return static_cast<Role>(static_cast<uint16_t>(in_w) + k); };
-    AX_RETURN_IF_ERROR(linear(r(0), r(1), layer, 3 * d, d, &result->in_proj));
-    return linear(r(2), r(3), layer, d, d, &result->out_proj);
+    AX_RETURN_IF_ERROR(linear(r(0), r(1), layer, 2 * d + values, d, &result->in_proj));
+    return linear(r(2), r(3), layer, d, values, &result->out_proj);
 }
 
 Status TensorBinder::embedding(Role role, uint16_t layer, size_t rows, size_t dim, EmbeddingTable* result) {

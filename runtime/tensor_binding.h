@@ -26,7 +26,9 @@ public:
     // A float32 vector of n values.
     Status vector(format::Role role, uint16_t layer, size_t n, const float** result);
     Status layer_norm(format::Role gamma, format::Role beta, uint16_t layer, size_t n, LayerNormWeights* result);
-    Status attention(format::Role in_w, uint16_t layer, size_t d, AttentionWeights* result);
+    // An attention's in_proj [2d + values, d] (queries, keys, values stacked) and out_proj [d, values], with their
+    // biases; values: the heads' value columns (d, or nhead x value_dim).
+    Status attention(format::Role in_w, uint16_t layer, size_t d, size_t values, AttentionWeights* result);
     // A [rows, dim] lookup table (token embeddings, learned positions) of any stored dtype.
     Status embedding(format::Role role, uint16_t layer, size_t rows, size_t dim, EmbeddingTable* result);
 

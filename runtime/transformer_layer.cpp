@@ -120,7 +120,7 @@ void project(const Kernels& k, const Linear& l, const RowsIn& in, size_t n, floa
     project(k, l, in, n, y, s.quant, &s.split);
 }
 
-// Keys or values of rows [0, n) (layer `p`'s output rows [first, first + d)) into cache rows [at, at + n):
+// Keys or values of rows [0, n) (layer `p`'s output rows [first, first + d)) into cache rows of d values [at, at + n):
 // straight into a float cache, or through s.tmp (free until the sublayer's output projection) and per-row
 // quantization into an int8 one.
 void project_into_cache(const Kernels& k, const Linear& p, size_t first, size_t d, const RowsIn& in, size_t n,
@@ -133,9 +133,12 @@ void project_into_cache(const Kernels& k, const Linear& p, size_t first, size_t 
     quantize_rows_split(k, s.tmp, n, d, static_cast<int8_t*>(cache) + at * d, scales + at, &s.split.parallel);
 }
 
-AttentionInput cache_attention(const float* q, const KvCache& c, size_t d, size_t n_q, size_t n_kv, size_t first,
-                               bool causal, const uint8_t* valid) {
-    AttentionInput a{q, d, nullptr, nullptr, d, n_q, n_kv, first, causal, valid};
+// Queries [n_q, d] against a cache of keys [n_kv, d] and values [n_kv, o.value_width()].
+AttentionInput cache_attention(const LayerOptions& o, const float* q, const KvCache& c, size_t n_q, size_t n_kv,
+                               size_t first, bool causal, const uint8_t* valid) {
+    const size_t d = o.d_model;
+    AttentionInput a{q,   d,    {nullptr}, {nullptr}, d,    o.value_head_dim(), o.value_width(),
+                     n_q, n_kv, first,     causal,    valid};
     if (c.type == CacheType::i8) {
         a.k_i8 = c.key_i8();
         a.v_i8 = c.value_i8();
@@ -157,7 +160,8 @@ void decoder_self_projections(const Kernels& k, const LayerOptions& o, const Dec
     const RowsIn in = shared_input(k, p, sublayer_input(k, o, w.norm1, x, n, s), n, d, s);
     project(k, p.slice(0, d), in, n, s.q, s);
     project_into_cache(k, p, d, d, in, n, self_cache.key, self_cache.key_scale, self_cache.type, first, s);
-    project_into_cache(k, p, 2 * d, d, in, n, self_cache.value, self_cache.value_scale, self_cache.type, first, s);
+    project_into_cache(k, p, 2 * d, p.out - 2 * d, in, n, self_cache.value, self_cache.value_scale, self_cache.type,
+                       first, s);
 }
 
 // The rest of the layer for those rows once the queries are in s.q and the keys and values of every row up to
@@ -167,9 +171,9 @@ void decoder_attend_onwards(const Kernels& k, const LayerOptions& o, const Decod
                             size_t mem_rows, bool memory_causal, LayerScratch& s, const uint8_t* self_valid,
                             const uint8_t* memory_valid, bool self_causal) {
     const size_t d = o.d_model;
-    const size_t head_dim = d / o.nhead;
+    const size_t head_dim = o.head_dim();
     {
-        const AttentionInput a = cache_attention(s.q, self_cache, d, n, self_keys, first, self_causal, self_valid);
+        const AttentionInput a = cache_attention(o, s.q, self_cache, n, self_keys, first, self_causal, self_valid);
         attend(k, a, o.nhead, head_dim, s.scores, s.att, 0, &s.split.parallel);
         linear_forward(k, w.self_attn.out_proj, s.att, n, s.tmp, s.quant, &s.split);
         add_residual(k, o, w.norm1, x, n, s);
@@ -177,7 +181,7 @@ void decoder_attend_onwards(const Kernels& k, const LayerOptions& o, const Decod
     {
         const float* in = sublayer_input(k, o, w.norm2, x, n, s);
         linear_forward(k, w.cross_attn.in_proj.slice(0, d), in, n, s.q, s.quant, &s.split);
-        const AttentionInput a = cache_attention(s.q, cross, d, n, mem_rows, first, memory_causal, memory_valid);
+        const AttentionInput a = cache_attention(o, s.q, cross, n, mem_rows, first, memory_causal, memory_valid);
         attend(k, a, o.nhead, head_dim, s.scores, s.att, 0, &s.split.parallel);
         linear_forward(k, w.cross_attn.out_proj, s.att, n, s.tmp, s.quant, &s.split);
         add_residual(k, o, w.norm2, x, n, s);
@@ -255,8 +259,11 @@ size_t decoder_rows_tasks(const LayerOptions& o, const DecoderLayerWeights& w, s
     const size_t tasks = min_of(s.workers, n / kAttentionRowGroup);
     if (tasks < 2) return 1;
     const uint64_t d = o.d_model;
-    if (d * (6 * d + 2 * uint64_t{o.dim_feedforward}) > kRowsSplitMaxWeights) return 1;
-    const uint64_t macs = uint64_t{n} * d * (6 * d + 2 * uint64_t{o.dim_feedforward});
+    // A step's weights: the self-attention's in_proj (2d + values rows) and out_proj (values columns), the
+    // cross-attention's query rows (d) and out_proj (values columns), the feed-forward pair.
+    const uint64_t weights = d * (3 * d + 3 * uint64_t{o.value_width()} + 2 * uint64_t{o.dim_feedforward});
+    if (weights > kRowsSplitMaxWeights) return 1;
+    const uint64_t macs = uint64_t{n} * weights;
     const uint64_t min_task =
         s.split.parallel.min_task_macs > 0 ? s.split.parallel.min_task_macs : 8 * LinearSplit::kMinTaskMacs;
     return macs / tasks >= min_task ? tasks : 1;
@@ -271,12 +278,14 @@ void LayerScratch::allocate(MemoryPlan& plan, const LayerOptions& o, size_t enco
     // An encoder never has more rows than encoder_rows to tile.
     const size_t tile =
         max_of(enc && encoder_rows < row_tile(o) ? max_of(encoder_rows, kRowTile) : row_tile(o), min_tile);
-    this->tile = tile;
+    this->tile = static_cast<uint32_t>(tile);
     h = o.norm_first
             ? plan.alloc<float>(enc ? "encoder tile: normed rows" : "decoder tile: normed rows", tile * d, first, last)
             : nullptr;
     q = plan.alloc<float>(enc ? "encoder tile: queries" : "decoder tile: queries", tile * d, first, last);
-    const uint64_t tmp_floats = uint64_t{tile} * d;
+    const size_t values = o.value_width();
+    // The decoder's values pass through tmp on their way into an int8 cache: rows of max(d, values) there.
+    const uint64_t tmp_floats = uint64_t{tile} * (enc ? d : max_of(d, values));
     const uint64_t ff_floats = uint64_t{tile} * o.dim_feedforward;
     if (enc && o.int8_encoder_attention) {
         // The encoder's int8 rows of all heads share the bytes of the sublayer-output and feed-forward tiles:
@@ -302,17 +311,17 @@ void LayerScratch::allocate(MemoryPlan& plan, const LayerOptions& o, size_t enco
         x_q_scales = nullptr;
     }
     if (enc) {
-        const size_t head_dim = d / o.nhead;
-        att = plan.alloc<float>("encoder attention output", uint64_t{encoder_rows} * d, first, last);
-        head_k = plan.alloc<float>("encoder keys, one head", uint64_t{encoder_rows} * head_dim, first, last);
-        head_v = plan.alloc<float>("encoder values, one head", uint64_t{encoder_rows} * head_dim, first, last);
+        att = plan.alloc<float>("encoder attention output", uint64_t{encoder_rows} * values, first, last);
+        head_k = plan.alloc<float>("encoder keys, one head", uint64_t{encoder_rows} * o.head_dim(), first, last);
+        head_v =
+            plan.alloc<float>("encoder values, one head", uint64_t{encoder_rows} * o.value_head_dim(), first, last);
         scores = plan.alloc<float>("encoder scores, one row", encoder_rows, first, last);
         res_scores = o.residual_attention
                          ? plan.alloc<float>("encoder residual scores, every head",
                                              uint64_t{o.nhead} * encoder_rows * encoder_rows, first, last)
                          : nullptr;
     } else {
-        att = plan.alloc<float>("decoder tile: attention out", tile * d, first, last);
+        att = plan.alloc<float>("decoder tile: attention out", tile * values, first, last);
         head_k = head_v = nullptr;
         scores =
             plan.alloc<float>(plan.workers() > 1 ? "decoder scores, one row per worker" : "decoder scores, one row",
@@ -325,7 +334,8 @@ void LayerScratch::allocate(MemoryPlan& plan, const LayerOptions& o, size_t enco
                        : nullptr;
     this->encoder_rows = static_cast<uint32_t>(encoder_rows);
     d_model = static_cast<uint32_t>(d);
-    head_dim = static_cast<uint32_t>(d / o.nhead);
+    head_dim = static_cast<uint32_t>(o.head_dim());
+    value_dim = static_cast<uint32_t>(o.value_head_dim());
     workers = static_cast<uint32_t>(plan.workers());
     dim_ff = static_cast<uint32_t>(o.dim_feedforward);
     const size_t per_worker = max_of(head_floats(), rows_floats());
@@ -333,22 +343,26 @@ void LayerScratch::allocate(MemoryPlan& plan, const LayerOptions& o, size_t enco
                                                           uint64_t{workers} * per_worker, first, last)
                                       : nullptr;
     quant.q = plan.alloc<int8_t>(enc ? "encoder tile: int8 inputs" : "decoder tile: int8 inputs",
-                                 tile * max_of(max_of(d, o.dim_feedforward), max_in), first, last);
+                                 tile * max_of(widest_row(), max_in), first, last);
     quant.scales =
         plan.alloc<float>(enc ? "encoder tile: input scales" : "decoder tile: input scales", tile, first, last);
     quant.rows = tile;
     split.allocate(plan);
 }
 
-// Per worker: h and q [tile, d], keys and values [encoder_rows, head_dim], scores [encoder_rows], input
-// scales [tile], then the int8 inputs [tile, d] in the floats after.
+size_t LayerScratch::values() const { return head_dim == 0 ? 0 : size_t{d_model} / head_dim * value_dim; }
+
+size_t LayerScratch::widest_row() const { return max_of(max_of(d_model, dim_ff), values()); }
+
+// Per worker: h and q [tile, d], keys [encoder_rows, head_dim] and values [encoder_rows, value_dim], scores
+// [encoder_rows], input scales [tile], then the int8 inputs [tile, d] in the floats after.
 size_t LayerScratch::head_floats() const {
     const size_t d = d_model;
-    return 2 * tile * d + 2 * size_t{encoder_rows} * head_dim + encoder_rows + tile + (tile * d + 3) / 4;
+    return 2 * tile * d + size_t{encoder_rows} * (head_dim + value_dim) + encoder_rows + tile + (tile * d + 3) / 4;
 }
 
 bool LayerScratch::rows_split_shape() const {
-    return uint64_t{d_model} * (d_model + 2 * uint64_t{dim_ff}) <= kRowsSplitMaxWeights;
+    return uint64_t{d_model} * (values() + 2 * uint64_t{dim_ff}) <= kRowsSplitMaxWeights;
 }
 
 size_t LayerScratch::worker_rows() const {
@@ -357,11 +371,11 @@ size_t LayerScratch::worker_rows() const {
 }
 
 // Per worker: h and tmp [rows, d], ff [rows, dim_ff], input scales [rows], then the int8 inputs
-// [rows, max(d, dim_ff)] in the floats after.
+// [rows, widest_row()] in the floats after.
 size_t LayerScratch::rows_floats() const {
     if (!rows_split_shape()) return 0;
     const size_t n = worker_rows(), d = d_model, ff = dim_ff;
-    return 2 * n * d + n * ff + n + (n * max_of(d, ff) + 3) / 4;
+    return 2 * n * d + n * ff + n + (n * widest_row() + 3) / 4;
 }
 
 LayerScratch LayerScratch::rows_scratch(size_t worker) const {
@@ -381,11 +395,11 @@ LayerScratch LayerScratch::rows_scratch(size_t worker) const {
 
 LayerScratch& LayerScratch::decoder_rows(size_t worker, size_t first, size_t n) const {
     LayerScratch& w = *new (&worker_views[worker]) LayerScratch(*this);  // placement into the arena
-    const size_t d = d_model, width = max_of(d, dim_ff);
+    const size_t d = d_model, width = widest_row(), v = values();
     w.h = h != nullptr ? h + first * d : nullptr;
     w.q = q + first * d;
-    w.tmp = tmp + first * d;
-    w.att = att + first * d;
+    w.tmp = tmp + first * max_of(d, v);
+    w.att = att + first * v;
     w.ff = ff + first * dim_ff;
     w.scores = scores + worker * max_keys;
     w.quant.q = quant.q + first * width;
@@ -404,7 +418,7 @@ LayerScratch::Head LayerScratch::head(size_t worker) const {
     w.q = w.h + tile * d_model;
     w.k = w.q + tile * d_model;
     w.v = w.k + size_t{encoder_rows} * head_dim;
-    w.scores = w.v + size_t{encoder_rows} * head_dim;
+    w.scores = w.v + size_t{encoder_rows} * value_dim;
     w.quant.scales = w.scores + encoder_rows;
     w.quant.q = reinterpret_cast<int8_t*>(w.quant.scales + tile);
     w.quant.rows = tile;
@@ -415,9 +429,9 @@ size_t row_tile(const LayerOptions& o) {
     return o.d_model * o.dim_feedforward >= kWideTileWeights ? kWideRowTile : kRowTile;
 }
 
-size_t KvCache::row_bytes(CacheType type, size_t d) {
+size_t KvCache::row_bytes(CacheType type, size_t d, size_t values) {
     // Keys and values; int8 rows carry one float scale each.
-    return type == CacheType::i8 ? 2 * (d + sizeof(float)) : 2 * d * sizeof(float);
+    return type == CacheType::i8 ? d + values + 2 * sizeof(float) : (d + values) * sizeof(float);
 }
 
 void layer_own_norm(const Kernels& k, const LayerOptions& o, const LayerNormWeights& w, const float* x, size_t rows,
@@ -487,7 +501,7 @@ void encoder_head(const EncoderHeads& j, size_t h, const LayerScratch::Head& b, 
         const size_t n = min_of(kv_tile, rows - r);
         const RowsIn in = input(r, n);
         project(k, j.p->slice(d + col, head_dim), in, n, b.k + r * head_dim, b.quant, split);
-        project(k, j.p->slice(2 * d + col, head_dim), in, n, b.v + r * head_dim, b.quant, split);
+        project(k, j.p->slice(2 * d + h * s.value_dim, s.value_dim), in, n, b.v + r * s.value_dim, b.quant, split);
     }
     // Queries: b.q holds a tile of rows of every head, so nhead tiles of this head's, and attention takes as
     // many rows per call.
@@ -495,9 +509,12 @@ void encoder_head(const EncoderHeads& j, size_t h, const LayerScratch::Head& b, 
     for (size_t r = 0; r < rows; r += q_tile) {
         const size_t n = min_of(q_tile, rows - r);
         project(k, j.p->slice(col, head_dim), input(r, n), n, b.q, b.quant, split);
-        AttentionInput a{b.q, head_dim, b.k, b.v, head_dim, n, rows, r, j.causal, j.key_valid};
+        // The heads' values: s.value_dim columns each, in rows of nhead x s.value_dim.
+        AttentionInput a{b.q,         head_dim, {b.k}, {b.v}, head_dim, s.value_dim,
+                         s.value_dim, n,        rows,  r,     j.causal, j.key_valid};
         if (s.res_scores != nullptr) a.residual_scores = s.res_scores + (h * rows + r) * rows;
-        attend(k, a, 1, head_dim, b.scores, s.att + r * d + col, d, split != nullptr ? &split->parallel : nullptr);
+        attend(k, a, 1, head_dim, b.scores, s.att + (r * o.nhead + h) * s.value_dim, o.nhead * s.value_dim,
+               split != nullptr ? &split->parallel : nullptr);
     }
 }
 
@@ -529,7 +546,7 @@ void encoder_rows_range(const EncoderRows& j, size_t r0, size_t r1, LayerScratch
     const size_t d = o.d_model;
     for (size_t r = r0; r < r1; r += s.tile) {
         const size_t n = min_of(s.tile, r1 - r);
-        linear_forward(k, w.self_attn.out_proj, j.s->att + r * d, n, s.tmp, s.quant, &s.split);
+        linear_forward(k, w.self_attn.out_proj, j.s->att + r * o.value_width(), n, s.tmp, s.quant, &s.split);
         add_residual(k, o, w.norm1, j.x + r * d, n, s);
         feed_forward_tile(k, o, w.ff1, w.ff2, w.norm2, j.x + r * d, n, s);
     }
@@ -580,7 +597,10 @@ void encoder_layer_forward(const Kernels& k, const LayerOptions& o, const Encode
     // attention split over the workers where it pays.
     // A head's work, at least four times a product task's least (each head's buffers cross between the
     // cores: the heads of a small model, d_model 64, ran slower split than on one thread).
-    const uint64_t head_macs = uint64_t{rows} * d * (3 * d + 2 * rows) / o.nhead;
+    // Per head: its queries and keys (head_dim columns) and values (value_head_dim) of every row, the scores and
+    // the weighted values.
+    const uint64_t head_dim = o.head_dim(), vd = o.value_head_dim();
+    const uint64_t head_macs = uint64_t{rows} * ((2 * head_dim + vd) * d + uint64_t{rows} * (head_dim + vd));
     const uint64_t min_head =
         s.split.parallel.min_task_macs > 0 ? s.split.parallel.min_task_macs : 4 * LinearSplit::kMinTaskMacs;
     const bool split_heads = s.worker_heads != nullptr && s.split.parallel.threaded() && o.nhead > 1 &&
@@ -595,7 +615,7 @@ void encoder_layer_forward(const Kernels& k, const LayerOptions& o, const Encode
     // runtime/kernels.h; weights small enough, rows_split_shape) each worker takes a range of rows through all
     // of it on its own buffers, one hand-off instead of one per step, and the rows stay in that worker's cache. Else a
     // tile of rows at a time, each step split over the workers where it pays.
-    const uint64_t rows_macs = uint64_t{rows} * d * (d + 2 * o.dim_feedforward);
+    const uint64_t rows_macs = uint64_t{rows} * d * (o.value_width() + 2 * o.dim_feedforward);
     const size_t row_tasks = min_of(s.workers, rows);
     const bool split_rows = s.worker_heads != nullptr && s.split.parallel.threaded() && row_tasks > 1 &&
                             format::dtype_takes_int8_rows(w.self_attn.out_proj.dtype) &&
@@ -617,7 +637,7 @@ void decoder_layer_prepare_memory(const Kernels& k, const LayerOptions& o, const
         const Linear& p = w.cross_attn.in_proj;
         const RowsIn in = shared_input(k, p, memory + r * d, n, d, s);
         project_into_cache(k, p, d, d, in, n, cross.key, cross.key_scale, cross.type, r, s);
-        project_into_cache(k, p, 2 * d, d, in, n, cross.value, cross.value_scale, cross.type, r, s);
+        project_into_cache(k, p, 2 * d, p.out - 2 * d, in, n, cross.value, cross.value_scale, cross.type, r, s);
     }
 }
 
@@ -655,7 +675,11 @@ void decoder_layers_prepare_memory(const Kernels& k, const LayerOptions& o, cons
             for (size_t i = first; i < layers && i < first + kLayersPerHandOff; ++i) {
                 const Linear& p = w[i].cross_attn.in_proj;
                 products[count++] = SplitProduct{p.slice(d, d), cross[i].key_f32() + r * d, d};
-                products[count++] = SplitProduct{p.slice(2 * d, d), cross[i].value_f32() + r * d, d};
+                // Values: the rows after the queries' and keys'.
+                products[count] = SplitProduct{p.slice(2 * d, p.out - 2 * d), nullptr, 0};
+                products[count].y_stride = products[count].layer.out;
+                products[count].y = cross[i].value_f32() + r * products[count].y_stride;
+                ++count;
             }
             if (linear_split_forward_all(k, products, count, in.x, in.q, in.scales, n, s.split)) continue;
             for (size_t i = 0; i < count; ++i) project(k, products[i].layer, in, n, products[i].y, s);

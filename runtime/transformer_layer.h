@@ -20,8 +20,8 @@ struct LayerNormWeights {
 };
 
 struct AttentionWeights {
-    Linear in_proj;   // [3d, d]: q, k, v stacked
-    Linear out_proj;  // [d, d]
+    Linear in_proj;   // [2d + nhead value_dim, d]: q, k, v stacked ([3d, d] with the default value_dim)
+    Linear out_proj;  // [d, nhead value_dim]
 };
 
 // kArenaRecordBytes: see MemoryPlan::alloc_records (the sizes on a 64-bit target, the largest there is).
@@ -39,13 +39,14 @@ struct DecoderLayerWeights {
     LayerNormWeights norm1, norm2, norm3;
 };
 
+// (The flags sit together and value_dim after them: the struct keeps the size it had before value_dim.)
 struct LayerOptions {
     size_t d_model = 0;
     size_t nhead = 0;
     size_t dim_feedforward = 0;
-    bool norm_first = false;
     format::Activation activation = format::Activation::relu;
     float eps = 1e-5f;
+    bool norm_first = false;
     // Some encoder layer's attention input projection has int8 weights: the encoder's scratch then holds every
     // row quantized, once per layer for all heads and projections (LayerScratch::x_q).
     bool int8_encoder_attention = false;
@@ -55,6 +56,16 @@ struct LayerOptions {
     // The encoder layers' attention adds the previous layer's pre-softmax scores to its own (PatchTST's
     // res_attention); LayerScratch::res_scores carries them.
     bool residual_attention = false;
+    // Value columns per head of every attention, 0 for head_dim(): attention written one head at a time whose
+    // value heads are wider (nanoGPT-style heads with values as wide as d_model) or narrower than its queries
+    // and keys. Each head's values and output are value_dim wide, the heads' outputs nhead x value_dim.
+    uint32_t value_dim = 0;
+
+    // Query and key columns per head.
+    size_t head_dim() const { return d_model / nhead; }
+    // Value columns per head, and of all heads: the attention output's width, the output projection's input.
+    size_t value_head_dim() const { return value_dim != 0 ? value_dim : head_dim(); }
+    size_t value_width() const { return value_dim != 0 ? nhead * value_dim : d_model; }
 };
 
 // Rows per tile: the encoder's projections, feed-forward and residual steps and every decoder step work on
@@ -83,32 +94,39 @@ struct LayerScratch {
     float* q = nullptr;                               // [tile, d] queries
     float* tmp = nullptr;         // [tile, d] a sublayer's output; keys or values on their way into an int8 cache
     float* ff = nullptr;          // [tile, dim_feedforward]
-    float* att = nullptr;         // attention output: encoder [max_rows, d], decoder [tile, d]
+    float* att = nullptr;         // attention output: encoder [max_rows, values], decoder [tile, values]
     float* head_k = nullptr;      // encoder only: one head's keys [max_rows, head_dim]
-    float* head_v = nullptr;      // encoder only: one head's values [max_rows, head_dim]
+    float* head_v = nullptr;      // encoder only: one head's values [max_rows, value_dim]
     float* scores = nullptr;      // [max_keys]: one query row of one head
     float* res_scores = nullptr;  // encoder with o.residual_attention: [nhead, max_rows, max_rows], zeroed per pass
-    QuantScratch quant;           // [tile, max(d, dim_feedforward, max_in)]
+    QuantScratch quant;           // [tile, max(d, dim_feedforward, values, max_in)]
     // Encoder with o.int8_encoder_attention only (else null): every row's attention input (x, or its LayerNorm
     // when pre-norm) quantized once per layer, read by the 3 x nhead products of the head loop. In the bytes
     // of tmp and ff (free during the head loop), which grow to hold them where needed.
     int8_t* x_q = nullptr;        // [max_rows, d]
     float* x_q_scales = nullptr;  // [max_rows]
-    size_t tile = kRowTile;       // rows per tile: row_tile(options)
-    // Encoder of a plan for more than one worker only (else null): per-worker copies of the head loop's
-    // buffers (h, q, head_k, head_v, scores, quant), so that workers run whole heads side by side; after the
-    // head loop, the same bytes hold each worker's tile buffers (h, tmp, ff, quant) for its own range of rows.
-    // (Counts as 32 bits: the C API's fixed-size handle holds two of these structs.)
-    float* worker_heads = nullptr;
+    // The sizes are 32-bit and sit together, the pointers after the split: the struct has the same bytes on
+    // 32-bit and 64-bit targets as before value_dim (the C API's fixed-size handle holds two of these structs).
+    uint32_t tile = kRowTile;  // rows per tile: row_tile(options)
     uint32_t workers = 1;
     uint32_t encoder_rows = 0;  // encoder: the most rows; 0 for the decoder's scratch
     uint32_t d_model = 0;
     uint32_t head_dim = 0;
+    uint32_t value_dim = 0;  // value columns per head (LayerOptions::value_head_dim)
     uint32_t dim_ff = 0;
     uint32_t max_keys = 0;  // decoder: the scores row's length
     // The products' output columns over the session's workers, with per-worker scratch for the most rows a
     // product of these layers has (none when the plan is for one worker). The session sets the hook.
     LinearSplit split;
+    // Encoder of a plan for more than one worker only (else null): per-worker copies of the head loop's
+    // buffers (h, q, head_k, head_v, scores, quant), so that workers run whole heads side by side; after the
+    // head loop, the same bytes hold each worker's tile buffers (h, tmp, ff, quant) for its own range of rows.
+    float* worker_heads = nullptr;
+
+    // The attention output's columns: nhead x value_dim (d_model unless the model states value_dim).
+    size_t values() const;
+    // The widest row a product of these layers quantizes from the layers' own buffers.
+    size_t widest_row() const;
 
     // One head's buffers of the encoder's head loop: worker w's own copies (w < workers) when the plan holds
     // them, else the shared ones.
@@ -146,8 +164,8 @@ struct LayerScratch {
 
 using format::CacheType;
 
-// Keys and values of one attention, [capacity, d] each: float32, or int8 with one float scale per row
-// (quantize_rows_i8's rule: symmetric, max |x| / 127).
+// Keys [capacity, d] and values [capacity, nhead x value_dim] of one attention: float32, or int8 with one float
+// scale per row (quantize_rows_i8's rule: symmetric, max |x| / 127).
 struct KvCache {
     static constexpr size_t kArenaRecordBytes = 48;
     void* key = nullptr;
@@ -161,8 +179,8 @@ struct KvCache {
     float* value_f32() const { return static_cast<float*>(value); }
     int8_t* key_i8() const { return static_cast<int8_t*>(key); }
     int8_t* value_i8() const { return static_cast<int8_t*>(value); }
-    // Bytes of keys and values (and scales) for `capacity` rows of d values.
-    static size_t row_bytes(CacheType type, size_t d);
+    // Bytes of one row: a key of d values and a value of `values` (and their scales).
+    static size_t row_bytes(CacheType type, size_t d, size_t values);
 };
 
 // A layer's own norm over rows x[0, rows): LayerNorm, or the folded BatchNorm (x * gamma + beta per channel).

@@ -15,7 +15,7 @@ Status bind_encoder_layer(TensorBinder& b, const LayerOptions& o, size_t index, 
     const size_t d = o.d_model;
     const size_t ff = o.dim_feedforward;
     const uint16_t L = static_cast<uint16_t>(index);
-    AX_RETURN_IF_ERROR(b.attention(Role::enc_attn_in_weight, L, d, &w->self_attn));
+    AX_RETURN_IF_ERROR(b.attention(Role::enc_attn_in_weight, L, d, o.value_width(), &w->self_attn));
     AX_RETURN_IF_ERROR(b.linear(Role::enc_ff1_weight, Role::enc_ff1_bias, L, ff, d, &w->ff1));
     AX_RETURN_IF_ERROR(b.linear(Role::enc_ff2_weight, Role::enc_ff2_bias, L, d, ff, &w->ff2));
     AX_RETURN_IF_ERROR(b.layer_norm(Role::enc_norm1_weight, Role::enc_norm1_bias, L, d, &w->norm1));
@@ -26,8 +26,8 @@ Status bind_decoder_layer(TensorBinder& b, const LayerOptions& o, size_t index, 
     const size_t d = o.d_model;
     const size_t ff = o.dim_feedforward;
     const uint16_t L = static_cast<uint16_t>(index);
-    AX_RETURN_IF_ERROR(b.attention(Role::dec_attn_in_weight, L, d, &w->self_attn));
-    AX_RETURN_IF_ERROR(b.attention(Role::dec_cross_in_weight, L, d, &w->cross_attn));
+    AX_RETURN_IF_ERROR(b.attention(Role::dec_attn_in_weight, L, d, o.value_width(), &w->self_attn));
+    AX_RETURN_IF_ERROR(b.attention(Role::dec_cross_in_weight, L, d, o.value_width(), &w->cross_attn));
     AX_RETURN_IF_ERROR(b.linear(Role::dec_ff1_weight, Role::dec_ff1_bias, L, ff, d, &w->ff1));
     AX_RETURN_IF_ERROR(b.linear(Role::dec_ff2_weight, Role::dec_ff2_bias, L, d, ff, &w->ff2));
     AX_RETURN_IF_ERROR(b.layer_norm(Role::dec_norm1_weight, Role::dec_norm1_bias, L, d, &w->norm1));
@@ -60,6 +60,11 @@ Status read_stack_records(const ConfigRecords& f, size_t min_decoder_layers, Sta
         AX_RETURN_IF_ERROR(read_config_flag(f, ConfigKey::layer_norms, &l.batch_norm));
     if (f.config(ConfigKey::residual_attention, &norms))
         AX_RETURN_IF_ERROR(read_config_flag(f, ConfigKey::residual_attention, &l.residual_attention));
+    // Value heads of their own width (attention written one head at a time): the attentions' outputs, nhead x
+    // value_dim wide, are bounded as d_model is.
+    if (f.config(ConfigKey::value_dim, &norms))
+        AX_RETURN_IF_ERROR(
+            read_config_u32(f, ConfigKey::value_dim, 1, static_cast<uint32_t>(kMaxModelWidth / l.nhead), &l.value_dim));
     if (l.residual_attention && c.decoder_layers != 0)
         return Status::error(StatusCode::bad_model, "residual attention is an encoder-only model's");
     if (c.decoder_layers == 0 && c.decoder_final_norm)
@@ -118,13 +123,16 @@ void StackSession::allocate(MemoryPlan& plan, const StackConfig& c, size_t max_t
     decoder = plan.alloc_records<DecoderLayerWeights>("decoder layer tables", layers);
     self_cache = plan.alloc_records<KvCache>("self-attention cache records", layers);
     cross_cache = plan.alloc_records<KvCache>("cross-attention cache records", layers);
-    // One block per kind for all layers: the plan's buffer count does not grow with the depth.
+    // One block per kind for all layers: the plan's buffer count does not grow with the depth. A layer's keys
+    // (d values a row), then its values (nhead x value_dim a row: d unless the model states value_dim).
     const CacheType t = c.kv_cache;
     const size_t elem = t == CacheType::i8 ? 1 : sizeof(float);
-    uint8_t* self_rows = plan.alloc<uint8_t>("self-attention k/v cache", uint64_t{layers} * 2 * max_target * d * elem,
+    uint8_t* self_rows = plan.alloc<uint8_t>("self-attention k/v cache",
+                                             uint64_t{layers} * max_target * (d + c.layer.value_width()) * elem,
                                              Phase::decode, Phase::decode);
-    uint8_t* cross_rows_block = plan.alloc<uint8_t>(
-        "cross-attention k/v cache", uint64_t{layers} * 2 * cross_rows * d * elem, Phase::prepare, Phase::decode);
+    uint8_t* cross_rows_block = plan.alloc<uint8_t>("cross-attention k/v cache",
+                                                    uint64_t{layers} * cross_rows * (d + c.layer.value_width()) * elem,
+                                                    Phase::prepare, Phase::decode);
     float* self_scales = nullptr;
     float* cross_scales = nullptr;
     if (t == CacheType::i8) {
@@ -138,8 +146,9 @@ void StackSession::allocate(MemoryPlan& plan, const StackConfig& c, size_t max_t
         KvCache kv;
         kv.capacity = capacity;
         kv.type = t;
-        kv.key = rows + (2 * i) * capacity * d * elem;
-        kv.value = rows + (2 * i + 1) * capacity * d * elem;
+        const size_t row = d + c.layer.value_width();  // a key, then a value
+        kv.key = rows + i * capacity * row * elem;
+        kv.value = rows + (i * row + d) * capacity * elem;
         if (scales != nullptr) {
             kv.key_scale = scales + (2 * i) * capacity;
             kv.value_scale = scales + (2 * i + 1) * capacity;

@@ -68,6 +68,8 @@ TEST_CASE("attention: every port matches PyTorch's multi-head attention, masks, 
         in.k = kv.data();
         in.v = kv.data() + d;
         in.kv_stride = 2 * d;
+        in.value_dim = c.head_dim;
+        in.v_stride = 2 * d;
         in.n_q = c.n_q;
         in.n_kv = c.n_kv;
         in.first_position = c.first_position;

@@ -292,9 +292,18 @@ TEST_CASE("cli: auspex convert MODEL.onnx refuses what no block explains, and co
                       1, "graph input x is read by Transpose node /Transpose (inputs x), which no block explains");
     test::check_error(test::auspex("convert " + test::fixture_path("onnx/misc_ops.onnx") + " -o " + dir + "/m.axm"), 1,
                       "Softmax node /Softmax (inputs /Where_output_0) is no attention this converter knows");
+    // Heads of different value widths joined by one Concat; keys shared by every head (multi-query attention).
     test::check_error(
-        test::auspex("convert " + test::fixture_path("onnx_quirks/per_head_wide/model.onnx") + " -o " + dir + "/m.axm"),
-        1, "per-head value projections wider than d_model / heads do not fit the runtime's attention");
+        test::auspex("convert " + test::fixture_path("onnx_quirks/per_head_mixed/model.onnx") + " -o " + dir +
+                     "/m.axm"),
+        1,
+        "Softmax node /blocks/blocks.0/heads.1/Softmax: its head's values are 8 wide, the first head's (Softmax node "
+        "/blocks/blocks.0/heads.0/Softmax) 16");
+    test::check_error(
+        test::auspex("convert " + test::fixture_path("onnx_quirks/multi_query/model.onnx") + " -o " + dir + "/m.axm"),
+        1,
+        "Softmax node /Softmax: its queries and keys have different widths (query projection [16, 16], key "
+        "projection [8, 16])");
     // A rename map and the config search are a checkpoint's: the graph is read by its structure.
     test::check_error(
         test::auspex("convert " + path_of("pre_gelu_learned", ".onnx") + " --map x.map -o " + dir + "/m.axm"), 1,
@@ -360,11 +369,15 @@ TEST_CASE(
     // last_rows_decoder: forward(x) feeds the decoder x's last rows and zero rows (one-pass decoding): PyTorch's
     // forward takes no decoder input, so no check pair; its one call is the forecast compared below.
     // seqfirst_decoder, seqfirst_encoder: batch_first=False stacks, batch-first inputs permuted inside forward.
-    for (const char* name : {"decoder_unmasked", "batch_pe", "einsum_encoder", "stack_residual", "per_head",
-                             "last_rows_decoder", "seqfirst_decoder", "seqfirst_encoder"}) {
+    // per_head_wide: per_head with value heads as wide as d_model; per_head_wide_decoder: an encoder-decoder written
+    // head by head the same way (the decoder's key/value caches hold the wide values).
+    for (const char* name :
+         {"decoder_unmasked", "batch_pe", "einsum_encoder", "stack_residual", "per_head", "last_rows_decoder",
+          "seqfirst_decoder", "seqfirst_encoder", "per_head_wide", "per_head_wide_decoder"}) {
         const std::string c = name;
         CAPTURE(c);
-        const bool target = c == "decoder_unmasked" || c == "batch_pe" || c == "seqfirst_decoder";
+        const bool target =
+            c == "decoder_unmasked" || c == "batch_pe" || c == "seqfirst_decoder" || c == "per_head_wide_decoder";
         const bool pair = c != "last_rows_decoder";
         const std::string model = (test::scratch_dir() / ("onnx_quirk_" + c + ".axm")).string();
         test::Result r = test::auspex("convert " + quirk(c, "model.onnx") + " --config " + quirk(c, "config.json") +

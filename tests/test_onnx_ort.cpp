@@ -87,11 +87,12 @@ TEST_CASE("onnx: ONNX Runtime confirms torch 1.13's circular padding and unfold(
 namespace {
 
 // A fixture's CSV rows as a graph input, by the rule gen_onnx_ort_outputs.js feeds ONNX Runtime with: input k reads
-// NAME.src.csv (k = 0, or k < 2 of four inputs) or NAME.tgt.csv; of four inputs (the Time-Series-Library's x_enc,
+// the src table (k = 0, or k < 2 of four inputs) or the tgt table; of four inputs (the Time-Series-Library's x_enc,
 // x_mark_enc, x_dec, x_mark_dec) the even ones take the file's first columns and the odd ones the rest; a rank-3
 // input whose second axis is the batch (named so, or 1 beside a longer first) is fed [rows, 1, columns].
-onnx::Tensor fixture_input(const onnx::ValueInfo& v, size_t k, size_t inputs, const std::string& stem_path) {
-    const tools::Table t = tools::read_csv(stem_path + (k == 0 || (inputs == 4 && k < 2) ? ".src.csv" : ".tgt.csv"));
+onnx::Tensor fixture_input(const onnx::ValueInfo& v, size_t k, size_t inputs, const std::string& src,
+                           const std::string& tgt) {
+    const tools::Table t = tools::read_csv(k == 0 || (inputs == 4 && k < 2) ? src : tgt);
     size_t first = 0, cols = t.cols;
     if (inputs == 4) {
         const int64_t width = v.dims.size() == 3 ? v.dims[2].value : -1;
@@ -117,32 +118,43 @@ onnx::Tensor fixture_input(const onnx::ValueInfo& v, size_t k, size_t inputs, co
 
 TEST_CASE("onnx: the graphs the converter lowers: the evaluator agrees with ONNX Runtime and PyTorch") {
     // NAME.ort.csv (gen_onnx_ort_outputs.js) beside every fixture of onnx_convert/ and onnx_tvae/ with a
-    // NAME.src.csv.
-    std::vector<std::pair<std::string, std::string>> cases;  // folder, stem
+    // NAME.src.csv; ort.csv in the onnx_quirks/ cases it lists (model.onnx, src.csv, tgt.csv, run_out.csv).
+    struct Case {
+        std::string name, model, src, tgt, ort, pytorch;
+    };
+    std::vector<Case> cases;
     for (const char* dir : {"onnx_convert/", "onnx_tvae/"}) {
         const std::string folder = test::fixture_path(dir);
         for (const auto& e : std::filesystem::directory_iterator(folder)) {
             const std::string file = e.path().filename().string();
             const std::string tail = ".ort.csv";
-            if (file.size() > tail.size() && file.compare(file.size() - tail.size(), tail.size(), tail) == 0)
-                cases.push_back({folder, file.substr(0, file.size() - tail.size())});
+            if (file.size() <= tail.size() || file.compare(file.size() - tail.size(), tail.size(), tail) != 0) continue;
+            const std::string stem = folder + file.substr(0, file.size() - tail.size());
+            cases.push_back({file.substr(0, file.size() - tail.size()), stem + ".onnx", stem + ".src.csv",
+                             stem + ".tgt.csv", stem + ".ort.csv", stem + ".out.csv"});
         }
     }
-    std::sort(cases.begin(), cases.end());
-    CHECK(cases.size() >= 18);
-    for (const auto& c : cases) {
-        // Named copies, not structured bindings: doctest's INFO/CAPTURE capture them in a lambda (clang refuses
-        // bindings there in C++17).
-        const std::string folder = c.first, stem = c.second;
+    size_t quirks = 0;
+    for (const auto& e : std::filesystem::directory_iterator(test::fixture_path("onnx_quirks"))) {
+        const std::string folder = e.path().string() + "/";
+        if (!std::filesystem::exists(folder + "ort.csv")) continue;
+        cases.push_back({e.path().filename().string(), folder + "model.onnx", folder + "src.csv", folder + "tgt.csv",
+                         folder + "ort.csv", folder + "run_out.csv"});
+        ++quirks;
+    }
+    std::sort(cases.begin(), cases.end(), [](const Case& a, const Case& b) { return a.ort < b.ort; });
+    CHECK(cases.size() >= 20);
+    CHECK(quirks >= 2);
+    for (const Case& c : cases) {
+        const std::string stem = c.name;
         CAPTURE(stem);
-        const onnx::Model m = onnx::read_onnx_file(folder + stem + ".onnx");
+        const onnx::Model m = onnx::read_onnx_file(c.model);
         const std::vector<const onnx::ValueInfo*> fed = m.fed_inputs();
         onnx::Values feeds;
         for (size_t k = 0; k < fed.size(); ++k)
-            feeds[fed[k]->name] = fixture_input(*fed[k], k, fed.size(), folder + stem);
+            feeds[fed[k]->name] = fixture_input(*fed[k], k, fed.size(), c.src, c.tgt);
         const onnx::Tensor y = onnx::run_graph(m, feeds).at(m.graph.outputs[0].name);
-        const tools::Table ort = tools::read_csv(folder + stem + ".ort.csv"),
-                           pytorch = tools::read_csv(folder + stem + ".out.csv");
+        const tools::Table ort = tools::read_csv(c.ort), pytorch = tools::read_csv(c.pytorch);
         const std::vector<float>& got = y.f;
         double largest = 0;
         for (float v : ort.values) largest = std::max(largest, std::fabs(double{v}));

@@ -18,6 +18,7 @@
 #include "tools/host/family_sessions.h"
 #include "tools/host/host_session.h"
 #include "tools/host/thread_pool.h"
+#include "tools/onnx_import/onnx_convert.h"
 
 namespace {
 
@@ -100,12 +101,23 @@ bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
     return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
 }
 
+// A fixture's model.pt with its config.json, or (onnx_quirks/) its model.onnx.
+std::vector<uint8_t> convert_fixture(const std::string& dir, format::DType dtype, format::CacheType kv) {
+    if (dir.rfind("onnx_quirks/", 0) != 0) return test::convert_case(test::fixture_path(dir), dtype, kv);
+    tools::ConvertOptions o;
+    o.checkpoint_path = test::fixture_path(dir + "/model.onnx");
+    o.config_path = test::fixture_path(dir + "/config.json");
+    o.dtype = dtype;
+    o.kv_cache = kv;
+    return onnx_import::convert_onnx(o);
+}
+
 void check_every_way(const std::string& dir, format::DType dtype, format::CacheType kv) {
     std::vector<uint8_t> bytes;
     try {
-        bytes = test::convert_case(test::fixture_path(dir), dtype, kv);
+        bytes = convert_fixture(dir, dtype, kv);
     } catch (const tools::ToolError&) {  // an int8 cache for a model without a decoder
-        bytes = test::convert_case(test::fixture_path(dir), dtype, format::CacheType::f32);
+        bytes = convert_fixture(dir, dtype, format::CacheType::f32);
     }
     const auto m = tools::open_model_bytes(bytes, dir);
     for (const Kernels* k : test::available_ports()) {
@@ -158,6 +170,9 @@ const char* const kFixtures[] = {
     "classifier/decoder_start",
     "tvae/post_relu_pe",
     "tvae/pre_gelu_norms",
+    // Value heads as wide as d_model (value_dim): encoder-only, and an encoder-decoder whose caches hold them.
+    "onnx_quirks/per_head_wide",
+    "onnx_quirks/per_head_wide_decoder",
 };
 
 }  // namespace

@@ -2,8 +2,8 @@
 // side, and with int8 products each worker's own range of rows through the encoder's output projection and
 // feed-forward sublayers, or through the whole decoder layer. Shapes the fixtures do not have (pre-norm GELU
 // and post-norm ReLU, feed-forward widths a multiple of 64 or not, int8 weights, where the rows splits apply;
-// float32 weights, where they do not): the outputs are the single thread's bits for 2, 3 and 4 workers, tasks
-// in any order.
+// float32 weights, where they do not; value heads wider and narrower than the keys, LayerOptions::value_dim): the
+// outputs are the single thread's bits for 2, 3 and 4 workers, tasks in any order.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -121,21 +121,23 @@ std::vector<float> run_decoder(const Kernels& k, const DecoderCase& c, size_t wo
         s.split.parallel.min_task_macs = 1;
     }
     const size_t elem = c.cache == CacheType::i8 ? 1 : sizeof(float);
-    tools::AlignedBuffer rows_bytes(2 * (c.rows + c.mem_rows) * d * elem);
+    const size_t row = d + c.o.value_width();  // a key, then a value
+    tools::AlignedBuffer rows_bytes((c.rows + c.mem_rows) * row * elem);
     std::vector<float> scales(2 * (c.rows + c.mem_rows));
-    const auto cache = [&](size_t at, size_t capacity) {
+    // Rows [first, first + capacity) of the buffers: their keys, then their values.
+    const auto cache = [&](size_t first, size_t capacity) {
         KvCache kv;
         kv.capacity = capacity;
         kv.type = c.cache;
-        kv.key = rows_bytes.data() + at * d * elem;
-        kv.value = rows_bytes.data() + (at + capacity) * d * elem;
+        kv.key = rows_bytes.data() + first * row * elem;
+        kv.value = rows_bytes.data() + (first * row + capacity * d) * elem;
         if (c.cache == CacheType::i8) {
-            kv.key_scale = scales.data() + at;
-            kv.value_scale = scales.data() + at + capacity;
+            kv.key_scale = scales.data() + 2 * first;
+            kv.value_scale = scales.data() + 2 * first + capacity;
         }
         return kv;
     };
-    KvCache self = cache(0, c.rows), cross = cache(2 * c.rows, c.mem_rows);
+    KvCache self = cache(0, c.rows), cross = cache(c.rows, c.mem_rows);
     decoder_layer_prepare_memory(k, c.o, c.w, c.memory.data(), c.mem_rows, cross, s);
     std::vector<float> y = c.x;
     decoder_layer_forward(k, c.o, c.w, y.data(), c.rows, 0, self, cross, c.mem_rows, c.memory_causal, s);
@@ -146,93 +148,104 @@ std::vector<float> run_decoder(const Kernels& k, const DecoderCase& c, size_t wo
 
 TEST_CASE("threads: an encoder layer gives the single thread's bits for 2 to 4 workers, its rows split by worker") {
     const size_t rows = 37, d = 64;
-    const Matrix in_proj = matrix(d, 3 * d, 0.1f), out_proj = matrix(d, d, 0.2f);
     const std::vector<float> gamma1 = values(d, 0.5f, 0.2f), beta1 = values(d, 0.6f, 0.1f),
                              gamma2 = values(d, 0.7f, 0.2f), beta2 = values(d, 0.8f, 0.1f);
     const std::vector<float> x = values(rows * d, 0.9f, 1.5f);
-    for (const bool int8 : {true, false})
-        for (const bool norm_first : {true, false}) {
-            // Feed-forward rows a whole number of vectors, or not (activations are per value: runtime/kernels.h).
-            const size_t ff = norm_first ? 128 : 100;
-            const Matrix ff1 = matrix(d, ff, 0.3f), ff2 = matrix(ff, d, 0.4f);
-            LayerOptions o;
-            o.d_model = d;
-            o.nhead = 4;
-            o.dim_feedforward = ff;
-            o.norm_first = norm_first;
-            o.activation = norm_first ? format::Activation::gelu : format::Activation::relu;
-            o.eps = 1e-5f;
-            EncoderLayerWeights w;
-            w.self_attn.in_proj = in_proj.layer(d, 3 * d, int8);
-            w.self_attn.out_proj = out_proj.layer(d, d, int8);
-            w.ff1 = ff1.layer(d, ff, int8);
-            w.ff2 = ff2.layer(ff, d, int8);
-            w.norm1 = {gamma1.data(), beta1.data()};
-            w.norm2 = {gamma2.data(), beta2.data()};
-            for (const Kernels* k : test::available_ports()) {
-                const std::vector<float> single = run_layer(*k, o, w, x, rows, 1, nullptr);
-                for (size_t workers : {2, 3, 4}) {
-                    INFO(k->name << (int8 ? " int8" : " f32") << (norm_first ? " pre-norm GELU" : " post-norm ReLU")
-                                 << ", " << workers << " workers");
-                    tools::ThreadPool pool(workers);
-                    const ParallelFor threads = pool.hook();
-                    CHECK(std::memcmp(run_layer(*k, o, w, x, rows, workers, &threads).data(), single.data(),
-                                      single.size() * sizeof(float)) == 0);
-                    ParallelFor reverse;
-                    reverse.run = reverse_hook;
-                    CHECK(std::memcmp(run_layer(*k, o, w, x, rows, workers, &reverse).data(), single.data(),
-                                      single.size() * sizeof(float)) == 0);
+    // Value heads of the keys' 16 columns, 24 (wider) and 11 (narrower, an odd width).
+    for (const uint32_t value_dim : {0u, 24u, 11u})
+        for (const bool int8 : {true, false})
+            for (const bool norm_first : {true, false}) {
+                const size_t v = value_dim != 0 ? 4 * value_dim : d;
+                const Matrix in_proj = matrix(d, 2 * d + v, 0.1f), out_proj = matrix(v, d, 0.2f);
+                // Feed-forward rows a whole number of vectors, or not (activations are per value: runtime/kernels.h).
+                const size_t ff = norm_first ? 128 : 100;
+                const Matrix ff1 = matrix(d, ff, 0.3f), ff2 = matrix(ff, d, 0.4f);
+                LayerOptions o;
+                o.d_model = d;
+                o.nhead = 4;
+                o.dim_feedforward = ff;
+                o.norm_first = norm_first;
+                o.activation = norm_first ? format::Activation::gelu : format::Activation::relu;
+                o.eps = 1e-5f;
+                o.value_dim = value_dim;
+                EncoderLayerWeights w;
+                w.self_attn.in_proj = in_proj.layer(d, 2 * d + v, int8);
+                w.self_attn.out_proj = out_proj.layer(v, d, int8);
+                w.ff1 = ff1.layer(d, ff, int8);
+                w.ff2 = ff2.layer(ff, d, int8);
+                w.norm1 = {gamma1.data(), beta1.data()};
+                w.norm2 = {gamma2.data(), beta2.data()};
+                for (const Kernels* k : test::available_ports()) {
+                    const std::vector<float> single = run_layer(*k, o, w, x, rows, 1, nullptr);
+                    for (size_t workers : {2, 3, 4}) {
+                        INFO(k->name << (int8 ? " int8" : " f32") << (norm_first ? " pre-norm GELU" : " post-norm ReLU")
+                                     << ", value_dim " << value_dim << ", " << workers << " workers");
+                        tools::ThreadPool pool(workers);
+                        const ParallelFor threads = pool.hook();
+                        CHECK(std::memcmp(run_layer(*k, o, w, x, rows, workers, &threads).data(), single.data(),
+                                          single.size() * sizeof(float)) == 0);
+                        ParallelFor reverse;
+                        reverse.run = reverse_hook;
+                        CHECK(std::memcmp(run_layer(*k, o, w, x, rows, workers, &reverse).data(), single.data(),
+                                          single.size() * sizeof(float)) == 0);
+                    }
                 }
             }
-        }
 }
 
 TEST_CASE("threads: a decoder layer gives the single thread's bits for 2 to 4 workers, its rows split by worker") {
     // Wide enough for tiles of more rows than the decoder has (runtime/transformer_layer.h, row_tile).
     const size_t d = 128, ff = 2048;
-    const Matrix self_in = matrix(d, 3 * d, 1.1f), self_out = matrix(d, d, 1.2f), cross_in = matrix(d, 3 * d, 1.3f),
-                 cross_out = matrix(d, d, 1.4f), ff1 = matrix(d, ff, 1.5f), ff2 = matrix(ff, d, 1.6f);
+    const Matrix ff1 = matrix(d, ff, 1.5f), ff2 = matrix(ff, d, 1.6f);
     const std::vector<float> gamma = values(d, 1.7f, 0.2f), beta = values(d, 1.8f, 0.1f);
-    for (const bool int8 : {true, false})
-        for (const bool norm_first : {true, false}) {
-            DecoderCase c;
-            c.o.d_model = d;
-            c.o.nhead = 4;
-            c.o.dim_feedforward = ff;
-            c.o.norm_first = norm_first;
-            c.o.activation = norm_first ? format::Activation::gelu : format::Activation::relu;
-            c.o.eps = 1e-5f;
-            c.w.self_attn.in_proj = self_in.layer(d, 3 * d, int8);
-            c.w.self_attn.out_proj = self_out.layer(d, d, int8);
-            c.w.cross_attn.in_proj = cross_in.layer(d, 3 * d, int8);
-            c.w.cross_attn.out_proj = cross_out.layer(d, d, int8);
-            c.w.ff1 = ff1.layer(d, ff, int8);
-            c.w.ff2 = ff2.layer(ff, d, int8);
-            c.w.norm1 = c.w.norm2 = c.w.norm3 = {gamma.data(), beta.data()};
-            // 24 rows as a forecaster's horizon; 37 so that the workers' ranges are uneven and start off the
-            // attention kernel's groups of 8 rows. Memory longer than the target (the tril mask) or not.
-            for (const size_t rows : {24, 37}) {
-                c.rows = rows;
-                c.mem_rows = rows + 6;
-                c.memory_causal = rows == 24;
-                c.cache = norm_first ? CacheType::i8 : CacheType::f32;
-                c.x = values(rows * d, 1.9f, 1.5f);
-                c.memory = values(c.mem_rows * d, 2.1f, 1.2f);
-                for (const Kernels* k : test::available_ports()) {
-                    const std::vector<float> single = run_decoder(*k, c, 1, nullptr);
-                    for (size_t workers : {2, 3, 4}) {
-                        INFO(k->name << (int8 ? " int8" : " f32") << (norm_first ? " pre-norm GELU" : " post-norm ReLU")
-                                     << ", " << rows << " rows, " << workers << " workers");
-                        tools::ThreadPool pool(workers);
-                        const ParallelFor threads = pool.hook();
-                        CHECK(std::memcmp(run_decoder(*k, c, workers, &threads).data(), single.data(),
-                                          single.size() * sizeof(float)) == 0);
-                        ParallelFor reverse;
-                        reverse.run = reverse_hook;
-                        CHECK(std::memcmp(run_decoder(*k, c, workers, &reverse).data(), single.data(),
-                                          single.size() * sizeof(float)) == 0);
+    // Value heads of the keys' 32 columns, and 40 (wider: the caches' value rows and the tile's attention output
+    // wider than d_model).
+    for (const uint32_t value_dim : {0u, 40u})
+        for (const bool int8 : {true, false})
+            for (const bool norm_first : {true, false}) {
+                const size_t v = value_dim != 0 ? 4 * value_dim : d;
+                const Matrix self_in = matrix(d, 2 * d + v, 1.1f), self_out = matrix(v, d, 1.2f),
+                             cross_in = matrix(d, 2 * d + v, 1.3f), cross_out = matrix(v, d, 1.4f);
+                DecoderCase c;
+                c.o.d_model = d;
+                c.o.nhead = 4;
+                c.o.dim_feedforward = ff;
+                c.o.norm_first = norm_first;
+                c.o.activation = norm_first ? format::Activation::gelu : format::Activation::relu;
+                c.o.eps = 1e-5f;
+                c.o.value_dim = value_dim;
+                c.w.self_attn.in_proj = self_in.layer(d, 2 * d + v, int8);
+                c.w.self_attn.out_proj = self_out.layer(v, d, int8);
+                c.w.cross_attn.in_proj = cross_in.layer(d, 2 * d + v, int8);
+                c.w.cross_attn.out_proj = cross_out.layer(v, d, int8);
+                c.w.ff1 = ff1.layer(d, ff, int8);
+                c.w.ff2 = ff2.layer(ff, d, int8);
+                c.w.norm1 = c.w.norm2 = c.w.norm3 = {gamma.data(), beta.data()};
+                // 24 rows as a forecaster's horizon; 37 so that the workers' ranges are uneven and start off the
+                // attention kernel's groups of 8 rows. Memory longer than the target (the tril mask) or not.
+                for (const size_t rows : {24, 37}) {
+                    c.rows = rows;
+                    c.mem_rows = rows + 6;
+                    c.memory_causal = rows == 24;
+                    c.cache = norm_first ? CacheType::i8 : CacheType::f32;
+                    c.x = values(rows * d, 1.9f, 1.5f);
+                    c.memory = values(c.mem_rows * d, 2.1f, 1.2f);
+                    for (const Kernels* k : test::available_ports()) {
+                        const std::vector<float> single = run_decoder(*k, c, 1, nullptr);
+                        for (size_t workers : {2, 3, 4}) {
+                            INFO(k->name << (int8 ? " int8" : " f32")
+                                         << (norm_first ? " pre-norm GELU" : " post-norm ReLU") << ", value_dim "
+                                         << value_dim << ", " << rows << " rows, " << workers << " workers");
+                            tools::ThreadPool pool(workers);
+                            const ParallelFor threads = pool.hook();
+                            CHECK(std::memcmp(run_decoder(*k, c, workers, &threads).data(), single.data(),
+                                              single.size() * sizeof(float)) == 0);
+                            ParallelFor reverse;
+                            reverse.run = reverse_hook;
+                            CHECK(std::memcmp(run_decoder(*k, c, workers, &reverse).data(), single.data(),
+                                              single.size() * sizeof(float)) == 0);
+                        }
                     }
                 }
             }
-        }
 }

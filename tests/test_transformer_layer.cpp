@@ -1,6 +1,7 @@
 // The encoder layer (runtime/transformer_layer.h, encoder_layer_forward) against torch.nn.TransformerEncoderLayer
 // on every port: fixtures from tests/fixtures/gen_layer_fixtures.py (post-norm ReLU, pre-norm GELU under a
-// causal mask with eps 1e-6, key padding at an odd width). The scratch is planned and placed as a session
+// causal mask with eps 1e-6, key padding at an odd width), and the same layer written by hand with value heads
+// wider and narrower than its keys (LayerOptions::value_dim). The scratch is planned and placed as a session
 // places it, in an arena of exactly the planned size.
 #include <doctest/doctest.h>
 
@@ -18,6 +19,7 @@ namespace {
 
 struct LayerCase {
     size_t rows = 0, d = 0, nhead = 0, ff = 0;
+    size_t value_dim = 0;  // values_* cases: value columns per head (0: d / nhead)
     bool norm_first = false, causal = false;
     ax::format::Activation activation = ax::format::Activation::relu;
     float eps = 0.0f;
@@ -31,6 +33,7 @@ LayerCase read_case(const std::string& name) {
     LayerCase c;
     int norm_first = 0, gelu = 0, causal = 0;
     in >> c.rows >> c.d >> c.nhead >> c.ff >> norm_first >> gelu >> causal >> c.eps;
+    if (name.rfind("values_", 0) == 0) in >> c.value_dim;
     c.norm_first = norm_first != 0;
     c.causal = causal != 0;
     c.activation = gelu ? ax::format::Activation::gelu : ax::format::Activation::relu;
@@ -43,10 +46,10 @@ LayerCase read_case(const std::string& name) {
         to->resize(count);
         for (float& v : *to) in >> v;
     };
-    const size_t d = c.d;
-    read(3 * d * d, &c.in_w);
-    read(3 * d, &c.in_b);
-    read(d * d, &c.out_w);
+    const size_t d = c.d, v = c.value_dim != 0 ? c.nhead * c.value_dim : d;
+    read((2 * d + v) * d, &c.in_w);
+    read(2 * d + v, &c.in_b);
+    read(d * v, &c.out_w);
     read(d, &c.out_b);
     read(c.ff * d, &c.ff1_w);
     read(c.ff, &c.ff1_b);
@@ -74,7 +77,8 @@ ax::Linear linear(const std::vector<float>& w, const std::vector<float>& b, size
 }  // namespace
 
 TEST_CASE("transformer layer: the encoder layer matches torch.nn.TransformerEncoderLayer on every port") {
-    for (const char* name : {"post_relu", "pre_gelu_causal", "padded_odd"}) {
+    for (const char* name :
+         {"post_relu", "pre_gelu_causal", "padded_odd", "values_wide_post", "values_narrow_pre_causal"}) {
         const LayerCase c = read_case(name);
         ax::LayerOptions o;
         o.d_model = c.d;
@@ -83,9 +87,10 @@ TEST_CASE("transformer layer: the encoder layer matches torch.nn.TransformerEnco
         o.norm_first = c.norm_first;
         o.activation = c.activation;
         o.eps = c.eps;
+        o.value_dim = static_cast<uint32_t>(c.value_dim);
         ax::EncoderLayerWeights w;
-        w.self_attn.in_proj = linear(c.in_w, c.in_b, c.d, 3 * c.d);
-        w.self_attn.out_proj = linear(c.out_w, c.out_b, c.d, c.d);
+        w.self_attn.in_proj = linear(c.in_w, c.in_b, c.d, 2 * c.d + o.value_width());
+        w.self_attn.out_proj = linear(c.out_w, c.out_b, o.value_width(), c.d);
         w.ff1 = linear(c.ff1_w, c.ff1_b, c.d, c.ff);
         w.ff2 = linear(c.ff2_w, c.ff2_b, c.ff, c.d);
         w.norm1 = {c.n1_w.data(), c.n1_b.data()};

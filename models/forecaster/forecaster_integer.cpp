@@ -216,6 +216,10 @@ const char* integer_mode_unsupported(const ForecasterConfig& c) {
     if (c.stack.layer.activation == format::Activation::gelu_tanh)
         return "the integer-only mode's activations are relu, gelu and elu (not gelu_tanh)";
     if (c.stack.layer.batch_norm) return "the integer-only mode runs LayerNorm layers, not BatchNorm";
+    if (c.stack.layer.value_head_dim() != c.stack.layer.head_dim())
+        return "the integer-only mode's attention has values as wide as its keys (d_model / nhead per head); this "
+               "model's value heads are value_dim wide: it runs in the int8 mode (convert with --dtype int8, without "
+               "--integer-only)";
     if (c.time_marks != 0) return "the integer-only mode takes no time-mark columns";
     if (c.stacks.encoder_residual || c.stacks.decoder_residual)
         return "the integer-only mode runs no residual around a whole stack";

@@ -75,6 +75,7 @@ Status StackBlock::check(const ForecasterConfig& c) const {
         !c.stack.decoder_causal || !l.norm_first || l.batch_norm || l.residual_attention ||
         !c.stack.encoder_final_norm || !c.stack.decoder_final_norm || c.stack.kv_cache != format::CacheType::f32)
         return bad("t5 layers are pre-norm with final norms, without masks, residuals, BatchNorm or int8 caches");
+    if (l.value_dim != 0) return bad("value_dim is torch layers'; t5 layers' heads are head_dim wide throughout");
     if (l.activation == format::Activation::elu) return bad("t5 layers' activation is relu, gelu or gelu_tanh");
     if (!(l.eps < 1.0f)) return bad("t5 layers' layer_norm_eps must be below 1");
     return Status::ok();

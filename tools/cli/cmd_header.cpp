@@ -181,8 +181,10 @@ struct FamilyFacts {
 
 std::string stack_shape(const char* family, const StackConfig& s) {
     return std::string(family) + ": d_model " + std::to_string(s.layer.d_model) + ", nhead " +
-           std::to_string(s.layer.nhead) + ", dim_feedforward " + std::to_string(s.layer.dim_feedforward) +
-           ", layers " + std::to_string(s.encoder_layers) + "+" + std::to_string(s.decoder_layers);
+           std::to_string(s.layer.nhead) +
+           (s.layer.value_dim != 0 ? ", value_dim " + std::to_string(s.layer.value_head_dim()) : std::string()) +
+           ", dim_feedforward " + std::to_string(s.layer.dim_feedforward) + ", layers " +
+           std::to_string(s.encoder_layers) + "+" + std::to_string(s.decoder_layers);
 }
 
 FamilyFacts family_facts(const tools::LoadedModel& m, const SessionLengths& l) {

@@ -78,6 +78,9 @@ void print_stack(const StackConfig& s, bool integer) {
     const LayerOptions& l = s.layer;
     std::printf("shape:    d_model %zu, nhead %zu, dim_feedforward %zu, encoder_layers %zu, decoder_layers %zu\n",
                 l.d_model, l.nhead, l.dim_feedforward, s.encoder_layers, s.decoder_layers);
+    if (l.value_head_dim() != l.head_dim())
+        std::printf("values:   value_dim %zu per head (queries and keys %zu): each attention's output is %zu wide\n",
+                    l.value_head_dim(), l.head_dim(), l.value_width());
     std::printf("layers:   %s, activation %s, layer_norm_eps %g, final norms: encoder %s, decoder %s\n",
                 l.norm_first ? "pre-norm (norm_first)" : "post-norm", tools::enum_text(l.activation).c_str(),
                 static_cast<double>(l.eps), yes_no(s.encoder_final_norm), yes_no(s.decoder_final_norm));

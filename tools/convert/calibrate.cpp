@@ -17,7 +17,7 @@ struct WeightRange {
     const float* begin;
     const float* end;
     size_t tensor;
-    size_t part_rows;  // rows per part: a third of a packed in_proj, else all
+    size_t part_rows;  // rows per part: a packed in_proj's query rows (the values from part 2 on), else all
 };
 
 float absmax_of(const float* x, size_t n, float m) {
@@ -112,7 +112,10 @@ size_t calibrate(AxmModel& model, const Table& data, const CalibrationOptions& o
         const TensorView v = loaded->file.tensor(i);  // table order is model.tensors' order
         const float* begin = static_cast<const float*>(v.data);
         if (v.rank == 2) {
-            const size_t part_rows = is_packed_in_proj(v.role) ? v.dims[0] / 3 : v.dims[0];
+            // A packed in_proj's queries and keys: d_model rows each (a third of T5's), its values the rest.
+            const size_t part_rows = !is_packed_in_proj(v.role)               ? v.dims[0]
+                                     : c.stacks.kind == format::LayerKind::t5 ? v.dims[0] / 3
+                                                                              : v.dims[1];
             recorder.ranges.push_back({begin, begin + v.numel, i, part_rows});
         } else if (v.rank == 1 && is_norm_weight(v.role)) {
             recorder.norms.push_back({begin, begin + v.numel, i, 1});

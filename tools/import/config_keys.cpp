@@ -356,6 +356,10 @@ std::vector<ConfigKeySpec> make_table() {
         Row(ConfigKey::d_model, &ConvertConfig::d_model, kAllFamilies, kFromTensors, "the model width"),
         Row(ConfigKey::dim_feedforward, &ConvertConfig::dim_feedforward, kAllFamilies, kFromTensors,
             "the feed-forward hidden width"),
+        Row(ConfigKey::value_dim, &ConvertConfig::value_dim, kAllFamilies,
+            "read off the tensors: `d_model / nhead`, or out_proj.weight's columns / nhead (a stated value must agree)",
+            "value columns per attention head: attention written one head at a time may have value heads of their "
+            "own width (in_proj [2 d_model + nhead x value_dim, d_model], out_proj [d_model, nhead x value_dim])"),
         Row("num_encoder_layers", &ConvertConfig::num_encoder_layers, kAllFamilies, kFromTensors, "encoder layers",
             layers)
             .record(ConfigKey::encoder_layers),

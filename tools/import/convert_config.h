@@ -42,6 +42,9 @@ struct ConvertConfig {
     std::optional<format::OutputActivation> output_activation;
     // Optional statements about the shapes; each must agree with the tensors.
     std::optional<int64_t> d_model, dim_feedforward, num_encoder_layers, num_decoder_layers, n_features, n_outputs;
+    // Value columns per attention head (d_model / nhead unless the attention was written with value heads of
+    // their own width); read off the in- and out-projections.
+    std::optional<int64_t> value_dim;
     std::optional<int64_t> src_vocab, tgt_vocab, n_labels, latent_size, max_positions;
     std::optional<int64_t> window;         // forecaster: the encoder rows it was trained on
     std::optional<bool> decode_mask_pads;  // seq2seq greedy decoding; absent: false (the tutorial's)

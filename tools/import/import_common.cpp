@@ -270,6 +270,31 @@ void leave_out_stray_layers(CheckpointTensors& ck, AxmModel& m) {
     }
 }
 
+namespace {
+
+// The value columns of attention `module` (every head's): d_model as nn.MultiheadAttention has them, or (attention
+// written one head at a time with value heads of their own width) what its in_proj holds after the queries' and
+// keys' 2 d_model rows, nhead heads of them, which its out_proj reads.
+int64_t value_columns(const CheckpointTensors& ck, const std::string& module, int64_t d, int64_t nhead) {
+    const std::string in = module + ".in_proj_weight", out = module + ".out_proj.weight";
+    const int64_t values = ck.shape(in)[0] - 2 * d;
+    if (values == d) return values;
+    if (values % nhead != 0 || values > (int64_t{1} << 16))
+        throw ToolError("tensor " + in + " has shape " + shape_text(ck.shape(in)) +
+                        ", expected [3*d_model, d_model], or [2*d_model + nhead*value_dim, d_model] for value heads "
+                        "of their own width (nhead " +
+                        std::to_string(nhead) + ", nhead*value_dim at most 65536)");
+    if (!ck.has(out) || ck.shape(out) != std::vector<int64_t>{d, values})
+        throw ToolError("tensor " + in + " has shape " + shape_text(ck.shape(in)) + ": " + std::to_string(values) +
+                        " value rows after the queries' and keys' (nhead " + std::to_string(nhead) +
+                        " value heads of " + std::to_string(values / nhead) + "), so " + out + " must be [" +
+                        std::to_string(d) + ", " + std::to_string(values) + "], not " +
+                        (ck.has(out) ? shape_text(ck.shape(out)) : std::string("absent")));
+    return values;
+}
+
+}  // namespace
+
 StackShape import_stacks(CheckpointTensors& ck, AxmModel& m, const ConvertConfig& config, bool decoder_required,
                          bool decoder_allowed, const std::string& family) {
     std::vector<LayerStack> enc, dec;
@@ -288,7 +313,7 @@ StackShape import_stacks(CheckpointTensors& ck, AxmModel& m, const ConvertConfig
     const LayerStack e = enc[0];
     const std::string first_in = e.prefix + "0.self_attn.in_proj_weight";
     const auto& in_shape = ck.shape(first_in);
-    if (in_shape.size() != 2 || in_shape[1] < 1 || in_shape[0] != 3 * in_shape[1])
+    if (in_shape.size() != 2 || in_shape[1] < 1 || in_shape[0] <= 2 * in_shape[1])
         throw ToolError("tensor " + first_in + " has shape " + shape_text(in_shape) +
                         ", expected [3*d_model, d_model]");
     const int64_t d = in_shape[1];
@@ -298,6 +323,8 @@ StackShape import_stacks(CheckpointTensors& ck, AxmModel& m, const ConvertConfig
     if (d % config.nhead != 0)
         throw ToolError("d_model " + std::to_string(d) + " (from " + first_in + ") is not a multiple of nhead " +
                         std::to_string(config.nhead));
+    const int64_t values = value_columns(ck, e.prefix + "0.self_attn", d, config.nhead);
+    check_stated(config.value_dim, values / config.nhead, ConfigKey::value_dim, first_in, in_shape);
     const std::string first_ff = e.prefix + "0.linear1.weight";
     if (!ck.has(first_ff) || ck.shape(first_ff).size() != 2)
         throw ToolError(ck.has(first_ff) ? "tensor " + first_ff + " has shape " + shape_text(ck.shape(first_ff)) +
@@ -311,6 +338,7 @@ StackShape import_stacks(CheckpointTensors& ck, AxmModel& m, const ConvertConfig
     check_stated(config.num_encoder_layers, static_cast<int64_t>(e.count), ConfigKey::encoder_layers, first_in,
                  in_shape);
     s.d_model = d;
+    s.values = values;
     s.dim_feedforward = ff;
     s.encoder_layers = e.count;
     s.encoder_root = e.root();
@@ -357,9 +385,9 @@ StackShape import_stacks(CheckpointTensors& ck, AxmModel& m, const ConvertConfig
         m.tensors.push_back(make_tensor(next(weight, 1), layer, module + ".bias", shift));
     };
     auto add_attention = [&](Role in_weight, uint16_t layer, const std::string& module) {
-        add_tensor(ck, m, in_weight, module + ".in_proj_weight", {3 * d, d}, layer);
-        add_tensor(ck, m, next(in_weight, 1), module + ".in_proj_bias", {3 * d}, layer);
-        add_linear(ck, m, next(in_weight, 2), module + ".out_proj", d, d, layer);
+        add_tensor(ck, m, in_weight, module + ".in_proj_weight", {2 * d + values, d}, layer);
+        add_tensor(ck, m, next(in_weight, 1), module + ".in_proj_bias", {2 * d + values}, layer);
+        add_linear(ck, m, next(in_weight, 2), module + ".out_proj", d, values, layer);
         // A stored attention scale (PatchTST's sdp_attn.scale, a Parameter frozen at head_dim ** -0.5 unless its
         // lsa option learns it) must be the scale the runtime uses.
         if (ck.has(module + ".scale")) {
@@ -423,6 +451,9 @@ void add_stack_config(AxmModel& m, const StackShape& s, const ConvertConfig& con
     m.config.insert(m.config.end(), records.begin(), records.end());
     // Written only for BatchNorm layers, so that LayerNorm models read exactly as files from before the key.
     if (s.batch_norm) m.config.push_back({ConfigKey::layer_norms, 1u});
+    // Written only for value heads of their own width: other models' files are as before the key, and a runtime
+    // from before it refuses these (their projections' shapes are not [3 d_model, d_model], [d_model, d_model]).
+    if (s.values != s.d_model) m.config.push_back({ConfigKey::value_dim, u(s.values / config.nhead)});
 }
 
 std::optional<int64_t> nhead_from_scale(const TensorMap& tensors) {

@@ -82,6 +82,7 @@ void check_stated(const std::optional<int64_t>& stated, int64_t actual, const ch
 // What an encoder (and optional decoder) stack gave the model.
 struct StackShape {
     int64_t d_model = 0;
+    int64_t values = 0;  // every attention's value columns, all heads: d_model, or nhead x value_dim
     int64_t dim_feedforward = 0;
     size_t encoder_layers = 0;
     size_t decoder_layers = 0;

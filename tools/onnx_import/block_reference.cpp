@@ -61,10 +61,13 @@ Rows attention(const tools::TensorMap& t, const std::string& module, const Rows&
                std::vector<double>* residual = nullptr) {
     const tools::HostTensor& w = tensor(t, module + ".in_proj_weight");
     const tools::HostTensor& b = tensor(t, module + ".in_proj_bias");
+    // The values: the in_proj's rows after the queries' and keys', heads of vd columns (hd unless the attention
+    // was written with value heads of their own width).
+    const size_t values = static_cast<size_t>(w.shape[0]) - 2 * d;
     const Rows q = linear(q_in, rows, w, b, 0, d), k = linear(kv_in, kv_rows, w, b, d, d),
-               v = linear(kv_in, kv_rows, w, b, 2 * d, d);
-    const size_t hd = d / static_cast<size_t>(heads);
-    Rows ctx(rows * d, 0.0);
+               v = linear(kv_in, kv_rows, w, b, 2 * d, values);
+    const size_t hd = d / static_cast<size_t>(heads), vd = values / static_cast<size_t>(heads);
+    Rows ctx(rows * values, 0.0);
     std::vector<double> p(kv_rows);
     // Residual attention: the previous layer's scores [heads, rows, kv_rows] added before the softmax (none before
     // the first layer); this layer's replace them.
@@ -86,7 +89,7 @@ Rows attention(const tools::TensorMap& t, const std::string& module, const Rows&
             double sum = 0;
             for (size_t j = 0; j < kv_rows; ++j) sum += (p[j] = std::exp(p[j] - top));
             for (size_t j = 0; j < kv_rows; ++j)
-                for (size_t c = 0; c < hd; ++c) ctx[i * d + h * hd + c] += p[j] / sum * v[j * d + h * hd + c];
+                for (size_t c = 0; c < vd; ++c) ctx[i * values + h * vd + c] += p[j] / sum * v[j * values + h * vd + c];
         }
     if (residual) *residual = std::move(scores);
     return linear(ctx, rows, tensor(t, module + ".out_proj.weight"), tensor(t, module + ".out_proj.bias"), 0, d);

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "tools/common/tool_error.h"
+#include "tools/onnx/onnx_tensor.h"
 
 namespace ax::onnx_import {
 
@@ -764,6 +765,8 @@ Attention attention_at(GraphView& g, size_t softmax) {
         not_attention(g, softmax, "its weights are not multiplied by values (and by nothing else)");
     a.nodes.push_back(static_cast<size_t>(pv));
     double vscale = 1.0;
+    const std::vector<int64_t> vshape = g.shape(g.node(static_cast<size_t>(pv)).inputs[1]);
+    a.value_dim = vshape.empty() ? 0 : vshape.back();  // one head's value columns ([..., keys, value_dim])
     std::optional<Projection> v = projection_back(g, g.node(static_cast<size_t>(pv)).inputs[1], &vscale, &a.nodes);
     if (!v || vscale != 1.0) not_attention(g, softmax, "its values come from no Linear");
     if (k->source != v->source) not_attention(g, softmax, "its keys and values read different inputs");
@@ -796,7 +799,7 @@ Attention attention_at(GraphView& g, size_t softmax) {
 }
 
 void finish_attention(GraphView& g, Attention& a, std::string o) {
-    const std::string where = a.softmax;
+    const std::string where = "Softmax node " + a.softmax;
     std::optional<Linear> out;
     if (g.consumers(o).size() == 1) out = linear_at(g, g.consumers(o)[0], o, &a.nodes);
     if (!out) throw ToolError(where + ": the attention's heads are not joined by an output Linear");
@@ -807,11 +810,25 @@ void finish_attention(GraphView& g, Attention& a, std::string o) {
     a.out = *out;
     a.output = forward_layout_collect(g, out->output, &a.nodes);
     const int64_t d = a.q.weight.shape[0];
-    if (a.head_dim < 1 || d % a.head_dim != 0 || a.k.weight.shape[0] != d || a.v.weight.shape[0] != d ||
-        a.q.weight.shape[1] != d || a.k.weight.shape[1] != d || a.out.weight.shape[0] != d ||
-        a.out.weight.shape[1] != d)
-        throw ToolError(where + ": the attention's projections are not all [d_model, d_model] with heads of one size " +
-                        "(per-head value projections wider than d_model / heads do not fit the runtime's attention)");
+    const auto shape = [](const Projection& p) { return onnx::shape_text(p.weight.shape); };
+    if (a.k.weight.shape[0] != d)
+        throw ToolError(where + ": its queries and keys have different widths (query projection " + shape(a.q) +
+                        ", key projection " + shape(a.k) +
+                        "): the runtime's attention has one key per query column (no keys shared by heads)");
+    if (a.head_dim < 1 || d % a.head_dim != 0 || a.q.weight.shape[1] != d || a.k.weight.shape[1] != d ||
+        a.v.weight.shape[1] != d || a.out.weight.shape[0] != d)
+        throw ToolError(where + ": the attention's query and key projections are not [d_model, d_model] in heads of " +
+                        "one size, its values not read from d_model columns, or its output not d_model wide " +
+                        "(query projection " + shape(a.q) + ", value projection " + shape(a.v) + ", output " +
+                        onnx::shape_text(a.out.weight.shape) + ")");
+    // Values: nhead heads of value_dim columns (the value product's width; the Linear's rows when its shape is not
+    // known), which the output projection reads.
+    const int64_t heads = d / a.head_dim, values = a.v.weight.shape[0];
+    if (a.value_dim < 1) a.value_dim = values % heads == 0 ? values / heads : 0;
+    if (a.value_dim < 1 || values != heads * a.value_dim || a.out.weight.shape[1] != values)
+        throw ToolError(where + ": its value projection " + shape(a.v) + " is not " + std::to_string(heads) +
+                        " heads of one width that the output projection " + onnx::shape_text(a.out.weight.shape) +
+                        " reads");
 }
 
 std::vector<Attention> join_heads(GraphView& g, std::vector<Attention> heads) {
@@ -841,6 +858,11 @@ std::vector<Attention> join_heads(GraphView& g, std::vector<Attention> heads) {
             const Attention& a = *order[h];
             if (a.q.source != m.q.source || a.k.source != m.k.source || a.mask != m.mask || a.head_dim != m.head_dim)
                 throw ToolError(c.describe() + " joins heads that read different inputs, masks or head sizes");
+            if (a.v.weight.shape[0] != m.v.weight.shape[0])
+                throw ToolError("Softmax node " + a.softmax + ": its head's values are " +
+                                std::to_string(a.v.weight.shape[0]) + " wide, the first head's (Softmax node " +
+                                m.softmax + ") " + std::to_string(m.v.weight.shape[0]) + ", joined by " + c.describe() +
+                                ": auspex runs attention whose heads have values of one width");
             for (auto [into, from] :
                  {std::pair<Projection*, const Projection*>{&m.q, &a.q}, {&m.k, &a.k}, {&m.v, &a.v}}) {
                 into->weight.data.insert(into->weight.data.end(), from->weight.data.begin(), from->weight.data.end());

@@ -61,7 +61,8 @@ enum class MaskKind { none, causal, tril };
 struct Attention {
     Projection q, k, v;
     Linear out;
-    int64_t head_dim = 0;
+    int64_t head_dim = 0;   // query and key columns per head
+    int64_t value_dim = 0;  // value columns per head: head_dim, or wider or narrower in attention written by head
     MaskKind mask = MaskKind::none;
     bool square = true;   // as many queries as keys (where the mask was classified)
     int64_t pad_id = -1;  // keys whose id is this are masked (a key-padding mask made from the ids), or -1
@@ -77,9 +78,13 @@ struct Attention {
 // ToolError naming the Softmax node when the nodes around it are no attention this lowering knows.
 Attention attention_at(GraphView& g, size_t softmax);
 // Attentions whose heads are written apart (a Linear per head for q, k and v, one Softmax each, the heads joined
-// by a Concat into the output Linear) joined into one: their projections' rows stacked in the Concat's order.
+// by a Concat into the output Linear) joined into one: their projections' rows stacked in the Concat's order. The
+// heads' values may be wider or narrower than their queries and keys (nanoGPT-style heads as wide as d_model), all
+// of one width.
 std::vector<Attention> join_heads(GraphView& g, std::vector<Attention> heads);
-// The output projection after `value` (the heads' joined values) and the layout ops after it.
+// The output projection after `value` (the heads' joined values) and the layout ops after it; checks the shapes:
+// queries and keys [d_model, d_model] in heads of head_dim, values nhead x value_dim rows, which the output
+// projection [d_model, nhead x value_dim] reads. ToolError naming the Softmax otherwise.
 void finish_attention(GraphView& g, Attention& a, std::string value);
 
 // Matching helpers the recognisers share.

@@ -69,6 +69,7 @@ ConvertConfig merge(ConvertConfig c, const LoweredGraph& low, const std::string&
     const ConvertConfig& f = low.facts;
     for (const std::string& key : low.stated) {
         if (key == "nhead") take_fact(c, "nhead", &ConvertConfig::nhead, f, path);
+        if (key == "value_dim") take_fact(c, "value_dim", &ConvertConfig::value_dim, f, path);
         if (key == "norm_first") take_fact(c, "norm_first", &ConvertConfig::norm_first, f, path);
         if (key == "activation") take_fact(c, "activation", &ConvertConfig::activation, f, path);
         if (key == "layer_norm_eps") {

@@ -34,6 +34,7 @@ struct StackFacts {
     format::Activation activation = format::Activation::relu;
     float eps = 1e-5f;
     int64_t heads = 0;
+    int64_t value_dim = 0;  // every attention's value columns per head
     MaskKind encoder_mask = MaskKind::none, decoder_mask = MaskKind::causal, memory_mask = MaskKind::none;
     bool decoder_seen = false;
     int64_t pad_id = -1;         // the encoder's keys are masked where the id is this (-1: no padding mask)
@@ -87,10 +88,12 @@ struct StackLowering {
             stated.push_back("res_attention");
         }
         f.nhead = facts.heads;
+        f.value_dim = facts.value_dim;
         f.norm_first = facts.norm_first;
         f.activation = facts.activation;
         f.layer_norm_eps = facts.eps;
-        for (const char* key : {"nhead", "norm_first", "activation", "layer_norm_eps"}) stated.push_back(key);
+        for (const char* key : {"nhead", "value_dim", "norm_first", "activation", "layer_norm_eps"})
+            stated.push_back(key);
     }
 
     // The end of a lowering: `y`, what the last block (`last`, a node name) gives, must be the graph's output
@@ -134,11 +137,13 @@ struct StackLowering {
         }
     }
 
+    // q, k and v stacked as nn.MultiheadAttention's in_proj ([2 d_model + nhead x value_dim, d_model]).
     void put_attention(const std::string& module, const Attention& a) {
         const int64_t d = a.q.weight.shape[1];
+        const int64_t rows = a.q.weight.shape[0] + a.k.weight.shape[0] + a.v.weight.shape[0];
         HostTensor w, b;
-        w.shape = {3 * d, d};
-        b.shape = {3 * d};
+        w.shape = {rows, d};
+        b.shape = {rows};
         for (const Projection* p : {&a.q, &a.k, &a.v}) {
             w.data.insert(w.data.end(), p->weight.data.begin(), p->weight.data.end());
             b.data.insert(b.data.end(), p->bias.data.begin(), p->bias.data.end());
@@ -177,13 +182,15 @@ struct StackLowering {
         return nullptr;
     }
 
-    void agree(bool norm_first, const Norm& n, format::Activation act, int64_t heads, const std::string& where) {
+    void agree(bool norm_first, const Norm& n, format::Activation act, const Attention& a, const std::string& where) {
+        const int64_t heads = heads_of(a);
         if (!facts.seen) {
             facts = StackFacts{true,
                                norm_first,
                                act,
                                n.eps,
                                heads,
+                               a.value_dim,
                                facts.encoder_mask,
                                facts.decoder_mask,
                                facts.memory_mask,
@@ -199,6 +206,7 @@ struct StackLowering {
         if (act != facts.activation) what = "activation";
         if (n.eps != facts.eps) what = "LayerNorm eps";
         if (heads != facts.heads) what = "head count";
+        if (heads == facts.heads && a.value_dim != facts.value_dim) what = "value heads' width";
         if (!what.empty())
             throw ToolError(where + " differs from the layers before it in its " + what +
                             ": auspex runs the layers of a stack alike");
@@ -272,7 +280,8 @@ struct StackLowering {
                 taken = saved_taken;
                 continue;
             }
-            agree(pre, *n1, ffn_found->act, heads_of(*self), name);
+            agree(pre, *n1, ffn_found->act, *self, name);
+            if (memory) agree(pre, *n1, ffn_found->act, *cross, name + "'s attention over the memory");
             if (memory) {
                 record_decoder_masks(*self, *cross, name);
                 put_attention(prefix + "multihead_attn", *cross);
