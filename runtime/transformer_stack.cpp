@@ -127,12 +127,11 @@ void StackSession::allocate(MemoryPlan& plan, const StackConfig& c, size_t max_t
     // (d values a row), then its values (nhead x value_dim a row: d unless the model states value_dim).
     const CacheType t = c.kv_cache;
     const size_t elem = t == CacheType::i8 ? 1 : sizeof(float);
-    uint8_t* self_rows = plan.alloc<uint8_t>("self-attention k/v cache",
-                                             uint64_t{layers} * max_target * (d + c.layer.value_width()) * elem,
+    const size_t row = d + c.layer.value_width();  // a key, then a value
+    uint8_t* self_rows = plan.alloc<uint8_t>("self-attention k/v cache", uint64_t{layers} * max_target * row * elem,
                                              Phase::decode, Phase::decode);
-    uint8_t* cross_rows_block = plan.alloc<uint8_t>("cross-attention k/v cache",
-                                                    uint64_t{layers} * cross_rows * (d + c.layer.value_width()) * elem,
-                                                    Phase::prepare, Phase::decode);
+    uint8_t* cross_rows_block = plan.alloc<uint8_t>(
+        "cross-attention k/v cache", uint64_t{layers} * cross_rows * row * elem, Phase::prepare, Phase::decode);
     float* self_scales = nullptr;
     float* cross_scales = nullptr;
     if (t == CacheType::i8) {
@@ -146,7 +145,6 @@ void StackSession::allocate(MemoryPlan& plan, const StackConfig& c, size_t max_t
         KvCache kv;
         kv.capacity = capacity;
         kv.type = t;
-        const size_t row = d + c.layer.value_width();  // a key, then a value
         kv.key = rows + i * capacity * row * elem;
         kv.value = rows + (i * row + d) * capacity * elem;
         if (scales != nullptr) {
