@@ -49,7 +49,8 @@ std::string reference_csv(const ax::test::ChronosBoltCase& c, const std::string&
     text.precision(9);
     text << "q0.1,q0.2,q0.3,q0.4,q0.5,q0.6,q0.7,q0.8,q0.9\n";
     for (size_t t = 0; t < c.horizon; ++t)
-        for (size_t q = 0; q < c.quantiles; ++q) text << c.want[q * c.horizon + t] << (q + 1 < c.quantiles ? "," : "\n");
+        for (size_t q = 0; q < c.quantiles; ++q)
+            text << c.want[q * c.horizon + t] << (q + 1 < c.quantiles ? "," : "\n");
     return ax::test::write_file(name, text.str());
 }
 
@@ -57,29 +58,6 @@ long long define_value(const std::string& text, const std::string& name) {
     const std::string key = "#define " + name + " ";
     const size_t at = text.find(key);
     return at == std::string::npos ? -1 : std::stoll(text.substr(at + key.size()));
-}
-
-// The "max abs" of each row of the table titled `title`.
-std::map<std::string, double> max_abs(const std::string& output, const std::string& title) {
-    std::map<std::string, double> rows;
-    std::istringstream lines(output);
-    std::string line;
-    bool in_table = false;
-    while (std::getline(lines, line)) {
-        if (line.rfind(title + " (", 0) == 0) {
-            in_table = true;
-            std::getline(lines, line);
-            continue;
-        }
-        if (!in_table) continue;
-        if (line.rfind("  ", 0) != 0) break;
-        std::istringstream f(line);
-        std::string name;
-        double v = -1;
-        f >> name >> v;
-        rows[name] = v;
-    }
-    return rows;
 }
 
 bool has(const Result& r, const std::string& text) { return r.output.find(text) != std::string::npos; }
@@ -91,8 +69,8 @@ TEST_CASE("cli chronos-bolt header: the file's bytes, and macros that size a C A
     for (const char* dtype : {"f32", "int8"}) {
         const std::string axm = converted("small", dtype);
         const std::string h = (ax::test::scratch_dir() / "cb_model.h").string();
-        const Result r = auspex("header " + axm + " -o " + h + " --window " + std::to_string(c.length) +
-                                " --horizon " + std::to_string(c.horizon));
+        const Result r = auspex("header " + axm + " -o " + h + " --window " + std::to_string(c.length) + " --horizon " +
+                                std::to_string(c.horizon));
         REQUIRE_MESSAGE(r.exit_code == 0, r.output);
         const std::string text = ax::test::read_file(h);
         CHECK(text.find("Chronos-Bolt forecaster: d_model 32") != std::string::npos);
@@ -146,7 +124,7 @@ TEST_CASE("cli chronos-bolt verify --expected: the float32 conversion within the
         CHECK_MESSAGE(has(f, "<= tolerance"), f.output);
         float scale = 1.0f;
         for (float v : c.want) scale = std::max(scale, std::fabs(v));
-        const auto err = max_abs(f.output, "quantile forecast");
+        const auto err = ax::test::verify_max_abs(f.output, "quantile forecast");
         REQUIRE(err.size() == 9);
         for (const auto& row : err) CHECK_MESSAGE(row.second <= 1e-5 * scale, name << " " << row.first);
         // int8 against the same reference: reported, with the note that quantization, not the config, moved it.
@@ -160,20 +138,20 @@ TEST_CASE("cli chronos-bolt verify --expected: the float32 conversion within the
     std::ostringstream text;
     text.precision(9);
     text << "q0.9,q0.5\n";
-    for (size_t t = 0; t < c.horizon; ++t) text << c.want[8 * c.horizon + t] << "," << c.want[4 * c.horizon + t] << "\n";
+    for (size_t t = 0; t < c.horizon; ++t)
+        text << c.want[8 * c.horizon + t] << "," << c.want[4 * c.horizon + t] << "\n";
     const std::string input = context_csv(c, "cbv_c37.csv");
     const Result two = auspex("verify " + converted("dummy", "f32") + " --expected " +
                               ax::test::write_file("cbv_two.csv", text.str()) + " --input " + input);
     REQUIRE_MESSAGE(two.exit_code == 0, two.output);
-    CHECK(max_abs(two.output, "quantile forecast").size() == 2);
+    CHECK(ax::test::verify_max_abs(two.output, "quantile forecast").size() == 2);
     CHECK(has(two, "<= tolerance"));
     ax::test::check_error(auspex("verify " + converted("dummy", "f32") + " --expected " +
                                  ax::test::write_file("cbv_bad.csv", "q0.25\n1\n") + " --input " + input),
                           1, "is none of the model's levels");
-    ax::test::check_error(
-        auspex("verify " + converted("dummy", "f32") + " --expected " + reference_csv(c, "cbv_c37_want.csv") +
-               " --input " + input + " --horizon 5"),
-        2, "leave --horizon out");
+    ax::test::check_error(auspex("verify " + converted("dummy", "f32") + " --expected " +
+                                 reference_csv(c, "cbv_c37_want.csv") + " --input " + input + " --horizon 5"),
+                          2, "leave --horizon out");
 }
 
 TEST_CASE("cli chronos-bolt verify --against: a conversion against itself is zero; f16 and int8 against float32") {
@@ -186,7 +164,7 @@ TEST_CASE("cli chronos-bolt verify --against: a conversion against itself is zer
     const Result same = auspex("verify " + f32 + " --against " + f32 + " --input " + input);
     REQUIRE_MESSAGE(same.exit_code == 0, same.output);
     CHECK_MESSAGE(has(same, "3 forecasts of 64 steps from 512 values every 64"), same.output);
-    for (const auto& row : max_abs(same.output, "quantile forecasts")) CHECK(row.second == 0.0);
+    for (const auto& row : ax::test::verify_max_abs(same.output, "quantile forecasts")) CHECK(row.second == 0.0);
     CHECK(has(same, "median (q0.5): mean |difference| 0, 0 x each context's standard deviation"));
     CHECK(has(same, "difference +0"));
     // f16 and int8: nonzero, and f16 far closer (docs/chronos-bolt.md's accuracy tables).
@@ -197,7 +175,7 @@ TEST_CASE("cli chronos-bolt verify --against: a conversion against itself is zer
         REQUIRE_MESSAGE(r.exit_code == 0, r.output);
         CHECK_MESSAGE(has(r, "4 forecasts of 32 steps from 400 values every 100"), r.output);
         CHECK(has(r, "quantile loss against the 97 values that followed"));
-        const auto err = max_abs(r.output, "quantile forecasts");
+        const auto err = ax::test::verify_max_abs(r.output, "quantile forecasts");
         REQUIRE(err.size() == 9);
         for (const auto& row : err) worst[dtype] = std::max(worst[dtype], row.second);
     }
@@ -208,6 +186,6 @@ TEST_CASE("cli chronos-bolt verify --against: a conversion against itself is zer
     ax::test::check_error(
         auspex("verify " + f32 + " --against " + ax::test::fixture_path("chronos_bolt/pieces") + " --input " + input),
         1, "is not a Chronos-Bolt model");
-    ax::test::check_error(auspex("verify " + f32 + " --against " + f32 + " --input " + input + " --target " + input),
-                          2, "--target does not apply");
+    ax::test::check_error(auspex("verify " + f32 + " --against " + f32 + " --input " + input + " --target " + input), 2,
+                          "--target does not apply");
 }
