@@ -21,7 +21,9 @@
 #include "tests/test_support.h"
 #include "tools/common/aligned_buffer.h"
 #include "tools/convert/chronos_bolt_convert.h"
+#include "tools/convert/quantize.h"
 #include "tools/host/chronos_bolt_host.h"
+#include "tools/import/import_common.h"
 
 namespace {
 
@@ -278,6 +280,31 @@ TEST_CASE("chronos-bolt f16: half weights, forecasts near float32's on every por
         CHECK_MESSAGE(worst.median < 0.006, model << ": " << worst.median);
         CHECK(worst.worst > 0.0);  // f16 changed something: the weights are really half
     }
+}
+
+TEST_CASE("chronos-bolt f16: the relative position tables stay float32 however many heads they have") {
+    // f16 keeps matrices narrower than 8 columns float32 anyway; the published sizes' tables have 8 and 12 heads
+    // ([32, nhead]), which only the Chronos-Bolt rule keeps float32 (the runtime reads them as float32).
+    ax::tools::AxmModel m =
+        ax::tools::chronos_bolt_axm(ax::tools::read_chronos_bolt(ax::test::fixture_path("chronos_bolt/small")));
+    for (ax::tools::AxmTensor& t : m.tensors)
+        if (t.role == ax::format::Role::relative_bias) {
+            ax::tools::HostTensor wide;
+            wide.shape = {32, 12};
+            wide.data.assign(32 * 12, 0.25f);
+            t = ax::tools::make_tensor(t.role, t.layer, t.source_name, wide);
+        }
+    ax::tools::store_weights_as(m, ax::format::DType::f16);
+    size_t tables = 0, half = 0;
+    for (const ax::tools::AxmTensor& t : m.tensors) {
+        if (t.role == ax::format::Role::relative_bias || t.role == ax::format::Role::src_token_embed) {
+            ++tables;
+            CHECK(t.dtype == ax::format::DType::f32);
+        }
+        half += t.dtype == ax::format::DType::f16 ? 1 : 0;
+    }
+    CHECK(tables == 3);
+    CHECK(half > 0);
 }
 
 namespace {
