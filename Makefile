@@ -369,16 +369,17 @@ mutate:
 # CLI without the test suite when doctest is not there (make test installs it and turns the suite on).
 # Chronos-Bolt at chronos-bolt-tiny's shapes (d_model 256, 4+4 layers, 8.65M parameters) from a seed (the
 # generator needs Debian's python3 with torch; the 35 MB checkpoint is never committed), converted to float32,
-# int8 and int4, each timed over 20 forecasts of 64 steps from 512 values (docs/chronos-bolt.md).
+# f16, int8 and int4, each timed over 20 forecasts of 64 steps from 512 values (docs/chronos-bolt.md).
 CB_DIR = $(BUILD)/chronos-bolt-tiny
 chronos-bolt-tiny: cli
 	@/usr/bin/python3 tests/fixtures/gen_chronos_bolt_fixtures.py --tiny $(CB_DIR)/hf
 	@$(BUILD)/auspex convert $(CB_DIR)/hf -o $(CB_DIR)/f32.axm
+	@$(BUILD)/auspex convert $(CB_DIR)/hf -o $(CB_DIR)/f16.axm --dtype f16
 	@$(BUILD)/auspex convert $(CB_DIR)/hf -o $(CB_DIR)/int8.axm --dtype int8
 	@$(BUILD)/auspex convert $(CB_DIR)/hf -o $(CB_DIR)/int4.axm --dtype int4
 	@awk 'BEGIN { print "value"; for (i = 0; i < 512; i++) printf "%.4f\n", 50 + 8 * sin(6.2832 * i / 24) + (i % 7) / 7 }' \
 		> $(CB_DIR)/series.csv
-	@for m in f32 int8 int4; do \
+	@for m in f32 f16 int8 int4; do \
 		t0=$$(date +%s%N); \
 		for i in $$(seq 20); do $(BUILD)/auspex forecast $(CB_DIR)/$$m.axm --input $(CB_DIR)/series.csv -o $(CB_DIR)/$$m.csv \
 			|| exit 1; done; \
@@ -386,12 +387,12 @@ chronos-bolt-tiny: cli
 	done
 	@awk -F, 'NR > 1 { n++; s += $$1; ss += $$1 * $$1 } END { printf "%.9g\n", sqrt(ss / n - (s / n) ^ 2) }' \
 		$(CB_DIR)/series.csv > $(CB_DIR)/std.txt
-	@for m in int8 int4; do paste -d, $(CB_DIR)/f32.csv $(CB_DIR)/$$m.csv | awk -F, -v sd=$$(cat $(CB_DIR)/std.txt) -v m=$$m \
+	@for m in f16 int8 int4; do paste -d, $(CB_DIR)/f32.csv $(CB_DIR)/$$m.csv | awk -F, -v sd=$$(cat $(CB_DIR)/std.txt) -v m=$$m \
 		'NR > 1 { d = $$5 - $$14; md += (d < 0 ? -d : d); n++; \
 			for (i = 1; i <= 9; i++) { d = $$i - $$(i + 9); d = d < 0 ? -d : d; if (d > w) w = d; a = $$i < 0 ? -$$i : $$i; if (a > top) top = a } } \
 		END { printf "%s against float32: median mean |difference| %.3g x the series std, largest difference %.3g x max |float32|\n", m, md / n / sd, w / top }'; \
 	done
-	@echo "int8 and int4 medians and quantile loss on synthetic series: AUSPEX_REPORT_ERRORS=1 AUSPEX_CHRONOS_BOLT_DIR=$(CB_DIR)/hf $(BUILD)/auspex_tests -tc=\"chronos-bolt storage*\""
+	@echo "f16, int8 and int4 medians and quantile loss on synthetic series: AUSPEX_REPORT_ERRORS=1 AUSPEX_CHRONOS_BOLT_DIR=$(CB_DIR)/hf $(BUILD)/auspex_tests -tc=\"chronos-bolt storage*\""
 
 demo:
 	@AUSPEX_DEPS=build bash .ci/install-deps.sh

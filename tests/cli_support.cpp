@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <sstream>
 
 #include "tests/test_support.h"
 
@@ -88,6 +89,30 @@ void check_error(const Result& r, int code, const std::string& phrase) {
     CHECK(r.exit_code == code);
     CHECK(r.output.find(phrase) != std::string::npos);
     if (code == 1) CHECK(r.output.find('\n') == r.output.size() - 1);
+}
+
+std::map<std::string, double> verify_max_abs(const std::string& output, const std::string& title) {
+    std::map<std::string, double> rows;
+    std::istringstream lines(output);
+    std::string line;
+    bool in_table = false;
+    while (std::getline(lines, line)) {
+        if (line.rfind(title + " (", 0) == 0) {
+            in_table = true;
+            std::getline(lines, line);  // column names
+            continue;
+        }
+        if (!in_table) continue;
+        if (line.rfind("  ", 0) != 0) break;
+        std::istringstream f(line);
+        std::string name, word;
+        f >> name;
+        if (name == "all") f >> word, name += " " + word;
+        double v = -1;
+        f >> v;
+        rows[name] = v;
+    }
+    return rows;
 }
 
 }  // namespace ax::test

@@ -2,6 +2,7 @@
 // the files it reads and writes, and the check that an error is one line with the right exit code.
 #pragma once
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,10 @@ std::string write_file(const std::string& name, const std::string& text);
 // to scratch_dir()/NAME once per test process, and returns that path: NAME tells conversions of one case
 // with other options apart.
 std::string converted_fixture(const std::string& fixture_case, const std::string& name, const std::string& extra = "");
+
+// The "max abs" column of verify's error table titled `title` (its first number), by output name ("all N" for
+// the row over every output).
+std::map<std::string, double> verify_max_abs(const std::string& output, const std::string& title);
 
 // An error is one line naming the problem, with exit code 1 (2 for wrong usage).
 void check_error(const Result& r, int code, const std::string& phrase);

@@ -89,8 +89,17 @@ TEST_CASE("cli chronos-bolt: --quantiles picks levels, the directory forecasts d
                           "levels between them are not interpolated");
     ax::test::check_error(ax::test::auspex("convert " + dir + " -o x.axm --config c.json"), 2,
                           "--config does not apply to a Chronos-Bolt directory");
-    ax::test::check_error(ax::test::auspex("convert " + dir + " -o x.axm --dtype f16"), 1,
-                          "converts to f32, int8 or int4");
+    // f16: every weight matrix half, the tables float32 (inspect counts them; bench names the storage).
+    const std::string half = (ax::test::scratch_dir() / "cb_f16.axm").string();
+    const auto converted = ax::test::auspex("convert " + dir + " -o " + half + " --dtype f16");
+    REQUIRE_MESSAGE(converted.exit_code == 0, converted.output);
+    CHECK(converted.output.find("weights f16") != std::string::npos);
+    const auto half_inspected = ax::test::auspex("inspect " + half);
+    REQUIRE_MESSAGE(half_inspected.exit_code == 0, half_inspected.output);
+    CHECK_MESSAGE(half_inspected.output.find(" f16, 0 int8 and ") != std::string::npos, half_inspected.output);
+    const auto half_bench = ax::test::auspex("bench " + half + " --runs 1 --port generic");
+    REQUIRE_MESSAGE(half_bench.exit_code == 0, half_bench.output);
+    CHECK_MESSAGE(half_bench.output.find("(Chronos-Bolt, f16 weights)") != std::string::npos, half_bench.output);
     const std::string axm = (ax::test::scratch_dir() / "cb_inspect.axm").string();
     REQUIRE(ax::test::auspex("convert " + dir + " -o " + axm).exit_code == 0);
     const auto inspected = ax::test::auspex("inspect " + axm);

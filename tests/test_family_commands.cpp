@@ -53,31 +53,6 @@ std::vector<std::vector<int32_t>> case_inputs(const std::string& dir) {
     return seqs;
 }
 
-// The "max abs" column of the error table titled `title` in verify's output, by output name.
-std::map<std::string, double> max_abs(const std::string& output, const std::string& title) {
-    std::map<std::string, double> rows;
-    std::istringstream lines(output);
-    std::string line;
-    bool in_table = false;
-    while (std::getline(lines, line)) {
-        if (line.rfind(title + " (", 0) == 0) {
-            in_table = true;
-            std::getline(lines, line);  // column names
-            continue;
-        }
-        if (!in_table) continue;
-        if (line.rfind("  ", 0) != 0) break;
-        std::istringstream f(line);
-        std::string name, word;
-        f >> name;
-        if (name == "all") f >> word, name += " " + word;
-        double v = -1;
-        f >> v;
-        rows[name] = v;
-    }
-    return rows;
-}
-
 // The largest |a - b| per column of two row-major tables of `cols` columns.
 std::vector<double> column_max_diff(const std::vector<float>& a, const std::vector<float>& b, size_t cols) {
     REQUIRE(a.size() == b.size());
@@ -107,14 +82,14 @@ TEST_CASE("cli verify --expected: every family's float32 model within its PyTorc
         const Result f = auspex("verify " + converted("seq2seq/tutorial") + args);
         REQUIRE_MESSAGE(f.exit_code == 0, f.output);
         CHECK(has(f, "(PyTorch's outputs): 8 x 20 outputs, port generic"));
-        const auto f_err = max_abs(f.output, "outputs");
+        const auto f_err = ax::test::verify_max_abs(f.output, "outputs");
         REQUIRE(f_err.count("all 20"));
         CHECK(f_err.at("all 20") <= ax::test::tolerance::seq2seq);
         CHECK(has(f, "<= tolerance"));
         const Result q = auspex("verify " + converted("seq2seq/tutorial", "int8") + args);
         REQUIRE_MESSAGE(q.exit_code == 0, q.output);
         const std::vector<double> d = column_max_diff(values(fixture("int8/seq2seq_tutorial.csv")), values(want), 20);
-        CHECK(max_abs(q.output, "outputs").at("all 20") ==
+        CHECK(ax::test::verify_max_abs(q.output, "outputs").at("all 20") ==
               doctest::Approx(*std::max_element(d.begin(), d.end())).epsilon(kPrinted));
     }
     // classifier: one row per input line, one error row per label.
@@ -126,7 +101,7 @@ TEST_CASE("cli verify --expected: every family's float32 model within its PyTorc
         const Result f = auspex("verify " + converted(dir) + args);
         REQUIRE_MESSAGE(f.exit_code == 0, f.output);
         const size_t labels = ax::tools::read_csv(want).cols;
-        const auto f_err = max_abs(f.output, "outputs");
+        const auto f_err = ax::test::verify_max_abs(f.output, "outputs");
         REQUIRE(f_err.size() == labels);
         for (const auto& row : f_err)  // not a structured binding: CHECK_MESSAGE captures it (clang, C++17)
             CHECK_MESSAGE(row.second <= ax::test::tolerance::classifier, name << " " << row.first);
@@ -134,7 +109,7 @@ TEST_CASE("cli verify --expected: every family's float32 model within its PyTorc
         REQUIRE_MESSAGE(q.exit_code == 0, q.output);
         const std::vector<double> d =
             column_max_diff(values(fixture(std::string("int8/classifier_") + name + ".csv")), values(want), labels);
-        const auto q_err = max_abs(q.output, "outputs");
+        const auto q_err = ax::test::verify_max_abs(q.output, "outputs");
         for (size_t l = 0; l < labels; ++l)
             CHECK_MESSAGE(q_err.at("label_" + std::to_string(l)) == doctest::Approx(d[l]).epsilon(kPrinted).scale(1e-9),
                           name << " label " << l);
@@ -145,7 +120,7 @@ TEST_CASE("cli verify --expected: every family's float32 model within its PyTorc
             auspex("verify " + converted("tvae/post_relu_pe") + " --expected " +
                    fixture("tvae/post_relu_pe/run_out.csv") + " --input " + fixture("tvae/post_relu_pe/input.csv"));
         REQUIRE_MESSAGE(f.exit_code == 0, f.output);
-        const auto f_err = max_abs(f.output, "outputs");
+        const auto f_err = ax::test::verify_max_abs(f.output, "outputs");
         REQUIRE(f_err.size() == 2);
         for (const auto& row : f_err) CHECK_MESSAGE(row.second <= ax::test::tolerance::tvae, row.first);
     }
@@ -157,12 +132,12 @@ TEST_CASE("cli verify --expected: every family's float32 model within its PyTorc
                                  " --port generic";
         const Result f = auspex("verify " + converted(dir) + args);
         REQUIRE_MESSAGE(f.exit_code == 0, f.output);
-        CHECK(max_abs(f.output, "outputs").at("output_0") <= ax::test::tolerance::forecaster);
+        CHECK(ax::test::verify_max_abs(f.output, "outputs").at("output_0") <= ax::test::tolerance::forecaster);
         const Result q = auspex("verify " + converted(dir, "int8") + args);
         REQUIRE_MESSAGE(q.exit_code == 0, q.output);
         const std::vector<double> d = column_max_diff(values(fixture("int8/forecaster_post_relu_tril_run.csv")),
                                                       values(fixture(dir + "/run_out.csv")), 1);
-        CHECK(max_abs(q.output, "outputs").at("output_0") == doctest::Approx(d[0]).epsilon(kPrinted));
+        CHECK(ax::test::verify_max_abs(q.output, "outputs").at("output_0") == doctest::Approx(d[0]).epsilon(kPrinted));
     }
 }
 
@@ -173,7 +148,7 @@ TEST_CASE("cli verify --against: any family against itself is zero; int8 against
     const std::string s2s = converted("seq2seq/tutorial"), s2s8 = converted("seq2seq/tutorial", "int8");
     const Result same = auspex("verify " + s2s + " --against " + s2s + " --input " + src + " --target " + tgt);
     REQUIRE_MESSAGE(same.exit_code == 0, same.output);
-    CHECK(max_abs(same.output, "outputs").at("all 20") == 0.0);
+    CHECK(ax::test::verify_max_abs(same.output, "outputs").at("all 20") == 0.0);
     CHECK(has(same, "greedy translations: 1 of 1 the same ids"));
     // int8 against float32: the int8 golden's distance from PyTorch, give or take float32's own.
     const Result q =
@@ -182,24 +157,24 @@ TEST_CASE("cli verify --against: any family against itself is zero; int8 against
     const std::vector<double> d = column_max_diff(values(fixture("int8/seq2seq_tutorial.csv")),
                                                   values(fixture("seq2seq/tutorial/logits.csv")), 20);
     const double want = *std::max_element(d.begin(), d.end());
-    CHECK(std::fabs(max_abs(q.output, "outputs").at("all 20") - want) <=
+    CHECK(std::fabs(ax::test::verify_max_abs(q.output, "outputs").at("all 20") - want) <=
           ax::test::tolerance::seq2seq + kPrinted * want);
 
     const std::string cls = converted("classifier/pad0_max_sigmoid");
     const std::string in = token_lines("a_cls.txt", case_inputs("classifier/pad0_max_sigmoid"));
     const Result c = auspex("verify " + cls + " --against " + cls + " --input " + in);
     REQUIRE_MESSAGE(c.exit_code == 0, c.output);
-    for (const auto& row : max_abs(c.output, "outputs")) CHECK_MESSAGE(row.second == 0.0, row.first);
+    for (const auto& row : ax::test::verify_max_abs(c.output, "outputs")) CHECK_MESSAGE(row.second == 0.0, row.first);
 
     // tvae: teacher-forced outputs and the reconstruction (the anomaly score's path).
     const std::string dir = "tvae/post_relu_pe";
     const Result v = auspex("verify " + converted(dir, "int8") + " --against " + converted(dir) + " --input " +
                             fixture(dir + "/input.csv") + " --port generic");
     REQUIRE_MESSAGE(v.exit_code == 0, v.output);
-    CHECK(max_abs(v.output, "teacher-forced outputs").size() == 2);
+    CHECK(ax::test::verify_max_abs(v.output, "teacher-forced outputs").size() == 2);
     const std::vector<double> r =
         column_max_diff(values(fixture("int8/tvae_post_relu_pe.csv")), values(fixture(dir + "/reconstruct.csv")), 2);
-    const auto recon = max_abs(v.output, "reconstructions");
+    const auto recon = ax::test::verify_max_abs(v.output, "reconstructions");
     for (size_t f = 0; f < 2; ++f)
         CHECK(std::fabs(recon.at("feature_" + std::to_string(f)) - r[f]) <=
               ax::test::tolerance::tvae + kPrinted * r[f]);

@@ -10,6 +10,7 @@
 #include "models/forecaster/chronos_bolt_file.h"
 #include "runtime/model_file.h"
 #include "tools/checkpoint/checkpoint.h"
+#include "tools/cli/chronos_bolt_loaded.h"
 #include "tools/cli/data_csv.h"
 #include "tools/cli/fit_report.h"
 #include "tools/common/aligned_buffer.h"
@@ -26,16 +27,6 @@
 
 namespace ax::cli {
 namespace {
-
-// "q0.1": a level as the header names it (shortest form that reads back as the same float).
-std::string level_name(float q) {
-    char text[32];
-    for (int digits = 1; digits <= 9; ++digits) {
-        std::snprintf(text, sizeof text, "%.*g", digits, static_cast<double>(q));
-        if (std::strtof(text, nullptr) == q) break;
-    }
-    return std::string("q") + text;
-}
 
 // The rows of --quantiles among the model's levels (all of them without the option).
 std::vector<size_t> chosen_levels(const Args& args, const float* levels, size_t n) {
@@ -68,51 +59,17 @@ std::vector<size_t> chosen_levels(const Args& args, const float* levels, size_t 
     return rows;
 }
 
-// The weights of a converted file, or of the published directory read directly.
-class LoadedBolt {
-public:
-    explicit LoadedBolt(const std::string& path) {
-        if (tools::is_chronos_bolt_directory(path)) {
-            directory_ = std::make_unique<tools::ChronosBoltHost>(tools::read_chronos_bolt(path));
-            return;
-        }
-        bytes_ = tools::AlignedBuffer(tools::read_file_bytes(path));
-        Status s = ModelFile::open(bytes_.data(), bytes_.size(), Checksum::verify, &file_);
-        if (s) s = chronos_bolt_open(file_, &opened_);
-        if (!s) throw tools::ToolError(path + ": " + s.message());
+// What the file's weight matrices are stored as, its narrowest storage named: "int4", "int8", "f16" or "float32".
+const char* weight_storage(const ModelFile& file) {
+    bool i8 = false, f16 = false;
+    for (uint32_t i = 0; i < file.tensor_count(); ++i) {
+        const format::DType d = file.tensor(i).dtype;
+        if (d == format::DType::i4) return "int4";
+        i8 = i8 || d == format::DType::i8;
+        f16 = f16 || d == format::DType::f16;
     }
-    const ChronosBoltWeights& weights() const { return directory_ ? directory_->weights() : opened_.weights; }
-    bool is_file() const { return directory_ == nullptr; }
-    const ModelFile& file() const { return file_; }
-    const ForecasterConfig& config() const { return opened_.model.config(); }  // a file's description
-    // A converted file runs in the forecaster's session, in an arena of exactly the size its blocks plan for
-    // this context and horizon; the directory on heap buffers.
-    size_t arena_bytes(size_t context, size_t horizon) const {
-        if (!is_file()) return chronos_bolt_forecast_floats(weights().shape, horizon) * sizeof(float);
-        const size_t window = opened_.model.config().window;
-        return opened_.model.arena_bytes(context == 0 || context > window ? window : context, horizon);
-    }
-    // [quantiles, horizon].
-    std::vector<float> forecast(const Kernels& k, const std::vector<float>& context, size_t horizon) const {
-        if (!is_file()) return tools::chronos_bolt_forecast_host(k, weights(), context, horizon);
-        const size_t window = opened_.model.config().window;
-        const size_t rows = context.size() > window ? window : context.size();
-        if (rows == 0) throw tools::ToolError("the input has no values to forecast from");
-        tools::AlignedBuffer arena(arena_bytes(rows, horizon));
-        ForecastSession session;
-        Status s = session.init(opened_.model, k, arena.data(), arena.size(), rows, horizon);
-        std::vector<float> out(opened_.model.config().output_values(horizon));
-        if (s) s = session.forecast(context.data(), context.size(), horizon, out.data());
-        if (!s) throw tools::ToolError(s.message());
-        return out;
-    }
-
-private:
-    std::unique_ptr<tools::ChronosBoltHost> directory_;
-    tools::AlignedBuffer bytes_;
-    ModelFile file_;
-    ChronosBoltModel opened_;
-};
+    return i8 ? "int8" : f16 ? "f16" : "float32";
+}
 
 // History, the median and the band between the lowest and highest levels asked for, and the truth.
 void write_band_plot(const Args& args, const tools::Table& history, const tools::Table& out, size_t mid, bool timed,
@@ -201,14 +158,18 @@ int inspect_chronos_bolt(const Args& args) {
     const size_t horizon = args.get_size("horizon", s.prediction_length, 1, 1u << 16);
     std::printf("model:    %s (Chronos-Bolt%s)\n", path.c_str(), loaded.is_file() ? "" : ", published directory");
     if (loaded.is_file()) {
-        size_t i4 = 0, i8 = 0, f32 = 0;
+        size_t i4 = 0, i8 = 0, f16 = 0, f32 = 0;
         for (uint32_t i = 0; i < loaded.file().tensor_count(); ++i) {
             const TensorView t = loaded.file().tensor(i);
-            (t.dtype == format::DType::i4 ? i4 : t.dtype == format::DType::i8 ? i8 : f32) += t.numel;
+            (t.dtype == format::DType::i4    ? i4
+             : t.dtype == format::DType::i8  ? i8
+             : t.dtype == format::DType::f16 ? f16
+                                             : f32) += t.numel;
         }
         const std::string four = i4 ? std::to_string(i4) + " int4 (scales per 32), " : std::string();
-        std::printf("file:     %llu bytes; %s%zu int8 and %zu float32 values\n",
-                    static_cast<unsigned long long>(loaded.file().file_size()), four.c_str(), i8, f32);
+        const std::string half = f16 ? std::to_string(f16) + " f16, " : std::string();
+        std::printf("file:     %llu bytes; %s%s%zu int8 and %zu float32 values\n",
+                    static_cast<unsigned long long>(loaded.file().file_size()), four.c_str(), half.c_str(), i8, f32);
     }
     std::printf(
         "t5:       d_model %zu, %zu heads of %zu, d_ff %zu (%s), %zu+%zu layers, %zu relative buckets up to %zu\n",
@@ -271,13 +232,7 @@ int bench_chronos_bolt(const Args& args) {
         times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
     }
     const double ms = tools::median(times);
-    size_t i8 = 0, i4 = 0;
-    if (loaded.is_file())
-        for (uint32_t i = 0; i < loaded.file().tensor_count(); ++i) {
-            i8 += loaded.file().tensor(i).dtype == format::DType::i8 ? 1 : 0;
-            i4 += loaded.file().tensor(i).dtype == format::DType::i4 ? 1 : 0;
-        }
-    const char* weights = i4 > 0 ? "int4" : i8 > 0 ? "int8" : "float32";
+    const char* weights = loaded.is_file() ? weight_storage(loaded.file()) : "float32";
     const unsigned long long model_bytes = loaded.is_file() ? loaded.file().file_size() : 0;
     const size_t work_bytes = work.size() * sizeof(float);
     const std::string cpu = tools::cpu_description();

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "tools/cli/commands.h"
+#include "models/forecaster/chronos_bolt_file.h"
 #include "runtime/model_signature.h"
 #include "tools/signing/signing_keys.h"
 #include "tools/cli/data_csv.h"
@@ -163,12 +164,18 @@ std::string upper(std::string s) {
     return s;
 }
 
+// The weight matrices' storage: the narrowest one present, since every storage but f32 keeps a few matrices
+// (lookup tables, the smallest embeddings) float32, and any of them may come first in the file.
 std::string weight_dtype(const ModelFile& file) {
+    format::DType narrowest = format::DType::f32;
+    const auto bits = [](format::DType d) {
+        return d == format::DType::i4 ? 4 : d == format::DType::i8 ? 8 : d == format::DType::f16 ? 16 : 32;
+    };
     for (uint32_t i = 0; i < file.tensor_count(); ++i) {
         const TensorView v = file.tensor(i);
-        if (v.rank == 2) return tools::dtype_name(v.dtype);
+        if (v.rank == 2 && v.dtype != format::DType::i32 && bits(v.dtype) < bits(narrowest)) narrowest = v.dtype;
     }
-    return "f32";
+    return tools::dtype_name(narrowest);
 }
 
 // The family's shape for the header's comment, and its macros beside the arena: the lengths the arena is
@@ -190,7 +197,8 @@ std::string stack_shape(const char* family, const StackConfig& s) {
 FamilyFacts family_facts(const tools::LoadedModel& m, const SessionLengths& l) {
     const tools::FamilyDescriptor& d = tools::family_descriptor(m.family);
     FamilyFacts f;
-    f.shape = stack_shape(tools::family_name(m.family), tools::stack_of(m));
+    f.shape = stack_shape(is_chronos_bolt(m.file) ? "Chronos-Bolt forecaster" : tools::family_name(m.family),
+                          tools::stack_of(m));
     const size_t values[2] = {l.first, l.second};
     for (size_t i = 0; i < d.length_count(); ++i) {
         const tools::LengthSpec& s = d.lengths[i];
@@ -225,7 +233,7 @@ int cmd_header(const Argv& argv) {
                     tools::key_fingerprint(key).c_str());
         return 0;
     }
-    const auto m = tools::open_model(path);
+    const auto m = tools::open_model(path, tools::ChronosBoltFiles::open);
     if (!args.has("history") && (args.has("history-output") || args.has("history-name")))
         throw UsageError{"--history-output and --history-name go with --history HISTORY.csv"};
     const bool future_wanted = args.has("future") || args.has("future-output") || args.has("future-name");

@@ -7,6 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "runtime/instance_norm.h"
+#include "tools/cli/chronos_bolt_cli.h"
+#include "tools/cli/chronos_bolt_loaded.h"
 #include "tools/cli/commands.h"
 #include "tools/cli/data_csv.h"
 #include "tools/cli/known_inputs.h"
@@ -224,6 +227,147 @@ int verify_pair(const Args& args, const tools::LoadedModel& model) {
     return 0;
 }
 
+// Chronos-Bolt: its quantile forecasts of one series against another conversion's (--against) or against a
+// reference's quantile CSV (--expected, the layout `forecast` writes: one qLEVEL column per level).
+int verify_chronos_bolt(const Args& args) {
+    if (args.has("target"))
+        throw UsageError{"--target does not apply to a Chronos-Bolt model: it reads one series (--input)"};
+    const LoadedBolt model(args.positionals()[0]);
+    const ChronosBoltShape& shape = model.weights().shape;
+    const float* levels = model.weights().quantile_levels;
+    const size_t nq = shape.quantiles;
+    if (!args.has("input"))
+        throw UsageError{"verify of a Chronos-Bolt model needs --input series.csv (one column: the series)"};
+    tools::CsvOptions o = csv_options(args);
+    o.missing_as_nan = true;  // read as missing, as forecast reads them
+    const tools::Table series = tools::read_csv(args.get("input"), o);
+    if (series.cols != 1)
+        throw tools::ToolError(args.get("input") + " has " + std::to_string(series.cols) +
+                               " value columns: Chronos-Bolt forecasts one series (pick it with --columns NAME)");
+    const Kernels& k = choose_kernels(args);
+    const std::string& path = args.positionals()[0];
+
+    if (args.has("expected")) {
+        for (const char* option : {"window", "stride"})
+            if (args.has(option))
+                throw UsageError{std::string("--") + option +
+                                 " is for verify --against: with --expected the whole --input is the context, as "
+                                 "forecast reads it"};
+        const tools::Table want = tools::read_csv(args.get("expected"));
+        if (want.header.size() != want.cols || want.rows == 0)
+            throw tools::ToolError(args.get("expected") +
+                                   ": needs a header of quantile columns (q0.1,...,q0.9, as forecast writes) and "
+                                   "one row per step");
+        std::vector<size_t> rows;  // the model's level of each column
+        for (const std::string& name : want.header) {
+            size_t found = nq;
+            for (size_t q = 0; q < nq; ++q)
+                if (level_name(levels[q]) == name) found = q;
+            if (found == nq) {
+                std::string have;
+                for (size_t q = 0; q < nq; ++q) have += (q ? "," : "") + level_name(levels[q]);
+                throw tools::ToolError(args.get("expected") + ": column \"" + name +
+                                       "\" is none of the model's levels (" + have + ")");
+            }
+            rows.push_back(found);
+        }
+        const size_t horizon = want.rows;
+        if (args.has("horizon") && args.get_size("horizon", horizon, 1, 1u << 16) != horizon)
+            throw UsageError{"--horizon: " + args.get("expected") + " holds " + std::to_string(horizon) +
+                             " steps, the horizon compared (leave --horizon out)"};
+        const std::vector<float> q = model.forecast(k, series.values, horizon);
+        std::vector<float> got;
+        std::vector<ColumnError> errors(want.cols);
+        for (size_t t = 0; t < horizon; ++t)
+            for (size_t c = 0; c < want.cols; ++c) {
+                got.push_back(q[rows[c] * horizon + t]);
+                errors[c].add(got.back(), want.at(t, c));
+            }
+        std::printf(
+            "verify %s against %s (the reference's quantiles): %zu steps x %zu levels from %zu values, port %s\n",
+            path.c_str(), args.get("expected").c_str(), horizon, want.cols, std::min(series.rows, shape.context_length),
+            k.name);
+        print_errors("quantile forecast", errors, want.header);
+        std::printf("%s\n", tools::describe_difference(tools::compare_outputs(got, want)).c_str());
+        bool quantized = false;
+        for (uint32_t i = 0; model.is_file() && i < model.file().tensor_count(); ++i)
+            quantized = quantized || model.file().tensor(i).dtype != format::DType::f32;
+        if (quantized)
+            std::printf(
+                "note: the tolerance is float32's; this model's weights are quantized, so its difference is mostly "
+                "quantization: verify the float32 conversion with --expected, and this model --against it\n");
+        return 0;
+    }
+
+    const std::string against = args.get("against");
+    if (!is_chronos_bolt_model(against))
+        throw tools::ToolError(against + " is not a Chronos-Bolt model: verify compares " + path +
+                               " with another conversion of the same model");
+    const LoadedBolt reference(against);
+    if (reference.weights().shape.quantiles != nq)
+        throw tools::ToolError("the two models forecast different quantile levels");
+    for (size_t q = 0; q < nq; ++q)
+        if (reference.weights().quantile_levels[q] != levels[q])
+            throw tools::ToolError("the two models forecast different quantile levels");
+    const size_t horizon = args.get_size("horizon", shape.prediction_length, 1, 1u << 16);
+    // As for other forecasters: contexts of `window` values every `stride` values, the values after each the
+    // truth both forecasts are scored against (where the series holds them).
+    const size_t n = series.rows;
+    const size_t fit = n > horizon ? n - horizon : n;
+    const size_t window = args.get_size("window", std::min(shape.context_length, fit), 1, n);
+    const size_t stride = args.get_size("stride", horizon, 1, kMaxSequenceLength);
+    size_t mid = 0;  // the median, or the level nearest it
+    for (size_t q = 0; q < nq; ++q)
+        if (std::fabs(levels[q] - 0.5f) < std::fabs(levels[mid] - 0.5f)) mid = q;
+    std::vector<ColumnError> errors(nq);
+    double median_gap = 0.0, median_gap_std = 0.0, loss_a = 0.0, loss_b = 0.0;
+    size_t forecasts = 0, scored = 0;
+    for (size_t start = 0; start + window <= n; start += stride) {
+        const std::vector<float> context(series.values.begin() + static_cast<std::ptrdiff_t>(start),
+                                         series.values.begin() + static_cast<std::ptrdiff_t>(start + window));
+        const std::vector<float> a = model.forecast(k, context, horizon);
+        const std::vector<float> b = reference.forecast(k, context, horizon);
+        const double sd = instance_scale(context.data(), context.size(), 1e-5f).scale;
+        for (size_t q = 0; q < nq; ++q)
+            for (size_t t = 0; t < horizon; ++t) errors[q].add(a[q * horizon + t], b[q * horizon + t]);
+        for (size_t t = 0; t < horizon; ++t) {
+            const double gap = std::fabs(static_cast<double>(a[mid * horizon + t]) - b[mid * horizon + t]);
+            median_gap += gap;
+            median_gap_std += gap / sd;
+            if (start + window + t >= n || std::isnan(series.values[start + window + t])) continue;
+            const double y = series.values[start + window + t];
+            for (size_t q = 0; q < nq; ++q) {
+                const double ya = a[q * horizon + t], yb = b[q * horizon + t];
+                loss_a += 2.0 * std::fabs((y - ya) * ((y <= ya ? 1.0 : 0.0) - levels[q]));
+                loss_b += 2.0 * std::fabs((y - yb) * ((y <= yb ? 1.0 : 0.0) - levels[q]));
+            }
+            ++scored;
+        }
+        ++forecasts;
+    }
+    std::vector<std::string> names;
+    for (size_t q = 0; q < nq; ++q) names.push_back(level_name(levels[q]));
+    std::printf("verify %s against %s: %zu forecasts of %zu steps from %zu values every %zu, port %s\n", path.c_str(),
+                against.c_str(), forecasts, horizon, window, stride, k.name);
+    print_errors("quantile forecasts", errors, names);
+    const double steps = static_cast<double>(forecasts * horizon);
+    std::printf("median (%s): mean |difference| %.4g, %.4g x each context's standard deviation\n", names[mid].c_str(),
+                median_gap / steps, median_gap_std / steps);
+    if (scored == 0) {
+        std::printf(
+            "quantile loss: not scored, %s holds no values after the contexts (a series longer than --window + "
+            "--horizon scores both models against what followed)\n",
+            args.get("input").c_str());
+        return 0;
+    }
+    const double per = static_cast<double>(scored * nq);
+    std::printf(
+        "quantile loss against the %zu values that followed (mean over them and the %zu levels of "
+        "2|(y - q)(1[y <= q] - level)|): %s %.6g, %s %.6g, difference %+.3g\n",
+        scored, nq, path.c_str(), loss_a / per, against.c_str(), loss_b / per, (loss_a - loss_b) / per);
+    return 0;
+}
+
 }  // namespace
 
 int cmd_verify(const Argv& argv) {
@@ -238,6 +382,7 @@ int cmd_verify(const Argv& argv) {
         throw UsageError{
             "give one reference: --against REFERENCE.axm (another conversion of the model) or "
             "--expected OUTPUTS.csv (what PyTorch returned for --input)"};
+    if (is_chronos_bolt_model(args.positionals()[0])) return verify_chronos_bolt(args);
     const auto model = tools::open_model(args.positionals()[0]);
     const int status = model->family == format::Family::forecaster && args.has("against") && !args.has("target")
                            ? verify_forecasts(args, model.get())

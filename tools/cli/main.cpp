@@ -55,7 +55,9 @@ const Command kCommands[] = {
      "[--threads N]  |  "
      "verify MODEL.axm --against REF.axm|--expected PYTORCH_OUT.csv --input IN [--target TGT] [--port P] [--threads N] "
      "(any family; "
-     "inputs as convert's --check-*)  |  verify MODEL.axm --public KEY.pub[,KEY.pub...]",
+     "inputs as convert's --check-*)  |  verify CHRONOS_BOLT.axm --against F32.axm|--expected QUANTILES.csv --input "
+     "SERIES.csv [--window S] [--horizon H] [--stride N] (q0.1..q0.9 columns, as forecast writes)  |  "
+     "verify MODEL.axm --public KEY.pub[,KEY.pub...]",
      "how far a model's outputs are from another conversion (--against) or from PyTorch's (--expected)", true},
     {"bench", ax::cli::cmd_bench,
      "bench MODEL.axm [--window S --horizon H | --src-len S --tgt-len T | --max-len L] [--runs N] [--json] [--stages] "

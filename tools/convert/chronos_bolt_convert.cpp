@@ -156,8 +156,6 @@ AxmModel chronos_bolt_axm(const ChronosBoltCheckpoint& ck) {
 
 std::vector<uint8_t> convert_chronos_bolt(const std::string& directory, format::DType dtype,
                                           std::vector<std::string>* notes) {
-    if (dtype != format::DType::f32 && dtype != format::DType::i8 && dtype != format::DType::i4)
-        throw ToolError(std::string("--dtype ") + dtype_name(dtype) + ": Chronos-Bolt converts to f32, int8 or int4");
     const ChronosBoltCheckpoint ck = read_chronos_bolt(directory);
     AxmModel model = chronos_bolt_axm(ck);
     store_weights_as(model, dtype);

@@ -42,16 +42,18 @@ uint32_t config_value(const AxmModel& model, format::ConfigKey key, uint32_t fal
 bool keeps_float32(const AxmModel& model, const AxmTensor& t, bool raw_inputs) {
     using format::Role;
     if (model.family != format::Family::forecaster) return false;
-    // Chronos-Bolt's lookup tables (its relative position bias and its two token rows) are read as float32:
-    // a few hundred values.
-    if (config_value(model, format::ConfigKey::architecture, 0) ==
-            static_cast<uint32_t>(format::Architecture::chronos_bolt) &&
-        (t.role == Role::relative_bias || t.role == Role::src_token_embed))
-        return true;
     if (t.role == Role::src_embed_weight || t.role == Role::tgt_embed_weight) return true;
     const bool first_in_proj =
         t.layer == 0 && (t.role == Role::enc_attn_in_weight || t.role == Role::dec_attn_in_weight);
     return first_in_proj && raw_inputs && feeds_raw_rows_to_attention(model);
+}
+
+// Chronos-Bolt's lookup tables (its relative position bias and its two token rows) are read as float32 in every
+// storage: a few hundred values.
+bool is_chronos_bolt_table(const AxmModel& model, const AxmTensor& t) {
+    return config_value(model, format::ConfigKey::architecture, 0) ==
+               static_cast<uint32_t>(format::Architecture::chronos_bolt) &&
+           (t.role == format::Role::relative_bias || t.role == format::Role::src_token_embed);
 }
 
 std::vector<float> as_floats(const AxmTensor& t) {
@@ -151,7 +153,8 @@ void store_weights_as(AxmModel& model, format::DType dtype, bool every_matrix, s
     size_t raw_bytes = 0;
     std::string raw_names;
     for (AxmTensor& t : model.tensors) {
-        if (!is_weight_matrix(t) || (!every_matrix && stays_float32(t, dtype))) continue;
+        if (!is_weight_matrix(t) || is_chronos_bolt_table(model, t) || (!every_matrix && stays_float32(t, dtype)))
+            continue;
         if (!every_matrix && format::dtype_takes_int8_rows(dtype) && keeps_float32(model, t, raw_inputs)) {
             raw_bytes += t.data.size();
             raw_names += (raw_names.empty() ? "" : ", ") + t.source_name;

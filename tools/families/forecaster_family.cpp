@@ -231,6 +231,11 @@ FamilyDescriptor describe() {
     d.header_macros = [](const LoadedModel& m) -> std::vector<HeaderMacro> {
         std::vector<HeaderMacro> macros = {macro("N_FEATURES", config(m).n_features, "values per input row"),
                                            macro("N_OUTPUTS", config(m).n_outputs, "values per output row")};
+        // A quantile forecaster (Chronos-Bolt) writes QUANTILES rows of H steps: auspex_forecast_values(H) floats.
+        if (config(m).quantiles() > 1)
+            macros.push_back(macro("QUANTILES", config(m).quantiles(),
+                                   "quantile levels per step: a forecast of H steps is QUANTILES x H floats, row q "
+                                   "level q (auspex_quantile_levels)"));
         // Inputs known ahead to pass (auspex_forecast_known), and the future rows a forecast of H steps reads.
         if (config(m).known_inputs != 0)
             macros.push_back(macro("KNOWN_INPUTS", config(m).known_inputs,

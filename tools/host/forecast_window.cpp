@@ -40,7 +40,8 @@ void check_window_fits(const ForecasterConfig& c, size_t window, const std::stri
 size_t default_horizon(const ForecasterConfig& c) { return c.one_pass() ? c.horizon : kDefaultHorizon; }
 
 void check_horizon_fits(const ForecasterConfig& c, size_t horizon, const std::string& what) {
-    if (c.one_pass() && horizon > c.horizon)
+    // Chronos-Bolt's quantile paths go past its steps per call (the authors' pipeline's rule).
+    if (c.one_pass() && horizon > c.horizon && c.loop != ForecastLoop::quantile_paths)
         throw ToolError(what + ": this model predicts " + std::to_string(c.horizon) +
                         " steps at once (its trained horizon); use --horizon " + std::to_string(c.horizon) +
                         " or less. A longer horizon needs a model trained for it: a one-pass head has no way to "

@@ -24,7 +24,8 @@ void require_family(const LoadedModel& m, format::Family family) {
                     " model works with: " + family_descriptor(m.family).commands + ")");
 }
 
-std::unique_ptr<LoadedModel> open_model_bytes(const std::vector<uint8_t>& bytes, const std::string& name) {
+std::unique_ptr<LoadedModel> open_model_bytes(const std::vector<uint8_t>& bytes, const std::string& name,
+                                              ChronosBoltFiles chronos_bolt) {
     auto m = std::make_unique<LoadedModel>();
     m->path = name;
     const std::string mistake = model_file_mistake(bytes, name);
@@ -32,7 +33,7 @@ std::unique_ptr<LoadedModel> open_model_bytes(const std::vector<uint8_t>& bytes,
     m->bytes = AlignedBuffer(bytes);
     check_status(ModelFile::open(m->bytes.data(), m->bytes.size(), Checksum::verify, &m->file), name);
     m->family = m->file.family();
-    if (is_chronos_bolt(m->file))
+    if (chronos_bolt == ChronosBoltFiles::refuse && is_chronos_bolt(m->file))
         throw ToolError(name +
                         " is a Chronos-Bolt model: `auspex forecast` runs it (docs/chronos-bolt.md); this "
                         "command does not take it yet");
@@ -40,8 +41,8 @@ std::unique_ptr<LoadedModel> open_model_bytes(const std::vector<uint8_t>& bytes,
     return m;
 }
 
-std::unique_ptr<LoadedModel> open_model(const std::string& path) {
-    return open_model_bytes(read_file_bytes(path), path);
+std::unique_ptr<LoadedModel> open_model(const std::string& path, ChronosBoltFiles chronos_bolt) {
+    return open_model_bytes(read_file_bytes(path), path, chronos_bolt);
 }
 
 std::unique_ptr<LoadedModel> load_model_bytes(const std::vector<uint8_t>& bytes, const std::string& name) {

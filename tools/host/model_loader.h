@@ -30,11 +30,17 @@ struct LoadedModel {
     }
 };
 
+// Whether a command takes a Chronos-Bolt file (opened as the forecaster its blocks describe: a quantile model,
+// one series in, [quantiles, horizon] out) or refuses it, pointing at `auspex forecast`.
+enum class ChronosBoltFiles { refuse, open };
+
 // Returned by pointer: ModelFile and the family object point into `bytes` and at each other.
 // open_model accepts every family; load_model is for the forecaster commands and refuses other families
 // with a message naming the family and the commands that take it.
-std::unique_ptr<LoadedModel> open_model(const std::string& path);
-std::unique_ptr<LoadedModel> open_model_bytes(const std::vector<uint8_t>& bytes, const std::string& name);
+std::unique_ptr<LoadedModel> open_model(const std::string& path,
+                                        ChronosBoltFiles chronos_bolt = ChronosBoltFiles::refuse);
+std::unique_ptr<LoadedModel> open_model_bytes(const std::vector<uint8_t>& bytes, const std::string& name,
+                                              ChronosBoltFiles chronos_bolt = ChronosBoltFiles::refuse);
 std::unique_ptr<LoadedModel> load_model(const std::string& path);
 std::unique_ptr<LoadedModel> load_model_bytes(const std::vector<uint8_t>& bytes, const std::string& name);
 
