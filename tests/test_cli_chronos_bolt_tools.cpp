@@ -146,6 +146,16 @@ TEST_CASE("cli chronos-bolt verify --expected: the float32 conversion within the
     REQUIRE_MESSAGE(two.exit_code == 0, two.output);
     CHECK(ax::test::verify_max_abs(two.output, "quantile forecast").size() == 2);
     CHECK(has(two, "<= tolerance"));
+    // The median moved by 0.5 at every step: the float32 conversion no longer reproduces it, and verify fails.
+    std::ostringstream moved;
+    moved.precision(9);
+    moved << "q0.9,q0.5\n";
+    for (size_t t = 0; t < c.horizon; ++t)
+        moved << c.want[8 * c.horizon + t] << "," << c.want[4 * c.horizon + t] + 0.5f << "\n";
+    const Result off = auspex("verify " + converted("dummy", "f32") + " --expected " +
+                              ax::test::write_file("cbv_moved.csv", moved.str()) + " --input " + input);
+    CHECK_MESSAGE(off.exit_code == 1, off.output);
+    CHECK_MESSAGE(has(off, "its float32 outputs differ beyond the tolerance"), off.output);
     ax::test::check_error(auspex("verify " + converted("dummy", "f32") + " --expected " +
                                  ax::test::write_file("cbv_bad.csv", "q0.25\n1\n") + " --input " + input),
                           1, "is none of the model's levels");

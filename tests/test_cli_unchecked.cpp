@@ -88,7 +88,7 @@ TEST_CASE("cli: a --window other than the stored training window gets a note; th
     }
 }
 
-TEST_CASE("cli: verify --expected on an int8 model says the tolerance is float32's and the rest quantization") {
+TEST_CASE("cli: verify --expected on an int8 model says the tolerance is float32's; a float32 model past it fails") {
     const std::string args = " --expected " + fixture("post_relu_tril", "run_out.csv") + " --input " +
                              fixture("post_relu_tril", "src.csv") + " --target " + fixture("post_relu_tril", "tgt.csv");
     const Result q =
@@ -101,6 +101,25 @@ TEST_CASE("cli: verify --expected on an int8 model says the tolerance is float32
         auspex("verify " + ax::test::converted_fixture("forecaster/post_relu_tril", "unchecked_f32.axm") + args);
     REQUIRE_MESSAGE(f.exit_code == 0, f.output);
     CHECK_MESSAGE(!has(f, "quantization"), f.output);
+    // The float32 model against outputs it does not reproduce (PyTorch's first value moved by 0.5): a wrong
+    // conversion, so a non-zero exit a script sees; the int8 model is reported only (its bound is not float32's).
+    std::ifstream in(fixture("post_relu_tril", "run_out.csv"));
+    std::string first, rest((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    first = rest.substr(0, rest.find('\n'));
+    rest = rest.substr(first.size());
+    const std::string moved =
+        ax::test::write_file("verify_moved_out.csv", std::to_string(std::stod(first) + 0.5) + rest);
+    const std::string wrong = " --expected " + moved + " --input " + fixture("post_relu_tril", "src.csv") +
+                              " --target " + fixture("post_relu_tril", "tgt.csv");
+    const Result f_moved =
+        auspex("verify " + ax::test::converted_fixture("forecaster/post_relu_tril", "unchecked_f32.axm") + wrong);
+    CHECK_MESSAGE(f_moved.exit_code == 1, f_moved.output);
+    CHECK_MESSAGE(has(f_moved, "its float32 outputs differ beyond the tolerance"), f_moved.output);
+    CHECK_MESSAGE(has(f_moved, "|difference| 0.5 > tolerance"), f_moved.output);
+    const Result q_moved =
+        auspex("verify " +
+               ax::test::converted_fixture("forecaster/post_relu_tril", "unchecked_i8.axm", "--dtype int8") + wrong);
+    CHECK_MESSAGE(q_moved.exit_code == 0, q_moved.output);
 }
 
 TEST_CASE("cli: a checkpoint given where a model goes says to run auspex convert first") {

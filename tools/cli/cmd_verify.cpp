@@ -161,6 +161,19 @@ const char* quantized_weights(const tools::LoadedModel& m) {
     return kind;
 }
 
+// verify --expected's exit code: a float32 model beyond the tolerance is a wrong conversion (a config that does not
+// describe the module), which a script must not take for a pass; a quantized model's difference is reported only.
+int expected_verdict(const tools::CheckResult& r, bool quantized, const std::string& model,
+                     const std::string& expected) {
+    if (r.passed || quantized) return 0;
+    std::fprintf(
+        stderr,
+        "auspex verify: error: %s does not reproduce %s: its float32 outputs differ beyond the tolerance, so "
+        "the conversion computes another model (check the config against the module, docs/importing-models.md)\n",
+        model.c_str(), expected.c_str());
+    return 1;
+}
+
 void add_errors(std::vector<ColumnError>& errors, const tools::Table& got, const std::vector<float>& ref) {
     for (size_t i = 0; i < got.values.size() && i < ref.size(); ++i) errors[i % got.cols].add(got.values[i], ref[i]);
 }
@@ -198,14 +211,15 @@ int verify_pair(const Args& args, const tools::LoadedModel& model) {
         print_errors("outputs", errors, names);
         const tools::CheckResult r = tools::compare_outputs(got.values, pair.want);
         std::printf("%s\n", tools::describe_difference(r).c_str());
-        if (const char* q = quantized_weights(model))
+        const char* q = quantized_weights(model);
+        if (q)
             std::printf(
                 "note: the tolerance is float32's, the bound for a faithful float32 conversion; this model's "
                 "weights are %s, so its difference from PyTorch is mostly quantization, not a wrong config. "
                 "verify the float32 conversion with --expected to prove the config, and this model --against it "
                 "to measure what quantization costs\n",
                 q);
-        return 0;
+        return expected_verdict(r, q != nullptr, model.path, pair.want_name);
     }
     const auto reference = tools::open_model(args.get("against"));
     tools::require_family(*reference, model.family);
@@ -288,7 +302,8 @@ int verify_chronos_bolt(const Args& args) {
             path.c_str(), args.get("expected").c_str(), horizon, want.cols, std::min(series.rows, shape.context_length),
             k.name);
         print_errors("quantile forecast", errors, want.header);
-        std::printf("%s\n", tools::describe_difference(tools::compare_outputs(got, want)).c_str());
+        const tools::CheckResult r = tools::compare_outputs(got, want);
+        std::printf("%s\n", tools::describe_difference(r).c_str());
         bool quantized = false;
         for (uint32_t i = 0; model.is_file() && i < model.file().tensor_count(); ++i)
             quantized = quantized || model.file().tensor(i).dtype != format::DType::f32;
@@ -296,7 +311,7 @@ int verify_chronos_bolt(const Args& args) {
             std::printf(
                 "note: the tolerance is float32's; this model's weights are quantized, so its difference is mostly "
                 "quantization: verify the float32 conversion with --expected, and this model --against it\n");
-        return 0;
+        return expected_verdict(r, quantized, path, args.get("expected"));
     }
 
     const std::string against = args.get("against");
