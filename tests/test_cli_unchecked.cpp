@@ -171,8 +171,10 @@ TEST_CASE("cli: a model no check pair proved says so on stderr wherever it is us
     const std::string pair = " --input " + fixture("post_relu_tril", "src.csv") + " --target " +
                              fixture("post_relu_tril", "tgt.csv") + " --expected " +
                              fixture("post_relu_tril", "run_out.csv");
+    // verify against PyTorch's outputs catches the wrong nhead: a non-zero exit naming the model.
     const Result verify = auspex("verify " + model + pair);
-    REQUIRE_MESSAGE(verify.exit_code == 0, verify.output);
+    REQUIRE_MESSAGE(verify.exit_code == 1, verify.output);
+    CHECK_MESSAGE(has(verify, model + " does not reproduce"), verify.output);
     CHECK_MESSAGE(count(verify.output, kUnproven) == 1, verify.output);
 
     const Result inspect = auspex("inspect " + model);
