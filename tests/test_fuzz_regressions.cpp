@@ -23,6 +23,10 @@
 #include "tools/checkpoint/pickle_reader.h"
 #include "tools/import/rename_map.h"
 #include "tools/common/tool_error.h"
+#include "tools/onnx/onnx_fold.h"
+#include "tools/onnx/onnx_reader.h"
+#include "tools/onnx/onnx_tensor.h"
+#include "tools/onnx_import/lower_graph.h"
 
 using namespace ax;
 using namespace ax::tools;
@@ -244,4 +248,22 @@ TEST_CASE("fuzz regression: a quoted timestamp with a decimal comma reads back a
     CHECK(again.times == t.times);
     CHECK(again.header == t.header);
     CHECK(std::memcmp(again.values.data(), t.values.data(), t.values.size() * sizeof(float)) == 0);
+}
+
+// fuzz_onnx: a graph whose ReduceMean axes are a float constant of 1.65e28 (RevIN's statistics, reduce_axes): reading
+// it as an integer converted the float to int64 out of range (undefined behaviour). Floats read as integers now
+// saturate at +-2^62, which the axis check refuses.
+TEST_CASE("fuzz regression: float constants read as integers saturate instead of overflowing int64") {
+    const onnx::Tensor t = onnx::make_float({4}, {1.65e28f, -1e30f, std::nanf(""), -2.75f});
+    CHECK(t.integer(0) == int64_t{1} << 62);
+    CHECK(t.integer(1) == -(int64_t{1} << 62));
+    CHECK(t.integer(2) == -(int64_t{1} << 62));
+    CHECK(t.integer(3) == -2);
+    // The fuzzer's graph itself, through the steps fuzz_onnx runs: a ToolError or a lowering, nothing else.
+    const onnx::Model m = onnx::read_onnx_file(test::fixture_path("fuzz_regressions/onnx_float_axes.onnx"));
+    try {
+        const onnx::FoldedGraph f = onnx::fold_graph(m, onnx::input_shapes(m, {}, 2));
+        (void)onnx_import::lower_graph(m, f);
+    } catch (const tools::ToolError&) {
+    }
 }

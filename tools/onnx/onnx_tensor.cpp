@@ -1,8 +1,19 @@
 #include "tools/onnx/onnx_tensor.h"
 
+#include <cstdint>
+
 #include "tools/common/tool_error.h"
 
 namespace ax::onnx {
+
+int64_t Tensor::float_as_integer(float v) {
+    // Saturated at +-2^62 (exact as a float), not at int64's ends: callers add and subtract sizes to what they read
+    // (an axis plus a rank, an end minus a start), which must not overflow on a hostile value.
+    constexpr int64_t kLimit = int64_t{1} << 62;
+    if (v != v || v <= -static_cast<float>(kLimit)) return -kLimit;
+    if (v >= static_cast<float>(kLimit)) return kLimit;
+    return static_cast<int64_t>(v);
+}
 
 const char* data_type_name(DataType t) {
     switch (t) {

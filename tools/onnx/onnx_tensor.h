@@ -45,7 +45,10 @@ struct Tensor {
     size_t size() const { return is_float() ? f.size() : i.size(); }
     // The value at flat index k as a double / an integer, whichever store holds it.
     double real(size_t k) const { return is_float() ? static_cast<double>(f[k]) : static_cast<double>(i[k]); }
-    int64_t integer(size_t k) const { return is_float() ? static_cast<int64_t>(f[k]) : i[k]; }
+    // A float read as an integer (a hostile graph's float axes or indices): truncated; NaN and values beyond +-2^62
+    // saturated there, which every caller's range check then refuses.
+    int64_t integer(size_t k) const { return is_float() ? float_as_integer(f[k]) : i[k]; }
+    static int64_t float_as_integer(float v);
 };
 
 // The most elements one tensor may hold on the host (256 MB of floats): a shape beyond is a damaged or hostile file,
