@@ -17,6 +17,7 @@
 #include "tests/cli_support.h"
 #include "tests/test_support.h"
 #include "tools/axm/axm_writer.h"
+#include "tools/common/aligned_buffer.h"
 #include "tools/common/tool_error.h"
 #include "tools/convert/chronos_bolt_convert.h"
 #include "tools/convert/converter.h"
@@ -220,7 +221,8 @@ TEST_CASE("value heads: the integer-only mode refuses wide value heads, at conve
     plan.data.assign(16, 0);
     m.tensors.push_back(plan);
     m.config.push_back({format::ConfigKey::integer_only, 1u});
-    const std::vector<uint8_t> bytes = tools::serialize_axm(m);
+    // Aligned as auspex_open requires (a vector's bytes are only 8-aligned on 32-bit targets).
+    const tools::AlignedBuffer bytes(tools::serialize_axm(m));
     auspex_forecaster f;
     CHECK(auspex_open(&f, bytes.data(), bytes.size(), 1) == AUSPEX_BAD_MODEL);
     CHECK(std::string(auspex_status_message(&f)).find("this model's value heads are value_dim wide") !=
